@@ -1,0 +1,82 @@
+import { type CommandDef, renderUsage, runCommand } from "citty";
+import { CofferError } from "../lib/errors";
+
+type Entry = { description: string; load: () => Promise<{ default: CommandDef<any> }>; hidden?: boolean };
+
+/** Examples shown under a command's --help. */
+export const EXAMPLES = Symbol.for("coffer.examples");
+export type WithExamples = CommandDef<any> & { [EXAMPLES]?: string[] };
+
+export function withExamples<T extends CommandDef<any>>(cmd: T, examples: string[]): T {
+  (cmd as WithExamples)[EXAMPLES] = examples;
+  return cmd;
+}
+
+function mainHelp(commands: Record<string, Entry>, version: string): string {
+  const names = Object.entries(commands).filter(([, c]) => !c.hidden);
+  const width = Math.max(...names.map(([n]) => n.length));
+  return [
+    `coffer ${version} — one shared, local-first memory for every coding agent`,
+    "",
+    "USAGE coffer <command> [options]",
+    "",
+    "COMMANDS",
+    "",
+    ...names.map(([n, c]) => `  ${n.padEnd(width)}  ${c.description}`),
+    "",
+    "Use `coffer <command> --help` for a command's options and examples.",
+  ].join("\n");
+}
+
+/** The deepest sub-command named in argv (for `coffer rules add --help`). */
+async function resolveDeepest(cmd: CommandDef<any>, argv: string[], name: string): Promise<{ cmd: CommandDef<any>; name: string }> {
+  const subs = typeof cmd.subCommands === "function" ? await cmd.subCommands() : await cmd.subCommands;
+  const next = argv.find((a) => !a.startsWith("-"));
+  if (subs && next && next in subs) {
+    const raw = subs[next]!;
+    const sub = (typeof raw === "function" ? await (raw as () => unknown)() : await raw) as CommandDef<any>;
+    return resolveDeepest(sub, argv.slice(argv.indexOf(next) + 1), `${name} ${next}`);
+  }
+  return { cmd, name };
+}
+
+async function commandHelp(cmd: CommandDef<any>, name: string): Promise<string> {
+  const meta = { ...(typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta), name };
+  const usage = await renderUsage({ ...cmd, meta });
+  const examples = (cmd as WithExamples)[EXAMPLES];
+  return examples?.length ? `${usage}\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}` : usage;
+}
+
+function fail(message: string, hint: string | undefined, code: number): never {
+  process.stderr.write(`coffer: ${message}\n${hint ? `  ${hint}\n` : ""}`);
+  process.exit(code);
+}
+
+/** Parse argv, run one command, map errors to exit codes: 1 user error, 2 usage error. */
+export async function runCli(argv: string[], commands: Record<string, Entry>, version: string): Promise<void> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(mainHelp(commands, version) + "\n");
+    return;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    process.stdout.write(version + "\n");
+    return;
+  }
+  const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry) fail(`unknown command "${name}"`, "Run `coffer --help` for the list of commands.", 2);
+  const cmd = (await entry.load()).default;
+  if (rest.includes("--help") || rest.includes("-h")) {
+    const deepest = await resolveDeepest(cmd, rest, `coffer ${name}`);
+    process.stdout.write((await commandHelp(deepest.cmd, deepest.name)) + "\n");
+    return;
+  }
+  try {
+    await runCommand(cmd, { rawArgs: rest });
+  } catch (err) {
+    if (err instanceof CofferError) fail(err.message, err.hint, err.exitCode);
+    const e = err as Error & { code?: string };
+    if (e?.name === "CLIError") fail(e.message.replace(/\x1b\[[0-9;]*m/g, ""), `Run \`coffer ${name} --help\` for usage.`, 2);
+    fail(e?.stack ?? String(err), "This is a bug in Coffer; please report it with the command you ran.", 1);
+  }
+}

@@ -1,0 +1,78 @@
+import { defineCommand } from "citty";
+import { existsSync, readFileSync } from "node:fs";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import { paths } from "../lib/paths";
+import { setTomlKey } from "../lib/toml-edit";
+import { CONFIG_KEYS, coerceCliValue, isConfigKey, loadConfig, parseTomlStrict, unknownKeyError, validateConfigDoc } from "../store/config";
+import { withExamples } from "./_run";
+import { consola, jsonArg, printJson } from "./_shared";
+
+/** Set one key in config.toml, keeping the rest of the file (comments included) as it was. */
+export function setConfigValue(key: string, raw: string): string | number | boolean {
+  const value = coerceCliValue(key, raw);
+  const file = paths.config();
+  const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (current) validateConfigDoc(parseTomlStrict(current, file), file); // never build on a broken file
+  const [section, name] = key.split(".") as [string, string];
+  const next = setTomlKey(current, [section, name], value);
+  validateConfigDoc(parseTomlStrict(next, file), file);
+  if (next !== current) {
+    writeFileAtomic(file, next);
+    audit({ event: "config_set", key, actor: "user" });
+  }
+  return value;
+}
+
+const get = withExamples(
+  defineCommand({
+    meta: { name: "get", description: "Print one key's effective value, or every key" },
+    args: { key: { type: "positional", description: "section.key", required: false }, ...jsonArg },
+    run({ args }) {
+      const config = loadConfig();
+      if (args.key) {
+        if (!isConfigKey(args.key)) throw unknownKeyError(args.key);
+        const value = config[args.key];
+        if (args.json) return printJson({ key: args.key, value: value ?? null });
+        process.stdout.write(`${value ?? ""}\n`);
+        return;
+      }
+      if (args.json) return printJson(config);
+      for (const k of Object.keys(CONFIG_KEYS)) process.stdout.write(`${k} = ${config[k] === undefined ? "(unset)" : JSON.stringify(config[k])}\n`);
+    },
+  }),
+  ["coffer config get", "coffer config get hook.read", "coffer config get --json"],
+);
+
+const set = withExamples(
+  defineCommand({
+    meta: { name: "set", description: "Set one key in config.toml (validated)" },
+    args: {
+      key: { type: "positional", description: "section.key", required: true },
+      value: { type: "positional", description: "The value", required: true },
+    },
+    run({ args }) {
+      const value = setConfigValue(args.key, args.value);
+      consola.success(`${args.key} = ${JSON.stringify(value)}`);
+    },
+  }),
+  ["coffer config set load.max_tokens 2000", 'coffer config set model.provider openai', "coffer config set native_memory.claude off"],
+);
+
+const path = defineCommand({
+  meta: { name: "path", description: "Print the path of config.toml" },
+  run() {
+    process.stdout.write(paths.config() + "\n");
+  },
+});
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "config", description: "Read or change config.toml (get, set, path)" },
+    subCommands: { get, set, path },
+    default: "get",
+  }),
+  ["coffer config get hook.read", "coffer config set hook.proof compact", "coffer config path"],
+);
+

@@ -1,0 +1,10 @@
+import { defineCommand } from "citty";
+import { CofferError } from "../lib/errors";
+
+// Placeholder until this command's issue lands; replaced wholesale by its implementation.
+export default defineCommand({
+  meta: { name: "hook", description: "(not available yet)" },
+  run() {
+    throw new CofferError("coffer hook is not available in this build yet");
+  },
+});

@@ -1,0 +1,26 @@
+import { defineCommand } from "citty";
+import { progressBar } from "../lib/progress";
+import { rebuildIndex } from "../store/indexer";
+import { withExamples } from "./_run";
+import { cliStore, consola, jsonArg, printJson } from "./_shared";
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "reindex", description: "Rebuild the search index from memory/" },
+    args: { ...jsonArg },
+    run({ args }) {
+      const store = cliStore({ freshness: "none" });
+      const started = performance.now();
+      let bar: ReturnType<typeof progressBar> | undefined;
+      const n = rebuildIndex(store.db, (done, total) => {
+        bar ??= progressBar("indexing", total);
+        bar.tick(done);
+      }, store.notice);
+      bar?.done();
+      const ms = Math.round(performance.now() - started);
+      if (args.json) return printJson({ entries: n, ms });
+      consola.success(`Indexed ${n} entries in ${ms} ms`);
+    },
+  }),
+  ["coffer reindex"],
+);

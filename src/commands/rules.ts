@@ -1,0 +1,72 @@
+import { defineCommand } from "citty";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { CofferError } from "../lib/errors";
+import { GLOBAL } from "../store/scope";
+import { addRule, readRules, rulesPath, scopeKey } from "../store/store";
+import { withExamples } from "./_run";
+import { cliStore, consola, jsonArg, printJson, scopeArg, textFromArgs } from "./_shared";
+
+const show = withExamples(
+  defineCommand({
+    meta: { name: "show", description: "Print the rules delivered at session start (project, then global)" },
+    args: { ...scopeArg, ...jsonArg },
+    run({ args }) {
+      const store = cliStore({ freshness: "none" });
+      const one = scopeKey(store, args.scope, "both");
+      const lanes = (one ? [one] : store.project ? [store.project.id, GLOBAL] : [GLOBAL]).map((s) => ({
+        scope: s === GLOBAL ? "global" : "project",
+        file: rulesPath(s),
+        text: readRules(s),
+      }));
+      if (args.json) return printJson({ rules: lanes });
+      for (const lane of lanes) {
+        process.stdout.write(`## ${lane.scope === "global" ? "Global" : `Project (${store.project?.label})`}\n`);
+        process.stdout.write(lane.text.trim() ? lane.text.trimEnd() + "\n\n" : "(none)\n\n");
+      }
+    },
+  }),
+  ["coffer rules show", "coffer rules show --scope global --json"],
+);
+
+const add = withExamples(
+  defineCommand({
+    meta: { name: "add", description: "Append a rule (one bullet)" },
+    args: { text: { type: "positional", description: "The rule", required: true }, ...scopeArg },
+    async run({ args }) {
+      const store = cliStore({ freshness: "none" });
+      const scope = scopeKey(store, args.scope)!;
+      const res = addRule(store, scope, await textFromArgs(args._.length ? args._ : [args.text]), "user");
+      const where = scope === GLOBAL ? "global" : `project ${store.project?.label}`;
+      if (res.added) consola.success(`Rule added (${where})`);
+      else consola.info(`That rule is already there (${where})`);
+    },
+  }),
+  ['coffer rules add "Run bun test before every commit"', 'coffer rules add "Answer in English" --scope global'],
+);
+
+const edit = withExamples(
+  defineCommand({
+    meta: { name: "edit", description: "Open a scope's rules.md in $EDITOR" },
+    args: { ...scopeArg },
+    run({ args }) {
+      const store = cliStore({ freshness: "none" });
+      const file = rulesPath(scopeKey(store, args.scope)!);
+      mkdirSync(dirname(file), { recursive: true });
+      if (!existsSync(file)) writeFileSync(file, "");
+      const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+      const proc = Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", file], { stdio: ["inherit", "inherit", "inherit"] });
+      if (proc.exitCode !== 0) throw new CofferError(`${editor} exited with ${proc.exitCode}`);
+    },
+  }),
+  ["coffer rules edit", "coffer rules edit --scope global"],
+);
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "rules", description: "Show, add or edit rules (delivered at every session start)" },
+    subCommands: { show, add, edit },
+    default: "show",
+  }),
+  ["coffer rules", 'coffer rules add "Never commit .env files"', "coffer rules edit --scope global"],
+);

@@ -1,0 +1,27 @@
+import { defineCommand } from "citty";
+import { READ_MODES } from "../store/config";
+import { CofferError } from "../lib/errors";
+import { setConfigValue } from "./config";
+import { withExamples } from "./_run";
+import { consola } from "./_shared";
+
+const EXPLAIN: Record<string, string> = {
+  startup: "rules + memory cards at session start only",
+  auto: "session start, then only new memory on each prompt (delta)",
+  always: "session start, then every routed memory on every prompt",
+  manual: "no automatic injection except the session-start bundle; agents recall through MCP",
+  off: "nothing injected, not even at session start",
+};
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "set-read", description: "When hooks inject memory: startup, auto, always, manual, off" },
+    args: { mode: { type: "positional", description: READ_MODES.join("|"), required: true } },
+    run({ args }) {
+      if (!(READ_MODES as readonly string[]).includes(args.mode)) throw new CofferError(`unknown read mode "${args.mode}" (allowed: ${READ_MODES.join(", ")})`);
+      setConfigValue("hook.read", args.mode);
+      consola.success(`read mode: ${args.mode} — ${EXPLAIN[args.mode]}`);
+    },
+  }),
+  ["coffer set-read auto", "coffer set-read startup"],
+);

@@ -1,0 +1,18 @@
+import { defineCommand } from "citty";
+import { readFileSync } from "node:fs";
+import { requireEntry } from "../store/store";
+import { withExamples } from "./_run";
+import { cliStore, jsonArg, printJson } from "./_shared";
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "show", description: "Print one entry" },
+    args: { id: { type: "positional", description: "Entry id (or a unique prefix)", required: true }, ...jsonArg },
+    run({ args }) {
+      const hit = requireEntry(cliStore(), args.id);
+      if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName });
+      process.stdout.write(readFileSync(hit.file, "utf8"));
+    },
+  }),
+  ["coffer show 01JD3K5Z8Q2W", "coffer show 01JD3K5Z8Q2WXYZ123ABCDEFGH --json"],
+);

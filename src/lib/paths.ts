@@ -1,0 +1,29 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** The user's home directory; `$HOME` wins so tests and sandboxes can move it. */
+export function homeDir(): string {
+  return process.env.HOME || homedir();
+}
+
+/** Root of everything Coffer owns (`COFFER_HOME`, default `~/.coffer`). */
+export function cofferHome(): string {
+  return process.env.COFFER_HOME || join(homeDir(), ".coffer");
+}
+
+export const paths = {
+  config: () => join(cofferHome(), "config.toml"),
+  memory: () => join(cofferHome(), "memory"),
+  globalScope: () => join(cofferHome(), "memory", "global"),
+  projectScope: (id: string) => join(cofferHome(), "memory", "projects", id),
+  projectsRoot: () => join(cofferHome(), "memory", "projects"),
+  state: () => join(cofferHome(), "state"),
+  indexDb: () => join(cofferHome(), "state", "index.db"),
+  audit: () => join(cofferHome(), "state", "audit.jsonl"),
+  hookLog: () => join(cofferHome(), "state", "hook.log"),
+  ledger: () => join(cofferHome(), "state", "distilled.jsonl"),
+  token: () => join(cofferHome(), "state", "token"),
+  serveInfo: () => join(cofferHome(), "state", "serve.json"),
+  queue: () => join(cofferHome(), "queue", "session-queue.json"),
+  inbox: () => join(cofferHome(), "inbox"),
+};

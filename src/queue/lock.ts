@@ -1,0 +1,73 @@
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+
+export type LockOptions = {
+  /** Give up after this long (ms). */
+  timeoutMs?: number;
+  /** A lock older than this whose owner is gone is broken. */
+  staleMs?: number;
+};
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function tryAcquire(file: string): boolean {
+  try {
+    const fd = openSync(file, "wx", 0o600);
+    writeSync(fd, JSON.stringify({ pid: process.pid, at: Date.now() }));
+    closeSync(fd);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
+
+/** Remove the lock when its owner is dead or it is older than `staleMs`. */
+function breakIfStale(file: string, staleMs: number): void {
+  let raw: string;
+  let age: number;
+  try {
+    raw = readFileSync(file, "utf8");
+    age = Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return; // released meanwhile
+  }
+  let pid = 0;
+  try { pid = Number(JSON.parse(raw).pid) || 0; } catch {}
+  const ownerGone = pid > 0 ? !alive(pid) : age > 1000; // an empty lock is a writer killed mid-create
+  if (!ownerGone && age < staleMs) return;
+  try {
+    // Only remove the lock we judged: if it changed hands meanwhile, leave it.
+    if (readFileSync(file, "utf8") === raw) unlinkSync(file);
+  } catch {}
+}
+
+/**
+ * Run `fn` holding an exclusive lock file (created with O_EXCL). Stale locks — owner process
+ * gone, or older than `staleMs` — are broken. Throws when the lock cannot be had in time.
+ */
+export function withFileLock<T>(file: string, fn: () => T, opts: LockOptions = {}): T {
+  const timeout = opts.timeoutMs ?? 2000;
+  const staleMs = opts.staleMs ?? 10_000;
+  mkdirSync(dirname(file), { recursive: true });
+  const deadline = Date.now() + timeout;
+  let wait = 2;
+  while (!tryAcquire(file)) {
+    breakIfStale(file, staleMs);
+    if (Date.now() > deadline) throw new Error(`could not lock ${file} within ${timeout} ms`);
+    Bun.sleepSync(wait + Math.random() * wait);
+    wait = Math.min(wait * 2, 25);
+  }
+  try {
+    return fn();
+  } finally {
+    try { unlinkSync(file); } catch {}
+  }
+}

@@ -1,0 +1,162 @@
+import { existsSync, readFileSync } from "node:fs";
+import { parse as parseToml } from "smol-toml";
+import * as v from "valibot";
+import { CofferError } from "../lib/errors";
+import { paths } from "../lib/paths";
+
+type KeySpec = {
+  schema: v.GenericSchema<unknown, unknown>;
+  default?: string | number | boolean;
+  /** Human description of the allowed values, used in error messages. */
+  allowed: string;
+};
+
+const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+const pick = <T extends string>(...values: T[]) => ({ schema: v.picklist(values), allowed: values.join(", ") });
+const str = (allowed: string) => ({ schema: v.pipe(v.string(), v.minLength(1)), allowed });
+
+export const READ_MODES = ["startup", "auto", "always", "manual", "off"] as const;
+export const PROOF_MODES = ["off", "compact"] as const;
+export const HOSTS = ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"] as const;
+export type Host = (typeof HOSTS)[number];
+
+/** Every key `config.toml` may hold, as `section.key`. One place: validation, defaults, `config get|set`. */
+export const CONFIG_KEYS = {
+  "limits.body_max": { schema: int(64, 32768), default: 8192, allowed: "an integer 64..32768" },
+  "load.max_tokens": { schema: int(100, 100000), default: 1600, allowed: "an integer 100..100000" },
+  "hook.read": { ...pick(...READ_MODES), default: "auto" },
+  "hook.proof": { ...pick(...PROOF_MODES), default: "off" },
+  "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
+  ...Object.fromEntries(HOSTS.map((h) => [`native_memory.${h}`, { ...pick("keep", "off"), default: "keep" }])),
+  "model.provider": pick("openai", "anthropic"),
+  "model.base_url": str("an http(s) URL, e.g. http://127.0.0.1:11434/v1"),
+  "model.model": str("a model name, e.g. gpt-4o-mini"),
+  "model.api_key_env": str("the name of an environment variable holding the key, e.g. OPENAI_API_KEY"),
+  "model.timeout_ms": { schema: int(1000, 600000), default: 60000, allowed: "an integer 1000..600000" },
+  "distill.settle_minutes": { schema: int(0, 10080), default: 15, allowed: "an integer 0..10080" },
+  "distill.recency_days": { schema: int(1, 365), default: 7, allowed: "an integer 1..365" },
+  "distill.max_per_pass": { schema: int(1, 1000), default: 20, allowed: "an integer 1..1000" },
+  "distill.budget_chars": { schema: int(1000, 200000), default: 12000, allowed: "an integer 1000..200000" },
+  "distill.sweep": { schema: v.boolean(), default: false, allowed: "true or false" },
+  "inbox.max_files": { schema: int(1, 100000), default: 100, allowed: "an integer 1..100000" },
+  "sync.auto": { schema: v.boolean(), default: false, allowed: "true or false" },
+  "sync.interval_minutes": { schema: int(1, 1440), default: 15, allowed: "an integer 1..1440" },
+  "serve.port": { schema: int(1, 65535), default: 7437, allowed: "a port 1..65535" },
+  "serve.worker_interval_seconds": { schema: int(5, 86400), default: 300, allowed: "an integer 5..86400" },
+} satisfies Record<string, KeySpec>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+/** The effective configuration: file values over defaults, flattened by `section.key`. */
+export type Config = Record<string, string | number | boolean | undefined>;
+
+const SPECS = CONFIG_KEYS as Record<string, KeySpec>;
+
+export function isConfigKey(key: string): key is ConfigKey {
+  return Object.hasOwn(SPECS, key);
+}
+
+function sectionKeys(section: string): string[] {
+  return Object.keys(SPECS).filter((k) => k.startsWith(section + ".")).map((k) => k.slice(section.length + 1));
+}
+
+/** Name the allowed keys when a key is unknown. */
+export function unknownKeyError(key: string, file = "config.toml"): CofferError {
+  const [section] = key.split(".");
+  const inSection = section ? sectionKeys(section) : [];
+  const allowed = inSection.length
+    ? `allowed in [${section}]: ${inSection.join(", ")}`
+    : `allowed sections: ${[...new Set(Object.keys(SPECS).map((k) => k.split(".")[0]))].join(", ")}`;
+  return new CofferError(`${file}: unknown key "${key}" (${allowed})`);
+}
+
+/** Validate one value for a key; returns the value or throws naming the key and the allowed values. */
+export function validateValue(key: string, value: unknown, file = "config.toml"): string | number | boolean {
+  if (!isConfigKey(key)) throw unknownKeyError(key, file);
+  const spec = SPECS[key]!;
+  const result = v.safeParse(spec.schema, value);
+  if (!result.success) {
+    throw new CofferError(`${file}: bad value for "${key}": ${JSON.stringify(value)} (allowed: ${spec.allowed})`);
+  }
+  return result.output as string | number | boolean;
+}
+
+/** Parse a command-line string into the key's type (`config set hook.deadline_ms 900`). */
+export function coerceCliValue(key: string, raw: string): string | number | boolean {
+  if (!isConfigKey(key)) throw unknownKeyError(key);
+  const spec = SPECS[key]!;
+  const sample = spec.default;
+  let value: unknown = raw;
+  if (typeof sample === "number" || spec.allowed.startsWith("an integer") || spec.allowed.startsWith("a port")) {
+    value = /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+  } else if (typeof sample === "boolean") {
+    value = raw === "true" ? true : raw === "false" ? false : raw;
+  }
+  return validateValue(key, value);
+}
+
+/** Flatten and validate a parsed TOML document. */
+export function validateConfigDoc(doc: Record<string, unknown>, file = "config.toml"): Config {
+  const out: Config = {};
+  for (const [section, table] of Object.entries(doc)) {
+    if (!table || typeof table !== "object" || Array.isArray(table)) {
+      throw unknownKeyError(section, file);
+    }
+    for (const [name, value] of Object.entries(table as Record<string, unknown>)) {
+      const key = `${section}.${name}`;
+      out[key] = validateValue(key, value, file);
+    }
+  }
+  if (out["model.provider"] && !out["model.model"]) {
+    throw new CofferError(`${file}: [model] needs "model" when "provider" is set (e.g. model = "gpt-4o-mini")`);
+  }
+  return out;
+}
+
+/** Parse TOML text (Bun's native parser; smol-toml re-parses a broken file to name the line). */
+export function parseTomlStrict(text: string, file: string): Record<string, unknown> {
+  try {
+    return Bun.TOML.parse(text) as Record<string, unknown>;
+  } catch {
+    try {
+      return parseToml(text) as Record<string, unknown>;
+    } catch (err) {
+      const e = err as { line?: number; message: string };
+      const first = e.message.split("\n")[0];
+      throw new CofferError(`${file}${e.line ? `:${e.line}` : ""}: ${first}`, 1, "Fix the file by hand (or move it away) and run the command again.");
+    }
+  }
+}
+
+/** Only the keys present in the file (no defaults). */
+export function readConfigFile(): Config {
+  const file = paths.config();
+  if (!existsSync(file)) return {};
+  return validateConfigDoc(parseTomlStrict(readFileSync(file, "utf8"), file), file);
+}
+
+/** The effective configuration. Throws a CofferError for a malformed or invalid file. */
+export function loadConfig(): Config {
+  const out: Config = {};
+  for (const [k, spec] of Object.entries(SPECS)) out[k] = spec.default;
+  return Object.assign(out, readConfigFile());
+}
+
+/** The effective config, or defaults when the file is broken (for hooks, which must never fail). */
+export function loadConfigOrDefaults(onError?: (err: Error) => void): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    onError?.(err as Error);
+    const out: Config = {};
+    for (const [k, spec] of Object.entries(SPECS)) out[k] = spec.default;
+    return out;
+  }
+}
+
+export function configDefault(key: ConfigKey) {
+  return SPECS[key]!.default;
+}
+
+export function allowedFor(key: ConfigKey): string {
+  return SPECS[key]!.allowed;
+}

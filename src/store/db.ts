@@ -1,0 +1,117 @@
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { paths } from "../lib/paths";
+
+/** Bump when the schema changes: an older index.db is dropped and rebuilt from memory/. */
+export const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS entries(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  title TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  applies_to TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  source TEXT NOT NULL,
+  origin_session TEXT,
+  created TEXT NOT NULL,
+  updated TEXT NOT NULL,
+  body TEXT NOT NULL,
+  norm_hash TEXT NOT NULL,
+  file TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  file_hash TEXT NOT NULL,
+  UNIQUE(scope, id)
+);
+CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
+CREATE INDEX IF NOT EXISTS entries_scope_updated ON entries(scope, updated);
+CREATE INDEX IF NOT EXISTS entries_norm ON entries(scope, norm_hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+  title, tags, body,
+  content='', contentless_delete=1,
+  tokenize='porter unicode61 remove_diacritics 2'
+);
+INSERT INTO entries_fts(entries_fts, rank) VALUES('rank', 'bm25(4.0, 2.0, 1.0)');
+CREATE TABLE IF NOT EXISTS scan_dirs(
+  dir TEXT PRIMARY KEY,
+  scope TEXT NOT NULL,
+  mtime_ms REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+export type IndexDb = {
+  db: Database;
+  /** True when this open created the file (missing or rebuilt after corruption). */
+  created: boolean;
+};
+
+function removeDbFiles(file: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+}
+
+/** SQLite errors that mean "this file is not a usable index": rebuild instead of failing. */
+export function isCorruption(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  const code = e?.code ?? "";
+  return (
+    code.startsWith("SQLITE_CORRUPT") ||
+    code.startsWith("SQLITE_NOTADB") ||
+    /file is not a database|malformed|database disk image/i.test(e?.message ?? "")
+  );
+}
+
+function openRaw(file: string): Database {
+  const db = new Database(file, { create: true, strict: true });
+  db.run("PRAGMA busy_timeout = 5000");
+  return db;
+}
+
+function prepare(db: Database): void {
+  const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (version === SCHEMA_VERSION) return;
+  db.run("PRAGMA journal_mode = WAL");
+  db.transaction(() => {
+    const again = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (again === SCHEMA_VERSION) return;
+    if (again !== 0) {
+      for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+    }
+    db.run(SCHEMA);
+    db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+/**
+ * Open `state/index.db` (WAL, busy timeout). A missing file is created; a corrupt one is
+ * deleted and recreated. `created` tells the caller to rebuild from memory/.
+ */
+export function openIndexDb(file = paths.indexDb()): IndexDb {
+  mkdirSync(dirname(file), { recursive: true });
+  const existed = existsSync(file);
+  let db = openRaw(file);
+  try {
+    prepare(db);
+    db.run("PRAGMA synchronous = NORMAL");
+    return { db, created: !existed };
+  } catch (err) {
+    db.close();
+    if (!isCorruption(err)) throw err;
+    removeDbFiles(file);
+    db = openRaw(file);
+    prepare(db);
+    db.run("PRAGMA synchronous = NORMAL");
+    return { db, created: true };
+  }
+}
+
+/** Delete a corrupt index so the next open starts clean. */
+export function discardIndexDb(db: Database, file = paths.indexDb()): void {
+  try { db.close(); } catch {}
+  removeDbFiles(file);
+}

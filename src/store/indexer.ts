@@ -1,0 +1,215 @@
+import type { Database } from "bun:sqlite";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { sha256 } from "../lib/hash";
+import { paths } from "../lib/paths";
+import { isAtomicTemp } from "../lib/atomic";
+import { type Entry, normHash, parseEntry } from "./entry";
+import { GLOBAL, type ScopeKey } from "./scope";
+import { ftsText } from "./text";
+
+/** `memory/global` or `memory/projects/<id>`. */
+export function scopeDir(scope: ScopeKey): string {
+  return scope === GLOBAL ? paths.globalScope() : paths.projectScope(scope);
+}
+
+export function entriesDir(scope: ScopeKey): string {
+  return join(scopeDir(scope), "entries");
+}
+
+export function entryPath(scope: ScopeKey, id: string): string {
+  return join(entriesDir(scope), `${id}.md`);
+}
+
+export type IndexedRow = {
+  rowid: number;
+  id: string;
+  file: string;
+  size: number;
+  mtime_ms: number;
+  file_hash: string;
+};
+
+type Notice = (message: string) => void;
+
+/** Upsert one entry's row and FTS document. Runs inside the caller's transaction. */
+export function upsertEntryRow(
+  db: Database,
+  scope: ScopeKey,
+  entry: Entry,
+  file: { name: string; size: number; mtimeMs: number; hash: string },
+): void {
+  const old = db.query("SELECT rowid, title, tags, body FROM entries WHERE scope = ? AND id = ?").get(scope, entry.id) as
+    | { rowid: number }
+    | null;
+  if (old) {
+    db.query("DELETE FROM entries_fts WHERE rowid = ?").run(old.rowid);
+    db.query("DELETE FROM entries WHERE rowid = ?").run(old.rowid);
+  }
+  const res = db
+    .query(
+      `INSERT INTO entries(id, scope, kind, title, tags, applies_to, actor, source, origin_session, created, updated,
+         body, norm_hash, file, size, mtime_ms, file_hash)
+       VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    )
+    .run(
+      entry.id, scope, entry.kind, entry.title, JSON.stringify(entry.tags), JSON.stringify(entry.applies_to),
+      entry.actor, entry.source, entry.origin_session ?? null, entry.created, entry.updated,
+      entry.body, normHash(entry.body), file.name, file.size, file.mtimeMs, file.hash,
+    );
+  db.query("INSERT INTO entries_fts(rowid, title, tags, body) VALUES(?,?,?,?)").run(
+    Number(res.lastInsertRowid), ftsText(entry.title), ftsText(entry.tags.join(" ")), ftsText(entry.body),
+  );
+}
+
+export function deleteEntryRow(db: Database, rowid: number): void {
+  db.query("DELETE FROM entries_fts WHERE rowid = ?").run(rowid);
+  db.query("DELETE FROM entries WHERE rowid = ?").run(rowid);
+}
+
+/** Read and index one file; returns false (with a notice) when it is not a valid entry. */
+function indexFile(db: Database, scope: ScopeKey, dir: string, name: string, notice?: Notice): boolean {
+  const full = join(dir, name);
+  let text: string;
+  let st;
+  try {
+    text = readFileSync(full, "utf8");
+    st = statSync(full);
+  } catch {
+    return false; // removed meanwhile
+  }
+  try {
+    const entry = parseEntry(text, name.slice(0, -3));
+    entry.id = name.slice(0, -3); // the file name is the id
+    upsertEntryRow(db, scope, entry, { name, size: st.size, mtimeMs: st.mtimeMs, hash: sha256(text) });
+    return true;
+  } catch (err) {
+    notice?.(`skipping ${full}: ${(err as Error).message}`);
+    return false;
+  }
+}
+
+function listEntryFiles(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith(".md") && !isAtomicTemp(n) && !n.startsWith("."));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Record a directory's current mtime after Coffer changed it, so the next shallow check stays cheap. */
+export function touchScanDir(db: Database, scope: ScopeKey): void {
+  const dir = entriesDir(scope);
+  try {
+    const st = statSync(dir);
+    db.query("INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms")
+      .run(dir, scope, st.mtimeMs);
+  } catch {}
+}
+
+/**
+ * Bring one scope's rows in line with its files.
+ * shallow: only when the directory's mtime moved (files added, removed or renamed) — the hook path.
+ * deep: also stat every file to catch edits in place (size/mtime, then content hash).
+ * Returns the number of rows changed.
+ */
+export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notice?: Notice): number {
+  const dir = entriesDir(scope);
+  let st;
+  try { st = statSync(dir); } catch { st = undefined; }
+  const known = db.query("SELECT mtime_ms FROM scan_dirs WHERE dir = ?").get(dir) as { mtime_ms: number } | null;
+  if (!st) {
+    if (!known && !db.query("SELECT 1 FROM entries WHERE scope = ? LIMIT 1").get(scope)) return 0;
+    let n = 0;
+    db.transaction(() => {
+      for (const r of db.query("SELECT rowid FROM entries WHERE scope = ?").all(scope) as { rowid: number }[]) {
+        deleteEntryRow(db, r.rowid);
+        n++;
+      }
+      db.query("DELETE FROM scan_dirs WHERE dir = ?").run(dir);
+    }).immediate();
+    return n;
+  }
+  const dirMoved = !known || known.mtime_ms !== st.mtimeMs;
+  if (!dirMoved && !deep) return 0;
+
+  const names = dirMoved ? listEntryFiles(dir) ?? [] : undefined;
+  // Stat outside the write transaction; only files that look changed are read.
+  const stats = new Map<string, { size: number; mtimeMs: number }>();
+  if (deep) {
+    for (const name of names ?? listEntryFiles(dir) ?? []) {
+      try {
+        const s = statSync(join(dir, name));
+        stats.set(name, { size: s.size, mtimeMs: s.mtimeMs });
+      } catch {}
+    }
+  }
+  let changed = 0;
+  db.transaction(() => {
+    const rows = db.query("SELECT rowid, id, file, size, mtime_ms, file_hash FROM entries WHERE scope = ?").all(scope) as IndexedRow[];
+    const byFile = new Map(rows.map((r) => [r.file, r]));
+    const present = names ?? [...stats.keys()];
+    for (const name of present) {
+      const row = byFile.get(name);
+      byFile.delete(name);
+      if (!row) {
+        if (indexFile(db, scope, dir, name, notice)) changed++;
+        continue;
+      }
+      const s = stats.get(name);
+      if (!s || (s.size === row.size && s.mtimeMs === row.mtime_ms)) continue;
+      let text: string;
+      try { text = readFileSync(join(dir, name), "utf8"); } catch { continue; }
+      if (sha256(text) === row.file_hash) {
+        db.query("UPDATE entries SET size = ?, mtime_ms = ? WHERE rowid = ?").run(s.size, s.mtimeMs, row.rowid);
+        continue;
+      }
+      if (indexFile(db, scope, dir, name, notice)) changed++;
+      else { deleteEntryRow(db, row.rowid); changed++; }
+    }
+    if (names) {
+      for (const row of byFile.values()) {
+        deleteEntryRow(db, row.rowid);
+        changed++;
+      }
+    }
+    db.query("INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms")
+      .run(dir, scope, st.mtimeMs);
+  }).immediate();
+  return changed;
+}
+
+/** Every scope present on disk: `global` plus each `memory/projects/<id>`. */
+export function scopesOnDisk(): ScopeKey[] {
+  const out: ScopeKey[] = [GLOBAL];
+  try {
+    for (const name of readdirSync(paths.projectsRoot())) if (!name.startsWith(".")) out.push(name);
+  } catch {}
+  return out;
+}
+
+/** Drop every row and index all of memory/ again. */
+export function rebuildIndex(db: Database, onProgress?: (done: number, total: number) => void, notice?: Notice): number {
+  const scopes = scopesOnDisk().map((scope) => ({ scope, dir: entriesDir(scope), names: listEntryFiles(entriesDir(scope)) ?? [] }));
+  const total = scopes.reduce((n, s) => n + s.names.length, 0);
+  let done = 0;
+  let indexed = 0;
+  db.transaction(() => {
+    db.run("DELETE FROM entries");
+    db.run("DELETE FROM entries_fts");
+    db.run("DELETE FROM scan_dirs");
+  }).immediate();
+  for (const { scope, dir, names } of scopes) {
+    // Chunked transactions keep other writers (hooks, MCP) from waiting on one huge lock.
+    for (let i = 0; i < names.length; i += 2000) {
+      db.transaction(() => {
+        for (const name of names.slice(i, i + 2000)) {
+          if (indexFile(db, scope, dir, name, notice)) indexed++;
+          onProgress?.(++done, total);
+        }
+      }).immediate();
+    }
+    db.transaction(() => touchScanDir(db, scope)).immediate();
+  }
+  return indexed;
+}

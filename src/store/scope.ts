@@ -1,0 +1,126 @@
+import { readFileSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { crockford32 } from "../lib/hash";
+import { homeDir } from "../lib/paths";
+import { createHash } from "node:crypto";
+
+/** A repository scope, resolved from files under `.git` only (never by spawning git). */
+export type ProjectScope = {
+  id: string;
+  /** Absolute path of the main worktree (linked worktrees resolve to it). */
+  root: string;
+  /** Absolute path of the worktree the cwd is in (differs from `root` in a linked worktree). */
+  worktree: string;
+  /** Normalized origin URL, when `origin` exists. */
+  origin?: string;
+  /** Current branch from HEAD; undefined when detached. */
+  branch?: string;
+  label: string;
+  gitDir: string;
+};
+
+export type ScopeName = "global" | "project";
+/** How a scope is stored: `global` or the project id. */
+export type ScopeKey = string;
+export const GLOBAL = "global";
+
+function isDir(p: string): boolean {
+  try { return statSync(p).isDirectory(); } catch { return false; }
+}
+
+function readText(p: string): string | undefined {
+  try { return readFileSync(p, "utf8"); } catch { return undefined; }
+}
+
+/**
+ * Normalize a remote URL so clones over https, ssh and scp syntax agree:
+ * strip scheme and `user@`, scp `host:path` -> `host/path`, drop `.git`, lowercase.
+ */
+export function normalizeOrigin(url: string): string {
+  let u = url.trim();
+  u = u.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  u = u.replace(/^[^@/]*@/, "");
+  // scp-like syntax: host:path (no scheme); keep ports like host:22/path as host/path too.
+  u = u.replace(/^([^/:]+):(\d+)\//, "$1/");
+  u = u.replace(/^([^/:]+):(?!\/)/, "$1/");
+  u = u.replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
+  return u.toLowerCase();
+}
+
+/** Project id: first 16 bytes of sha256(key) as 26 Crockford base32 chars. */
+export function projectIdFor(key: string): string {
+  return crockford32(createHash("sha256").update(key).digest().subarray(0, 16));
+}
+
+/** Parse `[remote "origin"] url = ...` out of a git config file. */
+export function originFromGitConfig(text: string): string | undefined {
+  let inOrigin = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.startsWith("[")) {
+      inOrigin = /^\[\s*remote\s+"origin"\s*\]/.test(line);
+      continue;
+    }
+    if (!inOrigin) continue;
+    const m = /^url\s*=\s*(.*)$/.exec(line);
+    if (m) return m[1]!.replace(/^"(.*)"$/, "$1").trim() || undefined;
+  }
+  return undefined;
+}
+
+/** Walk up from `cwd` to the nearest `.git`; returns undefined outside a repository or at `$HOME`. */
+export function findRepoRoot(cwd: string): { worktree: string; dotGit: string } | undefined {
+  const home = resolve(homeDir());
+  let dir = resolve(cwd);
+  for (;;) {
+    if (dir === home) return undefined; // $HOME is never a project, nor is anything above it
+    const dotGit = join(dir, ".git");
+    try {
+      statSync(dotGit);
+      return { worktree: dir, dotGit };
+    } catch {}
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Resolve the project scope for `cwd`, or undefined when only `global` applies. */
+export function resolveProject(cwd: string): ProjectScope | undefined {
+  const found = findRepoRoot(cwd);
+  if (!found) return undefined;
+  let gitDir = found.dotGit;
+  if (!isDir(gitDir)) {
+    // A `.git` file: "gitdir: <path>" (linked worktree or submodule).
+    const m = /^gitdir:\s*(.+)$/m.exec(readText(gitDir) ?? "");
+    if (!m) return undefined;
+    gitDir = resolve(found.worktree, m[1]!.trim());
+    if (!isDir(gitDir)) return undefined;
+  }
+  // A linked worktree's gitdir has `commondir` pointing at the main repository's .git.
+  let commonDir = gitDir;
+  const common = readText(join(gitDir, "commondir"))?.trim();
+  if (common) commonDir = resolve(gitDir, common);
+  const root = basename(commonDir) === ".git" ? dirname(commonDir) : found.worktree;
+  if (root === resolve(homeDir())) return undefined;
+
+  const originRaw = originFromGitConfig(readText(join(commonDir, "config")) ?? "");
+  const origin = originRaw ? normalizeOrigin(originRaw) : undefined;
+  const key = origin ? `remote:${origin}` : `path:${root}`;
+  const head = readText(join(gitDir, "HEAD"))?.trim() ?? "";
+  const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(head);
+  return {
+    id: projectIdFor(key),
+    root,
+    worktree: found.worktree,
+    origin,
+    branch: ref ? ref[1] : undefined,
+    label: origin ? origin.split("/").pop() || basename(root) : basename(root),
+    gitDir,
+  };
+}
+
+/** True when `p` is an absolute path to an existing directory (hook and MCP cwd checks). */
+export function isAbsoluteDir(p: string | undefined): p is string {
+  return typeof p === "string" && isAbsolute(p) && isDir(p);
+}

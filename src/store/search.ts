@@ -1,0 +1,103 @@
+import { CofferError } from "../lib/errors";
+import type { Entry } from "./entry";
+import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
+import { type Store, activeScopes, rowToEntry, scopeKey, scopeName, withHealing } from "./store";
+import { matchExpression, queryTerms } from "./text";
+
+export type Hit = { id: string; title: string; text: string; kind: string; scope: ScopeName; score: number; updated: string; entry: Entry };
+export type GrepHit = { id: string; title: string; scope: ScopeName; line: number; text: string };
+
+export const RRF_K = 60;
+
+type Ranked = { row: Parameters<typeof rowToEntry>[0]; scope: ScopeKey };
+
+/** BM25-ranked ids of one scope for a MATCH expression. */
+export function searchScope(store: Store, scope: ScopeKey, match: string, limit: number): Ranked[] {
+  const rows = store.db
+    .query(
+      `SELECT e.* FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
+       WHERE entries_fts MATCH ? AND e.scope = ? ORDER BY entries_fts.rank LIMIT ?`,
+    )
+    .all(match, scope, limit) as Ranked["row"][];
+  return rows.map((row) => ({ row, scope }));
+}
+
+/** Reciprocal rank fusion (k = 60) of per-scope rankings; on a tie the earlier list (project) wins. */
+export function fuse<T extends { row: { id: string } }>(lists: T[][], limit: number): (T & { score: number })[] {
+  const scored = new Map<string, T & { score: number; order: number }>();
+  lists.forEach((list, li) =>
+    list.forEach((item, rank) => {
+      const key = `${li}:${item.row.id}`;
+      const prev = scored.get(key);
+      const score = (prev?.score ?? 0) + 1 / (RRF_K + rank + 1);
+      scored.set(key, { ...item, score, order: li });
+    }),
+  );
+  return [...scored.values()]
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, limit)
+    .map(({ order: _o, ...rest }) => rest as unknown as T & { score: number });
+}
+
+/** Keyword recall over the project and global scopes (or one of them). */
+export function recall(store: Store, query: string, opts: { scope?: string; limit?: number } = {}): Hit[] {
+  const q = query.trim();
+  if (!q) throw new CofferError("query is empty", 1, 'e.g. coffer recall "release process"');
+  if (q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
+  const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
+  const one = scopeKey(store, opts.scope, "both");
+  const scopes = one ? [one] : activeScopes(store);
+  const match = matchExpression(queryTerms(q));
+  if (!match) return [];
+  return withHealing(store, () => {
+    const lists = scopes.map((s) => searchScope(store, s, match, limit));
+    return fuse(lists, limit).map(({ row, score }) => {
+      const entry = rowToEntry(row);
+      return {
+        id: entry.id, title: entry.title, text: entry.body, kind: entry.kind, scope: scopeName(store, row.scope),
+        score: Number(score.toFixed(6)), updated: entry.updated, entry,
+      };
+    });
+  });
+}
+
+/**
+ * Line search over entry bodies: a literal (case-insensitive) substring, or a regular
+ * expression when written as /pattern/flags.
+ */
+export function grep(store: Store, pattern: string, opts: { scope?: string; limit?: number } = {}): GrepHit[] {
+  if (!pattern.trim()) throw new CofferError("pattern is empty");
+  let test: (line: string) => boolean;
+  const re = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
+  if (re) {
+    let rx: RegExp;
+    try {
+      rx = new RegExp(re[1]!, re[2]!.replace(/[gy]/g, ""));
+    } catch (err) {
+      throw new CofferError(`invalid regular expression ${pattern}: ${(err as Error).message}`);
+    }
+    test = (line) => rx.test(line);
+  } else {
+    const needle = pattern.toLowerCase();
+    test = (line) => line.toLowerCase().includes(needle);
+  }
+  const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
+  const one = scopeKey(store, opts.scope, "both");
+  const scopes = one ? [one] : activeScopes(store);
+  const hits: GrepHit[] = [];
+  withHealing(store, () => {
+    for (const scope of scopes) {
+      const it = store.db.query("SELECT id, title, body FROM entries WHERE scope = ? ORDER BY updated DESC, id DESC").iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
+      for (const r of it) {
+        const lines = r.body.split("\n");
+        for (let i = 0; i < lines.length; i++) {
+          if (test(lines[i]!)) {
+            hits.push({ id: r.id, title: r.title, scope: scope === GLOBAL ? "global" : "project", line: i + 1, text: lines[i]! });
+            if (hits.length >= limit) return;
+          }
+        }
+      }
+    }
+  });
+  return hits;
+}
