@@ -37,3 +37,20 @@ export async function distillTranscripts(_host: Host, sessions: string[]): Promi
 export async function workerPass(): Promise<WorkerReport> {
   return { observed: 0, distilled: 0, skipped: 0, errors: [] };
 }
+
+export type InboxItem = { id: string; host: string; session: string; created: string; messages: number; redactions: number; removed_lines: number };
+
+/** Traces waiting in inbox/ (placeholder: none). */
+export async function listInbox(): Promise<InboxItem[]> {
+  return [];
+}
+
+/** Distill an inbox trace into entries and remove it (placeholder: not found). */
+export async function approveInbox(_id: string): Promise<{ id: string; status: "approved" | "not_found"; entries: string[] }> {
+  return { id: _id, status: "not_found", entries: [] };
+}
+
+/** Delete an inbox trace (placeholder: not found). */
+export async function rejectInbox(_id: string): Promise<{ id: string; status: "rejected" | "not_found" }> {
+  return { id: _id, status: "not_found" };
+}
