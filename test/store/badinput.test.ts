@@ -1,0 +1,80 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { sandbox } from "../helpers";
+
+const sb = sandbox();
+afterAll(() => sb.cleanup());
+const entryCount = () => {
+  const dir = join(sb.cofferHome, "memory/global/entries");
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".md")).length : 0;
+};
+
+describe("bad input: exit 1, a clear message, nothing written", () => {
+  test("empty text", () => {
+    for (const text of ["", "   ", "\n\t"]) {
+      const r = sb.run(["remember", text]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("text is empty");
+      expect(r.stdout).toBe("");
+    }
+    expect(sb.run(["remember", "-"], { stdin: "" }).code).toBe(1);
+    expect(entryCount()).toBe(0);
+  });
+
+  test("text over the limit", () => {
+    const r = sb.run(["remember", "y".repeat(8193)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("text is 8193 characters; the limit is 8192");
+    expect(sb.run(["remember", "y".repeat(8192), "--json"]).code).toBe(0);
+    expect(entryCount()).toBe(1);
+    const t = sb.run(["remember", "ok", "--title", "t".repeat(121)]);
+    expect(t.code).toBe(1);
+    expect(t.stderr).toContain("title is 121 characters; the limit is 120");
+  });
+
+  test("an unknown scope or kind", () => {
+    const before = entryCount();
+    const s = sb.run(["remember", "hello", "--scope", "team"]);
+    expect(s.code).toBe(1);
+    expect(s.stderr).toContain('unknown scope "team" (allowed: project, global)');
+    const k = sb.run(["remember", "hello", "--kind", "rumour"]);
+    expect(k.code).toBe(1);
+    expect(k.stderr).toContain('unknown kind "rumour"');
+    expect(sb.run(["recall", "x", "--scope", "team"]).code).toBe(1);
+    expect(entryCount()).toBe(before);
+  });
+
+  test("a malformed config.toml names the file and line; nothing is written", () => {
+    const before = entryCount();
+    mkdirSync(sb.cofferHome, { recursive: true });
+    writeFileSync(join(sb.cofferHome, "config.toml"), '[hook]\nread = "auto"\nproof = [\n');
+    const r = sb.run(["remember", "should not land"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/config\.toml:\d+: /);
+    expect(entryCount()).toBe(before);
+
+    writeFileSync(join(sb.cofferHome, "config.toml"), '[hook]\nreed = "auto"\n');
+    const u = sb.run(["remember", "should not land"]);
+    expect(u.code).toBe(1);
+    expect(u.stderr).toContain('unknown key "hook.reed" (allowed in [hook]: read, proof, deadline_ms)');
+
+    writeFileSync(join(sb.cofferHome, "config.toml"), "[limits]\nbody_max = 5\n");
+    const v = sb.run(["remember", "should not land"]);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain('bad value for "limits.body_max": 5 (allowed: an integer 64..32768)');
+    expect(entryCount()).toBe(before);
+
+    writeFileSync(join(sb.cofferHome, "config.toml"), "[limits]\nbody_max = 64\n");
+    const small = sb.run(["remember", "z".repeat(65)]);
+    expect(small.code).toBe(1);
+    expect(small.stderr).toContain("the limit is 64");
+    writeFileSync(join(sb.cofferHome, "config.toml"), "");
+  });
+
+  test("a bad --limit is a clear error", () => {
+    const r = sb.run(["list", "--limit", "lots"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--limit must be an integer");
+  });
+});
