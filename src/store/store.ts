@@ -371,6 +371,20 @@ export function addRule(store: Store, scope: ScopeKey, text: string, actor: stri
   return { added: true, file };
 }
 
+export const RULES_MAX = 65536;
+
+/** Replace a scope's whole rules.md (HTTP `PUT /api/v1/rules`); an empty text empties the lane. */
+export function writeRules(store: Store, scope: ScopeKey, text: string, actor: string): { changed: boolean; file: string } {
+  if (text.length > RULES_MAX) throw new CofferError(`rules text is ${text.length} characters; the limit is ${RULES_MAX}`);
+  if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
+  const file = rulesPath(scope);
+  const next = text.trim() ? text.replace(/\s+$/, "") + "\n" : "";
+  if (readRules(scope) === next) return { changed: false, file };
+  writeFileAtomic(file, next);
+  audit({ event: "rules_replaced", scope: scopeName(store, scope), actor });
+  return { changed: true, file };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Handoff lane
 
