@@ -1,0 +1,320 @@
+/**
+ * The seven memory tools, in one table shared by MCP over stdio, MCP over HTTP and the HTTP API:
+ * a valibot schema per tool (validated here, handed to MCP clients as JSON Schema) and a handler
+ * that calls the store. Handlers throw `ToolError` (or the store's CofferError) for anything the
+ * caller can fix; the surfaces turn those into `isError` results or HTTP error envelopes.
+ */
+import * as v from "valibot";
+import { CofferError } from "../lib/errors";
+import type { Entry, Source } from "../store/entry";
+import { KINDS } from "../store/entry";
+import { GLOBAL, isAbsoluteDir } from "../store/scope";
+import { grep, recall } from "../store/search";
+import {
+  type Store, closeStore, findEntry, forget, freshnessNote, getHandoff, listEntries, openStore, remember, setHandoff,
+} from "../store/store";
+
+export type ToolErrorCode = "invalid_argument" | "not_found";
+
+/** An error the caller can fix; `code` picks the HTTP status (400 / 404). */
+export class ToolError extends Error {
+  constructor(message: string, readonly code: ToolErrorCode = "invalid_argument", readonly details?: unknown) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/** Who is calling and from where: the surface fills this in per call. */
+export type ToolContext = {
+  /** Project scope comes from here unless the call passes `cwd`. */
+  cwd: string;
+  /** `agent:<client name>` for MCP, `user` (or the body's actor) for HTTP. */
+  actor: string;
+  source: Source;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Schemas: short descriptions, since every agent pays for them in tokens on every session.
+
+const scope = v.pipe(
+  v.picklist(["project", "global"], 'scope must be "project" or "global"'),
+  v.description("project or global"),
+);
+const cwd = v.pipe(
+  v.string("cwd must be a string"),
+  v.description("Absolute project directory (default: the server's cwd)"),
+);
+const id = v.pipe(v.string("id must be a string"), v.trim(), v.minLength(1, "id is empty; pass an entry id from coffer__recall or coffer__list"), v.maxLength(64, "id is too long (entry ids are 26 characters)"));
+const stringList = (name: string, what: string) =>
+  v.pipe(
+    v.array(v.pipe(v.string(`${name} must be a list of strings`), v.maxLength(200, `each ${name} item is at most 200 characters`)), `${name} must be a list of strings`),
+    v.maxLength(32, `${name} has more than 32 items`),
+    v.description(what),
+  );
+
+export const SCHEMAS = {
+  recall: v.strictObject({
+    query: v.pipe(v.string("query must be a string"), v.minLength(1, "query is empty; pass a few keywords"), v.maxLength(2000, "query is longer than 2000 characters"), v.description("Keywords (grep mode: literal text or /regex/)")),
+    scope: v.optional(v.pipe(scope, v.description("Default: both, project first"))),
+    top_k: v.optional(v.pipe(v.number("top_k must be a number"), v.integer("top_k must be an integer"), v.minValue(1, "top_k must be at least 1"), v.maxValue(20, "top_k must be at most 20"), v.description("Default 5"))),
+    mode: v.optional(v.pipe(v.picklist(["keyword", "grep"], 'mode must be "keyword" or "grep"'), v.description("Default keyword"))),
+    cwd: v.optional(cwd),
+  }),
+  remember: v.strictObject({
+    text: v.pipe(v.string("text must be a string"), v.minLength(1, "text is empty; pass the memory text"), v.description("The memory, self-contained")),
+    title: v.optional(v.pipe(v.string("title must be a string"), v.description("Default: first line"))),
+    kind: v.optional(v.pipe(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`), v.description("Default note"))),
+    tags: v.optional(stringList("tags", "Tags")),
+    applies_to: v.optional(stringList("applies_to", "Globs relative to the project root")),
+    scope: v.optional(v.pipe(scope, v.description("Default project (global outside a repo)"))),
+    id: v.optional(v.pipe(id, v.description("Rewrite this entry instead of adding one"))),
+    cwd: v.optional(cwd),
+  }),
+  read: v.strictObject({ id, cwd: v.optional(cwd) }),
+  list: v.strictObject({
+    scope: v.optional(v.pipe(scope, v.description("Default: both"))),
+    kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
+    limit: v.optional(v.pipe(v.number("limit must be a number"), v.integer("limit must be an integer"), v.minValue(1, "limit must be at least 1"), v.maxValue(200, "limit must be at most 200"), v.description("Default 50"))),
+    cwd: v.optional(cwd),
+  }),
+  forget: v.strictObject({ id, cwd: v.optional(cwd) }),
+  set_handoff: v.strictObject({
+    body: v.pipe(v.string("body must be a string"), v.minLength(1, "body is empty; say where the work stands and what comes next"), v.description("Where work stands, what is next")),
+    cwd: v.optional(cwd),
+  }),
+  resume: v.strictObject({ cwd: v.optional(cwd) }),
+} as const;
+
+export type ToolName = keyof typeof SCHEMAS;
+type Args<N extends ToolName> = v.InferOutput<(typeof SCHEMAS)[N]>;
+
+const DESCRIPTIONS: Record<ToolName, string> = {
+  recall: "Search shared memory (this project, then global) for facts, decisions, gotchas, conventions.",
+  remember: "Save a durable fact, decision, gotcha or convention to shared memory. Near-duplicates refresh the existing entry.",
+  read: "Read one memory entry in full.",
+  list: "List memory entries, newest first.",
+  forget: "Delete a memory entry.",
+  set_handoff: "Save where work stands on this project + git branch (replaces the previous handoff).",
+  resume: "Get this project + branch's saved handoff. Call first when asked to continue prior work.",
+};
+
+// ---------------------------------------------------------------------------------------------
+// Shapes
+
+export type EntryView = Omit<Entry, "body" | "origin_session"> & { scope: string; text: string; origin_session?: string };
+
+/** The whole entry as tools and the HTTP API return it (`text` = the Markdown body). */
+export function entryView(entry: Entry, scopeName: string): EntryView {
+  const { body, origin_session, ...rest } = entry;
+  return { ...rest, scope: scopeName, ...(origin_session ? { origin_session } : {}), text: body };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store access
+
+const BUSY_RETRIES = 8;
+
+function isBusy(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return /^SQLITE_(BUSY|LOCKED)/.test(e?.code ?? "") || /database is (locked|busy)/i.test(e?.message ?? "");
+}
+
+/**
+ * Open the store for one call (so changes by other processes are seen), run `fn`, close it.
+ * A busy index (another process holding the write lock past busy_timeout) is retried, never surfaced.
+ */
+export function withStore<T>(dir: string, freshness: "deep" | "shallow" | "none", fn: (store: Store) => T): T {
+  for (let attempt = 0; ; attempt++) {
+    let store: Store | undefined;
+    try {
+      store = openStore({ cwd: dir, freshness, notice: (m) => process.stderr.write(`coffer: ${m}\n`) });
+      return fn(store);
+    } catch (err) {
+      if (!isBusy(err) || attempt >= BUSY_RETRIES) throw err;
+      Bun.sleepSync(20 + Math.floor(Math.random() * 80) * (attempt + 1));
+    } finally {
+      if (store) closeStore(store);
+    }
+  }
+}
+
+function callDir(ctx: ToolContext, cwdArg: string | undefined): string {
+  if (cwdArg === undefined) return ctx.cwd;
+  if (!isAbsoluteDir(cwdArg)) throw new ToolError(`cwd must be an absolute path of an existing directory (got ${JSON.stringify(cwdArg)})`);
+  return cwdArg;
+}
+
+function requireProjectFor(store: Store, what: string): void {
+  if (!store.project) {
+    throw new ToolError(`${what} needs a git project, but ${store.cwd} is not inside a repository; pass cwd (the project's absolute path)${what === "scope project" ? ' or scope "global"' : ""}`);
+  }
+}
+
+function locate(store: Store, idArg: string) {
+  const hit = findEntry(store, idArg);
+  if (!hit) throw new ToolError(`no entry with id "${idArg}"; find ids with coffer__recall or coffer__list`, "not_found");
+  return hit;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+export type RecallHit = { id: string; title: string; text: string; kind: string; scope: string; score: number; updated: string };
+
+function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } {
+  return withStore(callDir(ctx, a.cwd), "deep", (store) => {
+    if (a.scope === "project") requireProjectFor(store, "scope project");
+    const limit = a.top_k ?? 5;
+    if (a.mode === "grep") {
+      // One hit per entry: its matching lines (numbered) as text, the number of matches as score.
+      const byId = new Map<string, RecallHit>();
+      for (const g of grep(store, a.query, { scope: a.scope, limit: 1000 })) {
+        const line = `${g.line}: ${g.text}`;
+        const prev = byId.get(g.id);
+        if (prev) {
+          prev.text += `\n${line}`;
+          prev.score++;
+          continue;
+        }
+        if (byId.size >= limit) continue;
+        const key = g.scope === "global" ? GLOBAL : store.project!.id;
+        const meta = store.db.query("SELECT kind, updated FROM entries WHERE scope = ? AND id = ?").get(key, g.id) as { kind: string; updated: string } | null;
+        byId.set(g.id, { id: g.id, title: g.title, text: line, kind: meta?.kind ?? "note", scope: g.scope, score: 1, updated: meta?.updated ?? "" });
+      }
+      return { hits: [...byId.values()] };
+    }
+    const hits = recall(store, a.query, { scope: a.scope, limit });
+    return { hits: hits.map(({ entry: _e, ...h }) => h) };
+  });
+}
+
+function rememberTool(a: Args<"remember">, ctx: ToolContext): { id: string; scope: string; status: "created" | "updated" | "duplicate" } {
+  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+    if (a.scope === "project") requireProjectFor(store, "scope project");
+    if (a.id) locate(store, a.id);
+    const res = remember(store, { ...a, actor: ctx.actor, source: ctx.source });
+    return { id: res.id, scope: res.scope, status: res.status };
+  });
+}
+
+function readTool(a: Args<"read">, ctx: ToolContext): EntryView {
+  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+    const hit = locate(store, a.id);
+    return entryView(hit.entry, hit.scopeName);
+  });
+}
+
+function listTool(a: Args<"list">, ctx: ToolContext): { total: number; entries: { id: string; title: string; kind: string; updated: string }[] } {
+  return withStore(callDir(ctx, a.cwd), "deep", (store) => {
+    if (a.scope === "project") requireProjectFor(store, "scope project");
+    const res = listEntries(store, { scope: a.scope, kind: a.kind, limit: a.limit ?? 50 });
+    return { total: res.total, entries: res.entries.map((e) => ({ id: e.id, title: e.title, kind: e.kind, updated: e.updated })) };
+  });
+}
+
+function forgetTool(a: Args<"forget">, ctx: ToolContext): { id: string; status: "deleted" } {
+  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+    locate(store, a.id);
+    const res = forget(store, a.id, ctx.actor);
+    return { id: res.id, status: res.status };
+  });
+}
+
+function setHandoffTool(a: Args<"set_handoff">, ctx: ToolContext): { status: "saved"; branch: string | null; scope: "project" } {
+  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+    requireProjectFor(store, "a handoff");
+    const res = setHandoff(store, a.body, ctx.actor);
+    return { status: res.status, branch: res.branch, scope: res.scope };
+  });
+}
+
+function resumeTool(a: Args<"resume">, ctx: ToolContext): { found: false } | { found: true; branch: string | null; body: string; updated: string; note: string } {
+  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+    requireProjectFor(store, "a handoff");
+    const h = getHandoff(store);
+    return h ? { found: true, branch: h.branch, body: h.body, updated: h.updated, note: freshnessNote(h.updated) } : { found: false };
+  });
+}
+
+const HANDLERS: { [N in ToolName]: (a: Args<N>, ctx: ToolContext) => Record<string, unknown> } = {
+  recall: recallTool,
+  remember: rememberTool,
+  read: readTool,
+  list: listTool,
+  forget: forgetTool,
+  set_handoff: setHandoffTool,
+  resume: resumeTool,
+};
+
+export const TOOL_PREFIX = "coffer__";
+export const TOOL_NAMES = Object.keys(SCHEMAS) as ToolName[];
+
+// ---------------------------------------------------------------------------------------------
+// Validation and dispatch
+
+type Issue = v.BaseIssue<unknown>;
+
+/** One clause per problem, each naming the argument (messages that already start with it are not prefixed again). */
+export function describeIssues(issues: readonly Issue[]): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path?.map((p) => String(p.key)).join(".");
+      if (issue.type === "strict_object" && path) return issue.expected === "never" ? `unknown argument "${path}"` : `${path} is required`;
+      if (issue.type === "strict_object") return "arguments must be a JSON object";
+      const msg = issue.message;
+      const head = path?.split(".")[0];
+      return path && head && !msg.startsWith(head) ? `${path}: ${msg}` : msg;
+    })
+    .join("; ");
+}
+
+/** Validate raw arguments against a tool's schema; throws a ToolError saying what to fix. */
+export function parseArgs<N extends ToolName>(name: N, raw: unknown): Args<N> {
+  const res = v.safeParse(SCHEMAS[name], raw ?? {});
+  if (!res.success) {
+    const allowed = Object.keys(SCHEMAS[name].entries).join(", ");
+    const unknown = res.issues.some((i) => i.type === "strict_object" && i.path?.length && i.expected === "never");
+    throw new ToolError(`${describeIssues(res.issues)}${unknown ? ` (allowed: ${allowed})` : ""}`);
+  }
+  return res.output as Args<N>;
+}
+
+/** Validate and run one tool. Errors a caller can fix come back as ToolError (CofferErrors are converted). */
+export function runTool(name: ToolName, raw: unknown, ctx: ToolContext): Record<string, unknown> {
+  const args = parseArgs(name, raw);
+  try {
+    return (HANDLERS[name] as (a: unknown, c: ToolContext) => Record<string, unknown>)(args, ctx);
+  } catch (err) {
+    if (err instanceof CofferError) {
+      const notFound = /^no entry with id/.test(err.message);
+      // CLI hints name commands and flags; agents get the tool-level message instead.
+      const hint = err.hint && !/`coffer |--\w/.test(err.hint) ? ` ${err.hint}` : "";
+      throw new ToolError(notFound ? `${err.message}; find ids with coffer__recall or coffer__list` : `${err.message}${hint ? `.${hint}` : ""}`, notFound ? "not_found" : "invalid_argument");
+    }
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP tool list
+
+export type ToolDefinition = { name: string; description: string; inputSchema: { type: "object"; [k: string]: unknown } };
+
+let cachedDefinitions: ToolDefinition[] | undefined;
+
+/** The MCP `tools/list` answer, built once from the valibot schemas. */
+export async function toolDefinitions(): Promise<ToolDefinition[]> {
+  if (cachedDefinitions) return cachedDefinitions;
+  const { toJsonSchema } = await import("@valibot/to-json-schema");
+  cachedDefinitions = TOOL_NAMES.map((name) => {
+    const { $schema: _s, ...schema } = toJsonSchema(SCHEMAS[name], { errorMode: "ignore", typeMode: "input" }) as Record<string, unknown>;
+    return { name: TOOL_PREFIX + name, description: DESCRIPTIONS[name], inputSchema: { ...schema, type: "object" } };
+  });
+  return cachedDefinitions;
+}
+
+export function toolNameOf(mcpName: string): ToolName | undefined {
+  if (!mcpName.startsWith(TOOL_PREFIX)) return undefined;
+  const name = mcpName.slice(TOOL_PREFIX.length);
+  return (TOOL_NAMES as string[]).includes(name) ? (name as ToolName) : undefined;
+}
