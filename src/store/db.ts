@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
 /** Bump when the schema changes: an older index.db is dropped and rebuilt from memory/. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -43,6 +43,28 @@ CREATE TABLE IF NOT EXISTS scan_dirs(
   mtime_ms REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Hook routing reads entries that carry applies_to globs without scanning every body.
+CREATE INDEX IF NOT EXISTS entries_applies ON entries(scope) WHERE applies_to != '[]';
+-- Hook delivered-set cache, one row per (host, cwd, session) or subagent key. Ids, hashes,
+-- host, cwd and session ids only: never prompt text.
+CREATE TABLE IF NOT EXISTS hook_sessions(
+  skey TEXT PRIMARY KEY,
+  host TEXT NOT NULL,
+  cwd TEXT NOT NULL,
+  session TEXT NOT NULL,
+  subagent INTEGER NOT NULL,
+  bundle_sig TEXT,
+  slot_sig TEXT,
+  updated_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS hook_sessions_age ON hook_sessions(subagent, updated_ms);
+CREATE TABLE IF NOT EXISTS hook_delivered(
+  skey TEXT NOT NULL,
+  entry_id TEXT NOT NULL,
+  body_hash TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  PRIMARY KEY(skey, entry_id)
+) WITHOUT ROWID;
 `;
 
 export type IndexDb = {
@@ -72,19 +94,23 @@ function openRaw(file: string): Database {
   return db;
 }
 
-function prepare(db: Database): void {
+/** Create or upgrade the schema; true when an older schema's tables were dropped (rebuild needed). */
+function prepare(db: Database): boolean {
   const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (version === SCHEMA_VERSION) return;
+  if (version === SCHEMA_VERSION) return false;
   db.run("PRAGMA journal_mode = WAL");
+  let dropped = false;
   db.transaction(() => {
     const again = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (again === SCHEMA_VERSION) return;
     if (again !== 0) {
-      for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+      for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries", "hook_sessions", "hook_delivered"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+      dropped = true;
     }
     db.run(SCHEMA);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+  return dropped;
 }
 
 /**
@@ -96,9 +122,9 @@ export function openIndexDb(file = paths.indexDb()): IndexDb {
   const existed = existsSync(file);
   let db = openRaw(file);
   try {
-    prepare(db);
+    const upgraded = prepare(db);
     db.run("PRAGMA synchronous = NORMAL");
-    return { db, created: !existed };
+    return { db, created: !existed || upgraded };
   } catch (err) {
     db.close();
     if (!isCorruption(err)) throw err;
