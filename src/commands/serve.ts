@@ -1,10 +1,34 @@
 import { defineCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { usageError } from "../lib/errors";
+import { withExamples } from "./_run";
 
-// Placeholder until this command's issue lands; replaced wholesale by its implementation.
-export default defineCommand({
-  meta: { name: "serve", description: "(not available yet)" },
-  run() {
-    throw new CofferError("coffer serve is not available in this build yet");
-  },
-});
+export default withExamples(
+  defineCommand({
+    meta: { name: "serve", description: "HTTP API + MCP + web UI + background worker; --stdio for MCP over stdio" },
+    args: {
+      stdio: { type: "boolean", description: "Serve MCP over stdin/stdout (what agents start); no HTTP, no worker" },
+      port: { type: "string", description: "TCP port (default: serve.port in config.toml, 7437; 0 picks a free one)", valueHint: "7437" },
+      host: { type: "string", description: "Address to bind (default 127.0.0.1; anything else exposes the API beyond this machine)", valueHint: "127.0.0.1" },
+      worker: { type: "boolean", default: true, description: "Run the background worker (session-end queue + transcript sweep); --no-worker turns it off" },
+    },
+    async run({ args }) {
+      if (args.stdio) {
+        // Agents start this at every session: load the MCP SDK only here.
+        const { runStdioServer } = await import("../mcp/stdio");
+        return runStdioServer();
+      }
+      let port: number | undefined;
+      if (args.port !== undefined) {
+        port = Number(args.port);
+        if (!/^\d+$/.test(String(args.port)) || port > 65535) throw usageError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`);
+      }
+      const { runHttpServer } = await import("../serve/http");
+      await runHttpServer({ port, host: args.host, worker: args.worker !== false });
+    },
+  }),
+  [
+    "coffer serve                 # http://127.0.0.1:7437 (token in ~/.coffer/state/token)",
+    "coffer serve --port 0        # any free port; the URL is printed at start",
+    "coffer serve --stdio         # MCP over stdio, as agents run it",
+  ],
+);

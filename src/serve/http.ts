@@ -1,0 +1,134 @@
+/**
+ * `coffer serve`: one Bun HTTP server for `/healthz`, the `/api/v1` routes and MCP Streamable
+ * HTTP at `/mcp`, plus the background worker and auto-sync. Loopback only unless `--host` is
+ * given; every /api and /mcp request needs the bearer token; the Host header must name us.
+ */
+import { CofferError } from "../lib/errors";
+import { paths } from "../lib/paths";
+import { isoNow } from "../lib/time";
+import { loadConfig } from "../store/config";
+import pkg from "../../package.json" with { type: "json" };
+import { handleApi } from "./api";
+import { allowedHosts, ensureToken, hasBearer, hostAllowed, originAllowed } from "./auth";
+import { BODY_MAX, declaredTooLarge, tooLarge } from "./body";
+import { HttpError, errorResponse, json } from "./errors";
+import { createMcpHttp } from "./mcp-http";
+import { removeServeInfo, writeServeInfo } from "./state";
+import { type Worker, startWorker } from "./worker";
+
+export type HttpServerOptions = { port?: number; host?: string; worker?: boolean; cwd?: string };
+
+const LOOPBACK_BINDS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+const log = (m: string) => process.stderr.write(`coffer serve: ${m}\n`);
+
+function urlFor(host: string, port: number): string {
+  const h = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
+
+function isAddrInUse(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === "EADDRINUSE" || /EADDRINUSE|address already in use|port \d+ in use/i.test(e?.message ?? "");
+}
+
+/** Start the server and keep running until SIGINT/SIGTERM. */
+export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void> {
+  const config = loadConfig();
+  const host = opts.host?.trim() || "127.0.0.1";
+  const port = opts.port ?? Number(config["serve.port"] ?? 7437);
+  const cwd = opts.cwd ?? process.cwd();
+  const { token, created } = ensureToken();
+  const hosts = allowedHosts(host);
+  const mcp = createMcpHttp({ cwd, log });
+  let worker: Worker | undefined;
+
+  async function route(req: Request): Promise<Response> {
+    if (!hostAllowed(req, hosts)) {
+      throw new HttpError(403, "forbidden", `Host header ${JSON.stringify(req.headers.get("host") ?? "")} is not allowed; use http://127.0.0.1:<port>`);
+    }
+    if (!originAllowed(req, hosts)) throw new HttpError(403, "forbidden", `Origin ${req.headers.get("origin")} is not allowed`);
+    const url = new URL(req.url);
+    if (url.pathname === "/healthz") {
+      if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "method_not_allowed", "use GET /healthz", null, { allow: "GET" });
+      return json({ ok: true, version: pkg.version, worker: worker?.status() ?? null });
+    }
+    const guarded = url.pathname === "/mcp" || url.pathname === "/api" || url.pathname.startsWith("/api/");
+    if (!guarded) throw new HttpError(404, "not_found", `no route ${req.method} ${url.pathname}`, { see: "/healthz, /api/v1/..., /mcp" });
+    if (!hasBearer(req, token)) {
+      throw new HttpError(401, "unauthorized", `missing or wrong bearer token; send "Authorization: Bearer <token>" with the token from ${paths.token()}`, null, {
+        "www-authenticate": 'Bearer realm="coffer"',
+      });
+    }
+    if (declaredTooLarge(req)) throw tooLarge();
+    if (url.pathname === "/mcp") return mcp.handle(req);
+    return handleApi(req, url, { cwd, log });
+  }
+
+  const fetch = async (req: Request): Promise<Response> => {
+    try {
+      return await route(req);
+    } catch (err) {
+      if (err instanceof HttpError) return errorResponse(err);
+      log(`${req.method} ${new URL(req.url).pathname} failed: ${(err as Error)?.stack ?? String(err)}`);
+      return errorResponse(new HttpError(500, "internal", `internal error: ${(err as Error)?.message ?? String(err)}`));
+    }
+  };
+
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: host,
+      port,
+      // Our own cap (1 MiB -> 413 with an error envelope) applies first; this is the backstop.
+      maxRequestBodySize: BODY_MAX * 8,
+      idleTimeout: 60,
+      fetch,
+      error: (err) => {
+        log(`request failed: ${err.stack ?? err.message}`);
+        return errorResponse(new HttpError(500, "internal", "internal error"));
+      },
+    });
+  } catch (err) {
+    if (isAddrInUse(err)) {
+      throw new CofferError(`port ${port} on ${host} is already in use (another coffer serve, or another program)`, 1, "Stop that process, or pick another port with --port (0 = any free port).");
+    }
+    throw new CofferError(`cannot listen on ${host}:${port}: ${(err as Error).message}`, 1, "Check --host and --port.");
+  }
+
+  const actualPort = server.port ?? port;
+  const url = urlFor(host, actualPort);
+  writeServeInfo({ pid: process.pid, port: actualPort, host, url, started: isoNow() });
+
+  if (opts.worker !== false) {
+    const intervalMs = Number(config["serve.worker_interval_seconds"] ?? 300) * 1000;
+    worker = startWorker({ intervalMs, log });
+  }
+  const { startAutoSync } = await import("../sync/auto");
+  const stopSync = startAutoSync(config);
+
+  if (!LOOPBACK_BINDS.has(host)) log(`listening on ${host}: the API is reachable from other machines (bearer token still required)`);
+  if (created) log(`created the API token in ${paths.token()}`);
+  process.stdout.write(`Coffer serving on ${url} (MCP at ${url}/mcp; bearer token in ${paths.token()})\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: shutting down`);
+    // Never hang on a stuck request: exit within a few seconds whatever happens.
+    setTimeout(() => {
+      removeServeInfo();
+      process.exit(0);
+    }, 5000).unref();
+    try { stopSync(); } catch {}
+    await worker?.stop(4000);
+    await mcp.close();
+    await server.stop();
+    removeServeInfo();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("exit", () => removeServeInfo());
+}
