@@ -1,10 +1,49 @@
 import { defineCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { progressBar } from "../lib/progress";
+import { describeCounts } from "../sync/message";
+import { runSync } from "../sync/sync";
+import { withExamples } from "./_run";
+import { consola, jsonArg, printJson } from "./_shared";
 
-// Placeholder until this command's issue lands; replaced wholesale by its implementation.
-export default defineCommand({
-  meta: { name: "sync", description: "(not available yet)" },
-  run() {
-    throw new CofferError("coffer sync is not available in this build yet");
-  },
-});
+export default withExamples(
+  defineCommand({
+    meta: { name: "sync", description: "Sync memory/ across machines with git (commit, pull --rebase, push)" },
+    args: {
+      init: { type: "string", description: "Make memory/ a git repository syncing with this remote (run once per machine)", valueHint: "remote-url" },
+      ...jsonArg,
+    },
+    async run({ args }) {
+      let bar: ReturnType<typeof progressBar> | undefined;
+      let report;
+      try {
+        report = await runSync({
+          init: args.init,
+          interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+          notice: (m) => consola.info(m),
+          onStep: (_step, i, total) => {
+            bar ??= progressBar("syncing", total);
+            bar.tick(i + 1);
+          },
+        });
+      } finally {
+        bar?.done();
+      }
+      if (args.json) return printJson(report);
+      consola.success(`${report.initialized ? "Sync set up" : "Synced"}: memory/ <-> ${report.remote} (${report.branch})`);
+      const lines: string[] = [];
+      lines.push(report.sent.scopes.length ? `  sent:     ${report.sent.scopes.map(describeCounts).join("; ")}` : "  sent:     nothing new");
+      lines.push(report.received.scopes.length ? `  received: ${report.received.scopes.map(describeCounts).join("; ")}` : "  received: nothing new");
+      lines.push(`  pushed:   ${report.pushed} commit${report.pushed === 1 ? "" : "s"}${report.reindexed ? `; reindexed ${report.reindexed} entr${report.reindexed === 1 ? "y" : "ies"}` : ""}`);
+      process.stdout.write(lines.join("\n") + "\n");
+      for (const c of report.conflicts) consola.warn(c.resolution);
+      if (report.untracked.length) {
+        consola.info(`Stopped syncing ${report.untracked.length} file(s) that are not memory content (kept on disk): ${report.untracked.slice(0, 5).join(", ")}${report.untracked.length > 5 ? ", …" : ""}`);
+      }
+    },
+  }),
+  [
+    "coffer sync --init git@github.com:me/coffer-memory.git   # once per machine",
+    "coffer sync                                              # commit, pull --rebase, push",
+    "coffer sync --json",
+  ],
+);

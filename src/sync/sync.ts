@@ -1,0 +1,440 @@
+/**
+ * `coffer sync`: memory/ is a plain git repository. One sync = commit this machine's changes,
+ * pull --rebase (as fetch + rebase, so the incoming range is known), resolve the few conflicts
+ * Coffer's layout allows, reindex the scopes that changed, push.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import { isoNow } from "../lib/time";
+import { refreshScope } from "../store/indexer";
+import { closeStore, openStore, withHealing } from "../store/store";
+import { type Git, GitError, type GitResult, fallbackIdentity, gitAt, gitMessage, isSyncRepo, memoryDir, redactUrl, remoteProblem } from "./git";
+import { GITIGNORE, type PathKind, isSyncedPath, pathKind, scopeOfPath } from "./layout";
+import { acquireSyncLock } from "./lock";
+import { mergeEntry, mergeHandoff, mergeRules } from "./merge";
+import { type Change, type ScopeCounts, commitMessage, countByScope, describeCounts, parseNameStatus, scopeLabel } from "./message";
+import { writeSyncState } from "./state";
+
+export const SYNC_STEPS = ["commit", "fetch", "merge", "reindex", "push"] as const;
+export type SyncStep = (typeof SYNC_STEPS)[number];
+
+export type SyncOptions = {
+  /** `--init <remote>`: make memory/ a repository (or adopt the clone there) pointing at this remote. */
+  init?: string;
+  /** Allow git to prompt for credentials (a CLI on a terminal); auto sync never prompts. */
+  interactive?: boolean;
+  onStep?: (step: SyncStep, index: number, total: number) => void;
+  /** One-line notices (recovered an interrupted rebase, remote URL changed). */
+  notice?: (message: string) => void;
+  /** Network timeout per fetch/push (default 120 s). */
+  networkTimeoutMs?: number;
+};
+
+export type ConflictNote = { path: string; scope?: string; kind: PathKind; resolution: string; sibling?: string };
+
+export type SyncReport = {
+  remote: string;
+  branch: string;
+  /** This run made memory/ a repository or pointed it at a new remote. */
+  initialized: boolean;
+  committed: { commit: string; scopes: ScopeCounts[] } | null;
+  /** What the push gave the remote, per scope. */
+  sent: { scopes: ScopeCounts[] };
+  /** What changed in this machine's memory/ from the remote (after conflict resolution). */
+  received: { commits: number; scopes: ScopeCounts[] };
+  pushed: number;
+  reindexed: number;
+  conflicts: ConflictNote[];
+  /** Tracked files that are not memory content, taken out of git (kept on disk). */
+  untracked: string[];
+};
+
+const HOST = () => hostname() || "localhost";
+
+/** A local path given to --init is stored absolute, so it works from memory/ too. */
+export function normalizeRemoteArg(url: string): string {
+  const u = url.trim();
+  if (!u) throw new CofferError("--init needs a remote URL", 2, "e.g. coffer sync --init git@github.com:me/coffer-memory.git");
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]+:/.test(u)) return u;
+  return resolve(u);
+}
+
+function remoteError(kind: ReturnType<typeof remoteProblem>, url: string, r: GitResult, pending: string): CofferError {
+  const shown = redactUrl(url);
+  const what =
+    kind === "missing" ? `the remote ${shown} does not exist or is not a git repository`
+    : kind === "unreachable" ? `could not reach the remote ${shown} (no network?)`
+    : kind === "auth" ? `the remote ${shown} refused access (credentials?)`
+    : `could not talk to the remote ${shown}`;
+  return new CofferError(`sync failed: ${what}: ${gitMessage(r)}`, 1, `Nothing was lost: ${pending} Check the URL and network, then run \`coffer sync\` again (or \`coffer sync --init <remote-url>\` to use another remote).`);
+}
+
+/** Run one sync under the sync lock. Throws a CofferError a user can act on; records the outcome in state/. */
+export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
+  const dir = memoryDir();
+  const git = gitAt(dir, { interactive: opts.interactive });
+  mkdirSync(dir, { recursive: true });
+  const release = acquireSyncLock();
+  const attempt = isoNow();
+  try {
+    const report = await syncLocked(git, opts);
+    const summary = summarize(report);
+    writeSyncState({ last_attempt: attempt, last_sync: isoNow(), last_error: null, last_summary: summary });
+    audit({
+      event: "memory_synced", actor: "user", remote: report.remote, branch: report.branch,
+      committed: report.committed ? 1 : 0, received_commits: report.received.commits, pushed: report.pushed, conflicts: report.conflicts.length,
+    });
+    return report;
+  } catch (err) {
+    writeSyncState({ last_attempt: attempt, last_error: (err as Error).message });
+    throw err;
+  } finally {
+    release();
+  }
+}
+
+async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
+  const dir = git.dir;
+  const timeoutMs = opts.networkTimeoutMs ?? 120_000;
+  const notice = opts.notice ?? (() => {});
+  const step = (s: SyncStep) => opts.onStep?.(s, SYNC_STEPS.indexOf(s), SYNC_STEPS.length);
+  let initialized = false;
+  let created = false;
+
+  if (!isSyncRepo(dir)) {
+    if (!opts.init) {
+      throw new CofferError("sync is not set up: memory/ is not a git repository yet", 1, "Run `coffer sync --init <remote-url>` once (an empty repository, or the one your other machines sync to).");
+    }
+    await git.run(["init", "-q"]);
+    created = true;
+  }
+  git.extendEnv(await fallbackIdentity(git));
+  await recoverInterruptedRebase(git, notice);
+
+  let url: string;
+  let branch: string;
+  let local = await localBranch(git);
+  if (opts.init) {
+    url = normalizeRemoteArg(opts.init);
+    const before = await git.run(["remote", "get-url", "origin"], { check: false });
+    const previous = before.code === 0 ? before.stdout.trim() : undefined;
+    if (previous === undefined) await git.run(["remote", "add", "origin", url]);
+    else if (previous !== url) await git.run(["remote", "set-url", "origin", url]);
+    const probe = await git.run(["ls-remote", "--symref", "origin"], { check: false, timeoutMs });
+    if (probe.code !== 0) {
+      // Leave memory/ as it was: a failed --init creates nothing.
+      if (created) rmSync(join(dir, ".git"), { recursive: true, force: true });
+      else if (previous === undefined) await git.run(["remote", "remove", "origin"], { check: false });
+      else if (previous !== url) await git.run(["remote", "set-url", "origin", previous], { check: false });
+      throw remoteError(remoteProblem(probe), url, probe, "memory/ is unchanged.");
+    }
+    if (previous !== undefined && previous !== url) notice(`remote origin changed from ${redactUrl(previous)} to ${redactUrl(url)}`);
+    branch = remoteDefaultBranch(probe.stdout) ?? local;
+    if (local !== branch && !(await headSha(git))) {
+      // A new repository takes the remote's branch name.
+      await git.run(["symbolic-ref", "HEAD", `refs/heads/${branch}`]);
+      local = branch;
+    }
+    await git.run(["config", `branch.${local}.remote`, "origin"]);
+    await git.run(["config", `branch.${local}.merge`, `refs/heads/${branch}`]);
+    if (readText(join(dir, ".gitignore")) !== GITIGNORE) writeFileAtomic(join(dir, ".gitignore"), GITIGNORE);
+    initialized = created || previous !== url;
+  } else {
+    const r = await git.run(["remote", "get-url", "origin"], { check: false });
+    if (r.code !== 0) {
+      throw new CofferError("sync is not set up: memory/ has no remote named origin", 1, "Run `coffer sync --init <remote-url>` to choose one.");
+    }
+    url = r.stdout.trim();
+    const merge = (await git.run(["config", "--get", `branch.${local}.merge`], { check: false })).stdout.trim();
+    branch = merge.replace(/^refs\/heads\//, "") || local;
+    if (!existsSync(join(dir, ".gitignore"))) writeFileAtomic(join(dir, ".gitignore"), GITIGNORE);
+  }
+
+  // 1. Commit this machine's pending changes.
+  step("commit");
+  const untracked = await untrackStrays(git);
+  await git.run(["add", "-A"]);
+  const staged = parseNameStatus((await git.run(["diff", "--cached", "--name-status", "--no-renames", "-z"])).stdout);
+  let committed: SyncReport["committed"] = null;
+  if (staged.length || untracked.length) {
+    await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(staged, HOST()) });
+    committed = { commit: (await headSha(git))!, scopes: countByScope(staged) };
+  }
+  const pending = async () => {
+    const n = await aheadCount(git, branch);
+    return n > 0 ? `${n} local commit${n === 1 ? " is" : "s are"} kept in memory/ and will be pushed by the next sync.` : "memory/ is unchanged.";
+  };
+
+  const conflicts: ConflictNote[] = [];
+  let received: SyncReport["received"] = { commits: 0, scopes: [] };
+  let pushed = 0;
+  let sent: ScopeCounts[] = [];
+  let reindexed = 0;
+  const upstream = `refs/remotes/origin/${branch}`;
+  let hasUpstream = false;
+
+  for (let round = 0; ; round++) {
+    // 2. Fetch.
+    step("fetch");
+    const fetched = await git.run(["fetch", "-q", "--no-tags", "origin"], { check: false, timeoutMs });
+    if (fetched.code !== 0) throw remoteError(remoteProblem(fetched), url, fetched, await pending());
+
+    // 3. Rebase this machine's commits onto the remote.
+    step("merge");
+    const before = await headSha(git);
+    hasUpstream = await refExists(git, upstream);
+    if (hasUpstream) {
+      if (!before) {
+        await git.run(["checkout", "-q", "-B", local, upstream]);
+      } else if (!(await isAncestor(git, upstream, before))) {
+        received.commits += Number((await git.run(["rev-list", "--count", `${before}..${upstream}`])).stdout.trim()) || 0;
+        await rebaseOnto(git, upstream, conflicts);
+      }
+    }
+    const after = await headSha(git);
+    if (after && after !== before) {
+      const changed = await changesBetween(git, before, after);
+      received.scopes = mergeCounts(received.scopes, countByScope(changed));
+      // 4. Reindex only the scopes whose entries changed on disk.
+      step("reindex");
+      reindexed += reindexScopes(new Set(changed.filter((c) => pathKind(c.path) === "entry").map((c) => scopeOfPath(c.path)!)));
+    }
+
+    // The remote may carry files that are not memory content (pushed by hand or by another tool).
+    const arrived = await untrackStrays(git);
+    if (arrived.length) {
+      untracked.push(...arrived);
+      await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(arrived.map((path): Change => ({ status: "D", path })), HOST()) });
+    }
+
+    // 5. Push.
+    step("push");
+    const ahead = await aheadCount(git, branch);
+    if (ahead === 0) break;
+    const outgoing = await changesBetween(git, hasUpstream ? upstream : undefined, "HEAD");
+    const push = await git.run(["push", "-q", "origin", `HEAD:refs/heads/${branch}`], { check: false, timeoutMs });
+    if (push.code === 0) {
+      pushed += ahead;
+      sent = countByScope(outgoing);
+      break;
+    }
+    // Someone pushed between our fetch and our push: fetch and rebase again.
+    if (round < 3 && /\[rejected\]|non-fast-forward|fetch first|stale info/i.test(push.stderr)) continue;
+    throw remoteError(remoteProblem(push), url, push, await pending());
+  }
+
+  return { remote: redactUrl(url), branch, initialized, committed, sent: { scopes: sent }, received, pushed, reindexed, conflicts, untracked };
+}
+
+/** Files that differ between two commits (every file of `to` when there is no `from`). */
+async function changesBetween(git: Git, from: string | undefined, to: string): Promise<Change[]> {
+  if (from) return parseNameStatus((await git.run(["diff", "--name-status", "--no-renames", "-z", from, to])).stdout);
+  return (await git.run(["ls-tree", "-r", "--name-only", "-z", to])).stdout.split("\0").filter(Boolean).map((path): Change => ({ status: "A", path }));
+}
+
+function readText(file: string): string | undefined {
+  try { return readFileSync(file, "utf8"); } catch { return undefined; }
+}
+
+async function localBranch(git: Git): Promise<string> {
+  const r = await git.run(["symbolic-ref", "--short", "-q", "HEAD"], { check: false });
+  const name = r.stdout.trim();
+  if (r.code !== 0 || !name) {
+    throw new CofferError(`memory/ is not on a branch (detached HEAD) in ${git.dir}`, 1, `Check out the branch it syncs, e.g. git -C ${git.dir} checkout main, and run coffer sync again.`);
+  }
+  return name;
+}
+
+/** The remote's default branch from `ls-remote --symref`, or undefined for an empty remote. */
+export function remoteDefaultBranch(lsRemote: string): string | undefined {
+  const heads: string[] = [];
+  let head: string | undefined;
+  for (const line of lsRemote.split("\n")) {
+    const sym = /^ref: refs\/heads\/(\S+)\s+HEAD$/.exec(line);
+    if (sym) { head = sym[1]; continue; }
+    const ref = /^[0-9a-f]+\s+refs\/heads\/(\S+)$/.exec(line);
+    if (ref) heads.push(ref[1]!);
+  }
+  if (head && heads.includes(head)) return head;
+  return ["main", "master"].find((b) => heads.includes(b)) ?? heads[0];
+}
+
+async function headSha(git: Git): Promise<string | undefined> {
+  const r = await git.run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], { check: false });
+  return r.code === 0 ? r.stdout.trim() : undefined;
+}
+
+async function refExists(git: Git, ref: string): Promise<boolean> {
+  return (await git.run(["rev-parse", "-q", "--verify", ref], { check: false })).code === 0;
+}
+
+async function isAncestor(git: Git, a: string, b: string): Promise<boolean> {
+  return (await git.run(["merge-base", "--is-ancestor", a, b], { check: false })).code === 0;
+}
+
+/** Commits on HEAD that the remote branch does not have (all of them when it does not exist yet). */
+export async function aheadCount(git: Git, branch: string): Promise<number> {
+  const head = await headSha(git);
+  if (!head) return 0;
+  const upstream = `refs/remotes/origin/${branch}`;
+  const range = (await refExists(git, upstream)) ? `${upstream}..HEAD` : "HEAD";
+  return Number((await git.run(["rev-list", "--count", range])).stdout.trim()) || 0;
+}
+
+function mergeCounts(a: ScopeCounts[], b: ScopeCounts[]): ScopeCounts[] {
+  const by = new Map(a.map((s) => [s.scope, { ...s }]));
+  for (const s of b) {
+    const t = by.get(s.scope);
+    if (!t) { by.set(s.scope, { ...s }); continue; }
+    t.added += s.added; t.edited += s.edited; t.removed += s.removed; t.handoffs += s.handoffs;
+    t.rules ||= s.rules; t.project ||= s.project;
+  }
+  return [...by.values()];
+}
+
+/** A rebase left half-done (the process was killed): go back to this machine's commits. */
+async function recoverInterruptedRebase(git: Git, notice: (m: string) => void): Promise<void> {
+  if (!existsSync(join(git.dir, ".git", "rebase-merge")) && !existsSync(join(git.dir, ".git", "rebase-apply"))) return;
+  await git.run(["rebase", "--abort"], { check: false });
+  notice("an earlier sync was interrupted mid-merge; went back to this machine's last commit and synced again");
+}
+
+/** Files git tracks that are not memory content (an adopted clone, an older .gitignore): untrack, keep on disk. */
+async function untrackStrays(git: Git): Promise<string[]> {
+  if (!(await headSha(git))) return [];
+  const tracked = (await git.run(["ls-files", "-z"])).stdout.split("\0").filter(Boolean);
+  const strays = tracked.filter((p) => !isSyncedPath(p));
+  for (let i = 0; i < strays.length; i += 200) {
+    await git.run(["rm", "-q", "--cached", "--ignore-unmatch", "--", ...strays.slice(i, i + 200)]);
+  }
+  return strays;
+}
+
+function reindexScopes(scopes: Set<string>): number {
+  if (!scopes.size) return 0;
+  const store = openStore({ freshness: "none", notice: () => {} });
+  try {
+    return withHealing(store, () => [...scopes].reduce((n, s) => n + refreshScope(store.db, s, true, store.notice), 0));
+  } finally {
+    closeStore(store);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rebase with Coffer's conflict rules
+
+async function rebaseOnto(git: Git, upstream: string, conflicts: ConflictNote[]): Promise<void> {
+  let r = await git.run(["rebase", "-q", upstream], { check: false });
+  for (let guard = 0; r.code !== 0; guard++) {
+    const unmerged = await unmergedPaths(git);
+    if (!unmerged.size || guard > 10_000) {
+      await git.run(["rebase", "--abort"], { check: false });
+      throw new GitError(["rebase"], r, `sync could not merge the remote's changes: ${gitMessage(r)}`, "Nothing was lost: memory/ is back at this machine's last commit. Run `git -C ~/.coffer/memory status` to look, or report this.");
+    }
+    try {
+      for (const [path, stages] of unmerged) conflicts.push(await resolvePath(git, path, stages));
+    } catch (err) {
+      await git.run(["rebase", "--abort"], { check: false });
+      throw err;
+    }
+    r = await git.run(["rebase", "--continue"], { check: false });
+  }
+}
+
+type Stages = { base?: string; remote?: string; local?: string };
+
+async function unmergedPaths(git: Git): Promise<Map<string, Stages>> {
+  const out = (await git.run(["ls-files", "-u", "-z"])).stdout;
+  const map = new Map<string, Stages>();
+  for (const rec of out.split("\0").filter(Boolean)) {
+    const m = /^\d+ ([0-9a-f]+) ([123])\t(.*)$/s.exec(rec);
+    if (!m) continue;
+    const s = map.get(m[3]!) ?? {};
+    if (m[2] === "1") s.base = m[1];
+    else if (m[2] === "2") s.remote = m[1];
+    else s.local = m[1];
+    map.set(m[3]!, s);
+  }
+  return map;
+}
+
+async function blob(git: Git, sha: string | undefined): Promise<string | undefined> {
+  return sha ? (await git.run(["cat-file", "blob", sha])).stdout : undefined;
+}
+
+/** Decide one conflicted path, write the result into the working tree and the index. */
+async function resolvePath(git: Git, path: string, stages: Stages): Promise<ConflictNote> {
+  const kind = pathKind(path);
+  const scope = scopeOfPath(path);
+  const where = scope ? scopeLabel(scope) : "memory/";
+  const [base, remote, local] = await Promise.all([blob(git, stages.base), blob(git, stages.remote), blob(git, stages.local)]);
+  const write = async (p: string, text: string) => {
+    writeFileAtomic(join(git.dir, p), text);
+    await git.run(["add", "--", p]);
+  };
+  const note = (resolution: string, sibling?: string): ConflictNote => ({ path, scope, kind, resolution, ...(sibling ? { sibling } : {}) });
+  const oneSide = remote ?? local;
+  if (oneSide === undefined) {
+    rmSync(join(git.dir, path), { force: true });
+    await git.run(["rm", "-q", "--cached", "--ignore-unmatch", "--", path]);
+    return note("removed on both machines");
+  }
+
+  if (kind === "entry") {
+    const id = path.split("/").pop()!.slice(0, -3);
+    if (remote === undefined || local === undefined) {
+      await write(path, oneSide);
+      const [gone, kept] = remote === undefined ? ["the remote", "this machine"] : ["this machine", "the remote"];
+      return note(`entry ${id} in ${where} was forgotten on ${gone} and edited on ${kept}; kept the edited version`);
+    }
+    const m = mergeEntry(id, remote, local);
+    await write(path, m.text);
+    const from = m.winner === "local" ? "this machine" : "the remote";
+    if (!m.sibling) return note(`entry ${id} in ${where} was edited on both machines with the same text; kept the newer one (from ${from})`);
+    const siblingPath = path.replace(/[^/]+\.md$/, `${m.sibling.id}.md`);
+    await write(siblingPath, m.sibling.text);
+    const other = m.winner === "local" ? "the remote's" : "this machine's";
+    return note(`entry ${id} in ${where} was edited on both machines: kept the newer version (from ${from}) and saved ${other} as entry ${m.sibling.id}`, m.sibling.id);
+  }
+  if (kind === "rules") {
+    if (remote === undefined || local === undefined) {
+      await write(path, oneSide);
+      return note(`rules of ${where} were deleted on one machine and changed on the other; kept the changed rules`);
+    }
+    const m = mergeRules(base, remote, local);
+    await write(path, m.text);
+    return note(`rules of ${where} changed on both machines: kept both sides' bullets (${m.fromLocal} from this machine added to the remote's, duplicates dropped) — check them with \`coffer rules show\``);
+  }
+  if (kind === "handoff") {
+    if (remote === undefined || local === undefined) {
+      await write(path, oneSide);
+      return note(`handoff ${path.split("/").pop()} in ${where}: kept the version that still exists`);
+    }
+    const m = mergeHandoff(remote, local);
+    await write(path, m.text);
+    return note(`handoff ${path.split("/").pop()} in ${where} changed on both machines: kept the newer one (from ${m.winner === "local" ? "this machine" : "the remote"})`);
+  }
+  if (kind === "gitignore") {
+    await write(path, GITIGNORE);
+    return note("memory/.gitignore differed; kept Coffer's");
+  }
+  await write(path, oneSide);
+  return note(kind === "project" ? `project info of ${where} differed; kept the remote's` : `${path} differed; kept the remote's version`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** One paragraph for people: what was sent, what came in, what was resolved. */
+export function summarize(r: SyncReport): string {
+  const parts: string[] = [];
+  parts.push(r.sent.scopes.length ? `sent ${r.sent.scopes.map(describeCounts).join("; ")}` : "nothing new to send");
+  parts.push(r.received.scopes.length ? `received ${r.received.scopes.map(describeCounts).join("; ")}` : "nothing new from the remote");
+  parts.push(r.pushed ? `pushed ${r.pushed} commit${r.pushed === 1 ? "" : "s"}` : "nothing to push");
+  if (r.reindexed) parts.push(`reindexed ${r.reindexed} entr${r.reindexed === 1 ? "y" : "ies"}`);
+  if (r.conflicts.length) parts.push(`${r.conflicts.length} conflict${r.conflicts.length === 1 ? "" : "s"} resolved`);
+  return parts.join("; ");
+}
