@@ -1,0 +1,102 @@
+/**
+ * Claude Code transcripts: `~/.claude/projects/<cwd as dashes>/<sessionId>.jsonl`, one record per
+ * line. Conversation lives in `user`/`assistant` records whose `message.content` is a string or a
+ * list of blocks; everything else (attachments such as hook output, progress, snapshots, system
+ * records, titles) is metadata or noise.
+ */
+import { join } from "node:path";
+import { homeDir } from "../lib/paths";
+import { cleanText } from "./clean";
+import { type SessionFile, type SessionHead, entries, filesIn, jsonObject, readHeadLines } from "./files";
+import { type ParsedTranscript, type Turn, isoOrUndefined, sessionTitle, widen } from "./types";
+
+export function claudeRoot(): string {
+  return join(process.env.CLAUDE_CONFIG_DIR || join(homeDir(), ".claude"), "projects");
+}
+
+/** Top-level session files only: subagent transcripts live in `<session>/subagents/` (or `agent-*.jsonl` in old versions). */
+export function listClaudeSessions(): SessionFile[] {
+  const root = claudeRoot();
+  const out: SessionFile[] = [];
+  for (const dir of entries(root)) {
+    for (const f of filesIn(join(root, dir), (n) => n.endsWith(".jsonl") && !n.startsWith("agent-"))) {
+      out.push({ host: "claude", path: f.path, session_id: f.name.slice(0, -".jsonl".length), size: f.size, mtimeMs: f.mtimeMs });
+    }
+  }
+  return out;
+}
+
+export function claudeHead(path: string): SessionHead {
+  const head: SessionHead = {};
+  const scan = (lines: string[]) => {
+    for (const line of lines) {
+      const r = jsonObject(line);
+      if (!r) continue;
+      if (!head.session_id && typeof r.sessionId === "string") head.session_id = r.sessionId;
+      if (!head.cwd && typeof r.cwd === "string" && r.cwd.startsWith("/")) head.cwd = r.cwd;
+      if (!head.first_activity && typeof r.timestamp === "string" && /^\d{4}-/.test(r.timestamp)) head.first_activity = r.timestamp;
+    }
+    return Boolean(head.cwd);
+  };
+  scan(readHeadLines(path, scan));
+  return head;
+}
+
+/** Text of the natural-language blocks of a message; tool use/results, thinking and images are not text. */
+function messageText(content: unknown): string[] {
+  if (typeof content === "string") return [content];
+  if (!Array.isArray(content)) return [];
+  const out: string[] = [];
+  for (const block of content) {
+    if (block && typeof block === "object" && block.type === "text" && typeof block.text === "string") out.push(block.text);
+  }
+  return out;
+}
+
+/** A record that is part of the conversation (not a tool result, subagent, meta or synthetic record). */
+function isConversation(r: Record<string, any>): boolean {
+  if (r.type !== "user" && r.type !== "assistant") return false;
+  if (r.isMeta || r.isCompactSummary || r.isSidechain || r.isVisibleInTranscriptOnly || r.isApiErrorMessage) return false;
+  if (r.toolUseResult !== undefined) return false; // the record that carries a tool's output
+  const m = r.message;
+  if (!m || typeof m !== "object") return false;
+  if (m.model === "<synthetic>") return false; // "No response requested." and the like
+  return true;
+}
+
+export function parseClaude(text: string): ParsedTranscript {
+  const parsed: ParsedTranscript = { host: "claude", title: "", turns: [] };
+  const titles: { custom?: string; ai?: string; summary?: string } = {};
+  // Claude Code writes one record per content block; blocks of one API message share its id.
+  let lastId: string | undefined;
+  for (const line of text.split("\n")) {
+    if (line.length < 2) continue;
+    const r = jsonObject(line);
+    if (!r) continue; // unknown, malformed or a truncated last line
+    switch (r.type) {
+      case "custom-title":
+        if (typeof r.customTitle === "string") titles.custom = r.customTitle;
+        continue;
+      case "ai-title":
+        if (typeof r.aiTitle === "string") titles.ai = r.aiTitle;
+        continue;
+      case "summary":
+        if (typeof r.summary === "string") titles.summary ??= r.summary;
+        continue;
+    }
+    if (!parsed.session_id && typeof r.sessionId === "string") parsed.session_id = r.sessionId;
+    if (!parsed.cwd && typeof r.cwd === "string" && r.cwd.startsWith("/")) parsed.cwd = r.cwd;
+    widen(parsed, r.timestamp);
+    if (!isConversation(r)) continue;
+    const role = r.type as Turn["role"];
+    const text = messageText(r.message.content).map(cleanText).filter(Boolean).join("\n\n");
+    if (!text) continue;
+    const id = typeof r.message.id === "string" ? r.message.id : undefined;
+    const last = parsed.turns[parsed.turns.length - 1];
+    if (id && id === lastId && last?.role === role) last.text += "\n\n" + text;
+    else parsed.turns.push({ role, text, at: isoOrUndefined(r.timestamp) });
+    lastId = id;
+  }
+  parsed.title = sessionTitle(titles.custom || titles.ai || titles.summary, parsed.turns);
+  return parsed;
+}

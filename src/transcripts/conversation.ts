@@ -1,0 +1,42 @@
+/**
+ * From a parsed transcript to the conversation that may leave the parser: machine paths folded,
+ * secrets scrubbed, each message cut, the whole fitted into the budget. Everything that is sent
+ * to a model or stored (inbox traces) goes through `prepareConversation` first.
+ */
+import { homeDir } from "../lib/paths";
+import { stripInjectionLines } from "./clean";
+import { CONVERSATION_BUDGET, MESSAGE_MAX, cutMessage, fitBudget, scrubText } from "./scrub";
+import type { Turn } from "./types";
+
+export type PreparedConversation = {
+  turns: Turn[];
+  /** Turns left out in the middle to fit the budget, and where they were. */
+  omitted: number;
+  omittedAt: number;
+  redactions: number;
+  removed_lines: number;
+};
+
+export type PrepareOptions = { budget?: number; messageMax?: number; stripInjection?: boolean };
+
+export function prepareConversation(turns: Turn[], opts: PrepareOptions = {}): PreparedConversation {
+  const home = homeDir().replace(/\/+$/, "");
+  let redactions = 0;
+  let removed = 0;
+  const cleaned: Turn[] = [];
+  for (const t of turns) {
+    let text = home.length > 1 && t.text.includes(home) ? t.text.split(home).join("~") : t.text;
+    const s = scrubText(text);
+    redactions += s.redactions;
+    text = s.text;
+    if (opts.stripInjection) {
+      const r = stripInjectionLines(text);
+      removed += r.removed;
+      text = r.text;
+    }
+    text = cutMessage(text, opts.messageMax ?? MESSAGE_MAX);
+    if (text.trim()) cleaned.push({ role: t.role, text, ...(t.at ? { at: t.at } : {}) });
+  }
+  const fit = fitBudget(cleaned, opts.budget ?? CONVERSATION_BUDGET);
+  return { turns: fit.turns, omitted: fit.omitted, omittedAt: fit.omittedAt, redactions, removed_lines: removed };
+}

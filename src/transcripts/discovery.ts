@@ -1,0 +1,96 @@
+/**
+ * Finding sessions on disk, for every host with a parser, and resolving what a user typed
+ * (`distill show <session|path>`) to one file.
+ */
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { CofferError } from "../lib/errors";
+import { claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
+import { codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
+import { type SessionFile, type SessionHead, fileStat, jsonObject, readHeadLines } from "./files";
+import { geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
+import { type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
+
+export type { SessionFile, SessionHead };
+
+type Adapter = {
+  root: () => string;
+  list: (sinceMs?: number) => SessionFile[];
+  head: (path: string) => SessionHead;
+  parse: (text: string) => ParsedTranscript;
+};
+
+export const ADAPTERS: Record<TranscriptHost, Adapter> = {
+  claude: { root: claudeRoot, list: listClaudeSessions, head: claudeHead, parse: parseClaude },
+  codex: { root: codexRoot, list: listCodexSessions, head: codexHead, parse: parseCodex },
+  gemini: { root: geminiRoot, list: listGeminiSessions, head: geminiHead, parse: parseGemini },
+};
+
+/** Session files of the given hosts, touched since `sinceMs` (all when undefined), newest first. */
+export function listSessions(hosts: readonly TranscriptHost[] = TRANSCRIPT_HOSTS, sinceMs?: number): SessionFile[] {
+  const out: SessionFile[] = [];
+  for (const h of hosts) for (const f of ADAPTERS[h].list(sinceMs)) if (sinceMs === undefined || f.mtimeMs >= sinceMs) out.push(f);
+  return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
+}
+
+const under = (path: string, root: string) => path.startsWith(root.endsWith("/") ? root : root + "/");
+
+/** Which host wrote a file: by where it lives, else by what its first line looks like. */
+export function detectHost(path: string): TranscriptHost | undefined {
+  let real = path;
+  try { real = realpathSync(path); } catch {}
+  for (const h of TRANSCRIPT_HOSTS) {
+    const root = ADAPTERS[h].root();
+    if (under(path, root) || under(real, root)) return h;
+  }
+  const first = readHeadLines(path, (l) => l.length > 0)[0] ?? "";
+  const r = jsonObject(first);
+  if (!r) return first.trimStart().startsWith("{") ? "gemini" : undefined; // a pretty-printed Gemini document
+  if (r.type === "session_meta" || (r.payload && typeof r.payload === "object")) return "codex";
+  if (typeof r.projectHash === "string" || Array.isArray(r.messages)) return "gemini";
+  if (typeof r.type === "string") return "claude";
+  return undefined;
+}
+
+/** What a parser and the ledger need about one file, given its path. */
+export function sessionFileAt(path: string, host?: TranscriptHost): SessionFile {
+  const abs = resolve(path);
+  const st = fileStat(abs);
+  if (!st) throw new CofferError(`no transcript file at ${abs}`, 1, "Give a session id from `coffer distill list` or the path of a .jsonl/.json transcript.");
+  const h = host ?? detectHost(abs);
+  if (!h) throw new CofferError(`cannot tell which agent wrote ${abs}`, 1, "Name it with --agent claude|codex|gemini.");
+  const id = ADAPTERS[h].head(abs).session_id ?? abs.split("/").pop()!.replace(/\.jsonl?$/, "");
+  return { host: h, path: abs, session_id: id, ...st };
+}
+
+/** A session by path, id, or unique id prefix (at least 4 characters). */
+export function resolveSession(arg: string, hosts: readonly TranscriptHost[] = TRANSCRIPT_HOSTS): SessionFile {
+  const looksLikePath = arg.includes("/") || /\.jsonl?$/.test(arg);
+  if (looksLikePath || existsSync(arg)) return sessionFileAt(arg, hosts.length === 1 ? hosts[0] : undefined);
+  const all = listSessions(hosts);
+  const exact = all.filter((f) => f.session_id === arg);
+  if (exact.length) return exact[0]!;
+  const prefix = arg.length >= 4 ? all.filter((f) => f.session_id.startsWith(arg)) : [];
+  if (prefix.length === 1) return prefix[0]!;
+  if (prefix.length > 1) {
+    throw new CofferError(`"${arg}" matches ${prefix.length} sessions (${prefix.slice(0, 3).map((f) => f.session_id).join(", ")}…)`, 1, "Give more characters of the session id.");
+  }
+  throw new CofferError(`no ${hosts.length === 1 ? hosts[0] + " " : ""}session "${arg}" found`, 1, "List sessions with `coffer distill list`, or give the transcript's path.");
+}
+
+/** Metadata from the start of the file (cwd, first activity) without reading all of it. */
+export function sessionHead(file: SessionFile): SessionHead {
+  return ADAPTERS[file.host].head(file.path);
+}
+
+/** Read and parse a whole file (bad lines are skipped; an unreadable file throws). */
+export function parseSessionFile(file: SessionFile): ParsedTranscript {
+  const text = readFileSync(file.path, "utf8");
+  return parseTranscriptText(file.host, text, file.path);
+}
+
+export function parseTranscriptText(host: TranscriptHost, text: string, path?: string): ParsedTranscript {
+  const parsed = ADAPTERS[host].parse(text);
+  if (host === "gemini" && !parsed.cwd && path) parsed.cwd = geminiProjectPath(path);
+  return parsed;
+}
