@@ -42,7 +42,7 @@ const scope = v.pipe(
 );
 const cwd = v.pipe(
   v.string("cwd must be a string"),
-  v.description("Absolute project directory (default: the server's cwd)"),
+  v.description("Absolute project path; default: server cwd"),
 );
 const id = v.pipe(v.string("id must be a string"), v.trim(), v.minLength(1, "id is empty; pass an entry id from coffer__recall or coffer__list"), v.maxLength(64, "id is too long (entry ids are 26 characters)"));
 const stringList = (name: string, what: string) =>

@@ -5,6 +5,7 @@
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { hostname, networkInterfaces } from "node:os";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
@@ -50,11 +51,22 @@ export function hostName(header: string): string {
   return colon >= 0 && h.indexOf(":") === colon ? h.slice(0, colon) : h;
 }
 
-/** Loopback names always; plus the explicitly bound `--host` address when it is a concrete one. */
+const bracket = (h: string) => (h.includes(":") && !h.startsWith("[") ? `[${h}]` : h);
+
+/**
+ * Loopback names always; plus, when `--host` was given, the names this machine can be reached
+ * by: that address, or for a wildcard bind every local interface address and the hostname.
+ */
 export function allowedHosts(bindHost: string): Set<string> {
   const set = new Set(LOOPBACK_NAMES);
   const h = bindHost.toLowerCase();
-  if (h && h !== "0.0.0.0" && h !== "::" && h !== "[::]") set.add(h.includes(":") && !h.startsWith("[") ? `[${h}]` : h);
+  if (!h || LOOPBACK_NAMES.has(h)) return set;
+  if (h === "0.0.0.0" || h === "::" || h === "[::]") {
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) set.add(bracket(a.address.toLowerCase()));
+    set.add(hostname().toLowerCase());
+  } else {
+    set.add(bracket(h));
+  }
   return set;
 }
 

@@ -13,7 +13,7 @@ import { allowedHosts, ensureToken, hasBearer, hostAllowed, originAllowed } from
 import { BODY_MAX, declaredTooLarge, tooLarge } from "./body";
 import { HttpError, errorResponse, json } from "./errors";
 import { createMcpHttp } from "./mcp-http";
-import { removeServeInfo, writeServeInfo } from "./state";
+import { readServeInfo, removeServeInfo, writeServeInfo } from "./state";
 import { type Worker, startWorker } from "./worker";
 
 export type HttpServerOptions = { port?: number; host?: string; worker?: boolean; cwd?: string };
@@ -22,9 +22,20 @@ const LOOPBACK_BINDS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 const log = (m: string) => process.stderr.write(`coffer serve: ${m}\n`);
 
+/** The URL to reach the server from this machine (a wildcard bind is reached via loopback). */
 function urlFor(host: string, port: number): string {
-  const h = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const local = host === "0.0.0.0" ? "127.0.0.1" : host === "::" || host === "[::]" ? "::1" : host;
+  const h = local.includes(":") && !local.startsWith("[") ? `[${local}]` : local;
   return `http://${h}:${port}`;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === "EPERM";
+  }
 }
 
 function isAddrInUse(err: unknown): boolean {
@@ -38,6 +49,10 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
   const host = opts.host?.trim() || "127.0.0.1";
   const port = opts.port ?? Number(config["serve.port"] ?? 7437);
   const cwd = opts.cwd ?? process.cwd();
+  const previous = readServeInfo();
+  if (previous && previous.pid !== process.pid && pidAlive(previous.pid)) {
+    log(`note: another coffer serve (pid ${previous.pid}) is running at ${previous.url}`);
+  }
   const { token, created } = ensureToken();
   const hosts = allowedHosts(host);
   const mcp = createMcpHttp({ cwd, log });

@@ -65,10 +65,13 @@ export type Served = {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   stdout: () => string;
   stderr: () => string;
-  /** fetch against the server with the bearer token (unless `auth: false`). */
-  api: (path: string, init?: RequestInit & { auth?: boolean; body?: any }) => Promise<Response>;
+  /** fetch against the server with the bearer token (unless `auth: false`); a non-string body is sent as JSON. */
+  api: (path: string, init?: ApiInit) => Promise<ApiResponse>;
   stop: () => Promise<number>;
 };
+
+export type ApiInit = Omit<RequestInit, "body"> & { auth?: boolean; body?: unknown };
+export type ApiResponse = Omit<Response, "json"> & { json: () => Promise<any> };
 
 async function collect(stream: ReadableStream<Uint8Array>, into: { text: string }): Promise<void> {
   const dec = new TextDecoder();
@@ -90,7 +93,7 @@ export async function startServe(sb: Sandbox, cwd: string, extra: string[] = [])
   }
   const url = m[1]!;
   const token = readFileSync(join(sb.cofferHome, "state", "token"), "utf8").trim();
-  const api = (path: string, init: RequestInit & { auth?: boolean; body?: any } = {}) => {
+  const api = (path: string, init: ApiInit = {}): Promise<ApiResponse> => {
     const headers = new Headers(init.headers);
     if (init.auth !== false && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
     let body = init.body;
@@ -98,7 +101,7 @@ export async function startServe(sb: Sandbox, cwd: string, extra: string[] = [])
       body = JSON.stringify(body);
       headers.set("content-type", "application/json");
     }
-    return fetch(url + path, { ...init, headers, body });
+    return fetch(url + path, { ...init, headers, body: body as RequestInit["body"] }) as Promise<ApiResponse>;
   };
   return {
     url,

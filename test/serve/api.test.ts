@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
-import { type Served, startServe } from "../mcp/_mcp";
+import { type ApiResponse, type Served, startServe } from "../mcp/_mcp";
 
 let sb: Sandbox;
 let repo: string;
@@ -38,7 +38,7 @@ function raw(port: number, head: string, body = ""): Promise<{ status: number; h
   });
 }
 
-async function errorOf(res: Response): Promise<{ code: string; message: string; details: unknown }> {
+async function errorOf(res: ApiResponse): Promise<{ code: string; message: string; details: unknown }> {
   const body = await res.json();
   expect(Object.keys(body)).toEqual(["error"]);
   expect(Object.keys(body.error).sort()).toEqual(["code", "details", "message"]);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { startServe } from "../mcp/_mcp";
@@ -57,6 +58,22 @@ describe("coffer serve lifecycle", () => {
     expect(readFileSync(serveJson(), "utf8")).toBe(before);
     expect((await s.api("/healthz")).status).toBe(200);
     await s.stop();
+  });
+
+  test("--host 0.0.0.0 warns, and still refuses foreign Host names", async () => {
+    const s = await startServe(sb, repo, ["--no-worker", "--host", "0.0.0.0"]);
+    try {
+      expect(s.stderr()).toContain("reachable from other machines");
+      expect(s.url).toBe(`http://127.0.0.1:${s.port}`);
+      const local = `http://127.0.0.1:${s.port}`;
+      expect((await fetch(`${local}/healthz`)).status).toBe(200);
+      const evil = await fetch(`${local}/healthz`, { headers: { host: "evil.example" } });
+      expect(evil.status).toBe(403);
+      const named = await fetch(`${local}/healthz`, { headers: { host: `${hostname()}:${s.port}` } });
+      expect(named.status).toBe(200);
+    } finally {
+      await s.stop();
+    }
   });
 
   test("a bad --port is a usage error", () => {
