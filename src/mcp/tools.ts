@@ -121,6 +121,9 @@ function isBusy(err: unknown): boolean {
 
 /**
  * Open the store for one call (so changes by other processes are seen), run `fn`, close it.
+ * Searches compare the whole scope with its files first ("deep", like the CLI); writes and reads
+ * by id need no pass of their own: remember() refreshes the scope it writes, and lookups by id
+ * go to the entry's file, which is the truth.
  * A busy index (another process holding the write lock past busy_timeout) is retried, never surfaced.
  */
 export function withStore<T>(dir: string, freshness: "deep" | "shallow" | "none", fn: (store: Store) => T): T {
@@ -189,7 +192,7 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } 
 }
 
 function rememberTool(a: Args<"remember">, ctx: ToolContext): { id: string; scope: string; status: "created" | "updated" | "duplicate" } {
-  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+  return withStore(callDir(ctx, a.cwd), "none", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     if (a.id) locate(store, a.id);
     const res = remember(store, { ...a, actor: ctx.actor, source: ctx.source });
@@ -198,7 +201,7 @@ function rememberTool(a: Args<"remember">, ctx: ToolContext): { id: string; scop
 }
 
 function readTool(a: Args<"read">, ctx: ToolContext): EntryView {
-  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+  return withStore(callDir(ctx, a.cwd), "none", (store) => {
     const hit = locate(store, a.id);
     return entryView(hit.entry, hit.scopeName);
   });
@@ -213,7 +216,7 @@ function listTool(a: Args<"list">, ctx: ToolContext): { total: number; entries: 
 }
 
 function forgetTool(a: Args<"forget">, ctx: ToolContext): { id: string; status: "deleted" } {
-  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+  return withStore(callDir(ctx, a.cwd), "none", (store) => {
     locate(store, a.id);
     const res = forget(store, a.id, ctx.actor);
     return { id: res.id, status: res.status };
@@ -221,7 +224,7 @@ function forgetTool(a: Args<"forget">, ctx: ToolContext): { id: string; status: 
 }
 
 function setHandoffTool(a: Args<"set_handoff">, ctx: ToolContext): { status: "saved"; branch: string | null; scope: "project" } {
-  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+  return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const res = setHandoff(store, a.body, ctx.actor);
     return { status: res.status, branch: res.branch, scope: res.scope };
@@ -229,7 +232,7 @@ function setHandoffTool(a: Args<"set_handoff">, ctx: ToolContext): { status: "sa
 }
 
 function resumeTool(a: Args<"resume">, ctx: ToolContext): { found: false } | { found: true; branch: string | null; body: string; updated: string; note: string } {
-  return withStore(callDir(ctx, a.cwd), "shallow", (store) => {
+  return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const h = getHandoff(store);
     return h ? { found: true, branch: h.branch, body: h.body, updated: h.updated, note: freshnessNote(h.updated) } : { found: false };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
-import { type Mcp, stdioClient } from "./_mcp";
+import { type Mcp, type ToolResult, httpClient, startServe, stdioClient } from "./_mcp";
 
 let sb: Sandbox;
 let repo: string;
@@ -51,5 +51,30 @@ test("4 MCP clients x 100 writes into one scope: 400 entries, none lost, no SQLI
     const hits = (await clients[(c + 1) % 4]!.ok("recall", { query: `component-${c}-42 owns`, mode: "grep" })).hits;
     expect(hits.length).toBe(1);
     expect(hits[0].text).toContain(`Writer ${c} fact 42`);
+  }
+});
+
+test("HTTP and stdio MCP writers at once (one serve process + two stdio servers): every write kept", async () => {
+  const served = await startServe(sb, repo, ["--no-worker"]);
+  const http = await Promise.all([0, 1, 2, 3].map((i) => httpClient(served, `http-writer-${i}`)));
+  try {
+    const writers = [...http, clients[0]!, clients[1]!];
+    const started = performance.now();
+    const results = await Promise.all(
+      writers.map(async (mcp, w) => {
+        const out: ToolResult[] = [];
+        for (let i = 0; i < 50; i++) out.push(await mcp.call("remember", { text: `Mixed writer ${w} item ${i}: shard-${w}-${i}` }));
+        return out;
+      }),
+    );
+    process.stderr.write(`[concurrency] 300 MCP writes from 4 HTTP + 2 stdio clients in ${Math.round(performance.now() - started)} ms\n`);
+    const flat = results.flat();
+    expect(flat.filter((r) => r.isError).map((r) => r.content[0]?.text)).toEqual([]);
+    expect(new Set(flat.map((r) => r.structuredContent.id)).size).toBe(300);
+    expect((await http[0]!.ok("list", { scope: "project", limit: 1 })).total).toBe(700);
+    expect(served.stderr()).not.toMatch(/SQLITE_BUSY|database is locked|failed/i);
+  } finally {
+    await Promise.all(http.map((c) => c.close()));
+    await served.stop();
   }
 });

@@ -155,9 +155,16 @@ describe("agents routes", () => {
     expect(sb.run(["rules", "add", "Run bun test before committing"], { cwd: repo }).code).toBe(0);
     expect(sb.run(["rules", "add", "Answer in English", "--scope", "global"], { cwd: repo }).code).toBe(0);
     expect(sb.run(["remember", "Deploys use make release", "--kind", "convention"], { cwd: repo }).code).toBe(0);
-    for (const host of ["claude", "codex", "gemini"]) {
+    let n = 0;
+    for (const host of ["claude", "codex", "gemini", "cursor"]) {
       for (const cwd of [repo, plain]) {
-        const stdin = JSON.stringify({ session_id: "s-ctx-1", hook_event_name: "SessionStart", source: "startup", cwd, transcript_path: join(sb.home, "t.jsonl") });
+        const session = `s-ctx-${++n}`;
+        const transcript_path = join(sb.home, `${session}.jsonl`);
+        const stdin = JSON.stringify(
+          host === "cursor"
+            ? { conversation_id: session, workspace_roots: [cwd], hook_event_name: "sessionStart", transcript_path }
+            : { session_id: session, hook_event_name: "SessionStart", source: "startup", cwd, transcript_path },
+        );
         const hook = sb.run(["hook", "session-start", "--agent", host], { cwd, stdin });
         expect(hook.code).toBe(0);
         const out = hook.stdout.trim() ? JSON.parse(hook.stdout) : {};
