@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
 /** Bump when the schema changes: an older index.db is dropped and rebuilt from memory/. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -31,12 +31,13 @@ CREATE TABLE IF NOT EXISTS entries(
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_scope_updated ON entries(scope, updated);
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(scope, norm_hash);
+-- scope holds one token per row (see scopeToken) so a per-scope query scores only that scope's rows.
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-  title, tags, body,
+  scope, title, tags, body,
   content='', contentless_delete=1,
   tokenize='porter unicode61 remove_diacritics 2'
 );
-INSERT INTO entries_fts(entries_fts, rank) VALUES('rank', 'bm25(4.0, 2.0, 1.0)');
+INSERT INTO entries_fts(entries_fts, rank) VALUES('rank', 'bm25(0.0, 4.0, 2.0, 1.0)');
 CREATE TABLE IF NOT EXISTS scan_dirs(
   dir TEXT PRIMARY KEY,
   scope TEXT NOT NULL,

@@ -6,7 +6,7 @@ import { paths } from "../lib/paths";
 import { isAtomicTemp } from "../lib/atomic";
 import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, type ScopeKey } from "./scope";
-import { ftsText } from "./text";
+import { ftsText, scopeToken } from "./text";
 
 /** `memory/global` or `memory/projects/<id>`. */
 export function scopeDir(scope: ScopeKey): string {
@@ -57,8 +57,8 @@ export function upsertEntryRow(
       entry.actor, entry.source, entry.origin_session ?? null, entry.created, entry.updated,
       entry.body, normHash(entry.body), file.name, file.size, file.mtimeMs, file.hash,
     );
-  db.query("INSERT INTO entries_fts(rowid, title, tags, body) VALUES(?,?,?,?)").run(
-    Number(res.lastInsertRowid), ftsText(entry.title), ftsText(entry.tags.join(" ")), ftsText(entry.body),
+  db.query("INSERT INTO entries_fts(rowid, scope, title, tags, body) VALUES(?,?,?,?,?)").run(
+    Number(res.lastInsertRowid), scopeToken(scope), ftsText(entry.title), ftsText(entry.tags.join(" ")), ftsText(entry.body),
   );
 }
 

@@ -2,7 +2,7 @@ import { CofferError } from "../lib/errors";
 import type { Entry } from "./entry";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
 import { type Store, activeScopes, rowToEntry, scopeKey, scopeName, withHealing } from "./store";
-import { matchExpression, queryTerms } from "./text";
+import { type QueryTerm, matchExpression, queryTerms, scopedMatch } from "./text";
 
 export type Hit = { id: string; title: string; text: string; kind: string; scope: ScopeName; score: number; updated: string; entry: Entry };
 export type GrepHit = { id: string; title: string; scope: ScopeName; line: number; text: string };
@@ -16,9 +16,9 @@ export function searchScope(store: Store, scope: ScopeKey, match: string, limit:
   const rows = store.db
     .query(
       `SELECT e.* FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
-       WHERE entries_fts MATCH ? AND e.scope = ? ORDER BY entries_fts.rank LIMIT ?`,
+       WHERE entries_fts MATCH ? ORDER BY entries_fts.rank LIMIT ?`,
     )
-    .all(match, scope, limit) as Ranked["row"][];
+    .all(scopedMatch(scope, match), limit) as Ranked["row"][];
   return rows.map((row) => ({ row, scope }));
 }
 
@@ -39,6 +39,28 @@ export function fuse<T extends { row: { id: string } }>(lists: T[][], limit: num
     .map(({ order: _o, ...rest }) => rest as unknown as T & { score: number });
 }
 
+const vocabReady = new WeakSet<object>();
+
+/**
+ * Drop terms that occur in more than a tenth of all entries when rarer terms are present:
+ * they barely move BM25 but make SQLite score most of the index (a 100k-entry store's "stopwords").
+ */
+export function pruneCommonTerms(store: Store, terms: QueryTerm[]): QueryTerm[] {
+  if (terms.length < 2) return terms;
+  const db = store.db;
+  if (!vocabReady.has(db)) {
+    db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.coffer_vocab USING fts5vocab(main, entries_fts, row)");
+    vocabReady.add(db);
+  }
+  const total = (db.query("SELECT max(rowid) AS n FROM entries").get() as { n: number | null }).n ?? 0;
+  if (total < 1000) return terms;
+  const df = terms.map((t) => (t.cjk ? 0 : ((db.query("SELECT doc FROM temp.coffer_vocab WHERE term = ?").get(t.text) as { doc: number } | null)?.doc ?? 0)));
+  const keep = terms.filter((_, i) => df[i]! <= total / 10);
+  if (keep.length) return keep;
+  const rarest = df.indexOf(Math.min(...df));
+  return [terms[rarest]!];
+}
+
 /** Keyword recall over the project and global scopes (or one of them). */
 export function recall(store: Store, query: string, opts: { scope?: string; limit?: number } = {}): Hit[] {
   const q = query.trim();
@@ -47,9 +69,9 @@ export function recall(store: Store, query: string, opts: { scope?: string; limi
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
   const one = scopeKey(store, opts.scope, "both");
   const scopes = one ? [one] : activeScopes(store);
-  const match = matchExpression(queryTerms(q));
-  if (!match) return [];
   return withHealing(store, () => {
+    const match = matchExpression(pruneCommonTerms(store, queryTerms(q)));
+    if (!match) return [];
     const lists = scopes.map((s) => searchScope(store, s, match, limit));
     return fuse(lists, limit).map(({ row, score }) => {
       const entry = rowToEntry(row);

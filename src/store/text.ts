@@ -74,3 +74,13 @@ export function matchExpression(terms: QueryTerm[]): string | undefined {
   });
   return parts.length ? parts.join(" OR ") : undefined;
 }
+
+/** The single token a row carries in the FTS `scope` column: "sglobal" or "s<project id>". */
+export function scopeToken(scope: string): string {
+  return `s${scope.toLowerCase()}`;
+}
+
+/** Restrict a MATCH expression to one scope and to the searchable columns. */
+export function scopedMatch(scope: string, match: string): string {
+  return `scope:${scopeToken(scope)} AND {title tags body}:(${match})`;
+}

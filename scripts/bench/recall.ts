@@ -1,0 +1,136 @@
+/**
+ * Recall benchmark (SPEC 8): a store of 100,000 generated entries.
+ * - index build: `coffer reindex` with the compiled binary (median of 3 runs)
+ * - recall: in-process median/p95 over 200 queries (project + global, RRF)
+ * - staleness check on an unchanged store: in-process shallow refresh (the hook path), and deep for reference
+ * Baselines in the same run: `coffer --version` (process start) and a bare FTS query.
+ *
+ *   bun scripts/bench/recall.ts [--entries 100000] [--queries 200]
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const N = arg("entries", 100_000);
+const Q = arg("queries", 200);
+const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-recall-")));
+process.env.HOME = join(root, "home");
+process.env.COFFER_HOME = join(root, "coffer");
+mkdirSync(process.env.HOME, { recursive: true });
+
+// Deterministic pseudo-random text with a Zipf-like vocabulary.
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const syllables = ["ka", "lo", "mi", "ter", "vex", "dan", "pol", "ru", "sin", "gor", "bel", "tav", "qui", "neo", "zap", "hul"];
+const vocab = Array.from({ length: 8000 }, (_, i) => {
+  let w = "";
+  let n = i + 1;
+  while (n > 0) { w += syllables[n % syllables.length]; n = Math.floor(n / syllables.length); }
+  return w;
+});
+const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.pow(rand(), 2.2) * vocab.length))]!;
+const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
+
+const { projectIdFor } = await import("../../src/store/scope");
+const projectId = projectIdFor("remote:github.com/bench/project");
+const repo = join(root, "work", "project");
+mkdirSync(join(repo, ".git"), { recursive: true });
+writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+writeFileSync(join(repo, ".git", "config"), '[remote "origin"]\n\turl = https://github.com/bench/project.git\n');
+
+const { ulid } = await import("../../src/lib/ulid");
+const { serializeEntry } = await import("../../src/store/entry");
+let t = performance.now();
+const dirs = { global: join(process.env.COFFER_HOME, "memory/global/entries"), project: join(process.env.COFFER_HOME, "memory/projects", projectId, "entries") };
+mkdirSync(dirs.global, { recursive: true });
+mkdirSync(dirs.project, { recursive: true });
+for (let i = 0; i < N; i++) {
+  const id = ulid();
+  const body = `${sentence(20 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 20))}.`;
+  const entry = {
+    id, kind: "note" as const, title: sentence(4 + Math.floor(rand() * 5)), tags: [zipf(), zipf()], applies_to: [],
+    actor: "user", source: "import" as const, created: "2026-01-01T00:00:00Z", updated: "2026-01-01T00:00:00Z", body,
+  };
+  writeFileSync(join(i % 5 === 0 ? dirs.project : dirs.global, `${id}.md`), serializeEntry(entry));
+}
+const genMs = performance.now() - t;
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return { median: q(0.5), p95: q(0.95), min: s[0]!, max: s[s.length - 1]! };
+};
+const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+
+// Process start baseline.
+const startRuns: number[] = [];
+for (let i = 0; i < 20; i++) {
+  const s = performance.now();
+  Bun.spawnSync([BIN, "--version"]);
+  startRuns.push(performance.now() - s);
+}
+
+// Index build with the compiled binary.
+const buildRuns: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const s = performance.now();
+  const p = Bun.spawnSync([BIN, "reindex", "--json"], { env: process.env as Record<string, string>, cwd: repo });
+  if (p.exitCode !== 0) throw new Error(p.stderr.toString());
+  buildRuns.push(performance.now() - s);
+}
+
+// In-process recall.
+const { openStore } = await import("../../src/store/store");
+const { recall, searchScope } = await import("../../src/store/search");
+const { matchExpression, queryTerms } = await import("../../src/store/text");
+const { refreshScope } = await import("../../src/store/indexer");
+const store = openStore({ cwd: repo, freshness: "none" });
+const queries = Array.from({ length: Q }, () => Array.from({ length: 2 + Math.floor(rand() * 2) }, zipf).join(" "));
+for (const q of queries.slice(0, 10)) recall(store, q, { limit: 5 }); // warm the page cache
+const recallRuns: number[] = [];
+let hits = 0;
+for (const q of queries) {
+  const s = performance.now();
+  hits += recall(store, q, { limit: 5 }).length;
+  recallRuns.push(performance.now() - s);
+}
+const bareRuns: number[] = [];
+for (const q of queries) {
+  const s = performance.now();
+  searchScope(store, "global", matchExpression(queryTerms(q))!, 5);
+  bareRuns.push(performance.now() - s);
+}
+
+// Staleness check on an unchanged store.
+const shallowRuns: number[] = [];
+for (let i = 0; i < 200; i++) {
+  const s = performance.now();
+  refreshScope(store.db, projectId, false);
+  refreshScope(store.db, "global", false);
+  shallowRuns.push(performance.now() - s);
+}
+const deepRuns: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const s = performance.now();
+  refreshScope(store.db, projectId, true);
+  refreshScope(store.db, "global", true);
+  deepRuns.push(performance.now() - s);
+}
+store.db.close();
+
+const r = stats(recallRuns), b = stats(bareRuns), sh = stats(shallowRuns), st = stats(startRuns);
+console.log(`coffer recall benchmark — ${N.toLocaleString()} entries (${N / 5} project, ${(4 * N) / 5} global), ${Q} queries`);
+console.log(`  generate files           ${fmt(genMs)}`);
+console.log(`  baseline: coffer --version   median ${fmt(st.median)}`);
+console.log(`  index build (coffer reindex, compiled)   median ${fmt(stats(buildRuns).median)}  (runs: ${buildRuns.map(fmt).join(", ")})   target <= 30000 ms`);
+console.log(`  recall (in-process, 2 scopes + RRF)      median ${fmt(r.median)}  p95 ${fmt(r.p95)}  max ${fmt(r.max)}   target median <= 10 ms   (${(hits / Q).toFixed(1)} hits/query)`);
+console.log(`  baseline: one-scope FTS query            median ${fmt(b.median)}  p95 ${fmt(b.p95)}   ratio recall/bare ${(r.median / b.median).toFixed(2)}`);
+console.log(`  staleness check, unchanged (shallow)     median ${fmt(sh.median)}  p95 ${fmt(sh.p95)}   target <= 2 ms`);
+console.log(`  staleness check, deep (CLI; every file)  median ${fmt(stats(deepRuns).median)}`);
+rmSync(root, { recursive: true, force: true });
