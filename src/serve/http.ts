@@ -50,7 +50,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
   const port = opts.port ?? Number(config["serve.port"] ?? 7437);
   const cwd = opts.cwd ?? process.cwd();
   const previous = readServeInfo();
-  if (previous && previous.pid !== process.pid && pidAlive(previous.pid)) {
+  if (previous && previous.pid !== process.pid && previous.port !== port && pidAlive(previous.pid)) {
     log(`note: another coffer serve (pid ${previous.pid}) is running at ${previous.url}`);
   }
   const { token, created } = ensureToken();
@@ -69,6 +69,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
       return json({ ok: true, version: pkg.version, worker: worker?.status() ?? null });
     }
     const guarded = url.pathname === "/mcp" || url.pathname === "/api" || url.pathname.startsWith("/api/");
+    // The web UI (its own issue) mounts here, for the remaining paths.
     if (!guarded) throw new HttpError(404, "not_found", `no route ${req.method} ${url.pathname}`, { see: "/healthz, /api/v1/..., /mcp" });
     if (!hasBearer(req, token)) {
       throw new HttpError(401, "unauthorized", `missing or wrong bearer token; send "Authorization: Bearer <token>" with the token from ${paths.token()}`, null, {
@@ -106,7 +107,8 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     });
   } catch (err) {
     if (isAddrInUse(err)) {
-      throw new CofferError(`port ${port} on ${host} is already in use (another coffer serve, or another program)`, 1, "Stop that process, or pick another port with --port (0 = any free port).");
+      const owner = previous && previous.port === port && pidAlive(previous.pid) ? `coffer serve, pid ${previous.pid}` : "another coffer serve, or another program";
+      throw new CofferError(`port ${port} on ${host} is already in use (${owner})`, 1, "Stop that process, or pick another port with --port (0 = any free port).");
     }
     throw new CofferError(`cannot listen on ${host}:${port}: ${(err as Error).message}`, 1, "Check --host and --port.");
   }

@@ -52,12 +52,21 @@ describe("coffer serve lifecycle", () => {
     const before = readFileSync(serveJson(), "utf8");
     const res = sb.run(["serve", "--port", String(s.port)], { cwd: repo });
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain(`port ${s.port} on 127.0.0.1 is already in use`);
+    expect(res.stderr).toContain(`port ${s.port} on 127.0.0.1 is already in use (coffer serve, pid ${s.proc.pid})`);
     expect(res.stderr).toContain("--port");
     expect(res.stdout).toBe("");
     expect(readFileSync(serveJson(), "utf8")).toBe(before);
     expect((await s.api("/healthz")).status).toBe(200);
     await s.stop();
+    // Any other program holding the port gets the same clear refusal.
+    const squatter = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("mine") });
+    try {
+      const other = sb.run(["serve", "--port", String(squatter.port)], { cwd: repo });
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain(`port ${squatter.port} on 127.0.0.1 is already in use (another coffer serve, or another program)`);
+    } finally {
+      squatter.stop(true);
+    }
   });
 
   test("--host 0.0.0.0 warns, and still refuses foreign Host names", async () => {
