@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { usageError } from "../lib/errors";
 import { progressBar } from "../lib/progress";
 import { describeCounts } from "../sync/message";
 import { runSync } from "../sync/sync";
@@ -13,6 +14,10 @@ export default withExamples(
       ...jsonArg,
     },
     async run({ args }) {
+      const init = args.init as unknown;
+      if (init !== undefined && (typeof init !== "string" || !init.trim())) {
+        throw usageError("--init needs a remote URL", "e.g. coffer sync --init git@github.com:me/coffer-memory.git (or a path to a bare repository)");
+      }
       let bar: ReturnType<typeof progressBar> | undefined;
       let report;
       try {

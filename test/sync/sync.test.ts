@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { BIN } from "../helpers";
 import { type Machine, SYNCED_PATH, type World, git, mustGit, world } from "./machines";
 
 let w: World | undefined;
@@ -86,8 +87,11 @@ describe("coffer sync across two machines", () => {
     const { w, shared, pid } = setUp();
     const { a, b } = w;
     const other = remember(a, "Integration tests need docker compose up first");
+    const obsolete = remember(a, "The legacy Jenkins job still runs nightly");
     a.ok(["sync"]);
     b.ok(["sync"]);
+    expect(recallIds(b, "Jenkins")).toEqual([obsolete]);
+    a.ok(["forget", obsolete]);
 
     // A: a new entry and an edit of `shared`; B: a new entry, an edit of `other`, a global entry.
     const fromA = remember(a, "Feature flags live in config/flags.yaml");
@@ -109,6 +113,7 @@ describe("coffer sync across two machines", () => {
       expect(m.ok(["show", shared, "--json"]).json().body).toContain("edited on A");
       expect(m.ok(["show", other]).stdout).toContain("edited on B");
     }
+    for (const m of [a, b]) expect(recallIds(m, "Jenkins")).toEqual([]);
     expect(a.git("rev-parse", "HEAD")).toBe(b.git("rev-parse", "HEAD"));
     expect(b.ok(["status", "--json"]).json().sync).toMatchObject({ enabled: true, ahead: 0, behind: 0, uncommitted: 0 });
   });
@@ -155,8 +160,12 @@ describe("coffer sync across two machines", () => {
     const { w, shared, pid } = setUp();
     const { a, b } = w;
     const second = remember(a, "Release notes go to CHANGELOG.md");
+    const third = remember(a, "Hotfixes branch from the last release tag");
     a.ok(["sync"]);
     b.ok(["sync"]);
+    // third: forgotten on A, edited on B -> the edit survives.
+    a.ok(["forget", third]);
+    handEdit(b, pid, third, "Hotfixes branch from the last release tag (edited on B)", "2030-06-01T00:00:00Z");
 
     // shared: A's edit is newer. second: B's edit is newer.
     handEdit(a, pid, shared, "Deploy: make release (version from A, newer)", "2031-01-01T00:00:00Z");
@@ -170,15 +179,19 @@ describe("coffer sync across two machines", () => {
     expect(text).toContain(`entry ${shared}`);
     expect(text).toContain("kept the newer version (from the remote) and saved this machine's as entry");
     expect(text).toContain("kept the newer version (from this machine) and saved the remote's as entry");
+    expect(text).toContain(`entry ${third} in proj (`);
+    expect(text).toContain("was forgotten on the remote and edited on this machine; kept the edited version");
     a.ok(["sync"]);
 
     for (const m of [a, b]) {
       expect(m.ok(["show", shared]).stdout).toContain("version from A, newer");
       expect(m.ok(["show", second]).stdout).toContain("version from B, newer");
+      expect(m.ok(["show", third]).stdout).toContain("edited on B");
       const files = readdirSync(join(m.memory, "projects", pid, "entries"));
-      expect(files.length).toBe(4);
+      expect(files.length).toBe(5);
       // Both losing versions survive as their own entries, tagged, and are recalled.
-      const siblings = files.map((f) => f.slice(0, -3)).filter((id) => id !== shared && id !== second);
+      const siblings = files.map((f) => f.slice(0, -3)).filter((id) => ![shared, second, third].includes(id));
+      expect(siblings.length).toBe(2);
       const bodies = siblings.map((id) => m.ok(["show", id]).stdout);
       expect(bodies.some((t) => t.includes("version from B, older"))).toBe(true);
       expect(bodies.some((t) => t.includes("version from A, older"))).toBe(true);
@@ -351,5 +364,51 @@ describe("coffer sync across two machines", () => {
     expect(st.last_sync).toMatch(/^\d{4}-\d\d-\d\dT/);
     b.ok(["sync"]);
     expect(b.ok(["status"]).stdout).toMatch(/Sync: on, origin .* \(main\); 0 ahead, 0 behind as of the last fetch; last sync \d{4}-/);
+  });
+  test("a sync interrupted mid-merge is recovered by the next one", () => {
+    const { w, pid } = setUp();
+    const { a, b } = w;
+    a.ok(["rules", "add", "Rule from A"]);
+    a.ok(["sync"]);
+    b.ok(["rules", "add", "Rule from B"]);
+    // What a killed sync leaves behind: a local commit and a rebase stopped on a conflict.
+    const env = { ...b.sb.env, ...w.gitEnv };
+    mustGit(b.memory, env, "add", "-A");
+    mustGit(b.memory, env, "commit", "-qm", "local");
+    mustGit(b.memory, env, "fetch", "-q", "origin");
+    expect(git(b.memory, env, "rebase", "origin/main").code).not.toBe(0);
+    expect(existsSync(join(b.memory, ".git", "rebase-merge"))).toBe(true);
+
+    const r = b.run(["sync"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).toContain("interrupted");
+    expect(readFileSync(join(b.memory, "projects", pid, "rules.md"), "utf8")).toBe("- Rule from A\n- Rule from B\n");
+    expect(existsSync(join(b.memory, ".git", "rebase-merge"))).toBe(false);
+  });
+
+  test("two syncs at once on one machine: one waits its turn or says so, nothing is lost", async () => {
+    const { w } = setUp();
+    const { a, b } = w;
+    const ids = [remember(a, "Concurrent one"), remember(a, "Concurrent two")];
+    const procs = [0, 1].map(() => a.sb.spawn(["sync"], { cwd: a.project }));
+    const results = await Promise.all(procs.map(async (p) => ({ code: await p.exited, err: await new Response(p.stderr).text() })));
+    for (const r of results) if (r.code !== 0) expect(r.err).toContain("another coffer sync is running");
+    expect(results.some((r) => r.code === 0)).toBe(true);
+    b.ok(["sync"]);
+    expect(recallIds(b, "concurrent").sort()).toEqual(ids.sort());
+  });
+
+  test.skipIf(!Bun.which("script"))("a progress bar on a terminal", () => {
+    const { w } = setUp();
+    remember(w.a, "Shown with a progress bar");
+    const p = Bun.spawnSync(["script", "-qec", `'${BIN}' sync`, "/dev/null"], {
+      cwd: w.a.project,
+      env: w.a.sb.env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const out = p.stdout.toString();
+    expect(out).toContain("syncing [");
+    expect(out).toContain("100% 5/5");
   });
 });
