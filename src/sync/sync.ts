@@ -63,14 +63,14 @@ export function normalizeRemoteArg(url: string): string {
   return resolve(u);
 }
 
-function remoteError(kind: ReturnType<typeof remoteProblem>, url: string, r: GitResult, pending: string): CofferError {
+function remoteError(kind: ReturnType<typeof remoteProblem>, url: string, r: GitResult, pending: string, retry = "coffer sync"): CofferError {
   const shown = redactUrl(url);
   const what =
     kind === "missing" ? `the remote ${shown} does not exist or is not a git repository`
     : kind === "unreachable" ? `could not reach the remote ${shown} (no network?)`
     : kind === "auth" ? `the remote ${shown} refused access (credentials?)`
     : `could not talk to the remote ${shown}`;
-  return new CofferError(`sync failed: ${what}: ${gitMessage(r)}`, 1, `Nothing was lost: ${pending} Check the URL and network, then run \`coffer sync\` again (or \`coffer sync --init <remote-url>\` to use another remote).`);
+  return new CofferError(`sync failed: ${what}: ${gitMessage(r)}`, 1, `Nothing was lost: ${pending} Check the URL and network, then run \`${retry}\` again${retry === "coffer sync" ? " (or `coffer sync --init <remote-url>` to use another remote)" : ""}.`);
 }
 
 /** Run one sync under the sync lock. Throws a CofferError a user can act on; records the outcome in state/. */
@@ -78,7 +78,13 @@ export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
   const dir = memoryDir();
   const git = gitAt(dir, { interactive: opts.interactive });
   mkdirSync(dir, { recursive: true });
-  const release = acquireSyncLock();
+  const lock = acquireSyncLock();
+  // A sync killed mid-commit leaves git's own lock behind; only ours could have held it.
+  const gitLock = join(dir, ".git", "index.lock");
+  if (lock.brokeStale && existsSync(gitLock)) {
+    rmSync(gitLock, { force: true });
+    opts.notice?.("removed memory/.git/index.lock left by an interrupted sync");
+  }
   const attempt = isoNow();
   try {
     const report = await syncLocked(git, opts);
@@ -93,7 +99,7 @@ export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
     writeSyncState({ last_attempt: attempt, last_error: (err as Error).message });
     throw err;
   } finally {
-    release();
+    lock.release();
   }
 }
 
@@ -130,7 +136,7 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
       if (created) rmSync(join(dir, ".git"), { recursive: true, force: true });
       else if (previous === undefined) await git.run(["remote", "remove", "origin"], { check: false });
       else if (previous !== url) await git.run(["remote", "set-url", "origin", previous], { check: false });
-      throw remoteError(remoteProblem(probe), url, probe, "memory/ is unchanged.");
+      throw remoteError(remoteProblem(probe), url, probe, "memory/ is unchanged.", `coffer sync --init ${redactUrl(url)}`);
     }
     if (previous !== undefined && previous !== url) notice(`remote origin changed from ${redactUrl(previous)} to ${redactUrl(url)}`);
     branch = remoteDefaultBranch(probe.stdout) ?? local;
@@ -189,6 +195,7 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
     hasUpstream = await refExists(git, upstream);
     if (hasUpstream) {
       if (!before) {
+        received.commits += Number((await git.run(["rev-list", "--count", upstream])).stdout.trim()) || 0;
         await git.run(["checkout", "-q", "-B", local, upstream]);
       } else if (!(await isAncestor(git, upstream, before))) {
         received.commits += Number((await git.run(["rev-list", "--count", `${before}..${upstream}`])).stdout.trim()) || 0;

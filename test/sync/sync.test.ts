@@ -384,6 +384,16 @@ describe("coffer sync across two machines", () => {
     expect(r.stdout + r.stderr).toContain("interrupted");
     expect(readFileSync(join(b.memory, "projects", pid, "rules.md"), "utf8")).toBe("- Rule from A\n- Rule from B\n");
     expect(existsSync(join(b.memory, ".git", "rebase-merge"))).toBe(false);
+
+    // A sync killed mid-commit: its lock (dead pid) and git's index.lock are left behind.
+    writeFileSync(join(b.sb.cofferHome, "state", "sync.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, at: Date.now() }));
+    writeFileSync(join(b.memory, ".git", "index.lock"), "");
+    const id = remember(b, "Written after a crashed sync");
+    const again = b.run(["sync"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout + again.stderr).toContain("index.lock");
+    a.ok(["sync"]);
+    expect(recallIds(a, "crashed sync")).toEqual([id]);
   });
 
   test("two syncs at once on one machine: one waits its turn or says so, nothing is lost", async () => {
