@@ -1,10 +1,48 @@
 import { defineCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { homeDir } from "../lib/paths";
+import { applyPlan, currentBinary, planLink, resolveTarget } from "../link/engine";
+import { loadHostLink } from "../link/hosts";
+import { planJson, planText } from "../link/report";
+import { loadConfig } from "../store/config";
+import { withExamples } from "./_run";
+import { jsonArg, printJson } from "./_shared";
 
-// Placeholder until this command's issue lands; replaced wholesale by its implementation.
-export default defineCommand({
-  meta: { name: "link", description: "(not available yet)" },
-  run() {
-    throw new CofferError("coffer link is not available in this build yet");
-  },
-});
+/** --session-end / --no-session-end / neither (keep what is installed). */
+function triState(raw: string[], name: string): boolean | undefined {
+  const last = raw.filter((a) => a === `--${name}` || a === `--no-${name}`).pop();
+  return last === undefined ? undefined : last === `--${name}`;
+}
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "link", description: "Install Coffer's hooks and MCP server into an agent's config" },
+    args: {
+      host: { type: "positional", description: "claude, codex, gemini, cursor, windsurf or opencode", required: false },
+      project: { type: "boolean", description: "Write this repository's config instead of your user config" },
+      "session-end": {
+        type: "boolean",
+        description: "Queue finished sessions for distillation (Claude: SessionEnd hook; Codex, Gemini: the transcript sweep). --no-session-end removes the hook",
+      },
+      mcp: { type: "boolean", default: true, description: "Register Coffer's MCP server (--no-mcp skips it)" },
+      "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
+      ...jsonArg,
+    },
+    async run({ args, rawArgs }) {
+      const h = await loadHostLink(args.host);
+      const bin = currentBinary();
+      const target = resolveTarget(!!args.project, process.cwd(), homeDir());
+      const dryRun = !!args["dry-run"];
+      const plan = planLink(h, { target, bin, sessionEnd: triState(rawArgs, "session-end"), mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false, config: loadConfig() });
+      if (!dryRun) applyPlan(plan);
+      if (args.json) return printJson(planJson(plan, "link", dryRun, bin));
+      process.stdout.write(planText(plan, h.name, "link", dryRun, bin));
+    },
+  }),
+  [
+    "coffer link claude",
+    "coffer link codex --session-end      # Codex: turns on the transcript sweep",
+    "coffer link gemini --project         # this repository's .gemini/settings.json",
+    "coffer link cursor --dry-run         # print the diff, write nothing",
+    "coffer link opencode --no-mcp",
+  ],
+);

@@ -1,10 +1,29 @@
 import { defineCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { homeDir } from "../lib/paths";
+import { applyPlan, planUnlink, resolveTarget } from "../link/engine";
+import { loadHostLink } from "../link/hosts";
+import { planJson, planText } from "../link/report";
+import { withExamples } from "./_run";
+import { jsonArg, printJson } from "./_shared";
 
-// Placeholder until this command's issue lands; replaced wholesale by its implementation.
-export default defineCommand({
-  meta: { name: "unlink", description: "(not available yet)" },
-  run() {
-    throw new CofferError("coffer unlink is not available in this build yet");
-  },
-});
+export default withExamples(
+  defineCommand({
+    meta: { name: "unlink", description: "Remove Coffer's hooks and MCP server from an agent's config" },
+    args: {
+      host: { type: "positional", description: "claude, codex, gemini, cursor, windsurf or opencode", required: false },
+      project: { type: "boolean", description: "Edit this repository's config instead of your user config" },
+      "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
+      ...jsonArg,
+    },
+    async run({ args }) {
+      const h = await loadHostLink(args.host);
+      const target = resolveTarget(!!args.project, process.cwd(), homeDir());
+      const dryRun = !!args["dry-run"];
+      const plan = planUnlink(h, target);
+      if (!dryRun) applyPlan(plan);
+      if (args.json) return printJson(planJson(plan, "unlink", dryRun));
+      process.stdout.write(planText(plan, h.name, "unlink", dryRun));
+    },
+  }),
+  ["coffer unlink claude", "coffer unlink codex --project", "coffer unlink gemini --dry-run"],
+);

@@ -1,0 +1,39 @@
+/**
+ * Claude Code: hooks in settings.json (user `~/.claude/settings.json`, project
+ * `.claude/settings.json`), MCP in `~/.claude.json` `mcpServers` (project `.mcp.json`),
+ * native memory = `autoMemoryEnabled` in the same settings.json. Timeouts in seconds.
+ */
+import { join } from "node:path";
+import type { HostLink, Target } from "../../link/types";
+
+const settings = (t: Target) => ({ path: t.root ? join(t.root, ".claude", "settings.json") : join(t.home, ".claude", "settings.json"), dialect: "json" as const });
+
+export const claudeLink: HostLink = {
+  host: "claude",
+  name: "Claude Code",
+  hooks: {
+    kind: "json",
+    layout: "grouped",
+    file: settings,
+    events: [
+      { native: "SessionStart", event: "session-start", matcher: "startup|resume|clear|compact", timeout: 10 },
+      { native: "UserPromptSubmit", event: "prompt", timeout: 10 },
+      { native: "PreToolUse", event: "tool", matcher: "Read|Edit|Write|MultiEdit", timeout: 10 },
+      { native: "PreCompact", event: "compact", timeout: 10 },
+      { native: "SubagentStart", event: "subagent-start", matcher: "*", timeout: 10 },
+      { native: "SessionEnd", event: "session-end", timeout: 5, optIn: true },
+    ],
+    entry: (command, spec) => ({ type: "command", command, timeout: spec.timeout }),
+  },
+  mcp: {
+    kind: "json",
+    // `claude mcp add` writes this shape; Claude Code rewrites ~/.claude.json often, so only this key changes.
+    file: (t) => ({ path: t.root ? join(t.root, ".mcp.json") : join(t.home, ".claude.json"), dialect: "json" }),
+    path: ["mcpServers", "coffer"],
+    value: (bin) => ({ type: "stdio", command: bin, args: ["serve", "--stdio"], env: {} }),
+    binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
+  },
+  nativeMemory: { kind: "json", file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
+  sessionEnd: "hook",
+  doctorChecks: () => [],
+};

@@ -1,0 +1,35 @@
+/**
+ * Gemini CLI: hooks and MCP both in settings.json (user `~/.gemini/settings.json`, project
+ * `.gemini/settings.json`), which Gemini reads with comments allowed. Hook timeouts are in
+ * MILLISECONDS. Gemini does not wait for SessionEnd hooks, so `--session-end` turns on the
+ * transcript sweep instead.
+ */
+import { join } from "node:path";
+import type { HostLink, Target } from "../../link/types";
+
+const settings = (t: Target) => ({ path: t.root ? join(t.root, ".gemini", "settings.json") : join(t.home, ".gemini", "settings.json"), dialect: "json-comments" as const });
+
+export const geminiLink: HostLink = {
+  host: "gemini",
+  name: "Gemini CLI",
+  hooks: {
+    kind: "json",
+    layout: "grouped",
+    file: settings,
+    events: [
+      { native: "SessionStart", event: "session-start", timeout: 10000 },
+      { native: "BeforeAgent", event: "prompt", timeout: 10000 },
+      { native: "AfterTool", event: "tool", matcher: "read_file|write_file|replace", timeout: 10000 },
+      { native: "PreCompress", event: "compact", timeout: 10000 },
+    ],
+    entry: (command, spec) => ({ type: "command", command, name: `coffer-${spec.event}`, timeout: spec.timeout }),
+  },
+  mcp: {
+    kind: "json",
+    file: settings,
+    path: ["mcpServers", "coffer"],
+    value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
+    binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
+  },
+  sessionEnd: "sweep",
+};

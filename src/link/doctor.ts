@@ -1,0 +1,295 @@
+/**
+ * `coffer doctor`: for every host (user config, and the repository's when it has Coffer's
+ * entries) — linked or not, whether the binary in the config still exists and is this one, MCP
+ * registration, native-memory state; then config and store/index health. Read-only: it never
+ * edits a file. Every problem carries the command that fixes it.
+ */
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { paths } from "../lib/paths";
+import { SCHEMA_VERSION } from "../store/db";
+import { type Config, loadConfig } from "../store/config";
+import { findRepoRoot } from "../store/scope";
+import { commandBinary, isCofferBinaryPath } from "./command";
+import { planLink } from "./engine";
+import { changed, tilde } from "./files";
+import { findManaged } from "./hooks-json";
+import { JsonDoc } from "./json-edit";
+import type { HostLink, Problem, Target } from "./types";
+
+export type HostReport = {
+  host: string;
+  name: string;
+  scope: "user" | "project";
+  status: "linked" | "partial" | "not linked" | "unreadable";
+  hook_file: string;
+  events: string[];
+  missing_events: string[];
+  binaries: string[];
+  mcp: { file: string | null; registered: boolean; binary: string | null };
+  native_memory: { setting: string; host_value: string | null };
+  notes: string[];
+  problems: Problem[];
+};
+
+export type StoreReport = {
+  home: string;
+  config: { file: string; ok: boolean };
+  entries: { global: number; projects: number; project_scopes: number };
+  index: { file: string; state: "ok" | "missing" | "outdated" | "corrupt"; entries: number | null };
+  model: string | null;
+  problems: Problem[];
+  notes: string[];
+};
+
+export type DoctorReport = { binary: string; hosts: HostReport[]; store: StoreReport; problems: (Problem & { where: string })[] };
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+function binaryProblems(bins: string[], self: string, host: string, what: string, project: boolean): Problem[] {
+  const fix = `coffer link ${host}${project ? " --project" : ""}`;
+  const out: Problem[] = [];
+  for (const b of new Set(bins)) {
+    if (!b.startsWith("/")) out.push({ message: `${what} run "${b}", not an absolute path (agents run hooks without your shell's PATH)`, fix });
+    else if (!existsSync(b)) out.push({ message: `${what} run ${b}, which does not exist`, fix });
+    else if (!sameFile(b, self)) out.push({ message: `${what} run ${b}, not this binary (${self})`, fix: `${fix}   (to point them at this one)` });
+  }
+  return out;
+}
+
+function readJson(path: string, dialect: "json" | "json-comments" | "jsonc"): JsonDoc | undefined {
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, "utf8");
+  if (text.trim() === "") return undefined;
+  return new JsonDoc(text, tilde(path), dialect);
+}
+
+function inspectHost(h: HostLink, target: Target, self: string, config: Config): HostReport {
+  const project = !!target.root;
+  const fix = `coffer link ${h.host}${project ? " --project" : ""}`;
+  const report: HostReport = {
+    host: h.host,
+    name: h.name,
+    scope: project ? "project" : "user",
+    status: "not linked",
+    hook_file: "",
+    events: [],
+    missing_events: [],
+    binaries: [],
+    mcp: { file: null, registered: false, binary: null },
+    native_memory: { setting: String(config[`native_memory.${h.host}`] ?? "keep"), host_value: null },
+    notes: [],
+    problems: [],
+  };
+  try {
+    if (h.hooks.kind === "plugin") {
+      const file = h.hooks.file(target);
+      report.hook_file = file;
+      if (existsSync(file)) {
+        const text = readFileSync(file, "utf8");
+        if (text.split("\n", 1)[0]!.includes(h.hooks.marker)) {
+          report.status = "linked";
+          report.events = [...h.hooks.events];
+          const bin = h.hooks.binaryOf(text);
+          if (bin) report.binaries.push(bin);
+          else report.problems.push({ message: `${tilde(file)} has no binary path Coffer can read`, fix });
+        } else report.notes.push(`${tilde(file)} exists but is not Coffer's (no marker); Coffer leaves it alone`);
+      }
+    } else {
+      const file = h.hooks.file(target);
+      report.hook_file = file.path;
+      const doc = readJson(file.path, file.dialect);
+      if (doc) {
+        const managed = findManaged(doc, h.hooks.layout);
+        report.events = [...new Set(managed.map((m) => m.event))];
+        report.binaries = managed.map((m) => commandBinary(m.command) ?? "");
+        const expected = h.hooks.events.filter((e) => !e.optIn).map((e) => e.native);
+        report.missing_events = expected.filter((e) => !report.events.includes(e));
+        if (report.events.length) report.status = report.missing_events.length ? "partial" : "linked";
+        if (report.status === "partial") report.problems.push({ message: `hooks missing for ${report.missing_events.join(", ")} in ${tilde(file.path)}`, fix });
+      }
+    }
+  } catch (err) {
+    report.status = "unreadable";
+    report.problems.push({ message: (err as Error).message, fix: `fix ${tilde(report.hook_file)} by hand, then run: ${fix}` });
+    return report;
+  }
+
+  // MCP registration.
+  try {
+    const mcp = h.mcp;
+    if (mcp.kind === "json") {
+      const file = mcp.file(target);
+      if (file) {
+        report.mcp.file = file.path;
+        const entry = readJson(file.path, file.dialect)?.get(mcp.path);
+        if (entry !== undefined) {
+          report.mcp.registered = true;
+          report.mcp.binary = mcp.binaryOf(entry) ?? null;
+        }
+      }
+    } else {
+      const file = mcp.file(target);
+      report.mcp.file = file;
+      if (existsSync(file)) {
+        let cur: unknown = parseToml(readFileSync(file, "utf8"));
+        for (const seg of mcp.table) cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
+        if (cur !== undefined) {
+          report.mcp.registered = true;
+          report.mcp.binary = mcp.binaryOf(cur) ?? null;
+        }
+      }
+    }
+  } catch (err) {
+    report.problems.push({ message: `MCP config: ${(err as Error).message}`, fix: `fix ${tilde(report.mcp.file ?? "")} by hand, then run: ${fix}` });
+  }
+
+  // Native memory as the host sees it.
+  try {
+    const nm = h.nativeMemory;
+    if (nm) {
+      const s = nm.settings[0]!;
+      if (nm.kind === "json") {
+        const file = nm.file(target);
+        const v = readJson(file.path, file.dialect)?.get(s.path);
+        report.native_memory.host_value = v === undefined ? "default (on)" : String(v);
+      } else {
+        const file = nm.file(target);
+        let cur: unknown = existsSync(file) ? parseToml(readFileSync(file, "utf8")) : {};
+        for (const seg of s.path) cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
+        report.native_memory.host_value = cur === undefined ? "default (on)" : String(cur);
+      }
+      if (report.native_memory.setting === "off" && report.native_memory.host_value !== String(s.off) && report.status !== "not linked") {
+        report.problems.push({ message: `native_memory.${h.host} = "off", but ${s.path.join(".")} is ${report.native_memory.host_value}`, fix });
+      }
+    }
+  } catch {
+    // The hooks/MCP checks above already reported an unreadable file.
+  }
+
+  if (report.status === "not linked") {
+    if (report.mcp.registered) report.notes.push(`MCP registered in ${tilde(report.mcp.file!)}, but no hooks`);
+    return report;
+  }
+
+  report.problems.push(...binaryProblems(report.binaries, self, h.host, "hooks", project));
+  if (report.mcp.registered && report.mcp.binary !== null && isCofferBinaryPath(report.mcp.binary)) {
+    report.problems.push(...binaryProblems([report.mcp.binary], self, h.host, "the MCP server would", project));
+  } else if (!report.mcp.registered && report.mcp.file) {
+    report.notes.push(`MCP server not registered (agents cannot call coffer__recall / coffer__remember): ${fix}`);
+  }
+  report.problems.push(...(h.doctorChecks?.(target) ?? []));
+
+  // Anything else a fresh link would still change (matchers, timeouts, stale events) is drift.
+  if (!report.problems.length) {
+    try {
+      const plan = planLink(h, { target, bin: self, mcp: report.mcp.registered, config });
+      const hookFile = report.hook_file;
+      if (plan.changes.some((c) => changed(c) && c.path === hookFile)) {
+        report.problems.push({ message: `Coffer's entries in ${tilde(hookFile)} are out of date`, fix });
+      }
+    } catch {}
+  }
+  if (h.host === "codex") {
+    report.notes.push("Codex runs hooks only after you trust them: start Codex, type /hooks, and trust the Coffer entries (again after each re-link that changes them).");
+  }
+  return report;
+}
+
+function countEntries(dir: string): number {
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith(".md")).length;
+  } catch {
+    return 0;
+  }
+}
+
+function inspectStore(): StoreReport {
+  const report: StoreReport = {
+    home: paths.memory().replace(/\/memory$/, ""),
+    config: { file: paths.config(), ok: true },
+    entries: { global: 0, projects: 0, project_scopes: 0 },
+    index: { file: paths.indexDb(), state: "ok", entries: null },
+    model: null,
+    problems: [],
+    notes: [],
+  };
+  try {
+    const config = loadConfig();
+    report.model = config["model.provider"] ? `${config["model.provider"]} ${config["model.model"] ?? ""}`.trim() : null;
+    if (!report.model) report.notes.push("no model configured: distillation is off (set one with `coffer config set model.provider openai` and `coffer config set model.model <name>`)");
+  } catch (err) {
+    report.config.ok = false;
+    report.problems.push({ message: (err as Error).message, fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)` });
+  }
+  report.entries.global = countEntries(join(paths.globalScope(), "entries"));
+  try {
+    for (const id of readdirSync(paths.projectsRoot())) {
+      report.entries.project_scopes++;
+      report.entries.projects += countEntries(join(paths.projectScope(id), "entries"));
+    }
+  } catch {}
+  const file = paths.indexDb();
+  if (!existsSync(file)) {
+    report.index.state = "missing";
+    report.notes.push("index.db does not exist yet; the next command builds it (or run `coffer reindex`)");
+    return report;
+  }
+  let db: Database | undefined;
+  try {
+    db = new Database(file, { readonly: true });
+    const check = db.query("PRAGMA quick_check").get() as Record<string, string> | null;
+    const ok = check && Object.values(check)[0] === "ok";
+    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (!ok) {
+      report.index.state = "corrupt";
+      report.problems.push({ message: `index.db failed its integrity check (${check ? Object.values(check)[0] : "no answer"})`, fix: "coffer reindex" });
+    } else if (version !== SCHEMA_VERSION) {
+      report.index.state = "outdated";
+      report.notes.push(`index.db has schema ${version} (this binary uses ${SCHEMA_VERSION}); the next command rebuilds it`);
+    } else {
+      report.index.entries = (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
+      const onDisk = report.entries.global + report.entries.projects;
+      if (report.index.entries !== onDisk) {
+        report.notes.push(`index.db lists ${report.index.entries} entries, memory/ holds ${onDisk}; the next command catches up (or run \`coffer reindex\`)`);
+      }
+    }
+  } catch (err) {
+    report.index.state = "corrupt";
+    report.problems.push({ message: `index.db cannot be read (${(err as Error).message.split("\n")[0]})`, fix: "coffer reindex" });
+  } finally {
+    db?.close();
+  }
+  return report;
+}
+
+export async function runDoctor(hosts: HostLink[], cwd: string, home: string): Promise<DoctorReport> {
+  const self = process.execPath;
+  let config: Config = {};
+  try {
+    config = loadConfig();
+  } catch {}
+  const repo = findRepoRoot(cwd);
+  const out: HostReport[] = [];
+  for (const h of hosts) {
+    out.push(inspectHost(h, { home }, self, config));
+    if (repo && repo.worktree !== home) {
+      const p = inspectHost(h, { home, root: repo.worktree }, self, config);
+      if (p.status !== "not linked" || p.problems.length) out.push(p);
+    }
+  }
+  const store = inspectStore();
+  const problems = [
+    ...out.flatMap((r) => r.problems.map((p) => ({ where: `${r.host}${r.scope === "project" ? " (project)" : ""}`, ...p }))),
+    ...store.problems.map((p) => ({ where: "store", ...p })),
+  ];
+  return { binary: self, hosts: out, store, problems };
+}

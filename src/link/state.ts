@@ -1,0 +1,51 @@
+/**
+ * What link must remember to undo itself exactly: the previous value of every native-memory
+ * switch it turned off (or that the key was absent), the files it created, and the sweep
+ * setting `link codex --session-end` changed. Kept in `state/link.json` (machine-local).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { paths } from "../lib/paths";
+
+/** A value before Coffer changed it: its exact source text, or absent (optionally with its table). */
+export type Saved = { raw: string } | { absent: true; tableAbsent?: boolean };
+
+export type LinkState = {
+  version: 1;
+  /** file -> key path (joined with ".") -> previous value. */
+  native_memory: Record<string, Record<string, Saved>>;
+  /** Files Coffer created; unlink deletes them again when nothing but Coffer's skeleton is left. */
+  created: Record<string, true>;
+  /** file -> JSON paths (as JSON text) of containers Coffer created (`hooks`, `mcpServers`, ...). */
+  containers: Record<string, string[]>;
+  /** `distill.sweep` before `link codex --session-end` turned it on. */
+  sweep?: Saved;
+};
+
+export function linkStatePath(): string {
+  return join(paths.state(), "link.json");
+}
+
+export function readLinkState(): LinkState {
+  const file = linkStatePath();
+  const empty: LinkState = { version: 1, native_memory: {}, created: {}, containers: {} };
+  if (!existsSync(file)) return empty;
+  try {
+    const raw = JSON.parse(readFileSync(file, "utf8")) as Partial<LinkState>;
+    if (!raw || typeof raw !== "object") return empty;
+    return {
+      version: 1,
+      native_memory: raw.native_memory && typeof raw.native_memory === "object" ? raw.native_memory : {},
+      created: raw.created && typeof raw.created === "object" ? raw.created : {},
+      containers: raw.containers && typeof raw.containers === "object" ? raw.containers : {},
+      ...(raw.sweep ? { sweep: raw.sweep } : {}),
+    };
+  } catch {
+    return empty;
+  }
+}
+
+export function writeLinkState(state: LinkState): void {
+  writeFileAtomic(linkStatePath(), JSON.stringify(state, null, 2) + "\n", 0o600);
+}

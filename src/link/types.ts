@@ -1,0 +1,89 @@
+/**
+ * What one host's link.ts declares: where its configs live, which events Coffer installs with
+ * which matcher and timeout, where and how the MCP server is registered, and its native-memory
+ * switches. The engine (`engine.ts`) does the editing; a host file holds only facts.
+ */
+import type { Host } from "../store/config";
+import type { CofferEvent } from "./command";
+import type { Dialect } from "./json-edit";
+
+/** Where to link: the user's home, or a repository root with `--project`. */
+export type Target = { home: string; root?: string };
+
+export type HookSpec = {
+  /** The host's own event name (`SessionStart`, `sessionStart`, `pre_user_prompt`, ...). */
+  native: string;
+  event: CofferEvent;
+  matcher?: string;
+  /** In the host's unit (seconds; Gemini milliseconds). */
+  timeout?: number;
+  /** Installed only with `--session-end`. */
+  optIn?: boolean;
+};
+
+export type JsonFile = { path: string; dialect: Dialect };
+
+export type JsonHooks = {
+  kind: "json";
+  /** grouped: `{matcher, hooks: [entry]}` per event (Claude, Codex, Gemini); flat: `[entry]` (Cursor, Windsurf). */
+  layout: "grouped" | "flat";
+  file: (t: Target) => JsonFile;
+  events: HookSpec[];
+  entry: (command: string, spec: HookSpec) => Record<string, unknown>;
+  /** Top-level keys a file Coffer creates starts with (Cursor: `version: 1`). */
+  skeleton?: Record<string, unknown>;
+};
+
+export type PluginHooks = {
+  kind: "plugin";
+  file: (t: Target) => string;
+  /** Text on line 1 that marks the file as Coffer's; a file without it is never overwritten. */
+  marker: string;
+  render: (bin: string) => string;
+  /** The binary path a generated plugin runs (for doctor). */
+  binaryOf: (text: string) => string | undefined;
+  /** Events the plugin forwards (for messages). */
+  events: string[];
+};
+
+export type JsonMcp = {
+  kind: "json";
+  /** undefined: the host has no MCP config for this target (with a reason in `unavailable`). */
+  file: (t: Target) => JsonFile | undefined;
+  path: string[];
+  value: (bin: string) => Record<string, unknown>;
+  /** The binary a registration runs, to tell Coffer's entry from someone else's. */
+  binaryOf: (entry: unknown) => string | undefined;
+  unavailable?: (t: Target) => string;
+};
+
+export type TomlMcp = {
+  kind: "toml";
+  file: (t: Target) => string;
+  table: string[];
+  value: (bin: string) => Record<string, unknown>;
+  binaryOf: (entry: unknown) => string | undefined;
+};
+
+export type NativeSetting = { path: string[]; off: boolean };
+
+export type NativeMemory =
+  | { kind: "json"; file: (t: Target) => JsonFile; settings: NativeSetting[] }
+  | { kind: "toml"; file: (t: Target) => string; settings: NativeSetting[] };
+
+export type Problem = { message: string; fix: string };
+
+export type HostLink = {
+  host: Host;
+  /** The product's name, for messages. */
+  name: string;
+  hooks: JsonHooks | PluginHooks;
+  mcp: JsonMcp | TomlMcp;
+  nativeMemory?: NativeMemory;
+  /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */
+  sessionEnd: "hook" | "sweep" | "none";
+  /** Printed after a link (e.g. Codex's /hooks trust step). */
+  linkNotes?: (t: Target) => string[];
+  /** Host-specific checks for doctor (e.g. hooks switched off in the host's own settings). */
+  doctorChecks?: (t: Target) => Problem[];
+};
