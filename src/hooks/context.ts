@@ -1,9 +1,26 @@
-import type { Host } from "../store/config";
+import { resolve } from "node:path";
+import { type Host, loadConfigOrDefaults } from "../store/config";
+import { isAbsoluteDir } from "../store/scope";
+import { closeStore, openStore, withHealing } from "../store/store";
+import { HOOK_ADAPTERS } from "./adapters";
+import { hookLog } from "./log";
+import { sessionStartText } from "./run";
 
 /**
- * The additionalContext `coffer hook session-start --agent <host>` would inject for `cwd`
- * (used by the HTTP session-context route). Placeholder until the hooks issue lands.
+ * The additionalContext `coffer hook session-start --agent <host>` injects for `cwd` in a fresh
+ * session (used by the HTTP session-context route). Reads only: no session is recorded.
+ * "" when the host cannot take context at session start, the cwd is not an absolute existing
+ * directory, or the read mode is off.
  */
-export function sessionStartContext(_host: Host, _cwd: string): string {
-  return "";
+export function sessionStartContext(host: Host, cwd: string): string {
+  const adapter = HOOK_ADAPTERS[host];
+  if (!adapter?.injects.includes("session-start") || !isAbsoluteDir(cwd)) return "";
+  const config = loadConfigOrDefaults();
+  if (config["hook.read"] === "off") return "";
+  const store = openStore({ cwd: resolve(cwd), freshness: "shallow", rebuildAll: false, config, notice: (m) => hookLog(m, { host, event: "session-context" }) });
+  try {
+    return withHealing(store, () => sessionStartText(store, config, adapter.capacity(config)));
+  } finally {
+    closeStore(store);
+  }
 }

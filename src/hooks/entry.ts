@@ -1,4 +1,149 @@
-/** Placeholder for the hook entry point: prints nothing useful but never fails. */
-export async function runHookCli(_argv: string[]): Promise<void> {
-  process.stdout.write("{}\n");
+/**
+ * `coffer hook <event> --agent <host>`: the entry point agents call on every turn.
+ * Reads the host's JSON on stdin, answers the host's JSON on stdout, always exits 0. Anything
+ * wrong (arguments, stdin, ids, cwd, store, deadline) answers the host's "nothing" output and
+ * goes to state/hook.log. Imports stay minimal: no CLI framework, no network, no processes.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { cofferHome, paths } from "../lib/paths";
+import { HOSTS, type Host, loadConfigOrDefaults } from "../store/config";
+import { isAbsoluteDir } from "../store/scope";
+import { answer, armDeadline } from "./deadline";
+import { hookLog } from "./log";
+import { HOOK_EVENTS, type HookEvent, type HookInput, type HostAdapter, SAFE_ID } from "./types";
+
+/** stdin beyond this is not a hook payload. */
+export const STDIN_MAX = 8 * 1024 * 1024;
+
+const ADAPTERS: Record<Host, () => Promise<{ adapter: HostAdapter }>> = {
+  claude: () => import("../hosts/claude/hook"),
+  codex: () => import("../hosts/codex/hook"),
+  gemini: () => import("../hosts/gemini/hook"),
+  cursor: () => import("../hosts/cursor/hook"),
+  windsurf: () => import("../hosts/windsurf/hook"),
+  opencode: () => import("../hosts/opencode/hook"),
+};
+
+export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host } {
+  let event: string | undefined;
+  let host: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--agent") host = argv[++i];
+    else if (a.startsWith("--agent=")) host = a.slice(8);
+    else if (!a.startsWith("-") && event === undefined) event = a;
+  }
+  return {
+    event: (HOOK_EVENTS as readonly string[]).includes(event ?? "") ? (event as HookEvent) : undefined,
+    host: (HOSTS as readonly string[]).includes(host ?? "") ? (host as Host) : undefined,
+  };
+}
+
+async function readStdin(max: number): Promise<string | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of Bun.stdin.stream()) {
+    size += chunk.length;
+    if (size > max) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Ids that end up in keys and paths, and a cwd that is absolute and exists. */
+export function checkInput(input: HookInput): string | undefined {
+  if (!SAFE_ID.test(input.sessionId)) return "unsafe session id";
+  if (input.agentId !== undefined && !SAFE_ID.test(input.agentId)) return "unsafe agent id";
+  if (!isAbsoluteDir(input.cwd)) return "cwd is not an absolute, existing directory";
+  if (input.transcriptPath !== undefined && (!input.transcriptPath.startsWith("/") || input.transcriptPath.length > 4096 || input.transcriptPath.includes("\0"))) {
+    return "transcript_path is not an absolute path";
+  }
+  return undefined;
+}
+
+async function printHelp(): Promise<void> {
+  const [{ runCli }, pkg] = await Promise.all([import("../commands/_run"), import("../../package.json")]);
+  await runCli(["hook", "--help"], { hook: { description: "Hook entry point the agents call", load: () => import("../commands/hook") } }, pkg.default.version);
+}
+
+function finish(json: string): never {
+  answer(json);
+  process.exit(0);
+}
+
+export async function runHookCli(argv: string[]): Promise<void> {
+  const started = Date.now();
+  if (argv.includes("--help") || argv.includes("-h")) {
+    await printHelp();
+    return;
+  }
+  const { event, host } = parseHookArgs(argv);
+  if (!event || !host) {
+    hookLog(`bad arguments: ${JSON.stringify(argv).slice(0, 200)} (usage: coffer hook <event> --agent <host>)`);
+    if (process.stdin.isTTY) process.stderr.write("usage: coffer hook <session-start|prompt|tool|compact|subagent-start|session-end> --agent <claude|codex|gemini|cursor|windsurf|opencode>\n");
+    finish("{}");
+  }
+  let empty = "{}";
+  const where = { host, event };
+  try {
+    const { adapter } = await ADAPTERS[host]();
+    empty = adapter.empty(event);
+    if (!existsSync(cofferHome())) finish(empty); // no store: nothing to inject, nothing to log into
+    const config = loadConfigOrDefaults((err) => hookLog(`config.toml ignored: ${err.message}`, where));
+    armDeadline(started + Number(config["hook.deadline_ms"] ?? 1500), empty, paths.hookLog());
+
+    const raw = await readStdin(STDIN_MAX);
+    if (raw === undefined) {
+      hookLog("stdin larger than 8 MiB", where);
+      finish(empty);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      hookLog(`stdin is not JSON (${raw.length} chars)`, where);
+      finish(empty);
+    }
+    if (!adapter.events.includes(event)) finish(empty);
+    const parsed = adapter.parse(event, json, process.cwd());
+    if (!parsed.ok) {
+      if (!parsed.ignored) hookLog(parsed.reason, where);
+      finish(empty);
+    }
+    const input = { ...parsed.input, cwd: typeof parsed.input.cwd === "string" ? resolve(parsed.input.cwd) : parsed.input.cwd };
+    const bad = checkInput(input);
+    if (bad) {
+      hookLog(bad, where);
+      finish(empty);
+    }
+    if (event === "session-end") {
+      if (input.transcriptPath) {
+        const { enqueueSession } = await import("../queue/session-queue");
+        const { isoNow } = await import("../lib/time");
+        enqueueSession({ transcript_path: input.transcriptPath, host, session: input.sessionId, at: isoNow() });
+      }
+      finish(empty);
+    }
+    if (!adapter.injects.includes(event) && event !== "compact") finish(empty);
+    if (config["hook.read"] === "off") finish(empty);
+
+    const [{ openStore }, { runEvent }] = await Promise.all([import("../store/store"), import("./run")]);
+    const store = openStore({
+      cwd: input.cwd,
+      freshness: "shallow",
+      rebuildAll: false,
+      config,
+      notice: (m) => hookLog(m, where),
+    });
+    // Our own writes wait at most until shortly before the deadline.
+    const left = started + Number(config["hook.deadline_ms"] ?? 1500) - Date.now();
+    store.db.run(`PRAGMA busy_timeout = ${Math.max(50, Math.min(1000, left - 200))}`);
+    const { withHealing } = await import("../store/store");
+    const result = withHealing(store, () => runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }));
+    finish(result.context ? adapter.render(event, result.context) : empty);
+  } catch (err) {
+    hookLog(`hook failed: ${(err as Error)?.stack ?? String(err)}`, where);
+    finish(empty);
+  }
 }

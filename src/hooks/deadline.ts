@@ -1,0 +1,68 @@
+/**
+ * Exactly one answer on stdout, and an answer by the deadline no matter what the main thread
+ * is doing. SQLite calls and file I/O are synchronous, so a timer on the main thread cannot
+ * fire while one of them hangs (a locked index, a huge catch-up): a watchdog worker holds the
+ * empty output and, at the deadline, writes it and ends the process with status 0 (`_exit`
+ * through bun:ffi). A shared flag decides who answers first; the loser stays silent.
+ */
+import { writeSync } from "node:fs";
+
+const flag = new Int32Array(new SharedArrayBuffer(4));
+
+/** Write `text` to fd 1 completely (a pipe may take it in pieces or say EAGAIN). */
+function writeAll(text: string): void {
+  const buf = Buffer.from(text);
+  let off = 0;
+  let spins = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(1, buf, off, buf.length - off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN" || ++spins > 2000) return;
+      Bun.sleepSync(1);
+    }
+  }
+}
+
+/** Print the answer unless the watchdog already did. Returns false when it was too late. */
+export function answer(json: string): boolean {
+  if (Atomics.compareExchange(flag, 0, 0, 1) !== 0) return false;
+  writeAll(json + "\n");
+  return true;
+}
+
+const WATCHDOG = `
+self.onmessage = (e) => {
+  const { flag, at, out } = e.data;
+  setTimeout(() => {
+    if (Atomics.compareExchange(flag, 0, 0, 1) !== 0) return;
+    const fs = require("node:fs");
+    try { fs.writeSync(1, out); } catch {}
+    try { fs.appendFileSync(e.data.log, JSON.stringify({ at: new Date().toISOString(), msg: "deadline reached; answered the empty output" }) + "\\n"); } catch {}
+    try {
+      const { dlopen, FFIType } = require("bun:ffi");
+      const libc = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
+      dlopen(libc, { _exit: { args: [FFIType.i32], returns: FFIType.void } }).symbols._exit(0);
+    } catch {}
+    process.kill(process.pid, "SIGKILL");
+  }, Math.max(0, at - Date.now()));
+};`;
+
+/**
+ * Arm the deadline: at `at` (epoch ms) the host gets `emptyJson` and the process ends.
+ * `log` is the hook.log path for the one-line record.
+ */
+export function armDeadline(at: number, emptyJson: string, log: string): void {
+  try {
+    const url = URL.createObjectURL(new Blob([WATCHDOG], { type: "application/javascript" }));
+    const worker = new Worker(url);
+    worker.postMessage({ flag, at, out: emptyJson + "\n", log });
+    worker.unref();
+  } catch {
+    // No worker: the main-thread timer still covers every asynchronous wait (stdin).
+  }
+  const timer = setTimeout(() => {
+    if (answer(emptyJson)) process.exit(0);
+  }, Math.max(0, at - Date.now()));
+  timer.unref();
+}

@@ -1,0 +1,248 @@
+/**
+ * Which entries a prompt or a touched file routes. Text routing is deliberately strict: a
+ * prompt that merely shares a common word with an entry must not route it.
+ *
+ * - Terms are the prompt's words minus stopwords and generic coding words ("fix", "test",
+ *   "file", "update", ...), plus CJK bigrams. A term found in more than half of the store
+ *   (once it has 20+ entries) carries no information and is dropped.
+ * - An entry passes the gate when it matches two or more of those terms, or one term that
+ *   hits its title or tags, or — for a prompt with at most two such terms — one term that
+ *   is rare in the store (at most a tenth of the entries once it has 20+).
+ * - Passing entries are scored by IDF of the matched terms (title/tag hits count double);
+ *   entries under a fifth of the best score are dropped as a long tail.
+ * - File paths the prompt names (existing under cwd) route entries whose `applies_to` globs
+ *   match, ahead of text matches. Project before global, then newer, then id.
+ */
+import type { ScopeKey } from "../store/scope";
+import { type Store, activeScopes } from "../store/store";
+import { queryTerms } from "../store/text";
+import { matchesAny, relativeInside } from "./paths";
+
+export const ROUTE_MAX = 40;
+
+export type Routed = {
+  rowid: number;
+  id: string;
+  scope: ScopeKey;
+  title: string;
+  tags: string[];
+  updated: string;
+  /** Normalized-body hash: a changed body counts as undelivered again. */
+  hash: string;
+  score: number;
+  pathHit: boolean;
+};
+
+const GENERIC = new Set(
+  ("add added adding change changed changes changing check code create created delete do done error errors explain fail failed " +
+    "failing fails file files fix fixed fixes fixing function help implement issue issues line lines look need new now old " +
+    "please problem remove run running see show something src still test tests thing things try update updated want work " +
+    "working works write wrong good bad more most one two first last next same other each every like know think go going " +
+    "tell give take put set keep start stop open close find search able actually really maybe might must can't don't doesn't " +
+    "isn't it's i'm i've we're you're here way ways lot yes yeah sometimes always never again already thing stuff")
+    .split(" "),
+);
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+type Term = { text: string; match: string; cjk: boolean };
+
+/** The prompt's specific terms (CJK runs as bigrams), at most `max` before frequency checks. */
+export function specificTerms(prompt: string, max = 24): Term[] {
+  const out: Term[] = [];
+  const seen = new Set<string>();
+  const add = (text: string, cjk: boolean) => {
+    if (seen.has(text) || out.length >= max) return;
+    seen.add(text);
+    out.push({ text, cjk, match: `"${text.replace(/"/g, '""')}"` });
+  };
+  for (const t of queryTerms(prompt.slice(0, 8000), 64)) {
+    if (t.cjk) {
+      const chars = Array.from(t.text);
+      if (chars.length === 1) continue;
+      for (let i = 0; i + 1 < chars.length; i++) add(chars[i]! + chars[i + 1]!, true);
+      continue;
+    }
+    const w = t.text;
+    if (GENERIC.has(w) || !/\p{L}/u.test(w)) continue;
+    if (w.length < 3 && !(/\d/.test(w) && /\p{L}/u.test(w))) continue;
+    add(w, false);
+  }
+  return out;
+}
+
+/** Approximate stem equality for title/tag hits: `parser`~`parsers`, `migrate`~`migrations`. */
+function wordHits(word: string, term: string): boolean {
+  if (word === term) return true;
+  const min = Math.min(word.length, term.length);
+  if (min < 4) return false;
+  let i = 0;
+  while (i < min && word[i] === term[i]) i++;
+  return i >= Math.max(4, min - 2);
+}
+
+function titleTagHit(title: string, tags: string[], term: Term): boolean {
+  const hay = `${title} ${tags.join(" ")}`.normalize("NFKC").toLowerCase();
+  if (term.cjk) return hay.includes(term.text);
+  for (const m of hay.matchAll(/[\p{L}\p{N}_]+/gu)) if (wordHits(m[0], term.text)) return true;
+  return false;
+}
+
+type MetaRow = { rowid: number; id: string; scope: string; title: string; tags: string; updated: string; norm_hash: string; applies_to?: string };
+
+function scopeOrder(store: Store): Map<ScopeKey, number> {
+  return new Map(activeScopes(store).map((s, i) => [s, i]));
+}
+
+/** Stable order: path hits, score, project before global, newer first, id. */
+function compareRouted(order: Map<ScopeKey, number>) {
+  return (a: Routed, b: Routed) =>
+    Number(b.pathHit) - Number(a.pathHit) ||
+    b.score - a.score ||
+    (order.get(a.scope) ?? 9) - (order.get(b.scope) ?? 9) ||
+    (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function toRouted(r: MetaRow, score: number, pathHit: boolean): Routed {
+  let tags: string[] = [];
+  try { tags = JSON.parse(r.tags); } catch {}
+  return { rowid: r.rowid, id: r.id, scope: r.scope, title: r.title, tags, updated: r.updated, hash: r.norm_hash, score, pathHit };
+}
+
+/** Entries of the active scopes whose applies_to matches one of `relPaths` (project-relative). */
+export function routeByPaths(store: Store, relPaths: string[]): Routed[] {
+  if (!relPaths.length) return [];
+  const scopes = activeScopes(store);
+  const rows = store.db
+    .query(
+      `SELECT rowid, id, scope, title, tags, updated, norm_hash, applies_to FROM entries
+       WHERE applies_to != '[]' AND scope IN (${scopes.map(() => "?").join(",")})`,
+    )
+    .all(...scopes) as MetaRow[];
+  const out: Routed[] = [];
+  for (const r of rows) {
+    let globs: string[] = [];
+    try { globs = JSON.parse(r.applies_to ?? "[]"); } catch {}
+    if (relPaths.some((p) => matchesAny(globs, p))) out.push(toRouted(r, 0, true));
+  }
+  return out.sort(compareRouted(scopeOrder(store)));
+}
+
+/** The directory `applies_to` globs are relative to: the worktree root inside a project, else cwd. */
+export function globRoot(store: Store): string {
+  return store.project?.worktree ?? store.cwd;
+}
+
+/** Absolute paths -> paths relative to the glob root (paths outside it are dropped). */
+export function globPaths(store: Store, absPaths: string[]): string[] {
+  const root = globRoot(store);
+  return absPaths.flatMap((p) => {
+    const rel = relativeInside(root, p);
+    return rel ? [rel] : [];
+  });
+}
+
+/** Route a prompt: text terms through the gate above, plus applies_to of the files it names. */
+export function routePrompt(store: Store, prompt: string, namedPaths: string[], max = ROUTE_MAX): Routed[] {
+  const db = store.db;
+  const scopes = activeScopes(store);
+  const order = scopeOrder(store);
+  const byId = new Map<string, Routed>();
+  for (const r of routeByPaths(store, globPaths(store, namedPaths))) byId.set(r.id, r);
+
+  const terms = specificTerms(prompt);
+  if (terms.length) {
+    const total = (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
+    const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
+    const rareMax = total < 20 ? total : Math.max(1, Math.floor(total / 10));
+    const countQ = db.query("SELECT count(*) AS n FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)");
+    let counted = terms
+      .map((t) => ({ t, df: (countQ.get(t.match, informativeMax + 1) as { n: number }).n }))
+      .filter((x) => x.df > 0 && x.df <= informativeMax);
+    // Long prompts: keep the rarest dozen terms.
+    counted = counted.sort((a, b) => a.df - b.df).slice(0, 12);
+    const k = counted.length;
+    const matched = new Map<number, number[]>(); // rowid -> indexes into counted
+    const rowsQ = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
+    counted.forEach(({ t }, i) => {
+      for (const { rowid } of rowsQ.all(t.match) as { rowid: number }[]) {
+        const list = matched.get(rowid);
+        if (list) list.push(i);
+        else matched.set(rowid, [i]);
+      }
+    });
+    if (matched.size) {
+      const idf = counted.map(({ df }) => Math.log(1 + (total - df + 0.5) / (df + 0.5)));
+      const ids = [...matched.keys()];
+      const rows: MetaRow[] = [];
+      const metaQ = db.query(
+        `SELECT rowid, id, scope, title, tags, updated, norm_hash FROM entries
+         WHERE rowid IN (SELECT value FROM json_each(?)) AND scope IN (${scopes.map(() => "?").join(",")})`,
+      );
+      for (let i = 0; i < ids.length; i += 5000) rows.push(...(metaQ.all(JSON.stringify(ids.slice(i, i + 5000)), ...scopes) as MetaRow[]));
+      const passed: Routed[] = [];
+      for (const r of rows) {
+        const hits = matched.get(r.rowid)!;
+        const routed = toRouted(r, 0, false);
+        let score = 0;
+        let titled = false;
+        for (const i of hits) {
+          const inTitle = titleTagHit(routed.title, routed.tags, counted[i]!.t);
+          titled ||= inTitle;
+          score += idf[i]! * (inTitle ? 2 : 1);
+        }
+        const pass = hits.length >= 2 || titled || (k <= 2 && counted[hits[0]!]!.df <= rareMax);
+        if (!pass) continue;
+        routed.score = Number(score.toFixed(9));
+        passed.push(routed);
+      }
+      const best = Math.max(0, ...passed.map((p) => p.score));
+      for (const p of passed) {
+        if (p.score < best * 0.2) continue;
+        const prev = byId.get(p.id);
+        if (prev) prev.score = p.score;
+        else byId.set(p.id, p);
+      }
+    }
+  }
+  return [...byId.values()].sort(compareRouted(order)).slice(0, max);
+}
+
+/** Session-start cards: this project's entries, newest first. */
+export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
+  if (!store.project) return [];
+  return store.db
+    .query("SELECT id, title FROM entries WHERE scope = ? ORDER BY updated DESC, id DESC LIMIT ?")
+    .all(store.project.id, limit) as { id: string; title: string }[];
+}
+
+/** Full rows for routed entries (bodies), keyed by id. */
+export function loadBodies(store: Store, routed: { rowid: number }[]): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!routed.length) return out;
+  const rows = store.db
+    .query("SELECT rowid, body FROM entries WHERE rowid IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(routed.map((r) => r.rowid))) as { rowid: number; body: string }[];
+  for (const r of rows) out.set(r.rowid, r.body);
+  return out;
+}
+
+/** Entries by id in the active scopes (a subagent inherits its parent's delivered ids). */
+export function routedByIds(store: Store, ids: string[]): Routed[] {
+  if (!ids.length) return [];
+  const scopes = activeScopes(store);
+  const rows = store.db
+    .query(
+      `SELECT rowid, id, scope, title, tags, updated, norm_hash FROM entries
+       WHERE id IN (SELECT value FROM json_each(?)) AND scope IN (${scopes.map(() => "?").join(",")})`,
+    )
+    .all(JSON.stringify(ids), ...scopes) as MetaRow[];
+  const seen = new Set<string>();
+  const order = scopeOrder(store);
+  return rows
+    .map((r) => toRouted(r, 0, false))
+    .sort(compareRouted(order))
+    .filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+}
+

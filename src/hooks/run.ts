@@ -1,0 +1,228 @@
+/**
+ * One hook event against the store: what to inject, what to record. Host-neutral: the adapter
+ * turned stdin into a HookInput and turns the returned context back into the host's JSON.
+ */
+import type { Config } from "../store/config";
+import { GLOBAL } from "../store/scope";
+import { type Store, readRules } from "../store/store";
+import { type SessionKey, readSession, sessionKey, updateSession } from "./delivered";
+import { touchedInside } from "./paths";
+import {
+  type Bundle, type MemoryItem, type MemoryPlan, bundleSig, planBundle, planMemory, proofOnly, ruleBlocks, sig,
+} from "./plan";
+import { type Routed, globPaths, loadBodies, projectCards, routeByPaths, routePrompt, routedByIds } from "./route";
+import { promptPaths } from "./paths";
+import type { Capacity, HookInput, HostAdapter } from "./types";
+
+export type ReadMode = "startup" | "auto" | "always" | "manual" | "off";
+
+/** What a handler decided: context to inject (undefined = the host's empty output). */
+export type HookResult = { context?: string };
+
+export type HookContext = { store: Store; config: Config; adapter: HostAdapter; input: HookInput; cap: Capacity; now: number };
+
+export const TOOL_MAX_BODIES = 3;
+
+export function readMode(config: Config): ReadMode {
+  const m = String(config["hook.read"] ?? "auto");
+  return (["startup", "auto", "always", "manual", "off"].includes(m) ? m : "auto") as ReadMode;
+}
+
+const proofOn = (config: Config) => config["hook.proof"] === "compact";
+
+export function readBundle(store: Store): Bundle {
+  const projectText = store.project ? readRules(store.project.id) : undefined;
+  const globalText = readRules(GLOBAL);
+  return {
+    project: projectText === undefined ? undefined : ruleBlocks(projectText),
+    global: ruleBlocks(globalText),
+    sig: bundleSig(projectText, globalText),
+  };
+}
+
+/**
+ * The session-start text for a fresh session (also what the HTTP session-context route
+ * serves): rules bundle, then project memory cards unless the read mode is manual.
+ */
+export function sessionStartText(store: Store, config: Config, cap: Capacity, bundle = readBundle(store)): string {
+  const mode = readMode(config);
+  if (mode === "off") return "";
+  const cards = mode === "manual" ? [] : projectCards(store);
+  const proof = proofOn(config)
+    ? (n: number) => `Coffer proof: loaded rules + ${n}/${cards.length} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
+    : undefined;
+  return planBundle(bundle, cards, cap.limit, cap.measure, proof)?.text ?? "";
+}
+
+/** Rules only, in at most half the cap: the self-contained prefix of subagent and slot outputs. */
+function rulesPrefix(store: Store, cap: Capacity): string {
+  return planBundle(readBundle(store), [], Math.floor(cap.limit / 2), cap.measure)?.text ?? "";
+}
+
+function keyOf(ctx: HookContext, agentId = ctx.input.agentId): SessionKey {
+  return sessionKey(ctx.input.host, ctx.input.cwd, ctx.input.sessionId, agentId);
+}
+
+function memoryItems(store: Store, routed: Routed[]): MemoryItem[] {
+  const bodies = loadBodies(store, routed);
+  return routed.flatMap((r) => {
+    const body = bodies.get(r.rowid);
+    return body === undefined ? [] : [{ id: r.id, title: r.title, body, hash: r.hash }];
+  });
+}
+
+function record(ctx: HookContext, key: SessionKey, plan: MemoryPlan | undefined, extra: { slotSig?: string } = {}): void {
+  const delivered = plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [];
+  if (!delivered.length && extra.slotSig === undefined) return;
+  updateSession(ctx.store.db, key, { delivered, ...extra }, ctx.now);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function sessionStart(ctx: HookContext): HookResult {
+  const { store, config, input } = ctx;
+  const key = keyOf(ctx);
+  const bundle = readBundle(store);
+  const text = sessionStartText(store, config, ctx.cap, bundle);
+  if (input.source === "resume") {
+    // The host replays the resumed history, earlier context included: keep the delivered set,
+    // and re-send the bundle only when it changed since this session got it.
+    const state = readSession(store.db, key);
+    if (state?.bundleSig === bundle.sig) {
+      updateSession(store.db, key, {}, ctx.now);
+      return {};
+    }
+    updateSession(store.db, key, { bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined }, ctx.now);
+    return { context: text || undefined };
+  }
+  updateSession(store.db, key, { reset: true, bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined }, ctx.now);
+  return { context: text || undefined };
+}
+
+function prompt(ctx: HookContext): HookResult {
+  const { store, config, input } = ctx;
+  const mode = readMode(config);
+  const proof = proofOn(config);
+  if (mode !== "auto" && mode !== "always") {
+    return proof ? { context: proofOnly(`Coffer proof: no load this turn (read mode ${mode}).`) } : {};
+  }
+  const text = input.prompt ?? "";
+  const routed = text.trim() ? routePrompt(store, text, promptPaths(text, input.cwd)) : [];
+  if (!routed.length) return proof ? { context: proofOnly("Coffer proof: no load this turn (nothing routed).") } : {};
+  const key = keyOf(ctx);
+  const routedSig = sig(routed.map((r) => r.id));
+
+  if (ctx.adapter.slot === "replace") {
+    // One slot that each answer replaces: send the whole routed set, or retain when unchanged.
+    const state = readSession(store.db, key);
+    const plan = planMemory({
+      prefix: rulesPrefix(store, ctx.cap),
+      candidates: memoryItems(store, routed),
+      alreadyLoaded: [],
+      proof: proof ? (n) => `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).` : undefined,
+      cap: ctx.cap,
+    });
+    if (!plan) return {};
+    const slotSig = sig([plan.text]);
+    if (state?.slotSig === slotSig) return {};
+    record(ctx, key, plan, { slotSig });
+    return { context: plan.text };
+  }
+
+  const state = readSession(store.db, key);
+  const delivered = state?.delivered ?? new Map<string, string>();
+  const fresh = mode === "always" ? routed : routed.filter((r) => delivered.get(r.id) !== r.hash);
+  const already = mode === "always" ? [] : routed.filter((r) => delivered.get(r.id) === r.hash).map((r) => r.id);
+  const plan = planMemory({
+    candidates: memoryItems(store, fresh),
+    alreadyLoaded: already,
+    proof: proof
+      ? (n) =>
+          n === 0 && already.length === routed.length
+            ? `Coffer proof: reused ${already.length}/${routed.length}, nothing new (sig ${routedSig}).`
+            : `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).`
+      : undefined,
+    cap: ctx.cap,
+  });
+  record(ctx, key, plan);
+  return { context: plan?.text };
+}
+
+function tool(ctx: HookContext): HookResult {
+  const { store, config, input } = ctx;
+  const mode = readMode(config);
+  if (mode !== "auto" && mode !== "always") return {};
+  const abs = (input.filePaths ?? []).flatMap((p) => {
+    const a = touchedInside(input.cwd, p);
+    return a ? [a] : [];
+  });
+  const rel = globPaths(store, abs);
+  if (!rel.length) return {};
+  const matched = routeByPaths(store, rel);
+  if (!matched.length) return {};
+  const key = keyOf(ctx);
+  const delivered = readSession(store.db, key)?.delivered;
+  const fresh = matched.filter((r) => delivered?.get(r.id) !== r.hash).slice(0, TOOL_MAX_BODIES);
+  if (!fresh.length) return {};
+  const plan = planMemory({
+    candidates: memoryItems(store, fresh),
+    alreadyLoaded: [],
+    proof: proofOn(config) ? (n) => `Coffer proof: loaded ${n}/${fresh.length} via path trigger (sig ${sig(fresh.map((f) => f.id))}).` : undefined,
+    cap: ctx.cap,
+  });
+  if (!plan?.sent.length) return {};
+  record(ctx, key, plan);
+  return { context: plan.text };
+}
+
+function compact(ctx: HookContext): HookResult {
+  updateSession(ctx.store.db, keyOf(ctx), { reset: true }, ctx.now);
+  return {};
+}
+
+function subagentStart(ctx: HookContext): HookResult {
+  const { store, config, input } = ctx;
+  const mode = readMode(config);
+  if (mode !== "auto" && mode !== "always") return {};
+  if (!input.agentId) return {};
+  // The subagent starts with an empty context: the parent's routed memory (newest first),
+  // plus whatever its task text routes, under its own key; the parent's set is untouched.
+  const parent = readSession(store.db, keyOf(ctx, ""));
+  const inherited = routedByIds(store, [...(parent?.delivered.keys() ?? [])]);
+  const task = input.prompt?.trim() ? routePrompt(store, input.prompt, promptPaths(input.prompt, input.cwd)) : [];
+  const seen = new Set<string>();
+  const routed = [...task, ...inherited].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  const key = keyOf(ctx);
+  const delivered = readSession(store.db, key)?.delivered;
+  const fresh = routed.filter((r) => delivered?.get(r.id) !== r.hash);
+  const already = routed.filter((r) => delivered?.get(r.id) === r.hash).map((r) => r.id);
+  const prefix = rulesPrefix(store, ctx.cap);
+  const plan = planMemory({
+    prefix,
+    candidates: memoryItems(store, fresh),
+    alreadyLoaded: already,
+    proof: proofOn(config) ? (n) => `Coffer proof: loaded ${n}/${routed.length} for subagent ${input.agentId} (sig ${sig(routed.map((r) => r.id))}).` : undefined,
+    cap: ctx.cap,
+  });
+  updateSession(store.db, key, { delivered: plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [] }, ctx.now);
+  if (plan && (plan.sent.length || plan.cards.length || already.length || proofOn(config))) return { context: plan.text };
+  return { context: prefix || undefined };
+}
+
+/** Dispatch one event that needs the store. */
+export function runEvent(ctx: HookContext): HookResult {
+  switch (ctx.input.event) {
+    case "session-start":
+      return sessionStart(ctx);
+    case "prompt":
+      return prompt(ctx);
+    case "tool":
+      return tool(ctx);
+    case "compact":
+      return compact(ctx);
+    case "subagent-start":
+      return subagentStart(ctx);
+    default:
+      return {};
+  }
+}

@@ -1,0 +1,69 @@
+import type { Config, Host } from "../store/config";
+
+/** The Coffer events a host's native hook events map onto. */
+export const HOOK_EVENTS = ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+export type StartSource = "startup" | "resume" | "clear" | "compact";
+
+/** What every adapter normalizes its host's stdin into. */
+export type HookInput = {
+  host: Host;
+  event: HookEvent;
+  sessionId: string;
+  cwd: string;
+  prompt?: string;
+  /** Touched paths of a tool event, as the host sent them (absolute or relative to cwd). */
+  filePaths?: string[];
+  agentId?: string;
+  source?: StartSource;
+  transcriptPath?: string;
+};
+
+/**
+ * An adapter's verdict on stdin: a normalized input, or "nothing to do" with a reason for the
+ * log (`ignored` marks valid payloads that are simply not for Coffer, e.g. another tool).
+ */
+export type ParseResult = { ok: true; input: HookInput } | { ok: false; reason: string; ignored?: boolean };
+
+/** How a host measures injected context, and how much it takes before truncating. */
+export type Capacity = { limit: number; unit: string; measure: (text: string) => number };
+
+/** One host's knowledge: stdin schema, output shapes, payload cap. Lives in src/hosts/<host>/hook.ts. */
+export type HostAdapter = {
+  host: Host;
+  /** Coffer events this host fires (others answer the empty output). */
+  events: readonly HookEvent[];
+  /** Events whose output can carry context (Windsurf: none). */
+  injects: readonly HookEvent[];
+  /** `replace`: the host keeps one context slot that each output replaces (OpenCode), so outputs are self-contained. */
+  slot?: "replace";
+  parse: (event: HookEvent, raw: unknown, processCwd: string) => ParseResult;
+  /** The output JSON carrying `context` (non-empty) for `event`. */
+  render: (event: HookEvent, context: string) => string;
+  /** The host's valid "nothing" output for `event`. */
+  empty: (event: HookEvent) => string;
+  capacity: (config: Config) => Capacity;
+};
+
+/** `^[A-Za-z0-9_.-]+$`: anything that ends up in a key or a file path. */
+export const SAFE_ID = /^[A-Za-z0-9_.-]{1,200}$/;
+
+/** Chars, the unit of Claude and of `load.max_tokens * 4` elsewhere. */
+export const charCount = (text: string): number => text.length;
+
+/** Tokens as UTF-8 bytes / 4, rounded up (Codex). */
+export const byteTokens = (text: string): number => Math.ceil(Buffer.byteLength(text, "utf8") / 4);
+
+/** `load.max_tokens` (default 1,600) as chars: tokens = chars / 4. */
+export function maxTokensCapacity(config: Config): Capacity {
+  const tokens = Number(config["load.max_tokens"] ?? 1600) || 1600;
+  return { limit: tokens * 4, unit: "chars", measure: charCount };
+}
+
+/** `{"hookSpecificOutput":{"hookEventName":..,"additionalContext":..}}` — the shape Claude, Codex and Gemini share. */
+export function specificOutput(hookEventName: string, additionalContext: string): string {
+  return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext } });
+}
+
+export const EMPTY_OBJECT = "{}";

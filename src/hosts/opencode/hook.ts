@@ -1,0 +1,38 @@
+/**
+ * OpenCode: Coffer's generated plugin pipes `{hook_event_name, session_id, cwd, prompt}` to
+ * `coffer hook session-start|prompt --agent opencode` (session-start on a session's first
+ * message, prompt after) and reads back `{"additional_context": "..."}` or `{}`.
+ * OpenCode keeps one system-prompt slot: a non-empty answer REPLACES the slot, `{}` means
+ * RETAIN it. So every non-empty answer is self-contained (rules bundle + routed memory), and
+ * an unchanged routed set answers `{}`.
+ */
+import * as v from "valibot";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, maxTokensCapacity } from "../../hooks/types";
+
+const Stdin = v.object({
+  hook_event_name: v.optional(v.string()),
+  session_id: v.string(),
+  cwd: v.string(),
+  prompt: v.optional(v.string()),
+});
+
+function parse(event: HookEvent, raw: unknown): ParseResult {
+  const r = v.safeParse(Stdin, raw);
+  if (!r.success) return { ok: false, reason: `stdin does not match the OpenCode plugin's payload: ${r.issues[0]?.message}` };
+  const s = r.output;
+  const input = { host: "opencode" as const, event, sessionId: s.session_id, cwd: s.cwd };
+  if (event === "prompt") return { ok: true, input: { ...input, prompt: s.prompt ?? "" } };
+  if (event === "session-start") return { ok: true, input: { ...input, source: "startup" } };
+  return { ok: true, input };
+}
+
+export const adapter: HostAdapter = {
+  host: "opencode",
+  events: ["session-start", "prompt", "compact"],
+  injects: ["session-start", "prompt"],
+  slot: "replace",
+  parse,
+  render: (_event, context) => JSON.stringify({ additional_context: context }),
+  empty: () => EMPTY_OBJECT,
+  capacity: maxTokensCapacity,
+};
