@@ -306,5 +306,61 @@ export function offeredTools(req: RecordedRequest): string[] {
   if (req.api === "gemini") {
     return (b.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? t.function_declarations ?? []).map((f: any) => f.name));
   }
-  return (b.tools ?? []).map((t: any) => t.name ?? t.function?.name).filter(Boolean);
+  // Built-in tools without a name (Codex tool_search, web_search) are listed by their type.
+  return (b.tools ?? []).map((t: any) => t.name ?? t.function?.name ?? t.type).filter(Boolean);
+}
+
+/**
+ * Every piece of text the model sees in a request, in order, one string per message/part/tool
+ * output (system prompt and tool schemas excluded). For asserting what reached the model.
+ */
+export function conversationTexts(req: RecordedRequest): { role: string; text: string }[] {
+  const b = req.body;
+  const out: { role: string; text: string }[] = [];
+  if (!b) return out;
+  const fromContent = (role: string, content: any) => {
+    if (typeof content === "string") out.push({ role, text: content });
+    else if (Array.isArray(content)) {
+      for (const c of content) {
+        if (typeof c?.text === "string") out.push({ role, text: c.text });
+        else if (c?.type === "tool_result") fromContent("tool", c.content);
+      }
+    }
+  };
+  if (req.api === "anthropic") {
+    for (const m of b.messages ?? []) fromContent(m.role, m.content);
+  } else if (req.api === "responses") {
+    for (const it of Array.isArray(b.input) ? b.input : [{ role: "user", content: b.input }]) {
+      if (it.type === "message" || (it.role && it.content !== undefined)) fromContent(it.role, it.content);
+      else if (typeof it.output === "string") out.push({ role: "tool", text: it.output });
+      else if (it.type === "tool_search_output") out.push({ role: "tool", text: JSON.stringify(it.tools) });
+    }
+  } else if (req.api === "gemini") {
+    for (const c of b.contents ?? []) {
+      for (const p of c.parts ?? []) {
+        if (typeof p.text === "string") out.push({ role: c.role, text: p.text });
+        else if (p.functionResponse) out.push({ role: "tool", text: JSON.stringify(p.functionResponse.response) });
+      }
+    }
+  } else if (req.api === "chat") {
+    for (const m of b.messages ?? []) fromContent(m.role, m.content);
+  }
+  return out;
+}
+
+/** The whole conversation of a request as one string (for `includes` checks). */
+export function conversationText(req: RecordedRequest): string {
+  return conversationTexts(req)
+    .map((t) => `[${t.role}] ${t.text}`)
+    .join("\n");
+}
+
+/** Requests that carry the agent's conversation (not Gemini's JSON-mode router/helper calls or token counts). */
+export function agentTurns(requests: RecordedRequest[]): RecordedRequest[] {
+  return requests.filter((r) => {
+    if (r.api === "anthropic") return r.path.endsWith("/messages") && Array.isArray(r.body?.messages);
+    if (r.api === "responses") return true;
+    if (r.api === "gemini") return r.path.endsWith(":streamGenerateContent") || (r.path.endsWith(":generateContent") && r.body?.generationConfig?.responseMimeType !== "application/json");
+    return false;
+  });
 }
