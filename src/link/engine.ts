@@ -70,18 +70,22 @@ class Workspace {
 
   /** Container bookkeeping for one file (see `Containers`). */
   containers(file: string): Containers {
-    const list = () => (this.state.containers[file] ??= []);
+    const state = this.state;
+    const list = () => (state.containers[file] ??= []);
+    const drop = (key: string) => {
+      state.containers[file] = list().filter((k) => k !== key);
+      if (!state.containers[file]!.length) delete state.containers[file];
+    };
     return {
-      created: (path: JsonPath) => {
+      noteEmpty: (path: JsonPath) => {
         const key = JSON.stringify(path);
         if (!list().includes(key)) list().push(key);
       },
       mayDrop: (path: JsonPath) => {
         const key = JSON.stringify(path);
-        const had = list().includes(key);
-        if (had) this.state.containers[file] = list().filter((k) => k !== key);
-        if (!this.state.containers[file]!.length) delete this.state.containers[file];
-        return had;
+        const keep = (state.containers[file] ?? []).includes(key);
+        if (keep) drop(key);
+        return !keep;
       },
     };
   }
@@ -129,10 +133,8 @@ class Workspace {
         } else if (empty && this.state.created[s.path] && s.doc.text !== s.before) {
           after = null;
         } else after = s.doc.text;
-        if (after === null || empty) {
-          delete this.state.created[s.path];
-          delete this.state.containers[s.path];
-        }
+        if (after === null || empty) delete this.state.created[s.path];
+        if (after === null) delete this.state.containers[s.path];
       } else if (s.kind === "toml") {
         after = s.text === "" && s.before === null ? null : s.text;
         if (after !== null && after !== s.before) {
@@ -262,7 +264,10 @@ function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[])
     const current = slot.doc.get(mcp.path);
     if (deepEqual(current, want)) return;
     const containers = ws.containers(slot.path);
-    for (let i = 1; i < mcp.path.length; i++) if (!slot.doc.has(mcp.path.slice(0, i))) containers.created(mcp.path.slice(0, i));
+    for (let i = 1; i < mcp.path.length; i++) {
+      const v = slot.doc.get(mcp.path.slice(0, i));
+      if (v && typeof v === "object" && Object.keys(v).length === 0) containers.noteEmpty(mcp.path.slice(0, i));
+    }
     slot.doc.set(mcp.path, want);
     slot.notes.push(`MCP server "${mcp.path[mcp.path.length - 1]}" ${current === undefined ? "registered" : "updated"}`);
     slot.audit.push({ event: "mcp_registered", host: h.host });

@@ -58,12 +58,15 @@ function checkEventList(doc: JsonDoc, event: string): void {
 export type SyncResult = { added: string[]; removed: string[]; kept: string[] };
 
 /**
- * Containers (`hooks`, `hooks.<Event>`) Coffer created are removed again once its entries
- * leave them empty; one the user wrote stays, even empty.
+ * A container (`hooks`, `hooks.<Event>`, `mcpServers`) that Coffer's removal leaves empty is
+ * removed too — unless it was already there, empty, when Coffer first added to it (`noteEmpty`
+ * remembers that), so unlink gives back exactly what the user wrote.
  */
-export type Containers = { created: (path: JsonPath) => void; mayDrop: (path: JsonPath) => boolean };
+export type Containers = { noteEmpty: (path: JsonPath) => void; mayDrop: (path: JsonPath) => boolean };
 
-const ALWAYS: Containers = { created: () => {}, mayDrop: () => true };
+const ALWAYS: Containers = { noteEmpty: () => {}, mayDrop: () => true };
+
+const isEmpty = (v: unknown) => (Array.isArray(v) ? v.length === 0 : isObject(v) && Object.keys(v).length === 0);
 
 /**
  * Make Coffer's entries exactly `desired` (event -> the group or entry to install). An event
@@ -73,11 +76,13 @@ const ALWAYS: Containers = { created: () => {}, mayDrop: () => true };
 export function syncManagedHooks(doc: JsonDoc, layout: Layout, desired: Map<string, Record<string, unknown>>, containers: Containers = ALWAYS): SyncResult {
   const result: SyncResult = { added: [], removed: [], kept: [] };
   const before = hooksMap(doc);
+  if (before && isEmpty(before) && desired.size) containers.noteEmpty(["hooks"]);
   const events = new Set([...Object.keys(before ?? {}), ...desired.keys()]);
   for (const event of events) {
     checkEventList(doc, event);
     const managed = findManaged(doc, layout).filter((m) => m.event === event);
     const want = desired.get(event);
+    if (want && isEmpty(doc.get(["hooks", event]))) containers.noteEmpty(["hooks", event]);
     if (want && managed.length === 1) {
       const m = managed[0]!;
       const current = layout === "flat" ? doc.get(m.path) : m.groupSize === 1 ? doc.get(m.groupPath!) : undefined;
@@ -93,8 +98,6 @@ export function syncManagedHooks(doc: JsonDoc, layout: Layout, desired: Map<stri
     const list = doc.get(["hooks", event]);
     if (!want && Array.isArray(list) && list.length === 0 && managed.length && containers.mayDrop(["hooks", event])) doc.remove(["hooks", event]);
     if (want) {
-      if (!doc.has(["hooks"])) containers.created(["hooks"]);
-      if (!doc.has(["hooks", event])) containers.created(["hooks", event]);
       doc.append(["hooks", event], want);
       result.added.push(event);
     }

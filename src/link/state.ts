@@ -17,7 +17,7 @@ export type LinkState = {
   native_memory: Record<string, Record<string, Saved>>;
   /** Files Coffer created; unlink deletes them again when nothing but Coffer's skeleton is left. */
   created: Record<string, true>;
-  /** file -> JSON paths (as JSON text) of containers Coffer created (`hooks`, `mcpServers`, ...). */
+  /** file -> JSON paths (as JSON text) of containers that were empty before Coffer added to them (kept on unlink). */
   containers: Record<string, string[]>;
   /** `distill.sweep` before `link codex --session-end` turned it on. */
   sweep?: Saved;
