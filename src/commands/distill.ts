@@ -1,10 +1,185 @@
 import { defineCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { describeSession } from "../distill/catalog";
+import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
+import { readLedger, isDistilled } from "../distill/ledger";
+import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
+import { selectSweep, sweepPolicy } from "../distill/sweep";
+import { CofferError, usageError } from "../lib/errors";
+import { progressBar } from "../lib/progress";
+import { loadConfig } from "../store/config";
+import { type SessionFile, listSessions, resolveSession } from "../transcripts/discovery";
+import { TRANSCRIPT_HOSTS, type TranscriptHost, isTranscriptHost } from "../transcripts/types";
+import { withExamples } from "./_run";
+import { consola, jsonArg, parseLimit, printJson, short } from "./_shared";
 
-// Placeholder until this command's issue lands; replaced wholesale by its implementation.
-export default defineCommand({
-  meta: { name: "distill", description: "(not available yet)" },
-  run() {
-    throw new CofferError("coffer distill is not available in this build yet");
-  },
-});
+const agentArg = { agent: { type: "string", description: "Only this agent's sessions: claude, codex or gemini", valueHint: "claude|codex|gemini" } } as const;
+
+function hostsFrom(agent: string | undefined): readonly TranscriptHost[] {
+  if (!agent) return TRANSCRIPT_HOSTS;
+  if (!isTranscriptHost(agent)) throw usageError(`--agent ${agent}: no transcripts to read for it (allowed: ${TRANSCRIPT_HOSTS.join(", ")})`);
+  return [agent];
+}
+
+/** "7d", "12h", "30m", "2w" -> milliseconds. */
+export function parseSince(raw: string): number {
+  const m = /^(\d+)\s*([mhdw])$/.exec(raw.trim());
+  if (!m) throw usageError(`--since ${JSON.stringify(raw)}: use a number and a unit, e.g. 30m, 12h, 7d, 2w`);
+  return Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as "m" | "h" | "d" | "w"];
+}
+
+const shortId = (id: string) => (id.length > 13 ? id.slice(0, 13) : id);
+
+const list = withExamples(
+  defineCommand({
+    meta: { name: "list", description: "Sessions on disk: project, messages, last activity, distilled or not" },
+    args: { ...agentArg, limit: { type: "string", description: "At most this many (default 20)" }, ...jsonArg },
+    run({ args }) {
+      const hosts = hostsFrom(args.agent);
+      const limit = parseLimit(args.limit, 20, 10000);
+      const ledger = readLedger();
+      const rows = listSessions(hosts).slice(0, limit).map((f) => describeSession(f, ledger));
+      if (args.json) return printJson({ sessions: rows });
+      if (!rows.length) {
+        consola.info(`No ${hosts.length === 1 ? hosts[0] + " " : ""}sessions found (looked in ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)`);
+        return;
+      }
+      for (const r of rows) {
+        process.stdout.write(
+          `${r.status.padEnd(5)}  ${r.host.padEnd(6)}  ${shortId(r.session_id).padEnd(13)}  ${(r.project ?? "-").slice(0, 20).padEnd(20)}  ${String(r.messages).padStart(4)} msgs  ${r.last_activity ?? ""}  ${short(r.title, 50)}\n`,
+        );
+      }
+    },
+  }),
+  ["coffer distill list", "coffer distill list --agent codex --limit 50", "coffer distill list --json"],
+);
+
+function fileFor(arg: string, agent: string | undefined): SessionFile {
+  const hosts = hostsFrom(agent);
+  return resolveSession(arg, hosts);
+}
+
+const show = withExamples(
+  defineCommand({
+    meta: { name: "show", description: "Print a session exactly as the model would receive it (cleaned, scrubbed, budgeted)" },
+    args: { session: { type: "positional", description: "Session id (or prefix) or transcript path", required: true }, ...agentArg, ...jsonArg },
+    run({ args }) {
+      const config = loadConfig();
+      const p = prepareSession(fileFor(args.session, args.agent), config);
+      if (args.json) {
+        return printJson({
+          host: p.file.host, session: p.file.session_id, title: p.parsed.title, project: p.project?.label ?? null,
+          turns: p.conversation.turns, omitted: p.conversation.omitted, redactions: p.conversation.redactions, chars: p.text.length, text: p.text,
+        });
+      }
+      process.stdout.write(p.text);
+    },
+  }),
+  ["coffer distill show 7c1f9a2e", "coffer distill show ~/.codex/sessions/2026/11/21/rollout-2026-11-21T14-00-00-01a2….jsonl", "coffer distill show 7c1f --json"],
+);
+
+function report(r: DistillResult): void {
+  const who = `${r.host} ${shortId(r.session)}${r.project ? ` (${r.project})` : ""}`;
+  switch (r.outcome) {
+    case "distilled":
+      consola.success(`${who}: ${r.message}`);
+      for (const e of r.entries) process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
+      break;
+    case "failed":
+      consola.error(`${who}: ${r.message}`);
+      break;
+    default:
+      consola.info(`${who}: ${r.message}`);
+  }
+}
+
+async function distillAll(files: SessionFile[], opts: { json?: boolean; dryRun?: boolean; force?: boolean; via: string }): Promise<void> {
+  const config = loadConfig();
+  if (!opts.dryRun && !modelSettings(config)) {
+    if (opts.json) return printJson({ results: [], outcome: "no_model", message: "no model configured", hint: CONFIGURE_MODEL_HINT });
+    consola.warn(`No model configured: nothing distilled, nothing sent (${files.length} ${files.length === 1 ? "session" : "sessions"} waiting).`);
+    process.stderr.write(CONFIGURE_MODEL_HINT + "\n");
+    return;
+  }
+  const ledger = readLedger();
+  const bar = files.length > 1 ? progressBar("distilling", files.length) : undefined;
+  const results: DistillResult[] = [];
+  for (const [i, f] of files.entries()) {
+    const r = await distillFile(f, { config, ledger, dryRun: opts.dryRun, force: opts.force, via: opts.via });
+    results.push(r);
+    bar?.tick(i + 1);
+  }
+  bar?.done();
+  if (opts.json) printJson({ results });
+  else {
+    if (!results.length) consola.info("No sessions to distill.");
+    results.forEach(report);
+  }
+  const failed = results.filter((r) => r.outcome === "failed").length;
+  if (failed) throw new CofferError(`${failed} of ${results.length} ${results.length === 1 ? "session" : "sessions"} failed`, 1, "They are retried by the next `coffer distill sweep` (or run them again).");
+}
+
+const run = withExamples(
+  defineCommand({
+    meta: { name: "run", description: "Distill sessions into project entries (one model call per session)" },
+    args: {
+      sessions: { type: "positional", description: "Session ids or transcript paths (default: recent sessions)", required: false },
+      ...agentArg,
+      since: { type: "string", description: "Without sessions: those active within this long (default: distill.recency_days), e.g. 7d, 12h" },
+      pending: { type: "boolean", description: "Only sessions not distilled yet" },
+      "dry-run": { type: "boolean", description: "Say what would be sent; send and write nothing" },
+      force: { type: "boolean", description: "Distill even sessions the ledger marks as done" },
+      ...jsonArg,
+    },
+    async run({ args }) {
+      const hosts = hostsFrom(args.agent);
+      const named = (args._ as string[]).filter(Boolean);
+      let files: SessionFile[];
+      if (named.length) files = named.map((s) => fileFor(s, args.agent));
+      else {
+        const config = loadConfig();
+        const sinceMs = args.since ? parseSince(args.since) : Number(config["distill.recency_days"] ?? 7) * 86_400_000;
+        files = listSessions(hosts, Date.now() - sinceMs).reverse(); // oldest first
+      }
+      if (args.pending) {
+        const ledger = readLedger();
+        files = files.filter((f) => !isDistilled(ledger, { host: f.host, session_id: f.session_id, path: f.path, size: f.size, mtimeMs: f.mtimeMs }));
+      }
+      await distillAll(files, { json: args.json, dryRun: args["dry-run"], force: args.force, via: "run" });
+    },
+  }),
+  [
+    "coffer distill run 7c1f9a2e",
+    "coffer distill run --agent codex --since 2d --pending",
+    "coffer distill run --dry-run",
+    "coffer distill run ~/.claude/projects/-home-me-shop/7c1f9a2e-….jsonl --force",
+  ],
+);
+
+const sweep = withExamples(
+  defineCommand({
+    meta: { name: "sweep", description: "Distill idle sessions now: idle >= 15 min, within 7 days, not done, at most 20, oldest first" },
+    args: { ...agentArg, "dry-run": { type: "boolean", description: "List what the sweep would pick; send nothing" }, ...jsonArg },
+    async run({ args }) {
+      const config = loadConfig();
+      const picked = selectSweep(sweepPolicy(config), { hosts: hostsFrom(args.agent) });
+      if (args["dry-run"]) {
+        if (args.json) return printJson({ sessions: picked.map((f) => ({ host: f.host, session_id: f.session_id, path: f.path, last_activity: new Date(f.mtimeMs).toISOString() })) });
+        if (!picked.length) consola.info("The sweep would pick nothing now.");
+        for (const f of picked) process.stdout.write(`${f.host.padEnd(6)}  ${f.session_id}  ${new Date(f.mtimeMs).toISOString()}\n`);
+        return;
+      }
+      await distillAll(picked, { json: args.json, via: "sweep" });
+    },
+  }),
+  ["coffer distill sweep", "coffer distill sweep --dry-run", "coffer distill sweep --agent codex --json"],
+);
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "distill", description: "Turn finished agent sessions into project knowledge" },
+    subCommands: { list, show, run, sweep },
+    default: "list",
+  }),
+  ["coffer distill list", "coffer distill show <session>", "coffer distill run --pending", "coffer distill sweep"],
+);
+

@@ -1,10 +1,114 @@
 import { defineCommand } from "citty";
+import { type Insight } from "../distill/insights";
 import { CofferError } from "../lib/errors";
+import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
+import { approveTrace, rejectTrace, traceText } from "../inbox/review";
+import { loadConfig } from "../store/config";
+import { withExamples } from "./_run";
+import { consola, jsonArg, printJson, short } from "./_shared";
 
-// Placeholder until this command's issue lands; replaced wholesale by its implementation.
-export default defineCommand({
-  meta: { name: "inbox", description: "(not available yet)" },
-  run() {
-    throw new CofferError("coffer inbox is not available in this build yet");
-  },
-});
+const idArg = { id: { type: "positional", description: "Trace id (or a unique prefix)", required: true } } as const;
+
+function requireTrace(id: string): Trace {
+  const t = findTrace(id);
+  if (!t) throw new CofferError(`no inbox trace "${id}"`, 1, "List them with `coffer inbox list`.");
+  return t;
+}
+
+const list = withExamples(
+  defineCommand({
+    meta: { name: "list", description: "Traces waiting for review, oldest first" },
+    args: { ...jsonArg },
+    run({ args }) {
+      const traces = listTraces();
+      if (args.json) return printJson({ traces: traces.map(summary) });
+      if (!traces.length) {
+        consola.info("The inbox is empty.");
+        return;
+      }
+      for (const t of traces) {
+        process.stdout.write(
+          `${t.id}  ${t.host.padEnd(6)}  ${(t.project?.label ?? "-").slice(0, 20).padEnd(20)}  ${String(t.messages).padStart(3)} msgs  ${String(t.redactions).padStart(2)} redacted  ${short(t.title, 50)}\n`,
+        );
+      }
+    },
+  }),
+  ["coffer inbox list", "coffer inbox list --json"],
+);
+
+const show = withExamples(
+  defineCommand({
+    meta: { name: "show", description: "Print a trace: its wrapper and the conversation approve would send" },
+    args: { ...idArg, ...jsonArg },
+    run({ args }) {
+      const t = requireTrace(args.id);
+      if (args.json) return printJson(t);
+      const s = summary(t);
+      process.stdout.write(
+        [
+          `id: ${s.id}`, `host: ${s.host}`, `session: ${s.session}`, `project: ${s.project?.label ?? "-"}`, `title: ${s.title}`,
+          `created: ${s.created}`, `messages: ${s.messages}${s.omitted ? ` (${s.omitted} omitted to fit the budget)` : ""}`,
+          `redactions: ${s.redactions}`, `removed lines: ${s.removed_lines}`, `source sha256: ${s.source_sha256}`, "",
+        ].join("\n") + "\n" + traceText(t),
+      );
+    },
+  }),
+  ["coffer inbox show 01JD3K", "coffer inbox show 01JD3K --json"],
+);
+
+function preview(insights: Insight[]): void {
+  if (!insights.length) {
+    consola.info("The model found nothing worth keeping in this trace.");
+    return;
+  }
+  consola.info(`${insights.length} ${insights.length === 1 ? "entry" : "entries"} would be written:`);
+  for (const i of insights) process.stderr.write(`  [${i.kind}] ${i.title}\n      ${short(i.body, 160)}\n`);
+}
+
+const approve = withExamples(
+  defineCommand({
+    meta: { name: "approve", description: "Distill a trace into entries (shows a preview first; --yes skips the question)" },
+    args: { ...idArg, yes: { type: "boolean", alias: "y", description: "Write without asking (for scripts)" }, ...jsonArg },
+    async run({ args }) {
+      const trace = requireTrace(args.id);
+      const interactive = !args.yes && Boolean(process.stdin.isTTY) && !args.json;
+      if (!args.yes && !interactive) {
+        throw new CofferError("approve asks before writing, but there is no terminal to ask on", 1, `Add --yes: coffer inbox approve ${trace.id} --yes`);
+      }
+      const res = await approveTrace(trace, loadConfig(), async (insights) => {
+        if (!args.json) preview(insights);
+        if (!interactive || !insights.length) return true;
+        return (await consola.prompt("Write these entries and remove the trace?", { type: "confirm", initial: true })) === true;
+      });
+      if (args.json) return printJson({ id: res.id, status: res.status, entries: res.entries, dropped: res.dropped });
+      if (res.status === "cancelled") return consola.info(`Nothing written; trace ${res.id} stays in the inbox.`);
+      const created = res.entries.filter((e) => e.status === "created").length;
+      consola.success(`Approved ${res.id}: ${res.entries.length} ${res.entries.length === 1 ? "entry" : "entries"} (${created} new) in project ${trace.project?.label}; trace removed`);
+      for (const e of res.entries) process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
+    },
+  }),
+  ["coffer inbox approve 01JD3K", "coffer inbox approve 01JD3K --yes"],
+);
+
+const reject = withExamples(
+  defineCommand({
+    meta: { name: "reject", description: "Delete a trace without distilling it" },
+    args: { ...idArg, ...jsonArg },
+    run({ args }) {
+      const trace = requireTrace(args.id);
+      rejectTrace(trace);
+      if (args.json) return printJson({ id: trace.id, status: "rejected" });
+      consola.success(`Rejected ${trace.id}: trace deleted`);
+    },
+  }),
+  ["coffer inbox reject 01JD3K"],
+);
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "inbox", description: "Review observed session traces (list, show, approve, reject)" },
+    subCommands: { list, show, approve, reject },
+    default: "list",
+  }),
+  ["coffer inbox", "coffer inbox show <id>", "coffer inbox approve <id> --yes", "coffer inbox reject <id>"],
+);

@@ -1,56 +1,165 @@
 /**
  * What `coffer serve` (HTTP routes + background worker) needs from distillation. The serve
- * side imports only this file; the transcripts/distill issue implements it.
+ * side imports only this file; everything here is a thin adapter over src/distill,
+ * src/transcripts, src/queue/observe and src/inbox.
  */
-import type { Host } from "../store/config";
+import { CofferError } from "../lib/errors";
+import { isoNow } from "../lib/time";
+import { type Host, loadConfig } from "../store/config";
+import { findTrace, listTraces, type Trace } from "../inbox/inbox";
+import { approveTrace, rejectTrace } from "../inbox/review";
+import { observeQueue } from "../queue/observe";
+import { enqueueSession, readQueue } from "../queue/session-queue";
+import { type SessionFile, listSessions, resolveSession, sessionFileAt } from "../transcripts/discovery";
+import { isTranscriptHost } from "../transcripts/types";
+import { type SessionInfo, describeSession } from "./catalog";
+import { type DistillOutcome, distillFile, prepareSession } from "./distill";
+import { isDistilled, readLedger } from "./ledger";
+import { modelSettings } from "./model";
+import { selectSweep, sweepPolicy } from "./sweep";
 
-export type SessionEndOutcome = "distilled" | "already_distilled" | "no_model" | "not_found" | "skipped";
+/** "queued": handed to the session-end queue (observe turns it into an inbox trace). */
+export type SessionEndOutcome = DistillOutcome | "queued";
 
-export type TranscriptInfo = {
-  host: Host;
-  session_id: string;
-  project: string | null;
-  messages: number;
-  first_activity: string | null;
-  last_activity: string | null;
-  status: "done" | "never";
-};
+/** A session on disk (see SessionInfo: project label, messages, activity, ledger status, path). */
+export type TranscriptInfo = SessionInfo;
 
 export type WorkerReport = { observed: number; distilled: number; skipped: number; errors: string[] };
 
-/** Queue a finished session and report what happened to it (placeholder: always "skipped"). */
-export async function endSession(_host: Host, _sessionId: string, _transcriptPath?: string): Promise<SessionEndOutcome> {
-  return "skipped";
+/**
+ * Queue a finished session and report what happened to it: "queued" for the next observe pass,
+ * "already_distilled" when the ledger has this exact transcript, "not_found" when no transcript
+ * can be found, "skipped" for hosts without transcripts.
+ */
+export async function endSession(host: Host, sessionId: string, transcriptPath?: string): Promise<SessionEndOutcome> {
+  if (!isTranscriptHost(host)) return "skipped";
+  let file: SessionFile;
+  try {
+    file = transcriptPath ? sessionFileAt(transcriptPath, host) : resolveSession(sessionId, [host]);
+  } catch {
+    return "not_found";
+  }
+  const state = { host, session_id: sessionId, path: file.path, size: file.size, mtimeMs: file.mtimeMs };
+  if (isDistilled(readLedger(), state)) return "already_distilled";
+  enqueueSession({ transcript_path: file.path, host, session: sessionId, at: isoNow() });
+  return "queued";
 }
 
-/** Sessions of one host found on disk (placeholder: none). */
-export async function listTranscripts(_host: Host, _limit = 50): Promise<TranscriptInfo[]> {
-  return [];
+/** Sessions of one host found on disk, newest first. */
+export async function listTranscripts(host: Host, limit = 50): Promise<TranscriptInfo[]> {
+  if (!isTranscriptHost(host)) return [];
+  const ledger = readLedger();
+  return listSessions([host]).slice(0, limit).map((f) => describeSession(f, ledger));
 }
 
-/** Distill the given sessions (ids or paths) of one host (placeholder: all skipped). */
-export async function distillTranscripts(_host: Host, sessions: string[]): Promise<{ session: string; outcome: SessionEndOutcome }[]> {
-  return sessions.map((session) => ({ session, outcome: "skipped" as const }));
+export type DistillReport = { session: string; outcome: SessionEndOutcome; message: string; entries: string[] };
+
+/** Distill the given sessions (ids or paths) of one host, one after the other. */
+export async function distillTranscripts(host: Host, sessions: string[]): Promise<DistillReport[]> {
+  if (!isTranscriptHost(host)) return sessions.map((session) => ({ session, outcome: "skipped" as const, message: `${host} keeps no transcripts Coffer can read`, entries: [] }));
+  const config = loadConfig();
+  const ledger = readLedger();
+  const out: DistillReport[] = [];
+  for (const session of sessions) {
+    let file: SessionFile;
+    try {
+      file = resolveSession(session, [host]);
+    } catch (err) {
+      out.push({ session, outcome: "not_found", message: (err as Error).message, entries: [] });
+      continue;
+    }
+    const r = await distillFile(file, { config, ledger, via: "http" });
+    out.push({ session, outcome: r.outcome, message: r.message, entries: r.entries.map((e) => e.id) });
+  }
+  return out;
 }
 
-/** One background pass: drain the session-end queue, then sweep idle sessions (placeholder: no-op). */
+/** The exact text a model would receive for one session (the web UI's preview). */
+export async function transcriptPreview(host: Host, session: string): Promise<{ session: string; title: string; project: string | null; text: string; redactions: number } | undefined> {
+  if (!isTranscriptHost(host)) return undefined;
+  try {
+    const p = prepareSession(resolveSession(session, [host]), loadConfig());
+    return { session: p.file.session_id, title: p.parsed.title, project: p.project?.label ?? null, text: p.text, redactions: p.conversation.redactions };
+  } catch (err) {
+    if (err instanceof CofferError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * One background pass: drain the session-end queue into the inbox, then (when `distill.sweep`
+ * is on and a model is configured) distill idle sessions.
+ */
 export async function workerPass(): Promise<WorkerReport> {
-  return { observed: 0, distilled: 0, skipped: 0, errors: [] };
+  const config = loadConfig();
+  const report: WorkerReport = { observed: 0, distilled: 0, skipped: 0, errors: [] };
+  if (readQueue().length) {
+    try {
+      const obs = observeQueue({ config });
+      report.observed = obs.results.filter((r) => r.outcome === "stored").length;
+      report.skipped += obs.skipped;
+    } catch (err) {
+      report.errors.push(`observe: ${(err as Error).message}`);
+    }
+  }
+  if (config["distill.sweep"] === true && modelSettings(config)) {
+    const ledger = readLedger();
+    for (const file of selectSweep(sweepPolicy(config), { ledger })) {
+      const r = await distillFile(file, { config, ledger, via: "sweep" });
+      if (r.outcome === "distilled") report.distilled++;
+      else if (r.outcome === "failed") report.errors.push(`${file.host} ${file.session_id}: ${r.message}`);
+      else report.skipped++;
+    }
+  }
+  return report;
 }
 
-export type InboxItem = { id: string; host: string; session: string; created: string; messages: number; redactions: number; removed_lines: number };
+export type InboxItem = {
+  id: string;
+  host: string;
+  session: string;
+  created: string;
+  messages: number;
+  redactions: number;
+  removed_lines: number;
+  title: string;
+  project: string | null;
+};
 
-/** Traces waiting in inbox/ (placeholder: none). */
+const item = (t: Trace): InboxItem => ({
+  id: t.id, host: t.host, session: t.session, created: t.created, messages: t.messages, redactions: t.redactions,
+  removed_lines: t.removed_lines, title: t.title, project: t.project?.label ?? null,
+});
+
+/** Traces waiting in inbox/, oldest first. */
 export async function listInbox(): Promise<InboxItem[]> {
-  return [];
+  return listTraces().map(item);
 }
 
-/** Distill an inbox trace into entries and remove it (placeholder: not found). */
-export async function approveInbox(_id: string): Promise<{ id: string; status: "approved" | "not_found"; entries: string[] }> {
-  return { id: _id, status: "not_found", entries: [] };
+/** One trace with its turns (what approve would send), or undefined. */
+export async function showInbox(id: string): Promise<Trace | undefined> {
+  return findTrace(id);
 }
 
-/** Delete an inbox trace (placeholder: not found). */
-export async function rejectInbox(_id: string): Promise<{ id: string; status: "rejected" | "not_found" }> {
-  return { id: _id, status: "not_found" };
+export type ApproveInboxResult = { id: string; status: "approved" | "not_found" | "failed"; entries: string[]; message?: string };
+
+/** Distill an inbox trace into entries and remove it (no interactive preview over HTTP). */
+export async function approveInbox(id: string): Promise<ApproveInboxResult> {
+  const trace = findTrace(id);
+  if (!trace) return { id, status: "not_found", entries: [] };
+  try {
+    const r = await approveTrace(trace, loadConfig());
+    return { id: trace.id, status: "approved", entries: r.entries.map((e) => e.id) };
+  } catch (err) {
+    if (err instanceof CofferError) return { id: trace.id, status: "failed", entries: [], message: [err.message, err.hint].filter(Boolean).join("\n") };
+    throw err;
+  }
+}
+
+/** Delete an inbox trace. */
+export async function rejectInbox(id: string): Promise<{ id: string; status: "rejected" | "not_found" }> {
+  const trace = findTrace(id);
+  if (!trace) return { id, status: "not_found" };
+  rejectTrace(trace);
+  return { id: trace.id, status: "rejected" };
 }

@@ -1,0 +1,52 @@
+/** One line about a session on disk: what `coffer distill list` and `GET .../transcripts` show. */
+import { isoNow } from "../lib/time";
+import { type SessionFile, parseSessionFile, sessionHead } from "../transcripts/discovery";
+import type { TranscriptHost } from "../transcripts/types";
+import { type Ledger, isDistilled } from "./ledger";
+import { projectForSession } from "./project";
+
+export type SessionInfo = {
+  host: TranscriptHost;
+  session_id: string;
+  /** The project's label when the session ran inside a git repository, else null. */
+  project: string | null;
+  project_id: string | null;
+  /** Conversation turns left after cleaning. */
+  messages: number;
+  first_activity: string | null;
+  last_activity: string | null;
+  status: "done" | "never";
+  title: string;
+  /** Working directory the session ran in, when recorded. */
+  cwd: string | null;
+  /** The transcript file. */
+  path: string;
+};
+
+export function describeSession(file: SessionFile, ledger: Ledger): SessionInfo {
+  const head = sessionHead(file);
+  const project = projectForSession(head.cwd, head.origin);
+  let messages = 0;
+  let title = "";
+  let first = head.first_activity ?? null;
+  try {
+    const parsed = parseSessionFile(file);
+    messages = parsed.turns.length;
+    title = parsed.title;
+    first = parsed.first_activity ?? first;
+  } catch {} // vanished meanwhile: listed with what the directory said
+  const state = { host: file.host, session_id: file.session_id, path: file.path, size: file.size, mtimeMs: file.mtimeMs };
+  return {
+    host: file.host,
+    session_id: file.session_id,
+    project: project?.label ?? null,
+    project_id: project?.id ?? null,
+    messages,
+    first_activity: first,
+    last_activity: isoNow(new Date(file.mtimeMs)),
+    status: isDistilled(ledger, state) ? "done" : "never",
+    title,
+    cwd: head.cwd ?? null,
+    path: file.path,
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Distilling one session: parse, clean, scrub, budget, one model call, validated insights,
+ * one entry per insight in the session's project scope, a ledger line. Every way out says why.
+ */
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import type { Config } from "../store/config";
+import { closeStore, remember } from "../store/store";
+import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
+import { type SessionFile, parseSessionFile } from "../transcripts/discovery";
+import { scrubText } from "../transcripts/scrub";
+import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
+import { type Insight, parseInsights } from "./insights";
+import { type Ledger, appendLedger, failedAttempts, fileSha256, isDistilled, readLedger } from "./ledger";
+import { CONFIGURE_MODEL_HINT, ModelError, type ModelSettings, complete, modelSettings } from "./model";
+import { type ProjectRef, openProjectStore, projectForSession } from "./project";
+import { SYSTEM_PROMPT, renderConversation } from "./prompt";
+
+export type DistillOutcome = "distilled" | "already_distilled" | "no_model" | "not_found" | "skipped" | "failed";
+
+export type WrittenEntry = { id: string; status: "created" | "updated" | "duplicate"; kind: string; title: string };
+
+export type DistillResult = {
+  host: TranscriptHost;
+  session: string;
+  title: string;
+  project: string | null;
+  outcome: DistillOutcome;
+  entries: WrittenEntry[];
+  /** One line saying what happened and, for no-ops and failures, what to do. */
+  message: string;
+};
+
+/** A session ready to be sent: the exact text the model would receive. */
+export type PreparedSession = {
+  file: SessionFile;
+  parsed: ParsedTranscript;
+  project?: ProjectRef;
+  conversation: PreparedConversation;
+  text: string;
+};
+
+/** The sweep stops retrying a session whose current content failed this often. */
+export const MAX_FAILED_ATTEMPTS = 3;
+
+export function budgetChars(config: Config): number {
+  return Number(config["distill.budget_chars"] ?? 12000);
+}
+
+export function prepareSession(file: SessionFile, config: Config): PreparedSession {
+  const parsed = parseSessionFile(file);
+  const project = projectForSession(parsed.cwd, parsed.origin);
+  const conversation = prepareConversation(parsed.turns, { budget: budgetChars(config) });
+  const text = renderConversation(conversation, { host: file.host, project: project?.label });
+  return { file, parsed, project, conversation, text };
+}
+
+/** Write insights as entries in the project scope (scrubbed once more: a model can echo anything). */
+export function writeInsights(project: ProjectRef, insights: Insight[], origin: { host: string; session: string }): WrittenEntry[] {
+  const store = openProjectStore(project);
+  try {
+    return insights.map((ins) => {
+      const res = remember(store, {
+        text: scrubText(ins.body).text,
+        title: scrubText(ins.title).text,
+        kind: ins.kind,
+        scope: "project",
+        actor: `agent:${origin.host}`,
+        source: "distill",
+        origin_session: origin.session,
+      });
+      return { id: res.id, status: res.status, kind: res.entry.kind, title: res.entry.title };
+    });
+  } finally {
+    closeStore(store);
+  }
+}
+
+/** Ask the model for insights about a rendered conversation. Throws ModelError. */
+export async function askModel(model: ModelSettings, text: string): Promise<{ insights: Insight[]; dropped: number }> {
+  return parseInsights(await complete(model, SYSTEM_PROMPT, text));
+}
+
+export type DistillOptions = {
+  config: Config;
+  ledger?: Ledger;
+  dryRun?: boolean;
+  /** Distill even when the ledger says this content was done. */
+  force?: boolean;
+  via?: string;
+};
+
+function summarize(entries: WrittenEntry[], dropped: number): string {
+  const created = entries.filter((e) => e.status === "created").length;
+  const dup = entries.length - created;
+  const parts = [`${entries.length} ${entries.length === 1 ? "entry" : "entries"}`];
+  if (entries.length) parts.push(`${created} new, ${dup} already known`);
+  if (dropped) parts.push(`${dropped} invalid ${dropped === 1 ? "item" : "items"} dropped`);
+  return entries.length ? `${parts[0]} (${parts.slice(1).join("; ")})` : `no insights worth keeping${dropped ? ` (${parts.slice(1).join("; ")})` : ""}`;
+}
+
+export async function distillFile(file: SessionFile, opts: DistillOptions): Promise<DistillResult> {
+  const ledger = opts.ledger ?? readLedger();
+  const state = { host: file.host, session_id: file.session_id, path: file.path, size: file.size, mtimeMs: file.mtimeMs };
+  const base = { host: file.host, session: file.session_id, title: "", project: null as string | null, entries: [] as WrittenEntry[] };
+  if (!opts.force && isDistilled(ledger, state)) {
+    return { ...base, outcome: "already_distilled", message: "already distilled (ledger); nothing new since" };
+  }
+  let prepared: PreparedSession;
+  try {
+    prepared = prepareSession(file, opts.config);
+  } catch (err) {
+    if (err instanceof CofferError) throw err;
+    return { ...base, outcome: "not_found", message: `cannot read the transcript: ${(err as Error).message}` };
+  }
+  const { parsed, project, conversation, text } = prepared;
+  const result = { ...base, title: parsed.title, project: project?.label ?? null };
+  if (parsed.subagent) return { ...result, outcome: "skipped", message: "a subagent's transcript (its parent session is distilled instead)" };
+  if (!project) {
+    const where = parsed.cwd ? `${parsed.cwd} is not inside a git repository` : "the transcript records no working directory";
+    return { ...result, outcome: "skipped", message: `not a git project: ${where}; only project sessions are distilled` };
+  }
+  const sha = fileSha256(file.path);
+  const record = { host: file.host, session_id: file.session_id, sha256: sha, size: file.size, mtime_ms: file.mtimeMs, via: opts.via ?? "distill" };
+  if (!conversation.turns.length) {
+    if (!opts.dryRun) appendLedger({ ...record, outcome: "distilled", entries: 0 });
+    return { ...result, outcome: "skipped", message: "no conversation left after cleaning (only tool traffic or injected context)" };
+  }
+  const model = modelSettings(opts.config);
+  if (opts.dryRun) {
+    const to = model ? `${model.provider}/${model.model}` : "a model (none configured)";
+    return { ...result, outcome: "skipped", message: `dry run: would send ${text.length} characters (${conversation.turns.length} turns, ${conversation.redactions} redactions) to ${to}` };
+  }
+  if (!model) return { ...result, outcome: "no_model", message: `no model configured, nothing sent.\n${CONFIGURE_MODEL_HINT}` };
+  try {
+    const { insights, dropped } = await askModel(model, text);
+    const entries = writeInsights(project, insights, { host: file.host, session: file.session_id });
+    appendLedger({ ...record, outcome: "distilled", entries: entries.length });
+    audit({ event: "session_distilled", actor: `agent:${file.host}`, source: "distill", session: file.session_id, entries: entries.length });
+    return { ...result, outcome: "distilled", entries, message: summarize(entries, dropped) };
+  } catch (err) {
+    if (!(err instanceof ModelError)) throw err;
+    appendLedger({ ...record, outcome: "failed", entries: 0, error: err.kind });
+    const tries = failedAttempts(readLedger(), state);
+    const next = tries < MAX_FAILED_ATTEMPTS ? "nothing written; the session is left for the next sweep" : `nothing written; failed ${tries} times, the sweep skips it until it changes (coffer distill run retries)`;
+    return { ...result, outcome: "failed", message: `${err.message}; ${next}` };
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Model providers for distillation: any OpenAI-compatible chat completions endpoint (OpenAI,
+ * Ollama, LM Studio, vLLM, OpenRouter, ...) or Anthropic's messages API. Plain fetch, a timeout,
+ * retry with backoff on 429/5xx and network errors. The API key goes into one request header and
+ * nowhere else: never into an error message, a log line or a file.
+ */
+import type { Config } from "../store/config";
+import { scrubText } from "../transcripts/scrub";
+
+export type Provider = "openai" | "anthropic";
+
+export type ModelSettings = {
+  provider: Provider;
+  model: string;
+  /** Endpoint base: `.../v1` for OpenAI-compatible servers, the API host for Anthropic. */
+  baseUrl: string;
+  /** Environment variable holding the key, when one is to be sent. */
+  keyEnv?: string;
+  timeoutMs: number;
+};
+
+const OPENAI_URL = "https://api.openai.com/v1";
+const ANTHROPIC_URL = "https://api.anthropic.com";
+
+/** How to configure a model, for every "no model configured" message. */
+export const CONFIGURE_MODEL_HINT = [
+  "Configure one, e.g. for OpenAI:",
+  "  coffer config set model.model gpt-4o-mini && coffer config set model.provider openai && coffer config set model.api_key_env OPENAI_API_KEY",
+  "or a local Ollama: coffer config set model.model llama3.1 && coffer config set model.provider openai && coffer config set model.base_url http://127.0.0.1:11434/v1",
+  "or Anthropic: coffer config set model.model claude-haiku-4-5 && coffer config set model.provider anthropic && coffer config set model.api_key_env ANTHROPIC_API_KEY",
+].join("\n");
+
+/** The configured model, or undefined when `[model]` names no provider. */
+export function modelSettings(config: Config): ModelSettings | undefined {
+  const provider = config["model.provider"] as Provider | undefined;
+  const model = config["model.model"] as string | undefined;
+  if (!provider || !model) return undefined;
+  const explicitUrl = config["model.base_url"] as string | undefined;
+  const baseUrl = (explicitUrl || (provider === "openai" ? OPENAI_URL : ANTHROPIC_URL)).replace(/\/+$/, "");
+  // A key is sent where the user said (api_key_env) or to the provider's own endpoint; never
+  // implicitly to some other server (a local Ollama does not need the user's OpenAI key).
+  const keyEnv = (config["model.api_key_env"] as string | undefined) ?? (explicitUrl ? undefined : provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+  return { provider, model, baseUrl, keyEnv, timeoutMs: Number(config["model.timeout_ms"] ?? 60000) };
+}
+
+export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "malformed";
+
+/** A model call that did not produce usable output; `message` is safe to print and store. */
+export class ModelError extends Error {
+  constructor(readonly kind: ModelErrorKind, message: string) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
+
+export type CallOptions = {
+  /** Attempts in all (first try + retries) for 429/5xx/network errors. */
+  attempts?: number;
+  /** Base backoff in ms (doubled per retry; a Retry-After header wins, capped at 20 s). */
+  backoffMs?: number;
+};
+
+function apiKey(s: ModelSettings): string | undefined {
+  if (!s.keyEnv) return undefined;
+  const key = process.env[s.keyEnv]?.trim();
+  if (key) return key;
+  if (s.provider === "anthropic" || s.baseUrl === OPENAI_URL) {
+    throw new ModelError("auth", `no API key: $${s.keyEnv} is not set (model.api_key_env names it)`);
+  }
+  return undefined;
+}
+
+function request(s: ModelSettings, system: string, user: string): { url: string; init: RequestInit; key?: string } {
+  const key = apiKey(s);
+  if (s.provider === "anthropic") {
+    const url = /\/v1$/.test(s.baseUrl) ? `${s.baseUrl}/messages` : `${s.baseUrl}/v1/messages`;
+    const headers: Record<string, string> = { "content-type": "application/json", "anthropic-version": "2023-06-01" };
+    if (key) headers["x-api-key"] = key;
+    const body = { model: s.model, max_tokens: 2048, temperature: 0.2, system, messages: [{ role: "user", content: user }] };
+    return { url, init: { method: "POST", headers, body: JSON.stringify(body) }, key };
+  }
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const body = { model: s.model, temperature: 0.2, messages: [{ role: "system", content: system }, { role: "user", content: user }] };
+  return { url: `${s.baseUrl}/chat/completions`, init: { method: "POST", headers, body: JSON.stringify(body) }, key };
+}
+
+/** The reply text out of a provider's response body. */
+function replyText(s: ModelSettings, body: any): string | undefined {
+  if (s.provider === "anthropic") {
+    if (!Array.isArray(body?.content)) return undefined;
+    return body.content.filter((b: any) => b?.type === "text" && typeof b.text === "string").map((b: any) => b.text).join("");
+  }
+  const content = body?.choices?.[0]?.message?.content;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("");
+  return undefined;
+}
+
+/** A short, scrubbed piece of a response body for an error message (the key itself cut out too). */
+function excerpt(text: string, key?: string): string {
+  const masked = key ? text.split(key).join("[redacted]") : text;
+  return scrubText(masked.replace(/\s+/g, " ").trim().slice(0, 200)).text;
+}
+
+function retryDelay(res: Response | undefined, attempt: number, backoffMs: number): number {
+  const header = res?.headers.get("retry-after");
+  const seconds = header && /^\d+(?:\.\d+)?$/.test(header.trim()) ? Number(header) : undefined;
+  if (seconds !== undefined) return Math.min(seconds * 1000, 20_000);
+  return backoffMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
+}
+
+/** One completion: `system` + `user` in, the reply text out. Throws ModelError. */
+export async function complete(s: ModelSettings, system: string, user: string, opts: CallOptions = {}): Promise<string> {
+  const attempts = opts.attempts ?? 3;
+  const backoffMs = opts.backoffMs ?? 500;
+  const { url, init, key } = request(s, system, user);
+  const where = new URL(url).host;
+  let last: ModelError | undefined;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    let res: Response | undefined;
+    try {
+      res = await fetch(url, { ...init, signal: AbortSignal.timeout(s.timeoutMs) });
+    } catch (err) {
+      const name = (err as Error)?.name;
+      if (name === "TimeoutError" || name === "AbortError") {
+        // Not retried: a model that needs longer than the timeout will need it again.
+        throw new ModelError("timeout", `the model at ${where} did not answer within ${s.timeoutMs} ms (model.timeout_ms)`);
+      }
+      last = new ModelError("network", `cannot reach the model at ${where}: ${(err as Error)?.message ?? err}`);
+    }
+    if (res) {
+      if (res.ok) {
+        let body: unknown;
+        const text = await res.text();
+        try { body = JSON.parse(text); } catch {
+          throw new ModelError("malformed", `the model at ${where} answered with something that is not JSON: ${excerpt(text, key)}`);
+        }
+        const reply = replyText(s, body);
+        if (reply === undefined) throw new ModelError("malformed", `the model at ${where} answered without a message: ${excerpt(text, key)}`);
+        return reply;
+      }
+      const detail = excerpt(await res.text().catch(() => ""), key);
+      if (res.status === 401 || res.status === 403) {
+        throw new ModelError("auth", `the model at ${where} refused the key (HTTP ${res.status})${detail ? `: ${detail}` : ""}`);
+      }
+      last = new ModelError("http", `the model at ${where} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`);
+      if (res.status !== 429 && res.status < 500) throw last;
+    }
+    if (attempt + 1 < attempts) await Bun.sleep(retryDelay(res, attempt, backoffMs));
+  }
+  throw new ModelError(last!.kind, `${last!.message} (after ${attempts} attempts)`);
+}

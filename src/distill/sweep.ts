@@ -1,0 +1,44 @@
+/**
+ * Choosing sessions to distill without being asked: idle for `distill.settle_minutes` (15),
+ * touched within `distill.recency_days` (7), not in the ledger, not waiting in the inbox, in a
+ * git project; at most `distill.max_per_pass` (20), oldest first. This is how sessions of hosts
+ * without a session-end hook (Codex) are captured.
+ */
+import type { Config } from "../store/config";
+import { listTraces } from "../inbox/inbox";
+import { type SessionFile, listSessions, sessionHead } from "../transcripts/discovery";
+import { TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
+import { MAX_FAILED_ATTEMPTS } from "./distill";
+import { type Ledger, failedAttempts, isDistilled, readLedger } from "./ledger";
+import { projectForSession } from "./project";
+
+export type SweepPolicy = { settleMs: number; recencyMs: number; max: number };
+
+export function sweepPolicy(config: Config): SweepPolicy {
+  return {
+    settleMs: Number(config["distill.settle_minutes"] ?? 15) * 60_000,
+    recencyMs: Number(config["distill.recency_days"] ?? 7) * 86_400_000,
+    max: Number(config["distill.max_per_pass"] ?? 20),
+  };
+}
+
+/** The sessions a sweep pass would distill now, oldest first. */
+export function selectSweep(policy: SweepPolicy, opts: { now?: number; hosts?: readonly TranscriptHost[]; ledger?: Ledger } = {}): SessionFile[] {
+  const now = opts.now ?? Date.now();
+  const ledger = opts.ledger ?? readLedger();
+  const inInbox = new Set(listTraces().map((t) => `${t.host}\u0000${t.session}`));
+  const candidates = listSessions(opts.hosts ?? TRANSCRIPT_HOSTS, now - policy.recencyMs)
+    .filter((f) => now - f.mtimeMs >= policy.settleMs)
+    .sort((a, b) => a.mtimeMs - b.mtimeMs);
+  const picked: SessionFile[] = [];
+  for (const f of candidates) {
+    if (picked.length >= policy.max) break;
+    const state = { host: f.host, session_id: f.session_id, path: f.path, size: f.size, mtimeMs: f.mtimeMs };
+    if (isDistilled(ledger, state) || failedAttempts(ledger, state) >= MAX_FAILED_ATTEMPTS) continue;
+    if (inInbox.has(`${f.host}\u0000${f.session_id}`)) continue; // waiting for a human review instead
+    const head = sessionHead(f);
+    if (head.subagent || !projectForSession(head.cwd, head.origin)) continue;
+    picked.push(f);
+  }
+  return picked;
+}
