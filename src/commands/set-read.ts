@@ -9,7 +9,7 @@ const EXPLAIN: Record<string, string> = {
   startup: "rules + memory cards at session start only",
   auto: "session start, then only new memory on each prompt (delta)",
   always: "session start, then every routed memory on every prompt",
-  manual: "no automatic injection except the session-start bundle; agents recall through MCP",
+  manual: "the rules bundle at session start (no memory cards), nothing after; agents recall through MCP",
   off: "nothing injected, not even at session start",
 };
 

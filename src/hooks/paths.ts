@@ -19,25 +19,28 @@ const TRAIL = /[.,;:!?)\]}>'"`]+$/;
 const LEAD = /^[(<\['"`]+/;
 
 /**
- * File paths a prompt names that exist under cwd: tokens with a `/` or a file extension,
- * stripped of quotes, trailing punctuation and `:line[:col]`; at most `max`.
+ * File paths a prompt names that exist under cwd: tokens with a `/` or a file extension, or
+ * capitalized/dot names (Makefile, .env), stripped of quotes, trailing punctuation and
+ * `:line[:col]`; at most `max` existing files, after at most 32 lookups.
  */
 export function promptPaths(prompt: string, cwd: string, max = 12): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
+  let lookups = 0;
   for (const raw of prompt.slice(0, 20000).split(/[\s,;|]+/)) {
     if (out.length >= max) break;
     if (raw.length < 3 || raw.length > 512) continue;
     let token = raw.replace(LEAD, "").replace(TRAIL, "").replace(/:\d+(?::\d+)?$/, "").replace(TRAIL, "");
     if (token.startsWith("@")) token = token.slice(1); // `@src/x.ts` mentions
     if (!token || /^[a-z][a-z0-9+.-]*:\/\//i.test(token)) continue; // URLs
-    if (!token.includes("/") && !/\.[A-Za-z0-9]{1,10}$/.test(token)) continue;
+    // A path, a name with an extension, or a bare name like Makefile / Dockerfile / .env.
+    if (!token.includes("/") && !/\.[A-Za-z0-9]{1,10}$/.test(token) && !/^(?:[A-Z][A-Za-z0-9_-]{2,}|\.[A-Za-z0-9_.-]+)$/.test(token)) continue;
     const abs = touchedInside(cwd, token);
     if (!abs || seen.has(abs)) continue;
     seen.add(abs);
+    if (++lookups > 32) break;
     try {
-      statSync(abs);
-      out.push(abs);
+      if (statSync(abs).isFile()) out.push(abs);
     } catch {}
   }
   return out;

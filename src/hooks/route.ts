@@ -6,8 +6,8 @@
  *   "file", "update", ...), plus CJK bigrams. A term found in more than half of the store
  *   (once it has 20+ entries) carries no information and is dropped.
  * - An entry passes the gate when it matches two or more of those terms, or one term that
- *   hits its title or tags, or — for a prompt with at most two such terms — one term that
- *   is rare in the store (at most a tenth of the entries once it has 20+).
+ *   hits its title or tags, or — when the prompt has only that one term — a term that is
+ *   rare in the store (at most a tenth of the entries once it has 20+).
  * - Passing entries are scored by IDF of the matched terms (title/tag hits count double);
  *   entries under a fifth of the best score are dropped as a long tail.
  * - File paths the prompt names (existing under cwd) route entries whose `applies_to` globs
@@ -157,12 +157,13 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
     const rareMax = total < 20 ? total : Math.max(1, Math.floor(total / 10));
     const countQ = db.query("SELECT count(*) AS n FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)");
-    let counted = terms
+    const informative = terms
       .map((t) => ({ t, df: (countQ.get(t.match, informativeMax + 1) as { n: number }).n }))
-      .filter((x) => x.df > 0 && x.df <= informativeMax);
-    // Long prompts: keep the rarest dozen terms.
-    counted = counted.sort((a, b) => a.df - b.df).slice(0, 12);
-    const k = counted.length;
+      .filter((x) => x.df <= informativeMax);
+    // How many things the prompt is about (terms the store lacks count too).
+    const k = informative.length;
+    // Long prompts: match on the rarest dozen terms the store has.
+    const counted = informative.filter((x) => x.df > 0).sort((a, b) => a.df - b.df).slice(0, 12);
     const matched = new Map<number, number[]>(); // rowid -> indexes into counted
     const rowsQ = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
     counted.forEach(({ t }, i) => {
@@ -192,7 +193,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
           titled ||= inTitle;
           score += idf[i]! * (inTitle ? 2 : 1);
         }
-        const pass = hits.length >= 2 || titled || (k <= 2 && counted[hits[0]!]!.df <= rareMax);
+        const pass = hits.length >= 2 || titled || (k === 1 && counted[hits[0]!]!.df <= rareMax);
         if (!pass) continue;
         routed.score = Number(score.toFixed(9));
         passed.push(routed);
