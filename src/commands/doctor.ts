@@ -26,7 +26,7 @@ function render(report: DoctorReport): string {
   out.push("", "Store:");
   out.push(`  ${s.config.ok ? "✓" : "✗"} config ${tilde(s.config.file)}`);
   out.push(`  · ${s.entries.global} global entries, ${s.entries.projects} project entries in ${s.entries.project_scopes} project${s.entries.project_scopes === 1 ? "" : "s"}`);
-  out.push(`  ${s.index.state === "corrupt" ? "✗" : "✓"} index ${tilde(s.index.file)}: ${s.index.state}${s.index.entries !== null ? ` (${s.index.entries} entries)` : ""}`);
+  out.push(`  ${s.index.state === "corrupt" ? "✗" : s.index.state === "ok" ? "✓" : "·"} index ${tilde(s.index.file)}: ${s.index.state}${s.index.entries !== null ? ` (${s.index.entries} entries)` : ""}`);
   out.push(`  · model: ${s.model ?? "none"}`);
   for (const n of s.notes) out.push(`      note: ${n}`);
   out.push("");

@@ -60,7 +60,7 @@ function binaryProblems(bins: string[], self: string, host: string, what: string
   for (const b of new Set(bins)) {
     if (!b.startsWith("/")) out.push({ message: `${what} run "${b}", not an absolute path (agents run hooks without your shell's PATH)`, fix });
     else if (!existsSync(b)) out.push({ message: `${what} run ${b}, which does not exist`, fix });
-    else if (!sameFile(b, self)) out.push({ message: `${what} run ${b}, not this binary (${self})`, fix: `${fix}   (to point them at this one)` });
+    else if (!sameFile(b, self)) out.push({ message: `${what} run ${b}, not this binary (${self}); re-link to use this one`, fix });
   }
   return out;
 }

@@ -136,7 +136,10 @@ class Workspace {
         if (after === null || empty) delete this.state.created[s.path];
         if (after === null) delete this.state.containers[s.path];
       } else if (s.kind === "toml") {
-        after = s.text === "" && s.before === null ? null : s.text;
+        // A TOML file Coffer created and emptied again goes away.
+        after = s.text === "" && (s.before === null || this.state.created[s.path]) ? null : s.text;
+        if (after === null) delete this.state.created[s.path];
+        else if (s.before === null) this.state.created[s.path] = true;
         if (after !== null && after !== s.before) {
           checkToml(after, s.path, true);
           s.verify(after);

@@ -214,6 +214,15 @@ for (const c of CASES) {
       expect(c.files.map((f) => read(p(f.rel) + ".bak"))).toEqual(bakBefore);
     });
 
+    test("unlink --dry-run shows the removal and writes nothing", () => {
+      const linked = new Map([...c.files.map((f) => f.rel), c.hookFile].map((rel) => [rel, read(p(rel))]));
+      const r = sb.run(["unlink", c.host, "--dry-run"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^-.*coffer/m);
+      expect(r.stdout).toContain("nothing was written");
+      for (const [rel, text] of linked) expect(read(p(rel))).toBe(text);
+    });
+
     test("unlink restores the original bytes; .bak holds the linked version", () => {
       const linked = new Map(c.files.map((f) => [f.rel, read(p(f.rel))]));
       const r = sb.run(["unlink", c.host]);
