@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { describeSession } from "../distill/catalog";
+import { listSessionInfos } from "../distill/catalog";
 import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
 import { readLedger, isDistilled } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
@@ -37,7 +37,7 @@ const list = withExamples(
       const hosts = hostsFrom(args.agent);
       const limit = parseLimit(args.limit, 20, 10000);
       const ledger = readLedger();
-      const rows = listSessions(hosts).slice(0, limit).map((f) => describeSession(f, ledger));
+      const rows = listSessionInfos(listSessions(hosts), ledger, limit);
       if (args.json) return printJson({ sessions: rows });
       if (!rows.length) {
         consola.info(`No ${hosts.length === 1 ? hosts[0] + " " : ""}sessions found (looked in ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)`);

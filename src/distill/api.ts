@@ -12,7 +12,7 @@ import { observeQueue } from "../queue/observe";
 import { enqueueSession, readQueue } from "../queue/session-queue";
 import { type SessionFile, listSessions, resolveSession, sessionFileAt } from "../transcripts/discovery";
 import { isTranscriptHost } from "../transcripts/types";
-import { type SessionInfo, describeSession } from "./catalog";
+import { type SessionInfo, listSessionInfos } from "./catalog";
 import { type DistillOutcome, distillFile, prepareSession } from "./distill";
 import { isDistilled, readLedger } from "./ledger";
 import { modelSettings } from "./model";
@@ -49,7 +49,7 @@ export async function endSession(host: Host, sessionId: string, transcriptPath?:
 export async function listTranscripts(host: Host, limit = 50): Promise<TranscriptInfo[]> {
   if (!isTranscriptHost(host)) return [];
   const ledger = readLedger();
-  return listSessions([host]).slice(0, limit).map((f) => describeSession(f, ledger));
+  return listSessionInfos(listSessions([host]), ledger, limit);
 }
 
 export type DistillReport = { session: string; outcome: SessionEndOutcome; message: string; entries: string[] };

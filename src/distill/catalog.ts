@@ -23,6 +23,20 @@ export type SessionInfo = {
   path: string;
 };
 
+/**
+ * Sessions worth listing, newest first, at most `limit`: a subagent's own transcript (tool
+ * internals, distilled with its parent) is left out.
+ */
+export function listSessionInfos(files: SessionFile[], ledger: Ledger, limit: number): SessionInfo[] {
+  const out: SessionInfo[] = [];
+  for (const f of files) {
+    if (out.length >= limit) break;
+    if (sessionHead(f).subagent) continue;
+    out.push(describeSession(f, ledger));
+  }
+  return out;
+}
+
 export function describeSession(file: SessionFile, ledger: Ledger): SessionInfo {
   const head = sessionHead(file);
   const project = projectForSession(head.cwd, head.origin);

@@ -127,3 +127,20 @@ export function allFiles(dir: string): [string, string][] {
 export function entryFiles(sb: Sandbox): { path: string; text: string }[] {
   return allFiles(join(sb.cofferHome, "memory")).filter(([p]) => /\/entries\/[^/]+\.md$/.test(p)).map(([path, text]) => ({ path, text }));
 }
+
+export type QueueEntry = { transcript_path: string; host: string; session: string; at?: string };
+
+/** Write `queue/session-queue.json` as the session-end hook would have. */
+export function writeQueue(sb: Sandbox, items: QueueEntry[]): void {
+  const file = join(sb.cofferHome, "queue", "session-queue.json");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(items.map((i, n) => ({ at: new Date(Date.now() - (items.length - n) * 1000).toISOString(), ...i })), null, 2));
+}
+
+export function readQueueFile(sb: Sandbox): QueueEntry[] {
+  try {
+    return JSON.parse(readFileSync(join(sb.cofferHome, "queue", "session-queue.json"), "utf8"));
+  } catch {
+    return [];
+  }
+}
