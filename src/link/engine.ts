@@ -254,6 +254,10 @@ function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
 // ---------------------------------------------------------------------------------------------
 // MCP
 
+function foreignMcp(file: string, key: string): string {
+  return `Left the MCP server ${key} in ${file} alone: it does not run a coffer binary. Rename or remove it, then link again to register Coffer's.`;
+}
+
 function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[]): void {
   const mcp = h.mcp;
   const want = mcp.value(opts.bin);
@@ -266,6 +270,20 @@ function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[])
     const slot = ws.json(file);
     const current = slot.doc.get(mcp.path);
     if (deepEqual(current, want)) return;
+    if (current !== undefined && !isCofferBinaryPath(mcp.binaryOf(current))) {
+      notes.push(foreignMcp(tilde(file.path), `"${mcp.path.join(".")}"`));
+      return;
+    }
+    if (current && typeof current === "object" && !Array.isArray(current)) {
+      // An existing entry: only Coffer's keys are brought up to date; the user's additions stay.
+      const entry = current as Record<string, unknown>;
+      const stale = (mcp.managed ?? ["command", "args"]).filter((k) => k in want && !deepEqual(entry[k], want[k]));
+      if (!stale.length) return;
+      for (const k of stale) slot.doc.set([...mcp.path, k], want[k]);
+      slot.notes.push(`MCP server "${mcp.path[mcp.path.length - 1]}" updated (${stale.join(", ")})`);
+      slot.audit.push({ event: "mcp_registered", host: h.host });
+      return;
+    }
     const containers = ws.containers(slot.path);
     for (let i = 1; i < mcp.path.length; i++) {
       const v = slot.doc.get(mcp.path.slice(0, i));
@@ -279,6 +297,10 @@ function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[])
   const path = mcp.file(opts.target);
   const slot = ws.toml(path);
   const current = tomlGet(slot.text, mcp.table) as Record<string, unknown> | undefined;
+  if (current !== undefined && !isCofferBinaryPath(mcp.binaryOf(current))) {
+    notes.push(foreignMcp(tilde(path), `[${mcp.table.join(".")}]`));
+    return;
+  }
   if (current && Object.entries(want).every(([k, v]) => deepEqual(current[k], v))) return;
   slot.text = setTomlTable(slot.text, mcp.table, want);
   slot.notes.push(`MCP server [${mcp.table.join(".")}] ${current === undefined ? "registered" : "updated"}`);

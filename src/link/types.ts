@@ -51,7 +51,13 @@ export type JsonMcp = {
   /** undefined: the host has no MCP config for this target (with a reason in `unavailable`). */
   file: (t: Target) => JsonFile | undefined;
   path: string[];
+  /** The whole entry as Coffer creates it. */
   value: (bin: string) => Record<string, unknown>;
+  /**
+   * Keys a re-link keeps in sync (default command, args). Anything else in an existing entry
+   * (`env`, `trust`, `enabled`, timeouts) is the user's and stays as they set it.
+   */
+  managed?: string[];
   /** The binary a registration runs, to tell Coffer's entry from someone else's. */
   binaryOf: (entry: unknown) => string | undefined;
   unavailable?: (t: Target) => string;

@@ -444,3 +444,55 @@ describe("link details", () => {
     }
   });
 });
+
+describe("MCP entries the user adjusted", () => {
+  let sb: Sandbox;
+  beforeAll(() => (sb = sandbox("coffer-link-mcp-")));
+  afterAll(() => sb.cleanup());
+
+  test("a re-link updates only Coffer's keys: trust, env and timeouts the user added stay", () => {
+    const file = join(sb.home, ".gemini", "settings.json");
+    expect(sb.run(["link", "gemini"]).code).toBe(0);
+    const doc = JSON.parse(read(file)!);
+    doc.mcpServers.coffer.trust = true;
+    doc.mcpServers.coffer.command = "/old/place/coffer";
+    doc.mcpServers.coffer.timeout = 30000;
+    writeFile(file, JSON.stringify(doc, null, 2) + "\n");
+    const r = sb.run(["link", "gemini"]);
+    expect(r.stdout).toContain(`MCP server "coffer" updated (command)`);
+    expect(JSON.parse(read(file)!).mcpServers.coffer).toEqual({ command: BIN, args: ["serve", "--stdio"], trust: true, timeout: 30000 });
+    expect(sb.run(["link", "gemini"]).stdout).toContain("already linked");
+  });
+
+  test("an MCP entry named coffer that runs something else is never taken over", () => {
+    const file = join(sb.home, ".cursor", "mcp.json");
+    const foreign = `{\n  "mcpServers": {\n    "coffer": { "command": "npx", "args": ["-y", "coffer-mcp"] }\n  }\n}\n`;
+    writeFile(file, foreign);
+    const r = sb.run(["link", "cursor"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("does not run a coffer binary");
+    expect(read(file)).toBe(foreign);
+    const toml = join(sb.home, ".codex", "config.toml");
+    const mine = `[mcp_servers.coffer]\ncommand = "uvx"\nargs = ["coffer-server"]\n`;
+    writeFile(toml, mine);
+    expect(sb.run(["link", "codex"]).stdout).toContain("does not run a coffer binary");
+    expect(read(toml)).toBe(mine);
+    sb.run(["unlink", "codex"]);
+    sb.run(["unlink", "cursor"]);
+    expect(read(toml)).toBe(mine);
+    expect(read(file)).toBe(foreign);
+  });
+
+  test("Claude: env the user filled in is kept; an MCP entry that is not a coffer binary is left by unlink", () => {
+    const file = join(sb.home, ".claude.json");
+    writeFile(file, `{\n  "mcpServers": {\n    "coffer": { "type": "stdio", "command": "/old/coffer", "args": ["serve", "--stdio"], "env": { "COFFER_HOME": "/data/coffer" } }\n  }\n}\n`);
+    expect(sb.run(["link", "claude"]).code).toBe(0);
+    expect(JSON.parse(read(file)!).mcpServers.coffer).toEqual({ type: "stdio", command: BIN, args: ["serve", "--stdio"], env: { COFFER_HOME: "/data/coffer" } });
+    sb.run(["unlink", "claude"]);
+    const foreign = `{\n  "mcpServers": {\n    "coffer": { "command": "npx", "args": ["coffer-mcp"] }\n  }\n}\n`;
+    writeFile(file, foreign);
+    const u = sb.run(["unlink", "claude"]);
+    expect(u.code).toBe(0);
+    expect(read(file)).toBe(foreign);
+  });
+});

@@ -31,6 +31,7 @@ export const claudeLink: HostLink = {
     file: (t) => ({ path: t.root ? join(t.root, ".mcp.json") : join(t.home, ".claude.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
     value: (bin) => ({ type: "stdio", command: bin, args: ["serve", "--stdio"], env: {} }),
+    managed: ["type", "command", "args"],
     binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
   },
   nativeMemory: { kind: "json", file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },

@@ -2,7 +2,8 @@
  * Gemini CLI: hooks and MCP both in settings.json (user `~/.gemini/settings.json`, project
  * `.gemini/settings.json`), which Gemini reads with comments allowed. Hook timeouts are in
  * MILLISECONDS. Gemini does not wait for SessionEnd hooks, so `--session-end` turns on the
- * transcript sweep instead.
+ * transcript sweep instead. Gemini offers an MCP server's tools in headless runs only when the
+ * entry has `"trust": true`; Coffer does not grant that itself, and keeps it when the user does.
  */
 import { join } from "node:path";
 import type { HostLink, Target } from "../../link/types";

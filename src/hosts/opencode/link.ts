@@ -127,6 +127,7 @@ export const opencodeLink: HostLink = {
     file: (t) => configFile(t.root ?? configDir(t)),
     path: ["mcp", "coffer"],
     value: (bin) => ({ type: "local", command: [bin, "serve", "--stdio"], enabled: true }),
+    managed: ["type", "command"],
     binaryOf: (e) => {
       const cmd = e && typeof e === "object" ? (e as { command?: unknown }).command : undefined;
       return Array.isArray(cmd) && typeof cmd[0] === "string" ? cmd[0] : undefined;
