@@ -1,0 +1,92 @@
+/**
+ * Coffer's MCP server (`coffer serve --stdio`, registered by `coffer link`) inside the real agents:
+ * the recorded model requests offer Coffer's tools, and a tool call reaches Coffer's store.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { coffer, hookErrors, seedStore } from "./coffer";
+import { agentSandbox, assertRunOk, runAgent, TEST_TIMEOUT_MS } from "./harness";
+import { agentTurns, conversationTexts, endsWithToolResult, offeredTools, startModelServer, type ModelServer, type Reply } from "./model-server";
+
+const TOOLS = ["coffer__recall", "coffer__remember", "coffer__read", "coffer__list", "coffer__forget", "coffer__set_handoff", "coffer__resume"];
+
+let server: ModelServer;
+/** Replies for the agent's successive model calls; plain "OK." once it is empty. */
+let script: Reply[] = [];
+beforeAll(() => {
+  server = startModelServer({ respond: () => script.shift() });
+});
+afterAll(() => server.stop());
+
+describe("MCP inside the real agents", () => {
+  test(
+    "Claude Code lists Coffer's tools as deferred tools, and a recall call returns the stored entry",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      coffer(sb, ["link", "claude"]);
+      server.clear();
+      script = [
+        { toolCall: { name: "ToolSearch", input: { query: "select:mcp__coffer__coffer__recall" } } },
+        { toolCall: { name: "mcp__coffer__coffer__recall", input: { query: "release process" } } },
+        { text: "Found it." },
+      ];
+      const run = assertRunOk(await runAgent(sb, "claude", { prompt: "Recall how we release", extraArgs: ["--allowedTools", "mcp__coffer__coffer__recall"] }));
+      expect(hookErrors(sb, run)).toEqual([]);
+      const turns = agentTurns(server.requests);
+      const listing = conversationTexts(turns[0]).find((t) => t.text.includes("deferred tools are now available"))!.text;
+      for (const tool of TOOLS) expect(listing).toContain(`\nmcp__coffer__${tool}`);
+      // After ToolSearch the schema is loaded, and the call's result is Coffer's recall output.
+      expect(turns.length).toBe(3);
+      expect(JSON.stringify(turns[1].body)).toContain("mcp__coffer__coffer__recall");
+      const result = conversationTexts(turns[2]).filter((t) => t.role === "tool").map((t) => JSON.stringify(t.text)).join("\n");
+      expect(result).toContain("make release");
+      sb.cleanup();
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "Codex names the mcp__coffer namespace and tool_search returns Coffer's tools",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      coffer(sb, ["link", "codex"]);
+      server.clear();
+      script = [{ toolCall: { name: "tool_search", input: { query: "coffer memory recall remember" } } }, { text: "Found them." }];
+      const run = assertRunOk(await runAgent(sb, "codex", { prompt: "Which memory tools do you have?" }));
+      expect(hookErrors(sb, run)).toEqual([]);
+      const turns = agentTurns(server.requests);
+      expect(conversationTexts(turns[0]).some((t) => /Deferred tool namespaces:[\s\S]*- mcp__coffer\n/.test(t.text))).toBe(true);
+      expect(offeredTools(turns[0])).toContain("tool_search");
+      expect(endsWithToolResult(turns[1])).toBe(true);
+      const out = (turns[1].body.input as any[]).find((i) => i.type === "tool_search_output");
+      const ns = out.tools.find((t: any) => t.name === "mcp__coffer");
+      expect(ns).toBeDefined();
+      const names = ns.tools.map((t: any) => t.name);
+      expect(names).toContain("coffer__recall");
+      expect(names).toContain("coffer__remember");
+      sb.cleanup();
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "Gemini CLI offers mcp_coffer_* tools (yolo approval: headless default mode hides untrusted MCP servers) and a recall call returns the entry",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      coffer(sb, ["link", "gemini"]);
+      server.clear();
+      script = [{ toolCall: { name: "mcp_coffer_coffer__recall", input: { query: "release process" } } }, { text: "Found it." }];
+      const run = assertRunOk(await runAgent(sb, "gemini", { prompt: "Recall how we release", extraArgs: ["--approval-mode", "yolo"] }));
+      expect(hookErrors(sb, run)).toEqual([]);
+      const turns = agentTurns(server.requests);
+      for (const tool of TOOLS) expect(offeredTools(turns[0])).toContain(`mcp_coffer_${tool}`);
+      expect(turns.length).toBe(2);
+      const result = conversationTexts(turns[1]).filter((t) => t.role === "tool").map((t) => t.text).join("\n");
+      expect(result).toContain("make release");
+      sb.cleanup();
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
