@@ -312,9 +312,9 @@ export class JsonDoc {
   set(path: JsonPath, value: unknown, rawText?: string): void {
     const style = styleOf(this.text);
     const final = rawText !== undefined ? parse(rawText) : value;
-    const expected = this.expect((root) => setIn(root, path, final));
     const existing = nodeAt(this.tree, path);
     if (existing) {
+      const expected = this.expect((root) => setIn(root, path, final));
       const content = rawText ?? renderJson(value, indentAt(this.text, existing.offset), style.unit, style.eol, isMultilineDoc(this.text));
       this.update(applySplices(this.text, [{ offset: existing.offset, length: existing.length, content }]), expected);
       return;
@@ -327,6 +327,7 @@ export class JsonDoc {
     if (parent.type !== "object") {
       throw new CofferError(`${this.file}: expected an object at "${parentPath.join(".") || "(top level)"}", found ${parent.type}; left it untouched`, 1, "Fix that part of the file by hand, then run the command again.");
     }
+    const expected = this.expect((root) => setIn(root, path, final));
     let nested: unknown = value;
     for (let i = path.length - 1; i > depth; i--) nested = { [path[i] as string]: nested };
     const key = path[depth] as string;

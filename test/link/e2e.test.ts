@@ -6,6 +6,7 @@
  * through the MCP server registered in mcp_config.json, which is started the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, linkSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BIN, type Sandbox, sandbox } from "../helpers";
@@ -172,6 +173,38 @@ describe("Windsurf", () => {
   test("Cascade reaches Coffer through the registered MCP server", async () => {
     const entry = JSON.parse(read(join(sb.home, ".codeium", "windsurf", "mcp_config.json"))!).mcpServers.coffer;
     await expectMcpServer([entry.command, ...entry.args]);
+  });
+});
+
+describe("a binary path that needs quoting", () => {
+  test("spaces, an apostrophe and non-ASCII survive the trip through sh -c", () => {
+    const dir = join(sb.root, "Zoë's tools");
+    mkdirSync(dir, { recursive: true });
+    const bin = join(dir, "coffer");
+    try {
+      linkSync(BIN, bin);
+    } catch {
+      copyFileSync(BIN, bin);
+      Bun.spawnSync(["chmod", "+x", bin]);
+    }
+    const home = join(sb.root, "home2");
+    mkdirSync(home);
+    const env = { ...sb.env, HOME: home };
+    expect(Bun.spawnSync([bin, "link", "claude", "--no-mcp"], { env, cwd: home }).exitCode).toBe(0);
+    const doc = JSON.parse(read(join(home, ".claude", "settings.json"))!);
+    const cmd: string = doc.hooks.SessionStart[0].hooks[0].command;
+    expect(cmd).toBe(`'${dir.replace("'", "'\\''")}/coffer' hook session-start --agent claude`);
+    const p = Bun.spawnSync(["sh", "-c", cmd], {
+      cwd: repo,
+      env: { HOME: home, COFFER_HOME: sb.cofferHome, PATH: "/usr/bin:/bin" },
+      stdin: Buffer.from(JSON.stringify(claudeLikeStart("claude"))),
+    });
+    expect(p.exitCode).toBe(0);
+    expectSeeded(JSON.parse(p.stdout.toString()).hookSpecificOutput.additionalContext);
+    // And it is still recognised as Coffer's: a re-link changes nothing, unlink removes it.
+    expect(Bun.spawnSync([bin, "link", "claude", "--no-mcp"], { env, cwd: home }).stdout.toString()).toContain("already linked");
+    expect(Bun.spawnSync([bin, "unlink", "claude"], { env, cwd: home }).exitCode).toBe(0);
+    expect(read(join(home, ".claude", "settings.json"))).toBeNull();
   });
 });
 

@@ -166,6 +166,12 @@ describe("parse errors name the file, line and column", () => {
   });
   test("a non-object where an object is needed", () => {
     expect(() => doc(`{"hooks": []}`).set(["hooks", "x"], 1)).toThrow(/expected an object at "hooks"/);
+    expect(() => doc(`null`).set(["x"], 1)).toThrow(/expected an object at "\(top level\)"/);
+    expect(() => doc(`[1]`).append(["hooks", "E"], 1)).toThrow(/expected an object/);
+    expect(() => doc(`{"hooks": {"E": {}}}`).append(["hooks", "E"], 1)).toThrow(/expected a list at "hooks.E"/);
+  });
+  test("a byte-order mark is refused like the hosts' own JSON.parse would", () => {
+    expect(() => doc(`\uFEFF{"a": 1}`, "json")).toThrow(/f\.json:1:1/);
   });
 });
 
