@@ -19,13 +19,18 @@ export type PreparedConversation = {
 
 export type PrepareOptions = { budget?: number; messageMax?: number; stripInjection?: boolean };
 
-export function prepareConversation(turns: Turn[], opts: PrepareOptions = {}): PreparedConversation {
+/** The user's home directory written as "~": machine paths need not leave the machine. */
+export function foldHome(text: string): string {
   const home = homeDir().replace(/\/+$/, "");
+  return home.length > 1 && text.includes(home) ? text.split(home).join("~") : text;
+}
+
+export function prepareConversation(turns: Turn[], opts: PrepareOptions = {}): PreparedConversation {
   let redactions = 0;
   let removed = 0;
   const cleaned: Turn[] = [];
   for (const t of turns) {
-    let text = home.length > 1 && t.text.includes(home) ? t.text.split(home).join("~") : t.text;
+    let text = foldHome(t.text);
     const s = scrubText(text);
     redactions += s.redactions;
     text = s.text;

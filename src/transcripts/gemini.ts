@@ -1,7 +1,8 @@
 /**
  * Gemini CLI sessions: `~/.gemini/tmp/<project>/chats/session-*.json` (one document with
  * `messages`) or `.jsonl` (a header line, then messages, `{"$set": ...}` metadata updates and
- * `{"$rewindTo": id}` rewinds; the last copy of a message id wins). `<project>` is a short slug
+ * `{"$rewindTo": id}` rewinds; the last copy of a message id wins; a resume appends a second
+ * header). Hook context sits inside user content as `<hook_context>…</hook_context>`. `<project>` is a short slug
  * (with a `.project_root` marker and `~/.gemini/projects.json`) or, in older versions, sha256 of
  * the project path.
  */
@@ -110,7 +111,11 @@ export function parseGemini(text: string): ParsedTranscript {
         }
         if (!found) byId.clear();
       } else if (r.$set && typeof r.$set === "object") {
-        meta = { ...meta, ...r.$set };
+        // `$set.messages` re-syncs the whole list (masking, compression): an update of each
+        // message it names, never a deletion, so turns before a compression stay readable.
+        const { messages: synced, ...rest } = r.$set;
+        meta = { ...meta, ...rest };
+        if (Array.isArray(synced)) for (const m of synced) if (m && typeof m.id === "string") byId.set(m.id, m);
       } else if (typeof r.id === "string") {
         byId.set(r.id, r); // last copy wins, first position kept
       } else if (typeof r.sessionId === "string") {
@@ -118,7 +123,6 @@ export function parseGemini(text: string): ParsedTranscript {
       }
     }
     messages = [...byId.values()];
-    if (Array.isArray(meta.messages) && meta.messages.length) messages = meta.messages;
   }
   if (typeof meta.sessionId === "string") parsed.session_id = meta.sessionId;
   if (meta.kind === "subagent") parsed.subagent = true;

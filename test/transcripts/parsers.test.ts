@@ -35,7 +35,7 @@ const FORBIDDEN: Record<string, string[]> = {
   "shared/gemini/session-v040.jsonl": ["ls -F", "AgentSessions/", "README.md"],
   "own/claude/coffer-context.jsonl": [
     "(via Coffer)", "Coffer proof", "already loaded", "Run bun test before committing", "Redis", "grep for it", "export function total",
-    "claudeMd", "/compact", "Compacted", "continued from a previous conversation", "Base directory", "Always write a regression test",
+    "claudeMd", "/compact", "Compacted", "SessionStart hook additional context", "UserPromptSubmit hook additional context", "continued from a previous conversation", "Base directory", "Always write a regression test",
     "Request interrupted", "API Error", "cut off mid",
   ],
   "own/codex/preambles-and-duplicates.jsonl": [
@@ -43,6 +43,7 @@ const FORBIDDEN: Record<string, string[]> = {
     "Stripe retries webhooks", "Inspecting webhook handler", "rg\", \"refund", "src/webhooks/refund.ts:12", "git status", "Begin Patch", "Success. Updated",
     "Summary of the conversation", "interrupted the previous turn", "cut sho",
   ],
+  "own/gemini/session-resumed.jsonl": ["(via Coffer)", "hook_context", "Run make check before pushing", "Coffer proof", "already loaded", "CI is UTC", "state_snapshot", "overall_goal", "Got it. Thanks", "Memory for Makefile", "ok\n"],
   "own/gemini/session-rewind.jsonl": ["(via Coffer)", "already loaded", "Exports run at 02:00", "Content from referenced files", "db.query(row.id)", "Reading the export loop", "Rust", "Request cancelled", "Quota exceeded", "trunc"],
 };
 
@@ -56,6 +57,18 @@ describe("what never survives", () => {
       }
     });
   }
+});
+
+test("Claude Code's api-request-blob records (whole requests, user text included) are not conversation", () => {
+  const f = all.find((x) => x.name === "own/claude/coffer-context.jsonl")!;
+  expect(readFileSync(f.path, "utf8")).toContain('"type":"api-request-blob"');
+  const turns = parseFixture(f).turns;
+  expect(turns.filter((t) => t.text.startsWith("The checkout endpoint returns 500")).length).toBe(1);
+});
+
+test("Gemini: a history re-sync and a compression keep the turns before them; a resume's second header is metadata", () => {
+  const f = all.find((x) => x.name === "own/gemini/session-resumed.jsonl")!;
+  expect(parseFixture(f).turns.map((t) => t.role)).toEqual(["user", "assistant", "user", "assistant"]);
 });
 
 test("Codex user text recorded as event, response item and item_completed counts once per turn", () => {
@@ -80,6 +93,7 @@ test("titles: the host's own title first, else the first user line, at most 80 c
   expect(byName("own/codex/preambles-and-duplicates.jsonl")).toBe("Idempotent refund webhooks"); // thread_name_updated
   expect(byName("own/gemini/session-rewind.jsonl")).toBe("Speed up the nightly export job"); // $set summary
   expect(byName("shared/gemini/session-v040.jsonl")).toBe("Say hello and list files."); // first user turn
+  expect(byName("own/gemini/session-resumed.jsonl")).toBe("Why does make check fail on CI only?"); // hook context is not the title
   for (const f of all) expect(parseFixture(f).title.length).toBeLessThanOrEqual(80);
 });
 
