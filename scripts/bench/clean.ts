@@ -1,0 +1,105 @@
+/**
+ * Transcript cleaning + scrubbing throughput (target >= 50 MB/s).
+ *
+ *   bun scripts/bench/clean.ts [--mb 50] [--runs 5] [--bin dist/coffer] [--mix agent|prose]
+ *
+ * Generates a Claude Code transcript of about `--mb` megabytes (tool traffic, thinking, hook
+ * attachments, prose, a secret now and then), then measures, side by side:
+ *   - in-process: read + parse + clean + scrub + budget (prepareConversation), median of runs;
+ *   - the compiled binary: `coffer distill show <file> --json`, process start to exit, median.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseClaude } from "../../src/transcripts/claude";
+import { prepareConversation } from "../../src/transcripts/conversation";
+
+const arg = (name: string, def: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : def;
+};
+const targetMb = Number(arg("mb", "50"));
+/** "agent": tool traffic dominates, as in real sessions; "prose": only conversation text (worst case for the scrubber). */
+const mix = arg("mix", "agent");
+const runs = Number(arg("runs", "5"));
+const bin = resolve(arg("bin", process.env.COFFER_BIN ?? "dist/coffer"));
+
+function generate(bytes: number): string {
+  const session = "0b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
+  const cwd = "/home/dev/work/shop";
+  const prose = "The checkout total is computed in integer cents; rounding happens once, at the end. ";
+  const code = "export function total(cart: Cart): number {\n  return cart.items.reduce((sum, i) => sum + i.cents * i.qty, 0);\n}\n";
+  const out: string[] = [];
+  let size = 0;
+  let n = 0;
+  const push = (r: object) => {
+    const line = JSON.stringify(r);
+    out.push(line);
+    size += line.length + 1;
+  };
+  const base = () => ({ sessionId: session, cwd, gitBranch: "main", version: "2.1.220", isSidechain: false, userType: "external", uuid: `u${n}`, timestamp: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString() });
+  while (size < bytes) {
+    n++;
+    const secret = n % 50 === 0 ? ` token=tok_${n}abcdef123456 and sk-proj-${"x".repeat(24)}${n}` : "";
+    push({ ...base(), type: "user", message: { role: "user", content: `Please look at the cart module again (${n}).${secret} ${prose.repeat(2)}` } });
+    if (mix === "prose") {
+      push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "text", text: `${prose.repeat(20)}\n\n\`\`\`ts\n${code.repeat(4)}\`\`\`` }] } });
+      continue;
+    }
+    push({ ...base(), type: "attachment", attachment: { type: "hook_additional_context", hookEvent: "UserPromptSubmit", content: [`# Relevant memory (via Coffer)\n- ${prose}`] } });
+    push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "thinking", thinking: prose.repeat(12) }] } });
+    push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "text", text: `${prose.repeat(6)}\n\n\`\`\`ts\n${code}\`\`\`` }] } });
+    push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "tool_use", id: `t${n}`, name: "Read", input: { file_path: `${cwd}/src/cart.ts` } }] } });
+    push({ ...base(), type: "user", toolUseResult: { type: "text" }, message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: code.repeat(60) }] } });
+    push({ ...base(), type: "progress", data: { type: "hook_progress", hookEvent: "PostToolUse" }, toolUseID: `t${n}` });
+  }
+  return out.join("\n") + "\n";
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const dir = mkdtempSync(join(tmpdir(), "coffer-bench-clean-"));
+try {
+  const file = join(dir, "session.jsonl");
+  writeFileSync(file, generate(targetMb * 1e6));
+  const mb = statSync(file).size / 1e6;
+
+  const inProcess: number[] = [];
+  let turns = 0;
+  let redactions = 0;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const parsed = parseClaude(readFileSync(file, "utf8"));
+    const prepared = prepareConversation(parsed.turns);
+    inProcess.push(performance.now() - t0);
+    turns = parsed.turns.length;
+    redactions = prepared.redactions;
+  }
+
+  const binary: number[] = [];
+  let binaryNote = "";
+  try {
+    statSync(bin);
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      const p = Bun.spawnSync([bin, "distill", "show", file, "--agent", "claude", "--json"], {
+        env: { ...process.env, HOME: dir, COFFER_HOME: join(dir, "coffer"), NO_COLOR: "1" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      binary.push(performance.now() - t0);
+      if (p.exitCode !== 0) throw new Error(p.stderr.toString());
+    }
+  } catch (err) {
+    binaryNote = `skipped (${(err as Error).message.split("\n")[0]})`;
+  }
+
+  const rate = (ms: number) => (mb / (ms / 1000)).toFixed(1);
+  console.log(`transcript (${mix}): ${mb.toFixed(1)} MB, ${turns} conversation turns kept, ${redactions} redactions`);
+  console.log(`in-process parse+clean+scrub+budget: median ${median(inProcess).toFixed(0)} ms = ${rate(median(inProcess))} MB/s (runs: ${inProcess.map((x) => x.toFixed(0)).join(", ")})`);
+  if (binary.length) console.log(`binary \`coffer distill show --json\`:   median ${median(binary).toFixed(0)} ms = ${rate(median(binary))} MB/s (runs: ${binary.map((x) => x.toFixed(0)).join(", ")})`);
+  else console.log(`binary: ${binaryNote}`);
+  console.log(`target: >= 50 MB/s`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
