@@ -79,7 +79,9 @@ export function syncManagedHooks(doc: JsonDoc, layout: Layout, desired: Map<stri
   if (before && isEmpty(before) && desired.size) containers.noteEmpty(["hooks"]);
   const events = new Set([...Object.keys(before ?? {}), ...desired.keys()]);
   for (const event of events) {
-    checkEventList(doc, event);
+    // Keys that are not event lists (Gemini's `"enabled": true`, ...) are not Coffer's business.
+    if (desired.has(event)) checkEventList(doc, event);
+    else if (!Array.isArray(doc.get(["hooks", event]))) continue;
     const managed = findManaged(doc, layout).filter((m) => m.event === event);
     const want = desired.get(event);
     if (want && isEmpty(doc.get(["hooks", event]))) containers.noteEmpty(["hooks", event]);

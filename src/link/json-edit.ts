@@ -5,6 +5,7 @@
  * and removing it again gives back the original bytes.
  */
 import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+import { readFileSync } from "node:fs";
 import { CofferError } from "../lib/errors";
 
 /** What a host accepts: strict JSON, JSON with comments, or JSONC (comments + trailing commas). */
@@ -406,4 +407,17 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a as object);
   const kb = Object.keys(b as object);
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as any)[k], (b as any)[k]));
+}
+
+/** The parsed value of a JSON/JSONC file, or undefined when it is missing, empty or unreadable. */
+export function readJsonValue(path: string, dialect: Dialect): unknown {
+  try {
+    const text = readFileSync(path, "utf8");
+    if (text.trim() === "") return undefined;
+    const errors: ParseError[] = [];
+    const value = parse(text, errors, parseOptions(dialect));
+    return errors.length ? undefined : value;
+  } catch {
+    return undefined;
+  }
 }

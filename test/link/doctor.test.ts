@@ -150,3 +150,17 @@ test("store health: counts entries, a corrupt index.db is a problem fixed by rei
   expect(cfg.report.store.config.ok).toBe(false);
   expect(cfg.report.problems[0].message).toContain(`unknown key "hook.reed"`);
 });
+
+test("hooks switched off in the host's own settings (Claude disableAllHooks, Gemini hooksConfig.enabled)", () => {
+  sb.run(["link", "claude", "--no-mcp"]);
+  sb.run(["link", "gemini", "--no-mcp"]);
+  const claude = join(sb.home, ".claude", "settings.json");
+  writeFileSync(claude, read(claude)!.replace("{\n", `{\n  "disableAllHooks": true,\n`));
+  const gemini = join(sb.home, ".gemini", "settings.json");
+  writeFileSync(gemini, read(gemini)!.replace("{\n", `{\n  // hooks off for now\n  "hooksConfig": { "enabled": false },\n`));
+  const { report } = doctor();
+  expect(host(report, "claude").problems[0].message).toContain(`"disableAllHooks": true`);
+  expect(host(report, "gemini").problems[0].message).toContain("hooksConfig.enabled = false");
+  // Coffer still links fine around those keys (and leaves them alone).
+  expect(sb.run(["link", "gemini", "--no-mcp"]).stdout).toContain("already linked");
+});

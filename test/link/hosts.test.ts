@@ -496,3 +496,18 @@ describe("MCP entries the user adjusted", () => {
     expect(read(file)).toBe(foreign);
   });
 });
+
+test("Gemini settings with non-list keys under hooks (enabled, disabled) link and unlink around them", () => {
+  const sb = sandbox("coffer-link-gemini-keys-");
+  try {
+    const file = join(sb.home, ".gemini", "settings.json");
+    const original = `{\n  "hooks": {\n    "enabled": true,\n    "disabled": ["audit"]\n  }\n}\n`;
+    writeFile(file, original);
+    expect(sb.run(["link", "gemini", "--no-mcp"]).code).toBe(0);
+    expect(JSON.parse(read(file)!).hooks.enabled).toBe(true);
+    expect(sb.run(["unlink", "gemini"]).code).toBe(0);
+    expect(read(file)).toBe(original);
+  } finally {
+    sb.cleanup();
+  }
+});

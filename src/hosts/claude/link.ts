@@ -4,7 +4,8 @@
  * native memory = `autoMemoryEnabled` in the same settings.json. Timeouts in seconds.
  */
 import { join } from "node:path";
-import type { HostLink, Target } from "../../link/types";
+import { readJsonValue } from "../../link/json-edit";
+import type { HostLink, Problem, Target } from "../../link/types";
 
 const settings = (t: Target) => ({ path: t.root ? join(t.root, ".claude", "settings.json") : join(t.home, ".claude", "settings.json"), dialect: "json" as const });
 
@@ -36,5 +37,11 @@ export const claudeLink: HostLink = {
   },
   nativeMemory: { kind: "json", file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
   sessionEnd: "hook",
-  doctorChecks: () => [],
+  doctorChecks: (t): Problem[] => {
+    const file = settings(t).path;
+    const doc = readJsonValue(file, "json") as { disableAllHooks?: unknown } | undefined;
+    return doc?.disableAllHooks === true
+      ? [{ message: `Claude Code runs no hooks at all: "disableAllHooks": true in ${file}`, fix: `remove "disableAllHooks" from ${file}` }]
+      : [];
+  },
 };

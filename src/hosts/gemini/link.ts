@@ -6,7 +6,8 @@
  * entry has `"trust": true`; Coffer does not grant that itself, and keeps it when the user does.
  */
 import { join } from "node:path";
-import type { HostLink, Target } from "../../link/types";
+import { readJsonValue } from "../../link/json-edit";
+import type { HostLink, Problem, Target } from "../../link/types";
 
 const settings = (t: Target) => ({ path: t.root ? join(t.root, ".gemini", "settings.json") : join(t.home, ".gemini", "settings.json"), dialect: "json-comments" as const });
 
@@ -33,4 +34,10 @@ export const geminiLink: HostLink = {
     binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
   },
   sessionEnd: "sweep",
+  doctorChecks: (t): Problem[] => {
+    const file = settings(t).path;
+    const doc = readJsonValue(file, "json-comments") as Record<string, any> | undefined;
+    const off = doc?.hooksConfig?.enabled === false ? "hooksConfig.enabled" : doc?.hooks?.enabled === false ? "hooks.enabled" : doc?.tools?.enableHooks === false ? "tools.enableHooks" : undefined;
+    return off ? [{ message: `Gemini CLI hooks are switched off (${off} = false in ${file})`, fix: `set ${off} to true in ${file}` }] : [];
+  },
 };
