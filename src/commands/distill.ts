@@ -142,7 +142,7 @@ const run = withExamples(
       }
       if (args.pending) {
         const ledger = readLedger();
-        files = files.filter((f) => !isDistilled(ledger, { host: f.host, session_id: f.session_id, path: f.path, size: f.size, mtimeMs: f.mtimeMs }));
+        files = files.filter((f) => !isDistilled(ledger, f));
       }
       await distillAll(files, { json: args.json, dryRun: args["dry-run"], force: args.force, via: "run" });
     },

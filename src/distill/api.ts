@@ -39,8 +39,7 @@ export async function endSession(host: Host, sessionId: string, transcriptPath?:
   } catch {
     return "not_found";
   }
-  const state = { host, session_id: sessionId, path: file.path, size: file.size, mtimeMs: file.mtimeMs };
-  if (isDistilled(readLedger(), state)) return "already_distilled";
+  if (isDistilled(readLedger(), { ...file, session_id: sessionId })) return "already_distilled";
   enqueueSession({ transcript_path: file.path, host, session: sessionId, at: isoNow() });
   return "queued";
 }

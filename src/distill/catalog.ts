@@ -49,7 +49,6 @@ export function describeSession(file: SessionFile, ledger: Ledger): SessionInfo 
     title = parsed.title;
     first = parsed.first_activity ?? first;
   } catch {} // vanished meanwhile: listed with what the directory said
-  const state = { host: file.host, session_id: file.session_id, path: file.path, size: file.size, mtimeMs: file.mtimeMs };
   return {
     host: file.host,
     session_id: file.session_id,
@@ -58,7 +57,7 @@ export function describeSession(file: SessionFile, ledger: Ledger): SessionInfo 
     messages,
     first_activity: first,
     last_activity: isoNow(new Date(file.mtimeMs)),
-    status: isDistilled(ledger, state) ? "done" : "never",
+    status: isDistilled(ledger, file) ? "done" : "never",
     title,
     cwd: head.cwd ?? null,
     path: file.path,

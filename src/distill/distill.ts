@@ -101,9 +101,8 @@ function summarize(entries: WrittenEntry[], dropped: number): string {
 
 export async function distillFile(file: SessionFile, opts: DistillOptions): Promise<DistillResult> {
   const ledger = opts.ledger ?? readLedger();
-  const state = { host: file.host, session_id: file.session_id, path: file.path, size: file.size, mtimeMs: file.mtimeMs };
   const base = { host: file.host, session: file.session_id, title: "", project: null as string | null, entries: [] as WrittenEntry[] };
-  if (!opts.force && isDistilled(ledger, state)) {
+  if (!opts.force && isDistilled(ledger, file)) {
     return { ...base, outcome: "already_distilled", message: "already distilled (ledger); nothing new since" };
   }
   let prepared: PreparedSession;
@@ -141,7 +140,7 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
   } catch (err) {
     if (!(err instanceof ModelError)) throw err;
     appendLedger({ ...record, outcome: "failed", entries: 0, error: err.kind });
-    const tries = failedAttempts(readLedger(), state);
+    const tries = failedAttempts(readLedger(), file);
     const next = tries < MAX_FAILED_ATTEMPTS ? "nothing written; the session is left for the next sweep" : `nothing written; failed ${tries} times, the sweep skips it until it changes (coffer distill run retries)`;
     return { ...result, outcome: "failed", message: `${err.message}; ${next}` };
   }

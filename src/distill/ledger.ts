@@ -56,6 +56,7 @@ export function appendLedger(record: Omit<LedgerRecord, "at">): void {
   appendFileSync(file, JSON.stringify({ at: isoNow(), ...record }) + "\n", { mode: 0o600 });
 }
 
+/** A transcript file as it is now (a SessionFile is one). */
 export type FileState = { host: string; session_id: string; path: string; size: number; mtimeMs: number };
 
 export function fileSha256(path: string): string {

@@ -33,8 +33,7 @@ export function selectSweep(policy: SweepPolicy, opts: { now?: number; hosts?: r
   const picked: SessionFile[] = [];
   for (const f of candidates) {
     if (picked.length >= policy.max) break;
-    const state = { host: f.host, session_id: f.session_id, path: f.path, size: f.size, mtimeMs: f.mtimeMs };
-    if (isDistilled(ledger, state) || failedAttempts(ledger, state) >= MAX_FAILED_ATTEMPTS) continue;
+    if (isDistilled(ledger, f) || failedAttempts(ledger, f) >= MAX_FAILED_ATTEMPTS) continue;
     if (inInbox.has(`${f.host}\u0000${f.session_id}`)) continue; // waiting for a human review instead
     const head = sessionHead(f);
     if (head.subagent || !projectForSession(head.cwd, head.origin)) continue;

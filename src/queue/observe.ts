@@ -5,6 +5,7 @@
  * meanwhile and every item that could not be stored yet (inbox at its quota, `--limit`).
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { budgetChars } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { projectForSession } from "../distill/project";
 import { sha256 } from "../lib/hash";
@@ -78,7 +79,7 @@ function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLed
   if (!project) return skip("not a git project");
   const state = { host: item.host, session_id: session, path: item.transcript_path, size: file.size, mtimeMs: file.mtimeMs };
   if (isDistilled(ledger, state)) return skip("already distilled");
-  const conv = prepareConversation(parsed.turns, { budget: Number(config["distill.budget_chars"] ?? 12000), stripInjection: true });
+  const conv = prepareConversation(parsed.turns, { budget: budgetChars(config), stripInjection: true });
   if (!conv.turns.length) return skip("no conversation left after cleaning");
   const title = stripInjectionLines(scrubText(foldHome(parsed.title)).text);
   const turnsText = JSON.stringify(conv.turns);
