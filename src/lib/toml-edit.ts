@@ -332,9 +332,10 @@ export function deleteTomlKey(text: string, keyPath: string[], dropEmptyTable = 
 
 /**
  * Make `[table]` hold `entries` (other keys in it are kept). A missing table is appended at the
- * end of the file as one block: blank line, header, keys.
+ * end of the file as one block: blank line, header, keys. `existing` is the table's parsed value,
+ * needed to keep the other keys when the table is written as one inline value.
  */
-export function setTomlTable(text: string, table: string[], entries: Record<string, unknown>): string {
+export function setTomlTable(text: string, table: string[], entries: Record<string, unknown>, existing: Record<string, unknown> = {}): string {
   const scanned = scan(splitLines(text).lines);
   const exists = headerIndex(scanned, table) >= 0 || scanned.some((l) => l.kind === "key" && startsWith(fullPath(l), table) && fullPath(l).length > table.length);
   if (exists) {
@@ -344,8 +345,8 @@ export function setTomlTable(text: string, table: string[], entries: Record<stri
   }
   const owner = inlineOwner(scanned, [...table, "x"]);
   if (owner && eq(fullPath(owner), table)) {
-    // `coffer = { ... }` inside [mcp_servers]: replace the inline value as a whole.
-    return setTomlKey(text, table, entries);
+    // `coffer = { ... }` inside [mcp_servers]: rewrite the inline value, keeping its other keys.
+    return setTomlKey(text, table, { ...existing, ...entries });
   }
   if (owner) throw inlineError(owner, table);
   const { lines, nl, trailing } = splitLines(text);

@@ -59,7 +59,7 @@ export function currentBinary(): string {
 
 type Slot =
   | { kind: "json"; path: string; before: string | null; doc: JsonDoc; fresh: boolean; skeleton: Record<string, unknown>; notes: string[]; audit: FileChange["audit"] }
-  | { kind: "toml"; path: string; before: string | null; text: string; notes: string[]; audit: FileChange["audit"]; verify: (t: string) => void }
+  | { kind: "toml"; path: string; before: string | null; text: string; ops: TomlOp[]; notes: string[]; audit: FileChange["audit"]; verify: (t: string) => void }
   | { kind: "text"; path: string; before: string | null; text: string | null; notes: string[]; audit: FileChange["audit"] };
 
 /** The files one plan touches, each read once; edits accumulate in memory. */
@@ -106,7 +106,7 @@ class Workspace {
     if (hit) return hit as Extract<Slot, { kind: "toml" }>;
     const before = readTextOrNull(path);
     if (before !== null) checkToml(before, path);
-    const slot = { kind: "toml" as const, path, before, text: before ?? "", notes: [], audit: [], verify };
+    const slot = { kind: "toml" as const, path, before, text: before ?? "", ops: [] as TomlOp[], notes: [], audit: [], verify };
     this.slots.set(path, slot);
     return slot;
   }
@@ -141,7 +141,7 @@ class Workspace {
         if (after === null) delete this.state.created[s.path];
         else if (s.before === null) this.state.created[s.path] = true;
         if (after !== null && after !== s.before) {
-          checkToml(after, s.path, true);
+          verifyToml(s.before ?? "", after, s.ops, s.path);
           s.verify(after);
         }
       } else after = s.text;
@@ -159,6 +159,60 @@ function checkToml(text: string, path: string, ours = false): Record<string, unk
     if (ours) throw new CofferError(`${tilde(path)}: an edit did not give valid TOML (${e.message.split("\n")[0]}); nothing was written`, 1, "This is a bug in Coffer; please report it with a copy of the file.");
     throw new CofferError(`${tilde(path)}${e.line ? `:${e.line}` : ""}: not valid TOML (${e.message.split("\n")[0]}); left it untouched`, 1, "Fix that line by hand (or move the file away), then run the command again.");
   }
+}
+
+/** One intended change to a TOML document, replayed on the parsed original to check the edit. */
+type TomlOp = { path: string[]; value?: unknown; delete?: boolean; merge?: Record<string, unknown> };
+
+function pruneEmpty(v: unknown): unknown {
+  if (!v || typeof v !== "object" || Array.isArray(v) || v instanceof Date) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const p = pruneEmpty(x);
+    if (p && typeof p === "object" && !Array.isArray(p) && !(p instanceof Date) && Object.keys(p).length === 0) continue;
+    out[k] = p;
+  }
+  return out;
+}
+
+/**
+ * The edited text must parse, and to exactly the original document with the intended changes
+ * (empty tables aside): a line-level editor that touched anything else is caught here.
+ */
+function verifyToml(before: string, after: string, ops: TomlOp[], path: string): void {
+  const parsed = checkToml(after, path, true);
+  const expected = structuredClone(before ? (parseToml(before) as Record<string, unknown>) : {});
+  for (const op of ops) {
+    let cur = expected as Record<string, unknown>;
+    for (const seg of op.path.slice(0, -1)) {
+      if (!cur[seg] || typeof cur[seg] !== "object") cur[seg] = {};
+      cur = cur[seg] as Record<string, unknown>;
+    }
+    const last = op.path[op.path.length - 1]!;
+    if (op.delete) delete cur[last];
+    else if (op.merge) cur[last] = { ...((cur[last] as object) ?? {}), ...op.merge };
+    else cur[last] = op.value;
+  }
+  if (!deepEqual(pruneEmpty(parsed), pruneEmpty(expected))) {
+    throw new CofferError(`${tilde(path)}: an edit did not give the intended document; nothing was written`, 1, "This is a bug in Coffer; please report it with a copy of the file.");
+  }
+}
+
+type TomlSlot = { text: string; ops: TomlOp[] };
+
+function tomlSetKey(slot: TomlSlot, path: string[], value: unknown, raw?: string): void {
+  slot.text = setTomlKey(slot.text, path, value, raw);
+  slot.ops.push({ path, value: raw !== undefined ? (parseToml(`v = ${raw}`) as { v: unknown }).v : value });
+}
+
+function tomlDeleteKey(slot: TomlSlot, path: string[], dropEmptyTable: boolean): void {
+  slot.text = deleteTomlKey(slot.text, path, dropEmptyTable);
+  slot.ops.push({ path, delete: true });
+}
+
+function tomlRestore(slot: TomlSlot, path: string[], prev: Saved): void {
+  if ("raw" in prev) tomlSetKey(slot, path, undefined, prev.raw);
+  else tomlDeleteKey(slot, path, prev.tableAbsent === true);
 }
 
 function tomlGet(text: string, path: string[]): unknown {
@@ -301,8 +355,10 @@ function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[])
     notes.push(foreignMcp(tilde(path), `[${mcp.table.join(".")}]`));
     return;
   }
-  if (current && Object.entries(want).every(([k, v]) => deepEqual(current[k], v))) return;
-  slot.text = setTomlTable(slot.text, mcp.table, want);
+  const stale = Object.fromEntries(Object.entries(want).filter(([k, v]) => !deepEqual(current?.[k], v)));
+  if (!Object.keys(stale).length) return;
+  slot.text = setTomlTable(slot.text, mcp.table, stale, current ?? {});
+  slot.ops.push({ path: mcp.table, merge: stale });
   slot.notes.push(`MCP server [${mcp.table.join(".")}] ${current === undefined ? "registered" : "updated"}`);
   slot.audit.push({ event: "mcp_registered", host: h.host });
 }
@@ -340,6 +396,7 @@ function unlinkMcp(ws: Workspace, h: HostLink, target: Target): void {
     return;
   }
   slot.text = deleteTomlTable(slot.text, mcp.table);
+  slot.ops.push({ path: mcp.table, delete: true });
   slot.notes.push(`MCP server [${mcp.table.join(".")}] removed`);
   slot.audit.push({ event: "mcp_unregistered", host: h.host });
 }
@@ -402,14 +459,14 @@ function nativeMemory(ws: Workspace, h: HostLink, target: Target, mode: "off" | 
           saved[key] = raw === undefined ? { absent: true, tableAbsent: !hasTomlTable(slot.text, s.path.slice(0, -1)) } : { raw };
         }
         if (tomlGet(slot.text, s.path) !== s.off) {
-          slot.text = setTomlKey(slot.text, s.path, s.off);
+          tomlSetKey(slot, s.path, s.off);
           changed.push(`${key} = ${s.off}`);
         }
       } else if (saved[key]) {
         if (tomlGet(slot.text, s.path) === s.off) {
           const prev = saved[key]!;
           const was = slot.text;
-          slot.text = "raw" in prev ? setTomlKey(slot.text, s.path, undefined, prev.raw) : deleteTomlKey(slot.text, s.path, prev.tableAbsent === true);
+          tomlRestore(slot, s.path, prev);
           if (slot.text !== was) changed.push(`${key} restored`);
         }
         delete saved[key];
@@ -436,7 +493,7 @@ function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string
   if (tomlGet(slot.text, ["distill", "sweep"]) !== true) {
     const raw = getTomlRaw(slot.text, ["distill", "sweep"]);
     state.sweep ??= raw === undefined ? { absent: true, tableAbsent: !hasTomlTable(slot.text, ["distill"]) } : { raw };
-    slot.text = setTomlKey(slot.text, ["distill", "sweep"], true);
+    tomlSetKey(slot, ["distill", "sweep"], true);
     slot.notes.push("distill.sweep = true");
     slot.audit.push({ event: "config_set", key: "distill.sweep", host: h.host });
   }
@@ -450,7 +507,7 @@ function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {
   if (!existsSync(paths.config())) return;
   const slot = ws.toml(paths.config(), verifyCofferConfig);
   if (tomlGet(slot.text, ["distill", "sweep"]) !== true) return;
-  slot.text = "raw" in prev ? setTomlKey(slot.text, ["distill", "sweep"], undefined, prev.raw) : deleteTomlKey(slot.text, ["distill", "sweep"], prev.tableAbsent === true);
+  tomlRestore(slot, ["distill", "sweep"], prev);
   slot.notes.push("distill.sweep restored");
   slot.audit.push({ event: "config_set", key: "distill.sweep", host: h.host });
 }

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { type Sandbox, sandbox, writeFile } from "../helpers";
+import { BIN, type Sandbox, sandbox, writeFile } from "../helpers";
 import { fixture, read } from "./util";
 
 let sb: Sandbox;
@@ -177,4 +177,15 @@ test("both hosts in one round trip: on -> off -> unlink restores both configs' b
   expect(sb.run(["unlink", "codex"]).code).toBe(0);
   expect(read(claudeSettings())).toBe(claudeOriginal);
   expect(read(codexConfig())).toBe(codexOriginal);
+});
+
+test("Codex: a moved binary updates only command in [mcp_servers.coffer]; env and timeouts stay", () => {
+  const original = `[mcp_servers.coffer]\ncommand = "/old/place/coffer" # where it used to live\nargs = ["serve", "--stdio"]\nstartup_timeout_sec = 20\n\n[mcp_servers.coffer.env]\nCOFFER_HOME = "/data/coffer"\n`;
+  writeFile(codexConfig(), original);
+  const r = sb.run(["link", "codex"]);
+  expect(r.code).toBe(0);
+  expect(read(codexConfig())).toBe(original.replace("/old/place/coffer", BIN));
+  expect(sb.run(["link", "codex"]).stdout).toContain("already linked");
+  expect(sb.run(["unlink", "codex"]).code).toBe(0);
+  expect(read(codexConfig())).toBe("");
 });

@@ -178,8 +178,12 @@ describe("setTomlTable / deleteTomlTable", () => {
 
   test("an inline registration under [mcp_servers] is replaced and removed as one key", () => {
     const text = `[mcp_servers]\ncoffer = { command = "/old/coffer", args = [] }\ngithub = { command = "npx" }\n`;
-    const out = setTomlTable(text, ["mcp_servers", "coffer"], { command: "/new/coffer", args: ["serve", "--stdio"] });
+    const out = setTomlTable(text, ["mcp_servers", "coffer"], { command: "/new/coffer", args: ["serve", "--stdio"] }, { command: "/old/coffer", args: [] });
     expect(out).toBe(`[mcp_servers]\ncoffer = { command = "/new/coffer", args = ["serve", "--stdio"] }\ngithub = { command = "npx" }\n`);
+    const withEnv = `[mcp_servers]\ncoffer = { command = "/old/coffer", env = { A = "1" } }\n`;
+    expect(setTomlTable(withEnv, ["mcp_servers", "coffer"], { command: "/new/coffer" }, { command: "/old/coffer", env: { A: "1" } })).toBe(
+      `[mcp_servers]\ncoffer = { command = "/new/coffer", env = { A = "1" } }\n`,
+    );
     expect(deleteTomlTable(out, ["mcp_servers", "coffer"])).toBe(`[mcp_servers]\ngithub = { command = "npx" }\n`);
   });
 
