@@ -487,7 +487,7 @@ function verifyCofferConfig(text: string): void {
   validateConfigDoc(parseTomlStrict(text, paths.config()), paths.config());
 }
 
-function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string[]): void {
+function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string[], config: Config): void {
   const slot = ws.toml(paths.config(), verifyCofferConfig);
   if (slot.before !== null) verifyCofferConfig(slot.before);
   if (tomlGet(slot.text, ["distill", "sweep"]) !== true) {
@@ -497,7 +497,8 @@ function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string
     slot.notes.push("distill.sweep = true");
     slot.audit.push({ event: "config_set", key: "distill.sweep", host: h.host });
   }
-  notes.push(`${h.name} has no SessionEnd event: the transcript sweep (distill.sweep = true) distills its finished sessions instead, whenever \`coffer serve\` runs or you run \`coffer distill sweep\`.`);
+  notes.push(`${h.name} has no SessionEnd event Coffer can rely on: the transcript sweep (distill.sweep = true) distills its finished sessions instead, whenever \`coffer serve\` runs or you run \`coffer distill sweep\`.`);
+  if (!config["model.provider"]) notes.push("Distillation needs a model and none is configured yet: `coffer config set model.provider openai` and `coffer config set model.model <name>`.");
 }
 
 function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {
@@ -524,7 +525,7 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
   if (h.nativeMemory) nativeMemory(ws, h, opts.target, mode, state);
   else if (mode === "off") notes.push(`${h.name} has no native memory switch Coffer can turn off; native_memory.${h.host} = "off" changes nothing.`);
   if (opts.sessionEnd === true) {
-    if (h.sessionEnd === "sweep") enableSweep(ws, h, state, notes);
+    if (h.sessionEnd === "sweep") enableSweep(ws, h, state, notes, opts.config);
     else if (h.sessionEnd === "none") notes.push(`${h.name} has no session-end event Coffer can use; --session-end changes nothing for it.`);
   }
   notes.push(...(h.linkNotes?.(opts.target) ?? []));
