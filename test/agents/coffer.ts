@@ -5,6 +5,7 @@
 import { expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { BIN } from "../helpers";
 import type { AgentName, AgentRun, AgentSandbox } from "./harness";
 import { conversationTexts, type RecordedRequest } from "./model-server";
 
@@ -26,6 +27,19 @@ export function coffer(sb: AgentSandbox, args: string[], opts: { env?: Record<st
   const r = sb.run(args, { cwd: sb.project, env: opts.env });
   if (r.code !== 0) throw new Error(`coffer ${args.join(" ")} exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
   return r;
+}
+
+/**
+ * `coffer <args>` without blocking this process: needed whenever the command talks to the fake
+ * model server, which runs in the test process (a spawnSync would deadlock until the model timeout).
+ */
+export async function cofferAsync(sb: AgentSandbox, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}) {
+  const p = Bun.spawn([BIN, ...args], { cwd: sb.project, env: { ...sb.env, ...opts.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => p.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`coffer ${args.join(" ")} exited ${code}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 
 export function seedStore(sb: AgentSandbox): Seeded {
