@@ -48,7 +48,7 @@ export function updateSession(db: Database, key: SessionKey, update: SessionUpda
       db.query("INSERT INTO hook_sessions(skey, host, cwd, session, subagent, bundle_sig, slot_sig, updated_ms) VALUES(?,?,?,?,?,?,?,?)").run(
         key.skey, key.host, key.cwd, key.session, key.subagent ? 1 : 0, update.bundleSig ?? null, update.slotSig ?? null, now,
       );
-      prune(db, now);
+      if (needsPrune(db, now)) prune(db, now);
     } else {
       const sets = ["updated_ms = ?"];
       const args: (string | number | null)[] = [now];
@@ -64,6 +64,16 @@ export function updateSession(db: Database, key: SessionKey, update: SessionUpda
       for (const d of update.delivered) put.run(key.skey, d.id, d.hash, now);
     }
   }).immediate();
+}
+
+/** Anything over the limits or past its age? (Index-only reads: cheaper than pruning every time.) */
+function needsPrune(db: Database, now: number): boolean {
+  const cutoff = now - KEEP_DAYS * 86_400_000;
+  for (const [subagent, keep] of [[0, KEEP_PARENTS], [1, KEEP_SUBAGENTS]] as const) {
+    const r = db.query("SELECT count(*) AS n, min(updated_ms) AS oldest FROM hook_sessions WHERE subagent = ?").get(subagent) as { n: number; oldest: number | null };
+    if (r.n > keep || (r.oldest !== null && r.oldest < cutoff)) return true;
+  }
+  return false;
 }
 
 /** Drop records older than 7 days; keep the newest 200 parent and 100 subagent sessions. */

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { cofferHome, paths } from "../lib/paths";
 import { HOSTS, type Host, loadConfigOrDefaults } from "../store/config";
 import { isAbsoluteDir } from "../store/scope";
-import { answer, armDeadline } from "./deadline";
+import { answer, armDeadline, exitNow } from "./deadline";
 import { hookLog } from "./log";
 import { HOOK_EVENTS, type HookEvent, type HookInput, type HostAdapter, SAFE_ID } from "./types";
 
@@ -69,7 +69,7 @@ async function printHelp(): Promise<void> {
 
 function finish(json: string): never {
   answer(json);
-  process.exit(0);
+  exitNow();
 }
 
 export async function runHookCli(argv: string[]): Promise<void> {

@@ -5,7 +5,6 @@
  * then the lowest-ranked cards are dropped. A body is never cut; output bytes depend only on
  * the planned set (bodies and cards are printed in id order).
  */
-import { createHash } from "node:crypto";
 import type { Capacity } from "./types";
 
 export const RULES_HEADING = "# Project rules (via Coffer)";
@@ -14,7 +13,7 @@ export const CARDS_HEADER = "Also relevant, not loaded (read with coffer__read):
 
 /** First 8 hex of sha256 over the sorted keys. */
 export function sig(keys: string[]): string {
-  return createHash("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 8);
+  return new Bun.CryptoHasher("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 8);
 }
 
 export function oneLine(text: string): string {
@@ -146,7 +145,7 @@ export function ruleBlocks(text: string): string[] {
 }
 
 export function bundleSig(projectRules: string | undefined, globalRules: string): string {
-  return createHash("sha256").update(`${projectRules ?? "\u0000none"}\u0000${globalRules}\u0000${BUILTIN_RULES.join("\n")}`).digest("hex").slice(0, 16);
+  return new Bun.CryptoHasher("sha256").update(`${projectRules ?? "\u0000none"}\u0000${globalRules}\u0000${BUILTIN_RULES.join("\n")}`).digest("hex").slice(0, 16);
 }
 
 function renderBundle(bundle: Bundle, keepProject: number, keepGlobal: number, cards: { id: string; title: string }[], proof?: string): string {
@@ -177,15 +176,26 @@ export function planBundle(
   measure: (text: string) => number,
   proof?: (cards: number) => string,
 ): { text: string; cards: number } | undefined {
-  let p = bundle.project?.length ?? 0;
-  let g = bundle.global.length;
-  let c = cards.length;
-  for (;;) {
-    const text = renderBundle(bundle, p, g, cards.slice(0, c), proof?.(c));
-    if (measure(text) <= limit) return { text, cards: c };
-    if (c > 0) c--;
-    else if (g > 0) g--;
-    else if (p > 0) p--;
-    else return undefined;
-  }
+  const P = bundle.project?.length ?? 0;
+  const G = bundle.global.length;
+  const C = cards.length;
+  // Remove `r` items in order: cards from the end, then global rules, then project rules.
+  const render = (r: number) => {
+    const c = Math.max(0, C - r);
+    const g = Math.max(0, G - Math.max(0, r - C));
+    const p = Math.max(0, P - Math.max(0, r - C - G));
+    return { text: renderBundle(bundle, p, g, cards.slice(0, c), proof?.(c)), cards: c };
+  };
+  // Size shrinks as r grows within [0, C] and within [C + 1, C + G + P] (the first cut rule
+  // adds a note line), so binary-search each range for the fewest removals that fit.
+  const search = (lo: number, hi: number) => {
+    if (lo > hi || measure(render(hi).text) > limit) return undefined;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (measure(render(mid).text) <= limit) hi = mid;
+      else lo = mid + 1;
+    }
+    return render(lo);
+  };
+  return search(0, C) ?? search(C + 1, C + G + P);
 }

@@ -5,11 +5,11 @@
  * - Terms are the prompt's words minus stopwords and generic coding words ("fix", "test",
  *   "file", "update", ...), plus CJK bigrams. A term found in more than half of the store
  *   (once it has 20+ entries) carries no information and is dropped.
- * - An entry passes the gate when it matches two or more of those terms, or one term that
- *   hits its title or tags, or — when the prompt has only that one term — a term that is
- *   rare in the store (at most a tenth of the entries once it has 20+).
- * - Passing entries are scored by IDF of the matched terms (title/tag hits count double);
- *   entries under a fifth of the best score are dropped as a long tail.
+ * - Entries are scored by the IDF of the prompt terms they match (title/tag hits count
+ *   double). One passes the gate when it matches two or more terms, or one term in its title
+ *   or tags, or the prompt's only term; and (once the store has 20+ entries) its score is at
+ *   least the IDF of a term found in a tenth of the store — one common word is never enough.
+ * - Entries under 35% of the best score are dropped as a long tail.
  * - File paths the prompt names (existing under cwd) route entries whose `applies_to` globs
  *   match, ahead of text matches. Project before global, then newer, then id.
  */
@@ -19,6 +19,8 @@ import { queryTerms } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
 export const ROUTE_MAX = 40;
+/** Entries scoring under this share of the best match are a long tail, not relevant memory. */
+export const TAIL = 0.35;
 
 export type Routed = {
   rowid: number;
@@ -69,23 +71,6 @@ export function specificTerms(prompt: string, max = 24): Term[] {
     add(w, false);
   }
   return out;
-}
-
-/** Approximate stem equality for title/tag hits: `parser`~`parsers`, `migrate`~`migrations`. */
-function wordHits(word: string, term: string): boolean {
-  if (word === term) return true;
-  const min = Math.min(word.length, term.length);
-  if (min < 4) return false;
-  let i = 0;
-  while (i < min && word[i] === term[i]) i++;
-  return i >= Math.max(4, min - 2);
-}
-
-function titleTagHit(title: string, tags: string[], term: Term): boolean {
-  const hay = `${title} ${tags.join(" ")}`.normalize("NFKC").toLowerCase();
-  if (term.cjk) return hay.includes(term.text);
-  for (const m of hay.matchAll(/[\p{L}\p{N}_]+/gu)) if (wordHits(m[0], term.text)) return true;
-  return false;
 }
 
 type MetaRow = { rowid: number; id: string; scope: string; title: string; tags: string; updated: string; norm_hash: string; applies_to?: string };
@@ -155,7 +140,8 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   if (terms.length) {
     const total = (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
     const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
-    const rareMax = total < 20 ? total : Math.max(1, Math.floor(total / 10));
+    // Evidence floor: a match must weigh at least as much as one term found in a tenth of the store.
+    const floor = total < 20 ? 0 : Math.log(1 + (total + 0.5) / (Math.max(1, total / 10) + 0.5));
     const countQ = db.query("SELECT count(*) AS n FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)");
     const informative = terms
       .map((t) => ({ t, df: (countQ.get(t.match, informativeMax + 1) as { n: number }).n }))
@@ -164,46 +150,39 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     const k = informative.length;
     // Long prompts: match on the rarest dozen terms the store has.
     const counted = informative.filter((x) => x.df > 0).sort((a, b) => a.df - b.df).slice(0, 12);
-    const matched = new Map<number, number[]>(); // rowid -> indexes into counted
-    const rowsQ = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
+    // Per term: the entries it hits anywhere, and those it hits in title or tags (FTS column
+    // filter, so stemming agrees). Scores and the gate need nothing but rowids.
+    const idf = counted.map(({ df }) => Math.log(1 + (total - df + 0.5) / (df + 0.5)));
+    const hitsQ = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
+    const score = new Map<number, { hits: number; titled: boolean; score: number }>();
     counted.forEach(({ t }, i) => {
-      for (const { rowid } of rowsQ.all(t.match) as { rowid: number }[]) {
-        const list = matched.get(rowid);
-        if (list) list.push(i);
-        else matched.set(rowid, [i]);
+      const titled = new Set((hitsQ.all(`{title tags} : ${t.match}`) as { rowid: number }[]).map((r) => r.rowid));
+      for (const { rowid } of hitsQ.all(t.match) as { rowid: number }[]) {
+        const inTitle = titled.has(rowid);
+        const s = score.get(rowid) ?? { hits: 0, titled: false, score: 0 };
+        s.hits++;
+        s.titled ||= inTitle;
+        s.score += idf[i]! * (inTitle ? 2 : 1);
+        score.set(rowid, s);
       }
     });
-    if (matched.size) {
-      const idf = counted.map(({ df }) => Math.log(1 + (total - df + 0.5) / (df + 0.5)));
-      const ids = [...matched.keys()];
-      const rows: MetaRow[] = [];
-      const metaQ = db.query(
-        `SELECT rowid, id, scope, title, tags, updated, norm_hash FROM entries
-         WHERE rowid IN (SELECT value FROM json_each(?)) AND scope IN (${scopes.map(() => "?").join(",")})`,
-      );
-      for (let i = 0; i < ids.length; i += 5000) rows.push(...(metaQ.all(JSON.stringify(ids.slice(i, i + 5000)), ...scopes) as MetaRow[]));
-      const passed: Routed[] = [];
+    const passed: number[] = [];
+    for (const [rowid, s] of score) if ((s.hits >= 2 || s.titled || k === 1) && s.score >= floor) passed.push(rowid);
+    if (passed.length) {
+      // json_each drives the join: rowid lookups, never a scan of the scope's index.
+      const inScope = (db
+        .query(`SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.scope IN (${scopes.map(() => "?").join(",")})`)
+        .all(JSON.stringify(passed), ...scopes) as { rowid: number }[]).map((r) => r.rowid);
+      const best = Math.max(0, ...inScope.map((r) => score.get(r)!.score));
+      const kept = inScope.filter((r) => score.get(r)!.score >= best * TAIL);
+      const rows = db
+        .query("SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.title AS title, e.tags AS tags, e.updated AS updated, e.norm_hash AS norm_hash FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
+        .all(JSON.stringify(kept)) as MetaRow[];
       for (const r of rows) {
-        const hits = matched.get(r.rowid)!;
-        const routed = toRouted(r, 0, false);
-        let score = 0;
-        let titled = false;
-        for (const i of hits) {
-          const inTitle = titleTagHit(routed.title, routed.tags, counted[i]!.t);
-          titled ||= inTitle;
-          score += idf[i]! * (inTitle ? 2 : 1);
-        }
-        const pass = hits.length >= 2 || titled || (k === 1 && counted[hits[0]!]!.df <= rareMax);
-        if (!pass) continue;
-        routed.score = Number(score.toFixed(9));
-        passed.push(routed);
-      }
-      const best = Math.max(0, ...passed.map((p) => p.score));
-      for (const p of passed) {
-        if (p.score < best * 0.2) continue;
-        const prev = byId.get(p.id);
-        if (prev) prev.score = p.score;
-        else byId.set(p.id, p);
+        const s = Number(score.get(r.rowid)!.score.toFixed(9));
+        const prev = byId.get(r.id);
+        if (prev) prev.score = s;
+        else byId.set(r.id, toRouted(r, s, false));
       }
     }
   }
@@ -214,7 +193,8 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
 export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
   if (!store.project) return [];
   return store.db
-    .query("SELECT id, title FROM entries WHERE scope = ? ORDER BY updated DESC, id DESC LIMIT ?")
+    // (scope, updated) index order, rowid as the tie-break: no sort, 30 rows read.
+    .query("SELECT id, title FROM entries WHERE scope = ? ORDER BY updated DESC, rowid DESC LIMIT ?")
     .all(store.project.id, limit) as { id: string; title: string }[];
 }
 
@@ -223,7 +203,7 @@ export function loadBodies(store: Store, routed: { rowid: number }[]): Map<numbe
   const out = new Map<number, string>();
   if (!routed.length) return out;
   const rows = store.db
-    .query("SELECT rowid, body FROM entries WHERE rowid IN (SELECT value FROM json_each(?))")
+    .query("SELECT e.rowid AS rowid, e.body AS body FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
     .all(JSON.stringify(routed.map((r) => r.rowid))) as { rowid: number; body: string }[];
   for (const r of rows) out.set(r.rowid, r.body);
   return out;

@@ -1,5 +1,3 @@
-import { randomBytes } from "node:crypto";
-
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 let lastTime = -1;
 let lastRandom: number[] = [];
@@ -14,7 +12,7 @@ export function ulid(now = Date.now()): string {
       rand[i] = 0;
     }
   } else {
-    const bytes = randomBytes(16);
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
     rand = Array.from({ length: 16 }, (_, i) => bytes[i]! & 31);
   }
   lastTime = now;

@@ -2,7 +2,6 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { crockford32 } from "../lib/hash";
 import { homeDir } from "../lib/paths";
-import { createHash } from "node:crypto";
 
 /** A repository scope, resolved from files under `.git` only (never by spawning git). */
 export type ProjectScope = {
@@ -49,7 +48,7 @@ export function normalizeOrigin(url: string): string {
 
 /** Project id: first 16 bytes of sha256(key) as 26 Crockford base32 chars. */
 export function projectIdFor(key: string): string {
-  return crockford32(createHash("sha256").update(key).digest().subarray(0, 16));
+  return crockford32(new Bun.CryptoHasher("sha256").update(key).digest().subarray(0, 16));
 }
 
 /** Parse `[remote "origin"] url = ...` out of a git config file. */

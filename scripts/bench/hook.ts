@@ -1,0 +1,150 @@
+/**
+ * Hook benchmark (SPEC 8): the compiled binary end to end (process start to exit) on a store
+ * of 10,000 entries and 100 rules. Runs `coffer hook session-start` and `coffer hook prompt`
+ * (Claude payloads, a fresh session each run, so every prompt routes, loads bodies and writes
+ * the delivered set) and reports median and p95 next to a `coffer --version` baseline measured
+ * in the same run, interleaved so machine noise hits all three alike. Peak RSS comes from a
+ * separate pass under /usr/bin/time.
+ *
+ *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50]
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const N = arg("entries", 10_000);
+const RULES = arg("rules", 100);
+const RUNS = arg("runs", 50);
+const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-hook-")));
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(root, "home"), COFFER_HOME: join(root, "coffer"), LANG: "C.UTF-8" };
+mkdirSync(env.HOME, { recursive: true });
+process.env.HOME = env.HOME;
+process.env.COFFER_HOME = env.COFFER_HOME;
+
+// Deterministic text: a Zipf-like made-up vocabulary plus everyday coding words.
+let seed = 7;
+// mulberry32: a full-period 32-bit generator (a float LCG repeats after a few hundred draws).
+const rand = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const syllables = ["ka", "lo", "mi", "ter", "vex", "dan", "pol", "ru", "sin", "gor", "bel", "tav", "qui", "neo", "zap", "hul"];
+const vocab = Array.from({ length: 6000 }, (_, i) => {
+  let w = "";
+  let n = i + 1;
+  while (n > 0) { w += syllables[n % syllables.length]; n = Math.floor(n / syllables.length); }
+  return w;
+});
+const common = "the build test deploy config release server client cache error update file module function".split(" ");
+const zipf = () => (rand() < 0.25 ? common[Math.floor(rand() * common.length)]! : vocab[Math.min(vocab.length - 1, Math.floor(Math.pow(rand(), 2.2) * vocab.length))]!);
+const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
+
+const { projectIdFor } = await import("../../src/store/scope");
+const { serializeEntry } = await import("../../src/store/entry");
+const projectId = projectIdFor("remote:github.com/bench/hooks");
+const repo = join(root, "work", "hooks");
+mkdirSync(join(repo, ".git"), { recursive: true });
+mkdirSync(join(repo, "src", "api"), { recursive: true });
+writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+writeFileSync(join(repo, ".git", "config"), '[remote "origin"]\n\turl = https://github.com/bench/hooks.git\n');
+writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
+
+const mem = join(env.COFFER_HOME, "memory");
+const dirs = { global: join(mem, "global", "entries"), project: join(mem, "projects", projectId, "entries") };
+mkdirSync(dirs.global, { recursive: true });
+mkdirSync(dirs.project, { recursive: true });
+const titles: string[] = [];
+for (let i = 0; i < N; i++) {
+  const id = `01BENCH${String(i).padStart(19, "0")}`;
+  const title = sentence(3 + Math.floor(rand() * 4));
+  titles.push(title);
+  const entry = {
+    id, kind: "note" as const, title, tags: [zipf(), zipf()], applies_to: i % 40 === 0 ? ["src/api/**"] : [],
+    actor: "user", source: "import" as const, created: "2026-01-01T00:00:00Z",
+    updated: `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
+    body: `${sentence(25 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 25))}.`,
+  };
+  writeFileSync(join(i % 2 === 0 ? dirs.project : dirs.global, `${id}.md`), serializeEntry(entry));
+}
+const rules = (n: number) => Array.from({ length: n }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n") + "\n";
+writeFileSync(join(mem, "projects", projectId, "rules.md"), rules(Math.ceil(RULES * 0.6)));
+writeFileSync(join(mem, "global", "rules.md"), rules(Math.floor(RULES * 0.4)));
+
+const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
+
+type Sample = { ms: number; out: string };
+function run(args: string[], stdin?: string): Sample {
+  const s = performance.now();
+  const p = Bun.spawnSync([BIN, ...args], { cwd: repo, env, stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - s;
+  if (p.exitCode !== 0) throw new Error(`${args.join(" ")} exited ${p.exitCode}`);
+  return { ms, out: p.stdout.toString() };
+}
+
+const prompts = Array.from({ length: RUNS }, (_, i) => {
+  const t = titles[Math.floor(rand() * titles.length)]!.split(" ");
+  return i % 5 === 0 ? `why does src/api/handler.ts fail? ${t.slice(0, 2).join(" ")}` : `how do we handle ${t.slice(0, 3).join(" ")} in this repo?`;
+});
+
+// Warm the page cache and the index once.
+run(["--version"]);
+run(["hook", "session-start", "--agent", "claude"], JSON.stringify({ session_id: "warm", cwd: repo, hook_event_name: "SessionStart", source: "startup" }));
+
+const samples = { version: [] as Sample[], start: [] as Sample[], prompt: [] as Sample[] };
+for (let i = 0; i < RUNS; i++) {
+  samples.version.push(run(["--version"]));
+  samples.start.push(run(["hook", "session-start", "--agent", "claude"], JSON.stringify({ session_id: `bs-${i}`, transcript_path: "/tmp/x.jsonl", cwd: repo, hook_event_name: "SessionStart", source: "startup" })));
+  samples.prompt.push(run(["hook", "prompt", "--agent", "claude"], JSON.stringify({ session_id: `bp-${i}`, transcript_path: "/tmp/x.jsonl", cwd: repo, hook_event_name: "UserPromptSubmit", prompt: prompts[i] })));
+}
+
+// Peak RSS in a separate pass through /usr/bin/time (the kernel's own count per process).
+const TIME = ["/usr/bin/time", "/bin/time"].find((p) => Bun.file(p).size > 0);
+function peakRss(args: string[], stdin: (i: number) => string | undefined, n = 10): number {
+  let peak = 0;
+  for (let i = 0; i < n; i++) {
+    const input = stdin(i);
+    if (!TIME) {
+      peak = Math.max(peak, Bun.spawnSync([BIN, ...args], { cwd: repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input) }).resourceUsage.maxRSS);
+      continue;
+    }
+    const p = Bun.spawnSync([TIME, "-f", "%M", BIN, ...args], { cwd: repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "pipe", stderr: "pipe" });
+    peak = Math.max(peak, Number(p.stderr.toString().trim().split("\n").pop()) * 1024);
+  }
+  return peak;
+}
+const rss = {
+  version: peakRss(["--version"], () => undefined),
+  start: peakRss(["hook", "session-start", "--agent", "claude"], (i) => JSON.stringify({ session_id: `rs-${i}`, cwd: repo, hook_event_name: "SessionStart", source: "startup" })),
+  prompt: peakRss(["hook", "prompt", "--agent", "claude"], (i) => JSON.stringify({ session_id: `rp-${i}`, cwd: repo, hook_event_name: "UserPromptSubmit", prompt: prompts[i % prompts.length] })),
+};
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return { median: q(0.5), p95: q(0.95), max: s[s.length - 1]! };
+};
+const ctxLen = (o: string) => (JSON.parse(o).hookSpecificOutput?.additionalContext ?? "").length;
+const routedBodies = samples.prompt.map((s) => (JSON.parse(s.out).hookSpecificOutput?.additionalContext ?? "").match(/^## \[/gm)?.length ?? 0);
+const base = stats(samples.version.map((s) => s.ms)).median;
+const line = (name: string, xs: Sample[], peak: number, target?: number) => {
+  const t = stats(xs.map((s) => s.ms));
+  const rss = peak / 1024 / 1024;
+  const verdict = target === undefined ? "" : t.median <= target && rss <= 80 ? "  OK" : "  MISS";
+  return `${name.padEnd(22)} median ${t.median.toFixed(1).padStart(5)} ms  p95 ${t.p95.toFixed(1).padStart(5)} ms  max ${t.max.toFixed(1).padStart(5)} ms  peak RSS ${rss.toFixed(1)} MB  (${(t.median / base).toFixed(2)}x --version)${target ? `  target <= ${target} ms, <= 80 MB${verdict}` : ""}`;
+};
+
+console.log(`coffer hook bench: ${N} entries, ${RULES} rules, ${RUNS} runs each, binary ${BIN}`);
+console.log(line("coffer --version", samples.version, rss.version));
+console.log(line("hook session-start", samples.start, rss.start, 25));
+console.log(line("hook prompt", samples.prompt, rss.prompt, 40));
+console.log(`session-start context: ${ctxLen(samples.start[0]!.out)} chars; prompt: ${samples.prompt.filter((s) => ctxLen(s.out) > 0).length}/${RUNS} injected, ${routedBodies.reduce((a, b) => a + b, 0) / RUNS} bodies on average`);
+if (process.env.KEEP) console.log("kept", root, repo); else rmSync(root, { recursive: true, force: true });
