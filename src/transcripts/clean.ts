@@ -16,7 +16,7 @@ const INJECTED_TAGS = [
   "skills_instructions", "skill", "user_shell_command", "turn_aborted", "subagent_notification", "hook_prompt",
   "hook_context", "context_update", "recommended_plugins", "codex_internal_context", "permissions instructions",
   "collaboration_mode", "model_switch", "personality_spec", "realtime_conversation", "INSTRUCTIONS",
-  "state_snapshot", // Gemini CLI: a compressed history
+  "state_snapshot", "session_context", // Gemini CLI: a compressed history; its environment preamble
 ];
 const TAG_NAMES = `(?:${INJECTED_TAGS.join("|")})`;
 /** A complete injected element. */
@@ -31,7 +31,7 @@ const NOISE_PREFIXES = [
   "[Request interrupted by user", // Claude Code
   "Base directory for this skill:", // Claude Code skill preamble
   "This session is being continued from a previous conversation", // Claude Code compact summary
-  "Got it. Thanks for the additional context!", // Gemini CLI: its reply to a compressed history
+  "Got it. Thanks for the", // Gemini CLI: its canned reply to its own preamble / a compressed history
 ];
 
 /** Coffer's own injected context: a heading line that ends with "(via Coffer)". */

@@ -43,6 +43,10 @@ const FORBIDDEN: Record<string, string[]> = {
     "Stripe retries webhooks", "Inspecting webhook handler", "rg\", \"refund", "src/webhooks/refund.ts:12", "git status", "Begin Patch", "Success. Updated",
     "Summary of the conversation", "interrupted the previous turn", "cut sho",
   ],
+  // Real sessions of the pinned CLIs with Coffer's hooks injecting context (see SOURCES.md).
+  "own/claude/observed-2.1.328.jsonl": ["via Coffer", "hook additional context", "session_context", "Coffer proof", "Use tabs in Makefiles", "Always run the linter", "Release process", "make release"],
+  "own/codex/observed-0.169.0.jsonl": ["via Coffer", "environment_context", "skills_instructions", "Coffer proof", "Use tabs in Makefiles", "Always run the linter", "Release process", "make release"],
+  "own/gemini/observed-0.61.0.jsonl": ["via Coffer", "session_context", "This is the Gemini CLI", "Coffer proof", "Use tabs in Makefiles", "Always run the linter", "Release process"],
   "own/gemini/session-resumed.jsonl": ["(via Coffer)", "hook_context", "Run make check before pushing", "Coffer proof", "already loaded", "CI is UTC", "state_snapshot", "overall_goal", "Got it. Thanks", "Memory for Makefile", "ok\n"],
   "own/gemini/session-rewind.jsonl": ["(via Coffer)", "already loaded", "Exports run at 02:00", "Content from referenced files", "db.query(row.id)", "Reading the export loop", "Rust", "Request cancelled", "Quota exceeded", "trunc"],
 };
