@@ -158,6 +158,33 @@ describe("adapter details", () => {
     expect(JSON.parse(r2.stdout)).toEqual({});
   });
 
+  describe("Gemini as observed (docs/hosts-observed.md)", () => {
+    const gem = (event: Event, s: string, extra: Record<string, unknown>) => hook(sb, "gemini", event, { ...geminiBase(s, extra.hook_event_name as string), ...extra });
+    const before = (s: string, prompt: string) => JSON.parse(gem("prompt", s, { hook_event_name: "BeforeAgent", prompt }).stdout).hookSpecificOutput?.additionalContext ?? "";
+
+    test("BeforeAgent strips the <hook_context> Gemini prepends before routing", () => {
+      const bundle = JSON.parse(gem("session-start", "g-ctx", { hook_event_name: "SessionStart", source: "startup" }).stdout).hookSpecificOutput.additionalContext;
+      const ctx = before("g-ctx", `<hook_context>${bundle}</hook_context>\n\nhow do we cut a release?`);
+      expect(ctx).toContain("## [E1RELEASE]");
+    });
+
+    test("PreCompress auto (fired before every model call) keeps the delivered set; manual resets it", () => {
+      expect(before("g-pc", "how do we cut a release?")).toContain("## [E1RELEASE]");
+      expect(JSON.parse(gem("compact", "g-pc", { hook_event_name: "PreCompress", trigger: "auto" }).stdout)).toEqual({});
+      expect(before("g-pc", "how do we cut a release?")).toContain("already loaded: E1RELEASE");
+      expect(JSON.parse(gem("compact", "g-pc", { hook_event_name: "PreCompress", trigger: "manual" }).stdout)).toEqual({});
+      expect(before("g-pc", "how do we cut a release?")).toContain("## [E1RELEASE]");
+    });
+
+    test("resume is a fresh start on Gemini (its replay drops hook context): full bundle, set reset", () => {
+      gem("session-start", "g-res", { hook_event_name: "SessionStart", source: "startup" });
+      expect(before("g-res", "how do we cut a release?")).toContain("## [E1RELEASE]");
+      const resumed = JSON.parse(gem("session-start", "g-res", { hook_event_name: "SessionStart", source: "resume" }).stdout);
+      expect(resumed.hookSpecificOutput.additionalContext).toStartWith(RULES);
+      expect(before("g-res", "how do we cut a release?")).toContain("## [E1RELEASE]");
+    });
+  });
+
   test("Windsurf has no cwd field: the process cwd is used, and nothing is ever injected", () => {
     const r = hook(sb, "windsurf", "prompt", { agent_action_name: "pre_user_prompt", trajectory_id: "w1", tool_info: { user_prompt: "release" } }, { cwd: repo });
     expect(JSON.parse(r.stdout)).toEqual({});
