@@ -5,7 +5,7 @@
  * goes to state/hook.log. Imports stay minimal: no CLI framework, no network, no processes.
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { cofferHome, paths } from "../lib/paths";
 import { HOSTS, type Host, loadConfigOrDefaults } from "../store/config";
 import { isAbsoluteDir } from "../store/scope";
@@ -111,7 +111,10 @@ export async function runHookCli(argv: string[]): Promise<void> {
       if (!parsed.ignored) hookLog(parsed.reason, where);
       finish(empty);
     }
-    const input = { ...parsed.input, cwd: typeof parsed.input.cwd === "string" ? resolve(parsed.input.cwd) : parsed.input.cwd };
+    // Normalize an absolute cwd (`..`, trailing `/`) so one directory is one cache key; a
+    // relative one stays relative and is rejected below.
+    const cwd = parsed.input.cwd;
+    const input = { ...parsed.input, cwd: typeof cwd === "string" && isAbsolute(cwd) ? resolve(cwd) : cwd };
     const bad = checkInput(input);
     if (bad) {
       hookLog(bad, where);

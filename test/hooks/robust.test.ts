@@ -131,3 +131,9 @@ test("`coffer hook --help` explains the command with examples", () => {
   expect(r.stdout).toContain("--agent");
   expect(r.stdout).toContain("EXAMPLES");
 });
+
+test("a relative cwd is rejected even when it exists relative to the hook's own cwd", () => {
+  const r = hook(sb, "claude", "session-start", { session_id: "rel", cwd: "work/r", hook_event_name: "SessionStart", source: "startup" }, { cwd: sb.root });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout)).toEqual(EMPTY_START);
+});
