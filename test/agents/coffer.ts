@@ -50,12 +50,12 @@ export function seedStore(sb: AgentSandbox): Seeded {
 }
 
 /** All conversation text of a request, joined. */
-export const textOf = (req: RecordedRequest) => conversationTexts(req).map((t) => t.text).join("\n\n");
+export const textOf = (req: RecordedRequest | undefined) => conversationTexts(req).map((t) => t.text).join("\n\n");
 
 export const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 
 /** Asserts the session-start bundle (project rules before global, built-in rules) is in the request. */
-export function expectBundle(req: RecordedRequest): void {
+export function expectBundle(req: RecordedRequest | undefined): void {
   const all = textOf(req);
   expect(all).toContain(BUNDLE_HEADING);
   expect(all).toContain(`- ${PROJECT_RULE}`);
@@ -66,14 +66,14 @@ export function expectBundle(req: RecordedRequest): void {
 }
 
 /** Nothing that Coffer injects or registers. */
-export function expectNoCoffer(req: RecordedRequest): void {
+export function expectNoCoffer(req: RecordedRequest | undefined): void {
   const all = textOf(req);
   expect(all).not.toContain("via Coffer");
   expect(all).not.toContain(PROJECT_RULE);
   expect(all).not.toContain(ENTRY_BODY);
   expect(all).not.toContain("coffer__");
   expect(all).not.toContain("mcp__coffer");
-  expect(JSON.stringify(req.body?.tools ?? [])).not.toContain("coffer");
+  expect(JSON.stringify(req?.body?.tools ?? [])).not.toContain("coffer");
 }
 
 /** The Claude Code transcript of a session (parsed lines). */

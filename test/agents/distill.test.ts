@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUNDLE_HEADING, coffer, cofferAsync, ENTRY_BODY, GLOBAL_RULE, hookErrors, PROJECT_RULE, seedStore } from "./coffer";
-import { agentSandbox, assertRunOk, listFiles, runAgent, TEST_TIMEOUT_MS, type AgentName, type AgentSandbox } from "./harness";
+import { agentSandbox, cleanupSandboxes, assertRunOk, listFiles, runAgent, TEST_TIMEOUT_MS, type AgentName, type AgentSandbox } from "./harness";
 import { conversationText, startModelServer, type ModelServer, type RecordedRequest } from "./model-server";
 
 /** A conversation with something worth distilling, that also routes the seeded release entry. */
@@ -23,7 +23,10 @@ beforeAll(() => {
     respond: (req) => (req.api === "chat" ? { text: JSON.stringify([INSIGHT]) } : { text: AGENT_REPLY }),
   });
 });
-afterAll(() => server.stop());
+afterAll(() => {
+  server.stop();
+  cleanupSandboxes();
+});
 
 function setup(): AgentSandbox {
   const sb = agentSandbox(server);
@@ -127,7 +130,6 @@ describe("session end + distillation on real transcripts", () => {
       expect(text.split("move the release process to pnpm workspaces").length - 1).toBe(1); // user text once
       expectNoCofferContext(text);
       expectDistilledEntry(sb, "claude", run.sessionId!);
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
@@ -148,7 +150,6 @@ describe("session end + distillation on real transcripts", () => {
       expect(text).not.toContain("<environment_context>");
       expectNoCofferContext(text);
       expectDistilledEntry(sb, "codex", run.sessionId!);
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
@@ -168,7 +169,6 @@ describe("session end + distillation on real transcripts", () => {
       expect(text).not.toContain("<session_context>");
       expectNoCofferContext(text);
       expectDistilledEntry(sb, "gemini", run.sessionId!);
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );

@@ -150,6 +150,17 @@ export type AgentSandbox = Sandbox & {
   agentEnv: Record<string, string>;
 };
 
+const made: AgentSandbox[] = [];
+
+/** Remove every sandbox this file made (also those a failed test left), unless COFFER_AGENTS_KEEP is set. */
+export function cleanupSandboxes(): void {
+  if (process.env.COFFER_AGENTS_KEEP) {
+    for (const sb of made) console.error(`[agents] kept ${sb.root}`);
+    return;
+  }
+  for (const sb of made.splice(0)) sb.cleanup();
+}
+
 export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}): AgentSandbox {
   const sb = sandbox(opts.prefix ?? "coffer-agent-");
   const project = sb.repo("proj");
@@ -179,7 +190,9 @@ export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}
     CI: "true",
   };
   writeBaseConfigs(sb.home, server);
-  return { ...sb, project, agentEnv };
+  const out = { ...sb, project, agentEnv };
+  made.push(out);
+  return out;
 }
 
 /**

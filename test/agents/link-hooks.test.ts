@@ -9,14 +9,19 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUNDLE_HEADING, count, ENTRY_BODY, expectBundle, expectNoCoffer, hookErrors, PROMPT_1, PROMPT_2, seedStore, textOf, coffer } from "./coffer";
 import { BIN } from "../helpers";
-import { agentSandbox, assertRunOk, runAgent, TEST_TIMEOUT_MS, type AgentName, type AgentSandbox } from "./harness";
-import { agentTurns, conversationTexts, startModelServer, type ModelServer, type RecordedRequest } from "./model-server";
+import { agentSandbox, cleanupSandboxes, assertRunOk, runAgent, TEST_TIMEOUT_MS, type AgentName, type AgentSandbox } from "./harness";
+import { agentTurns, conversationTexts, startModelServer, type ModelServer, type RecordedRequest, type Reply } from "./model-server";
 
 let server: ModelServer;
+/** Replies for the agent's successive model calls; plain "OK." once it is empty. */
+let script: Reply[] = [];
 beforeAll(() => {
-  server = startModelServer();
+  server = startModelServer({ respond: () => script.shift() });
 });
-afterAll(() => server.stop());
+afterAll(() => {
+  server.stop();
+  cleanupSandboxes();
+});
 
 /** The agent's conversation requests made by one run. */
 async function turnsOf(sb: AgentSandbox, agent: AgentName, prompt: string, resume?: string) {
@@ -29,7 +34,7 @@ async function turnsOf(sb: AgentSandbox, agent: AgentName, prompt: string, resum
 }
 
 /** The texts the hooks added around the newest user prompt (after it, for delta checks). */
-function afterLastPrompt(req: RecordedRequest, prompt: string): string {
+function afterLastPrompt(req: RecordedRequest | undefined, prompt: string): string {
   const texts = conversationTexts(req);
   let i = -1;
   texts.forEach((t, k) => {
@@ -76,7 +81,6 @@ describe("Claude Code + coffer link claude", () => {
       expect(readFileSync(join(sb.home, ".claude", "settings.json"), "utf8")).not.toContain("coffer");
       const t3 = await turnsOf(sb, "claude", PROMPT_1);
       for (const r of t3.turns) expectNoCoffer(r);
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
@@ -97,8 +101,8 @@ describe("Codex + coffer link codex", () => {
       // Codex: the bundle is a developer message right before the prompt, the routed entry right after.
       const texts = conversationTexts(t1.last);
       const p = texts.findIndex((t) => t.text === PROMPT_1);
-      expect(texts[p - 1].role).toBe("developer");
-      expect(texts[p - 1].text.startsWith(BUNDLE_HEADING)).toBe(true);
+      expect(texts[p - 1]?.role).toBe("developer");
+      expect(texts[p - 1]!.text.startsWith(BUNDLE_HEADING)).toBe(true);
       expect(texts[p + 1]).toEqual({ role: "developer", text: `# Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}` });
 
       const t2 = await turnsOf(sb, "codex", PROMPT_2, t1.run.sessionId);
@@ -114,7 +118,6 @@ describe("Codex + coffer link codex", () => {
       const t3 = await turnsOf(sb, "codex", PROMPT_1);
       expect(t3.run.stderr).not.toContain("hook:");
       for (const r of t3.turns) expectNoCoffer(r);
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
@@ -138,7 +141,6 @@ describe("Gemini CLI + coffer link gemini", () => {
       coffer(sb, ["unlink", "gemini"]);
       const t3 = await turnsOf(sb, "gemini", PROMPT_1);
       for (const r of t3.turns) expectNoCoffer(r);
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
@@ -159,8 +161,42 @@ describe("Gemini CLI + coffer link gemini", () => {
       expectBundle(t2.last);
       expect(count(all2, ENTRY_BODY)).toBe(1);
       expect(all2).not.toContain(`already loaded: ${entryId}`);
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
+});
+
+describe("path trigger: a file the agent touches delivers the entries that apply to it", () => {
+  const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
+  // Where each host puts a tool hook's context (docs/hosts-observed.md).
+  const cases: { agent: AgentName; tool: (project: string) => Reply["toolCall"]; role: string; prefix: string }[] = [
+    { agent: "claude", tool: (p) => ({ name: "Read", input: { file_path: join(p, "deploy", "release.sh") } }), role: "system", prefix: "PreToolUse:Read hook additional context: " },
+    { agent: "codex", tool: () => ({ name: "apply_patch", input: "*** Begin Patch\n*** Update File: deploy/release.sh\n@@\n-echo release\n+echo release now\n*** End Patch\n" }), role: "developer", prefix: "" },
+    // Gemini passes the model's relative path; the context is appended to the tool result.
+    { agent: "gemini", tool: () => ({ name: "read_file", input: { file_path: "deploy/release.sh" } }), role: "tool", prefix: "" },
+  ];
+  for (const c of cases) {
+    test(
+      `${c.agent}: the tool hook injects the applies_to entry once`,
+      async () => {
+        const sb = agentSandbox(server);
+        seedStore(sb);
+        await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
+        const r = coffer(sb, ["remember", DEPLOY_BODY, "--title", "Deploy scripts are POSIX sh", "--kind", "gotcha", "--applies-to", "deploy/**", "--json"]);
+        const id = r.json().id;
+        coffer(sb, ["link", c.agent]);
+        script = [{ text: "Let me look.", toolCall: c.tool(sb.project) }, { text: "Done." }];
+        // A prompt that routes nothing: the body can only come from the tool hook.
+        const t = await turnsOf(sb, c.agent, "Make it nicer, please.");
+        expect(t.turns.length).toBe(2);
+        expect(textOf(t.turns[0])).not.toContain(DEPLOY_BODY);
+        expect(count(textOf(t.last), DEPLOY_BODY)).toBe(1);
+        const hit = conversationTexts(t.last).find((x) => x.text.includes(DEPLOY_BODY))!;
+        expect(hit.role).toBe(c.role);
+        expect(hit.text).toContain(`${c.prefix}# Relevant memory (via Coffer)`);
+        expect(hit.text).toContain(`[${id}]`);
+        },
+      TEST_TIMEOUT_MS,
+    );
+  }
 });

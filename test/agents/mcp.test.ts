@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { coffer, hookErrors, seedStore } from "./coffer";
-import { agentSandbox, assertRunOk, runAgent, TEST_TIMEOUT_MS } from "./harness";
+import { agentSandbox, cleanupSandboxes, assertRunOk, runAgent, TEST_TIMEOUT_MS } from "./harness";
 import { agentTurns, conversationTexts, endsWithToolResult, offeredTools, startModelServer, type ModelServer, type Reply } from "./model-server";
 
 const TOOLS = ["coffer__recall", "coffer__remember", "coffer__read", "coffer__list", "coffer__forget", "coffer__set_handoff", "coffer__resume"];
@@ -15,7 +15,10 @@ let script: Reply[] = [];
 beforeAll(() => {
   server = startModelServer({ respond: () => script.shift() });
 });
-afterAll(() => server.stop());
+afterAll(() => {
+  server.stop();
+  cleanupSandboxes();
+});
 
 describe("MCP inside the real agents", () => {
   test(
@@ -37,10 +40,9 @@ describe("MCP inside the real agents", () => {
       for (const tool of TOOLS) expect(listing).toContain(`\nmcp__coffer__${tool}`);
       // After ToolSearch the schema is loaded, and the call's result is Coffer's recall output.
       expect(turns.length).toBe(3);
-      expect(JSON.stringify(turns[1].body)).toContain("mcp__coffer__coffer__recall");
+      expect(JSON.stringify(turns[1]!.body)).toContain("mcp__coffer__coffer__recall");
       const result = conversationTexts(turns[2]).filter((t) => t.role === "tool").map((t) => JSON.stringify(t.text)).join("\n");
       expect(result).toContain("make release");
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
@@ -59,13 +61,12 @@ describe("MCP inside the real agents", () => {
       expect(conversationTexts(turns[0]).some((t) => /Deferred tool namespaces:[\s\S]*- mcp__coffer\n/.test(t.text))).toBe(true);
       expect(offeredTools(turns[0])).toContain("tool_search");
       expect(endsWithToolResult(turns[1])).toBe(true);
-      const out = (turns[1].body.input as any[]).find((i) => i.type === "tool_search_output");
+      const out = (turns[1]!.body.input as any[]).find((i) => i.type === "tool_search_output");
       const ns = out.tools.find((t: any) => t.name === "mcp__coffer");
       expect(ns).toBeDefined();
       const names = ns.tools.map((t: any) => t.name);
       expect(names).toContain("coffer__recall");
       expect(names).toContain("coffer__remember");
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );
@@ -85,7 +86,6 @@ describe("MCP inside the real agents", () => {
       expect(turns.length).toBe(2);
       const result = conversationTexts(turns[1]).filter((t) => t.role === "tool").map((t) => t.text).join("\n");
       expect(result).toContain("make release");
-      sb.cleanup();
     },
     TEST_TIMEOUT_MS,
   );

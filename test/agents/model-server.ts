@@ -273,8 +273,15 @@ export function sampleFromSchema(schema: any): unknown {
 
 // ---------------------------------------------------------------- reading recorded requests
 
+/** Tests index into recorded requests; a missing one is a test failure that says so. */
+function need(req: RecordedRequest | undefined): RecordedRequest {
+  if (!req) throw new Error("expected a recorded model request that was not made");
+  return req;
+}
+
 /** Whether the conversation in a request ends with a tool result (the model is being asked to continue after a tool). */
-export function endsWithToolResult(req: RecordedRequest): boolean {
+export function endsWithToolResult(req: RecordedRequest | undefined): boolean {
+  req = need(req);
   const b = req.body;
   if (!b) return false;
   if (req.api === "anthropic") {
@@ -300,7 +307,8 @@ export function endsWithToolResult(req: RecordedRequest): boolean {
 }
 
 /** Names of the tools a request offers to the model (function declarations, tools, ...). */
-export function offeredTools(req: RecordedRequest): string[] {
+export function offeredTools(req: RecordedRequest | undefined): string[] {
+  req = need(req);
   const b = req.body;
   if (!b) return [];
   if (req.api === "gemini") {
@@ -314,7 +322,8 @@ export function offeredTools(req: RecordedRequest): string[] {
  * Every piece of text the model sees in a request, in order, one string per message/part/tool
  * output (system prompt and tool schemas excluded). For asserting what reached the model.
  */
-export function conversationTexts(req: RecordedRequest): { role: string; text: string }[] {
+export function conversationTexts(req: RecordedRequest | undefined): { role: string; text: string }[] {
+  req = need(req);
   const b = req.body;
   const out: { role: string; text: string }[] = [];
   if (!b) return out;
@@ -349,7 +358,7 @@ export function conversationTexts(req: RecordedRequest): { role: string; text: s
 }
 
 /** The whole conversation of a request as one string (for `includes` checks). */
-export function conversationText(req: RecordedRequest): string {
+export function conversationText(req: RecordedRequest | undefined): string {
   return conversationTexts(req)
     .map((t) => `[${t.role}] ${t.text}`)
     .join("\n");
