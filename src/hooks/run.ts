@@ -6,12 +6,9 @@ import type { Config } from "../store/config";
 import { GLOBAL } from "../store/scope";
 import { type Store, readRules } from "../store/store";
 import { type SessionKey, readSession, sessionKey, updateSession } from "./delivered";
-import { touchedInside } from "./paths";
-import {
-  type Bundle, type MemoryItem, type MemoryPlan, bundleSig, planBundle, planMemory, proofOnly, ruleBlocks, sig,
-} from "./plan";
+import { promptPaths, touchedInside } from "./paths";
+import { type Bundle, type MemoryItem, type MemoryPlan, bundleSig, planBundle, planMemory, proofOnly, ruleBlocks, sig } from "./plan";
 import { type Routed, globPaths, loadBodies, projectCards, routeByPaths, routePrompt, routedByIds } from "./route";
-import { promptPaths } from "./paths";
 import type { Capacity, HookInput, HostAdapter } from "./types";
 
 export type ReadMode = "startup" | "auto" | "always" | "manual" | "off";
@@ -59,8 +56,13 @@ function rulesPrefix(store: Store, cap: Capacity): string {
   return planBundle(readBundle(store), [], Math.floor(cap.limit / 2), cap.measure)?.text ?? "";
 }
 
-function keyOf(ctx: HookContext, agentId = ctx.input.agentId): SessionKey {
-  return sessionKey(ctx.input.host, ctx.input.cwd, ctx.input.sessionId, agentId);
+/** The delivered set this event reads and writes: the subagent's own when it carries an agent id. */
+function keyOf(ctx: HookContext): SessionKey {
+  return sessionKey(ctx.input.host, ctx.input.cwd, ctx.input.sessionId, ctx.input.agentId);
+}
+
+function parentKeyOf(ctx: HookContext): SessionKey {
+  return sessionKey(ctx.input.host, ctx.input.cwd, ctx.input.sessionId);
 }
 
 function memoryItems(store: Store, routed: Routed[]): MemoryItem[] {
@@ -170,7 +172,8 @@ function tool(ctx: HookContext): HookResult {
     proof: proofOn(config) ? (n) => `Coffer proof: loaded ${n}/${fresh.length} via path trigger (sig ${sig(fresh.map((f) => f.id))}).` : undefined,
     cap: ctx.cap,
   });
-  if (!plan?.sent.length) return {};
+  // A body too large for the cap still shows as a card the agent can read through MCP.
+  if (!plan || (!plan.sent.length && !plan.cards.length)) return {};
   record(ctx, key, plan);
   return { context: plan.text };
 }
@@ -187,7 +190,7 @@ function subagentStart(ctx: HookContext): HookResult {
   if (!input.agentId) return {};
   // The subagent starts with an empty context: the parent's routed memory (newest first),
   // plus whatever its task text routes, under its own key; the parent's set is untouched.
-  const parent = readSession(store.db, keyOf(ctx, ""));
+  const parent = readSession(store.db, parentKeyOf(ctx));
   const inherited = routedByIds(store, [...(parent?.delivered.keys() ?? [])]);
   const task = input.prompt?.trim() ? routePrompt(store, input.prompt, promptPaths(input.prompt, input.cwd)) : [];
   const seen = new Set<string>();

@@ -111,6 +111,16 @@ describe("tool path triggers", () => {
     expect(alreadyLoaded(gem("prompt", { hook_event_name: "BeforeAgent", prompt: "check the Makefile" }))).toEqual(["R07MAKE"]);
   });
 
+  test("a body larger than the host's cap is never cut: it arrives as a card", () => {
+    writeEntries(sb, projectId(repo), [{ id: "R20HUGE", title: "Huge generated notes", body: "x".repeat(12_000), applies_to: ["docs/**"] }]);
+    const ctx = read("tool-huge", join(repo, "docs/README.md"));
+    expect(ctx).toContain("- [R20HUGE] Huge generated notes");
+    expect(ctx).not.toContain("xxxxxxxxxx");
+    expect(ctx.length).toBeLessThanOrEqual(9500);
+    // Not delivered: the next touch offers it again.
+    expect(read("tool-huge", join(repo, "docs/README.md"))).toContain("- [R20HUGE]");
+  });
+
   test("a tool event inside a subagent goes to the subagent's set", () => {
     const s = "tool-5";
     const sub = contextOf(hook(sb, "claude", "tool", { session_id: s, cwd: repo, hook_event_name: "PreToolUse", agent_id: "sub1", agent_type: "Explore", tool_name: "Read", tool_input: { file_path: join(repo, "Makefile") } }));
