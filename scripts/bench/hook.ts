@@ -7,6 +7,7 @@
  * separate pass under /usr/bin/time.
  *
  *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50]
+ *   (KEEP=1 keeps the generated store and prints its path)
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
