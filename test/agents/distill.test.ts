@@ -67,8 +67,8 @@ async function agentSession(sb: AgentSandbox, agent: AgentName) {
   expect(run.sessionId).toBeDefined();
   const seen = server.requests.map((r) => r.raw).join("\n");
   expect(seen).toContain(BUNDLE_HEADING);
-  // Gemini's first prompt routes nothing (docs/hosts-observed.md, Coffer bug 1): its proof line is there instead.
-  expect(seen).toContain(agent === "gemini" ? "Coffer proof" : ENTRY_BODY);
+  expect(seen).toContain(ENTRY_BODY);
+  expect(seen).toContain("Coffer proof");
   return run;
 }
 

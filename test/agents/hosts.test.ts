@@ -195,6 +195,27 @@ describe("Codex (raw hooks)", () => {
   );
 });
 
+describe("Codex SessionStart 'nothing' outputs", () => {
+  test(
+    "{} is accepted; an empty additionalContext adds an empty developer message",
+    async () => {
+      const devMessages = async (out: string) => {
+        const sb = setup();
+        writeJson(join(sb.home, ".codex", "hooks.json"), { hooks: { SessionStart: [{ hooks: [{ type: "command", command: `printf '%s' '${out}'`, timeout: 10 }] }] } });
+        const run = assertRunOk(await runAgent(sb, "codex", { prompt: "hi" }));
+        expect(run.stderr).toContain("hook: SessionStart Completed");
+        return conversationTexts(agentTurns(server.requests)[0]).filter((t) => t.role === "developer").map((t) => t.text);
+      };
+      const none = await devMessages("{}");
+      const empty = await devMessages('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":""}}');
+      expect(none).not.toContain("");
+      expect(empty.length).toBe(none.length + 1);
+      expect(empty).toContain("");
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
 describe("Gemini CLI (raw hooks)", () => {
   test(
     "hook stdin, <hook_context> placement, PreCompress every turn, resume, MCP only when trusted",
