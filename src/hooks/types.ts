@@ -26,7 +26,10 @@ export type HookInput = {
  */
 export type ParseResult = { ok: true; input: HookInput } | { ok: false; reason: string; ignored?: boolean };
 
-/** How a host measures injected context, and how much it takes before truncating. */
+/**
+ * How a host measures injected context, and how much it takes before truncating. `measure`
+ * must be additive over concatenation (chars, bytes) so the planner can size parts separately.
+ */
 export type Capacity = { limit: number; unit: string; measure: (text: string) => number };
 
 /** One host's knowledge: stdin schema, output shapes, payload cap. Lives in src/hosts/<host>/hook.ts. */
@@ -52,8 +55,8 @@ export const SAFE_ID = /^[A-Za-z0-9_.-]{1,200}$/;
 /** Chars, the unit of Claude and of `load.max_tokens * 4` elsewhere. */
 export const charCount = (text: string): number => text.length;
 
-/** Tokens as UTF-8 bytes / 4, rounded up (Codex). */
-export const byteTokens = (text: string): number => Math.ceil(Buffer.byteLength(text, "utf8") / 4);
+/** UTF-8 bytes: Codex counts tokens as bytes / 4, so 2,400 tokens = 9,600 bytes (and bytes add up exactly). */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 
 /** `load.max_tokens` (default 1,600) as chars: tokens = chars / 4. */
 export function maxTokensCapacity(config: Config): Capacity {

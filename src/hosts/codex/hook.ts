@@ -8,7 +8,7 @@
  * tokens counted as UTF-8 bytes / 4.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, byteTokens, specificOutput } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, specificOutput, utf8Bytes } from "../../hooks/types";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",
@@ -90,5 +90,5 @@ export const adapter: HostAdapter = {
   parse,
   render: (event, context) => specificOutput(NATIVE[event], context),
   empty: (event) => (event === "session-start" ? specificOutput("SessionStart", "") : EMPTY_OBJECT),
-  capacity: () => ({ limit: 2400, unit: "tokens (UTF-8 bytes / 4)", measure: byteTokens }),
+  capacity: () => ({ limit: 2400 * 4, unit: "UTF-8 bytes (2,400 tokens at bytes / 4)", measure: utf8Bytes }),
 };
