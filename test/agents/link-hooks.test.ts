@@ -200,3 +200,27 @@ describe("path trigger: a file the agent touches delivers the entries that apply
     );
   }
 });
+
+describe("Claude Code subagents", () => {
+  test(
+    "SubagentStart gives the subagent's first request the rules bundle",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      coffer(sb, ["link", "claude"]);
+      // Main turn delegates with the Agent tool; the subagent answers; the main turn finishes.
+      script = [
+        { text: "Delegating.", toolCall: { name: "Agent", input: { description: "Check release", prompt: "Find out how the release process deploys", subagent_type: "general-purpose" } } },
+        { text: "Subagent done." },
+        { text: "Done." },
+      ];
+      const t = await turnsOf(sb, "claude", "Please delegate this");
+      const sub = t.turns.find((r) => conversationTexts(r).some((x) => x.role === "user" && x.text === "Find out how the release process deploys"));
+      expect(sub).toBeDefined();
+      const ctx = conversationTexts(sub).find((x) => x.text.startsWith("SubagentStart hook additional context: "));
+      expect(ctx?.role).toBe("system");
+      expectBundle(sub);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
