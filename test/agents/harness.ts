@@ -172,8 +172,12 @@ export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}
     });
   git("add", "-A");
   git("commit", "-q", "-m", "init");
+  const tmp = join(sb.root, "tmp");
+  mkdirSync(tmp, { recursive: true });
   const agentEnv: Record<string, string> = {
     ...sb.env,
+    // The CLIs keep task output (Claude) and error reports (Gemini) in the temp dir: keep them in the sandbox.
+    TMPDIR: tmp,
     // Claude Code
     ANTHROPIC_BASE_URL: server.url,
     ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key",
