@@ -18,8 +18,7 @@ import { isDistilled, readLedger } from "./ledger";
 import { modelSettings } from "./model";
 import { selectSweep, sweepPolicy } from "./sweep";
 
-/** "queued": handed to the session-end queue (observe turns it into an inbox trace). */
-export type SessionEndOutcome = DistillOutcome | "queued";
+export type SessionEndOutcome = DistillOutcome;
 
 /** A session on disk (see SessionInfo: project label, messages, activity, ledger status, path). */
 export type TranscriptInfo = SessionInfo;
@@ -27,9 +26,11 @@ export type TranscriptInfo = SessionInfo;
 export type WorkerReport = { observed: number; distilled: number; skipped: number; errors: string[] };
 
 /**
- * Queue a finished session and report what happened to it: "queued" for the next observe pass,
- * "already_distilled" when the ledger has this exact transcript, "not_found" when no transcript
- * can be found, "skipped" for hosts without transcripts.
+ * A session ended (HTTP session-end route): distill it now when a model is configured and say
+ * what happened — "distilled", "already_distilled" (the ledger has this exact transcript),
+ * "not_found", "skipped" (no transcripts for this host, not a git project, nothing worth keeping)
+ * or "failed" (the model call failed; the sweep retries). Without a model the session is queued
+ * for `coffer observe --queue` (inbox review) and the outcome is "no_model".
  */
 export async function endSession(host: Host, sessionId: string, transcriptPath?: string): Promise<SessionEndOutcome> {
   if (!isTranscriptHost(host)) return "skipped";
@@ -39,9 +40,14 @@ export async function endSession(host: Host, sessionId: string, transcriptPath?:
   } catch {
     return "not_found";
   }
-  if (isDistilled(readLedger(), { ...file, session_id: sessionId })) return "already_distilled";
-  enqueueSession({ transcript_path: file.path, host, session: sessionId, at: isoNow() });
-  return "queued";
+  const ledger = readLedger();
+  if (isDistilled(ledger, { ...file, session_id: sessionId })) return "already_distilled";
+  const config = loadConfig();
+  if (!modelSettings(config)) {
+    enqueueSession({ transcript_path: file.path, host, session: sessionId, at: isoNow() });
+    return "no_model";
+  }
+  return (await distillFile(file, { config, ledger, via: "http" })).outcome;
 }
 
 /** Sessions of one host found on disk, newest first. */

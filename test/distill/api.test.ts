@@ -1,6 +1,6 @@
 /**
  * The contract `coffer serve` relies on (src/distill/api.ts), in-process against a sandboxed
- * HOME/COFFER_HOME: endSession queues, the worker drains the queue into the inbox and (with
+ * HOME/COFFER_HOME: endSession distills (or queues without a model), the worker drains the queue into the inbox and (with
  * distill.sweep on) distills idle sessions, inbox approve/reject, transcripts listing.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -33,10 +33,10 @@ afterAll(() => {
   sb.cleanup();
 });
 
-test("endSession queues a finished session; unknown ones are not_found; other hosts are skipped", async () => {
+test("endSession without a model queues the session (no_model); unknown ones are not_found; other hosts are skipped", async () => {
   const path = placeClaude(sb, simpleClaudeSession(), { id: id(1), cwd: repo, ageMinutes: 60 });
-  expect(await api.endSession("claude", id(1))).toBe("queued");
-  expect(await api.endSession("claude", id(1), path)).toBe("queued");
+  expect(await api.endSession("claude", id(1))).toBe("no_model");
+  expect(await api.endSession("claude", id(1), path)).toBe("no_model");
   expect(readQueueFile(sb).map((q) => [q.session, q.transcript_path])).toEqual([[id(1), path]]); // one per session
   expect(await api.endSession("claude", "no-such-session")).toBe("not_found");
   expect(await api.endSession("cursor", "x")).toBe("skipped");
@@ -67,6 +67,15 @@ test("workerPass drains the queue into the inbox; the sweep only runs when disti
   expect(JSON.parse(server.requests[0]!.body).messages[1].content).toContain("Where do logs go?");
   expect((await api.listTranscripts("claude")).find((t) => t.session_id === id(2))!.status).toBe("done");
   expect(await api.workerPass()).toEqual({ observed: 0, distilled: 0, skipped: 0, errors: [] });
+});
+
+test("endSession with a model distills at once, then reports already_distilled", async () => {
+  placeClaude(sb, simpleClaudeSession("How do we rotate keys?", "With scripts/rotate.sh every quarter."), { id: id(3), cwd: repo, ageMinutes: 1 });
+  const before = server.requests.length;
+  expect(await api.endSession("claude", id(3))).toBe("distilled");
+  expect(server.requests.length).toBe(before + 1);
+  expect(await api.endSession("claude", id(3))).toBe("already_distilled");
+  expect(readQueueFile(sb).some((q) => q.session === id(3))).toBe(false);
 });
 
 test("approveInbox / rejectInbox / distillTranscripts", async () => {
