@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
-import { withFileLock } from "./lock";
+import { withFileLock } from "../lib/lock";
 
 /** One finished session waiting to be observed (`queue/session-queue.json`). */
 export const QueueItemSchema = v.object({

@@ -6,6 +6,8 @@ export type LockOptions = {
   timeoutMs?: number;
   /** A lock older than this whose owner is gone is broken. */
   staleMs?: number;
+  /** Called when a stale lock was broken (its owner may have left other debris). */
+  onBreak?: () => void;
 };
 
 function alive(pid: number): boolean {
@@ -30,44 +32,69 @@ function tryAcquire(file: string): boolean {
 }
 
 /** Remove the lock when its owner is dead or it is older than `staleMs`. */
-function breakIfStale(file: string, staleMs: number): void {
+function breakIfStale(file: string, staleMs: number): boolean {
   let raw: string;
   let age: number;
   try {
     raw = readFileSync(file, "utf8");
     age = Date.now() - statSync(file).mtimeMs;
   } catch {
-    return; // released meanwhile
+    return false; // released meanwhile
   }
   let pid = 0;
   try { pid = Number(JSON.parse(raw).pid) || 0; } catch {}
   const ownerGone = pid > 0 ? !alive(pid) : age > 1000; // an empty lock is a writer killed mid-create
-  if (!ownerGone && age < staleMs) return;
+  if (!ownerGone && age < staleMs) return false;
   try {
     // Only remove the lock we judged: if it changed hands meanwhile, leave it.
-    if (readFileSync(file, "utf8") === raw) unlinkSync(file);
+    if (readFileSync(file, "utf8") === raw) {
+      unlinkSync(file);
+      return true;
+    }
   } catch {}
+  return false;
+}
+
+export class LockBusyError extends Error {
+  constructor(readonly file: string, readonly holderPid: number | undefined, timeoutMs: number) {
+    super(`could not lock ${file} within ${timeoutMs} ms${holderPid ? ` (held by pid ${holderPid})` : ""}`);
+    this.name = "LockBusyError";
+  }
+}
+
+function holder(file: string): number | undefined {
+  try { return Number(JSON.parse(readFileSync(file, "utf8")).pid) || undefined; } catch { return undefined; }
 }
 
 /**
- * Run `fn` holding an exclusive lock file (created with O_EXCL). Stale locks — owner process
- * gone, or older than `staleMs` — are broken. Throws when the lock cannot be had in time.
+ * Take an exclusive lock file (created with O_EXCL), waiting up to `timeoutMs` (0 = try once).
+ * Stale locks — owner process gone, or older than `staleMs` — are broken. Returns the release
+ * function; throws LockBusyError when the lock cannot be had in time.
  */
-export function withFileLock<T>(file: string, fn: () => T, opts: LockOptions = {}): T {
+export function acquireLock(file: string, opts: LockOptions = {}): () => void {
   const timeout = opts.timeoutMs ?? 2000;
   const staleMs = opts.staleMs ?? 10_000;
   mkdirSync(dirname(file), { recursive: true });
   const deadline = Date.now() + timeout;
   let wait = 2;
   while (!tryAcquire(file)) {
-    breakIfStale(file, staleMs);
-    if (Date.now() > deadline) throw new Error(`could not lock ${file} within ${timeout} ms`);
+    if (breakIfStale(file, staleMs)) opts.onBreak?.();
+    if (tryAcquire(file)) break;
+    if (Date.now() >= deadline) throw new LockBusyError(file, holder(file), timeout);
     Bun.sleepSync(wait + Math.random() * wait);
     wait = Math.min(wait * 2, 25);
   }
+  return () => {
+    try { unlinkSync(file); } catch {}
+  };
+}
+
+/** Run `fn` holding the lock (see acquireLock). */
+export function withFileLock<T>(file: string, fn: () => T, opts: LockOptions = {}): T {
+  const release = acquireLock(file, opts);
   try {
     return fn();
   } finally {
-    try { unlinkSync(file); } catch {}
+    release();
   }
 }
