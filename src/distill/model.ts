@@ -25,9 +25,9 @@ const ANTHROPIC_URL = "https://api.anthropic.com";
 /** How to configure a model, for every "no model configured" message. */
 export const CONFIGURE_MODEL_HINT = [
   "Configure one, e.g. for OpenAI:",
-  "  coffer config set model.model gpt-4o-mini && coffer config set model.provider openai && coffer config set model.api_key_env OPENAI_API_KEY",
-  "or a local Ollama: coffer config set model.model llama3.1 && coffer config set model.provider openai && coffer config set model.base_url http://127.0.0.1:11434/v1",
-  "or Anthropic: coffer config set model.model claude-haiku-4-5 && coffer config set model.provider anthropic && coffer config set model.api_key_env ANTHROPIC_API_KEY",
+  "  coffer config set model.provider openai && coffer config set model.model gpt-4o-mini && coffer config set model.api_key_env OPENAI_API_KEY",
+  "or a local Ollama: coffer config set model.provider openai && coffer config set model.model llama3.1 && coffer config set model.base_url http://127.0.0.1:11434/v1",
+  "or Anthropic: coffer config set model.provider anthropic && coffer config set model.model claude-haiku-4-5 && coffer config set model.api_key_env ANTHROPIC_API_KEY",
 ].join("\n");
 
 /** The configured model, or undefined when `[model]` names no provider. */

@@ -106,9 +106,6 @@ export function validateConfigDoc(doc: Record<string, unknown>, file = "config.t
       out[key] = validateValue(key, value, file);
     }
   }
-  if (out["model.provider"] && !out["model.model"]) {
-    throw new CofferError(`${file}: [model] needs "model" when "provider" is set (e.g. model = "gpt-4o-mini")`);
-  }
   return out;
 }
 

@@ -55,6 +55,14 @@ describe("relevance gate", () => {
     expect(route("Refactor the checkout module and make the parser helper faster, then add a timeout parameter")).toContain("R03PARSER");
   });
 
+  test("Claude's background-task notifications are not prompts: nothing routes", () => {
+    expect(route("what are the timeouts?")).toEqual(["R02CIRUNNER"]);
+    const note = "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n<summary>what are the timeouts?</summary>\n</task-notification>";
+    const out = hook(sb, "claude", "prompt", claudePrompt(`route-${++n}`, repo, note));
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({});
+  });
+
   test("two distinct terms route", () => {
     expect(route("do retries need idempotency keys for the checkout flow and the admin screens?")).toContain("R04STRIPE");
   });

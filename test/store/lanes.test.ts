@@ -88,6 +88,10 @@ describe("config", () => {
       '# my settings\n[load]\nmax_tokens = 1800 # roomy\n\n[hook]\nproof = "compact"\n',
     );
     expect(sb.run(["config", "get", "--json"]).json()).toMatchObject({ "hook.proof": "compact", "load.max_tokens": 1800, "hook.read": "auto" });
+    // A model is configured one key at a time, in the natural order.
+    expect(sb.run(["config", "set", "model.provider", "openai"]).code).toBe(0);
+    expect(sb.run(["config", "set", "model.model", "gpt-4o-mini"]).code).toBe(0);
+    expect(sb.run(["config", "get", "model.provider"]).stdout.trim()).toBe("openai");
     expect(sb.run(["set-read", "startup"]).code).toBe(0);
     expect(sb.run(["config", "get", "hook.read"]).stdout.trim()).toBe("startup");
   });

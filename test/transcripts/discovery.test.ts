@@ -41,7 +41,7 @@ beforeAll(() => {
   const hash = createHash("sha256").update(other).digest("hex");
   mkdirSync(join(sb.home, ".gemini", "tmp", hash, "chats"), { recursive: true });
   writeFileSync(join(sb.home, ".gemini", "projects.json"), JSON.stringify({ projects: { [other]: "etl" } }));
-  writeFileSync(join(sb.home, ".gemini", "tmp", hash, "chats", "session-2026-01-16T18-34-3739ef95.json"), readFileSync(join(import.meta.dir, "..", "..", "..", "shared", "fixtures", "transcripts", "gemini", "session-legacy.json")));
+  writeFileSync(join(sb.home, ".gemini", "tmp", hash, "chats", "session-2026-01-16T18-34-3739ef95.json"), readFileSync(join(import.meta.dir, "..", "fixtures", "upstream", "gemini", "session-legacy.json")));
 });
 afterAll(() => sb.cleanup());
 

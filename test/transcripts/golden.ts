@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { parseTranscriptText } from "../../src/transcripts/discovery";
 import type { ParsedTranscript, TranscriptHost } from "../../src/transcripts/types";
 
-export const SHARED = join(import.meta.dir, "..", "..", "..", "shared", "fixtures", "transcripts");
+/** The shared upstream fixtures (shared/fixtures/transcripts), copied into the repo so a clean clone has them. */
+export const SHARED = join(import.meta.dir, "..", "fixtures", "upstream");
 export const OWN = join(import.meta.dir, "..", "fixtures", "transcripts");
 export const GOLDEN = join(import.meta.dir, "..", "fixtures", "golden");
 

@@ -46,6 +46,8 @@ function parse(event: HookEvent, raw: unknown): ParseResult {
       return { ok: true, input: { ...input, source: SOURCES[s.source ?? "startup"] ?? "startup" } };
     case "prompt":
       if (typeof s.prompt !== "string") return { ok: false, reason: "UserPromptSubmit without a prompt" };
+      // Claude submits background-task results as prompts too; they are not the user asking.
+      if (/^\s*<task-notification>/.test(s.prompt)) return { ok: false, ignored: true, reason: "task notification, not a user prompt" };
       return { ok: true, input: { ...input, prompt: s.prompt } };
     case "tool": {
       if (!s.tool_name || !PATH_TOOLS.has(s.tool_name)) return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
