@@ -96,44 +96,45 @@ function openRaw(file: string): Database {
 }
 
 /** Create or upgrade the schema; true when an older schema's tables were dropped (rebuild needed). */
+/** Create (or upgrade) the schema; true when this process did it — it then owns the rebuild. */
 function prepare(db: Database): boolean {
   const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
   if (version === SCHEMA_VERSION) return false;
   db.run("PRAGMA journal_mode = WAL");
-  let dropped = false;
+  let created = false;
   db.transaction(() => {
     const again = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    if (again === SCHEMA_VERSION) return;
+    if (again === SCHEMA_VERSION) return; // another process won the race
     if (again !== 0) {
       for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries", "hook_sessions", "hook_delivered"]) db.run(`DROP TABLE IF EXISTS ${t}`);
-      dropped = true;
     }
     db.run(SCHEMA);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    created = true;
   }).immediate();
-  return dropped;
+  return created;
 }
 
 /**
  * Open `state/index.db` (WAL, busy timeout). A missing file is created; a corrupt one is
- * deleted and recreated. `created` tells the caller to rebuild from memory/.
+ * deleted and recreated. `created` is true only in the one process that created (or upgraded,
+ * or replaced) the schema: it tells that caller to fill the index from memory/.
  */
 export function openIndexDb(file = paths.indexDb()): IndexDb {
   mkdirSync(dirname(file), { recursive: true });
-  const existed = existsSync(file);
   let db = openRaw(file);
   try {
-    const upgraded = prepare(db);
+    const created = prepare(db);
     db.run("PRAGMA synchronous = NORMAL");
-    return { db, created: !existed || upgraded };
+    return { db, created };
   } catch (err) {
     db.close();
     if (!isCorruption(err)) throw err;
     removeDbFiles(file);
     db = openRaw(file);
-    prepare(db);
+    const created = prepare(db);
     db.run("PRAGMA synchronous = NORMAL");
-    return { db, created: true };
+    return { db, created };
   }
 }
 

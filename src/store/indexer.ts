@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
@@ -169,6 +169,8 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
     }
     if (names) {
       for (const row of byFile.values()) {
+        // Not in our listing: gone, unless another process wrote it after we listed.
+        if (existsSync(join(dir, row.file))) continue;
         deleteEntryRow(db, row.rowid);
         changed++;
       }

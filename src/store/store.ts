@@ -11,7 +11,7 @@ import { ulid } from "../lib/ulid";
 import { type Config, loadConfig } from "./config";
 import { discardIndexDb, isCorruption, openIndexDb } from "./db";
 import { type Entry, KINDS, type Kind, type Source, TITLE_MAX, deriveTitle, normHash, parseEntry, serializeEntry } from "./entry";
-import { entriesDir, entryPath, rebuildIndex, refreshScope, scopeDir, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
+import { entriesDir, entryPath, refreshScope, scopeDir, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
 import { GLOBAL, type ProjectScope, type ScopeKey, type ScopeName, resolveProject } from "./scope";
 
 export type Freshness = "deep" | "shallow" | "none";
@@ -50,15 +50,23 @@ export function openStore(opts: OpenOptions = {}): Store {
 }
 
 function openWithHealing(cwd: string, config: Config, project: ProjectScope | undefined, notice: Store["notice"], rebuildAll: boolean): Store {
+  // Coffer creates index.db before it ever writes memory/, so memory/ without an index.db means
+  // the index was lost (deleted, or memory/ came from elsewhere): worth a notice. A first run is quiet.
+  const lost = existsSync(paths.memory()) && !existsSync(paths.indexDb());
   const existed = existsSync(paths.indexDb());
   const { db, created } = openIndexDb();
   const store: Store = { db, config, cwd, project, notice };
   if (created && rebuildAll) {
-    const n = rebuildIndex(db, undefined, notice);
-    // A first run has nothing to rebuild and nothing to say.
-    if (n > 0 || existed) notice(`index.db was ${existed ? "unreadable" : "missing"}; rebuilt it from memory/ (${n} entries)`);
+    const n = fillIndex(db, notice);
+    if (lost || existed) notice(`index.db was ${lost ? "missing" : "unreadable or out of date"}; rebuilt it from memory/ (${n} entries)`);
   }
   return store;
+}
+
+/** Index every scope on disk into a new index (reconciling, so concurrent writers lose nothing). */
+function fillIndex(db: Database, notice: Store["notice"]): number {
+  for (const scope of scopesOnDisk()) refreshScope(db, scope, false, notice);
+  return (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
 }
 
 /** Run `fn` against the index; a corrupt index.db is discarded, rebuilt from memory/ and `fn` retried once. */
@@ -70,7 +78,7 @@ export function withHealing<T>(store: Store, fn: () => T): T {
     discardIndexDb(store.db);
     const { db } = openIndexDb();
     store.db = db;
-    const n = rebuildIndex(db, undefined, store.notice);
+    const n = fillIndex(db, store.notice);
     store.notice(`index.db was corrupt; rebuilt it from memory/ (${n} entries)`);
     return fn();
   }
