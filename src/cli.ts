@@ -21,7 +21,7 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   link: { description: "Install Coffer's hooks and MCP server into an agent's config", load: () => import("./commands/link") },
   unlink: { description: "Remove Coffer's hooks and MCP server from an agent's config", load: () => import("./commands/unlink") },
   hook: { description: "Hook entry point the agents call (reads the host's JSON on stdin)", load: () => import("./commands/hook") },
-  serve: { description: "HTTP API + MCP + web UI + background worker; --stdio for MCP over stdio", load: () => import("./commands/serve") },
+  serve: { description: "HTTP API + MCP + background worker; --stdio for MCP over stdio", load: () => import("./commands/serve") },
   distill: { description: "Turn finished agent sessions into project knowledge", load: () => import("./commands/distill") },
   observe: { description: "Drain the session-end queue into the inbox", load: () => import("./commands/observe") },
   inbox: { description: "Review observed session traces (list, show, approve, reject)", load: () => import("./commands/inbox") },

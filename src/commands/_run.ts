@@ -44,7 +44,9 @@ async function commandHelp(cmd: CommandDef<any>, name: string): Promise<string> 
   const meta = { ...(typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta), name };
   const usage = await renderUsage({ ...cmd, meta });
   const examples = (cmd as WithExamples)[EXAMPLES];
-  return examples?.length ? `${usage}\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}` : usage;
+  const text = examples?.length ? `${usage}\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}` : usage;
+  // citty colours its usage; keep escape codes off pipes and files.
+  return process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, "");
 }
 
 function fail(message: string, hint: string | undefined, code: number): never {

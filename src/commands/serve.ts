@@ -4,7 +4,7 @@ import { withExamples } from "./_run";
 
 export default withExamples(
   defineCommand({
-    meta: { name: "serve", description: "HTTP API + MCP + web UI + background worker; --stdio for MCP over stdio" },
+    meta: { name: "serve", description: "HTTP API + MCP + background worker; --stdio for MCP over stdio" },
     args: {
       stdio: { type: "boolean", description: "Serve MCP over stdin/stdout (what agents start); no HTTP, no worker" },
       port: { type: "string", description: "TCP port (default: serve.port in config.toml, 7437; 0 picks a free one)", valueHint: "7437" },
