@@ -26,7 +26,11 @@ beforeAll(() => {
       id: `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, "0")}`, cwd: repo, ageMinutes: 30 + i,
     });
   }
-  for (let i = 0; i < 20; i++) sb.run(["remember", `Heron importer fact ${i}: batch size is ${100 + i}`], { cwd: repo, env: { COFFER_TEST_KEY: "k" } });
+  const topics = ["billing exports", "login tokens", "css grid", "release tags", "staging database", "feature flags", "cron jobs", "s3 buckets", "docker images", "rate limits"];
+  for (let i = 0; i < 20; i++) {
+    const text = i < 3 ? `Heron importer fact ${i}: it batches rows ${100 * (i + 1)} at a time` : `Note ${i} about ${topics[i % topics.length]}: owned by team ${i}`;
+    sb.run(["remember", text], { cwd: repo, env: { COFFER_TEST_KEY: "k" } });
+  }
 });
 afterAll(() => {
   server.stop();
