@@ -144,7 +144,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     const floor = total < 20 ? 0 : Math.log(1 + (total + 0.5) / (Math.max(1, total / 10) + 0.5));
     const countQ = db.query("SELECT count(*) AS n FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)");
     const informative = terms
-      .map((t) => ({ t, df: (countQ.get(t.match, informativeMax + 1) as { n: number }).n }))
+      .map((t) => ({ t, df: (countQ.get(`{title tags body} : ${t.match}`, informativeMax + 1) as { n: number }).n }))
       .filter((x) => x.df <= informativeMax);
     // How many things the prompt is about (terms the store lacks count too).
     const k = informative.length;
@@ -157,7 +157,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     const score = new Map<number, { hits: number; titled: boolean; score: number }>();
     counted.forEach(({ t }, i) => {
       const titled = new Set((hitsQ.all(`{title tags} : ${t.match}`) as { rowid: number }[]).map((r) => r.rowid));
-      for (const { rowid } of hitsQ.all(t.match) as { rowid: number }[]) {
+      for (const { rowid } of hitsQ.all(`{title tags body} : ${t.match}`) as { rowid: number }[]) {
         const inTitle = titled.has(rowid);
         const s = score.get(rowid) ?? { hits: 0, titled: false, score: 0 };
         s.hits++;
