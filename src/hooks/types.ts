@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Config, Host } from "../store/config";
 
 /** The Coffer events a host's native hook events map onto. */
@@ -25,6 +26,20 @@ export type HookInput = {
  * log (`ignored` marks valid payloads that are simply not for Coffer, e.g. another tool).
  */
 export type ParseResult = { ok: true; input: HookInput } | { ok: false; reason: string; ignored?: boolean };
+
+/**
+ * The first step of the adapters whose stdin names its event (Claude, Codex, Gemini): validate
+ * against the host's schema and check `hook_event_name` is the native event this command handles.
+ */
+export function readStdin<S extends v.GenericSchema<unknown, { hook_event_name?: string }>>(
+  schema: S, raw: unknown, hostName: string, native: string,
+): { ok: true; s: v.InferOutput<S> } | { ok: false; reason: string } {
+  const r = v.safeParse(schema, raw);
+  if (!r.success) return { ok: false, reason: `stdin does not match ${hostName}'s ${native} payload: ${r.issues[0]?.message}` };
+  const name = r.output.hook_event_name;
+  if (name !== undefined && name !== native) return { ok: false, reason: `hook_event_name ${JSON.stringify(name)} does not match ${native}` };
+  return { ok: true, s: r.output };
+}
 
 /**
  * How a host measures injected context, and how much it takes before truncating. `measure`

@@ -6,7 +6,7 @@
  * whole up to 10,000 chars, so Coffer stays at 9,500.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, charCount, specificOutput } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, readStdin, charCount, specificOutput } from "../../hooks/types";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",
@@ -34,12 +34,9 @@ const Stdin = v.object({
 const SOURCES: Record<string, StartSource> = { startup: "startup", resume: "resume", clear: "clear", compact: "compact", fork: "startup" };
 
 function parse(event: HookEvent, raw: unknown): ParseResult {
-  const r = v.safeParse(Stdin, raw);
-  if (!r.success) return { ok: false, reason: `stdin does not match Claude's ${NATIVE[event]} payload: ${r.issues[0]?.message}` };
-  const s = r.output;
-  if (s.hook_event_name !== undefined && s.hook_event_name !== NATIVE[event]) {
-    return { ok: false, reason: `hook_event_name ${JSON.stringify(s.hook_event_name)} does not match ${NATIVE[event]}` };
-  }
+  const read = readStdin(Stdin, raw, "Claude", NATIVE[event]);
+  if (!read.ok) return read;
+  const s = read.s;
   const input = { host: "claude" as const, event, sessionId: s.session_id, cwd: s.cwd, agentId: s.agent_id, transcriptPath: s.transcript_path };
   switch (event) {
     case "session-start":

@@ -8,7 +8,7 @@
  * tokens counted as UTF-8 bytes / 4.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, specificOutput, utf8Bytes } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, readStdin, specificOutput, utf8Bytes } from "../../hooks/types";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",
@@ -57,12 +57,9 @@ function patchText(toolInput: unknown): string | undefined {
 }
 
 function parse(event: HookEvent, raw: unknown): ParseResult {
-  const r = v.safeParse(Stdin, raw);
-  if (!r.success) return { ok: false, reason: `stdin does not match Codex's ${NATIVE[event]} payload: ${r.issues[0]?.message}` };
-  const s = r.output;
-  if (s.hook_event_name !== undefined && s.hook_event_name !== NATIVE[event]) {
-    return { ok: false, reason: `hook_event_name ${JSON.stringify(s.hook_event_name)} does not match ${NATIVE[event]}` };
-  }
+  const read = readStdin(Stdin, raw, "Codex", NATIVE[event]);
+  if (!read.ok) return read;
+  const s = read.s;
   const input = { host: "codex" as const, event, sessionId: s.session_id, cwd: s.cwd, agentId: s.agent_id, transcriptPath: s.transcript_path ?? undefined };
   switch (event) {
     case "session-start":

@@ -14,7 +14,7 @@
  *   `manual` (/compress) one is known to be real, so only that resets the delivered set.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, maxTokensCapacity, specificOutput } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, readStdin, maxTokensCapacity, specificOutput } from "../../hooks/types";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",
@@ -45,12 +45,9 @@ const SOURCES: Record<string, StartSource> = { startup: "startup", resume: "star
 const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>\s*/g;
 
 function parse(event: HookEvent, raw: unknown): ParseResult {
-  const r = v.safeParse(Stdin, raw);
-  if (!r.success) return { ok: false, reason: `stdin does not match Gemini's ${NATIVE[event]} payload: ${r.issues[0]?.message}` };
-  const s = r.output;
-  if (s.hook_event_name !== undefined && s.hook_event_name !== NATIVE[event]) {
-    return { ok: false, reason: `hook_event_name ${JSON.stringify(s.hook_event_name)} does not match ${NATIVE[event]}` };
-  }
+  const read = readStdin(Stdin, raw, "Gemini", NATIVE[event]);
+  if (!read.ok) return read;
+  const s = read.s;
   const input = { host: "gemini" as const, event, sessionId: s.session_id, cwd: s.cwd, transcriptPath: s.transcript_path };
   switch (event) {
     case "session-start":
