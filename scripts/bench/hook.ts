@@ -12,6 +12,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { syntheticVocab } from "./_corpus";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,13 +38,7 @@ const rand = () => {
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
-const syllables = ["ka", "lo", "mi", "ter", "vex", "dan", "pol", "ru", "sin", "gor", "bel", "tav", "qui", "neo", "zap", "hul"];
-const vocab = Array.from({ length: 6000 }, (_, i) => {
-  let w = "";
-  let n = i + 1;
-  while (n > 0) { w += syllables[n % syllables.length]; n = Math.floor(n / syllables.length); }
-  return w;
-});
+const vocab = syntheticVocab(6000);
 const common = "the build test deploy config release server client cache error update file module function".split(" ");
 const zipf = () => (rand() < 0.25 ? common[Math.floor(rand() * common.length)]! : vocab[Math.min(vocab.length - 1, Math.floor(Math.pow(rand(), 2.2) * vocab.length))]!);
 const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");

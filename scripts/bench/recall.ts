@@ -10,6 +10,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { syntheticVocab } from "./_corpus";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,13 +28,7 @@ mkdirSync(process.env.HOME, { recursive: true });
 // Deterministic pseudo-random text with a Zipf-like vocabulary.
 let seed = 42;
 const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const syllables = ["ka", "lo", "mi", "ter", "vex", "dan", "pol", "ru", "sin", "gor", "bel", "tav", "qui", "neo", "zap", "hul"];
-const vocab = Array.from({ length: 8000 }, (_, i) => {
-  let w = "";
-  let n = i + 1;
-  while (n > 0) { w += syllables[n % syllables.length]; n = Math.floor(n / syllables.length); }
-  return w;
-});
+const vocab = syntheticVocab(8000);
 const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.pow(rand(), 2.2) * vocab.length))]!;
 const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
 
