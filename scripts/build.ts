@@ -1,7 +1,8 @@
 /** Compile src/cli.ts into one executable (dist/coffer, or $COFFER_OUT). */
-import { $ } from "bun";
+
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { $ } from "bun";
 
 const out = process.env.COFFER_OUT ?? "dist/coffer";
 mkdirSync(dirname(out), { recursive: true });

@@ -9,26 +9,65 @@ type Loader = () => Promise<{ default: import("citty").CommandDef<any> }>;
 
 /** name -> one-line description + lazy loader. The description is what `coffer --help` lists. */
 export const COMMANDS: Record<string, { description: string; load: Loader; hidden?: boolean }> = {
-  remember: { description: "Write a memory entry (project scope inside a repo, else global)", load: () => import("./commands/remember") },
-  recall: { description: "Search memory (keyword BM25, or grep for literal/regex lines)", load: () => import("./commands/recall") },
+  remember: {
+    description: "Write a memory entry (project scope inside a repo, else global)",
+    load: () => import("./commands/remember"),
+  },
+  recall: {
+    description: "Search memory (keyword BM25, or grep for literal/regex lines)",
+    load: () => import("./commands/recall"),
+  },
   list: { description: "List entries, newest first", load: () => import("./commands/list") },
   show: { description: "Print one entry", load: () => import("./commands/show") },
   forget: { description: "Delete an entry", load: () => import("./commands/forget") },
   edit: { description: "Edit an entry in $EDITOR", load: () => import("./commands/edit") },
-  rules: { description: "Show, add or edit rules (delivered at every session start)", load: () => import("./commands/rules") },
+  rules: {
+    description: "Show, add or edit rules (delivered at every session start)",
+    load: () => import("./commands/rules"),
+  },
   handoff: { description: "Save where work stands on this project + branch", load: () => import("./commands/handoff") },
-  resume: { description: "Print this branch's handoff, with a freshness note", load: () => import("./commands/resume") },
-  link: { description: "Install Coffer's hooks and MCP server into an agent's config", load: () => import("./commands/link") },
-  unlink: { description: "Remove Coffer's hooks and MCP server from an agent's config", load: () => import("./commands/unlink") },
-  hook: { description: "Hook entry point the agents call (reads the host's JSON on stdin)", load: () => import("./commands/hook") },
-  serve: { description: "HTTP API + MCP + background worker; --stdio for MCP over stdio", load: () => import("./commands/serve") },
-  distill: { description: "Turn finished agent sessions into project knowledge", load: () => import("./commands/distill") },
+  resume: {
+    description: "Print this branch's handoff, with a freshness note",
+    load: () => import("./commands/resume"),
+  },
+  link: {
+    description: "Install Coffer's hooks and MCP server into an agent's config",
+    load: () => import("./commands/link"),
+  },
+  unlink: {
+    description: "Remove Coffer's hooks and MCP server from an agent's config",
+    load: () => import("./commands/unlink"),
+  },
+  hook: {
+    description: "Hook entry point the agents call (reads the host's JSON on stdin)",
+    load: () => import("./commands/hook"),
+  },
+  serve: {
+    description: "HTTP API + MCP + background worker; --stdio for MCP over stdio",
+    load: () => import("./commands/serve"),
+  },
+  distill: {
+    description: "Turn finished agent sessions into project knowledge",
+    load: () => import("./commands/distill"),
+  },
   observe: { description: "Drain the session-end queue into the inbox", load: () => import("./commands/observe") },
-  inbox: { description: "Review observed session traces (list, show, approve, reject)", load: () => import("./commands/inbox") },
+  inbox: {
+    description: "Review observed session traces (list, show, approve, reject)",
+    load: () => import("./commands/inbox"),
+  },
   config: { description: "Read or change config.toml (get, set, path)", load: () => import("./commands/config") },
-  "set-read": { description: "When hooks inject memory: startup, auto, always, manual, off", load: () => import("./commands/set-read") },
-  "set-proof": { description: "Append a one-line proof of what the hook loaded: off, compact", load: () => import("./commands/set-proof") },
-  doctor: { description: "Check links, binary paths, index health; print fixes", load: () => import("./commands/doctor") },
+  "set-read": {
+    description: "When hooks inject memory: startup, auto, always, manual, off",
+    load: () => import("./commands/set-read"),
+  },
+  "set-proof": {
+    description: "Append a one-line proof of what the hook loaded: off, compact",
+    load: () => import("./commands/set-proof"),
+  },
+  doctor: {
+    description: "Check links, binary paths, index health; print fixes",
+    load: () => import("./commands/doctor"),
+  },
   sync: { description: "Sync memory/ across machines with git", load: () => import("./commands/sync") },
   reindex: { description: "Rebuild the search index from memory/", load: () => import("./commands/reindex") },
   status: { description: "Counts, sizes and last activity per scope", load: () => import("./commands/status") },

@@ -2,7 +2,7 @@
  * Shared test harness: every test runs the compiled binary against a throwaway HOME and
  * COFFER_HOME. `COFFER_BIN` points at another build (default dist/coffer).
  */
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -65,12 +65,22 @@ export function sandbox(prefix = "coffer-test-"): Sandbox {
   const repo = (name: string, origin?: string) => {
     const dir = join(root, "work", name);
     mkdirSync(dir, { recursive: true });
-    const git = (...a: string[]) => Bun.spawnSync(["git", ...a], { cwd: dir, env: { ...env, GIT_CONFIG_NOSYSTEM: "1" } });
+    const git = (...a: string[]) =>
+      Bun.spawnSync(["git", ...a], { cwd: dir, env: { ...env, GIT_CONFIG_NOSYSTEM: "1" } });
     git("init", "-q", "-b", "main");
     if (origin) git("remote", "add", "origin", origin);
     return dir;
   };
-  return { root, home, cofferHome, env, run, spawn, repo, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    home,
+    cofferHome,
+    env,
+    run,
+    spawn,
+    repo,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 export function writeFile(path: string, text: string): void {

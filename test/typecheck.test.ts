@@ -4,7 +4,11 @@ import { join } from "node:path";
 
 test("tsc --noEmit passes", () => {
   const root = join(import.meta.dir, "..");
-  const p = Bun.spawnSync([join(root, "node_modules", ".bin", "tsc"), "--noEmit", "-p", root], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync([join(root, "node_modules", ".bin", "tsc"), "--noEmit", "-p", root], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = p.stdout.toString() + p.stderr.toString();
   expect(out).toBe("");
   expect(p.exitCode).toBe(0);

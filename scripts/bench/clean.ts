@@ -28,7 +28,8 @@ function generate(bytes: number): string {
   const session = "0b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
   const cwd = "/home/dev/work/shop";
   const prose = "The checkout total is computed in integer cents; rounding happens once, at the end. ";
-  const code = "export function total(cart: Cart): number {\n  return cart.items.reduce((sum, i) => sum + i.cents * i.qty, 0);\n}\n";
+  const code =
+    "export function total(cart: Cart): number {\n  return cart.items.reduce((sum, i) => sum + i.cents * i.qty, 0);\n}\n";
   const out: string[] = [];
   let size = 0;
   let n = 0;
@@ -37,23 +38,90 @@ function generate(bytes: number): string {
     out.push(line);
     size += line.length + 1;
   };
-  const base = () => ({ sessionId: session, cwd, gitBranch: "main", version: "2.1.220", isSidechain: false, userType: "external", uuid: `u${n}`, timestamp: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString() });
+  const base = () => ({
+    sessionId: session,
+    cwd,
+    gitBranch: "main",
+    version: "2.1.220",
+    isSidechain: false,
+    userType: "external",
+    uuid: `u${n}`,
+    timestamp: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
+  });
   while (size < bytes) {
     n++;
     const secret = n % 50 === 0 ? ` token=tok_${n}abcdef123456 and sk-proj-${"x".repeat(24)}${n}` : "";
-    push({ ...base(), type: "user", message: { role: "user", content: `Please look at the cart module again (${n}).${secret} ${prose.repeat(2)}` } });
+    push({
+      ...base(),
+      type: "user",
+      message: { role: "user", content: `Please look at the cart module again (${n}).${secret} ${prose.repeat(2)}` },
+    });
     if (mix === "prose") {
-      push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "text", text: `${prose.repeat(20)}\n\n\`\`\`ts\n${code.repeat(4)}\`\`\`` }] } });
+      push({
+        ...base(),
+        type: "assistant",
+        message: {
+          id: `m${n}`,
+          role: "assistant",
+          model: "claude-sonnet-4-6",
+          content: [{ type: "text", text: `${prose.repeat(20)}\n\n\`\`\`ts\n${code.repeat(4)}\`\`\`` }],
+        },
+      });
       continue;
     }
-    push({ ...base(), type: "attachment", attachment: { type: "hook_additional_context", hookEvent: "UserPromptSubmit", content: [`# Relevant memory (via Coffer)\n- ${prose}`] } });
-    push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "thinking", thinking: prose.repeat(12) }] } });
-    push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "text", text: `${prose.repeat(6)}\n\n\`\`\`ts\n${code}\`\`\`` }] } });
-    push({ ...base(), type: "assistant", message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "tool_use", id: `t${n}`, name: "Read", input: { file_path: `${cwd}/src/cart.ts` } }] } });
-    push({ ...base(), type: "user", toolUseResult: { type: "text" }, message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: code.repeat(60) }] } });
-    push({ ...base(), type: "progress", data: { type: "hook_progress", hookEvent: "PostToolUse" }, toolUseID: `t${n}` });
+    push({
+      ...base(),
+      type: "attachment",
+      attachment: {
+        type: "hook_additional_context",
+        hookEvent: "UserPromptSubmit",
+        content: [`# Relevant memory (via Coffer)\n- ${prose}`],
+      },
+    });
+    push({
+      ...base(),
+      type: "assistant",
+      message: {
+        id: `m${n}`,
+        role: "assistant",
+        model: "claude-sonnet-4-6",
+        content: [{ type: "thinking", thinking: prose.repeat(12) }],
+      },
+    });
+    push({
+      ...base(),
+      type: "assistant",
+      message: {
+        id: `m${n}`,
+        role: "assistant",
+        model: "claude-sonnet-4-6",
+        content: [{ type: "text", text: `${prose.repeat(6)}\n\n\`\`\`ts\n${code}\`\`\`` }],
+      },
+    });
+    push({
+      ...base(),
+      type: "assistant",
+      message: {
+        id: `m${n}`,
+        role: "assistant",
+        model: "claude-sonnet-4-6",
+        content: [{ type: "tool_use", id: `t${n}`, name: "Read", input: { file_path: `${cwd}/src/cart.ts` } }],
+      },
+    });
+    push({
+      ...base(),
+      type: "user",
+      toolUseResult: { type: "text" },
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: code.repeat(60) }] },
+    });
+    push({
+      ...base(),
+      type: "progress",
+      data: { type: "hook_progress", hookEvent: "PostToolUse" },
+      toolUseID: `t${n}`,
+    });
   }
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -96,8 +164,13 @@ try {
 
   const rate = (ms: number) => (mb / (ms / 1000)).toFixed(1);
   console.log(`transcript (${mix}): ${mb.toFixed(1)} MB, ${turns} conversation turns kept, ${redactions} redactions`);
-  console.log(`in-process parse+clean+scrub+budget: median ${median(inProcess).toFixed(0)} ms = ${rate(median(inProcess))} MB/s (runs: ${inProcess.map((x) => x.toFixed(0)).join(", ")})`);
-  if (binary.length) console.log(`binary \`coffer distill show --json\`:   median ${median(binary).toFixed(0)} ms = ${rate(median(binary))} MB/s (runs: ${binary.map((x) => x.toFixed(0)).join(", ")})`);
+  console.log(
+    `in-process parse+clean+scrub+budget: median ${median(inProcess).toFixed(0)} ms = ${rate(median(inProcess))} MB/s (runs: ${inProcess.map((x) => x.toFixed(0)).join(", ")})`,
+  );
+  if (binary.length)
+    console.log(
+      `binary \`coffer distill show --json\`:   median ${median(binary).toFixed(0)} ms = ${rate(median(binary))} MB/s (runs: ${binary.map((x) => x.toFixed(0)).join(", ")})`,
+    );
   else console.log(`binary: ${binaryNote}`);
   console.log(`target: >= 50 MB/s`);
 } finally {

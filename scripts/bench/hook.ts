@@ -24,7 +24,12 @@ const RUNS = arg("runs", 50);
 const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-hook-")));
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(root, "home"), COFFER_HOME: join(root, "coffer"), LANG: "C.UTF-8" };
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: join(root, "home"),
+  COFFER_HOME: join(root, "coffer"),
+  LANG: "C.UTF-8",
+};
 mkdirSync(env.HOME, { recursive: true });
 process.env.HOME = env.HOME;
 process.env.COFFER_HOME = env.COFFER_HOME;
@@ -40,7 +45,10 @@ const rand = () => {
 };
 const vocab = syntheticVocab(6000);
 const common = "the build test deploy config release server client cache error update file module function".split(" ");
-const zipf = () => (rand() < 0.25 ? common[Math.floor(rand() * common.length)]! : vocab[Math.min(vocab.length - 1, Math.floor(Math.pow(rand(), 2.2) * vocab.length))]!);
+const zipf = () =>
+  rand() < 0.25
+    ? common[Math.floor(rand() * common.length)]!
+    : vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
 const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
 
 const { projectIdFor } = await import("../../src/store/scope");
@@ -63,14 +71,21 @@ for (let i = 0; i < N; i++) {
   const title = sentence(3 + Math.floor(rand() * 4));
   titles.push(title);
   const entry = {
-    id, kind: "note" as const, title, tags: [zipf(), zipf()], applies_to: i % 40 === 0 ? ["src/api/**"] : [],
-    actor: "user", source: "import" as const, created: "2026-01-01T00:00:00Z",
+    id,
+    kind: "note" as const,
+    title,
+    tags: [zipf(), zipf()],
+    applies_to: i % 40 === 0 ? ["src/api/**"] : [],
+    actor: "user",
+    source: "import" as const,
+    created: "2026-01-01T00:00:00Z",
     updated: `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
     body: `${sentence(25 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 25))}.`,
   };
   writeFileSync(join(i % 2 === 0 ? dirs.project : dirs.global, `${id}.md`), serializeEntry(entry));
 }
-const rules = (n: number) => Array.from({ length: n }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n") + "\n";
+const rules = (n: number) =>
+  `${Array.from({ length: n }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n")}\n`;
 writeFileSync(join(mem, "projects", projectId, "rules.md"), rules(Math.ceil(RULES * 0.6)));
 writeFileSync(join(mem, "global", "rules.md"), rules(Math.floor(RULES * 0.4)));
 
@@ -80,7 +95,13 @@ if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`)
 type Sample = { ms: number; out: string };
 function run(args: string[], stdin?: string): Sample {
   const s = performance.now();
-  const p = Bun.spawnSync([BIN, ...args], { cwd: repo, env, stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync([BIN, ...args], {
+    cwd: repo,
+    env,
+    stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const ms = performance.now() - s;
   if (p.exitCode !== 0) throw new Error(`${args.join(" ")} exited ${p.exitCode}`);
   return { ms, out: p.stdout.toString() };
@@ -88,18 +109,45 @@ function run(args: string[], stdin?: string): Sample {
 
 const prompts = Array.from({ length: RUNS }, (_, i) => {
   const t = titles[Math.floor(rand() * titles.length)]!.split(" ");
-  return i % 5 === 0 ? `why does src/api/handler.ts fail? ${t.slice(0, 2).join(" ")}` : `how do we handle ${t.slice(0, 3).join(" ")} in this repo?`;
+  return i % 5 === 0
+    ? `why does src/api/handler.ts fail? ${t.slice(0, 2).join(" ")}`
+    : `how do we handle ${t.slice(0, 3).join(" ")} in this repo?`;
 });
 
 // Warm the page cache and the index once.
 run(["--version"]);
-run(["hook", "session-start", "--agent", "claude"], JSON.stringify({ session_id: "warm", cwd: repo, hook_event_name: "SessionStart", source: "startup" }));
+run(
+  ["hook", "session-start", "--agent", "claude"],
+  JSON.stringify({ session_id: "warm", cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
+);
 
 const samples = { version: [] as Sample[], start: [] as Sample[], prompt: [] as Sample[] };
 for (let i = 0; i < RUNS; i++) {
   samples.version.push(run(["--version"]));
-  samples.start.push(run(["hook", "session-start", "--agent", "claude"], JSON.stringify({ session_id: `bs-${i}`, transcript_path: "/tmp/x.jsonl", cwd: repo, hook_event_name: "SessionStart", source: "startup" })));
-  samples.prompt.push(run(["hook", "prompt", "--agent", "claude"], JSON.stringify({ session_id: `bp-${i}`, transcript_path: "/tmp/x.jsonl", cwd: repo, hook_event_name: "UserPromptSubmit", prompt: prompts[i] })));
+  samples.start.push(
+    run(
+      ["hook", "session-start", "--agent", "claude"],
+      JSON.stringify({
+        session_id: `bs-${i}`,
+        transcript_path: "/tmp/x.jsonl",
+        cwd: repo,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      }),
+    ),
+  );
+  samples.prompt.push(
+    run(
+      ["hook", "prompt", "--agent", "claude"],
+      JSON.stringify({
+        session_id: `bp-${i}`,
+        transcript_path: "/tmp/x.jsonl",
+        cwd: repo,
+        hook_event_name: "UserPromptSubmit",
+        prompt: prompts[i],
+      }),
+    ),
+  );
 }
 
 // Peak RSS in a separate pass through /usr/bin/time (the kernel's own count per process).
@@ -109,18 +157,37 @@ function peakRss(args: string[], stdin: (i: number) => string | undefined, n = 1
   for (let i = 0; i < n; i++) {
     const input = stdin(i);
     if (!TIME) {
-      peak = Math.max(peak, Bun.spawnSync([BIN, ...args], { cwd: repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input) }).resourceUsage.maxRSS);
+      peak = Math.max(
+        peak,
+        Bun.spawnSync([BIN, ...args], { cwd: repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input) })
+          .resourceUsage.maxRSS,
+      );
       continue;
     }
-    const p = Bun.spawnSync([TIME, "-f", "%M", BIN, ...args], { cwd: repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawnSync([TIME, "-f", "%M", BIN, ...args], {
+      cwd: repo,
+      env,
+      stdin: input === undefined ? "ignore" : Buffer.from(input),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     peak = Math.max(peak, Number(p.stderr.toString().trim().split("\n").pop()) * 1024);
   }
   return peak;
 }
 const rss = {
   version: peakRss(["--version"], () => undefined),
-  start: peakRss(["hook", "session-start", "--agent", "claude"], (i) => JSON.stringify({ session_id: `rs-${i}`, cwd: repo, hook_event_name: "SessionStart", source: "startup" })),
-  prompt: peakRss(["hook", "prompt", "--agent", "claude"], (i) => JSON.stringify({ session_id: `rp-${i}`, cwd: repo, hook_event_name: "UserPromptSubmit", prompt: prompts[i % prompts.length] })),
+  start: peakRss(["hook", "session-start", "--agent", "claude"], (i) =>
+    JSON.stringify({ session_id: `rs-${i}`, cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
+  ),
+  prompt: peakRss(["hook", "prompt", "--agent", "claude"], (i) =>
+    JSON.stringify({
+      session_id: `rp-${i}`,
+      cwd: repo,
+      hook_event_name: "UserPromptSubmit",
+      prompt: prompts[i % prompts.length],
+    }),
+  ),
 };
 
 const stats = (xs: number[]) => {
@@ -129,7 +196,9 @@ const stats = (xs: number[]) => {
   return { median: q(0.5), p95: q(0.95), max: s[s.length - 1]! };
 };
 const ctxLen = (o: string) => (JSON.parse(o).hookSpecificOutput?.additionalContext ?? "").length;
-const routedBodies = samples.prompt.map((s) => (JSON.parse(s.out).hookSpecificOutput?.additionalContext ?? "").match(/^## \[/gm)?.length ?? 0);
+const routedBodies = samples.prompt.map(
+  (s) => (JSON.parse(s.out).hookSpecificOutput?.additionalContext ?? "").match(/^## \[/gm)?.length ?? 0,
+);
 const base = stats(samples.version.map((s) => s.ms)).median;
 const line = (name: string, xs: Sample[], peak: number, target?: number) => {
   const t = stats(xs.map((s) => s.ms));
@@ -142,5 +211,8 @@ console.log(`coffer hook bench: ${N} entries, ${RULES} rules, ${RUNS} runs each,
 console.log(line("coffer --version", samples.version, rss.version));
 console.log(line("hook session-start", samples.start, rss.start, 25));
 console.log(line("hook prompt", samples.prompt, rss.prompt, 40));
-console.log(`session-start context: ${ctxLen(samples.start[0]!.out)} chars; prompt: ${samples.prompt.filter((s) => ctxLen(s.out) > 0).length}/${RUNS} injected, ${routedBodies.reduce((a, b) => a + b, 0) / RUNS} bodies on average`);
-if (process.env.KEEP) console.log("kept", root, repo); else rmSync(root, { recursive: true, force: true });
+console.log(
+  `session-start context: ${ctxLen(samples.start[0]!.out)} chars; prompt: ${samples.prompt.filter((s) => ctxLen(s.out) > 0).length}/${RUNS} injected, ${routedBodies.reduce((a, b) => a + b, 0) / RUNS} bodies on average`,
+);
+if (process.env.KEEP) console.log("kept", root, repo);
+else rmSync(root, { recursive: true, force: true });

@@ -27,9 +27,9 @@ mkdirSync(process.env.HOME, { recursive: true });
 
 // Deterministic pseudo-random text with a Zipf-like vocabulary.
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 const vocab = syntheticVocab(8000);
-const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.pow(rand(), 2.2) * vocab.length))]!;
+const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
 const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
 
 const { projectIdFor } = await import("../../src/store/scope");
@@ -41,16 +41,27 @@ writeFileSync(join(repo, ".git", "config"), '[remote "origin"]\n\turl = https://
 
 const { ulid } = await import("../../src/lib/ulid");
 const { serializeEntry } = await import("../../src/store/entry");
-let t = performance.now();
-const dirs = { global: join(process.env.COFFER_HOME, "memory/global/entries"), project: join(process.env.COFFER_HOME, "memory/projects", projectId, "entries") };
+const t = performance.now();
+const dirs = {
+  global: join(process.env.COFFER_HOME, "memory/global/entries"),
+  project: join(process.env.COFFER_HOME, "memory/projects", projectId, "entries"),
+};
 mkdirSync(dirs.global, { recursive: true });
 mkdirSync(dirs.project, { recursive: true });
 for (let i = 0; i < N; i++) {
   const id = ulid();
   const body = `${sentence(20 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 20))}.`;
   const entry = {
-    id, kind: "note" as const, title: sentence(4 + Math.floor(rand() * 5)), tags: [zipf(), zipf()], applies_to: [],
-    actor: "user", source: "import" as const, created: "2026-01-01T00:00:00Z", updated: "2026-01-01T00:00:00Z", body,
+    id,
+    kind: "note" as const,
+    title: sentence(4 + Math.floor(rand() * 5)),
+    tags: [zipf(), zipf()],
+    applies_to: [],
+    actor: "user",
+    source: "import" as const,
+    created: "2026-01-01T00:00:00Z",
+    updated: "2026-01-01T00:00:00Z",
+    body,
   };
   writeFileSync(join(i % 5 === 0 ? dirs.project : dirs.global, `${id}.md`), serializeEntry(entry));
 }
@@ -119,13 +130,24 @@ for (let i = 0; i < 3; i++) {
 }
 store.db.close();
 
-const r = stats(recallRuns), b = stats(bareRuns), sh = stats(shallowRuns), st = stats(startRuns);
-console.log(`coffer recall benchmark — ${N.toLocaleString()} entries (${N / 5} project, ${(4 * N) / 5} global), ${Q} queries`);
+const r = stats(recallRuns),
+  b = stats(bareRuns),
+  sh = stats(shallowRuns),
+  st = stats(startRuns);
+console.log(
+  `coffer recall benchmark — ${N.toLocaleString()} entries (${N / 5} project, ${(4 * N) / 5} global), ${Q} queries`,
+);
 console.log(`  generate files           ${fmt(genMs)}`);
 console.log(`  baseline: coffer --version   median ${fmt(st.median)}`);
-console.log(`  index build (coffer reindex, compiled)   median ${fmt(stats(buildRuns).median)}  (runs: ${buildRuns.map(fmt).join(", ")})   target <= 30000 ms`);
-console.log(`  recall (in-process, 2 scopes + RRF)      median ${fmt(r.median)}  p95 ${fmt(r.p95)}  max ${fmt(r.max)}   target median <= 10 ms   (${(hits / Q).toFixed(1)} hits/query)`);
-console.log(`  baseline: one-scope FTS query            median ${fmt(b.median)}  p95 ${fmt(b.p95)}   ratio recall/bare ${(r.median / b.median).toFixed(2)}`);
+console.log(
+  `  index build (coffer reindex, compiled)   median ${fmt(stats(buildRuns).median)}  (runs: ${buildRuns.map(fmt).join(", ")})   target <= 30000 ms`,
+);
+console.log(
+  `  recall (in-process, 2 scopes + RRF)      median ${fmt(r.median)}  p95 ${fmt(r.p95)}  max ${fmt(r.max)}   target median <= 10 ms   (${(hits / Q).toFixed(1)} hits/query)`,
+);
+console.log(
+  `  baseline: one-scope FTS query            median ${fmt(b.median)}  p95 ${fmt(b.p95)}   ratio recall/bare ${(r.median / b.median).toFixed(2)}`,
+);
 console.log(`  staleness check, unchanged (shallow)     median ${fmt(sh.median)}  p95 ${fmt(sh.p95)}   target <= 2 ms`);
 console.log(`  staleness check, deep (CLI; every file)  median ${fmt(stats(deepRuns).median)}`);
 rmSync(root, { recursive: true, force: true });

@@ -3,6 +3,9 @@ import { CofferError } from "../lib/errors";
 
 type Entry = { description: string; load: () => Promise<{ default: CommandDef<any> }>; hidden?: boolean };
 
+/** Terminal colour escape sequences (citty colours its usage). */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+
 /** Examples shown under a command's --help. */
 export const EXAMPLES = Symbol.for("coffer.examples");
 export type WithExamples = CommandDef<any> & { [EXAMPLES]?: string[] };
@@ -29,7 +32,11 @@ function mainHelp(commands: Record<string, Entry>, version: string): string {
 }
 
 /** The deepest sub-command named in argv (for `coffer rules add --help`). */
-async function resolveDeepest(cmd: CommandDef<any>, argv: string[], name: string): Promise<{ cmd: CommandDef<any>; name: string }> {
+async function resolveDeepest(
+  cmd: CommandDef<any>,
+  argv: string[],
+  name: string,
+): Promise<{ cmd: CommandDef<any>; name: string }> {
   const subs = typeof cmd.subCommands === "function" ? await cmd.subCommands() : await cmd.subCommands;
   const next = argv.find((a) => !a.startsWith("-"));
   if (subs && next && next in subs) {
@@ -46,7 +53,7 @@ async function commandHelp(cmd: CommandDef<any>, name: string): Promise<string> 
   const examples = (cmd as WithExamples)[EXAMPLES];
   const text = examples?.length ? `${usage}\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}` : usage;
   // citty colours its usage; keep escape codes off pipes and files.
-  return process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, "");
+  return process.stdout.isTTY ? text : text.replace(ANSI, "").replace(/[ \t]+$/gm, "");
 }
 
 function fail(message: string, hint: string | undefined, code: number): never {
@@ -58,11 +65,11 @@ function fail(message: string, hint: string | undefined, code: number): never {
 export async function runCli(argv: string[], commands: Record<string, Entry>, version: string): Promise<void> {
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(mainHelp(commands, version) + "\n");
+    process.stdout.write(`${mainHelp(commands, version)}\n`);
     return;
   }
   if (name === "--version" || name === "-v" || name === "version") {
-    process.stdout.write(version + "\n");
+    process.stdout.write(`${version}\n`);
     return;
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
@@ -70,7 +77,7 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
   const cmd = (await entry.load()).default;
   if (rest.includes("--help") || rest.includes("-h")) {
     const deepest = await resolveDeepest(cmd, rest, `coffer ${name}`);
-    process.stdout.write((await commandHelp(deepest.cmd, deepest.name)) + "\n");
+    process.stdout.write(`${await commandHelp(deepest.cmd, deepest.name)}\n`);
     return;
   }
   try {
@@ -78,7 +85,7 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
   } catch (err) {
     if (err instanceof CofferError) fail(err.message, err.hint, err.exitCode);
     const e = err as Error & { code?: string };
-    if (e?.name === "CLIError") fail(e.message.replace(/\x1b\[[0-9;]*m/g, ""), `Run \`coffer ${name} --help\` for usage.`, 2);
+    if (e?.name === "CLIError") fail(e.message.replace(ANSI, ""), `Run \`coffer ${name} --help\` for usage.`, 2);
     fail(e?.stack ?? String(err), "This is a bug in Coffer; please report it with the command you ran.", 1);
   }
 }

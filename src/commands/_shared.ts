@@ -1,14 +1,16 @@
 import { consola } from "consola";
 import { CofferError } from "../lib/errors";
-import { type OpenOptions, type Store, openStore } from "../store/store";
+import { type OpenOptions, openStore, type Store } from "../store/store";
 
 export { consola };
 
 export const jsonArg = { json: { type: "boolean", description: "Print machine-readable JSON" } } as const;
-export const scopeArg = { scope: { type: "string", description: "project or global", valueHint: "project|global" } } as const;
+export const scopeArg = {
+  scope: { type: "string", description: "project or global", valueHint: "project|global" },
+} as const;
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Open the store for the current directory, with the CLI's freshness (every file compared). */
@@ -19,13 +21,17 @@ export function cliStore(opts: OpenOptions = {}): Store {
 export function parseLimit(raw: string | undefined, def: number, max: number): number {
   if (raw === undefined || raw === "") return def;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new CofferError(`--limit must be an integer 1..${max} (got ${JSON.stringify(raw)})`);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new CofferError(`--limit must be an integer 1..${max} (got ${JSON.stringify(raw)})`);
   return n;
 }
 
 export function splitList(raw: string | undefined): string[] | undefined {
   if (raw === undefined) return undefined;
-  return raw.split(",").map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Positional text: all words joined, or stdin when the only argument is "-". */
@@ -36,5 +42,5 @@ export async function textFromArgs(words: string[]): Promise<string> {
 
 export function short(text: string, max = 100): string {
   const one = text.replace(/\s+/g, " ").trim();
-  return one.length > max ? one.slice(0, max - 1) + "…" : one;
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }

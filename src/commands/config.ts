@@ -1,11 +1,18 @@
-import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
+import { defineCommand } from "citty";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
-import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { setTomlKey } from "../lib/toml-edit";
-import { CONFIG_KEYS, coerceCliValue, isConfigKey, loadConfig, parseTomlStrict, unknownKeyError, validateConfigDoc } from "../store/config";
+import {
+  CONFIG_KEYS,
+  coerceCliValue,
+  isConfigKey,
+  loadConfig,
+  parseTomlStrict,
+  unknownKeyError,
+  validateConfigDoc,
+} from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, printJson } from "./_shared";
 
@@ -39,7 +46,8 @@ const get = withExamples(
         return;
       }
       if (args.json) return printJson(config);
-      for (const k of Object.keys(CONFIG_KEYS)) process.stdout.write(`${k} = ${config[k] === undefined ? "(unset)" : JSON.stringify(config[k])}\n`);
+      for (const k of Object.keys(CONFIG_KEYS))
+        process.stdout.write(`${k} = ${config[k] === undefined ? "(unset)" : JSON.stringify(config[k])}\n`);
     },
   }),
   ["coffer config get", "coffer config get hook.read", "coffer config get --json"],
@@ -57,13 +65,17 @@ const set = withExamples(
       consola.success(`${args.key} = ${JSON.stringify(value)}`);
     },
   }),
-  ["coffer config set load.max_tokens 2000", 'coffer config set model.provider openai', "coffer config set native_memory.claude off"],
+  [
+    "coffer config set load.max_tokens 2000",
+    "coffer config set model.provider openai",
+    "coffer config set native_memory.claude off",
+  ],
 );
 
 const path = defineCommand({
   meta: { name: "path", description: "Print the path of config.toml" },
   run() {
-    process.stdout.write(paths.config() + "\n");
+    process.stdout.write(`${paths.config()}\n`);
   },
 });
 
@@ -75,4 +87,3 @@ export default withExamples(
   }),
   ["coffer config get hook.read", "coffer config set hook.proof compact", "coffer config path"],
 );
-

@@ -1,22 +1,29 @@
 import { defineCommand } from "citty";
 import { listSessionInfos } from "../distill/catalog";
 import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
-import { readLedger, isDistilled } from "../distill/ledger";
+import { isDistilled, readLedger } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
 import { selectSweep, sweepPolicy } from "../distill/sweep";
 import { CofferError, usageError } from "../lib/errors";
 import { progressBar } from "../lib/progress";
 import { loadConfig } from "../store/config";
-import { type SessionFile, listSessions, resolveSession } from "../transcripts/discovery";
-import { TRANSCRIPT_HOSTS, type TranscriptHost, isTranscriptHost } from "../transcripts/types";
+import { listSessions, resolveSession, type SessionFile } from "../transcripts/discovery";
+import { isTranscriptHost, TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
 import { withExamples } from "./_run";
 import { consola, jsonArg, parseLimit, printJson, short } from "./_shared";
 
-const agentArg = { agent: { type: "string", description: "Only this agent's sessions: claude, codex or gemini", valueHint: "claude|codex|gemini" } } as const;
+const agentArg = {
+  agent: {
+    type: "string",
+    description: "Only this agent's sessions: claude, codex or gemini",
+    valueHint: "claude|codex|gemini",
+  },
+} as const;
 
 function hostsFrom(agent: string | undefined): readonly TranscriptHost[] {
   if (!agent) return TRANSCRIPT_HOSTS;
-  if (!isTranscriptHost(agent)) throw usageError(`--agent ${agent}: no transcripts to read for it (allowed: ${TRANSCRIPT_HOSTS.join(", ")})`);
+  if (!isTranscriptHost(agent))
+    throw usageError(`--agent ${agent}: no transcripts to read for it (allowed: ${TRANSCRIPT_HOSTS.join(", ")})`);
   return [agent];
 }
 
@@ -40,7 +47,9 @@ const list = withExamples(
       const rows = listSessionInfos(listSessions(hosts), ledger, limit);
       if (args.json) return printJson({ sessions: rows });
       if (!rows.length) {
-        consola.info(`No ${hosts.length === 1 ? hosts[0] + " " : ""}sessions found (looked in ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)`);
+        consola.info(
+          `No ${hosts.length === 1 ? `${hosts[0]} ` : ""}sessions found (looked in ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)`,
+        );
         return;
       }
       for (const r of rows) {
@@ -60,21 +69,39 @@ function fileFor(arg: string, agent: string | undefined): SessionFile {
 
 const show = withExamples(
   defineCommand({
-    meta: { name: "show", description: "Print a session exactly as the model would receive it (cleaned, scrubbed, budgeted)" },
-    args: { session: { type: "positional", description: "Session id (or prefix) or transcript path", required: true }, ...agentArg, ...jsonArg },
+    meta: {
+      name: "show",
+      description: "Print a session exactly as the model would receive it (cleaned, scrubbed, budgeted)",
+    },
+    args: {
+      session: { type: "positional", description: "Session id (or prefix) or transcript path", required: true },
+      ...agentArg,
+      ...jsonArg,
+    },
     run({ args }) {
       const config = loadConfig();
       const p = prepareSession(fileFor(args.session, args.agent), config);
       if (args.json) {
         return printJson({
-          host: p.file.host, session: p.file.session_id, title: p.parsed.title, project: p.project?.label ?? null,
-          turns: p.conversation.turns, omitted: p.conversation.omitted, redactions: p.conversation.redactions, chars: p.text.length, text: p.text,
+          host: p.file.host,
+          session: p.file.session_id,
+          title: p.parsed.title,
+          project: p.project?.label ?? null,
+          turns: p.conversation.turns,
+          omitted: p.conversation.omitted,
+          redactions: p.conversation.redactions,
+          chars: p.text.length,
+          text: p.text,
         });
       }
       process.stdout.write(p.text);
     },
   }),
-  ["coffer distill show 7c1f9a2e", "coffer distill show ~/.codex/sessions/2026/11/21/rollout-2026-11-21T14-00-00-01a2….jsonl", "coffer distill show 7c1f --json"],
+  [
+    "coffer distill show 7c1f9a2e",
+    "coffer distill show ~/.codex/sessions/2026/11/21/rollout-2026-11-21T14-00-00-01a2….jsonl",
+    "coffer distill show 7c1f --json",
+  ],
 );
 
 function report(r: DistillResult): void {
@@ -82,7 +109,8 @@ function report(r: DistillResult): void {
   switch (r.outcome) {
     case "distilled":
       consola.success(`${who}: ${r.message}`);
-      for (const e of r.entries) process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
+      for (const e of r.entries)
+        process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
       break;
     case "failed":
       consola.error(`${who}: ${r.message}`);
@@ -92,12 +120,23 @@ function report(r: DistillResult): void {
   }
 }
 
-async function distillAll(files: SessionFile[], opts: { json?: boolean; dryRun?: boolean; force?: boolean; via: string }): Promise<void> {
+async function distillAll(
+  files: SessionFile[],
+  opts: { json?: boolean; dryRun?: boolean; force?: boolean; via: string },
+): Promise<void> {
   const config = loadConfig();
   if (!opts.dryRun && !modelSettings(config)) {
-    if (opts.json) return printJson({ results: [], outcome: "no_model", message: "no model configured", hint: CONFIGURE_MODEL_HINT });
-    consola.warn(`No model configured: nothing distilled, nothing sent (${files.length} ${files.length === 1 ? "session" : "sessions"} waiting).`);
-    process.stderr.write(CONFIGURE_MODEL_HINT + "\n");
+    if (opts.json)
+      return printJson({
+        results: [],
+        outcome: "no_model",
+        message: "no model configured",
+        hint: CONFIGURE_MODEL_HINT,
+      });
+    consola.warn(
+      `No model configured: nothing distilled, nothing sent (${files.length} ${files.length === 1 ? "session" : "sessions"} waiting).`,
+    );
+    process.stderr.write(`${CONFIGURE_MODEL_HINT}\n`);
     return;
   }
   const ledger = readLedger();
@@ -115,16 +154,28 @@ async function distillAll(files: SessionFile[], opts: { json?: boolean; dryRun?:
     results.forEach(report);
   }
   const failed = results.filter((r) => r.outcome === "failed").length;
-  if (failed) throw new CofferError(`${failed} of ${results.length} ${results.length === 1 ? "session" : "sessions"} failed`, 1, "They are retried by the next `coffer distill sweep` (or run them again).");
+  if (failed)
+    throw new CofferError(
+      `${failed} of ${results.length} ${results.length === 1 ? "session" : "sessions"} failed`,
+      1,
+      "They are retried by the next `coffer distill sweep` (or run them again).",
+    );
 }
 
 const run = withExamples(
   defineCommand({
     meta: { name: "run", description: "Distill sessions into project entries (one model call per session)" },
     args: {
-      sessions: { type: "positional", description: "Session ids or transcript paths (default: recent sessions)", required: false },
+      sessions: {
+        type: "positional",
+        description: "Session ids or transcript paths (default: recent sessions)",
+        required: false,
+      },
       ...agentArg,
-      since: { type: "string", description: "Without sessions: those active within this long (default: distill.recency_days), e.g. 7d, 12h" },
+      since: {
+        type: "string",
+        description: "Without sessions: those active within this long (default: distill.recency_days), e.g. 7d, 12h",
+      },
       pending: { type: "boolean", description: "Only sessions not distilled yet" },
       "dry-run": { type: "boolean", description: "Say what would be sent; send and write nothing" },
       force: { type: "boolean", description: "Distill even sessions the ledger marks as done" },
@@ -157,15 +208,31 @@ const run = withExamples(
 
 const sweep = withExamples(
   defineCommand({
-    meta: { name: "sweep", description: "Distill idle sessions now: idle >= 15 min, within 7 days, not done, at most 20, oldest first" },
-    args: { ...agentArg, "dry-run": { type: "boolean", description: "List what the sweep would pick; send nothing" }, ...jsonArg },
+    meta: {
+      name: "sweep",
+      description: "Distill idle sessions now: idle >= 15 min, within 7 days, not done, at most 20, oldest first",
+    },
+    args: {
+      ...agentArg,
+      "dry-run": { type: "boolean", description: "List what the sweep would pick; send nothing" },
+      ...jsonArg,
+    },
     async run({ args }) {
       const config = loadConfig();
       const picked = selectSweep(sweepPolicy(config), { hosts: hostsFrom(args.agent) });
       if (args["dry-run"]) {
-        if (args.json) return printJson({ sessions: picked.map((f) => ({ host: f.host, session_id: f.session_id, path: f.path, last_activity: new Date(f.mtimeMs).toISOString() })) });
+        if (args.json)
+          return printJson({
+            sessions: picked.map((f) => ({
+              host: f.host,
+              session_id: f.session_id,
+              path: f.path,
+              last_activity: new Date(f.mtimeMs).toISOString(),
+            })),
+          });
         if (!picked.length) consola.info("The sweep would pick nothing now.");
-        for (const f of picked) process.stdout.write(`${f.host.padEnd(6)}  ${f.session_id}  ${new Date(f.mtimeMs).toISOString()}\n`);
+        for (const f of picked)
+          process.stdout.write(`${f.host.padEnd(6)}  ${f.session_id}  ${new Date(f.mtimeMs).toISOString()}\n`);
         return;
       }
       await distillAll(picked, { json: args.json, via: "sweep" });
@@ -182,4 +249,3 @@ export default withExamples(
   }),
   ["coffer distill list", "coffer distill show <session>", "coffer distill run --pending", "coffer distill sweep"],
 );
-

@@ -1,6 +1,6 @@
-import { defineCommand } from "citty";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { replaceEntryText, requireEntry } from "../store/store";
@@ -21,8 +21,11 @@ export default withExamples(
       writeFileSync(tmp, readFileSync(hit.file, "utf8"));
       try {
         const editor = process.env.VISUAL || process.env.EDITOR || "vi";
-        const proc = Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", tmp], { stdio: ["inherit", "inherit", "inherit"] });
-        if (proc.exitCode !== 0) throw new CofferError(`${editor} exited with ${proc.exitCode}; the entry was not changed`);
+        const proc = Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", tmp], {
+          stdio: ["inherit", "inherit", "inherit"],
+        });
+        if (proc.exitCode !== 0)
+          throw new CofferError(`${editor} exited with ${proc.exitCode}; the entry was not changed`);
         const entry = replaceEntryText(store, hit, readFileSync(tmp, "utf8"), "user");
         if (entry === hit.entry) consola.info("No changes.");
         else consola.success(`Saved ${entry.id}`);

@@ -15,7 +15,11 @@ export default withExamples(
         "problems go to state/hook.log.",
     },
     args: {
-      event: { type: "positional", description: "session-start | prompt | tool | compact | subagent-start | session-end", required: true },
+      event: {
+        type: "positional",
+        description: "session-start | prompt | tool | compact | subagent-start | session-end",
+        required: true,
+      },
       agent: { type: "string", description: "claude | codex | gemini | cursor | windsurf | opencode", required: true },
     },
     run() {},

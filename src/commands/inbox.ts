@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
-import { type Insight } from "../distill/insights";
-import { CofferError } from "../lib/errors";
+import type { Insight } from "../distill/insights";
 import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
 import { approveTrace, rejectTrace, traceText } from "../inbox/review";
+import { CofferError } from "../lib/errors";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, printJson, short } from "./_shared";
@@ -46,10 +46,20 @@ const show = withExamples(
       const s = summary(t);
       process.stdout.write(
         [
-          `id: ${s.id}`, `host: ${s.host}`, `session: ${s.session}`, `project: ${s.project?.label ?? "-"}`, `title: ${s.title}`,
-          `created: ${s.created}`, `messages: ${s.messages}${s.omitted ? ` (${s.omitted} omitted to fit the budget)` : ""}`,
-          `redactions: ${s.redactions}`, `removed lines: ${s.removed_lines}`, `source sha256: ${s.source_sha256}`, "",
-        ].join("\n") + "\n" + traceText(t),
+          `id: ${s.id}`,
+          `host: ${s.host}`,
+          `session: ${s.session}`,
+          `project: ${s.project?.label ?? "-"}`,
+          `title: ${s.title}`,
+          `created: ${s.created}`,
+          `messages: ${s.messages}${s.omitted ? ` (${s.omitted} omitted to fit the budget)` : ""}`,
+          `redactions: ${s.redactions}`,
+          `removed lines: ${s.removed_lines}`,
+          `source sha256: ${s.source_sha256}`,
+          "",
+        ].join("\n") +
+          "\n" +
+          traceText(t),
       );
     },
   }),
@@ -67,24 +77,41 @@ function preview(insights: Insight[]): void {
 
 const approve = withExamples(
   defineCommand({
-    meta: { name: "approve", description: "Distill a trace into entries (shows a preview first; --yes skips the question)" },
-    args: { ...idArg, yes: { type: "boolean", alias: "y", description: "Write without asking (for scripts)" }, ...jsonArg },
+    meta: {
+      name: "approve",
+      description: "Distill a trace into entries (shows a preview first; --yes skips the question)",
+    },
+    args: {
+      ...idArg,
+      yes: { type: "boolean", alias: "y", description: "Write without asking (for scripts)" },
+      ...jsonArg,
+    },
     async run({ args }) {
       const trace = requireTrace(args.id);
       const interactive = !args.yes && Boolean(process.stdin.isTTY) && !args.json;
       if (!args.yes && !interactive) {
-        throw new CofferError("approve asks before writing, but there is no terminal to ask on", 1, `Add --yes: coffer inbox approve ${trace.id} --yes`);
+        throw new CofferError(
+          "approve asks before writing, but there is no terminal to ask on",
+          1,
+          `Add --yes: coffer inbox approve ${trace.id} --yes`,
+        );
       }
       const res = await approveTrace(trace, loadConfig(), async (insights) => {
         if (!args.json) preview(insights);
         if (!interactive || !insights.length) return true;
-        return (await consola.prompt("Write these entries and remove the trace?", { type: "confirm", initial: true })) === true;
+        return (
+          (await consola.prompt("Write these entries and remove the trace?", { type: "confirm", initial: true })) ===
+          true
+        );
       });
       if (args.json) return printJson({ id: res.id, status: res.status, entries: res.entries, dropped: res.dropped });
       if (res.status === "cancelled") return consola.info(`Nothing written; trace ${res.id} stays in the inbox.`);
       const created = res.entries.filter((e) => e.status === "created").length;
-      consola.success(`Approved ${res.id}: ${res.entries.length} ${res.entries.length === 1 ? "entry" : "entries"} (${created} new) in project ${trace.project?.label}; trace removed`);
-      for (const e of res.entries) process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
+      consola.success(
+        `Approved ${res.id}: ${res.entries.length} ${res.entries.length === 1 ? "entry" : "entries"} (${created} new) in project ${trace.project?.label}; trace removed`,
+      );
+      for (const e of res.entries)
+        process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
     },
   }),
   ["coffer inbox approve 01JD3K", "coffer inbox approve 01JD3K --yes"],

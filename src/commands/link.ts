@@ -21,7 +21,8 @@ export default withExamples(
       project: { type: "boolean", description: "Write this repository's config instead of your user config" },
       "session-end": {
         type: "boolean",
-        description: "Queue finished sessions for distillation (Claude: SessionEnd hook; Codex, Gemini: the transcript sweep). --no-session-end removes the hook",
+        description:
+          "Queue finished sessions for distillation (Claude: SessionEnd hook; Codex, Gemini: the transcript sweep). --no-session-end removes the hook",
       },
       mcp: { type: "boolean", default: true, description: "Register Coffer's MCP server (--no-mcp skips it)" },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
@@ -32,7 +33,13 @@ export default withExamples(
       const bin = currentBinary();
       const target = resolveTarget(!!args.project, process.cwd(), homeDir());
       const dryRun = !!args["dry-run"];
-      const plan = planLink(h, { target, bin, sessionEnd: triState(rawArgs, "session-end"), mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false, config: loadConfig() });
+      const plan = planLink(h, {
+        target,
+        bin,
+        sessionEnd: triState(rawArgs, "session-end"),
+        mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false,
+        config: loadConfig(),
+      });
       if (!dryRun) applyPlan(plan);
       if (args.json) return printJson(planJson(plan, "link", dryRun, bin));
       process.stdout.write(planText(plan, h.name, "link", dryRun, bin));

@@ -18,12 +18,23 @@ export default withExamples(
       if (args.json) {
         return printJson({
           total: res.total,
-          entries: res.entries.map((e) => ({ id: e.id, title: e.title, kind: e.kind, scope: e.scope, tags: e.tags, updated: e.updated })),
+          entries: res.entries.map((e) => ({
+            id: e.id,
+            title: e.title,
+            kind: e.kind,
+            scope: e.scope,
+            tags: e.tags,
+            updated: e.updated,
+          })),
         });
       }
       if (!res.total) return consola.info("No entries yet. Add one with `coffer remember <text>`.");
-      for (const e of res.entries) process.stdout.write(`${e.id}  ${e.updated.slice(0, 10)}  [${e.scope}] ${e.kind.padEnd(10)} ${short(e.title, 80)}\n`);
-      if (res.total > res.entries.length) consola.info(`${res.entries.length} of ${res.total} shown (--limit for more)`);
+      for (const e of res.entries)
+        process.stdout.write(
+          `${e.id}  ${e.updated.slice(0, 10)}  [${e.scope}] ${e.kind.padEnd(10)} ${short(e.title, 80)}\n`,
+        );
+      if (res.total > res.entries.length)
+        consola.info(`${res.entries.length} of ${res.total} shown (--limit for more)`);
     },
   }),
   ["coffer list", "coffer list --scope global --kind decision", "coffer list --json --limit 200"],

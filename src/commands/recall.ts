@@ -17,7 +17,8 @@ export default withExamples(
     run({ args }) {
       const query = args._.length ? args._.join(" ") : args.query;
       const mode = args.mode ?? "keyword";
-      if (mode !== "keyword" && mode !== "grep") throw new CofferError(`unknown mode "${mode}" (allowed: keyword, grep)`);
+      if (mode !== "keyword" && mode !== "grep")
+        throw new CofferError(`unknown mode "${mode}" (allowed: keyword, grep)`);
       const store = cliStore();
       if (mode === "grep") {
         const hits = grep(store, query, { scope: args.scope, limit: parseLimit(args.limit, 50, 1000) });
@@ -34,5 +35,9 @@ export default withExamples(
       }
     },
   }),
-  ['coffer recall "release process"', "coffer recall 部署 --scope project", 'coffer recall "/TODO\\(.*\\)/" --mode grep --json'],
+  [
+    'coffer recall "release process"',
+    "coffer recall 部署 --scope project",
+    'coffer recall "/TODO\\(.*\\)/" --mode grep --json',
+  ],
 );

@@ -12,10 +12,14 @@ export default withExamples(
       const store = cliStore({ freshness: "none" });
       const started = performance.now();
       let bar: ReturnType<typeof progressBar> | undefined;
-      const n = rebuildIndex(store.db, (done, total) => {
-        bar ??= progressBar("indexing", total);
-        bar.tick(done);
-      }, store.notice);
+      const n = rebuildIndex(
+        store.db,
+        (done, total) => {
+          bar ??= progressBar("indexing", total);
+          bar.tick(done);
+        },
+        store.notice,
+      );
       bar?.done();
       const ms = Math.round(performance.now() - started);
       if (args.json) return printJson({ entries: n, ms });

@@ -1,6 +1,6 @@
-import { defineCommand } from "citty";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { GLOBAL } from "../store/scope";
 import { addRule, readRules, rulesPath, scopeKey } from "../store/store";
@@ -22,7 +22,7 @@ const show = withExamples(
       if (args.json) return printJson({ rules: lanes });
       for (const lane of lanes) {
         process.stdout.write(`## ${lane.scope === "global" ? "Global" : `Project (${store.project?.label})`}\n`);
-        process.stdout.write(lane.text.trim() ? lane.text.trimEnd() + "\n\n" : "(none)\n\n");
+        process.stdout.write(lane.text.trim() ? `${lane.text.trimEnd()}\n\n` : "(none)\n\n");
       }
     },
   }),
@@ -55,7 +55,9 @@ const edit = withExamples(
       mkdirSync(dirname(file), { recursive: true });
       if (!existsSync(file)) writeFileSync(file, "");
       const editor = process.env.VISUAL || process.env.EDITOR || "vi";
-      const proc = Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", file], { stdio: ["inherit", "inherit", "inherit"] });
+      const proc = Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", file], {
+        stdio: ["inherit", "inherit", "inherit"],
+      });
       if (proc.exitCode !== 0) throw new CofferError(`${editor} exited with ${proc.exitCode}`);
     },
   }),

@@ -7,9 +7,21 @@ export default withExamples(
     meta: { name: "serve", description: "HTTP API + MCP + background worker; --stdio for MCP over stdio" },
     args: {
       stdio: { type: "boolean", description: "Serve MCP over stdin/stdout (what agents start); no HTTP, no worker" },
-      port: { type: "string", description: "TCP port (default: serve.port in config.toml, 7437; 0 picks a free one)", valueHint: "7437" },
-      host: { type: "string", description: "Address to bind (default 127.0.0.1; anything else exposes the API beyond this machine)", valueHint: "127.0.0.1" },
-      worker: { type: "boolean", default: true, description: "Run the background worker (session-end queue + transcript sweep); --no-worker turns it off" },
+      port: {
+        type: "string",
+        description: "TCP port (default: serve.port in config.toml, 7437; 0 picks a free one)",
+        valueHint: "7437",
+      },
+      host: {
+        type: "string",
+        description: "Address to bind (default 127.0.0.1; anything else exposes the API beyond this machine)",
+        valueHint: "127.0.0.1",
+      },
+      worker: {
+        type: "boolean",
+        default: true,
+        description: "Run the background worker (session-end queue + transcript sweep); --no-worker turns it off",
+      },
     },
     async run({ args }) {
       if (args.stdio) {
@@ -20,7 +32,8 @@ export default withExamples(
       let port: number | undefined;
       if (args.port !== undefined) {
         port = Number(args.port);
-        if (!/^\d+$/.test(String(args.port)) || port > 65535) throw usageError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`);
+        if (!/^\d+$/.test(String(args.port)) || port > 65535)
+          throw usageError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`);
       }
       const { runHttpServer } = await import("../serve/http");
       await runHttpServer({ port, host: args.host, worker: args.worker !== false });

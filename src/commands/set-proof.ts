@@ -1,18 +1,23 @@
 import { defineCommand } from "citty";
-import { PROOF_MODES } from "../store/config";
 import { CofferError } from "../lib/errors";
-import { setConfigValue } from "./config";
+import { PROOF_MODES } from "../store/config";
 import { withExamples } from "./_run";
 import { consola } from "./_shared";
+import { setConfigValue } from "./config";
 
 export default withExamples(
   defineCommand({
     meta: { name: "set-proof", description: "Append a one-line proof of what the hook loaded: off, compact" },
     args: { mode: { type: "positional", description: PROOF_MODES.join("|"), required: true } },
     run({ args }) {
-      if (!(PROOF_MODES as readonly string[]).includes(args.mode)) throw new CofferError(`unknown proof mode "${args.mode}" (allowed: ${PROOF_MODES.join(", ")})`);
+      if (!(PROOF_MODES as readonly string[]).includes(args.mode))
+        throw new CofferError(`unknown proof mode "${args.mode}" (allowed: ${PROOF_MODES.join(", ")})`);
       setConfigValue("hook.proof", args.mode);
-      consola.success(args.mode === "compact" ? "proof: compact — each eligible turn ends with one `Coffer proof:` line" : "proof: off");
+      consola.success(
+        args.mode === "compact"
+          ? "proof: compact — each eligible turn ends with one `Coffer proof:` line"
+          : "proof: off",
+      );
     },
   }),
   ["coffer set-proof compact", "coffer set-proof off"],

@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
-import { READ_MODES } from "../store/config";
 import { CofferError } from "../lib/errors";
-import { setConfigValue } from "./config";
+import { READ_MODES } from "../store/config";
 import { withExamples } from "./_run";
 import { consola } from "./_shared";
+import { setConfigValue } from "./config";
 
 const EXPLAIN: Record<string, string> = {
   startup: "rules + memory cards at session start only",
@@ -18,7 +18,8 @@ export default withExamples(
     meta: { name: "set-read", description: "When hooks inject memory: startup, auto, always, manual, off" },
     args: { mode: { type: "positional", description: READ_MODES.join("|"), required: true } },
     run({ args }) {
-      if (!(READ_MODES as readonly string[]).includes(args.mode)) throw new CofferError(`unknown read mode "${args.mode}" (allowed: ${READ_MODES.join(", ")})`);
+      if (!(READ_MODES as readonly string[]).includes(args.mode))
+        throw new CofferError(`unknown read mode "${args.mode}" (allowed: ${READ_MODES.join(", ")})`);
       setConfigValue("hook.read", args.mode);
       consola.success(`read mode: ${args.mode} — ${EXPLAIN[args.mode]}`);
     },

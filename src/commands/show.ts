@@ -1,5 +1,5 @@
-import { defineCommand } from "citty";
 import { readFileSync } from "node:fs";
+import { defineCommand } from "citty";
 import { requireEntry } from "../store/store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";

@@ -4,7 +4,11 @@ import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
 
 function size(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 export default withExamples(
@@ -14,18 +18,31 @@ export default withExamples(
     async run({ args }) {
       const store = cliStore();
       const status = storeStatus(store);
-      const current = store.project ? { id: store.project.id, label: store.project.label, branch: store.project.branch ?? null, origin: store.project.origin ?? null } : null;
+      const current = store.project
+        ? {
+            id: store.project.id,
+            label: store.project.label,
+            branch: store.project.branch ?? null,
+            origin: store.project.origin ?? null,
+          }
+        : null;
       const sync = await import("../sync/status").then((m) => m.syncStatus()).catch(() => undefined);
       if (args.json) return printJson({ ...status, project: current, ...(sync ? { sync } : {}) });
       const out: string[] = [`Coffer home: ${status.home}`];
-      out.push(current ? `This directory: project ${current.label} (${current.id})${current.branch ? ` on ${current.branch}` : ""}` : "This directory: no project (global only)");
+      out.push(
+        current
+          ? `This directory: project ${current.label} (${current.id})${current.branch ? ` on ${current.branch}` : ""}`
+          : "This directory: no project (global only)",
+      );
       out.push("");
       for (const s of status.scopes) {
-        out.push(`${s.label === s.scope ? s.scope : `${s.label} (${s.scope})`}: ${s.entries} entries, ${s.rules} rules, ${size(s.bytes)}${s.last_updated ? `, last ${s.last_updated}` : ""}`);
+        out.push(
+          `${s.label === s.scope ? s.scope : `${s.label} (${s.scope})`}: ${s.entries} entries, ${s.rules} rules, ${size(s.bytes)}${s.last_updated ? `, last ${s.last_updated}` : ""}`,
+        );
       }
       out.push("", `Index: ${status.index.entries} entries, ${size(status.index.bytes)} (${status.index.file})`);
       if (sync) out.push(`Sync: ${sync.summary}`);
-      process.stdout.write(out.join("\n") + "\n");
+      process.stdout.write(`${out.join("\n")}\n`);
     },
   }),
   ["coffer status", "coffer status --json"],

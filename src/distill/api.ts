@@ -3,16 +3,17 @@
  * side imports only this file; everything here is a thin adapter over src/distill,
  * src/transcripts, src/queue/observe and src/inbox.
  */
-import { CofferError } from "../lib/errors";
-import { isoNow } from "../lib/time";
-import { type Host, loadConfig } from "../store/config";
+
 import { findTrace, listTraces, type Trace } from "../inbox/inbox";
 import { approveTrace, rejectTrace } from "../inbox/review";
+import { CofferError } from "../lib/errors";
+import { isoNow } from "../lib/time";
 import { observeQueue } from "../queue/observe";
 import { enqueueSession, readQueue } from "../queue/session-queue";
-import { type SessionFile, listSessions, resolveSession, sessionFileAt } from "../transcripts/discovery";
+import { type Host, loadConfig } from "../store/config";
+import { listSessions, resolveSession, type SessionFile, sessionFileAt } from "../transcripts/discovery";
 import { isTranscriptHost } from "../transcripts/types";
-import { type SessionInfo, listSessionInfos } from "./catalog";
+import { listSessionInfos, type SessionInfo } from "./catalog";
 import { type DistillOutcome, distillFile, prepareSession } from "./distill";
 import { isDistilled, readLedger } from "./ledger";
 import { modelSettings } from "./model";
@@ -61,7 +62,13 @@ export type DistillReport = { session: string; outcome: SessionEndOutcome; messa
 
 /** Distill the given sessions (ids or paths) of one host, one after the other. */
 export async function distillTranscripts(host: Host, sessions: string[]): Promise<DistillReport[]> {
-  if (!isTranscriptHost(host)) return sessions.map((session) => ({ session, outcome: "skipped" as const, message: `${host} keeps no transcripts Coffer can read`, entries: [] }));
+  if (!isTranscriptHost(host))
+    return sessions.map((session) => ({
+      session,
+      outcome: "skipped" as const,
+      message: `${host} keeps no transcripts Coffer can read`,
+      entries: [],
+    }));
   const config = loadConfig();
   const ledger = readLedger();
   const out: DistillReport[] = [];
@@ -80,11 +87,20 @@ export async function distillTranscripts(host: Host, sessions: string[]): Promis
 }
 
 /** The exact text a model would receive for one session (the web UI's preview). */
-export async function transcriptPreview(host: Host, session: string): Promise<{ session: string; title: string; project: string | null; text: string; redactions: number } | undefined> {
+export async function transcriptPreview(
+  host: Host,
+  session: string,
+): Promise<{ session: string; title: string; project: string | null; text: string; redactions: number } | undefined> {
   if (!isTranscriptHost(host)) return undefined;
   try {
     const p = prepareSession(resolveSession(session, [host]), loadConfig());
-    return { session: p.file.session_id, title: p.parsed.title, project: p.project?.label ?? null, text: p.text, redactions: p.conversation.redactions };
+    return {
+      session: p.file.session_id,
+      title: p.parsed.title,
+      project: p.project?.label ?? null,
+      text: p.text,
+      redactions: p.conversation.redactions,
+    };
   } catch (err) {
     if (err instanceof CofferError) return undefined;
     throw err;
@@ -132,8 +148,15 @@ export type InboxItem = {
 };
 
 const item = (t: Trace): InboxItem => ({
-  id: t.id, host: t.host, session: t.session, created: t.created, messages: t.messages, redactions: t.redactions,
-  removed_lines: t.removed_lines, title: t.title, project: t.project?.label ?? null,
+  id: t.id,
+  host: t.host,
+  session: t.session,
+  created: t.created,
+  messages: t.messages,
+  redactions: t.redactions,
+  removed_lines: t.removed_lines,
+  title: t.title,
+  project: t.project?.label ?? null,
 });
 
 /** Traces waiting in inbox/, oldest first. */
@@ -146,7 +169,12 @@ export async function showInbox(id: string): Promise<Trace | undefined> {
   return findTrace(id);
 }
 
-export type ApproveInboxResult = { id: string; status: "approved" | "not_found" | "failed"; entries: string[]; message?: string };
+export type ApproveInboxResult = {
+  id: string;
+  status: "approved" | "not_found" | "failed";
+  entries: string[];
+  message?: string;
+};
 
 /** Distill an inbox trace into entries and remove it (no interactive preview over HTTP). */
 export async function approveInbox(id: string): Promise<ApproveInboxResult> {
@@ -156,7 +184,13 @@ export async function approveInbox(id: string): Promise<ApproveInboxResult> {
     const r = await approveTrace(trace, loadConfig());
     return { id: trace.id, status: "approved", entries: r.entries.map((e) => e.id) };
   } catch (err) {
-    if (err instanceof CofferError) return { id: trace.id, status: "failed", entries: [], message: [err.message, err.hint].filter(Boolean).join("\n") };
+    if (err instanceof CofferError)
+      return {
+        id: trace.id,
+        status: "failed",
+        entries: [],
+        message: [err.message, err.hint].filter(Boolean).join("\n"),
+      };
     throw err;
   }
 }

@@ -1,8 +1,8 @@
 /** One line about a session on disk: what `coffer distill list` and `GET .../transcripts` show. */
 import { isoNow } from "../lib/time";
-import { type SessionFile, parseSessionFile, sessionHead } from "../transcripts/discovery";
+import { parseSessionFile, type SessionFile, sessionHead } from "../transcripts/discovery";
 import type { TranscriptHost } from "../transcripts/types";
-import { type Ledger, isDistilled } from "./ledger";
+import { isDistilled, type Ledger } from "./ledger";
 import { projectForSession } from "./project";
 
 export type SessionInfo = {

@@ -7,14 +7,14 @@ import { CofferError } from "../lib/errors";
 import type { Config } from "../store/config";
 import { closeStore, remember } from "../store/store";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
-import { type SessionFile, parseSessionFile } from "../transcripts/discovery";
+import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubText } from "../transcripts/scrub";
 import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
 import { type Insight, parseInsights } from "./insights";
-import { type Ledger, appendLedger, failedAttempts, fileSha256, isDistilled, readLedger } from "./ledger";
-import { CONFIGURE_MODEL_HINT, ModelError, type ModelSettings, complete, modelSettings } from "./model";
-import { type ProjectRef, openProjectStore, projectForSession } from "./project";
-import { SYSTEM_PROMPT, renderConversation } from "./prompt";
+import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger } from "./ledger";
+import { CONFIGURE_MODEL_HINT, complete, ModelError, type ModelSettings, modelSettings } from "./model";
+import { openProjectStore, type ProjectRef, projectForSession } from "./project";
+import { renderConversation, SYSTEM_PROMPT } from "./prompt";
 
 export type DistillOutcome = "distilled" | "already_distilled" | "no_model" | "not_found" | "skipped" | "failed";
 
@@ -56,7 +56,11 @@ export function prepareSession(file: SessionFile, config: Config): PreparedSessi
 }
 
 /** Write insights as entries in the project scope (scrubbed once more: a model can echo anything). */
-export function writeInsights(project: ProjectRef, insights: Insight[], origin: { host: string; session: string }): WrittenEntry[] {
+export function writeInsights(
+  project: ProjectRef,
+  insights: Insight[],
+  origin: { host: string; session: string },
+): WrittenEntry[] {
   const store = openProjectStore(project);
   try {
     return insights.map((ins) => {
@@ -96,12 +100,20 @@ function summarize(entries: WrittenEntry[], dropped: number): string {
   const parts = [`${entries.length} ${entries.length === 1 ? "entry" : "entries"}`];
   if (entries.length) parts.push(`${created} new, ${dup} already known`);
   if (dropped) parts.push(`${dropped} invalid ${dropped === 1 ? "item" : "items"} dropped`);
-  return entries.length ? `${parts[0]} (${parts.slice(1).join("; ")})` : `no insights worth keeping${dropped ? ` (${parts.slice(1).join("; ")})` : ""}`;
+  return entries.length
+    ? `${parts[0]} (${parts.slice(1).join("; ")})`
+    : `no insights worth keeping${dropped ? ` (${parts.slice(1).join("; ")})` : ""}`;
 }
 
 export async function distillFile(file: SessionFile, opts: DistillOptions): Promise<DistillResult> {
   const ledger = opts.ledger ?? readLedger();
-  const base = { host: file.host, session: file.session_id, title: "", project: null as string | null, entries: [] as WrittenEntry[] };
+  const base = {
+    host: file.host,
+    session: file.session_id,
+    title: "",
+    project: null as string | null,
+    entries: [] as WrittenEntry[],
+  };
   if (!opts.force && isDistilled(ledger, file)) {
     return { ...base, outcome: "already_distilled", message: "already distilled (ledger); nothing new since" };
   }
@@ -114,34 +126,70 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
   }
   const { parsed, project, conversation, text } = prepared;
   const result = { ...base, title: parsed.title, project: project?.label ?? null };
-  if (parsed.subagent) return { ...result, outcome: "skipped", message: "a subagent's transcript (its parent session is distilled instead)" };
+  if (parsed.subagent)
+    return {
+      ...result,
+      outcome: "skipped",
+      message: "a subagent's transcript (its parent session is distilled instead)",
+    };
   if (!project) {
-    const where = parsed.cwd ? `${parsed.cwd} is not inside a git repository` : "the transcript records no working directory";
-    return { ...result, outcome: "skipped", message: `not a git project: ${where}; only project sessions are distilled` };
+    const where = parsed.cwd
+      ? `${parsed.cwd} is not inside a git repository`
+      : "the transcript records no working directory";
+    return {
+      ...result,
+      outcome: "skipped",
+      message: `not a git project: ${where}; only project sessions are distilled`,
+    };
   }
   const sha = fileSha256(file.path);
-  const record = { host: file.host, session_id: file.session_id, sha256: sha, size: file.size, mtime_ms: file.mtimeMs, via: opts.via ?? "distill" };
+  const record = {
+    host: file.host,
+    session_id: file.session_id,
+    sha256: sha,
+    size: file.size,
+    mtime_ms: file.mtimeMs,
+    via: opts.via ?? "distill",
+  };
   if (!conversation.turns.length) {
     if (!opts.dryRun) appendLedger({ ...record, outcome: "distilled", entries: 0 });
-    return { ...result, outcome: "skipped", message: "no conversation left after cleaning (only tool traffic or injected context)" };
+    return {
+      ...result,
+      outcome: "skipped",
+      message: "no conversation left after cleaning (only tool traffic or injected context)",
+    };
   }
   const model = modelSettings(opts.config);
   if (opts.dryRun) {
     const to = model ? `${model.provider}/${model.model}` : "a model (none configured)";
-    return { ...result, outcome: "skipped", message: `dry run: would send ${text.length} characters (${conversation.turns.length} turns, ${conversation.redactions} redactions) to ${to}` };
+    return {
+      ...result,
+      outcome: "skipped",
+      message: `dry run: would send ${text.length} characters (${conversation.turns.length} turns, ${conversation.redactions} redactions) to ${to}`,
+    };
   }
-  if (!model) return { ...result, outcome: "no_model", message: `no model configured, nothing sent.\n${CONFIGURE_MODEL_HINT}` };
+  if (!model)
+    return { ...result, outcome: "no_model", message: `no model configured, nothing sent.\n${CONFIGURE_MODEL_HINT}` };
   try {
     const { insights, dropped } = await askModel(model, text);
     const entries = writeInsights(project, insights, { host: file.host, session: file.session_id });
     appendLedger({ ...record, outcome: "distilled", entries: entries.length });
-    audit({ event: "session_distilled", actor: `agent:${file.host}`, source: "distill", session: file.session_id, entries: entries.length });
+    audit({
+      event: "session_distilled",
+      actor: `agent:${file.host}`,
+      source: "distill",
+      session: file.session_id,
+      entries: entries.length,
+    });
     return { ...result, outcome: "distilled", entries, message: summarize(entries, dropped) };
   } catch (err) {
     if (!(err instanceof ModelError)) throw err;
     appendLedger({ ...record, outcome: "failed", entries: 0, error: err.kind });
     const tries = failedAttempts(readLedger(), file);
-    const next = tries < MAX_FAILED_ATTEMPTS ? "nothing written; the session is left for the next sweep" : `nothing written; failed ${tries} times, the sweep skips it until it changes (coffer distill run retries)`;
+    const next =
+      tries < MAX_FAILED_ATTEMPTS
+        ? "nothing written; the session is left for the next sweep"
+        : `nothing written; failed ${tries} times, the sweep skips it until it changes (coffer distill run retries)`;
     return { ...result, outcome: "failed", message: `${err.message}; ${next}` };
   }
 }

@@ -37,10 +37,18 @@ export function parseInsights(reply: string): ParsedInsights {
   try {
     doc = JSON.parse(jsonPart(reply));
   } catch {
-    throw new ModelError("malformed", `the model's answer is not a JSON array of insights (it began: ${JSON.stringify(reply.trim().slice(0, 80))})`);
+    throw new ModelError(
+      "malformed",
+      `the model's answer is not a JSON array of insights (it began: ${JSON.stringify(reply.trim().slice(0, 80))})`,
+    );
   }
   // Some models wrap the list: {"insights": [...]}.
-  if (doc && typeof doc === "object" && !Array.isArray(doc) && Array.isArray((doc as { insights?: unknown }).insights)) {
+  if (
+    doc &&
+    typeof doc === "object" &&
+    !Array.isArray(doc) &&
+    Array.isArray((doc as { insights?: unknown }).insights)
+  ) {
     doc = (doc as { insights: unknown[] }).insights;
   }
   if (!Array.isArray(doc)) throw new ModelError("malformed", "the model's answer is JSON but not an array of insights");
@@ -52,7 +60,10 @@ export function parseInsights(reply: string): ParsedInsights {
     else dropped++;
   }
   if (doc.length > 0 && insights.length === 0) {
-    throw new ModelError("malformed", `none of the model's ${doc.length} items is a valid insight ({kind: decision|gotcha|convention|todo, title <= 80, body <= 1000})`);
+    throw new ModelError(
+      "malformed",
+      `none of the model's ${doc.length} items is a valid insight ({kind: decision|gotcha|convention|todo, title <= 80, body <= 1000})`,
+    );
   }
   return { insights, dropped };
 }

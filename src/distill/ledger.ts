@@ -35,7 +35,11 @@ const key = (host: string, session: string) => `${host}\u0000${session}`;
 export function readLedger(): Ledger {
   const ledger: Ledger = new Map();
   let text = "";
-  try { text = readFileSync(paths.ledger(), "utf8"); } catch { return ledger; }
+  try {
+    text = readFileSync(paths.ledger(), "utf8");
+  } catch {
+    return ledger;
+  }
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     try {
@@ -53,7 +57,7 @@ export function readLedger(): Ledger {
 export function appendLedger(record: Omit<LedgerRecord, "at">): void {
   const file = paths.ledger();
   mkdirSync(dirname(file), { recursive: true });
-  appendFileSync(file, JSON.stringify({ at: isoNow(), ...record }) + "\n", { mode: 0o600 });
+  appendFileSync(file, `${JSON.stringify({ at: isoNow(), ...record })}\n`, { mode: 0o600 });
 }
 
 /** A transcript file as it is now (a SessionFile is one). */
@@ -65,12 +69,18 @@ export function fileSha256(path: string): string {
 
 /** Records of this session that describe the file as it is now (same content). */
 function matching(ledger: Ledger, f: FileState, outcome: LedgerOutcome): LedgerRecord[] {
-  const records = (ledger.get(key(f.host, f.session_id)) ?? []).filter((r) => r.outcome === outcome && r.size === f.size);
+  const records = (ledger.get(key(f.host, f.session_id)) ?? []).filter(
+    (r) => r.outcome === outcome && r.size === f.size,
+  );
   if (!records.length) return [];
   const same = records.filter((r) => r.mtime_ms === f.mtimeMs);
   if (same.length) return same;
   let hash: string;
-  try { hash = fileSha256(f.path); } catch { return []; }
+  try {
+    hash = fileSha256(f.path);
+  } catch {
+    return [];
+  }
   return records.filter((r) => r.sha256 === hash);
 }
 

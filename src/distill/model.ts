@@ -39,7 +39,9 @@ export function modelSettings(config: Config): ModelSettings | undefined {
   const baseUrl = (explicitUrl || (provider === "openai" ? OPENAI_URL : ANTHROPIC_URL)).replace(/\/+$/, "");
   // A key is sent where the user said (api_key_env) or to the provider's own endpoint; never
   // implicitly to some other server (a local Ollama does not need the user's OpenAI key).
-  const keyEnv = (config["model.api_key_env"] as string | undefined) ?? (explicitUrl ? undefined : provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+  const keyEnv =
+    (config["model.api_key_env"] as string | undefined) ??
+    (explicitUrl ? undefined : provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
   return { provider, model, baseUrl, keyEnv, timeoutMs: Number(config["model.timeout_ms"] ?? 60000) };
 }
 
@@ -47,7 +49,10 @@ export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "malforme
 
 /** A model call that did not produce usable output; `message` is safe to print and store. */
 export class ModelError extends Error {
-  constructor(readonly kind: ModelErrorKind, message: string) {
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+  ) {
     super(message);
     this.name = "ModelError";
   }
@@ -76,12 +81,25 @@ function request(s: ModelSettings, system: string, user: string): { url: string;
     const url = /\/v1$/.test(s.baseUrl) ? `${s.baseUrl}/messages` : `${s.baseUrl}/v1/messages`;
     const headers: Record<string, string> = { "content-type": "application/json", "anthropic-version": "2023-06-01" };
     if (key) headers["x-api-key"] = key;
-    const body = { model: s.model, max_tokens: 2048, temperature: 0.2, system, messages: [{ role: "user", content: user }] };
+    const body = {
+      model: s.model,
+      max_tokens: 2048,
+      temperature: 0.2,
+      system,
+      messages: [{ role: "user", content: user }],
+    };
     return { url, init: { method: "POST", headers, body: JSON.stringify(body) }, key };
   }
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (key) headers.authorization = `Bearer ${key}`;
-  const body = { model: s.model, temperature: 0.2, messages: [{ role: "system", content: system }, { role: "user", content: user }] };
+  const body = {
+    model: s.model,
+    temperature: 0.2,
+    messages: [
+      { role: "system", content: system },
+      { role: "user", content: user },
+    ],
+  };
   return { url: `${s.baseUrl}/chat/completions`, init: { method: "POST", headers, body: JSON.stringify(body) }, key };
 }
 
@@ -89,7 +107,10 @@ function request(s: ModelSettings, system: string, user: string): { url: string;
 function replyText(s: ModelSettings, body: any): string | undefined {
   if (s.provider === "anthropic") {
     if (!Array.isArray(body?.content)) return undefined;
-    return body.content.filter((b: any) => b?.type === "text" && typeof b.text === "string").map((b: any) => b.text).join("");
+    return body.content
+      .filter((b: any) => b?.type === "text" && typeof b.text === "string")
+      .map((b: any) => b.text)
+      .join("");
   }
   const content = body?.choices?.[0]?.message?.content;
   if (typeof content === "string") return content;
@@ -111,7 +132,12 @@ function retryDelay(res: Response | undefined, attempt: number, backoffMs: numbe
 }
 
 /** One completion: `system` + `user` in, the reply text out. Throws ModelError. */
-export async function complete(s: ModelSettings, system: string, user: string, opts: CallOptions = {}): Promise<string> {
+export async function complete(
+  s: ModelSettings,
+  system: string,
+  user: string,
+  opts: CallOptions = {},
+): Promise<string> {
   const attempts = opts.attempts ?? 3;
   const backoffMs = opts.backoffMs ?? 500;
   const { url, init, key } = request(s, system, user);
@@ -125,7 +151,10 @@ export async function complete(s: ModelSettings, system: string, user: string, o
       const name = (err as Error)?.name;
       if (name === "TimeoutError" || name === "AbortError") {
         // Not retried: a model that needs longer than the timeout will need it again.
-        throw new ModelError("timeout", `the model at ${where} did not answer within ${s.timeoutMs} ms (model.timeout_ms)`);
+        throw new ModelError(
+          "timeout",
+          `the model at ${where} did not answer within ${s.timeoutMs} ms (model.timeout_ms)`,
+        );
       }
       last = new ModelError("network", `cannot reach the model at ${where}: ${(err as Error)?.message ?? err}`);
     }
@@ -133,16 +162,25 @@ export async function complete(s: ModelSettings, system: string, user: string, o
       if (res.ok) {
         let body: unknown;
         const text = await res.text();
-        try { body = JSON.parse(text); } catch {
-          throw new ModelError("malformed", `the model at ${where} answered with something that is not JSON: ${excerpt(text, key)}`);
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw new ModelError(
+            "malformed",
+            `the model at ${where} answered with something that is not JSON: ${excerpt(text, key)}`,
+          );
         }
         const reply = replyText(s, body);
-        if (reply === undefined) throw new ModelError("malformed", `the model at ${where} answered without a message: ${excerpt(text, key)}`);
+        if (reply === undefined)
+          throw new ModelError("malformed", `the model at ${where} answered without a message: ${excerpt(text, key)}`);
         return reply;
       }
       const detail = excerpt(await res.text().catch(() => ""), key);
       if (res.status === 401 || res.status === 403) {
-        throw new ModelError("auth", `the model at ${where} refused the key (HTTP ${res.status})${detail ? `: ${detail}` : ""}`);
+        throw new ModelError(
+          "auth",
+          `the model at ${where} refused the key (HTTP ${res.status})${detail ? `: ${detail}` : ""}`,
+        );
       }
       last = new ModelError("http", `the model at ${where} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`);
       if (res.status !== 429 && res.status < 500) throw last;

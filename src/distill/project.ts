@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { cofferHome } from "../lib/paths";
 import { projectIdFor, resolveProject } from "../store/scope";
-import { type Store, openStore } from "../store/store";
+import { openStore, type Store } from "../store/store";
 
 /** A project scope as a session knows it: never a machine path beyond `root`, which is not stored. */
 export type ProjectRef = { id: string; label: string; origin?: string; root?: string };
@@ -27,7 +27,14 @@ export function openProjectStore(ref: ProjectRef, notice?: (m: string) => void):
   const cwd = ref.root && existsSync(ref.root) ? ref.root : cofferHome();
   const store = openStore({ cwd, freshness: "none", notice });
   if (store.project?.id !== ref.id) {
-    store.project = { id: ref.id, label: ref.label, origin: ref.origin, root: ref.root ?? "", worktree: ref.root ?? "", gitDir: "" };
+    store.project = {
+      id: ref.id,
+      label: ref.label,
+      origin: ref.origin,
+      root: ref.root ?? "",
+      worktree: ref.root ?? "",
+      gitDir: "",
+    };
   }
   return store;
 }

@@ -22,5 +22,5 @@ export function renderConversation(conv: PreparedConversation, meta: RenderMeta)
     if (i === conv.omittedAt) parts.push(`[... ${conv.omitted} turns omitted ...]`);
     parts.push(`[${t.role}]\n${t.text}`);
   });
-  return parts.join("\n\n") + "\n";
+  return `${parts.join("\n\n")}\n`;
 }

@@ -4,12 +4,13 @@
  * git project; at most `distill.max_per_pass` (20), oldest first. This is how sessions of hosts
  * without a session-end hook (Codex) are captured.
  */
-import type { Config } from "../store/config";
+
 import { listTraces } from "../inbox/inbox";
-import { type SessionFile, listSessions, sessionHead } from "../transcripts/discovery";
+import type { Config } from "../store/config";
+import { listSessions, type SessionFile, sessionHead } from "../transcripts/discovery";
 import { TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
 import { MAX_FAILED_ATTEMPTS } from "./distill";
-import { type Ledger, failedAttempts, isDistilled, readLedger } from "./ledger";
+import { failedAttempts, isDistilled, type Ledger, readLedger } from "./ledger";
 import { projectForSession } from "./project";
 
 export type SweepPolicy = { settleMs: number; recencyMs: number; max: number };
@@ -23,7 +24,10 @@ export function sweepPolicy(config: Config): SweepPolicy {
 }
 
 /** The sessions a sweep pass would distill now, oldest first. */
-export function selectSweep(policy: SweepPolicy, opts: { now?: number; hosts?: readonly TranscriptHost[]; ledger?: Ledger } = {}): SessionFile[] {
+export function selectSweep(
+  policy: SweepPolicy,
+  opts: { now?: number; hosts?: readonly TranscriptHost[]; ledger?: Ledger } = {},
+): SessionFile[] {
   const now = opts.now ?? Date.now();
   const ledger = opts.ledger ?? readLedger();
   const inInbox = new Set(listTraces().map((t) => `${t.host}\u0000${t.session}`));

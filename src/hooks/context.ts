@@ -17,7 +17,13 @@ export function sessionStartContext(host: Host, cwd: string): string {
   if (!adapter?.injects.includes("session-start") || !isAbsoluteDir(cwd)) return "";
   const config = loadConfigOrDefaults();
   if (config["hook.read"] === "off") return "";
-  const store = openStore({ cwd: resolve(cwd), freshness: "shallow", rebuildAll: false, config, notice: (m) => hookLog(m, { host, event: "session-context" }) });
+  const store = openStore({
+    cwd: resolve(cwd),
+    freshness: "shallow",
+    rebuildAll: false,
+    config,
+    notice: (m) => hookLog(m, { host, event: "session-context" }),
+  });
   try {
     return withHealing(store, () => sessionStartText(store, config, adapter.capacity(config)));
   } finally {

@@ -27,7 +27,7 @@ function writeAll(text: string): void {
 /** Print the answer unless the watchdog already did. Returns false when it was too late. */
 export function answer(json: string): boolean {
   if (Atomics.compareExchange(flag, 0, 0, 1) !== 0) return false;
-  writeAll(json + "\n");
+  writeAll(`${json}\n`);
   return true;
 }
 
@@ -67,13 +67,16 @@ export function armDeadline(at: number, emptyJson: string, log: string): void {
   try {
     const url = URL.createObjectURL(new Blob([WATCHDOG], { type: "application/javascript" }));
     const worker = new Worker(url);
-    worker.postMessage({ flag, at, out: emptyJson + "\n", log });
+    worker.postMessage({ flag, at, out: `${emptyJson}\n`, log });
     worker.unref();
   } catch {
     // No worker: the main-thread timer still covers every asynchronous wait (stdin).
   }
-  const timer = setTimeout(() => {
-    if (answer(emptyJson)) exitNow();
-  }, Math.max(0, at - Date.now()));
+  const timer = setTimeout(
+    () => {
+      if (answer(emptyJson)) exitNow();
+    },
+    Math.max(0, at - Date.now()),
+  );
   timer.unref();
 }

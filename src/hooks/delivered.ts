@@ -21,12 +21,16 @@ export function sessionKey(host: Host, cwd: string, sessionId: string, agentId?:
 export type SessionState = { bundleSig: string | null; slotSig: string | null; delivered: Map<string, string> };
 
 export function readSession(db: Database, key: SessionKey): SessionState | undefined {
-  const row = db.query("SELECT bundle_sig, slot_sig FROM hook_sessions WHERE skey = ?").get(key.skey) as
-    | { bundle_sig: string | null; slot_sig: string | null }
-    | null;
+  const row = db.query("SELECT bundle_sig, slot_sig FROM hook_sessions WHERE skey = ?").get(key.skey) as {
+    bundle_sig: string | null;
+    slot_sig: string | null;
+  } | null;
   if (!row) return undefined;
   const delivered = new Map<string, string>();
-  for (const r of db.query("SELECT entry_id, body_hash FROM hook_delivered WHERE skey = ?").all(key.skey) as { entry_id: string; body_hash: string }[]) {
+  for (const r of db.query("SELECT entry_id, body_hash FROM hook_delivered WHERE skey = ?").all(key.skey) as {
+    entry_id: string;
+    body_hash: string;
+  }[]) {
     delivered.set(r.entry_id, r.body_hash);
   }
   return { bundleSig: row.bundle_sig, slotSig: row.slot_sig, delivered };
@@ -45,15 +49,30 @@ export function updateSession(db: Database, key: SessionKey, update: SessionUpda
   db.transaction(() => {
     const exists = db.query("SELECT 1 FROM hook_sessions WHERE skey = ?").get(key.skey);
     if (!exists) {
-      db.query("INSERT INTO hook_sessions(skey, host, cwd, session, subagent, bundle_sig, slot_sig, updated_ms) VALUES(?,?,?,?,?,?,?,?)").run(
-        key.skey, key.host, key.cwd, key.session, key.subagent ? 1 : 0, update.bundleSig ?? null, update.slotSig ?? null, now,
+      db.query(
+        "INSERT INTO hook_sessions(skey, host, cwd, session, subagent, bundle_sig, slot_sig, updated_ms) VALUES(?,?,?,?,?,?,?,?)",
+      ).run(
+        key.skey,
+        key.host,
+        key.cwd,
+        key.session,
+        key.subagent ? 1 : 0,
+        update.bundleSig ?? null,
+        update.slotSig ?? null,
+        now,
       );
       if (needsPrune(db, now)) prune(db, now);
     } else {
       const sets = ["updated_ms = ?"];
       const args: (string | number | null)[] = [now];
-      if (update.bundleSig !== undefined) { sets.push("bundle_sig = ?"); args.push(update.bundleSig); }
-      if (update.slotSig !== undefined) { sets.push("slot_sig = ?"); args.push(update.slotSig); }
+      if (update.bundleSig !== undefined) {
+        sets.push("bundle_sig = ?");
+        args.push(update.bundleSig);
+      }
+      if (update.slotSig !== undefined) {
+        sets.push("slot_sig = ?");
+        args.push(update.slotSig);
+      }
       db.query(`UPDATE hook_sessions SET ${sets.join(", ")} WHERE skey = ?`).run(...args, key.skey);
     }
     if (update.reset) db.query("DELETE FROM hook_delivered WHERE skey = ?").run(key.skey);
@@ -69,8 +88,13 @@ export function updateSession(db: Database, key: SessionKey, update: SessionUpda
 /** Anything over the limits or past its age? (Index-only reads: cheaper than pruning every time.) */
 function needsPrune(db: Database, now: number): boolean {
   const cutoff = now - KEEP_DAYS * 86_400_000;
-  for (const [subagent, keep] of [[0, KEEP_PARENTS], [1, KEEP_SUBAGENTS]] as const) {
-    const r = db.query("SELECT count(*) AS n, min(updated_ms) AS oldest FROM hook_sessions WHERE subagent = ?").get(subagent) as { n: number; oldest: number | null };
+  for (const [subagent, keep] of [
+    [0, KEEP_PARENTS],
+    [1, KEEP_SUBAGENTS],
+  ] as const) {
+    const r = db
+      .query("SELECT count(*) AS n, min(updated_ms) AS oldest FROM hook_sessions WHERE subagent = ?")
+      .get(subagent) as { n: number; oldest: number | null };
     if (r.n > keep || (r.oldest !== null && r.oldest < cutoff)) return true;
   }
   return false;
@@ -80,7 +104,10 @@ function needsPrune(db: Database, now: number): boolean {
 export function prune(db: Database, now = Date.now()): void {
   const cutoff = now - KEEP_DAYS * 86_400_000;
   db.query("DELETE FROM hook_sessions WHERE updated_ms < ?").run(cutoff);
-  for (const [subagent, keep] of [[0, KEEP_PARENTS], [1, KEEP_SUBAGENTS]] as const) {
+  for (const [subagent, keep] of [
+    [0, KEEP_PARENTS],
+    [1, KEEP_SUBAGENTS],
+  ] as const) {
     db.query(
       `DELETE FROM hook_sessions WHERE subagent = ?1 AND skey NOT IN
          (SELECT skey FROM hook_sessions WHERE subagent = ?1 ORDER BY updated_ms DESC, skey LIMIT ?2)`,

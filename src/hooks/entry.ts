@@ -56,7 +56,10 @@ export function checkInput(input: HookInput): string | undefined {
   if (!SAFE_ID.test(input.sessionId)) return "unsafe session id";
   if (input.agentId !== undefined && !SAFE_ID.test(input.agentId)) return "unsafe agent id";
   if (!isAbsoluteDir(input.cwd)) return "cwd is not an absolute, existing directory";
-  if (input.transcriptPath !== undefined && (!input.transcriptPath.startsWith("/") || input.transcriptPath.length > 4096 || input.transcriptPath.includes("\0"))) {
+  if (
+    input.transcriptPath !== undefined &&
+    (!input.transcriptPath.startsWith("/") || input.transcriptPath.length > 4096 || input.transcriptPath.includes("\0"))
+  ) {
     return "transcript_path is not an absolute path";
   }
   return undefined;
@@ -64,7 +67,11 @@ export function checkInput(input: HookInput): string | undefined {
 
 async function printHelp(): Promise<void> {
   const [{ runCli }, pkg] = await Promise.all([import("../commands/_run"), import("../../package.json")]);
-  await runCli(["hook", "--help"], { hook: { description: "Hook entry point the agents call", load: () => import("../commands/hook") } }, pkg.default.version);
+  await runCli(
+    ["hook", "--help"],
+    { hook: { description: "Hook entry point the agents call", load: () => import("../commands/hook") } },
+    pkg.default.version,
+  );
 }
 
 function finish(json: string): never {
@@ -81,7 +88,10 @@ export async function runHookCli(argv: string[]): Promise<void> {
   const { event, host } = parseHookArgs(argv);
   if (!event || !host) {
     hookLog(`bad arguments: ${JSON.stringify(argv).slice(0, 200)} (usage: coffer hook <event> --agent <host>)`);
-    if (process.stdin.isTTY) process.stderr.write("usage: coffer hook <session-start|prompt|tool|compact|subagent-start|session-end> --agent <claude|codex|gemini|cursor|windsurf|opencode>\n");
+    if (process.stdin.isTTY)
+      process.stderr.write(
+        "usage: coffer hook <session-start|prompt|tool|compact|subagent-start|session-end> --agent <claude|codex|gemini|cursor|windsurf|opencode>\n",
+      );
     finish("{}");
   }
   let empty = "{}";
@@ -143,7 +153,9 @@ export async function runHookCli(argv: string[]): Promise<void> {
     const left = started + Number(config["hook.deadline_ms"] ?? 1500) - Date.now();
     store.db.run(`PRAGMA busy_timeout = ${Math.max(50, Math.min(1000, left - 200))}`);
     const { withHealing } = await import("../store/store");
-    const result = withHealing(store, () => runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }));
+    const result = withHealing(store, () =>
+      runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }),
+    );
     finish(result.context ? adapter.render(event, result.context) : empty);
   } catch (err) {
     hookLog(`hook failed: ${(err as Error)?.stack ?? String(err)}`, where);

@@ -19,9 +19,14 @@ export function hookLog(message: string, fields: Record<string, string | number 
       mkdirSync(dir, { recursive: true });
     }
     try {
-      if (statSync(file).size > HOOK_LOG_MAX) renameSync(file, file + ".1");
+      if (statSync(file).size > HOOK_LOG_MAX) renameSync(file, `${file}.1`);
     } catch {}
-    const line = JSON.stringify({ at: new Date().toISOString(), pid: process.pid, ...fields, msg: message.slice(0, 2000) });
-    appendFileSync(file, line + "\n");
+    const line = JSON.stringify({
+      at: new Date().toISOString(),
+      pid: process.pid,
+      ...fields,
+      msg: message.slice(0, 2000),
+    });
+    appendFileSync(file, `${line}\n`);
   } catch {}
 }

@@ -4,7 +4,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 /** `abs` relative to `dir` with `/` separators, or undefined when it is outside `dir`. */
 export function relativeInside(dir: string, abs: string): string | undefined {
   const rel = relative(dir, abs);
-  if (!rel || rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) return undefined;
+  if (!rel || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
   return sep === "/" ? rel : rel.split(sep).join("/");
 }
 
@@ -16,7 +16,7 @@ export function touchedInside(cwd: string, p: string): string | undefined {
 }
 
 const TRAIL = /[.,;:!?)\]}>'"`]+$/;
-const LEAD = /^[(<\['"`]+/;
+const LEAD = /^[(<['"`]+/;
 
 /**
  * File paths a prompt names that exist under cwd: tokens with a `/` or a file extension, or
@@ -30,11 +30,20 @@ export function promptPaths(prompt: string, cwd: string, max = 12): string[] {
   for (const raw of prompt.slice(0, 20000).split(/[\s,;|]+/)) {
     if (out.length >= max) break;
     if (raw.length < 3 || raw.length > 512) continue;
-    let token = raw.replace(LEAD, "").replace(TRAIL, "").replace(/:\d+(?::\d+)?$/, "").replace(TRAIL, "");
+    let token = raw
+      .replace(LEAD, "")
+      .replace(TRAIL, "")
+      .replace(/:\d+(?::\d+)?$/, "")
+      .replace(TRAIL, "");
     if (token.startsWith("@")) token = token.slice(1); // `@src/x.ts` mentions
     if (!token || /^[a-z][a-z0-9+.-]*:\/\//i.test(token)) continue; // URLs
     // A path, a name with an extension, or a bare name like Makefile / Dockerfile / .env.
-    if (!token.includes("/") && !/\.[A-Za-z0-9]{1,10}$/.test(token) && !/^(?:[A-Z][A-Za-z0-9_-]{2,}|\.[A-Za-z0-9_.-]+)$/.test(token)) continue;
+    if (
+      !token.includes("/") &&
+      !/\.[A-Za-z0-9]{1,10}$/.test(token) &&
+      !/^(?:[A-Z][A-Za-z0-9_-]{2,}|\.[A-Za-z0-9_.-]+)$/.test(token)
+    )
+      continue;
     const abs = touchedInside(cwd, token);
     if (!abs || seen.has(abs)) continue;
     seen.add(abs);

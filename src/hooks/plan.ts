@@ -13,7 +13,10 @@ export const CARDS_HEADER = "Also relevant, not loaded (read with coffer__read):
 
 /** First 8 hex of sha256 over the sorted keys. */
 export function sig(keys: string[]): string {
-  return new Bun.CryptoHasher("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 8);
+  return new Bun.CryptoHasher("sha256")
+    .update([...keys].sort().join("\n"))
+    .digest("hex")
+    .slice(0, 8);
 }
 
 export function oneLine(text: string): string {
@@ -79,8 +82,15 @@ export function planMemory(req: MemoryRequest): MemoryPlan | undefined {
   let b = items.length;
   let c = 0;
   const step = () => {
-    if (b > 0) { b--; c++; return true; }
-    if (c > 0) { c--; return true; }
+    if (b > 0) {
+      b--;
+      c++;
+      return true;
+    }
+    if (c > 0) {
+      c--;
+      return true;
+    }
     return false;
   };
   while (estimate(b, c) > limit && step()) {}
@@ -128,7 +138,10 @@ export function ruleBlocks(text: string): string[] {
   };
   for (const raw of text.replace(/\r\n?/g, "\n").split("\n")) {
     const line = raw.replace(/\s+$/, "");
-    if (!line.trim()) { flush(); continue; }
+    if (!line.trim()) {
+      flush();
+      continue;
+    }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     if (heading) {
       flush();
@@ -145,18 +158,35 @@ export function ruleBlocks(text: string): string[] {
 }
 
 export function bundleSig(projectRules: string | undefined, globalRules: string): string {
-  return new Bun.CryptoHasher("sha256").update(`${projectRules ?? "\u0000none"}\u0000${globalRules}\u0000${BUILTIN_RULES.join("\n")}`).digest("hex").slice(0, 16);
+  return new Bun.CryptoHasher("sha256")
+    .update(`${projectRules ?? "\u0000none"}\u0000${globalRules}\u0000${BUILTIN_RULES.join("\n")}`)
+    .digest("hex")
+    .slice(0, 16);
 }
 
-function renderBundle(bundle: Bundle, keepProject: number, keepGlobal: number, cards: { id: string; title: string }[], proof?: string): string {
+function renderBundle(
+  bundle: Bundle,
+  keepProject: number,
+  keepGlobal: number,
+  cards: { id: string; title: string }[],
+  proof?: string,
+): string {
   const cut = (bundle.project?.length ?? 0) - keepProject + bundle.global.length - keepGlobal;
   const lane = (blocks: string[] | undefined, keep: number, missing: string) =>
-    blocks === undefined ? missing : blocks.length === 0 ? "(none)" : keep === 0 ? "" : blocks.slice(0, keep).join("\n");
+    blocks === undefined
+      ? missing
+      : blocks.length === 0
+        ? "(none)"
+        : keep === 0
+          ? ""
+          : blocks.slice(0, keep).join("\n");
   const sections = [
     RULES_HEADING,
     `## Project\n${lane(bundle.project, keepProject, "(not in a git project)")}`.trimEnd(),
     `## Global\n${lane(bundle.global, keepGlobal, "(none)")}`.trimEnd() +
-      (cut > 0 ? `\n- (${cut} more rule${cut === 1 ? "" : "s"} did not fit; \`coffer rules show\` lists them all)` : ""),
+      (cut > 0
+        ? `\n- (${cut} more rule${cut === 1 ? "" : "s"} did not fit; \`coffer rules show\` lists them all)`
+        : ""),
     `## Coffer built-in\n${BUILTIN_RULES.join("\n")}`,
   ];
   if (cards.length) sections.push(`## Project memory\n${cards.map(cardLine).join("\n")}`);

@@ -14,7 +14,7 @@
  *   match, ahead of text matches. Project before global, then newer, then id.
  */
 import type { ScopeKey } from "../store/scope";
-import { type Store, activeScopes } from "../store/store";
+import { activeScopes, type Store } from "../store/store";
 import { queryTerms } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
@@ -36,16 +36,17 @@ export type Routed = {
 };
 
 const GENERIC = new Set(
-  ("add added adding change changed changes changing check code create created delete do done error errors explain fail failed " +
+  (
+    "add added adding change changed changes changing check code create created delete do done error errors explain fail failed " +
     "failing fails file files fix fixed fixes fixing function help implement issue issues line lines look need new now old " +
     "please problem remove run running see show something src still test tests thing things try update updated want work " +
     "working works write wrong good bad more most one two first last next same other each every like know think go going " +
     "tell give take put set keep start stop open close find search able actually really maybe might must can't don't doesn't " +
-    "isn't it's i'm i've we're you're here way ways lot yes yeah sometimes always never again already thing stuff")
-    .split(" "),
+    "isn't it's i'm i've we're you're here way ways lot yes yeah sometimes always never again already thing stuff"
+  ).split(" "),
 );
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const _CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 type Term = { text: string; match: string; cjk: boolean };
 
@@ -73,7 +74,16 @@ export function specificTerms(prompt: string, max = 24): Term[] {
   return out;
 }
 
-type MetaRow = { rowid: number; id: string; scope: string; title: string; tags: string; updated: string; norm_hash: string; applies_to?: string };
+type MetaRow = {
+  rowid: number;
+  id: string;
+  scope: string;
+  title: string;
+  tags: string;
+  updated: string;
+  norm_hash: string;
+  applies_to?: string;
+};
 
 function scopeOrder(store: Store): Map<ScopeKey, number> {
   return new Map(activeScopes(store).map((s, i) => [s, i]));
@@ -91,8 +101,20 @@ function compareRouted(order: Map<ScopeKey, number>) {
 
 function toRouted(r: MetaRow, score: number, pathHit: boolean): Routed {
   let tags: string[] = [];
-  try { tags = JSON.parse(r.tags); } catch {}
-  return { rowid: r.rowid, id: r.id, scope: r.scope, title: r.title, tags, updated: r.updated, hash: r.norm_hash, score, pathHit };
+  try {
+    tags = JSON.parse(r.tags);
+  } catch {}
+  return {
+    rowid: r.rowid,
+    id: r.id,
+    scope: r.scope,
+    title: r.title,
+    tags,
+    updated: r.updated,
+    hash: r.norm_hash,
+    score,
+    pathHit,
+  };
 }
 
 /** Entries of the active scopes whose applies_to matches one of `relPaths` (project-relative). */
@@ -108,7 +130,9 @@ export function routeByPaths(store: Store, relPaths: string[]): Routed[] {
   const out: Routed[] = [];
   for (const r of rows) {
     let globs: string[] = [];
-    try { globs = JSON.parse(r.applies_to ?? "[]"); } catch {}
+    try {
+      globs = JSON.parse(r.applies_to ?? "[]");
+    } catch {}
     if (relPaths.some((p) => matchesAny(globs, p))) out.push(toRouted(r, 0, true));
   }
   return out.sort(compareRouted(scopeOrder(store)));
@@ -149,7 +173,10 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     // How many things the prompt is about (terms the store lacks count too).
     const k = informative.length;
     // Long prompts: match on the rarest dozen terms the store has.
-    const counted = informative.filter((x) => x.df > 0).sort((a, b) => a.df - b.df).slice(0, 12);
+    const counted = informative
+      .filter((x) => x.df > 0)
+      .sort((a, b) => a.df - b.df)
+      .slice(0, 12);
     // Per term: the entries it hits anywhere, and those it hits in title or tags (FTS column
     // filter, so stemming agrees). Scores and the gate need nothing but rowids.
     const idf = counted.map(({ df }) => Math.log(1 + (total - df + 0.5) / (df + 0.5)));
@@ -170,13 +197,19 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     for (const [rowid, s] of score) if ((s.hits >= 2 || s.titled || k === 1) && s.score >= floor) passed.push(rowid);
     if (passed.length) {
       // json_each drives the join: rowid lookups, never a scan of the scope's index.
-      const inScope = (db
-        .query(`SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.scope IN (${scopes.map(() => "?").join(",")})`)
-        .all(JSON.stringify(passed), ...scopes) as { rowid: number }[]).map((r) => r.rowid);
+      const inScope = (
+        db
+          .query(
+            `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.scope IN (${scopes.map(() => "?").join(",")})`,
+          )
+          .all(JSON.stringify(passed), ...scopes) as { rowid: number }[]
+      ).map((r) => r.rowid);
       const best = Math.max(0, ...inScope.map((r) => score.get(r)!.score));
       const kept = inScope.filter((r) => score.get(r)!.score >= best * TAIL);
       const rows = db
-        .query("SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.title AS title, e.tags AS tags, e.updated AS updated, e.norm_hash AS norm_hash FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
+        .query(
+          "SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.title AS title, e.tags AS tags, e.updated AS updated, e.norm_hash AS norm_hash FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+        )
         .all(JSON.stringify(kept)) as MetaRow[];
       for (const r of rows) {
         const s = Number(score.get(r.rowid)!.score.toFixed(9));
@@ -192,10 +225,12 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
 /** Session-start cards: this project's entries, newest first. */
 export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
   if (!store.project) return [];
-  return store.db
-    // (scope, updated) index order, rowid as the tie-break: no sort, 30 rows read.
-    .query("SELECT id, title FROM entries WHERE scope = ? ORDER BY updated DESC, rowid DESC LIMIT ?")
-    .all(store.project.id, limit) as { id: string; title: string }[];
+  return (
+    store.db
+      // (scope, updated) index order, rowid as the tie-break: no sort, 30 rows read.
+      .query("SELECT id, title FROM entries WHERE scope = ? ORDER BY updated DESC, rowid DESC LIMIT ?")
+      .all(store.project.id, limit) as { id: string; title: string }[]
+  );
 }
 
 /** Full rows for routed entries (bodies), keyed by id. */
@@ -203,7 +238,9 @@ export function loadBodies(store: Store, routed: { rowid: number }[]): Map<numbe
   const out = new Map<number, string>();
   if (!routed.length) return out;
   const rows = store.db
-    .query("SELECT e.rowid AS rowid, e.body AS body FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
+    .query(
+      "SELECT e.rowid AS rowid, e.body AS body FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+    )
     .all(JSON.stringify(routed.map((r) => r.rowid))) as { rowid: number; body: string }[];
   for (const r of rows) out.set(r.rowid, r.body);
   return out;
@@ -224,6 +261,5 @@ export function routedByIds(store: Store, ids: string[]): Routed[] {
   return rows
     .map((r) => toRouted(r, 0, false))
     .sort(compareRouted(order))
-    .filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+    .filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));
 }
-

@@ -4,11 +4,21 @@
  */
 import type { Config } from "../store/config";
 import { GLOBAL } from "../store/scope";
-import { type Store, readRules } from "../store/store";
-import { type SessionKey, readSession, sessionKey, updateSession } from "./delivered";
+import { readRules, type Store } from "../store/store";
+import { readSession, type SessionKey, sessionKey, updateSession } from "./delivered";
 import { promptPaths, touchedInside } from "./paths";
-import { type Bundle, type MemoryItem, type MemoryPlan, bundleSig, planBundle, planMemory, proofOnly, ruleBlocks, sig } from "./plan";
-import { type Routed, globPaths, loadBodies, projectCards, routeByPaths, routePrompt, routedByIds } from "./route";
+import {
+  type Bundle,
+  bundleSig,
+  type MemoryItem,
+  type MemoryPlan,
+  planBundle,
+  planMemory,
+  proofOnly,
+  ruleBlocks,
+  sig,
+} from "./plan";
+import { globPaths, loadBodies, projectCards, type Routed, routeByPaths, routedByIds, routePrompt } from "./route";
 import type { Capacity, HookInput, HostAdapter } from "./types";
 
 export type ReadMode = "startup" | "auto" | "always" | "manual" | "off";
@@ -16,7 +26,14 @@ export type ReadMode = "startup" | "auto" | "always" | "manual" | "off";
 /** What a handler decided: context to inject (undefined = the host's empty output). */
 export type HookResult = { context?: string };
 
-export type HookContext = { store: Store; config: Config; adapter: HostAdapter; input: HookInput; cap: Capacity; now: number };
+export type HookContext = {
+  store: Store;
+  config: Config;
+  adapter: HostAdapter;
+  input: HookInput;
+  cap: Capacity;
+  now: number;
+};
 
 export const TOOL_MAX_BODIES = 3;
 
@@ -46,7 +63,8 @@ export function sessionStartText(store: Store, config: Config, cap: Capacity, bu
   if (mode === "off") return "";
   const cards = mode === "manual" ? [] : projectCards(store);
   const proof = proofOn(config)
-    ? (n: number) => `Coffer proof: loaded rules + ${n}/${cards.length} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
+    ? (n: number) =>
+        `Coffer proof: loaded rules + ${n}/${cards.length} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
     : undefined;
   return planBundle(bundle, cards, cap.limit, cap.measure, proof)?.text ?? "";
 }
@@ -73,7 +91,12 @@ function memoryItems(store: Store, routed: Routed[]): MemoryItem[] {
   });
 }
 
-function record(ctx: HookContext, key: SessionKey, plan: MemoryPlan | undefined, extra: { slotSig?: string } = {}): void {
+function record(
+  ctx: HookContext,
+  key: SessionKey,
+  plan: MemoryPlan | undefined,
+  extra: { slotSig?: string } = {},
+): void {
   const delivered = plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [];
   if (!delivered.length && extra.slotSig === undefined) return;
   updateSession(ctx.store.db, key, { delivered, ...extra }, ctx.now);
@@ -94,10 +117,20 @@ function sessionStart(ctx: HookContext): HookResult {
       updateSession(store.db, key, {}, ctx.now);
       return {};
     }
-    updateSession(store.db, key, { bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined }, ctx.now);
+    updateSession(
+      store.db,
+      key,
+      { bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined },
+      ctx.now,
+    );
     return { context: text || undefined };
   }
-  updateSession(store.db, key, { reset: true, bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined }, ctx.now);
+  updateSession(
+    store.db,
+    key,
+    { reset: true, bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined },
+    ctx.now,
+  );
   return { context: text || undefined };
 }
 
@@ -121,7 +154,9 @@ function prompt(ctx: HookContext): HookResult {
       prefix: rulesPrefix(store, ctx.cap),
       candidates: memoryItems(store, routed),
       alreadyLoaded: [],
-      proof: proof ? (n) => `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).` : undefined,
+      proof: proof
+        ? (n) => `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).`
+        : undefined,
       cap: ctx.cap,
     });
     if (!plan) return {};
@@ -169,7 +204,9 @@ function tool(ctx: HookContext): HookResult {
   const plan = planMemory({
     candidates: memoryItems(store, fresh),
     alreadyLoaded: [],
-    proof: proofOn(config) ? (n) => `Coffer proof: loaded ${n}/${fresh.length} via path trigger (sig ${sig(fresh.map((f) => f.id))}).` : undefined,
+    proof: proofOn(config)
+      ? (n) => `Coffer proof: loaded ${n}/${fresh.length} via path trigger (sig ${sig(fresh.map((f) => f.id))}).`
+      : undefined,
     cap: ctx.cap,
   });
   // A body too large for the cap still shows as a card the agent can read through MCP.
@@ -194,7 +231,7 @@ function subagentStart(ctx: HookContext): HookResult {
   const inherited = routedByIds(store, [...(parent?.delivered.keys() ?? [])]);
   const task = input.prompt?.trim() ? routePrompt(store, input.prompt, promptPaths(input.prompt, input.cwd)) : [];
   const seen = new Set<string>();
-  const routed = [...task, ...inherited].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  const routed = [...task, ...inherited].filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));
   const key = keyOf(ctx);
   const delivered = readSession(store.db, key)?.delivered;
   const fresh = routed.filter((r) => delivered?.get(r.id) !== r.hash);
@@ -204,11 +241,15 @@ function subagentStart(ctx: HookContext): HookResult {
     prefix,
     candidates: memoryItems(store, fresh),
     alreadyLoaded: already,
-    proof: proofOn(config) ? (n) => `Coffer proof: loaded ${n}/${routed.length} for subagent ${input.agentId} (sig ${sig(routed.map((r) => r.id))}).` : undefined,
+    proof: proofOn(config)
+      ? (n) =>
+          `Coffer proof: loaded ${n}/${routed.length} for subagent ${input.agentId} (sig ${sig(routed.map((r) => r.id))}).`
+      : undefined,
     cap: ctx.cap,
   });
   updateSession(store.db, key, { delivered: plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [] }, ctx.now);
-  if (plan && (plan.sent.length || plan.cards.length || already.length || proofOn(config))) return { context: plan.text };
+  if (plan && (plan.sent.length || plan.cards.length || already.length || proofOn(config)))
+    return { context: plan.text };
   return { context: prefix || undefined };
 }
 

@@ -32,12 +32,17 @@ export type ParseResult = { ok: true; input: HookInput } | { ok: false; reason: 
  * against the host's schema and check `hook_event_name` is the native event this command handles.
  */
 export function readStdin<S extends v.GenericSchema<unknown, { hook_event_name?: string }>>(
-  schema: S, raw: unknown, hostName: string, native: string,
+  schema: S,
+  raw: unknown,
+  hostName: string,
+  native: string,
 ): { ok: true; s: v.InferOutput<S> } | { ok: false; reason: string } {
   const r = v.safeParse(schema, raw);
-  if (!r.success) return { ok: false, reason: `stdin does not match ${hostName}'s ${native} payload: ${r.issues[0]?.message}` };
+  if (!r.success)
+    return { ok: false, reason: `stdin does not match ${hostName}'s ${native} payload: ${r.issues[0]?.message}` };
   const name = r.output.hook_event_name;
-  if (name !== undefined && name !== native) return { ok: false, reason: `hook_event_name ${JSON.stringify(name)} does not match ${native}` };
+  if (name !== undefined && name !== native)
+    return { ok: false, reason: `hook_event_name ${JSON.stringify(name)} does not match ${native}` };
   return { ok: true, s: r.output };
 }
 

@@ -3,7 +3,7 @@
  * injection-stripped conversation in a wrapper (host, session, hashes, counts) that holds no
  * machine path. Traces are never recalled or injected; approving one distills it into entries.
  */
-import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
@@ -42,7 +42,10 @@ const traceFile = (id: string) => join(paths.inbox(), `${id}.json`);
 
 function traceIds(): string[] {
   try {
-    return readdirSync(paths.inbox()).filter((n) => n.endsWith(".json") && ID_RE.test(n.slice(0, -5))).map((n) => n.slice(0, -5)).sort();
+    return readdirSync(paths.inbox())
+      .filter((n) => n.endsWith(".json") && ID_RE.test(n.slice(0, -5)))
+      .map((n) => n.slice(0, -5))
+      .sort();
   } catch {
     return [];
   }
@@ -63,7 +66,9 @@ export function readTrace(id: string): Trace | undefined {
 
 /** Every readable trace, oldest first. */
 export function listTraces(): Trace[] {
-  return traceIds().map(readTrace).filter((t): t is Trace => Boolean(t));
+  return traceIds()
+    .map(readTrace)
+    .filter((t): t is Trace => Boolean(t));
 }
 
 export function summary(t: Trace): TraceSummary {
@@ -84,7 +89,7 @@ export function traceForSession(host: string, session: string): Trace | undefine
 }
 
 export function writeTrace(trace: Trace): void {
-  writeFileAtomic(traceFile(trace.id), JSON.stringify(trace, null, 2) + "\n", 0o600);
+  writeFileAtomic(traceFile(trace.id), `${JSON.stringify(trace, null, 2)}\n`, 0o600);
 }
 
 export function deleteTrace(id: string): boolean {

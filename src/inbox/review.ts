@@ -1,42 +1,81 @@
 /** Approving (distilling into entries) and rejecting inbox traces. */
-import { type Insight } from "../distill/insights";
+
 import { askModel, type WrittenEntry, writeInsights } from "../distill/distill";
+import type { Insight } from "../distill/insights";
 import { appendLedger } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, ModelError, modelSettings } from "../distill/model";
 import { renderConversation } from "../distill/prompt";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import type { Config } from "../store/config";
-import { type Trace, deleteTrace } from "./inbox";
+import { deleteTrace, type Trace } from "./inbox";
 
 /** The model's view of a trace: exactly what approve sends. */
 export function traceText(trace: Trace): string {
   return renderConversation(
-    { turns: trace.turns, omitted: trace.omitted, omittedAt: trace.omitted_at, redactions: trace.redactions, removed_lines: trace.removed_lines },
+    {
+      turns: trace.turns,
+      omitted: trace.omitted,
+      omittedAt: trace.omitted_at,
+      redactions: trace.redactions,
+      removed_lines: trace.removed_lines,
+    },
     { host: trace.host, project: trace.project?.label },
   );
 }
 
-export type ApproveResult = { id: string; status: "approved" | "cancelled"; entries: WrittenEntry[]; insights: Insight[]; dropped: number };
+export type ApproveResult = {
+  id: string;
+  status: "approved" | "cancelled";
+  entries: WrittenEntry[];
+  insights: Insight[];
+  dropped: number;
+};
 
 /**
  * Distill a trace: one model call, then `confirm` sees the insights (the preview) before anything
  * is written. Approved: entries written, the session recorded in the ledger, the trace deleted.
  */
-export async function approveTrace(trace: Trace, config: Config, confirm: (insights: Insight[]) => Promise<boolean> | boolean = () => true): Promise<ApproveResult> {
+export async function approveTrace(
+  trace: Trace,
+  config: Config,
+  confirm: (insights: Insight[]) => Promise<boolean> | boolean = () => true,
+): Promise<ApproveResult> {
   const model = modelSettings(config);
-  if (!model) throw new CofferError("no model configured: approving a trace distills it with a model", 1, CONFIGURE_MODEL_HINT);
-  if (!trace.project) throw new CofferError(`trace ${trace.id} names no project scope to write into`, 1, `Reject it: coffer inbox reject ${trace.id}`);
-  let asked;
+  if (!model)
+    throw new CofferError("no model configured: approving a trace distills it with a model", 1, CONFIGURE_MODEL_HINT);
+  if (!trace.project)
+    throw new CofferError(
+      `trace ${trace.id} names no project scope to write into`,
+      1,
+      `Reject it: coffer inbox reject ${trace.id}`,
+    );
+  let asked: Awaited<ReturnType<typeof askModel>>;
   try {
     asked = await askModel(model, traceText(trace));
   } catch (err) {
-    if (err instanceof ModelError) throw new CofferError(`${err.message}; the trace stays in the inbox`, 1, "Try again later, or check the [model] settings (coffer doctor).");
+    if (err instanceof ModelError)
+      throw new CofferError(
+        `${err.message}; the trace stays in the inbox`,
+        1,
+        "Try again later, or check the [model] settings (coffer doctor).",
+      );
     throw err;
   }
   if (!(await confirm(asked.insights))) return { id: trace.id, status: "cancelled", entries: [], ...asked };
-  const entries = asked.insights.length ? writeInsights(trace.project, asked.insights, { host: trace.host, session: trace.session }) : [];
-  appendLedger({ host: trace.host, session_id: trace.session, sha256: trace.source_sha256, size: trace.source_size, mtime_ms: trace.source_mtime_ms, outcome: "distilled", entries: entries.length, via: "inbox" });
+  const entries = asked.insights.length
+    ? writeInsights(trace.project, asked.insights, { host: trace.host, session: trace.session })
+    : [];
+  appendLedger({
+    host: trace.host,
+    session_id: trace.session,
+    sha256: trace.source_sha256,
+    size: trace.source_size,
+    mtime_ms: trace.source_mtime_ms,
+    outcome: "distilled",
+    entries: entries.length,
+    via: "inbox",
+  });
   deleteTrace(trace.id);
   audit({ event: "trace_approved", actor: "user", id: trace.id, entries: entries.length });
   return { id: trace.id, status: "approved", entries, ...asked };

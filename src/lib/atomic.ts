@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { dirname, basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 let counter = 0;
 
@@ -19,14 +19,18 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
-    try { unlinkSync(tmp); } catch {}
+    try {
+      unlinkSync(tmp);
+    } catch {}
     throw err;
   }
   closeSync(fd);
   try {
     renameSync(tmp, path);
   } catch (err) {
-    try { unlinkSync(tmp); } catch {}
+    try {
+      unlinkSync(tmp);
+    } catch {}
     throw err;
   }
 }

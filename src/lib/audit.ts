@@ -14,5 +14,5 @@ export function audit(record: AuditEvent): void {
   const file = paths.audit();
   mkdirSync(dirname(file), { recursive: true });
   // One short O_APPEND write per event keeps concurrent writers' lines whole.
-  appendFileSync(file, JSON.stringify({ at: isoNow(), ...record }) + "\n");
+  appendFileSync(file, `${JSON.stringify({ at: isoNow(), ...record })}\n`);
 }

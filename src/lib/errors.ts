@@ -1,6 +1,10 @@
 /** An error a user can act on: printed as one or two lines, exit code 1 (or 2 for usage). */
 export class CofferError extends Error {
-  constructor(message: string, readonly exitCode: 1 | 2 = 1, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = "CofferError";
   }

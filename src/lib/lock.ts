@@ -42,7 +42,9 @@ function breakIfStale(file: string, staleMs: number): boolean {
     return false; // released meanwhile
   }
   let pid = 0;
-  try { pid = Number(JSON.parse(raw).pid) || 0; } catch {}
+  try {
+    pid = Number(JSON.parse(raw).pid) || 0;
+  } catch {}
   const ownerGone = pid > 0 ? !alive(pid) : age > 1000; // an empty lock is a writer killed mid-create
   if (!ownerGone && age < staleMs) return false;
   try {
@@ -56,14 +58,22 @@ function breakIfStale(file: string, staleMs: number): boolean {
 }
 
 export class LockBusyError extends Error {
-  constructor(readonly file: string, readonly holderPid: number | undefined, timeoutMs: number) {
+  constructor(
+    readonly file: string,
+    readonly holderPid: number | undefined,
+    timeoutMs: number,
+  ) {
     super(`could not lock ${file} within ${timeoutMs} ms${holderPid ? ` (held by pid ${holderPid})` : ""}`);
     this.name = "LockBusyError";
   }
 }
 
 function holder(file: string): number | undefined {
-  try { return Number(JSON.parse(readFileSync(file, "utf8")).pid) || undefined; } catch { return undefined; }
+  try {
+    return Number(JSON.parse(readFileSync(file, "utf8")).pid) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -85,7 +95,9 @@ export function acquireLock(file: string, opts: LockOptions = {}): () => void {
     wait = Math.min(wait * 2, 25);
   }
   return () => {
-    try { unlinkSync(file); } catch {}
+    try {
+      unlinkSync(file);
+    } catch {}
   };
 }
 

@@ -103,9 +103,12 @@ function valueEnd(text: string, from: number): number {
   return end;
 }
 
-const KEY_RE = /^(\s*)((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)(\s*=\s*)/;
-const HEADER_RE = /^\s*\[\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*\]\s*(#.*)?$/;
-const AOT_RE = /^\s*\[\[\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*\]\]\s*(#.*)?$/;
+const KEY_RE =
+  /^(\s*)((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)(\s*=\s*)/;
+const HEADER_RE =
+  /^\s*\[\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*\]\s*(#.*)?$/;
+const AOT_RE =
+  /^\s*\[\[\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*\]\]\s*(#.*)?$/;
 
 function scan(lines: string[]): Line[] {
   const out: Line[] = [];
@@ -191,7 +194,9 @@ function locate(scanned: Line[], keyPath: string[]): Line | undefined {
 
 /** A key whose value is an inline table (or other value) covering `keyPath`: it cannot be edited line-wise. */
 function inlineOwner(scanned: Line[], keyPath: string[]): Line | undefined {
-  return scanned.find((l) => l.kind === "key" && fullPath(l).length < keyPath.length && startsWith(keyPath, fullPath(l)));
+  return scanned.find(
+    (l) => l.kind === "key" && fullPath(l).length < keyPath.length && startsWith(keyPath, fullPath(l)),
+  );
 }
 
 function headerIndex(scanned: Line[], table: string[]): number {
@@ -222,7 +227,10 @@ export function getTomlRaw(text: string, keyPath: string[]): string | undefined 
 /** True when `[table]` is written as a header (or keys inside it exist). */
 export function hasTomlTable(text: string, table: string[]): boolean {
   const scanned = scan(splitLines(text).lines);
-  return headerIndex(scanned, table) >= 0 || scanned.some((l) => l.kind === "key" && startsWith(fullPath(l), table) && fullPath(l).length > table.length);
+  return (
+    headerIndex(scanned, table) >= 0 ||
+    scanned.some((l) => l.kind === "key" && startsWith(fullPath(l), table) && fullPath(l).length > table.length)
+  );
 }
 
 function inlineError(line: Line, keyPath: string[]): CofferError {
@@ -274,7 +282,9 @@ export function setTomlKey(text: string, keyPath: string[], value: unknown, raw?
     return join(lines, nl, trailing || text.length === 0);
   }
   // No header, but dotted keys already define the table from a parent (`features.x = 1`): add a sibling.
-  const dotted = scanned.filter((l) => l.kind === "key" && startsWith(fullPath(l), table) && fullPath(l).length > table.length);
+  const dotted = scanned.filter(
+    (l) => l.kind === "key" && startsWith(fullPath(l), table) && fullPath(l).length > table.length,
+  );
   if (dotted.length) {
     const last = dotted[dotted.length - 1]!;
     const rel = keyPath.slice(last.table.length);
@@ -335,9 +345,16 @@ export function deleteTomlKey(text: string, keyPath: string[], dropEmptyTable = 
  * end of the file as one block: blank line, header, keys. `existing` is the table's parsed value,
  * needed to keep the other keys when the table is written as one inline value.
  */
-export function setTomlTable(text: string, table: string[], entries: Record<string, unknown>, existing: Record<string, unknown> = {}): string {
+export function setTomlTable(
+  text: string,
+  table: string[],
+  entries: Record<string, unknown>,
+  existing: Record<string, unknown> = {},
+): string {
   const scanned = scan(splitLines(text).lines);
-  const exists = headerIndex(scanned, table) >= 0 || scanned.some((l) => l.kind === "key" && startsWith(fullPath(l), table) && fullPath(l).length > table.length);
+  const exists =
+    headerIndex(scanned, table) >= 0 ||
+    scanned.some((l) => l.kind === "key" && startsWith(fullPath(l), table) && fullPath(l).length > table.length);
   if (exists) {
     let out = text;
     for (const [k, v] of Object.entries(entries)) out = setTomlKey(out, [...table, k], v);
@@ -350,7 +367,10 @@ export function setTomlTable(text: string, table: string[], entries: Record<stri
   }
   if (owner) throw inlineError(owner, table);
   const { lines, nl, trailing } = splitLines(text);
-  appendBlock(lines, [`[${tableText(table)}]`, ...Object.entries(entries).map(([k, v]) => `${keyText(k)} = ${tomlValue(v)}`)]);
+  appendBlock(lines, [
+    `[${tableText(table)}]`,
+    ...Object.entries(entries).map(([k, v]) => `${keyText(k)} = ${tomlValue(v)}`),
+  ]);
   return join(lines, nl, trailing || text.length === 0);
 }
 

@@ -8,7 +8,10 @@ export function ulid(now = Date.now()): string {
   if (now === lastTime) {
     rand = lastRandom.slice();
     for (let i = rand.length - 1; i >= 0; i--) {
-      if (rand[i]! < 31) { rand[i]!++; break; }
+      if (rand[i]! < 31) {
+        rand[i]!++;
+        break;
+      }
       rand[i] = 0;
     }
   } else {

@@ -7,7 +7,7 @@ import { basename } from "node:path";
 export const HOOK_EVENTS = ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"] as const;
 export type CofferEvent = (typeof HOOK_EVENTS)[number];
 
-const SAFE = /^[A-Za-z0-9_\/.,:@%+=-]+$/;
+const SAFE = /^[A-Za-z0-9_/.,:@%+=-]+$/;
 
 /** Quote one word for POSIX sh (the hosts run hook commands through a shell). */
 export function shellQuote(word: string): string {

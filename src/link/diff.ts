@@ -25,7 +25,8 @@ function lcsOps(a: string[], b: string[]): Op[] {
   // dp[i][j] = LCS length of am[i..], bm[j..]
   const dp: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) dp[i]![j] = am[i] === bm[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+    for (let j = m - 1; j >= 0; j--)
+      dp[i]![j] = am[i] === bm[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
   }
   const ops: Op[] = a.slice(0, head).map((line) => ({ kind: " ", line }));
   let i = 0;
@@ -101,5 +102,5 @@ export function unifiedDiff(before: string | null, after: string | null, name: s
     for (const op of hunk) out.push(op.kind + op.line.replace(/\r$/, ""));
     idx = end;
   }
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }

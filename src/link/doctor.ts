@@ -5,12 +5,12 @@
  * edits a file. Every problem carries the command that fixes it.
  */
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { paths } from "../lib/paths";
-import { SCHEMA_VERSION } from "../store/db";
 import { type Config, loadConfig } from "../store/config";
+import { SCHEMA_VERSION } from "../store/db";
 import { findRepoRoot } from "../store/scope";
 import { commandBinary, isCofferBinaryPath } from "./command";
 import { planLink } from "./engine";
@@ -44,7 +44,12 @@ export type StoreReport = {
   notes: string[];
 };
 
-export type DoctorReport = { binary: string; hosts: HostReport[]; store: StoreReport; problems: (Problem & { where: string })[] };
+export type DoctorReport = {
+  binary: string;
+  hosts: HostReport[];
+  store: StoreReport;
+  problems: (Problem & { where: string })[];
+};
 
 function sameFile(a: string, b: string): boolean {
   try {
@@ -58,9 +63,14 @@ function binaryProblems(bins: string[], self: string, host: string, what: string
   const fix = `coffer link ${host}${project ? " --project" : ""}`;
   const out: Problem[] = [];
   for (const b of new Set(bins)) {
-    if (!b.startsWith("/")) out.push({ message: `${what} run "${b}", not an absolute path (agents run hooks without your shell's PATH)`, fix });
+    if (!b.startsWith("/"))
+      out.push({
+        message: `${what} run "${b}", not an absolute path (agents run hooks without your shell's PATH)`,
+        fix,
+      });
     else if (!existsSync(b)) out.push({ message: `${what} run ${b}, which does not exist`, fix });
-    else if (!sameFile(b, self)) out.push({ message: `${what} run ${b}, not this binary (${self}); re-link to use this one`, fix });
+    else if (!sameFile(b, self))
+      out.push({ message: `${what} run ${b}, not this binary (${self}); re-link to use this one`, fix });
   }
   return out;
 }
@@ -114,12 +124,19 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
         const expected = h.hooks.events.filter((e) => !e.optIn).map((e) => e.native);
         report.missing_events = expected.filter((e) => !report.events.includes(e));
         if (report.events.length) report.status = report.missing_events.length ? "partial" : "linked";
-        if (report.status === "partial") report.problems.push({ message: `hooks missing for ${report.missing_events.join(", ")} in ${tilde(file.path)}`, fix });
+        if (report.status === "partial")
+          report.problems.push({
+            message: `hooks missing for ${report.missing_events.join(", ")} in ${tilde(file.path)}`,
+            fix,
+          });
       }
     }
   } catch (err) {
     report.status = "unreadable";
-    report.problems.push({ message: (err as Error).message, fix: `fix ${tilde(report.hook_file)} by hand, then run: ${fix}` });
+    report.problems.push({
+      message: (err as Error).message,
+      fix: `fix ${tilde(report.hook_file)} by hand, then run: ${fix}`,
+    });
     return report;
   }
 
@@ -141,7 +158,8 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
       report.mcp.file = file;
       if (existsSync(file)) {
         let cur: unknown = parseToml(readFileSync(file, "utf8"));
-        for (const seg of mcp.table) cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
+        for (const seg of mcp.table)
+          cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
         if (cur !== undefined) {
           report.mcp.registered = true;
           report.mcp.binary = mcp.binaryOf(cur) ?? null;
@@ -149,7 +167,10 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
       }
     }
   } catch (err) {
-    report.problems.push({ message: `MCP config: ${(err as Error).message}`, fix: `fix ${tilde(report.mcp.file ?? "")} by hand, then run: ${fix}` });
+    report.problems.push({
+      message: `MCP config: ${(err as Error).message}`,
+      fix: `fix ${tilde(report.mcp.file ?? "")} by hand, then run: ${fix}`,
+    });
   }
 
   // Native memory as the host sees it.
@@ -164,11 +185,19 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
       } else {
         const file = nm.file(target);
         let cur: unknown = existsSync(file) ? parseToml(readFileSync(file, "utf8")) : {};
-        for (const seg of s.path) cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
+        for (const seg of s.path)
+          cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
         report.native_memory.host_value = cur === undefined ? "default (on)" : String(cur);
       }
-      if (report.native_memory.setting === "off" && report.native_memory.host_value !== String(s.off) && report.status !== "not linked") {
-        report.problems.push({ message: `native_memory.${h.host} = "off", but ${s.path.join(".")} is ${report.native_memory.host_value}`, fix });
+      if (
+        report.native_memory.setting === "off" &&
+        report.native_memory.host_value !== String(s.off) &&
+        report.status !== "not linked"
+      ) {
+        report.problems.push({
+          message: `native_memory.${h.host} = "off", but ${s.path.join(".")} is ${report.native_memory.host_value}`,
+          fix,
+        });
       }
     }
   } catch {
@@ -199,7 +228,9 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
     } catch {}
   }
   if (h.host === "codex") {
-    report.notes.push("Codex runs hooks only after you trust them: start Codex, type /hooks, and trust the Coffer entries (again after each re-link that changes them).");
+    report.notes.push(
+      "Codex runs hooks only after you trust them: start Codex, type /hooks, and trust the Coffer entries (again after each re-link that changes them).",
+    );
   }
   return report;
 }
@@ -224,11 +255,19 @@ function inspectStore(): StoreReport {
   };
   try {
     const config = loadConfig();
-    report.model = config["model.provider"] ? `${config["model.provider"]} ${config["model.model"] ?? ""}`.trim() : null;
-    if (!report.model) report.notes.push("no model configured: distillation is off (set one with `coffer config set model.provider openai` and `coffer config set model.model <name>`)");
+    report.model = config["model.provider"]
+      ? `${config["model.provider"]} ${config["model.model"] ?? ""}`.trim()
+      : null;
+    if (!report.model)
+      report.notes.push(
+        "no model configured: distillation is off (set one with `coffer config set model.provider openai` and `coffer config set model.model <name>`)",
+      );
   } catch (err) {
     report.config.ok = false;
-    report.problems.push({ message: (err as Error).message, fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)` });
+    report.problems.push({
+      message: (err as Error).message,
+      fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)`,
+    });
   }
   report.entries.global = countEntries(join(paths.globalScope(), "entries"));
   try {
@@ -251,20 +290,30 @@ function inspectStore(): StoreReport {
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (!ok) {
       report.index.state = "corrupt";
-      report.problems.push({ message: `index.db failed its integrity check (${check ? Object.values(check)[0] : "no answer"})`, fix: "coffer reindex" });
+      report.problems.push({
+        message: `index.db failed its integrity check (${check ? Object.values(check)[0] : "no answer"})`,
+        fix: "coffer reindex",
+      });
     } else if (version !== SCHEMA_VERSION) {
       report.index.state = "outdated";
-      report.notes.push(`index.db has schema ${version} (this binary uses ${SCHEMA_VERSION}); the next command rebuilds it`);
+      report.notes.push(
+        `index.db has schema ${version} (this binary uses ${SCHEMA_VERSION}); the next command rebuilds it`,
+      );
     } else {
       report.index.entries = (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
       const onDisk = report.entries.global + report.entries.projects;
       if (report.index.entries !== onDisk) {
-        report.notes.push(`index.db lists ${report.index.entries} entries, memory/ holds ${onDisk}; the next command catches up (or run \`coffer reindex\`)`);
+        report.notes.push(
+          `index.db lists ${report.index.entries} entries, memory/ holds ${onDisk}; the next command catches up (or run \`coffer reindex\`)`,
+        );
       }
     }
   } catch (err) {
     report.index.state = "corrupt";
-    report.problems.push({ message: `index.db cannot be read (${(err as Error).message.split("\n")[0]})`, fix: "coffer reindex" });
+    report.problems.push({
+      message: `index.db cannot be read (${(err as Error).message.split("\n")[0]})`,
+      fix: "coffer reindex",
+    });
   } finally {
     db?.close();
   }
@@ -288,7 +337,9 @@ export async function runDoctor(hosts: HostLink[], cwd: string, home: string): P
   }
   const store = inspectStore();
   const problems = [
-    ...out.flatMap((r) => r.problems.map((p) => ({ where: `${r.host}${r.scope === "project" ? " (project)" : ""}`, ...p }))),
+    ...out.flatMap((r) =>
+      r.problems.map((p) => ({ where: `${r.host}${r.scope === "project" ? " (project)" : ""}`, ...p })),
+    ),
     ...store.problems.map((p) => ({ where: "store", ...p })),
   ];
   return { binary: self, hosts: out, store, problems };

@@ -11,10 +11,10 @@ import { deleteTomlKey, deleteTomlTable, getTomlRaw, hasTomlTable, setTomlKey, s
 import { type Config, parseTomlStrict, validateConfigDoc } from "../store/config";
 import { findRepoRoot } from "../store/scope";
 import { type CofferEvent, hookCommand, isCofferBinaryPath } from "./command";
-import { type FileChange, applyChanges, readTextOrNull, tilde } from "./files";
+import { applyChanges, type FileChange, readTextOrNull, tilde } from "./files";
 import { type Containers, findManaged, syncManagedHooks } from "./hooks-json";
-import { type Dialect, JsonDoc, type JsonPath, deepEqual, newJsonText } from "./json-edit";
-import { type LinkState, type Saved, readLinkState, writeLinkState } from "./state";
+import { type Dialect, deepEqual, JsonDoc, type JsonPath, newJsonText } from "./json-edit";
+import { type LinkState, readLinkState, type Saved, writeLinkState } from "./state";
 import type { HookSpec, HostLink, JsonFile, JsonHooks, NativeSetting, Target } from "./types";
 
 export type LinkOptions = {
@@ -40,7 +40,12 @@ export type Plan = {
 export function resolveTarget(project: boolean, cwd: string, home: string): Target {
   if (!project) return { home };
   const repo = findRepoRoot(cwd);
-  if (!repo) throw new CofferError(`--project needs a git repository, and ${cwd} is not inside one`, 1, "Run it from inside the repository, or drop --project to link for your user.");
+  if (!repo)
+    throw new CofferError(
+      `--project needs a git repository, and ${cwd} is not inside one`,
+      1,
+      "Run it from inside the repository, or drop --project to link for your user.",
+    );
   return { home, root: repo.worktree };
 }
 
@@ -58,9 +63,34 @@ export function currentBinary(): string {
 }
 
 type Slot =
-  | { kind: "json"; path: string; before: string | null; doc: JsonDoc; fresh: boolean; skeleton: Record<string, unknown>; notes: string[]; audit: FileChange["audit"] }
-  | { kind: "toml"; path: string; before: string | null; text: string; ops: TomlOp[]; notes: string[]; audit: FileChange["audit"]; verify: (t: string) => void }
-  | { kind: "text"; path: string; before: string | null; text: string | null; notes: string[]; audit: FileChange["audit"] };
+  | {
+      kind: "json";
+      path: string;
+      before: string | null;
+      doc: JsonDoc;
+      fresh: boolean;
+      skeleton: Record<string, unknown>;
+      notes: string[];
+      audit: FileChange["audit"];
+    }
+  | {
+      kind: "toml";
+      path: string;
+      before: string | null;
+      text: string;
+      ops: TomlOp[];
+      notes: string[];
+      audit: FileChange["audit"];
+      verify: (t: string) => void;
+    }
+  | {
+      kind: "text";
+      path: string;
+      before: string | null;
+      text: string | null;
+      notes: string[];
+      audit: FileChange["audit"];
+    };
 
 /** The files one plan touches, each read once; edits accumulate in memory. */
 class Workspace {
@@ -106,7 +136,16 @@ class Workspace {
     if (hit) return hit as Extract<Slot, { kind: "toml" }>;
     const before = readTextOrNull(path);
     if (before !== null) checkToml(before, path);
-    const slot = { kind: "toml" as const, path, before, text: before ?? "", ops: [] as TomlOp[], notes: [], audit: [], verify };
+    const slot = {
+      kind: "toml" as const,
+      path,
+      before,
+      text: before ?? "",
+      ops: [] as TomlOp[],
+      notes: [],
+      audit: [],
+      verify,
+    };
     this.slots.set(path, slot);
     return slot;
   }
@@ -156,8 +195,17 @@ function checkToml(text: string, path: string, ours = false): Record<string, unk
     return parseToml(text) as Record<string, unknown>;
   } catch (err) {
     const e = err as { line?: number; message: string };
-    if (ours) throw new CofferError(`${tilde(path)}: an edit did not give valid TOML (${e.message.split("\n")[0]}); nothing was written`, 1, "This is a bug in Coffer; please report it with a copy of the file.");
-    throw new CofferError(`${tilde(path)}${e.line ? `:${e.line}` : ""}: not valid TOML (${e.message.split("\n")[0]}); left it untouched`, 1, "Fix that line by hand (or move the file away), then run the command again.");
+    if (ours)
+      throw new CofferError(
+        `${tilde(path)}: an edit did not give valid TOML (${e.message.split("\n")[0]}); nothing was written`,
+        1,
+        "This is a bug in Coffer; please report it with a copy of the file.",
+      );
+    throw new CofferError(
+      `${tilde(path)}${e.line ? `:${e.line}` : ""}: not valid TOML (${e.message.split("\n")[0]}); left it untouched`,
+      1,
+      "Fix that line by hand (or move the file away), then run the command again.",
+    );
   }
 }
 
@@ -169,7 +217,8 @@ function pruneEmpty(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     const p = pruneEmpty(x);
-    if (p && typeof p === "object" && !Array.isArray(p) && !(p instanceof Date) && Object.keys(p).length === 0) continue;
+    if (p && typeof p === "object" && !Array.isArray(p) && !(p instanceof Date) && Object.keys(p).length === 0)
+      continue;
     out[k] = p;
   }
   return out;
@@ -194,7 +243,11 @@ function verifyToml(before: string, after: string, ops: TomlOp[], path: string):
     else cur[last] = op.value;
   }
   if (!deepEqual(pruneEmpty(parsed), pruneEmpty(expected))) {
-    throw new CofferError(`${tilde(path)}: an edit did not give the intended document; nothing was written`, 1, "This is a bug in Coffer; please report it with a copy of the file.");
+    throw new CofferError(
+      `${tilde(path)}: an edit did not give the intended document; nothing was written`,
+      1,
+      "This is a bug in Coffer; please report it with a copy of the file.",
+    );
   }
 }
 
@@ -227,7 +280,13 @@ function tomlGet(text: string, path: string[]): unknown {
 // ---------------------------------------------------------------------------------------------
 // hooks
 
-function desiredHooks(h: HostLink, hooks: JsonHooks, bin: string, sessionEnd: boolean | undefined, installed: Set<string>): Map<string, Record<string, unknown>> {
+function desiredHooks(
+  h: HostLink,
+  hooks: JsonHooks,
+  bin: string,
+  sessionEnd: boolean | undefined,
+  installed: Set<string>,
+): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
   for (const spec of hooks.events) {
     if (spec.optIn && !(sessionEnd === true || (sessionEnd === undefined && installed.has(spec.native)))) continue;
@@ -276,7 +335,9 @@ function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[
   }
   const optIn = hooks.events.filter((e) => e.optIn).map((e) => e.native);
   if (opts.sessionEnd === undefined && optIn.some((e) => installed.has(e))) {
-    notes.push(`Kept the ${optIn.join(", ")} hook from an earlier --session-end link (remove it with --no-session-end).`);
+    notes.push(
+      `Kept the ${optIn.join(", ")} hook from an earlier --session-end link (remove it with --no-session-end).`,
+    );
   }
 }
 
@@ -344,7 +405,9 @@ function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[])
       if (v && typeof v === "object" && Object.keys(v).length === 0) containers.noteEmpty(mcp.path.slice(0, i));
     }
     slot.doc.set(mcp.path, want);
-    slot.notes.push(`MCP server "${mcp.path[mcp.path.length - 1]}" ${current === undefined ? "registered" : "updated"}`);
+    slot.notes.push(
+      `MCP server "${mcp.path[mcp.path.length - 1]}" ${current === undefined ? "registered" : "updated"}`,
+    );
     slot.audit.push({ event: "mcp_registered", host: h.host });
     return;
   }
@@ -380,7 +443,8 @@ function unlinkMcp(ws: Workspace, h: HostLink, target: Target): void {
     for (let i = mcp.path.length - 1; i >= 1; i--) {
       const parent = mcp.path.slice(0, i);
       const rest = slot.doc.get(parent);
-      if (rest && typeof rest === "object" && Object.keys(rest).length === 0 && containers.mayDrop(parent)) slot.doc.remove(parent);
+      if (rest && typeof rest === "object" && Object.keys(rest).length === 0 && containers.mayDrop(parent))
+        slot.doc.remove(parent);
     }
     slot.notes.push(`MCP server "${mcp.path[mcp.path.length - 1]}" removed`);
     slot.audit.push({ event: "mcp_unregistered", host: h.host });
@@ -410,7 +474,8 @@ function nativeMemory(ws: Workspace, h: HostLink, target: Target, mode: "off" | 
   const nm = h.nativeMemory;
   if (!nm) return;
   const file = nm.kind === "json" ? nm.file(target).path : nm.file(target);
-  const saved = (state.native_memory[file] ??= {});
+  state.native_memory[file] ??= {};
+  const saved = state.native_memory[file];
   if (mode === "restore" && Object.keys(saved).length === 0) {
     delete state.native_memory[file];
     return;
@@ -443,7 +508,11 @@ function nativeMemory(ws: Workspace, h: HostLink, target: Target, mode: "off" | 
     }
     if (changed.length) {
       slot.notes.push(`native memory: ${changed.join(", ")}`);
-      slot.audit.push({ event: mode === "off" ? "native_memory_off" : "native_memory_restored", host: h.host, keys: nm.settings.map(settingKey) });
+      slot.audit.push({
+        event: mode === "off" ? "native_memory_off" : "native_memory_restored",
+        host: h.host,
+        keys: nm.settings.map(settingKey),
+      });
     }
   } else {
     if (mode === "restore" && !existsSync(file)) {
@@ -456,7 +525,8 @@ function nativeMemory(ws: Workspace, h: HostLink, target: Target, mode: "off" | 
       if (mode === "off") {
         if (!saved[key]) {
           const raw = getTomlRaw(slot.text, s.path);
-          saved[key] = raw === undefined ? { absent: true, tableAbsent: !hasTomlTable(slot.text, s.path.slice(0, -1)) } : { raw };
+          saved[key] =
+            raw === undefined ? { absent: true, tableAbsent: !hasTomlTable(slot.text, s.path.slice(0, -1)) } : { raw };
         }
         if (tomlGet(slot.text, s.path) !== s.off) {
           tomlSetKey(slot, s.path, s.off);
@@ -474,7 +544,11 @@ function nativeMemory(ws: Workspace, h: HostLink, target: Target, mode: "off" | 
     }
     if (changed.length) {
       slot.notes.push(`native memory: ${changed.join(", ")}`);
-      slot.audit.push({ event: mode === "off" ? "native_memory_off" : "native_memory_restored", host: h.host, keys: nm.settings.map(settingKey) });
+      slot.audit.push({
+        event: mode === "off" ? "native_memory_off" : "native_memory_restored",
+        host: h.host,
+        keys: nm.settings.map(settingKey),
+      });
     }
   }
   if (Object.keys(saved).length === 0) delete state.native_memory[file];
@@ -497,8 +571,13 @@ function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string
     slot.notes.push("distill.sweep = true");
     slot.audit.push({ event: "config_set", key: "distill.sweep", host: h.host });
   }
-  notes.push(`${h.name} has no SessionEnd event Coffer can rely on: the transcript sweep (distill.sweep = true) distills its finished sessions instead, whenever \`coffer serve\` runs or you run \`coffer distill sweep\`.`);
-  if (!config["model.provider"]) notes.push("Distillation needs a model and none is configured yet: `coffer config set model.provider openai` and `coffer config set model.model <name>`.");
+  notes.push(
+    `${h.name} has no SessionEnd event Coffer can rely on: the transcript sweep (distill.sweep = true) distills its finished sessions instead, whenever \`coffer serve\` runs or you run \`coffer distill sweep\`.`,
+  );
+  if (!config["model.provider"])
+    notes.push(
+      "Distillation needs a model and none is configured yet: `coffer config set model.provider openai` and `coffer config set model.model <name>`.",
+    );
 }
 
 function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {
@@ -523,10 +602,14 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
   if (opts.mcp) linkMcp(ws, h, opts, notes);
   const mode = opts.config[`native_memory.${h.host}`] === "off" ? "off" : "restore";
   if (h.nativeMemory) nativeMemory(ws, h, opts.target, mode, state);
-  else if (mode === "off") notes.push(`${h.name} has no native memory switch Coffer can turn off; native_memory.${h.host} = "off" changes nothing.`);
+  else if (mode === "off")
+    notes.push(
+      `${h.name} has no native memory switch Coffer can turn off; native_memory.${h.host} = "off" changes nothing.`,
+    );
   if (opts.sessionEnd === true) {
     if (h.sessionEnd === "sweep") enableSweep(ws, h, state, notes, opts.config);
-    else if (h.sessionEnd === "none") notes.push(`${h.name} has no session-end event Coffer can use; --session-end changes nothing for it.`);
+    else if (h.sessionEnd === "none")
+      notes.push(`${h.name} has no session-end event Coffer can use; --session-end changes nothing for it.`);
   }
   notes.push(...(h.linkNotes?.(opts.target) ?? []));
   return { host: h.host, scope: opts.target.root ? "project" : "user", changes: ws.changes(), notes, state };

@@ -26,14 +26,19 @@ export type FileChange = {
 export function readTextOrNull(path: string): string | null {
   if (!existsSync(path)) return null;
   const st = statSync(path);
-  if (!st.isFile()) throw new CofferError(`${path} is not a regular file; left it untouched`, 1, "Move it away, then run the command again.");
+  if (!st.isFile())
+    throw new CofferError(
+      `${path} is not a regular file; left it untouched`,
+      1,
+      "Move it away, then run the command again.",
+    );
   return readFileSync(path, "utf8");
 }
 
 /** `~/...` for paths under $HOME, for messages. */
 export function tilde(path: string): string {
   const home = homeDir() || homedir();
-  return path === home ? "~" : path.startsWith(home + "/") ? "~" + path.slice(home.length) : path;
+  return path === home ? "~" : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
 export function changed(c: FileChange): boolean {
@@ -42,7 +47,10 @@ export function changed(c: FileChange): boolean {
 
 /** The unified diff of every change (for --dry-run). */
 export function diffChanges(changes: FileChange[]): string {
-  return changes.filter(changed).map((c) => unifiedDiff(c.before, c.after, tilde(c.path))).join("");
+  return changes
+    .filter(changed)
+    .map((c) => unifiedDiff(c.before, c.after, tilde(c.path)))
+    .join("");
 }
 
 function realTarget(path: string): string {
@@ -60,7 +68,11 @@ export function applyChanges(changes: FileChange[]): void {
   for (const c of todo) {
     const now = readTextOrNull(c.path);
     if (now !== c.before) {
-      throw new CofferError(`${tilde(c.path)} changed while Coffer was editing it; nothing was written`, 1, "Run the command again.");
+      throw new CofferError(
+        `${tilde(c.path)} changed while Coffer was editing it; nothing was written`,
+        1,
+        "Run the command again.",
+      );
     }
   }
   for (const c of todo) {

@@ -6,7 +6,7 @@
  */
 import { CofferError } from "../lib/errors";
 import { isManagedHookCommand } from "./command";
-import { type JsonDoc, type JsonPath, deepEqual } from "./json-edit";
+import { deepEqual, type JsonDoc, type JsonPath } from "./json-edit";
 
 export type Layout = "grouped" | "flat";
 
@@ -19,7 +19,11 @@ function hooksMap(doc: JsonDoc): Record<string, unknown> | undefined {
   const hooks = doc.get(["hooks"]);
   if (hooks === undefined) return undefined;
   if (!isObject(hooks)) {
-    throw new CofferError(`${doc.file}: "hooks" is not an object; left the file untouched`, 1, "Fix the \"hooks\" key by hand, then run the command again.");
+    throw new CofferError(
+      `${doc.file}: "hooks" is not an object; left the file untouched`,
+      1,
+      'Fix the "hooks" key by hand, then run the command again.',
+    );
   }
   return hooks;
 }
@@ -33,14 +37,21 @@ export function findManaged(doc: JsonDoc, layout: Layout): Managed[] {
     if (!Array.isArray(list)) continue;
     list.forEach((item, i) => {
       if (layout === "flat") {
-        if (isObject(item) && isManagedHookCommand(item.command)) out.push({ event, path: ["hooks", event, i], command: item.command });
+        if (isObject(item) && isManagedHookCommand(item.command))
+          out.push({ event, path: ["hooks", event, i], command: item.command });
         return;
       }
       if (!isObject(item) || !Array.isArray(item.hooks)) return;
       const inner = item.hooks as unknown[];
       inner.forEach((h, j) => {
         if (isObject(h) && isManagedHookCommand(h.command)) {
-          out.push({ event, path: ["hooks", event, i, "hooks", j], command: h.command, groupPath: ["hooks", event, i], groupSize: inner.length });
+          out.push({
+            event,
+            path: ["hooks", event, i, "hooks", j],
+            command: h.command,
+            groupPath: ["hooks", event, i],
+            groupSize: inner.length,
+          });
         }
       });
     });
@@ -51,7 +62,11 @@ export function findManaged(doc: JsonDoc, layout: Layout): Managed[] {
 function checkEventList(doc: JsonDoc, event: string): void {
   const list = doc.get(["hooks", event]);
   if (list !== undefined && !Array.isArray(list)) {
-    throw new CofferError(`${doc.file}: "hooks.${event}" is not a list; left the file untouched`, 1, `Fix "hooks.${event}" by hand, then run the command again.`);
+    throw new CofferError(
+      `${doc.file}: "hooks.${event}" is not a list; left the file untouched`,
+      1,
+      `Fix "hooks.${event}" by hand, then run the command again.`,
+    );
   }
 }
 
@@ -73,7 +88,12 @@ const isEmpty = (v: unknown) => (Array.isArray(v) ? v.length === 0 : isObject(v)
  * already holding exactly the desired entry is left byte-identical; otherwise Coffer's entries
  * on it are removed (with groups and events they leave empty) and the desired one is appended.
  */
-export function syncManagedHooks(doc: JsonDoc, layout: Layout, desired: Map<string, Record<string, unknown>>, containers: Containers = ALWAYS): SyncResult {
+export function syncManagedHooks(
+  doc: JsonDoc,
+  layout: Layout,
+  desired: Map<string, Record<string, unknown>>,
+  containers: Containers = ALWAYS,
+): SyncResult {
   const result: SyncResult = { added: [], removed: [], kept: [] };
   const before = hooksMap(doc);
   if (before && isEmpty(before) && desired.size) containers.noteEmpty(["hooks"]);
@@ -98,14 +118,16 @@ export function syncManagedHooks(doc: JsonDoc, layout: Layout, desired: Map<stri
       result.removed.push(event);
     }
     const list = doc.get(["hooks", event]);
-    if (!want && Array.isArray(list) && list.length === 0 && managed.length && containers.mayDrop(["hooks", event])) doc.remove(["hooks", event]);
+    if (!want && Array.isArray(list) && list.length === 0 && managed.length && containers.mayDrop(["hooks", event]))
+      doc.remove(["hooks", event]);
     if (want) {
       doc.append(["hooks", event], want);
       result.added.push(event);
     }
   }
   const after = doc.get(["hooks"]);
-  if (isObject(after) && Object.keys(after).length === 0 && result.removed.length && containers.mayDrop(["hooks"])) doc.remove(["hooks"]);
+  if (isObject(after) && Object.keys(after).length === 0 && result.removed.length && containers.mayDrop(["hooks"]))
+    doc.remove(["hooks"]);
   return result;
 }
 
@@ -121,7 +143,9 @@ function removeEntries(doc: JsonDoc, layout: Layout, managed: Managed[]): void {
     const key = JSON.stringify(m.groupPath);
     byGroup.set(key, [...(byGroup.get(key) ?? []), m]);
   }
-  const groups = [...byGroup.values()].sort((a, b) => (b[0]!.groupPath![2] as number) - (a[0]!.groupPath![2] as number));
+  const groups = [...byGroup.values()].sort(
+    (a, b) => (b[0]!.groupPath![2] as number) - (a[0]!.groupPath![2] as number),
+  );
   for (const ms of groups) {
     if (ms.length === ms[0]!.groupSize) doc.remove(ms[0]!.groupPath!);
     else for (const m of [...ms].reverse()) doc.remove(m.path);

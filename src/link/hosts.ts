@@ -17,7 +17,8 @@ export function isHost(name: string): name is Host {
 }
 
 export async function loadHostLink(name: string | undefined): Promise<HostLink> {
-  if (!name) throw new CofferError("which agent? name one host", 2, `Hosts: ${HOSTS.join(", ")}. Example: coffer link claude`);
+  if (!name)
+    throw new CofferError("which agent? name one host", 2, `Hosts: ${HOSTS.join(", ")}. Example: coffer link claude`);
   const host = name.toLowerCase();
   if (!isHost(host)) throw new CofferError(`unknown host "${name}"`, 2, `Hosts: ${HOSTS.join(", ")}.`);
   return LOADERS[host]();

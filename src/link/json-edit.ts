@@ -4,8 +4,9 @@
  * stays as the user wrote it. Insertion and removal are exact inverses: appending a member
  * and removing it again gives back the original bytes.
  */
-import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+
 import { readFileSync } from "node:fs";
+import { findNodeAtLocation, type Node, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
 import { CofferError } from "../lib/errors";
 
 /** What a host accepts: strict JSON, JSON with comments, or JSONC (comments + trailing commas). */
@@ -62,7 +63,7 @@ export function detectEol(text: string): string {
 /** The file's indentation step: the smallest leading whitespace of an indented line (default 2 spaces). */
 export function detectIndentUnit(text: string): string {
   let best: string | undefined;
-  for (const m of text.matchAll(/(?:^|\n)([ \t]+)(?=["{\[\]}])/g)) {
+  for (const m of text.matchAll(/(?:^|\n)([ \t]+)(?=["{[\]}])/g)) {
     const ws = m[1]!;
     if (ws.startsWith("\t")) return "\t";
     if (!best || ws.length < best.length) best = ws;
@@ -147,7 +148,9 @@ function applySplices(text: string, splices: Splice[]): string {
 /** Render `value` for insertion at a line indented by `indent` (multi-line) or compactly. */
 export function renderJson(value: unknown, indent: string, unit: string, eol: string, multiline: boolean): string {
   if (!multiline) return JSON.stringify(value);
-  return JSON.stringify(value, null, unit).split("\n").join(eol + indent);
+  return JSON.stringify(value, null, unit)
+    .split("\n")
+    .join(eol + indent);
 }
 
 type Style = { unit: string; eol: string };
@@ -171,14 +174,24 @@ function appendSplices(text: string, container: Node, key: string | undefined, v
     const containerIndent = indentAt(text, open);
     // A document written on one line stays on one line.
     const multiline = isMultilineDoc(text);
-    if (!multiline) return [{ offset: open + 1, length: inner.length, content: memberText(key, value, "", style, false) }];
+    if (!multiline)
+      return [{ offset: open + 1, length: inner.length, content: memberText(key, value, "", style, false) }];
     const childIndent = containerIndent + style.unit;
     if (inner.trim() === "") {
-      return [{ offset: open + 1, length: inner.length, content: style.eol + childIndent + memberText(key, value, childIndent, style, true) + style.eol + containerIndent }];
+      return [
+        {
+          offset: open + 1,
+          length: inner.length,
+          content:
+            style.eol + childIndent + memberText(key, value, childIndent, style, true) + style.eol + containerIndent,
+        },
+      ];
     }
     // Only comments inside: put the member after them, on its own line.
     const at = wsRunStart(text, close);
-    return [{ offset: at, length: 0, content: style.eol + childIndent + memberText(key, value, childIndent, style, true) }];
+    return [
+      { offset: at, length: 0, content: style.eol + childIndent + memberText(key, value, childIndent, style, true) },
+    ];
   }
   const last = kids[kids.length - 1]!;
   const lastEnd = last.offset + last.length;
@@ -190,7 +203,7 @@ function appendSplices(text: string, container: Node, key: string | undefined, v
       // JSONC trailing comma: keep the style — the new last member gets one too.
       const eolAt = commentOnlyRestOfLine(text, trailing + 1);
       const at = eolAt >= 0 ? eolAt : trailing + 1;
-      return [{ offset: at, length: 0, content: style.eol + indent + member + "," }];
+      return [{ offset: at, length: 0, content: `${style.eol + indent + member},` }];
     }
     const eolAt = commentOnlyRestOfLine(text, lastEnd);
     if (eolAt >= 0) {
@@ -199,11 +212,11 @@ function appendSplices(text: string, container: Node, key: string | undefined, v
         { offset: eolAt, length: 0, content: style.eol + indent + member },
       ];
     }
-    return [{ offset: lastEnd, length: 0, content: "," + style.eol + indent + member }];
+    return [{ offset: lastEnd, length: 0, content: `,${style.eol}${indent}${member}` }];
   }
   const member = memberText(key, value, "", style, false);
-  if (trailing >= 0) return [{ offset: trailing + 1, length: 0, content: " " + member + "," }];
-  return [{ offset: lastEnd, length: 0, content: ", " + member }];
+  if (trailing >= 0) return [{ offset: trailing + 1, length: 0, content: ` ${member},` }];
+  return [{ offset: lastEnd, length: 0, content: `, ${member}` }];
 }
 
 function isMultilineDoc(text: string): boolean {
@@ -267,7 +280,11 @@ export class JsonDoc {
   private tree: Node;
   value: unknown;
 
-  constructor(text: string, readonly file: string, readonly dialect: Dialect) {
+  constructor(
+    text: string,
+    readonly file: string,
+    readonly dialect: Dialect,
+  ) {
     const parsed = parseJsonStrict(text, file, dialect);
     this.text = text;
     this.tree = parsed.tree;
@@ -278,7 +295,11 @@ export class JsonDoc {
   private update(text: string, expected: unknown): void {
     const parsed = parseJsonStrict(text, this.file, this.dialect);
     if (!deepEqual(parsed.value, expected)) {
-      throw new CofferError(`${this.file}: an edit did not give the intended document; nothing was written`, 1, "This is a bug in Coffer; please report it with a copy of the file.");
+      throw new CofferError(
+        `${this.file}: an edit did not give the intended document; nothing was written`,
+        1,
+        "This is a bug in Coffer; please report it with a copy of the file.",
+      );
     }
     this.text = text;
     this.tree = parsed.tree;
@@ -316,7 +337,9 @@ export class JsonDoc {
     const existing = nodeAt(this.tree, path);
     if (existing) {
       const expected = this.expect((root) => setIn(root, path, final));
-      const content = rawText ?? renderJson(value, indentAt(this.text, existing.offset), style.unit, style.eol, isMultilineDoc(this.text));
+      const content =
+        rawText ??
+        renderJson(value, indentAt(this.text, existing.offset), style.unit, style.eol, isMultilineDoc(this.text));
       this.update(applySplices(this.text, [{ offset: existing.offset, length: existing.length, content }]), expected);
       return;
     }
@@ -326,7 +349,11 @@ export class JsonDoc {
     const parentPath = path.slice(0, depth);
     const parent = depth === 0 ? this.tree : nodeAt(this.tree, parentPath)!;
     if (parent.type !== "object") {
-      throw new CofferError(`${this.file}: expected an object at "${parentPath.join(".") || "(top level)"}", found ${parent.type}; left it untouched`, 1, "Fix that part of the file by hand, then run the command again.");
+      throw new CofferError(
+        `${this.file}: expected an object at "${parentPath.join(".") || "(top level)"}", found ${parent.type}; left it untouched`,
+        1,
+        "Fix that part of the file by hand, then run the command again.",
+      );
     }
     const expected = this.expect((root) => setIn(root, path, final));
     let nested: unknown = value;
@@ -334,7 +361,10 @@ export class JsonDoc {
     const key = path[depth] as string;
     if (rawText !== undefined && depth === path.length - 1) {
       // Insert a placeholder, then swap in the raw text.
-      this.update(applySplices(this.text, appendSplices(this.text, parent, key, null, style)), this.expect((root) => setIn(root, path, null)));
+      this.update(
+        applySplices(this.text, appendSplices(this.text, parent, key, null, style)),
+        this.expect((root) => setIn(root, path, null)),
+      );
       const n = nodeAt(this.tree, path)!;
       this.update(applySplices(this.text, [{ offset: n.offset, length: n.length, content: rawText }]), expected);
       return;
@@ -345,9 +375,16 @@ export class JsonDoc {
   /** Append `value` to the array at `path` (created when missing). */
   append(path: JsonPath, value: unknown): void {
     const arr = nodeAt(this.tree, path);
-    if (!arr) return this.set(path, [value]);
+    if (!arr) {
+      this.set(path, [value]);
+      return;
+    }
     if (arr.type !== "array") {
-      throw new CofferError(`${this.file}: expected a list at "${path.join(".")}", found ${arr.type}; left it untouched`, 1, "Fix that part of the file by hand, then run the command again.");
+      throw new CofferError(
+        `${this.file}: expected a list at "${path.join(".")}", found ${arr.type}; left it untouched`,
+        1,
+        "Fix that part of the file by hand, then run the command again.",
+      );
     }
     const expected = this.expect((root) => (getAt(root, path) as unknown[]).push(structuredClone(value)));
     this.update(applySplices(this.text, appendSplices(this.text, arr, undefined, value, styleOf(this.text))), expected);
@@ -393,7 +430,7 @@ function setIn(root: unknown, path: JsonPath, value: unknown): void {
 
 /** Fresh file text for a document Coffer creates. */
 export function newJsonText(value: unknown): string {
-  return JSON.stringify(value, null, 2) + "\n";
+  return `${JSON.stringify(value, null, 2)}\n`;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
@@ -406,7 +443,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   const ka = Object.keys(a as object);
   const kb = Object.keys(b as object);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as any)[k], (b as any)[k]));
+  return (
+    ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as any)[k], (b as any)[k]))
+  );
 }
 
 /** The parsed value of a JSON/JSONC file, or undefined when it is missing, empty or unreadable. */

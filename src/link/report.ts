@@ -1,6 +1,6 @@
 /** Human and JSON output for link / unlink (shared by both commands). */
-import { type Plan } from "./engine";
-import { type FileChange, changed, diffChanges, tilde } from "./files";
+import type { Plan } from "./engine";
+import { changed, diffChanges, type FileChange, tilde } from "./files";
 
 function status(c: FileChange): "created" | "updated" | "deleted" | "unchanged" {
   if (!changed(c)) return "unchanged";
@@ -34,9 +34,17 @@ export function planText(plan: Plan, name: string, verb: "link" | "unlink", dryR
   if (dryRun) {
     const diff = diffChanges(plan.changes);
     if (diff) lines.push(diff.trimEnd(), "");
-    lines.push(todo.length ? `Dry run: ${todo.length} file${todo.length === 1 ? "" : "s"} would change; nothing was written.` : `Dry run: nothing would change.`);
+    lines.push(
+      todo.length
+        ? `Dry run: ${todo.length} file${todo.length === 1 ? "" : "s"} would change; nothing was written.`
+        : `Dry run: nothing would change.`,
+    );
   } else if (!todo.length) {
-    lines.push(verb === "link" ? `${name} is already linked for ${where}; nothing changed.` : `${name} has no Coffer entries for ${where}; nothing changed.`);
+    lines.push(
+      verb === "link"
+        ? `${name} is already linked for ${where}; nothing changed.`
+        : `${name} has no Coffer entries for ${where}; nothing changed.`,
+    );
   } else {
     lines.push(verb === "link" ? `Linked ${name} for ${where}:` : `Unlinked ${name} for ${where}:`);
     for (const c of todo) {
@@ -48,5 +56,5 @@ export function planText(plan: Plan, name: string, verb: "link" | "unlink", dryR
     if (bin && verb === "link") lines.push(`Commands run ${bin}`);
   }
   for (const n of plan.notes) lines.push(`- ${n}`);
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

@@ -47,5 +47,5 @@ export function readLinkState(): LinkState {
 }
 
 export function writeLinkState(state: LinkState): void {
-  writeFileAtomic(linkStatePath(), JSON.stringify(state, null, 2) + "\n", 0o600);
+  writeFileAtomic(linkStatePath(), `${JSON.stringify(state, null, 2)}\n`, 0o600);
 }

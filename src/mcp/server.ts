@@ -4,9 +4,9 @@
  * caller can fix come back in-band (`isError: true`) with a message that says what to fix.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
-import { ToolError, TOOL_NAMES, TOOL_PREFIX, runTool, toolDefinitions, toolNameOf } from "./tools";
+import { runTool, TOOL_NAMES, TOOL_PREFIX, ToolError, toolDefinitions, toolNameOf } from "./tools";
 
 export type McpServerOptions = {
   /** Project scope of calls that pass no `cwd`. */
@@ -18,7 +18,11 @@ export type McpServerOptions = {
 
 /** `agent:<client name>` from the initialize handshake, reduced to characters safe in YAML and logs. */
 export function actorFor(clientName: string | undefined): string {
-  const name = (clientName ?? "").trim().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64);
+  const name = (clientName ?? "")
+    .trim()
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64);
   return `agent:${name || "unknown"}`;
 }
 
@@ -33,7 +37,10 @@ export function createMcpServer(opts: McpServerOptions): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const name = toolNameOf(req.params.name);
-    if (!name) return errorResult(`unknown tool "${req.params.name}" (available: ${TOOL_NAMES.map((n) => TOOL_PREFIX + n).join(", ")})`);
+    if (!name)
+      return errorResult(
+        `unknown tool "${req.params.name}" (available: ${TOOL_NAMES.map((n) => TOOL_PREFIX + n).join(", ")})`,
+      );
     try {
       const result = runTool(name, req.params.arguments, {
         cwd: opts.cwd,
@@ -44,7 +51,9 @@ export function createMcpServer(opts: McpServerOptions): Server {
     } catch (err) {
       if (err instanceof ToolError) return errorResult(err.message);
       opts.log(`${req.params.name} failed: ${(err as Error)?.stack ?? String(err)}`);
-      return errorResult(`${req.params.name} failed: ${(err as Error)?.message ?? String(err)} (an internal error; details are in coffer's stderr)`);
+      return errorResult(
+        `${req.params.name} failed: ${(err as Error)?.message ?? String(err)} (an internal error; details are in coffer's stderr)`,
+      );
     }
   });
 

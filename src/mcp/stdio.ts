@@ -13,7 +13,9 @@ export async function runStdioServer(cwd = process.cwd()): Promise<void> {
   const shutdown = async (code: number) => {
     if (closing) return;
     closing = true;
-    try { await server.close(); } catch {}
+    try {
+      await server.close();
+    } catch {}
     process.exit(code);
   };
   server.onerror = (err) => log(`mcp: ${err.message}`);

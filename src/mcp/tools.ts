@@ -11,14 +11,27 @@ import { KINDS } from "../store/entry";
 import { GLOBAL, isAbsoluteDir } from "../store/scope";
 import { grep, recall } from "../store/search";
 import {
-  type Store, closeStore, findEntry, forget, freshnessNote, getHandoff, listEntries, openStore, remember, setHandoff,
+  closeStore,
+  findEntry,
+  forget,
+  freshnessNote,
+  getHandoff,
+  listEntries,
+  openStore,
+  remember,
+  type Store,
+  setHandoff,
 } from "../store/store";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";
 
 /** An error the caller can fix; `code` picks the HTTP status (400 / 404). */
 export class ToolError extends Error {
-  constructor(message: string, readonly code: ToolErrorCode = "invalid_argument", readonly details?: unknown) {
+  constructor(
+    message: string,
+    readonly code: ToolErrorCode = "invalid_argument",
+    readonly details?: unknown,
+  ) {
     super(message);
     this.name = "ToolError";
   }
@@ -40,30 +53,59 @@ const scope = v.pipe(
   v.picklist(["project", "global"], 'scope must be "project" or "global"'),
   v.description("project or global"),
 );
-const cwd = v.pipe(
-  v.string("cwd must be a string"),
-  v.description("Absolute project path; default: server cwd"),
+const cwd = v.pipe(v.string("cwd must be a string"), v.description("Absolute project path; default: server cwd"));
+const id = v.pipe(
+  v.string("id must be a string"),
+  v.trim(),
+  v.minLength(1, "id is empty; pass an entry id from coffer__recall or coffer__list"),
+  v.maxLength(64, "id is too long (entry ids are 26 characters)"),
 );
-const id = v.pipe(v.string("id must be a string"), v.trim(), v.minLength(1, "id is empty; pass an entry id from coffer__recall or coffer__list"), v.maxLength(64, "id is too long (entry ids are 26 characters)"));
 const stringList = (name: string, what: string) =>
   v.pipe(
-    v.array(v.pipe(v.string(`${name} must be a list of strings`), v.maxLength(200, `each ${name} item is at most 200 characters`)), `${name} must be a list of strings`),
+    v.array(
+      v.pipe(
+        v.string(`${name} must be a list of strings`),
+        v.maxLength(200, `each ${name} item is at most 200 characters`),
+      ),
+      `${name} must be a list of strings`,
+    ),
     v.maxLength(32, `${name} has more than 32 items`),
     v.description(what),
   );
 
 export const SCHEMAS = {
   recall: v.strictObject({
-    query: v.pipe(v.string("query must be a string"), v.minLength(1, "query is empty; pass a few keywords"), v.maxLength(2000, "query is longer than 2000 characters"), v.description("Keywords (grep mode: literal text or /regex/)")),
+    query: v.pipe(
+      v.string("query must be a string"),
+      v.minLength(1, "query is empty; pass a few keywords"),
+      v.maxLength(2000, "query is longer than 2000 characters"),
+      v.description("Keywords (grep mode: literal text or /regex/)"),
+    ),
     scope: v.optional(v.pipe(scope, v.description("Default: both, project first"))),
-    top_k: v.optional(v.pipe(v.number("top_k must be a number"), v.integer("top_k must be an integer"), v.minValue(1, "top_k must be at least 1"), v.maxValue(20, "top_k must be at most 20"), v.description("Default 5"))),
-    mode: v.optional(v.pipe(v.picklist(["keyword", "grep"], 'mode must be "keyword" or "grep"'), v.description("Default keyword"))),
+    top_k: v.optional(
+      v.pipe(
+        v.number("top_k must be a number"),
+        v.integer("top_k must be an integer"),
+        v.minValue(1, "top_k must be at least 1"),
+        v.maxValue(20, "top_k must be at most 20"),
+        v.description("Default 5"),
+      ),
+    ),
+    mode: v.optional(
+      v.pipe(v.picklist(["keyword", "grep"], 'mode must be "keyword" or "grep"'), v.description("Default keyword")),
+    ),
     cwd: v.optional(cwd),
   }),
   remember: v.strictObject({
-    text: v.pipe(v.string("text must be a string"), v.minLength(1, "text is empty; pass the memory text"), v.description("The memory, self-contained")),
+    text: v.pipe(
+      v.string("text must be a string"),
+      v.minLength(1, "text is empty; pass the memory text"),
+      v.description("The memory, self-contained"),
+    ),
     title: v.optional(v.pipe(v.string("title must be a string"), v.description("Default: first line"))),
-    kind: v.optional(v.pipe(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`), v.description("Default note"))),
+    kind: v.optional(
+      v.pipe(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`), v.description("Default note")),
+    ),
     tags: v.optional(stringList("tags", "Tags")),
     applies_to: v.optional(stringList("applies_to", "Globs relative to the project root")),
     scope: v.optional(v.pipe(scope, v.description("Default project (global outside a repo)"))),
@@ -74,12 +116,24 @@ export const SCHEMAS = {
   list: v.strictObject({
     scope: v.optional(v.pipe(scope, v.description("Default: both"))),
     kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
-    limit: v.optional(v.pipe(v.number("limit must be a number"), v.integer("limit must be an integer"), v.minValue(1, "limit must be at least 1"), v.maxValue(200, "limit must be at most 200"), v.description("Default 50"))),
+    limit: v.optional(
+      v.pipe(
+        v.number("limit must be a number"),
+        v.integer("limit must be an integer"),
+        v.minValue(1, "limit must be at least 1"),
+        v.maxValue(200, "limit must be at most 200"),
+        v.description("Default 50"),
+      ),
+    ),
     cwd: v.optional(cwd),
   }),
   forget: v.strictObject({ id, cwd: v.optional(cwd) }),
   set_handoff: v.strictObject({
-    body: v.pipe(v.string("body must be a string"), v.minLength(1, "body is empty; say where the work stands and what comes next"), v.description("Where work stands, what is next")),
+    body: v.pipe(
+      v.string("body must be a string"),
+      v.minLength(1, "body is empty; say where the work stands and what comes next"),
+      v.description("Where work stands, what is next"),
+    ),
     cwd: v.optional(cwd),
   }),
   resume: v.strictObject({ cwd: v.optional(cwd) }),
@@ -90,7 +144,8 @@ type Args<N extends ToolName> = v.InferOutput<(typeof SCHEMAS)[N]>;
 
 const DESCRIPTIONS: Record<ToolName, string> = {
   recall: "Search shared memory (this project, then global) for facts, decisions, gotchas, conventions.",
-  remember: "Save a durable fact, decision, gotcha or convention to shared memory. Near-duplicates refresh the existing entry.",
+  remember:
+    "Save a durable fact, decision, gotcha or convention to shared memory. Near-duplicates refresh the existing entry.",
   read: "Read one memory entry in full.",
   list: "List memory entries, newest first.",
   forget: "Delete a memory entry.",
@@ -101,7 +156,11 @@ const DESCRIPTIONS: Record<ToolName, string> = {
 // ---------------------------------------------------------------------------------------------
 // Shapes
 
-export type EntryView = Omit<Entry, "body" | "origin_session"> & { scope: string; text: string; origin_session?: string };
+export type EntryView = Omit<Entry, "body" | "origin_session"> & {
+  scope: string;
+  text: string;
+  origin_session?: string;
+};
 
 /** The whole entry as tools and the HTTP API return it (`text` = the Markdown body). */
 export function entryView(entry: Entry, scopeName: string): EntryView {
@@ -143,26 +202,38 @@ export function withStore<T>(dir: string, freshness: "deep" | "shallow" | "none"
 
 function callDir(ctx: ToolContext, cwdArg: string | undefined): string {
   if (cwdArg === undefined) return ctx.cwd;
-  if (!isAbsoluteDir(cwdArg)) throw new ToolError(`cwd must be an absolute path of an existing directory (got ${JSON.stringify(cwdArg)})`);
+  if (!isAbsoluteDir(cwdArg))
+    throw new ToolError(`cwd must be an absolute path of an existing directory (got ${JSON.stringify(cwdArg)})`);
   return cwdArg;
 }
 
 function requireProjectFor(store: Store, what: string): void {
   if (!store.project) {
-    throw new ToolError(`${what} needs a git project, but ${store.cwd} is not inside a repository; pass cwd (the project's absolute path)${what === "scope project" ? ' or scope "global"' : ""}`);
+    throw new ToolError(
+      `${what} needs a git project, but ${store.cwd} is not inside a repository; pass cwd (the project's absolute path)${what === "scope project" ? ' or scope "global"' : ""}`,
+    );
   }
 }
 
 function locate(store: Store, idArg: string) {
   const hit = findEntry(store, idArg);
-  if (!hit) throw new ToolError(`no entry with id "${idArg}"; find ids with coffer__recall or coffer__list`, "not_found");
+  if (!hit)
+    throw new ToolError(`no entry with id "${idArg}"; find ids with coffer__recall or coffer__list`, "not_found");
   return hit;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-export type RecallHit = { id: string; title: string; text: string; kind: string; scope: string; score: number; updated: string };
+export type RecallHit = {
+  id: string;
+  title: string;
+  text: string;
+  kind: string;
+  scope: string;
+  score: number;
+  updated: string;
+};
 
 function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
@@ -181,8 +252,19 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } 
         }
         if (byId.size >= limit) continue;
         const key = g.scope === "global" ? GLOBAL : store.project!.id;
-        const meta = store.db.query("SELECT kind, updated FROM entries WHERE scope = ? AND id = ?").get(key, g.id) as { kind: string; updated: string } | null;
-        byId.set(g.id, { id: g.id, title: g.title, text: line, kind: meta?.kind ?? "note", scope: g.scope, score: 1, updated: meta?.updated ?? "" });
+        const meta = store.db.query("SELECT kind, updated FROM entries WHERE scope = ? AND id = ?").get(key, g.id) as {
+          kind: string;
+          updated: string;
+        } | null;
+        byId.set(g.id, {
+          id: g.id,
+          title: g.title,
+          text: line,
+          kind: meta?.kind ?? "note",
+          scope: g.scope,
+          score: 1,
+          updated: meta?.updated ?? "",
+        });
       }
       return { hits: [...byId.values()] };
     }
@@ -191,7 +273,10 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } 
   });
 }
 
-function rememberTool(a: Args<"remember">, ctx: ToolContext): { id: string; scope: string; status: "created" | "updated" | "duplicate" } {
+function rememberTool(
+  a: Args<"remember">,
+  ctx: ToolContext,
+): { id: string; scope: string; status: "created" | "updated" | "duplicate" } {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     if (a.id) locate(store, a.id);
@@ -207,11 +292,17 @@ function readTool(a: Args<"read">, ctx: ToolContext): EntryView {
   });
 }
 
-function listTool(a: Args<"list">, ctx: ToolContext): { total: number; entries: { id: string; title: string; kind: string; updated: string }[] } {
+function listTool(
+  a: Args<"list">,
+  ctx: ToolContext,
+): { total: number; entries: { id: string; title: string; kind: string; updated: string }[] } {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     const res = listEntries(store, { scope: a.scope, kind: a.kind, limit: a.limit ?? 50 });
-    return { total: res.total, entries: res.entries.map((e) => ({ id: e.id, title: e.title, kind: e.kind, updated: e.updated })) };
+    return {
+      total: res.total,
+      entries: res.entries.map((e) => ({ id: e.id, title: e.title, kind: e.kind, updated: e.updated })),
+    };
   });
 }
 
@@ -223,7 +314,10 @@ function forgetTool(a: Args<"forget">, ctx: ToolContext): { id: string; status: 
   });
 }
 
-function setHandoffTool(a: Args<"set_handoff">, ctx: ToolContext): { status: "saved"; branch: string | null; scope: "project" } {
+function setHandoffTool(
+  a: Args<"set_handoff">,
+  ctx: ToolContext,
+): { status: "saved"; branch: string | null; scope: "project" } {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const res = setHandoff(store, a.body, ctx.actor);
@@ -231,11 +325,16 @@ function setHandoffTool(a: Args<"set_handoff">, ctx: ToolContext): { status: "sa
   });
 }
 
-function resumeTool(a: Args<"resume">, ctx: ToolContext): { found: false } | { found: true; branch: string | null; body: string; updated: string; note: string } {
+function resumeTool(
+  a: Args<"resume">,
+  ctx: ToolContext,
+): { found: false } | { found: true; branch: string | null; body: string; updated: string; note: string } {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const h = getHandoff(store);
-    return h ? { found: true, branch: h.branch, body: h.body, updated: h.updated, note: freshnessNote(h.updated) } : { found: false };
+    return h
+      ? { found: true, branch: h.branch, body: h.body, updated: h.updated, note: freshnessNote(h.updated) }
+      : { found: false };
   });
 }
 
@@ -262,7 +361,8 @@ export function describeIssues(issues: readonly Issue[]): string {
   return issues
     .map((issue) => {
       const path = issue.path?.map((p) => String(p.key)).join(".");
-      if (issue.type === "strict_object" && path) return issue.expected === "never" ? `unknown argument "${path}"` : `${path} is required`;
+      if (issue.type === "strict_object" && path)
+        return issue.expected === "never" ? `unknown argument "${path}"` : `${path} is required`;
       if (issue.type === "strict_object") return "arguments must be a JSON object";
       const msg = issue.message;
       const head = path?.split(".")[0];
@@ -292,7 +392,12 @@ export function runTool(name: ToolName, raw: unknown, ctx: ToolContext): Record<
       const notFound = /^no entry with id/.test(err.message);
       // CLI hints name commands and flags; agents get the tool-level message instead.
       const hint = err.hint && !/`coffer |--\w/.test(err.hint) ? ` ${err.hint}` : "";
-      throw new ToolError(notFound ? `${err.message}; find ids with coffer__recall or coffer__list` : `${err.message}${hint ? `.${hint}` : ""}`, notFound ? "not_found" : "invalid_argument");
+      throw new ToolError(
+        notFound
+          ? `${err.message}; find ids with coffer__recall or coffer__list`
+          : `${err.message}${hint ? `.${hint}` : ""}`,
+        notFound ? "not_found" : "invalid_argument",
+      );
     }
     throw err;
   }
@@ -301,7 +406,11 @@ export function runTool(name: ToolName, raw: unknown, ctx: ToolContext): Record<
 // ---------------------------------------------------------------------------------------------
 // MCP tool list
 
-export type ToolDefinition = { name: string; description: string; inputSchema: { type: "object"; [k: string]: unknown } };
+export type ToolDefinition = {
+  name: string;
+  description: string;
+  inputSchema: { type: "object"; [k: string]: unknown };
+};
 
 let cachedDefinitions: ToolDefinition[] | undefined;
 
@@ -310,7 +419,10 @@ export async function toolDefinitions(): Promise<ToolDefinition[]> {
   if (cachedDefinitions) return cachedDefinitions;
   const { toJsonSchema } = await import("@valibot/to-json-schema");
   cachedDefinitions = TOOL_NAMES.map((name) => {
-    const { $schema: _s, ...schema } = toJsonSchema(SCHEMAS[name], { errorMode: "ignore", typeMode: "input" }) as Record<string, unknown>;
+    const { $schema: _s, ...schema } = toJsonSchema(SCHEMAS[name], {
+      errorMode: "ignore",
+      typeMode: "input",
+    }) as Record<string, unknown>;
     return { name: TOOL_PREFIX + name, description: DESCRIPTIONS[name], inputSchema: { ...schema, type: "object" } };
   });
   return cachedDefinitions;

@@ -8,12 +8,12 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "
 import { budgetChars } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { projectForSession } from "../distill/project";
+import { countTraces, deleteTrace, type Trace, traceForSession, writeTrace } from "../inbox/inbox";
+import { audit } from "../lib/audit";
 import { sha256 } from "../lib/hash";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
-import { audit } from "../lib/audit";
 import type { Config } from "../store/config";
-import { countTraces, traceForSession, writeTrace, deleteTrace, type Trace } from "../inbox/inbox";
 import { stripInjectionLines } from "../transcripts/clean";
 import { foldHome, prepareConversation } from "../transcripts/conversation";
 import { parseTranscriptText } from "../transcripts/discovery";
@@ -25,14 +25,20 @@ export const TRANSCRIPT_MAX_BYTES = 5 * 1024 * 1024;
 
 export type ObserveOutcome = "stored" | "skipped" | "kept" | "would_store";
 export type ObserveResult = { host: string; session: string; outcome: ObserveOutcome; reason: string; trace?: string };
-export type ObserveReport = { results: ObserveResult[]; stored: number; skipped: number; kept: number; dry_run: boolean };
+export type ObserveReport = {
+  results: ObserveResult[];
+  stored: number;
+  skipped: number;
+  kept: number;
+  dry_run: boolean;
+};
 
 type Checked = { ok: true; text: string; size: number; mtimeMs: number } | { ok: false; reason: string };
 
 /** The transcript must be a regular file (not a symlink), with no other hard link, at most 5 MiB. */
 export function readTranscriptSafely(path: string): Checked {
   if (!path.startsWith("/")) return { ok: false, reason: "transcript path is not absolute" };
-  let st;
+  let st: import("node:fs").Stats;
   try {
     st = lstatSync(path);
   } catch {
@@ -41,7 +47,8 @@ export function readTranscriptSafely(path: string): Checked {
   if (st.isSymbolicLink()) return { ok: false, reason: "transcript is a symbolic link" };
   if (!st.isFile()) return { ok: false, reason: "transcript is not a regular file" };
   if (st.nlink !== 1) return { ok: false, reason: `transcript has ${st.nlink} hard links` };
-  if (st.size > TRANSCRIPT_MAX_BYTES) return { ok: false, reason: `transcript is ${(st.size / 1048576).toFixed(1)} MiB (limit 5 MiB)` };
+  if (st.size > TRANSCRIPT_MAX_BYTES)
+    return { ok: false, reason: `transcript is ${(st.size / 1048576).toFixed(1)} MiB (limit 5 MiB)` };
   // Open without following links and check the opened file again: it may have been swapped.
   let fd: number;
   try {
@@ -51,7 +58,8 @@ export function readTranscriptSafely(path: string): Checked {
   }
   try {
     const f = fstatSync(fd);
-    if (!f.isFile() || f.nlink !== 1 || f.size > TRANSCRIPT_MAX_BYTES || f.ino !== st.ino) return { ok: false, reason: "transcript changed while being read" };
+    if (!f.isFile() || f.nlink !== 1 || f.size > TRANSCRIPT_MAX_BYTES || f.ino !== st.ino)
+      return { ok: false, reason: "transcript changed while being read" };
     const buf = Buffer.alloc(f.size);
     let off = 0;
     while (off < f.size) {
@@ -68,7 +76,9 @@ export function readTranscriptSafely(path: string): Checked {
 type Planned = { result: ObserveResult; trace?: Trace; replaces?: string };
 
 function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLedger>): Planned {
-  const skip = (reason: string): Planned => ({ result: { host: item.host, session: item.session, outcome: "skipped", reason } });
+  const skip = (reason: string): Planned => ({
+    result: { host: item.host, session: item.session, outcome: "skipped", reason },
+  });
   if (!isTranscriptHost(item.host)) return skip(`no transcript parser for ${item.host}`);
   const file = readTranscriptSafely(item.transcript_path);
   if (!file.ok) return skip(file.reason);
@@ -77,7 +87,13 @@ function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLed
   if (parsed.subagent) return skip("a subagent's transcript");
   const project = projectForSession(parsed.cwd, parsed.origin);
   if (!project) return skip("not a git project");
-  const state = { host: item.host, session_id: session, path: item.transcript_path, size: file.size, mtimeMs: file.mtimeMs };
+  const state = {
+    host: item.host,
+    session_id: session,
+    path: item.transcript_path,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+  };
   if (isDistilled(ledger, state)) return skip("already distilled");
   const conv = prepareConversation(parsed.turns, { budget: budgetChars(config), stripInjection: true });
   if (!conv.turns.length) return skip("no conversation left after cleaning");
@@ -102,7 +118,11 @@ function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLed
     removed_lines: conv.removed_lines + title.removed,
     turns: conv.turns,
   };
-  return { result: { host: item.host, session, outcome: "stored", reason: "", trace: trace.id }, trace, replaces: traceForSession(item.host, session)?.id };
+  return {
+    result: { host: item.host, session, outcome: "stored", reason: "", trace: trace.id },
+    trace,
+    replaces: traceForSession(item.host, session)?.id,
+  };
 }
 
 export function observeQueue(opts: { config: Config; dryRun?: boolean; limit?: number }): ObserveReport {
@@ -127,26 +147,49 @@ export function observeQueue(opts: { config: Config; dryRun?: boolean; limit?: n
       continue;
     }
     if (!p.replaces && count >= max) {
-      results.push({ ...p.result, outcome: "kept", reason: `inbox is full (${count}/${max} traces; inbox.max_files)`, trace: undefined });
+      results.push({
+        ...p.result,
+        outcome: "kept",
+        reason: `inbox is full (${count}/${max} traces; inbox.max_files)`,
+        trace: undefined,
+      });
       continue;
     }
     if (opts.dryRun) {
-      results.push({ ...p.result, outcome: "would_store", reason: p.replaces ? "would replace the older trace of this session" : "", trace: undefined });
+      results.push({
+        ...p.result,
+        outcome: "would_store",
+        reason: p.replaces ? "would replace the older trace of this session" : "",
+        trace: undefined,
+      });
       if (!p.replaces) count++;
       continue;
     }
     writeTrace(p.trace);
     if (p.replaces) deleteTrace(p.replaces);
     else count++;
-    audit({ event: "trace_observed", actor: `agent:${p.trace.host}`, id: p.trace.id, redactions: p.trace.redactions, removed_lines: p.trace.removed_lines });
+    audit({
+      event: "trace_observed",
+      actor: `agent:${p.trace.host}`,
+      id: p.trace.id,
+      redactions: p.trace.redactions,
+      removed_lines: p.trace.removed_lines,
+    });
     results.push({ ...p.result, reason: p.replaces ? "replaced the older trace of this session" : "" });
     done.add(item);
   }
   if (!opts.dryRun && done.size) {
-    const same = (a: QueueItem, b: QueueItem) => a.host === b.host && a.session === b.session && a.at === b.at && a.transcript_path === b.transcript_path;
+    const same = (a: QueueItem, b: QueueItem) =>
+      a.host === b.host && a.session === b.session && a.at === b.at && a.transcript_path === b.transcript_path;
     const gone = [...done];
     updateQueue((current) => ({ keep: current.filter((c) => !gone.some((g) => same(c, g))), result: undefined }));
   }
   const n = (o: ObserveOutcome) => results.filter((r) => r.outcome === o).length;
-  return { results, stored: n("stored") + n("would_store"), skipped: n("skipped"), kept: n("kept"), dry_run: Boolean(opts.dryRun) };
+  return {
+    results,
+    stored: n("stored") + n("would_store"),
+    skipped: n("skipped"),
+    kept: n("kept"),
+    dry_run: Boolean(opts.dryRun),
+  };
 }

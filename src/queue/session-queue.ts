@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
-import { paths } from "../lib/paths";
 import { withFileLock } from "../lib/lock";
+import { paths } from "../lib/paths";
 
 /** One finished session waiting to be observed (`queue/session-queue.json`). */
 export const QueueItemSchema = v.object({
@@ -15,7 +15,7 @@ export type QueueItem = v.InferOutput<typeof QueueItemSchema>;
 
 export const QUEUE_MAX = 50;
 
-const lockFile = () => paths.queue() + ".lock";
+const lockFile = () => `${paths.queue()}.lock`;
 
 /** The queue as stored; a missing or damaged file reads as empty (valid items of a damaged list are kept). */
 export function readQueue(): QueueItem[] {
@@ -33,7 +33,7 @@ export function readQueue(): QueueItem[] {
 }
 
 function writeQueue(items: QueueItem[]): void {
-  writeFileAtomic(paths.queue(), JSON.stringify(items, null, 2) + "\n", 0o600);
+  writeFileAtomic(paths.queue(), `${JSON.stringify(items, null, 2)}\n`, 0o600);
 }
 
 /** Keep one item per host + session (the newest), oldest first, at most QUEUE_MAX. */
@@ -57,9 +57,13 @@ export function enqueueSession(item: QueueItem, timeoutMs = 1000): void {
  * items to keep plus a result.
  */
 export function updateQueue<T>(fn: (items: QueueItem[]) => { keep: QueueItem[]; result: T }, timeoutMs = 5000): T {
-  return withFileLock(lockFile(), () => {
-    const { keep, result } = fn(readQueue());
-    writeQueue(normalizeQueue(keep));
-    return result;
-  }, { timeoutMs });
+  return withFileLock(
+    lockFile(),
+    () => {
+      const { keep, result } = fn(readQueue());
+      writeQueue(normalizeQueue(keep));
+      return result;
+    },
+    { timeoutMs },
+  );
 }

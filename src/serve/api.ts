@@ -5,13 +5,13 @@
  */
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
-import { ToolError, type ToolContext, entryView, runTool, withStore } from "../mcp/tools";
-import { KINDS } from "../store/entry";
+import { entryView, runTool, type ToolContext, ToolError, withStore } from "../mcp/tools";
 import { HOSTS, type Host } from "../store/config";
+import { KINDS } from "../store/entry";
 import { GLOBAL, isAbsoluteDir } from "../store/scope";
 import { findEntry, listEntries, readRules, remember, scopeKey, writeRules } from "../store/store";
 import { readJsonBody } from "./body";
-import { HttpError, badRequest, json, notFound } from "./errors";
+import { badRequest, HttpError, json, notFound } from "./errors";
 
 export type ApiContext = { cwd: string; log: (m: string) => void };
 
@@ -24,7 +24,12 @@ const routes: Route[] = [];
 function route(method: string, path: string, handler: Handler): void {
   const keys: string[] = [];
   const pattern = new RegExp(
-    "^" + path.replace(/\{(\w+)\}/g, (_m, k: string) => { keys.push(k); return "([^/]+)"; }) + "$",
+    "^" +
+      path.replace(/\{(\w+)\}/g, (_m, k: string) => {
+        keys.push(k);
+        return "([^/]+)";
+      }) +
+      "$",
   );
   routes.push({ method, pattern, keys, handler });
 }
@@ -41,7 +46,11 @@ export async function handleApi(req: Request, url: URL, ctx: ApiContext): Promis
     }
     const params: Params = {};
     r.keys.forEach((k, i) => {
-      try { params[k] = decodeURIComponent(m[i + 1]!); } catch { throw badRequest(`malformed path segment for ${k}`); }
+      try {
+        params[k] = decodeURIComponent(m[i + 1]!);
+      } catch {
+        throw badRequest(`malformed path segment for ${k}`);
+      }
     });
     try {
       return await r.handler(req, url, params, ctx);
@@ -51,17 +60,36 @@ export async function handleApi(req: Request, url: URL, ctx: ApiContext): Promis
   }
   if (allowed.length) {
     const allow = allowed.join(", ");
-    throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on ${url.pathname} (allowed: ${allow})`, { allowed }, { allow });
+    throw new HttpError(
+      405,
+      "method_not_allowed",
+      `${req.method} is not allowed on ${url.pathname} (allowed: ${allow})`,
+      { allowed },
+      { allow },
+    );
   }
-  throw notFound(`no route ${req.method} ${url.pathname}`, { see: "GET /api/v1/entries, POST /api/v1/recall, GET /api/v1/rules, ..." });
+  throw notFound(`no route ${req.method} ${url.pathname}`, {
+    see: "GET /api/v1/entries, POST /api/v1/recall, GET /api/v1/rules, ...",
+  });
 }
 
 function toHttpError(err: unknown): unknown {
   if (err instanceof HttpError) return err;
-  if (err instanceof ToolError) return new HttpError(err.code === "not_found" ? 404 : 400, err.code === "not_found" ? "not_found" : "bad_request", err.message, err.details ?? null);
+  if (err instanceof ToolError)
+    return new HttpError(
+      err.code === "not_found" ? 404 : 400,
+      err.code === "not_found" ? "not_found" : "bad_request",
+      err.message,
+      err.details ?? null,
+    );
   if (err instanceof CofferError) {
     const notFoundErr = /^no entry with id/.test(err.message);
-    return new HttpError(notFoundErr ? 404 : 400, notFoundErr ? "not_found" : "bad_request", err.message, err.hint ? { hint: err.hint } : null);
+    return new HttpError(
+      notFoundErr ? 404 : 400,
+      notFoundErr ? "not_found" : "bad_request",
+      err.message,
+      err.hint ? { hint: err.hint } : null,
+    );
   }
   return err;
 }
@@ -72,8 +100,14 @@ function toHttpError(err: unknown): unknown {
 function parse<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
   const res = v.safeParse(schema, input);
   if (!res.success) {
-    const issues = res.issues.map((i) => ({ path: i.path?.map((p) => String(p.key)).join(".") || null, message: i.message }));
-    throw badRequest(`invalid ${what}: ${issues.map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message)).join("; ")}`, { issues });
+    const issues = res.issues.map((i) => ({
+      path: i.path?.map((p) => String(p.key)).join(".") || null,
+      message: i.message,
+    }));
+    throw badRequest(
+      `invalid ${what}: ${issues.map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message)).join("; ")}`,
+      { issues },
+    );
   }
   return res.output;
 }
@@ -89,7 +123,8 @@ function hostParam(params: Params): Host {
 /** Project scope for a request: `cwd` (query or body) when given — absolute and existing — else the server's. */
 function requestDir(ctx: ApiContext, given: unknown): string {
   if (given === undefined || given === null || given === "") return ctx.cwd;
-  if (typeof given !== "string" || !isAbsoluteDir(given)) throw badRequest(`cwd must be an absolute path of an existing directory (got ${JSON.stringify(given)})`);
+  if (typeof given !== "string" || !isAbsoluteDir(given))
+    throw badRequest(`cwd must be an absolute path of an existing directory (got ${JSON.stringify(given)})`);
   return given;
 }
 
@@ -98,7 +133,13 @@ function toolCtx(ctx: ApiContext): ToolContext {
 }
 
 const intString = (name: string, min: number, max: number) =>
-  v.pipe(v.string(), v.regex(/^\d+$/, `${name} must be an integer`), v.transform(Number), v.minValue(min, `${name} must be at least ${min}`), v.maxValue(max, `${name} must be at most ${max}`));
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `${name} must be an integer`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
 const scopeQuery = v.picklist(["project", "global"], 'scope must be "project" or "global"');
 const query = (url: URL) => Object.fromEntries(url.searchParams);
 
@@ -109,13 +150,20 @@ route("GET", "/api/v1/agents/{host}/session-context", async (_req, url, params) 
   const host = hostParam(params);
   const cwd = url.searchParams.get("cwd");
   if (!cwd) throw badRequest("cwd is required, e.g. ?cwd=/home/me/project");
-  if (!isAbsoluteDir(cwd)) throw badRequest(`cwd must be an absolute path of an existing directory (got ${JSON.stringify(cwd)})`);
+  if (!isAbsoluteDir(cwd))
+    throw badRequest(`cwd must be an absolute path of an existing directory (got ${JSON.stringify(cwd)})`);
   const { sessionStartContext } = await import("../hooks/context");
   return json({ additional_context: await sessionStartContext(host, cwd) });
 });
 
 const endBody = v.strictObject({
-  transcript_path: v.optional(v.pipe(v.string(), v.maxLength(4096), v.check((p) => p.startsWith("/"), "transcript_path must be absolute"))),
+  transcript_path: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(4096),
+      v.check((p) => p.startsWith("/"), "transcript_path must be absolute"),
+    ),
+  ),
 });
 
 route("POST", "/api/v1/agents/{host}/sessions/{session_id}/end", async (req, _url, params) => {
@@ -136,7 +184,10 @@ route("GET", "/api/v1/agents/{host}/transcripts", async (_req, url, params) => {
 
 const distillBody = v.strictObject({
   sessions: v.pipe(
-    v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(4096)), "sessions must be a list of session ids or transcript paths"),
+    v.array(
+      v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
+      "sessions must be a list of session ids or transcript paths",
+    ),
     v.minLength(1, "sessions is empty; pass at least one session id or path"),
     v.maxLength(100, "at most 100 sessions per request"),
   ),
@@ -194,7 +245,8 @@ const patchBody = v.strictObject({
 route("PATCH", "/api/v1/entries/{id}", async (req, _url, params, ctx) => {
   const body = parse(patchBody, await readJsonBody(req), "body");
   const { cwd, ...patch } = body;
-  if (!Object.keys(patch).length) throw badRequest("nothing to change: give at least one of text, title, kind, tags, applies_to");
+  if (!Object.keys(patch).length)
+    throw badRequest("nothing to change: give at least one of text, title, kind, tags, applies_to");
   return withStore(requestDir(ctx, cwd), "shallow", (store) => {
     const hit = findEntry(store, params.id!);
     if (!hit) throw notFound(`no entry with id "${params.id}"`);

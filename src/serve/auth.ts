@@ -24,7 +24,7 @@ export function ensureToken(file = paths.token()): { token: string; created: boo
   } catch {}
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString("base64url");
-  writeFileAtomic(file, token + "\n", 0o600);
+  writeFileAtomic(file, `${token}\n`, 0o600);
   chmodSync(file, 0o600);
   return { token, created: true };
 }
@@ -62,7 +62,8 @@ export function allowedHosts(bindHost: string): Set<string> {
   const h = bindHost.toLowerCase();
   if (!h || LOOPBACK_NAMES.has(h)) return set;
   if (h === "0.0.0.0" || h === "::" || h === "[::]") {
-    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) set.add(bracket(a.address.toLowerCase()));
+    for (const list of Object.values(networkInterfaces()))
+      for (const a of list ?? []) set.add(bracket(a.address.toLowerCase()));
     set.add(hostname().toLowerCase());
   } else {
     set.add(bracket(h));

@@ -1,4 +1,4 @@
-import { HttpError, badRequest } from "./errors";
+import { HttpError } from "./errors";
 
 /** Request bodies are capped; larger ones get 413 before anything is parsed. */
 export const BODY_MAX = 1024 * 1024;

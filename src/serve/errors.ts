@@ -13,7 +13,8 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, details: unknown = null) => new HttpError(400, "bad_request", message, details);
+export const badRequest = (message: string, details: unknown = null) =>
+  new HttpError(400, "bad_request", message, details);
 export const notFound = (message: string, details: unknown = null) => new HttpError(404, "not_found", message, details);
 
 const SECURITY_HEADERS = {
@@ -29,5 +30,9 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 }
 
 export function errorResponse(err: HttpError): Response {
-  return json({ error: { code: err.code, message: err.message, details: err.details ?? null } }, err.status, err.headers);
+  return json(
+    { error: { code: err.code, message: err.message, details: err.details ?? null } },
+    err.status,
+    err.headers,
+  );
 }

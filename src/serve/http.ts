@@ -3,18 +3,19 @@
  * HTTP at `/mcp`, plus the background worker and auto-sync. Loopback only unless `--host` is
  * given; every /api and /mcp request needs the bearer token; the Host header must name us.
  */
+
+import pkg from "../../package.json" with { type: "json" };
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
 import { loadConfig } from "../store/config";
-import pkg from "../../package.json" with { type: "json" };
 import { handleApi } from "./api";
 import { allowedHosts, ensureToken, hasBearer, hostAllowed, originAllowed } from "./auth";
 import { BODY_MAX, declaredTooLarge, tooLarge } from "./body";
-import { HttpError, errorResponse, json } from "./errors";
+import { errorResponse, HttpError, json } from "./errors";
 import { createMcpHttp } from "./mcp-http";
 import { readServeInfo, removeServeInfo, writeServeInfo } from "./state";
-import { type Worker, startWorker } from "./worker";
+import { startWorker, type Worker } from "./worker";
 
 export type HttpServerOptions = { port?: number; host?: string; worker?: boolean; cwd?: string };
 
@@ -60,21 +61,36 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
 
   async function route(req: Request): Promise<Response> {
     if (!hostAllowed(req, hosts)) {
-      throw new HttpError(403, "forbidden", `Host header ${JSON.stringify(req.headers.get("host") ?? "")} is not allowed; use http://127.0.0.1:<port>`);
+      throw new HttpError(
+        403,
+        "forbidden",
+        `Host header ${JSON.stringify(req.headers.get("host") ?? "")} is not allowed; use http://127.0.0.1:<port>`,
+      );
     }
-    if (!originAllowed(req, hosts)) throw new HttpError(403, "forbidden", `Origin ${req.headers.get("origin")} is not allowed`);
+    if (!originAllowed(req, hosts))
+      throw new HttpError(403, "forbidden", `Origin ${req.headers.get("origin")} is not allowed`);
     const url = new URL(req.url);
     if (url.pathname === "/healthz") {
-      if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "method_not_allowed", "use GET /healthz", null, { allow: "GET" });
+      if (req.method !== "GET" && req.method !== "HEAD")
+        throw new HttpError(405, "method_not_allowed", "use GET /healthz", null, { allow: "GET" });
       return json({ ok: true, version: pkg.version, worker: worker?.status() ?? null });
     }
     const guarded = url.pathname === "/mcp" || url.pathname === "/api" || url.pathname.startsWith("/api/");
     // The web UI (its own issue) mounts here, for the remaining paths.
-    if (!guarded) throw new HttpError(404, "not_found", `no route ${req.method} ${url.pathname}`, { see: "/healthz, /api/v1/..., /mcp" });
-    if (!hasBearer(req, token)) {
-      throw new HttpError(401, "unauthorized", `missing or wrong bearer token; send "Authorization: Bearer <token>" with the token from ${paths.token()}`, null, {
-        "www-authenticate": 'Bearer realm="coffer"',
+    if (!guarded)
+      throw new HttpError(404, "not_found", `no route ${req.method} ${url.pathname}`, {
+        see: "/healthz, /api/v1/..., /mcp",
       });
+    if (!hasBearer(req, token)) {
+      throw new HttpError(
+        401,
+        "unauthorized",
+        `missing or wrong bearer token; send "Authorization: Bearer <token>" with the token from ${paths.token()}`,
+        null,
+        {
+          "www-authenticate": 'Bearer realm="coffer"',
+        },
+      );
     }
     if (declaredTooLarge(req)) throw tooLarge();
     if (url.pathname === "/mcp") return mcp.handle(req);
@@ -107,8 +123,15 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     });
   } catch (err) {
     if (isAddrInUse(err)) {
-      const owner = previous && previous.port === port && pidAlive(previous.pid) ? `coffer serve, pid ${previous.pid}` : "another coffer serve, or another program";
-      throw new CofferError(`port ${port} on ${host} is already in use (${owner})`, 1, "Stop that process, or pick another port with --port (0 = any free port).");
+      const owner =
+        previous && previous.port === port && pidAlive(previous.pid)
+          ? `coffer serve, pid ${previous.pid}`
+          : "another coffer serve, or another program";
+      throw new CofferError(
+        `port ${port} on ${host} is already in use (${owner})`,
+        1,
+        "Stop that process, or pick another port with --port (0 = any free port).",
+      );
     }
     throw new CofferError(`cannot listen on ${host}:${port}: ${(err as Error).message}`, 1, "Check --host and --port.");
   }
@@ -124,7 +147,8 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
   const { startAutoSync } = await import("../sync/auto");
   const stopSync = startAutoSync(config);
 
-  if (!LOOPBACK_BINDS.has(host)) log(`listening on ${host}: the API is reachable from other machines (bearer token still required)`);
+  if (!LOOPBACK_BINDS.has(host))
+    log(`listening on ${host}: the API is reachable from other machines (bearer token still required)`);
   if (created) log(`created the API token in ${paths.token()}`);
   process.stdout.write(`Coffer serving on ${url} (MCP at ${url}/mcp; bearer token in ${paths.token()})\n`);
 
@@ -138,7 +162,9 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
       removeServeInfo();
       process.exit(0);
     }, 5000).unref();
-    try { stopSync(); } catch {}
+    try {
+      stopSync();
+    } catch {}
     await worker?.stop(4000);
     await mcp.close();
     await server.stop();

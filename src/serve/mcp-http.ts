@@ -20,7 +20,11 @@ function rpcError(status: number, code: number, message: string): Response {
   });
 }
 
-export type McpHttp = { handle: (req: Request) => Promise<Response>; close: () => Promise<void>; sessions: () => number };
+export type McpHttp = {
+  handle: (req: Request) => Promise<Response>;
+  close: () => Promise<void>;
+  sessions: () => number;
+};
 
 export function createMcpHttp(opts: { cwd: string; log: (m: string) => void }): McpHttp {
   const sessions = new Map<string, Session>();
@@ -29,7 +33,9 @@ export function createMcpHttp(opts: { cwd: string; log: (m: string) => void }): 
     const s = sessions.get(id);
     if (!s) return;
     sessions.delete(id);
-    try { await s.server.close(); } catch {}
+    try {
+      await s.server.close();
+    } catch {}
   };
 
   const evict = async () => {
@@ -86,7 +92,9 @@ export function createMcpHttp(opts: { cwd: string; log: (m: string) => void }): 
     await server.connect(transport);
     const res = await transport.handleRequest(req, { parsedBody: parsed });
     if (!transport.sessionId || !sessions.has(transport.sessionId)) {
-      try { await server.close(); } catch {}
+      try {
+        await server.close();
+      } catch {}
     }
     return res;
   }

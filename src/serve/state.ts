@@ -6,7 +6,7 @@ import { paths } from "../lib/paths";
 export type ServeInfo = { pid: number; port: number; host: string; url: string; started: string };
 
 export function writeServeInfo(info: ServeInfo): void {
-  writeFileAtomic(paths.serveInfo(), JSON.stringify(info, null, 2) + "\n", 0o600);
+  writeFileAtomic(paths.serveInfo(), `${JSON.stringify(info, null, 2)}\n`, 0o600);
 }
 
 export function readServeInfo(): ServeInfo | undefined {

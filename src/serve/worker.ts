@@ -23,7 +23,9 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
       state.passes++;
       state.last_error = report.errors[0] ?? null;
       if (report.observed || report.distilled || report.errors.length) {
-        opts.log(`worker: observed ${report.observed}, distilled ${report.distilled}, skipped ${report.skipped}${report.errors.length ? `, errors: ${report.errors.join("; ")}` : ""}`);
+        opts.log(
+          `worker: observed ${report.observed}, distilled ${report.distilled}, skipped ${report.skipped}${report.errors.length ? `, errors: ${report.errors.join("; ")}` : ""}`,
+        );
       }
     } catch (err) {
       state.last_error = (err as Error)?.message ?? String(err);

@@ -56,7 +56,9 @@ export function isConfigKey(key: string): key is ConfigKey {
 }
 
 function sectionKeys(section: string): string[] {
-  return Object.keys(SPECS).filter((k) => k.startsWith(section + ".")).map((k) => k.slice(section.length + 1));
+  return Object.keys(SPECS)
+    .filter((k) => k.startsWith(`${section}.`))
+    .map((k) => k.slice(section.length + 1));
 }
 
 /** Name the allowed keys when a key is unknown. */
@@ -119,7 +121,11 @@ export function parseTomlStrict(text: string, file: string): Record<string, unkn
     } catch (err) {
       const e = err as { line?: number; message: string };
       const first = e.message.split("\n")[0];
-      throw new CofferError(`${file}${e.line ? `:${e.line}` : ""}: ${first}`, 1, "Fix the file by hand (or move it away) and run the command again.");
+      throw new CofferError(
+        `${file}${e.line ? `:${e.line}` : ""}: ${first}`,
+        1,
+        "Fix the file by hand (or move it away) and run the command again.",
+      );
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
@@ -106,7 +106,8 @@ function prepare(db: Database): boolean {
     const again = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (again === SCHEMA_VERSION) return; // another process won the race
     if (again !== 0) {
-      for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries", "hook_sessions", "hook_delivered"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+      for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries", "hook_sessions", "hook_delivered"])
+        db.run(`DROP TABLE IF EXISTS ${t}`);
     }
     db.run(SCHEMA);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
@@ -140,6 +141,8 @@ export function openIndexDb(file = paths.indexDb()): IndexDb {
 
 /** Delete a corrupt index so the next open starts clean. */
 export function discardIndexDb(db: Database, file = paths.indexDb()): void {
-  try { db.close(); } catch {}
+  try {
+    db.close();
+  } catch {}
   removeDbFiles(file);
 }

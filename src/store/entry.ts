@@ -1,5 +1,5 @@
-import { sha256 } from "../lib/hash";
 import { CofferError } from "../lib/errors";
+import { sha256 } from "../lib/hash";
 
 export const KINDS = ["fact", "decision", "gotcha", "convention", "todo", "preference", "note"] as const;
 export type Kind = (typeof KINDS)[number];
@@ -42,7 +42,11 @@ export function parseEntry(text: string, fallbackId?: string): Entry {
     body = text.slice(m[0].length);
   }
   const str = (v: unknown): string | undefined =>
-    v === null || v === undefined ? undefined : v instanceof Date ? v.toISOString().replace(/\.\d{3}Z$/, "Z") : String(v);
+    v === null || v === undefined
+      ? undefined
+      : v instanceof Date
+        ? v.toISOString().replace(/\.\d{3}Z$/, "Z")
+        : String(v);
   const list = (v: unknown): string[] =>
     Array.isArray(v) ? v.map((x) => String(x)).filter(Boolean) : typeof v === "string" && v ? [v] : [];
   const id = str(meta.id) ?? fallbackId;
@@ -66,8 +70,9 @@ export function parseEntry(text: string, fallbackId?: string): Entry {
   };
 }
 
-const PLAIN_SAFE = /^[A-Za-z0-9_][A-Za-z0-9_ .\/@+-]*$/;
-const AMBIGUOUS = /^(?:true|false|yes|no|on|off|null|~|[-+]?(?:\d[\d_]*)?(?:\.\d*)?(?:e[-+]?\d+)?|0x[0-9a-f]+|0o[0-7]+|\.inf|\.nan)$/i;
+const PLAIN_SAFE = /^[A-Za-z0-9_][A-Za-z0-9_ ./@+-]*$/;
+const AMBIGUOUS =
+  /^(?:true|false|yes|no|on|off|null|~|[-+]?(?:\d[\d_]*)?(?:\.\d*)?(?:e[-+]?\d+)?|0x[0-9a-f]+|0o[0-7]+|\.inf|\.nan)$/i;
 
 /** A YAML scalar that reads back as the same string: plain when unambiguous, JSON-quoted otherwise. */
 function scalar(v: string): string {
@@ -108,9 +113,13 @@ export function normHash(text: string): string {
 
 /** A title from the first line of the body, cut at a word boundary. */
 export function deriveTitle(body: string): string {
-  const first = body.split("\n").map((l) => l.replace(/^[#>*\-\s]+/, "").trim()).find(Boolean) ?? "";
+  const first =
+    body
+      .split("\n")
+      .map((l) => l.replace(/^[#>*\-\s]+/, "").trim())
+      .find(Boolean) ?? "";
   if (first.length <= 80) return first;
   const cut = first.slice(0, 80);
   const space = cut.lastIndexOf(" ");
-  return (space > 40 ? cut.slice(0, space) : cut).trimEnd() + "…";
+  return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

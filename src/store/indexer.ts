@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isAtomicTemp } from "../lib/atomic";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
-import { isAtomicTemp } from "../lib/atomic";
 import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { ftsText, scopeToken } from "./text";
@@ -39,9 +39,9 @@ export function upsertEntryRow(
   entry: Entry,
   file: { name: string; size: number; mtimeMs: number; hash: string },
 ): void {
-  const old = db.query("SELECT rowid, title, tags, body FROM entries WHERE scope = ? AND id = ?").get(scope, entry.id) as
-    | { rowid: number }
-    | null;
+  const old = db
+    .query("SELECT rowid, title, tags, body FROM entries WHERE scope = ? AND id = ?")
+    .get(scope, entry.id) as { rowid: number } | null;
   if (old) {
     db.query("DELETE FROM entries_fts WHERE rowid = ?").run(old.rowid);
     db.query("DELETE FROM entries WHERE rowid = ?").run(old.rowid);
@@ -53,12 +53,30 @@ export function upsertEntryRow(
        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     )
     .run(
-      entry.id, scope, entry.kind, entry.title, JSON.stringify(entry.tags), JSON.stringify(entry.applies_to),
-      entry.actor, entry.source, entry.origin_session ?? null, entry.created, entry.updated,
-      entry.body, normHash(entry.body), file.name, file.size, file.mtimeMs, file.hash,
+      entry.id,
+      scope,
+      entry.kind,
+      entry.title,
+      JSON.stringify(entry.tags),
+      JSON.stringify(entry.applies_to),
+      entry.actor,
+      entry.source,
+      entry.origin_session ?? null,
+      entry.created,
+      entry.updated,
+      entry.body,
+      normHash(entry.body),
+      file.name,
+      file.size,
+      file.mtimeMs,
+      file.hash,
     );
   db.query("INSERT INTO entries_fts(rowid, scope, title, tags, body) VALUES(?,?,?,?,?)").run(
-    Number(res.lastInsertRowid), scopeToken(scope), ftsText(entry.title), ftsText(entry.tags.join(" ")), ftsText(entry.body),
+    Number(res.lastInsertRowid),
+    scopeToken(scope),
+    ftsText(entry.title),
+    ftsText(entry.tags.join(" ")),
+    ftsText(entry.body),
   );
 }
 
@@ -71,7 +89,7 @@ export function deleteEntryRow(db: Database, rowid: number): void {
 function indexFile(db: Database, scope: ScopeKey, dir: string, name: string, notice?: Notice): boolean {
   const full = join(dir, name);
   let text: string;
-  let st;
+  let st: import("node:fs").Stats;
   try {
     text = readFileSync(full, "utf8");
     st = statSync(full);
@@ -102,8 +120,9 @@ export function touchScanDir(db: Database, scope: ScopeKey): void {
   const dir = entriesDir(scope);
   try {
     const st = statSync(dir);
-    db.query("INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms")
-      .run(dir, scope, st.mtimeMs);
+    db.query(
+      "INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms",
+    ).run(dir, scope, st.mtimeMs);
   } catch {}
 }
 
@@ -115,8 +134,12 @@ export function touchScanDir(db: Database, scope: ScopeKey): void {
  */
 export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notice?: Notice): number {
   const dir = entriesDir(scope);
-  let st;
-  try { st = statSync(dir); } catch { st = undefined; }
+  let st: import("node:fs").Stats | undefined;
+  try {
+    st = statSync(dir);
+  } catch {
+    st = undefined;
+  }
   const known = db.query("SELECT mtime_ms FROM scan_dirs WHERE dir = ?").get(dir) as { mtime_ms: number } | null;
   if (!st) {
     if (!known && !db.query("SELECT 1 FROM entries WHERE scope = ? LIMIT 1").get(scope)) return 0;
@@ -133,7 +156,7 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
   const dirMoved = !known || known.mtime_ms !== st.mtimeMs;
   if (!dirMoved && !deep) return 0;
 
-  const names = dirMoved ? listEntryFiles(dir) ?? [] : undefined;
+  const names = dirMoved ? (listEntryFiles(dir) ?? []) : undefined;
   // Stat outside the write transaction; only files that look changed are read.
   const stats = new Map<string, { size: number; mtimeMs: number }>();
   if (deep) {
@@ -146,7 +169,9 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
   }
   let changed = 0;
   db.transaction(() => {
-    const rows = db.query("SELECT rowid, id, file, size, mtime_ms, file_hash FROM entries WHERE scope = ?").all(scope) as IndexedRow[];
+    const rows = db
+      .query("SELECT rowid, id, file, size, mtime_ms, file_hash FROM entries WHERE scope = ?")
+      .all(scope) as IndexedRow[];
     const byFile = new Map(rows.map((r) => [r.file, r]));
     const present = names ?? [...stats.keys()];
     for (const name of present) {
@@ -159,13 +184,20 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
       const s = stats.get(name);
       if (!s || (s.size === row.size && s.mtimeMs === row.mtime_ms)) continue;
       let text: string;
-      try { text = readFileSync(join(dir, name), "utf8"); } catch { continue; }
+      try {
+        text = readFileSync(join(dir, name), "utf8");
+      } catch {
+        continue;
+      }
       if (sha256(text) === row.file_hash) {
         db.query("UPDATE entries SET size = ?, mtime_ms = ? WHERE rowid = ?").run(s.size, s.mtimeMs, row.rowid);
         continue;
       }
       if (indexFile(db, scope, dir, name, notice)) changed++;
-      else { deleteEntryRow(db, row.rowid); changed++; }
+      else {
+        deleteEntryRow(db, row.rowid);
+        changed++;
+      }
     }
     if (names) {
       for (const row of byFile.values()) {
@@ -175,8 +207,9 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
         changed++;
       }
     }
-    db.query("INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms")
-      .run(dir, scope, st.mtimeMs);
+    db.query(
+      "INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms",
+    ).run(dir, scope, st.mtimeMs);
   }).immediate();
   return changed;
 }
@@ -191,8 +224,16 @@ export function scopesOnDisk(): ScopeKey[] {
 }
 
 /** Drop every row and index all of memory/ again. */
-export function rebuildIndex(db: Database, onProgress?: (done: number, total: number) => void, notice?: Notice): number {
-  const scopes = scopesOnDisk().map((scope) => ({ scope, dir: entriesDir(scope), names: listEntryFiles(entriesDir(scope)) ?? [] }));
+export function rebuildIndex(
+  db: Database,
+  onProgress?: (done: number, total: number) => void,
+  notice?: Notice,
+): number {
+  const scopes = scopesOnDisk().map((scope) => ({
+    scope,
+    dir: entriesDir(scope),
+    names: listEntryFiles(entriesDir(scope)) ?? [],
+  }));
   const total = scopes.reduce((n, s) => n + s.names.length, 0);
   let done = 0;
   let indexed = 0;

@@ -24,11 +24,19 @@ export type ScopeKey = string;
 export const GLOBAL = "global";
 
 function isDir(p: string): boolean {
-  try { return statSync(p).isDirectory(); } catch { return false; }
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function readText(p: string): string | undefined {
-  try { return readFileSync(p, "utf8"); } catch { return undefined; }
+  try {
+    return readFileSync(p, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -42,7 +50,10 @@ export function normalizeOrigin(url: string): string {
   // scp-like syntax: host:path (no scheme); keep ports like host:22/path as host/path too.
   u = u.replace(/^([^/:]+):(\d+)\//, "$1/");
   u = u.replace(/^([^/:]+):(?!\/)/, "$1/");
-  u = u.replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
+  u = u
+    .replace(/\/+$/, "")
+    .replace(/\.git$/i, "")
+    .replace(/\/+$/, "");
   return u.toLowerCase();
 }
 

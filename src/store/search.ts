@@ -1,10 +1,19 @@
 import { CofferError } from "../lib/errors";
 import type { Entry } from "./entry";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
-import { type Store, activeScopes, rowToEntry, scopeKey, scopeName, withHealing } from "./store";
-import { type QueryTerm, matchExpression, queryTerms, scopedMatch } from "./text";
+import { activeScopes, rowToEntry, type Store, scopeKey, scopeName, withHealing } from "./store";
+import { matchExpression, type QueryTerm, queryTerms, scopedMatch } from "./text";
 
-export type Hit = { id: string; title: string; text: string; kind: string; scope: ScopeName; score: number; updated: string; entry: Entry };
+export type Hit = {
+  id: string;
+  title: string;
+  text: string;
+  kind: string;
+  scope: ScopeName;
+  score: number;
+  updated: string;
+  entry: Entry;
+};
 export type GrepHit = { id: string; title: string; scope: ScopeName; line: number; text: string };
 
 export const RRF_K = 60;
@@ -25,14 +34,14 @@ export function searchScope(store: Store, scope: ScopeKey, match: string, limit:
 /** Reciprocal rank fusion (k = 60) of per-scope rankings; on a tie the earlier list (project) wins. */
 export function fuse<T extends { row: { id: string } }>(lists: T[][], limit: number): (T & { score: number })[] {
   const scored = new Map<string, T & { score: number; order: number }>();
-  lists.forEach((list, li) =>
-    list.forEach((item, rank) => {
+  for (const [li, list] of lists.entries()) {
+    for (const [rank, item] of list.entries()) {
       const key = `${li}:${item.row.id}`;
       const prev = scored.get(key);
       const score = (prev?.score ?? 0) + 1 / (RRF_K + rank + 1);
       scored.set(key, { ...item, score, order: li });
-    }),
-  );
+    }
+  }
   return [...scored.values()]
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, limit)
@@ -54,7 +63,12 @@ export function pruneCommonTerms(store: Store, terms: QueryTerm[]): QueryTerm[] 
   }
   const total = (db.query("SELECT max(rowid) AS n FROM entries").get() as { n: number | null }).n ?? 0;
   if (total < 1000) return terms;
-  const df = terms.map((t) => (t.cjk ? 0 : ((db.query("SELECT doc FROM temp.coffer_vocab WHERE term = ?").get(t.text) as { doc: number } | null)?.doc ?? 0)));
+  const df = terms.map((t) =>
+    t.cjk
+      ? 0
+      : ((db.query("SELECT doc FROM temp.coffer_vocab WHERE term = ?").get(t.text) as { doc: number } | null)?.doc ??
+        0),
+  );
   const keep = terms.filter((_, i) => df[i]! <= total / 10);
   if (keep.length) return keep;
   const rarest = df.indexOf(Math.min(...df));
@@ -76,8 +90,14 @@ export function recall(store: Store, query: string, opts: { scope?: string; limi
     return fuse(lists, limit).map(({ row, score }) => {
       const entry = rowToEntry(row);
       return {
-        id: entry.id, title: entry.title, text: entry.body, kind: entry.kind, scope: scopeName(store, row.scope),
-        score: Number(score.toFixed(6)), updated: entry.updated, entry,
+        id: entry.id,
+        title: entry.title,
+        text: entry.body,
+        kind: entry.kind,
+        scope: scopeName(store, row.scope),
+        score: Number(score.toFixed(6)),
+        updated: entry.updated,
+        entry,
       };
     });
   });
@@ -109,12 +129,20 @@ export function grep(store: Store, pattern: string, opts: { scope?: string; limi
   const hits: GrepHit[] = [];
   withHealing(store, () => {
     for (const scope of scopes) {
-      const it = store.db.query("SELECT id, title, body FROM entries WHERE scope = ? ORDER BY updated DESC, id DESC").iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
+      const it = store.db
+        .query("SELECT id, title, body FROM entries WHERE scope = ? ORDER BY updated DESC, id DESC")
+        .iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
       for (const r of it) {
         const lines = r.body.split("\n");
         for (let i = 0; i < lines.length; i++) {
           if (test(lines[i]!)) {
-            hits.push({ id: r.id, title: r.title, scope: scope === GLOBAL ? "global" : "project", line: i + 1, text: lines[i]! });
+            hits.push({
+              id: r.id,
+              title: r.title,
+              scope: scope === GLOBAL ? "global" : "project",
+              line: i + 1,
+              text: lines[i]!,
+            });
             if (hits.length >= limit) return;
           }
         }

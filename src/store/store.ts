@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { audit } from "../lib/audit";
 import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
@@ -10,9 +10,19 @@ import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { type Config, loadConfig } from "./config";
 import { discardIndexDb, isCorruption, openIndexDb } from "./db";
-import { type Entry, KINDS, type Kind, type Source, TITLE_MAX, deriveTitle, normHash, parseEntry, serializeEntry } from "./entry";
+import {
+  deriveTitle,
+  type Entry,
+  KINDS,
+  type Kind,
+  normHash,
+  parseEntry,
+  type Source,
+  serializeEntry,
+  TITLE_MAX,
+} from "./entry";
 import { entriesDir, entryPath, refreshScope, scopeDir, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
-import { GLOBAL, type ProjectScope, type ScopeKey, type ScopeName, resolveProject } from "./scope";
+import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey, type ScopeName } from "./scope";
 
 export type Freshness = "deep" | "shallow" | "none";
 
@@ -49,7 +59,13 @@ export function openStore(opts: OpenOptions = {}): Store {
   return store;
 }
 
-function openWithHealing(cwd: string, config: Config, project: ProjectScope | undefined, notice: Store["notice"], rebuildAll: boolean): Store {
+function openWithHealing(
+  cwd: string,
+  config: Config,
+  project: ProjectScope | undefined,
+  notice: Store["notice"],
+  rebuildAll: boolean,
+): Store {
   // Coffer creates index.db before it ever writes memory/, so memory/ without an index.db means
   // the index was lost (deleted, or memory/ came from elsewhere): worth a notice. A first run is quiet.
   const lost = existsSync(paths.memory()) && !existsSync(paths.indexDb());
@@ -58,7 +74,8 @@ function openWithHealing(cwd: string, config: Config, project: ProjectScope | un
   const store: Store = { db, config, cwd, project, notice };
   if (created && rebuildAll) {
     const n = fillIndex(db, notice);
-    if (lost || existed) notice(`index.db was ${lost ? "missing" : "unreadable or out of date"}; rebuilt it from memory/ (${n} entries)`);
+    if (lost || existed)
+      notice(`index.db was ${lost ? "missing" : "unreadable or out of date"}; rebuilt it from memory/ (${n} entries)`);
   }
   return store;
 }
@@ -96,23 +113,33 @@ export function refresh(store: Store, mode: "deep" | "shallow", scopes = activeS
 }
 
 export function closeStore(store: Store): void {
-  try { store.db.close(); } catch {}
+  try {
+    store.db.close();
+  } catch {}
 }
 
 /** Resolve a user-facing scope name; `project` outside a repository is a clear error. */
-export function scopeKey(store: Store, name: ScopeName | string | undefined, fallback: "project-or-global" | "both" = "project-or-global"): ScopeKey | undefined {
-  if (name === undefined || name === "") return fallback === "both" ? undefined : store.project?.id ?? GLOBAL;
+export function scopeKey(
+  store: Store,
+  name: ScopeName | string | undefined,
+  fallback: "project-or-global" | "both" = "project-or-global",
+): ScopeKey | undefined {
+  if (name === undefined || name === "") return fallback === "both" ? undefined : (store.project?.id ?? GLOBAL);
   if (name === "global") return GLOBAL;
   if (name === "project") {
     if (!store.project) {
-      throw new CofferError(`no project scope here: ${store.cwd} is not inside a git repository`, 1, "Run it inside a repository, or use --scope global.");
+      throw new CofferError(
+        `no project scope here: ${store.cwd} is not inside a git repository`,
+        1,
+        "Run it inside a repository, or use --scope global.",
+      );
     }
     return store.project.id;
   }
   throw new CofferError(`unknown scope "${name}" (allowed: project, global)`);
 }
 
-export function scopeName(store: Store, key: ScopeKey): ScopeName {
+export function scopeName(_store: Store, key: ScopeKey): ScopeName {
   return key === GLOBAL ? "global" : "project";
 }
 
@@ -143,19 +170,36 @@ export type RememberInput = {
   origin_session?: string;
 };
 
-export type RememberResult = { id: string; scope: ScopeName; status: "created" | "updated" | "duplicate"; entry: Entry };
+export type RememberResult = {
+  id: string;
+  scope: ScopeName;
+  status: "created" | "updated" | "duplicate";
+  entry: Entry;
+};
 
 export function bodyMax(store: Store): number {
   return Number(store.config["limits.body_max"] ?? 8192);
 }
 
 /** Check text, title, kind, tags; throws a CofferError that says what to fix. */
-export function validateEntryInput(store: Store, input: Pick<RememberInput, "text" | "title" | "kind" | "tags" | "applies_to">): void {
+export function validateEntryInput(
+  store: Store,
+  input: Pick<RememberInput, "text" | "title" | "kind" | "tags" | "applies_to">,
+): void {
   const text = input.text?.trim() ?? "";
   const max = bodyMax(store);
-  if (!text) throw new CofferError("text is empty", 1, "Give the memory some text, e.g. coffer remember \"we deploy with make release\".");
+  if (!text)
+    throw new CofferError(
+      "text is empty",
+      1,
+      'Give the memory some text, e.g. coffer remember "we deploy with make release".',
+    );
   if (text.length > max) {
-    throw new CofferError(`text is ${text.length} characters; the limit is ${max}`, 1, "Shorten it or split it into several entries (limits.body_max in config.toml, up to 32768).");
+    throw new CofferError(
+      `text is ${text.length} characters; the limit is ${max}`,
+      1,
+      "Shorten it or split it into several entries (limits.body_max in config.toml, up to 32768).",
+    );
   }
   if (input.title !== undefined && input.title.trim().length > TITLE_MAX) {
     throw new CofferError(`title is ${input.title.trim().length} characters; the limit is ${TITLE_MAX}`);
@@ -163,8 +207,12 @@ export function validateEntryInput(store: Store, input: Pick<RememberInput, "tex
   if (input.kind !== undefined && !(KINDS as readonly string[]).includes(input.kind)) {
     throw new CofferError(`unknown kind "${input.kind}" (allowed: ${KINDS.join(", ")})`);
   }
-  for (const t of input.tags ?? []) if (!t.trim() || t.length > 64 || /[\n,]/.test(t)) throw new CofferError(`invalid tag ${JSON.stringify(t)} (1..64 characters, no commas)`);
-  for (const g of input.applies_to ?? []) if (!g.trim() || g.startsWith("/") || g.includes("..")) throw new CofferError(`invalid applies_to glob ${JSON.stringify(g)} (relative to the project root, no "..")`);
+  for (const t of input.tags ?? [])
+    if (!t.trim() || t.length > 64 || /[\n,]/.test(t))
+      throw new CofferError(`invalid tag ${JSON.stringify(t)} (1..64 characters, no commas)`);
+  for (const g of input.applies_to ?? [])
+    if (!g.trim() || g.startsWith("/") || g.includes(".."))
+      throw new CofferError(`invalid applies_to glob ${JSON.stringify(g)} (relative to the project root, no "..")`);
 }
 
 /**
@@ -179,7 +227,11 @@ export function remember(store: Store, input: RememberInput): RememberResult {
     // A rewrite stays in the entry's own scope.
     const hit = requireEntry(store, input.id);
     if (input.scope && scopeKey(store, input.scope) !== hit.scope) {
-      throw new CofferError(`entry ${hit.entry.id} is not in the ${input.scope} scope`, 1, "Leave out scope when rewriting an entry.");
+      throw new CofferError(
+        `entry ${hit.entry.id} is not in the ${input.scope} scope`,
+        1,
+        "Leave out scope when rewriting an entry.",
+      );
     }
     scope = hit.scope;
     input = { ...input, id: hit.entry.id };
@@ -192,40 +244,50 @@ export function remember(store: Store, input: RememberInput): RememberResult {
   const result = withHealing(store, () => {
     refreshScope(store.db, scope, false, store.notice);
     let result!: RememberResult;
-    store.db.transaction(() => {
-      let existing: Entry | undefined;
-      let status: RememberResult["status"] = "created";
-      if (input.id) {
-        existing = readEntryRow(store, input.id, scope);
-        if (!existing) throw new CofferError(`no entry with id "${input.id}"`, 1, "List ids with `coffer list`.");
-        status = "updated";
-      } else {
-        const dup = store.db.query("SELECT id FROM entries WHERE scope = ? AND norm_hash = ? LIMIT 1").get(scope, normHash(body)) as { id: string } | null;
-        existing = dup ? readEntryRow(store, dup.id, scope) : undefined;
-        if (existing) status = "duplicate";
-      }
-      const entry: Entry =
-        status === "duplicate" && existing
-          ? { ...existing, updated: now }
-          : {
-              id: existing?.id ?? ulid(),
-              kind: (input.kind as Kind | undefined) ?? existing?.kind ?? "note",
-              title: input.title?.trim() || deriveTitle(body),
-              tags: input.tags ?? existing?.tags ?? [],
-              applies_to: input.applies_to ?? existing?.applies_to ?? [],
-              actor: input.actor,
-              source: input.source,
-              origin_session: input.origin_session ?? existing?.origin_session,
-              created: existing?.created ?? now,
-              updated: now,
-              body,
-            };
-      writeEntryFile(store, scope, entry);
-      result = { id: entry.id, scope: scopeName(store, scope), status, entry };
-    }).immediate();
+    store.db
+      .transaction(() => {
+        let existing: Entry | undefined;
+        let status: RememberResult["status"] = "created";
+        if (input.id) {
+          existing = readEntryRow(store, input.id, scope);
+          if (!existing) throw new CofferError(`no entry with id "${input.id}"`, 1, "List ids with `coffer list`.");
+          status = "updated";
+        } else {
+          const dup = store.db
+            .query("SELECT id FROM entries WHERE scope = ? AND norm_hash = ? LIMIT 1")
+            .get(scope, normHash(body)) as { id: string } | null;
+          existing = dup ? readEntryRow(store, dup.id, scope) : undefined;
+          if (existing) status = "duplicate";
+        }
+        const entry: Entry =
+          status === "duplicate" && existing
+            ? { ...existing, updated: now }
+            : {
+                id: existing?.id ?? ulid(),
+                kind: (input.kind as Kind | undefined) ?? existing?.kind ?? "note",
+                title: input.title?.trim() || deriveTitle(body),
+                tags: input.tags ?? existing?.tags ?? [],
+                applies_to: input.applies_to ?? existing?.applies_to ?? [],
+                actor: input.actor,
+                source: input.source,
+                origin_session: input.origin_session ?? existing?.origin_session,
+                created: existing?.created ?? now,
+                updated: now,
+                body,
+              };
+        writeEntryFile(store, scope, entry);
+        result = { id: entry.id, scope: scopeName(store, scope), status, entry };
+      })
+      .immediate();
     return result;
   });
-  audit({ event: result.status === "created" ? "entry_created" : "entry_updated", id: result.id, scope: result.scope, actor: input.actor, source: input.source });
+  audit({
+    event: result.status === "created" ? "entry_created" : "entry_updated",
+    id: result.id,
+    scope: result.scope,
+    actor: input.actor,
+    source: input.source,
+  });
   return result;
 }
 
@@ -235,20 +297,44 @@ function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
   const text = serializeEntry(entry);
   writeFileAtomic(file, text);
   const st = statSync(file);
-  upsertEntryRow(store.db, scope, parseEntry(text, entry.id), { name: `${entry.id}.md`, size: st.size, mtimeMs: st.mtimeMs, hash: sha256(text) });
+  upsertEntryRow(store.db, scope, parseEntry(text, entry.id), {
+    name: `${entry.id}.md`,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    hash: sha256(text),
+  });
   touchScanDir(store.db, scope);
 }
 
 type Row = {
-  id: string; scope: string; kind: string; title: string; tags: string; applies_to: string; actor: string; source: string;
-  origin_session: string | null; created: string; updated: string; body: string; file: string;
+  id: string;
+  scope: string;
+  kind: string;
+  title: string;
+  tags: string;
+  applies_to: string;
+  actor: string;
+  source: string;
+  origin_session: string | null;
+  created: string;
+  updated: string;
+  body: string;
+  file: string;
 };
 
 export function rowToEntry(r: Row): Entry {
   return {
-    id: r.id, kind: r.kind as Kind, title: r.title, tags: JSON.parse(r.tags), applies_to: JSON.parse(r.applies_to),
-    actor: r.actor, source: r.source as Source, origin_session: r.origin_session ?? undefined,
-    created: r.created, updated: r.updated, body: r.body,
+    id: r.id,
+    kind: r.kind as Kind,
+    title: r.title,
+    tags: JSON.parse(r.tags),
+    applies_to: JSON.parse(r.applies_to),
+    actor: r.actor,
+    source: r.source as Source,
+    origin_session: r.origin_session ?? undefined,
+    created: r.created,
+    updated: r.updated,
+    body: r.body,
   };
 }
 
@@ -277,13 +363,17 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
       return undefined;
     }
   };
-  const rows = withHealing(store, () =>
-    store.db.query("SELECT id, scope FROM entries WHERE id = ? OR id = ? OR (length(?) >= 6 AND id LIKE ? || '%') LIMIT 3")
-      .all(idOrPrefix.trim(), id, id, id) as { id: string; scope: string }[],
+  const rows = withHealing(
+    store,
+    () =>
+      store.db
+        .query("SELECT id, scope FROM entries WHERE id = ? OR id = ? OR (length(?) >= 6 AND id LIKE ? || '%') LIMIT 3")
+        .all(idOrPrefix.trim(), id, id, id) as { id: string; scope: string }[],
   );
   const exact = rows.find((r) => r.id === idOrPrefix.trim() || r.id === id);
   const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
-  if (rows.length > 1 && !exact) throw new CofferError(`id prefix "${idOrPrefix}" matches several entries`, 1, "Give more characters of the id.");
+  if (rows.length > 1 && !exact)
+    throw new CofferError(`id prefix "${idOrPrefix}" matches several entries`, 1, "Give more characters of the id.");
   if (pick) {
     const hit = located(pick.scope, entryPath(pick.scope, pick.id));
     if (hit) return hit;
@@ -299,23 +389,32 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
 
 export function requireEntry(store: Store, id: string): Located {
   const hit = findEntry(store, id);
-  if (!hit) throw new CofferError(`no entry with id "${id}"`, 1, "List ids with `coffer list` or search with `coffer recall`.");
+  if (!hit)
+    throw new CofferError(`no entry with id "${id}"`, 1, "List ids with `coffer list` or search with `coffer recall`.");
   return hit;
 }
 
 /** Delete an entry's file and index row. */
-export function forget(store: Store, id: string, actor: string): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
+export function forget(
+  store: Store,
+  id: string,
+  actor: string,
+): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
   const hit = requireEntry(store, id);
   withHealing(store, () => {
-    store.db.transaction(() => {
-      rmSync(hit.file, { force: true });
-      const row = store.db.query("SELECT rowid FROM entries WHERE scope = ? AND id = ?").get(hit.scope, hit.entry.id) as { rowid: number } | null;
-      if (row) {
-        store.db.query("DELETE FROM entries_fts WHERE rowid = ?").run(row.rowid);
-        store.db.query("DELETE FROM entries WHERE rowid = ?").run(row.rowid);
-      }
-      touchScanDir(store.db, hit.scope);
-    }).immediate();
+    store.db
+      .transaction(() => {
+        rmSync(hit.file, { force: true });
+        const row = store.db
+          .query("SELECT rowid FROM entries WHERE scope = ? AND id = ?")
+          .get(hit.scope, hit.entry.id) as { rowid: number } | null;
+        if (row) {
+          store.db.query("DELETE FROM entries_fts WHERE rowid = ?").run(row.rowid);
+          store.db.query("DELETE FROM entries WHERE rowid = ?").run(row.rowid);
+        }
+        touchScanDir(store.db, hit.scope);
+      })
+      .immediate();
   });
   audit({ event: "entry_deleted", id: hit.entry.id, scope: hit.scopeName, actor });
   return { id: hit.entry.id, status: "deleted", scope: hit.scopeName };
@@ -325,7 +424,13 @@ export function forget(store: Store, id: string, actor: string): { id: string; s
 export function replaceEntryText(store: Store, hit: Located, text: string, actor: string): Entry {
   const parsed = parseEntry(text, hit.entry.id);
   parsed.id = hit.entry.id;
-  validateEntryInput(store, { text: parsed.body, title: parsed.title, kind: parsed.kind, tags: parsed.tags, applies_to: parsed.applies_to });
+  validateEntryInput(store, {
+    text: parsed.body,
+    title: parsed.title,
+    kind: parsed.kind,
+    tags: parsed.tags,
+    applies_to: parsed.applies_to,
+  });
   const changed = serializeEntry({ ...parsed, updated: hit.entry.updated }) !== serializeEntry(hit.entry);
   const entry = changed ? { ...parsed, updated: isoNow() } : hit.entry;
   if (changed) {
@@ -337,14 +442,19 @@ export function replaceEntryText(store: Store, hit: Located, text: string, actor
 
 export type ListOptions = { scope?: string; kind?: string; limit?: number; offset?: number };
 
-export function listEntries(store: Store, opts: ListOptions = {}): { total: number; entries: (Entry & { scope: ScopeName })[] } {
-  if (opts.kind && !(KINDS as readonly string[]).includes(opts.kind)) throw new CofferError(`unknown kind "${opts.kind}" (allowed: ${KINDS.join(", ")})`);
+export function listEntries(
+  store: Store,
+  opts: ListOptions = {},
+): { total: number; entries: (Entry & { scope: ScopeName })[] } {
+  if (opts.kind && !(KINDS as readonly string[]).includes(opts.kind))
+    throw new CofferError(`unknown kind "${opts.kind}" (allowed: ${KINDS.join(", ")})`);
   const one = scopeKey(store, opts.scope, "both");
   const scopes = one ? [one] : activeScopes(store);
   const where = `scope IN (${scopes.map(() => "?").join(",")})${opts.kind ? " AND kind = ?" : ""}`;
   const params: (string | number)[] = [...scopes, ...(opts.kind ? [opts.kind] : [])];
   return withHealing(store, () => {
-    const total = (store.db.query(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;
+    const total = (store.db.query(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number })
+      .n;
     const rows = store.db
       .query(`SELECT * FROM entries WHERE ${where} ORDER BY updated DESC, id DESC LIMIT ? OFFSET ?`)
       .all(...params, opts.limit ?? 50, opts.offset ?? 0) as Row[];
@@ -360,20 +470,31 @@ export function rulesPath(scope: ScopeKey): string {
 }
 
 export function readRules(scope: ScopeKey): string {
-  try { return readFileSync(rulesPath(scope), "utf8"); } catch { return ""; }
+  try {
+    return readFileSync(rulesPath(scope), "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /** Append one bullet to a scope's rules.md (a rule already present is not added twice). */
 export function addRule(store: Store, scope: ScopeKey, text: string, actor: string): { added: boolean; file: string } {
-  const rule = text.trim().replace(/^[-*]\s+/, "").replace(/\s*\n\s*/g, " ");
+  const rule = text
+    .trim()
+    .replace(/^[-*]\s+/, "")
+    .replace(/\s*\n\s*/g, " ");
   if (!rule) throw new CofferError("rule text is empty", 1, 'e.g. coffer rules add "Run bun test before committing"');
   if (rule.length > 1000) throw new CofferError(`rule is ${rule.length} characters; the limit is 1000`);
   if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
   const file = rulesPath(scope);
   const current = readRules(scope);
-  const norm = (s: string) => s.replace(/^\s*[-*]\s+/, "").trim().toLowerCase();
+  const norm = (s: string) =>
+    s
+      .replace(/^\s*[-*]\s+/, "")
+      .trim()
+      .toLowerCase();
   if (current.split("\n").some((l) => norm(l) === rule.toLowerCase())) return { added: false, file };
-  const next = (current && !current.endsWith("\n") ? current + "\n" : current) + `- ${rule}\n`;
+  const next = `${current && !current.endsWith("\n") ? `${current}\n` : current}- ${rule}\n`;
   writeFileAtomic(file, next);
   audit({ event: "rule_added", scope: scopeName(store, scope), actor });
   return { added: true, file };
@@ -382,11 +503,17 @@ export function addRule(store: Store, scope: ScopeKey, text: string, actor: stri
 export const RULES_MAX = 65536;
 
 /** Replace a scope's whole rules.md (HTTP `PUT /api/v1/rules`); an empty text empties the lane. */
-export function writeRules(store: Store, scope: ScopeKey, text: string, actor: string): { changed: boolean; file: string } {
-  if (text.length > RULES_MAX) throw new CofferError(`rules text is ${text.length} characters; the limit is ${RULES_MAX}`);
+export function writeRules(
+  store: Store,
+  scope: ScopeKey,
+  text: string,
+  actor: string,
+): { changed: boolean; file: string } {
+  if (text.length > RULES_MAX)
+    throw new CofferError(`rules text is ${text.length} characters; the limit is ${RULES_MAX}`);
   if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
   const file = rulesPath(scope);
-  const next = text.trim() ? text.replace(/\s+$/, "") + "\n" : "";
+  const next = text.trim() ? `${text.replace(/\s+$/, "")}\n` : "";
   if (readRules(scope) === next) return { changed: false, file };
   writeFileAtomic(file, next);
   audit({ event: "rules_replaced", scope: scopeName(store, scope), actor });
@@ -399,7 +526,11 @@ export function writeRules(store: Store, scope: ScopeKey, text: string, actor: s
 /** A file-safe slug for a branch name; names that had to change get a short hash to stay unique. */
 export function branchSlug(branch: string | undefined): string {
   if (!branch) return "detached";
-  const slug = branch.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+/, "").slice(0, 80) || "branch";
+  const slug =
+    branch
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[.-]+/, "")
+      .slice(0, 80) || "branch";
   return slug === branch ? slug : `${slug}-${sha256(branch).slice(0, 6)}`;
 }
 
@@ -407,7 +538,11 @@ export type Handoff = { branch: string | null; body: string; updated: string };
 
 function requireProject(store: Store): ProjectScope {
   if (!store.project) {
-    throw new CofferError(`handoff needs a git project: ${store.cwd} is not inside a repository`, 1, "Run it inside the repository you are working on.");
+    throw new CofferError(
+      `handoff needs a git project: ${store.cwd} is not inside a repository`,
+      1,
+      "Run it inside the repository you are working on.",
+    );
   }
   return store.project;
 }
@@ -416,7 +551,11 @@ export function handoffPath(project: ProjectScope): string {
   return join(paths.projectScope(project.id), "handoff", `${branchSlug(project.branch)}.md`);
 }
 
-export function setHandoff(store: Store, body: string, actor: string): { status: "saved"; branch: string | null; scope: "project"; updated: string } {
+export function setHandoff(
+  store: Store,
+  body: string,
+  actor: string,
+): { status: "saved"; branch: string | null; scope: "project"; updated: string } {
   const project = requireProject(store);
   const text = body.trim();
   if (!text) throw new CofferError("handoff text is empty", 1, "Say where the work stands and what comes next.");
@@ -425,7 +564,10 @@ export function setHandoff(store: Store, body: string, actor: string): { status:
   ensureProjectFile(project);
   const updated = isoNow();
   const branch = project.branch ?? null;
-  writeFileAtomic(handoffPath(project), ["---", `branch: ${JSON.stringify(branch)}`, `updated: ${updated}`, "---", text, ""].join("\n"));
+  writeFileAtomic(
+    handoffPath(project),
+    ["---", `branch: ${JSON.stringify(branch)}`, `updated: ${updated}`, "---", text, ""].join("\n"),
+  );
   audit({ event: "handoff_saved", scope: "project", actor });
   return { status: "saved", branch, scope: "project", updated };
 }
@@ -433,11 +575,17 @@ export function setHandoff(store: Store, body: string, actor: string): { status:
 export function getHandoff(store: Store): Handoff | undefined {
   const project = requireProject(store);
   let text: string;
-  try { text = readFileSync(handoffPath(project), "utf8"); } catch { return undefined; }
+  try {
+    text = readFileSync(handoffPath(project), "utf8");
+  } catch {
+    return undefined;
+  }
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
   let meta: Record<string, unknown> = {};
   if (m) {
-    try { meta = (Bun.YAML.parse(m[1]!) as Record<string, unknown>) ?? {}; } catch {}
+    try {
+      meta = (Bun.YAML.parse(m[1]!) as Record<string, unknown>) ?? {};
+    } catch {}
   }
   const updated = meta.updated ? String(meta.updated) : isoNow(statSync(handoffPath(project)).mtime);
   return { branch: project.branch ?? null, body: (m ? text.slice(m[0].length) : text).trim(), updated };
@@ -451,7 +599,14 @@ export function freshnessNote(updated: string): string {
 // ---------------------------------------------------------------------------------------------
 // Status
 
-export type ScopeStatus = { scope: string; label: string; entries: number; rules: number; bytes: number; last_updated: string | null };
+export type ScopeStatus = {
+  scope: string;
+  label: string;
+  entries: number;
+  rules: number;
+  bytes: number;
+  last_updated: string | null;
+};
 
 function projectLabel(id: string): string {
   try {
@@ -462,22 +617,46 @@ function projectLabel(id: string): string {
   return id;
 }
 
-export function storeStatus(store: Store): { home: string; scopes: ScopeStatus[]; index: { file: string; bytes: number; entries: number } } {
+export function storeStatus(store: Store): {
+  home: string;
+  scopes: ScopeStatus[];
+  index: { file: string; bytes: number; entries: number };
+} {
   const scopes = scopesOnDisk().map((scope) => {
-    const row = withHealing(store, () =>
-      store.db.query("SELECT count(*) AS n, max(updated) AS last FROM entries WHERE scope = ?").get(scope) as { n: number; last: string | null },
+    const row = withHealing(
+      store,
+      () =>
+        store.db.query("SELECT count(*) AS n, max(updated) AS last FROM entries WHERE scope = ?").get(scope) as {
+          n: number;
+          last: string | null;
+        },
     );
     let bytes = 0;
     try {
       for (const name of readdirSync(entriesDir(scope))) bytes += statSync(join(entriesDir(scope), name)).size;
     } catch {}
-    const rules = readRules(scope).split("\n").filter((l) => /^\s*[-*]\s+\S/.test(l)).length;
-    return { scope: scope === GLOBAL ? "global" : scope, label: scope === GLOBAL ? "global" : projectLabel(scope), entries: row.n, rules, bytes, last_updated: row.last };
+    const rules = readRules(scope)
+      .split("\n")
+      .filter((l) => /^\s*[-*]\s+\S/.test(l)).length;
+    return {
+      scope: scope === GLOBAL ? "global" : scope,
+      label: scope === GLOBAL ? "global" : projectLabel(scope),
+      entries: row.n,
+      rules,
+      bytes,
+      last_updated: row.last,
+    };
   });
   let dbBytes = 0;
-  try { dbBytes = statSync(paths.indexDb()).size; } catch {}
+  try {
+    dbBytes = statSync(paths.indexDb()).size;
+  } catch {}
   const total = (store.db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
-  return { home: paths.memory().replace(/\/memory$/, ""), scopes, index: { file: paths.indexDb(), bytes: dbBytes, entries: total } };
+  return {
+    home: paths.memory().replace(/\/memory$/, ""),
+    scopes,
+    index: { file: paths.indexDb(), bytes: dbBytes, entries: total },
+  };
 }
 
 export function ensureDir(dir: string): void {

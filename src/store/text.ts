@@ -22,10 +22,12 @@ export function ftsText(text: string): string {
 }
 
 const STOPWORDS = new Set(
-  ("a an and are as at be been but by can could did do does doing for from had has have how i if in into is it its " +
+  (
+    "a an and are as at be been but by can could did do does doing for from had has have how i if in into is it its " +
     "just me my no not of on or our please should so than that the their them then there these they this those to " +
     "too us was we were what when where which while who why will with would you your yours let lets make sure about " +
-    "also any some all get got use using used via vs etc ok okay hi hello thanks thank").split(" "),
+    "also any some all get got use using used via vs etc ok okay hi hello thanks thank"
+  ).split(" "),
 );
 
 export type QueryTerm = { text: string; cjk: boolean };

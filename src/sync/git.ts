@@ -39,9 +39,18 @@ const PINNED = [
 
 /** Variables that would point git at another repository (set when Coffer runs inside a git hook). */
 const REPO_ENV = [
-  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-  "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_QUARANTINE_PATH",
-  "GIT_REFLOG_ACTION", "GIT_SEQUENCE_EDITOR",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+  "GIT_QUARANTINE_PATH",
+  "GIT_REFLOG_ACTION",
+  "GIT_SEQUENCE_EDITOR",
 ];
 
 let gitPath: string | undefined;
@@ -51,7 +60,11 @@ export function findGit(): string {
   if (gitPath) return gitPath;
   const found = Bun.which("git", { PATH: process.env.PATH ?? "" });
   if (!found) {
-    throw new CofferError("git was not found on PATH; coffer sync needs a git executable", 1, "Install git (e.g. apt install git, brew install git) and run the command again.");
+    throw new CofferError(
+      "git was not found on PATH; coffer sync needs a git executable",
+      1,
+      "Install git (e.g. apt install git, brew install git) and run the command again.",
+    );
   }
   gitPath = found;
   return found;
@@ -133,7 +146,7 @@ export function gitAt(dir: string, opts: { interactive?: boolean } = {}): Git {
 
 /** The first meaningful line git printed, without hints. */
 export function gitMessage(r: GitResult): string {
-  const lines = (r.stderr + "\n" + r.stdout)
+  const lines = `${r.stderr}\n${r.stdout}`
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith("hint:"));
@@ -142,7 +155,12 @@ export function gitMessage(r: GitResult): string {
 }
 
 export class GitError extends CofferError {
-  constructor(readonly args: string[], readonly result: GitResult, message: string, hint?: string) {
+  constructor(
+    readonly args: string[],
+    readonly result: GitResult,
+    message: string,
+    hint?: string,
+  ) {
     super(message, 1, hint);
   }
 }
@@ -154,9 +172,20 @@ function gitFailure(args: string[], r: GitResult): GitError {
 /** Sort a failed fetch/push into "the remote does not exist" and "the remote cannot be reached". */
 export function remoteProblem(r: GitResult): "missing" | "unreachable" | "auth" | "other" {
   const text = r.stderr + r.stdout;
-  if (/does not appear to be a git repository|repository .* not found|not found|No such file or directory|does not exist/i.test(text)) return "missing";
-  if (/could not resolve|connection refused|network is unreachable|timed out|connection timed out|no route to host|unable to access|could not connect|connection reset|temporary failure/i.test(text)) return "unreachable";
-  if (/permission denied|authentication failed|terminal prompts disabled|could not read username|403/i.test(text)) return "auth";
+  if (
+    /does not appear to be a git repository|repository .* not found|not found|No such file or directory|does not exist/i.test(
+      text,
+    )
+  )
+    return "missing";
+  if (
+    /could not resolve|connection refused|network is unreachable|timed out|connection timed out|no route to host|unable to access|could not connect|connection reset|temporary failure/i.test(
+      text,
+    )
+  )
+    return "unreachable";
+  if (/permission denied|authentication failed|terminal prompts disabled|could not read username|403/i.test(text))
+    return "auth";
   return "other";
 }
 

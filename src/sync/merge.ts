@@ -6,7 +6,7 @@
  * local commit being replayed. Results are described as "remote" and "this machine".
  */
 import { ulid } from "../lib/ulid";
-import { type Entry, TITLE_MAX, normHash, parseEntry, serializeEntry } from "../store/entry";
+import { type Entry, normHash, parseEntry, serializeEntry, TITLE_MAX } from "../store/entry";
 
 export type Side = "remote" | "local";
 export const CONFLICT_TAG = "sync-conflict";
@@ -47,29 +47,46 @@ export function mergeRules(base: string | undefined, remote: string, local: stri
   let fromRemote = 0;
   for (const line of remote.replace(/\s+$/, "").split(/\r?\n/)) {
     const k = bulletKey(line);
-    if (!k) { out.push(line); continue; }
+    if (!k) {
+      out.push(line);
+      continue;
+    }
     if (removedByLocal.has(k)) continue;
-    if (seen.has(k)) { duplicates++; continue; }
+    if (seen.has(k)) {
+      duplicates++;
+      continue;
+    }
     seen.add(k);
     out.push(line);
     if (!localKeys.has(k)) fromRemote++;
   }
-  const remoteLines = new Set(remote.split(/\r?\n/).map((l) => l.trim()).filter(Boolean));
+  const remoteLines = new Set(
+    remote
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
   let fromLocal = 0;
   for (const line of local.replace(/\s+$/, "").split(/\r?\n/)) {
     const k = bulletKey(line);
     if (!k) {
-      if (line.trim() && !remoteLines.has(line.trim())) { out.push(line); remoteLines.add(line.trim()); }
+      if (line.trim() && !remoteLines.has(line.trim())) {
+        out.push(line);
+        remoteLines.add(line.trim());
+      }
       continue;
     }
-    if (seen.has(k)) { duplicates++; continue; }
+    if (seen.has(k)) {
+      duplicates++;
+      continue;
+    }
     if (removedByRemote.has(k)) continue;
     seen.add(k);
     out.push(line.replace(/^\s+/, ""));
     fromLocal++;
   }
   while (out.length && !out[0]!.trim()) out.shift();
-  return { text: out.length ? out.join("\n").replace(/\s+$/, "") + "\n" : "", fromLocal, fromRemote, duplicates };
+  return { text: out.length ? `${out.join("\n").replace(/\s+$/, "")}\n` : "", fromLocal, fromRemote, duplicates };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,5 +148,7 @@ function handoffStamp(text: string): number {
 }
 
 export function mergeHandoff(remote: string, local: string): { text: string; winner: Side } {
-  return handoffStamp(local) > handoffStamp(remote) ? { text: local, winner: "local" } : { text: remote, winner: "remote" };
+  return handoffStamp(local) > handoffStamp(remote)
+    ? { text: local, winner: "local" }
+    : { text: remote, winner: "remote" };
 }

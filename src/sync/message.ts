@@ -51,7 +51,16 @@ export function countByScope(changes: Change[]): ScopeCounts[] {
     if (!scope || !CONTENT.has(pathKind(c.path))) continue;
     let s = by.get(scope);
     if (!s) {
-      s = { scope, label: scopeLabel(scope), added: 0, edited: 0, removed: 0, rules: false, handoffs: 0, project: false };
+      s = {
+        scope,
+        label: scopeLabel(scope),
+        added: 0,
+        edited: 0,
+        removed: 0,
+        rules: false,
+        handoffs: 0,
+        project: false,
+      };
       by.set(scope, s);
     }
     const kind = pathKind(c.path);
@@ -64,7 +73,9 @@ export function countByScope(changes: Change[]): ScopeCounts[] {
     else if (kind === "project") s.project = true;
   }
   // global first, then projects by label
-  return [...by.values()].sort((a, b) => (a.scope === "global" ? -1 : b.scope === "global" ? 1 : a.label.localeCompare(b.label)));
+  return [...by.values()].sort((a, b) =>
+    a.scope === "global" ? -1 : b.scope === "global" ? 1 : a.label.localeCompare(b.label),
+  );
 }
 
 export function describeCounts(s: ScopeCounts): string {

@@ -30,7 +30,7 @@ export function readSyncState(): SyncState {
 
 export function writeSyncState(patch: SyncState): void {
   try {
-    writeFileAtomic(syncStatePath(), JSON.stringify({ ...readSyncState(), ...patch }, null, 2) + "\n");
+    writeFileAtomic(syncStatePath(), `${JSON.stringify({ ...readSyncState(), ...patch }, null, 2)}\n`);
   } catch {
     // Bookkeeping only: a read-only state/ must not turn a good sync into a failure.
   }

@@ -27,7 +27,11 @@ function out(git: Git, args: string[]): string | undefined {
 export function syncStatus(): SyncStatus | undefined {
   const dir = memoryDir();
   const state = readSyncState();
-  const base = { last_sync: state.last_sync ?? null, last_attempt: state.last_attempt ?? null, last_error: state.last_error ?? null };
+  const base = {
+    last_sync: state.last_sync ?? null,
+    last_attempt: state.last_attempt ?? null,
+    last_error: state.last_error ?? null,
+  };
   if (!isSyncRepo(dir)) {
     return { summary: "off (turn it on with `coffer sync --init <remote-url>`)", enabled: false, ...base };
   }
@@ -47,16 +51,22 @@ export function syncStatus(): SyncStatus | undefined {
   if (hasHead && branch) {
     const upstream = `refs/remotes/origin/${branch}`;
     if (out(git, ["rev-parse", "-q", "--verify", upstream]) !== undefined) {
-      const counts = out(git, ["rev-list", "--left-right", "--count", `HEAD...${upstream}`])?.split(/\s+/).map(Number);
+      const counts = out(git, ["rev-list", "--left-right", "--count", `HEAD...${upstream}`])
+        ?.split(/\s+/)
+        .map(Number);
       ahead = counts?.[0] ?? 0;
       behind = counts?.[1] ?? 0;
     } else {
       ahead = Number(out(git, ["rev-list", "--count", "HEAD"]) ?? 0);
     }
   }
-  const uncommitted = (out(git, ["status", "--porcelain", "-z", "--untracked-files=all"]) ?? "").split("\0").filter(Boolean).length;
+  const uncommitted = (out(git, ["status", "--porcelain", "-z", "--untracked-files=all"]) ?? "")
+    .split("\0")
+    .filter(Boolean).length;
 
-  const parts = [`on, ${url ? `origin ${redactUrl(url)}` : "no remote (run `coffer sync --init <remote-url>`)"}${branch ? ` (${branch})` : ""}`];
+  const parts = [
+    `on, ${url ? `origin ${redactUrl(url)}` : "no remote (run `coffer sync --init <remote-url>`)"}${branch ? ` (${branch})` : ""}`,
+  ];
   parts.push(`${ahead} ahead, ${behind} behind as of the last fetch`);
   if (uncommitted) parts.push(`${uncommitted} change${uncommitted === 1 ? "" : "s"} not synced yet`);
   parts.push(state.last_sync ? `last sync ${state.last_sync}` : "never synced");

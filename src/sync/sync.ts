@@ -12,11 +12,30 @@ import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { refreshScope } from "../store/indexer";
 import { closeStore, openStore, withHealing } from "../store/store";
-import { type Git, GitError, type GitResult, fallbackIdentity, gitAt, gitMessage, isSyncRepo, memoryDir, redactUrl, remoteProblem } from "./git";
-import { GITIGNORE, type PathKind, isSyncedPath, pathKind, scopeOfPath } from "./layout";
+import {
+  fallbackIdentity,
+  type Git,
+  GitError,
+  type GitResult,
+  gitAt,
+  gitMessage,
+  isSyncRepo,
+  memoryDir,
+  redactUrl,
+  remoteProblem,
+} from "./git";
+import { GITIGNORE, isSyncedPath, type PathKind, pathKind, scopeOfPath } from "./layout";
 import { acquireSyncLock } from "./lock";
 import { mergeEntry, mergeHandoff, mergeRules } from "./merge";
-import { type Change, type ScopeCounts, commitMessage, countByScope, describeCounts, parseNameStatus, scopeLabel } from "./message";
+import {
+  type Change,
+  commitMessage,
+  countByScope,
+  describeCounts,
+  parseNameStatus,
+  type ScopeCounts,
+  scopeLabel,
+} from "./message";
 import { writeSyncState } from "./state";
 
 export const SYNC_STEPS = ["commit", "fetch", "merge", "reindex", "push"] as const;
@@ -58,19 +77,37 @@ const HOST = () => hostname() || "localhost";
 /** A local path given to --init is stored absolute, so it works from memory/ too. */
 export function normalizeRemoteArg(url: string): string {
   const u = url.trim();
-  if (!u) throw new CofferError("--init needs a remote URL", 2, "e.g. coffer sync --init git@github.com:me/coffer-memory.git");
+  if (!u)
+    throw new CofferError(
+      "--init needs a remote URL",
+      2,
+      "e.g. coffer sync --init git@github.com:me/coffer-memory.git",
+    );
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/]+:/.test(u)) return u;
   return resolve(u);
 }
 
-function remoteError(kind: ReturnType<typeof remoteProblem>, url: string, r: GitResult, pending: string, retry = "coffer sync"): CofferError {
+function remoteError(
+  kind: ReturnType<typeof remoteProblem>,
+  url: string,
+  r: GitResult,
+  pending: string,
+  retry = "coffer sync",
+): CofferError {
   const shown = redactUrl(url);
   const what =
-    kind === "missing" ? `the remote ${shown} does not exist or is not a git repository`
-    : kind === "unreachable" ? `could not reach the remote ${shown} (no network?)`
-    : kind === "auth" ? `the remote ${shown} refused access (credentials?)`
-    : `could not talk to the remote ${shown}`;
-  return new CofferError(`sync failed: ${what}: ${gitMessage(r)}`, 1, `Nothing was lost: ${pending} Check the URL and network, then run \`${retry}\` again${retry === "coffer sync" ? " (or `coffer sync --init <remote-url>` to use another remote)" : ""}.`);
+    kind === "missing"
+      ? `the remote ${shown} does not exist or is not a git repository`
+      : kind === "unreachable"
+        ? `could not reach the remote ${shown} (no network?)`
+        : kind === "auth"
+          ? `the remote ${shown} refused access (credentials?)`
+          : `could not talk to the remote ${shown}`;
+  return new CofferError(
+    `sync failed: ${what}: ${gitMessage(r)}`,
+    1,
+    `Nothing was lost: ${pending} Check the URL and network, then run \`${retry}\` again${retry === "coffer sync" ? " (or `coffer sync --init <remote-url>` to use another remote)" : ""}.`,
+  );
 }
 
 /** Run one sync under the sync lock. Throws a CofferError a user can act on; records the outcome in state/. */
@@ -91,8 +128,14 @@ export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
     const summary = summarize(report);
     writeSyncState({ last_attempt: attempt, last_sync: isoNow(), last_error: null, last_summary: summary });
     audit({
-      event: "memory_synced", actor: "user", remote: report.remote, branch: report.branch,
-      committed: report.committed ? 1 : 0, received_commits: report.received.commits, pushed: report.pushed, conflicts: report.conflicts.length,
+      event: "memory_synced",
+      actor: "user",
+      remote: report.remote,
+      branch: report.branch,
+      committed: report.committed ? 1 : 0,
+      received_commits: report.received.commits,
+      pushed: report.pushed,
+      conflicts: report.conflicts.length,
     });
     return report;
   } catch (err) {
@@ -113,7 +156,11 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
 
   if (!isSyncRepo(dir)) {
     if (!opts.init) {
-      throw new CofferError("sync is not set up: memory/ is not a git repository yet", 1, "Run `coffer sync --init <remote-url>` once (an empty repository, or the one your other machines sync to).");
+      throw new CofferError(
+        "sync is not set up: memory/ is not a git repository yet",
+        1,
+        "Run `coffer sync --init <remote-url>` once (an empty repository, or the one your other machines sync to).",
+      );
     }
     await git.run(["init", "-q"]);
     created = true;
@@ -136,9 +183,16 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
       if (created) rmSync(join(dir, ".git"), { recursive: true, force: true });
       else if (previous === undefined) await git.run(["remote", "remove", "origin"], { check: false });
       else if (previous !== url) await git.run(["remote", "set-url", "origin", previous], { check: false });
-      throw remoteError(remoteProblem(probe), url, probe, "memory/ is unchanged.", `coffer sync --init ${redactUrl(url)}`);
+      throw remoteError(
+        remoteProblem(probe),
+        url,
+        probe,
+        "memory/ is unchanged.",
+        `coffer sync --init ${redactUrl(url)}`,
+      );
     }
-    if (previous !== undefined && previous !== url) notice(`remote origin changed from ${redactUrl(previous)} to ${redactUrl(url)}`);
+    if (previous !== undefined && previous !== url)
+      notice(`remote origin changed from ${redactUrl(previous)} to ${redactUrl(url)}`);
     branch = remoteDefaultBranch(probe.stdout) ?? local;
     if (local !== branch && !(await headSha(git))) {
       // A new repository takes the remote's branch name.
@@ -152,7 +206,11 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
   } else {
     const r = await git.run(["remote", "get-url", "origin"], { check: false });
     if (r.code !== 0) {
-      throw new CofferError("sync is not set up: memory/ has no remote named origin", 1, "Run `coffer sync --init <remote-url>` to choose one.");
+      throw new CofferError(
+        "sync is not set up: memory/ has no remote named origin",
+        1,
+        "Run `coffer sync --init <remote-url>` to choose one.",
+      );
     }
     url = r.stdout.trim();
     const merge = (await git.run(["config", "--get", `branch.${local}.merge`], { check: false })).stdout.trim();
@@ -172,11 +230,13 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
   }
   const pending = async () => {
     const n = await aheadCount(git, branch);
-    return n > 0 ? `${n} local commit${n === 1 ? " is" : "s are"} kept in memory/ and will be pushed by the next sync.` : "memory/ is unchanged.";
+    return n > 0
+      ? `${n} local commit${n === 1 ? " is" : "s are"} kept in memory/ and will be pushed by the next sync.`
+      : "memory/ is unchanged.";
   };
 
   const conflicts: ConflictNote[] = [];
-  let received: SyncReport["received"] = { commits: 0, scopes: [] };
+  const received: SyncReport["received"] = { commits: 0, scopes: [] };
   let pushed = 0;
   let sent: ScopeCounts[] = [];
   let reindexed = 0;
@@ -198,7 +258,8 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
         received.commits += Number((await git.run(["rev-list", "--count", upstream])).stdout.trim()) || 0;
         await git.run(["checkout", "-q", "-B", local, upstream]);
       } else if (!(await isAncestor(git, upstream, before))) {
-        received.commits += Number((await git.run(["rev-list", "--count", `${before}..${upstream}`])).stdout.trim()) || 0;
+        received.commits +=
+          Number((await git.run(["rev-list", "--count", `${before}..${upstream}`])).stdout.trim()) || 0;
         await rebaseOnto(git, upstream, conflicts);
       }
     }
@@ -208,14 +269,21 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
       received.scopes = mergeCounts(received.scopes, countByScope(changed));
       // 4. Reindex only the scopes whose entries changed on disk.
       step("reindex");
-      reindexed += reindexScopes(new Set(changed.filter((c) => pathKind(c.path) === "entry").map((c) => scopeOfPath(c.path)!)));
+      reindexed += reindexScopes(
+        new Set(changed.filter((c) => pathKind(c.path) === "entry").map((c) => scopeOfPath(c.path)!)),
+      );
     }
 
     // The remote may carry files that are not memory content (pushed by hand or by another tool).
     const arrived = await untrackStrays(git);
     if (arrived.length) {
       untracked.push(...arrived);
-      await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(arrived.map((path): Change => ({ status: "D", path })), HOST()) });
+      await git.run(["commit", "-q", "--no-edit", "-F", "-"], {
+        input: commitMessage(
+          arrived.map((path): Change => ({ status: "D", path })),
+          HOST(),
+        ),
+      });
     }
 
     // 5. Push.
@@ -234,24 +302,46 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
     throw remoteError(remoteProblem(push), url, push, await pending());
   }
 
-  return { remote: redactUrl(url), branch, initialized, committed, sent: { scopes: sent }, received, pushed, reindexed, conflicts, untracked };
+  return {
+    remote: redactUrl(url),
+    branch,
+    initialized,
+    committed,
+    sent: { scopes: sent },
+    received,
+    pushed,
+    reindexed,
+    conflicts,
+    untracked,
+  };
 }
 
 /** Files that differ between two commits (every file of `to` when there is no `from`). */
 async function changesBetween(git: Git, from: string | undefined, to: string): Promise<Change[]> {
   if (from) return parseNameStatus((await git.run(["diff", "--name-status", "--no-renames", "-z", from, to])).stdout);
-  return (await git.run(["ls-tree", "-r", "--name-only", "-z", to])).stdout.split("\0").filter(Boolean).map((path): Change => ({ status: "A", path }));
+  return (await git.run(["ls-tree", "-r", "--name-only", "-z", to])).stdout
+    .split("\0")
+    .filter(Boolean)
+    .map((path): Change => ({ status: "A", path }));
 }
 
 function readText(file: string): string | undefined {
-  try { return readFileSync(file, "utf8"); } catch { return undefined; }
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 async function localBranch(git: Git): Promise<string> {
   const r = await git.run(["symbolic-ref", "--short", "-q", "HEAD"], { check: false });
   const name = r.stdout.trim();
   if (r.code !== 0 || !name) {
-    throw new CofferError(`memory/ is not on a branch (detached HEAD) in ${git.dir}`, 1, `Check out the branch it syncs, e.g. git -C ${git.dir} checkout main, and run coffer sync again.`);
+    throw new CofferError(
+      `memory/ is not on a branch (detached HEAD) in ${git.dir}`,
+      1,
+      `Check out the branch it syncs, e.g. git -C ${git.dir} checkout main, and run coffer sync again.`,
+    );
   }
   return name;
 }
@@ -262,7 +352,10 @@ export function remoteDefaultBranch(lsRemote: string): string | undefined {
   let head: string | undefined;
   for (const line of lsRemote.split("\n")) {
     const sym = /^ref: refs\/heads\/(\S+)\s+HEAD$/.exec(line);
-    if (sym) { head = sym[1]; continue; }
+    if (sym) {
+      head = sym[1];
+      continue;
+    }
     const ref = /^[0-9a-f]+\s+refs\/heads\/(\S+)$/.exec(line);
     if (ref) heads.push(ref[1]!);
   }
@@ -296,9 +389,16 @@ function mergeCounts(a: ScopeCounts[], b: ScopeCounts[]): ScopeCounts[] {
   const by = new Map(a.map((s) => [s.scope, { ...s }]));
   for (const s of b) {
     const t = by.get(s.scope);
-    if (!t) { by.set(s.scope, { ...s }); continue; }
-    t.added += s.added; t.edited += s.edited; t.removed += s.removed; t.handoffs += s.handoffs;
-    t.rules ||= s.rules; t.project ||= s.project;
+    if (!t) {
+      by.set(s.scope, { ...s });
+      continue;
+    }
+    t.added += s.added;
+    t.edited += s.edited;
+    t.removed += s.removed;
+    t.handoffs += s.handoffs;
+    t.rules ||= s.rules;
+    t.project ||= s.project;
   }
   return [...by.values()];
 }
@@ -340,7 +440,12 @@ async function rebaseOnto(git: Git, upstream: string, conflicts: ConflictNote[])
     const unmerged = await unmergedPaths(git);
     if (!unmerged.size || guard > 10_000) {
       await git.run(["rebase", "--abort"], { check: false });
-      throw new GitError(["rebase"], r, `sync could not merge the remote's changes: ${gitMessage(r)}`, "Nothing was lost: memory/ is back at this machine's last commit. Run `git -C ~/.coffer/memory status` to look, or report this.");
+      throw new GitError(
+        ["rebase"],
+        r,
+        `sync could not merge the remote's changes: ${gitMessage(r)}`,
+        "Nothing was lost: memory/ is back at this machine's last commit. Run `git -C ~/.coffer/memory status` to look, or report this.",
+      );
     }
     try {
       for (const [path, stages] of unmerged) conflicts.push(await resolvePath(git, path, stages));
@@ -378,12 +483,22 @@ async function resolvePath(git: Git, path: string, stages: Stages): Promise<Conf
   const kind = pathKind(path);
   const scope = scopeOfPath(path);
   const where = scope ? scopeLabel(scope) : "memory/";
-  const [base, remote, local] = await Promise.all([blob(git, stages.base), blob(git, stages.remote), blob(git, stages.local)]);
+  const [base, remote, local] = await Promise.all([
+    blob(git, stages.base),
+    blob(git, stages.remote),
+    blob(git, stages.local),
+  ]);
   const write = async (p: string, text: string) => {
     writeFileAtomic(join(git.dir, p), text);
     await git.run(["add", "--", p]);
   };
-  const note = (resolution: string, sibling?: string): ConflictNote => ({ path, scope, kind, resolution, ...(sibling ? { sibling } : {}) });
+  const note = (resolution: string, sibling?: string): ConflictNote => ({
+    path,
+    scope,
+    kind,
+    resolution,
+    ...(sibling ? { sibling } : {}),
+  });
   const oneSide = remote ?? local;
   if (oneSide === undefined) {
     rmSync(join(git.dir, path), { force: true });
@@ -401,11 +516,17 @@ async function resolvePath(git: Git, path: string, stages: Stages): Promise<Conf
     const m = mergeEntry(id, remote, local);
     await write(path, m.text);
     const from = m.winner === "local" ? "this machine" : "the remote";
-    if (!m.sibling) return note(`entry ${id} in ${where} was edited on both machines with the same text; kept the newer one (from ${from})`);
+    if (!m.sibling)
+      return note(
+        `entry ${id} in ${where} was edited on both machines with the same text; kept the newer one (from ${from})`,
+      );
     const siblingPath = path.replace(/[^/]+\.md$/, `${m.sibling.id}.md`);
     await write(siblingPath, m.sibling.text);
     const other = m.winner === "local" ? "the remote's" : "this machine's";
-    return note(`entry ${id} in ${where} was edited on both machines: kept the newer version (from ${from}) and saved ${other} as entry ${m.sibling.id}`, m.sibling.id);
+    return note(
+      `entry ${id} in ${where} was edited on both machines: kept the newer version (from ${from}) and saved ${other} as entry ${m.sibling.id}`,
+      m.sibling.id,
+    );
   }
   if (kind === "rules") {
     if (remote === undefined || local === undefined) {
@@ -414,7 +535,9 @@ async function resolvePath(git: Git, path: string, stages: Stages): Promise<Conf
     }
     const m = mergeRules(base, remote, local);
     await write(path, m.text);
-    return note(`rules of ${where} changed on both machines: kept both sides' bullets (${m.fromLocal} from this machine added to the remote's, duplicates dropped) — check them with \`coffer rules show\``);
+    return note(
+      `rules of ${where} changed on both machines: kept both sides' bullets (${m.fromLocal} from this machine added to the remote's, duplicates dropped) — check them with \`coffer rules show\``,
+    );
   }
   if (kind === "handoff") {
     if (remote === undefined || local === undefined) {
@@ -423,14 +546,20 @@ async function resolvePath(git: Git, path: string, stages: Stages): Promise<Conf
     }
     const m = mergeHandoff(remote, local);
     await write(path, m.text);
-    return note(`handoff ${path.split("/").pop()} in ${where} changed on both machines: kept the newer one (from ${m.winner === "local" ? "this machine" : "the remote"})`);
+    return note(
+      `handoff ${path.split("/").pop()} in ${where} changed on both machines: kept the newer one (from ${m.winner === "local" ? "this machine" : "the remote"})`,
+    );
   }
   if (kind === "gitignore") {
     await write(path, GITIGNORE);
     return note("memory/.gitignore differed; kept Coffer's");
   }
   await write(path, oneSide);
-  return note(kind === "project" ? `project info of ${where} differed; kept the remote's` : `${path} differed; kept the remote's version`);
+  return note(
+    kind === "project"
+      ? `project info of ${where} differed; kept the remote's`
+      : `${path} differed; kept the remote's version`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,7 +568,11 @@ async function resolvePath(git: Git, path: string, stages: Stages): Promise<Conf
 export function summarize(r: SyncReport): string {
   const parts: string[] = [];
   parts.push(r.sent.scopes.length ? `sent ${r.sent.scopes.map(describeCounts).join("; ")}` : "nothing new to send");
-  parts.push(r.received.scopes.length ? `received ${r.received.scopes.map(describeCounts).join("; ")}` : "nothing new from the remote");
+  parts.push(
+    r.received.scopes.length
+      ? `received ${r.received.scopes.map(describeCounts).join("; ")}`
+      : "nothing new from the remote",
+  );
   parts.push(r.pushed ? `pushed ${r.pushed} commit${r.pushed === 1 ? "" : "s"}` : "nothing to push");
   if (r.reindexed) parts.push(`reindexed ${r.reindexed} entr${r.reindexed === 1 ? "y" : "ies"}`);
   if (r.conflicts.length) parts.push(`${r.conflicts.length} conflict${r.conflicts.length === 1 ? "" : "s"} resolved`);

@@ -7,8 +7,8 @@
 import { join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { cleanText } from "./clean";
-import { type SessionFile, type SessionHead, entries, filesIn, jsonObject, readHeadLines } from "./files";
-import { type ParsedTranscript, type Turn, isoOrUndefined, sessionTitle, widen } from "./types";
+import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
+import { isoOrUndefined, type ParsedTranscript, sessionTitle, type Turn, widen } from "./types";
 
 export function claudeRoot(): string {
   return join(process.env.CLAUDE_CONFIG_DIR || join(homeDir(), ".claude"), "projects");
@@ -20,7 +20,13 @@ export function listClaudeSessions(): SessionFile[] {
   const out: SessionFile[] = [];
   for (const dir of entries(root)) {
     for (const f of filesIn(join(root, dir), (n) => n.endsWith(".jsonl") && !n.startsWith("agent-"))) {
-      out.push({ host: "claude", path: f.path, session_id: f.name.slice(0, -".jsonl".length), size: f.size, mtimeMs: f.mtimeMs });
+      out.push({
+        host: "claude",
+        path: f.path,
+        session_id: f.name.slice(0, -".jsonl".length),
+        size: f.size,
+        mtimeMs: f.mtimeMs,
+      });
     }
   }
   return out;
@@ -34,7 +40,8 @@ export function claudeHead(path: string): SessionHead {
       if (!r) continue;
       if (!head.session_id && typeof r.sessionId === "string") head.session_id = r.sessionId;
       if (!head.cwd && typeof r.cwd === "string" && r.cwd.startsWith("/")) head.cwd = r.cwd;
-      if (!head.first_activity && typeof r.timestamp === "string" && /^\d{4}-/.test(r.timestamp)) head.first_activity = r.timestamp;
+      if (!head.first_activity && typeof r.timestamp === "string" && /^\d{4}-/.test(r.timestamp))
+        head.first_activity = r.timestamp;
     }
     return Boolean(head.cwd);
   };
@@ -48,7 +55,8 @@ function messageText(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
   const out: string[] = [];
   for (const block of content) {
-    if (block && typeof block === "object" && block.type === "text" && typeof block.text === "string") out.push(block.text);
+    if (block && typeof block === "object" && block.type === "text" && typeof block.text === "string")
+      out.push(block.text);
   }
   return out;
 }
@@ -56,7 +64,8 @@ function messageText(content: unknown): string[] {
 /** A record that is part of the conversation (not a tool result, subagent, meta or synthetic record). */
 function isConversation(r: Record<string, any>): boolean {
   if (r.type !== "user" && r.type !== "assistant") return false;
-  if (r.isMeta || r.isCompactSummary || r.isSidechain || r.isVisibleInTranscriptOnly || r.isApiErrorMessage) return false;
+  if (r.isMeta || r.isCompactSummary || r.isSidechain || r.isVisibleInTranscriptOnly || r.isApiErrorMessage)
+    return false;
   if (r.toolUseResult !== undefined) return false; // the record that carries a tool's output
   const m = r.message;
   if (!m || typeof m !== "object") return false;
@@ -93,7 +102,7 @@ export function parseClaude(text: string): ParsedTranscript {
     if (!text) continue;
     const id = typeof r.message.id === "string" ? r.message.id : undefined;
     const last = parsed.turns[parsed.turns.length - 1];
-    if (id && id === lastId && last?.role === role) last.text += "\n\n" + text;
+    if (id && id === lastId && last?.role === role) last.text += `\n\n${text}`;
     else parsed.turns.push({ role, text, at: isoOrUndefined(r.timestamp) });
     lastId = id;
   }

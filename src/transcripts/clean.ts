@@ -10,13 +10,39 @@
  * Codex environment/instruction/skill/hook fragments and developer preambles.
  */
 const INJECTED_TAGS = [
-  "system-reminder", "command-name", "command-message", "command-args", "command-contents",
-  "local-command-stdout", "local-command-stderr", "local-command-caveat", "bash-input", "bash-stdout",
-  "bash-stderr", "user-prompt-submit-hook", "task-notification", "environment_context", "user_instructions",
-  "skills_instructions", "skill", "user_shell_command", "turn_aborted", "subagent_notification", "hook_prompt",
-  "hook_context", "context_update", "recommended_plugins", "codex_internal_context", "permissions instructions",
-  "collaboration_mode", "model_switch", "personality_spec", "realtime_conversation", "INSTRUCTIONS",
-  "state_snapshot", "session_context", // Gemini CLI: a compressed history; its environment preamble
+  "system-reminder",
+  "command-name",
+  "command-message",
+  "command-args",
+  "command-contents",
+  "local-command-stdout",
+  "local-command-stderr",
+  "local-command-caveat",
+  "bash-input",
+  "bash-stdout",
+  "bash-stderr",
+  "user-prompt-submit-hook",
+  "task-notification",
+  "environment_context",
+  "user_instructions",
+  "skills_instructions",
+  "skill",
+  "user_shell_command",
+  "turn_aborted",
+  "subagent_notification",
+  "hook_prompt",
+  "hook_context",
+  "context_update",
+  "recommended_plugins",
+  "codex_internal_context",
+  "permissions instructions",
+  "collaboration_mode",
+  "model_switch",
+  "personality_spec",
+  "realtime_conversation",
+  "INSTRUCTIONS",
+  "state_snapshot",
+  "session_context", // Gemini CLI: a compressed history; its environment preamble
 ];
 const TAG_NAMES = `(?:${INJECTED_TAGS.join("|")})`;
 /** A complete injected element. */

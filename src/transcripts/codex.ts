@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { normalizeOrigin } from "../store/scope";
 import { cleanText } from "./clean";
-import { type SessionFile, type SessionHead, entries, filesIn, jsonObject, readHeadLines } from "./files";
-import { type ParsedTranscript, type Role, isoOrUndefined, sessionTitle, widen } from "./types";
+import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
+import { isoOrUndefined, type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
 
 export function codexRoot(): string {
   return join(process.env.CODEX_HOME || join(homeDir(), ".codex"), "sessions");
@@ -58,7 +58,10 @@ export function codexHead(path: string): SessionHead {
     for (const line of lines.slice(0, 3)) {
       const r = jsonObject(line);
       const meta = r && metaOf(r);
-      if (meta) { applyMeta(head, meta); return true; }
+      if (meta) {
+        applyMeta(head, meta);
+        return true;
+      }
     }
     return false;
   };
@@ -71,7 +74,13 @@ function blockTexts(content: unknown): string[] {
   if (typeof content === "string") return [content];
   if (!Array.isArray(content)) return [];
   return content
-    .filter((b) => b && typeof b === "object" && /^(?:input_text|output_text|text)$/i.test(String(b.type)) && typeof b.text === "string")
+    .filter(
+      (b) =>
+        b &&
+        typeof b === "object" &&
+        /^(?:input_text|output_text|text)$/i.test(String(b.type)) &&
+        typeof b.text === "string",
+    )
     .map((b) => b.text as string);
 }
 
@@ -88,7 +97,10 @@ export function parseCodex(text: string): ParsedTranscript {
     const cleaned = texts.map(cleanText).filter(Boolean).join("\n\n");
     if (!cleaned) return;
     const key = cleaned.replace(/\s+/g, " ");
-    if (role !== runRole) { runRole = role; run = new Set(); }
+    if (role !== runRole) {
+      runRole = role;
+      run = new Set();
+    }
     if (run.has(key)) return;
     run.add(key);
     parsed.turns.push({ role, text: cleaned, at: isoOrUndefined(at) });

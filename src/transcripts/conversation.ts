@@ -5,7 +5,7 @@
  */
 import { homeDir } from "../lib/paths";
 import { stripInjectionLines } from "./clean";
-import { CONVERSATION_BUDGET, MESSAGE_MAX, cutMessage, fitBudget, scrubText } from "./scrub";
+import { CONVERSATION_BUDGET, cutMessage, fitBudget, MESSAGE_MAX, scrubText } from "./scrub";
 import type { Turn } from "./types";
 
 export type PreparedConversation = {

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { CofferError } from "../lib/errors";
 import { claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
 import { codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
-import { type SessionFile, type SessionHead, fileStat, jsonObject, readHeadLines } from "./files";
+import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
 import { type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
 
@@ -29,16 +29,19 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
 /** Session files of the given hosts, touched since `sinceMs` (all when undefined), newest first. */
 export function listSessions(hosts: readonly TranscriptHost[] = TRANSCRIPT_HOSTS, sinceMs?: number): SessionFile[] {
   const out: SessionFile[] = [];
-  for (const h of hosts) for (const f of ADAPTERS[h].list(sinceMs)) if (sinceMs === undefined || f.mtimeMs >= sinceMs) out.push(f);
+  for (const h of hosts)
+    for (const f of ADAPTERS[h].list(sinceMs)) if (sinceMs === undefined || f.mtimeMs >= sinceMs) out.push(f);
   return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
 }
 
-const under = (path: string, root: string) => path.startsWith(root.endsWith("/") ? root : root + "/");
+const under = (path: string, root: string) => path.startsWith(root.endsWith("/") ? root : `${root}/`);
 
 /** Which host wrote a file: by where it lives, else by what its first line looks like. */
 export function detectHost(path: string): TranscriptHost | undefined {
   let real = path;
-  try { real = realpathSync(path); } catch {}
+  try {
+    real = realpathSync(path);
+  } catch {}
   for (const h of TRANSCRIPT_HOSTS) {
     const root = ADAPTERS[h].root();
     if (under(path, root) || under(real, root)) return h;
@@ -56,10 +59,20 @@ export function detectHost(path: string): TranscriptHost | undefined {
 export function sessionFileAt(path: string, host?: TranscriptHost): SessionFile {
   const abs = resolve(path);
   const st = fileStat(abs);
-  if (!st) throw new CofferError(`no transcript file at ${abs}`, 1, "Give a session id from `coffer distill list` or the path of a .jsonl/.json transcript.");
+  if (!st)
+    throw new CofferError(
+      `no transcript file at ${abs}`,
+      1,
+      "Give a session id from `coffer distill list` or the path of a .jsonl/.json transcript.",
+    );
   const h = host ?? detectHost(abs);
   if (!h) throw new CofferError(`cannot tell which agent wrote ${abs}`, 1, "Name it with --agent claude|codex|gemini.");
-  const id = ADAPTERS[h].head(abs).session_id ?? abs.split("/").pop()!.replace(/\.jsonl?$/, "");
+  const id =
+    ADAPTERS[h].head(abs).session_id ??
+    abs
+      .split("/")
+      .pop()!
+      .replace(/\.jsonl?$/, "");
   return { host: h, path: abs, session_id: id, ...st };
 }
 
@@ -73,9 +86,20 @@ export function resolveSession(arg: string, hosts: readonly TranscriptHost[] = T
   const prefix = arg.length >= 4 ? all.filter((f) => f.session_id.startsWith(arg)) : [];
   if (prefix.length === 1) return prefix[0]!;
   if (prefix.length > 1) {
-    throw new CofferError(`"${arg}" matches ${prefix.length} sessions (${prefix.slice(0, 3).map((f) => f.session_id).join(", ")}…)`, 1, "Give more characters of the session id.");
+    throw new CofferError(
+      `"${arg}" matches ${prefix.length} sessions (${prefix
+        .slice(0, 3)
+        .map((f) => f.session_id)
+        .join(", ")}…)`,
+      1,
+      "Give more characters of the session id.",
+    );
   }
-  throw new CofferError(`no ${hosts.length === 1 ? hosts[0] + " " : ""}session "${arg}" found`, 1, "List sessions with `coffer distill list`, or give the transcript's path.");
+  throw new CofferError(
+    `no ${hosts.length === 1 ? `${hosts[0]} ` : ""}session "${arg}" found`,
+    1,
+    "List sessions with `coffer distill list`, or give the transcript's path.",
+  );
 }
 
 /** Metadata from the start of the file (cwd, first activity) without reading all of it. */

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { TranscriptHost } from "./types";
 
@@ -6,7 +6,13 @@ import type { TranscriptHost } from "./types";
 export type SessionFile = { host: TranscriptHost; path: string; session_id: string; size: number; mtimeMs: number };
 
 /** Metadata a host can give from the start of a file, without reading all of it. */
-export type SessionHead = { session_id?: string; cwd?: string; origin?: string; first_activity?: string; subagent?: boolean };
+export type SessionHead = {
+  session_id?: string;
+  cwd?: string;
+  origin?: string;
+  first_activity?: string;
+  subagent?: boolean;
+};
 
 /**
  * The complete lines among the first bytes of a file: reads 64 KiB, and more (up to `maxBytes`)
@@ -14,7 +20,11 @@ export type SessionHead = { session_id?: string; cwd?: string; origin?: string; 
  */
 export function readHeadLines(path: string, enough: (lines: string[]) => boolean, maxBytes = 1 << 20): string[] {
   let fd: number;
-  try { fd = openSync(path, "r"); } catch { return []; }
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return [];
+  }
   try {
     let size = 64 * 1024;
     for (;;) {
@@ -43,7 +53,11 @@ export function jsonObject(line: string): Record<string, any> | undefined {
 
 /** Directory entries, or none when the directory is missing or unreadable. */
 export function entries(dir: string): string[] {
-  try { return readdirSync(dir); } catch { return []; }
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 export function fileStat(path: string): { size: number; mtimeMs: number } | undefined {
@@ -56,7 +70,10 @@ export function fileStat(path: string): { size: number; mtimeMs: number } | unde
 }
 
 /** Files named `*.<ext>` directly in `dir`, stat'ed. */
-export function filesIn(dir: string, keep: (name: string) => boolean): { path: string; name: string; size: number; mtimeMs: number }[] {
+export function filesIn(
+  dir: string,
+  keep: (name: string) => boolean,
+): { path: string; name: string; size: number; mtimeMs: number }[] {
   const out: { path: string; name: string; size: number; mtimeMs: number }[] = [];
   for (const name of entries(dir)) {
     if (!keep(name)) continue;

@@ -11,8 +11,8 @@ import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { cleanText } from "./clean";
-import { type SessionFile, type SessionHead, entries, filesIn, jsonObject, readHeadLines } from "./files";
-import { type ParsedTranscript, type Role, isoOrUndefined, sessionTitle, widen } from "./types";
+import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
+import { isoOrUndefined, type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
 
 export function geminiHome(): string {
   return join(homeDir(), ".gemini");
@@ -80,7 +80,9 @@ function partTexts(content: unknown): string[] {
   if (typeof content === "string") return [content];
   if (!Array.isArray(content)) return [];
   // text parts only: functionCall/functionResponse/inlineData/fileData are tool traffic and files
-  return content.filter((p) => p && typeof p === "object" && typeof p.text === "string" && !p.thought).map((p) => p.text as string);
+  return content
+    .filter((p) => p && typeof p === "object" && typeof p.text === "string" && !p.thought)
+    .map((p) => p.text as string);
 }
 
 function roleOf(type: unknown): Role | undefined {
@@ -133,7 +135,10 @@ export function parseGemini(text: string): ParsedTranscript {
     const role = roleOf(m.type);
     if (!role) continue; // info / error / warning notices
     // What the user typed (displayContent) rather than the prompt with @file contents pasted in.
-    const source = role === "user" && m.displayContent !== undefined && partTexts(m.displayContent).join("").trim() ? m.displayContent : m.content;
+    const source =
+      role === "user" && m.displayContent !== undefined && partTexts(m.displayContent).join("").trim()
+        ? m.displayContent
+        : m.content;
     const cleaned = partTexts(source).map(cleanText).filter(Boolean).join("\n\n");
     if (cleaned) parsed.turns.push({ role, text: cleaned, at: isoOrUndefined(m.timestamp) });
   }

@@ -18,11 +18,15 @@ type Rule = {
   replace: (match: string, ...groups: string[]) => string;
 };
 
-const has = (...needles: string[]) => (t: string) => needles.some((n) => t.includes(n));
+const has =
+  (...needles: string[]) =>
+  (t: string) =>
+    needles.some((n) => t.includes(n));
 const whole = () => REDACTED;
 
 /** Identifier words whose assigned value is a secret (`password = ...`, `"api_key": "..."`). */
-const SECRET_WORD = "(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret)";
+const SECRET_WORD =
+  "(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret)";
 /** An assigned value: quoted, or a run of non-delimiters. */
 const VALUE = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`,;)}\\]]+)`;
 
@@ -44,13 +48,28 @@ export const RULES: Rule[] = [
     name: "url_credentials",
     when: has("://"),
     // The password may itself contain "@": everything up to the last "@" before the host goes.
-    re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/)([^\s\/:@"'<>]+):([^\s\/"'<>]+)@/gi,
+    re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/)([^\s/:@"'<>]+):([^\s/"'<>]+)@/gi,
     replace: (_m, scheme) => `${scheme}${REDACTED}@`,
   },
-  { name: "anthropic_openai_key", when: has("sk-"), re: /\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, replace: whole },
-  { name: "github_token", when: has("gh", "github_pat_"), re: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, replace: whole },
+  {
+    name: "anthropic_openai_key",
+    when: has("sk-"),
+    re: /\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
+    replace: whole,
+  },
+  {
+    name: "github_token",
+    when: has("gh", "github_pat_"),
+    re: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+    replace: whole,
+  },
   { name: "slack_token", when: has("xox"), re: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, replace: whole },
-  { name: "aws_access_key_id", when: has("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"), re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g, replace: whole },
+  {
+    name: "aws_access_key_id",
+    when: has("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+    re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g,
+    replace: whole,
+  },
   { name: "google_api_key", when: has("AIza"), re: /\bAIza[0-9A-Za-z_-]{30,}/g, replace: whole },
   { name: "gitlab_token", when: has("glpat-"), re: /\bglpat-[A-Za-z0-9_-]{20,}/g, replace: whole },
   {
@@ -63,20 +82,23 @@ export const RULES: Rule[] = [
     name: "bearer_token",
     when: (t) => /bearer|basic/i.test(t),
     // A token has a digit somewhere: "a Bearer token" in prose is left alone.
-    re: /\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9._~+\/-]*\d)[A-Za-z0-9._~+\/-]{12,}=*/gi,
+    re: /\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{12,}=*/gi,
     replace: (_m, scheme, space) => `${scheme}${space}${REDACTED}`,
   },
   {
     name: "aws_secret_key",
     when: (t) => /aws/i.test(t),
-    re: /\b(aws_?secret_?access_?key|aws_?secret_?key|SecretAccessKey)(["']?\s*[:=]\s*)(["']?[A-Za-z0-9\/+=]{30,}["']?)/gi,
+    re: /\b(aws_?secret_?access_?key|aws_?secret_?key|SecretAccessKey)(["']?\s*[:=]\s*)(["']?[A-Za-z0-9/+=]{30,}["']?)/gi,
     replace: keepKey,
   },
   {
     name: "env_secret_assignment",
     when: has("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASS"),
     // .env style: UPPER_CASE names ending in _KEY / _TOKEN / _SECRET / _PASSWORD.
-    re: new RegExp(`\\b([A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)S?)(["']?\\s*(?:=(?!=)|:(?!:))\\s*)${VALUE}`, "g"),
+    re: new RegExp(
+      `\\b([A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)S?)(["']?\\s*(?:=(?!=)|:(?!:))\\s*)${VALUE}`,
+      "g",
+    ),
     replace: keepKey,
   },
   {
@@ -108,7 +130,7 @@ export function scrubText(text: string): Scrubbed {
 
 /** Cut one message to `max` characters. */
 export function cutMessage(text: string, max = MESSAGE_MAX): string {
-  return text.length <= max ? text : text.slice(0, max - 1).trimEnd() + "…";
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
 export type Budgeted = { turns: Turn[]; omitted: number; omittedAt: number };

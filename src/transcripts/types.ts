@@ -35,11 +35,15 @@ export const TITLE_MAX = 80;
 
 /** One line of at most 80 characters, cut at a word boundary. */
 export function shortTitle(text: string): string {
-  const line = text.split("\n").map((l) => l.replace(/^[#>*\-\s]+/, "").trim()).find(Boolean) ?? "";
+  const line =
+    text
+      .split("\n")
+      .map((l) => l.replace(/^[#>*\-\s]+/, "").trim())
+      .find(Boolean) ?? "";
   if (line.length <= TITLE_MAX) return line;
   const cut = line.slice(0, TITLE_MAX - 1);
   const space = cut.lastIndexOf(" ");
-  return (space > 40 ? cut.slice(0, space) : cut).trimEnd() + "…";
+  return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 /** A session's title: the host's own title when it has one, else the first user turn. */

@@ -25,7 +25,8 @@ export type Seeded = { entryId: string };
 /** Run `coffer <args>` in the project and fail with its output unless it exits 0. */
 export function coffer(sb: AgentSandbox, args: string[], opts: { env?: Record<string, string> } = {}) {
   const r = sb.run(args, { cwd: sb.project, env: opts.env });
-  if (r.code !== 0) throw new Error(`coffer ${args.join(" ")} exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(`coffer ${args.join(" ")} exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
   return r;
 }
 
@@ -33,10 +34,24 @@ export function coffer(sb: AgentSandbox, args: string[], opts: { env?: Record<st
  * `coffer <args>` without blocking this process: needed whenever the command talks to the fake
  * model server, which runs in the test process (a spawnSync would deadlock until the model timeout).
  */
-export async function cofferAsync(sb: AgentSandbox, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}) {
-  const p = Bun.spawn([BIN, ...args], { cwd: sb.project, env: { ...sb.env, ...opts.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+export async function cofferAsync(
+  sb: AgentSandbox,
+  args: string[],
+  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
+) {
+  const p = Bun.spawn([BIN, ...args], {
+    cwd: sb.project,
+    env: { ...sb.env, ...opts.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => p.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   clearTimeout(timer);
   if (code !== 0) throw new Error(`coffer ${args.join(" ")} exited ${code}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
@@ -45,12 +60,25 @@ export async function cofferAsync(sb: AgentSandbox, args: string[], opts: { env?
 export function seedStore(sb: AgentSandbox): Seeded {
   coffer(sb, ["rules", "add", GLOBAL_RULE, "--scope", "global"]);
   coffer(sb, ["rules", "add", PROJECT_RULE, "--scope", "project"]);
-  const r = coffer(sb, ["remember", ENTRY_BODY, "--title", ENTRY_TITLE, "--kind", "convention", "--tags", "release,deploy", "--json"]);
+  const r = coffer(sb, [
+    "remember",
+    ENTRY_BODY,
+    "--title",
+    ENTRY_TITLE,
+    "--kind",
+    "convention",
+    "--tags",
+    "release,deploy",
+    "--json",
+  ]);
   return { entryId: r.json().id };
 }
 
 /** All conversation text of a request, joined. */
-export const textOf = (req: RecordedRequest | undefined) => conversationTexts(req).map((t) => t.text).join("\n\n");
+export const textOf = (req: RecordedRequest | undefined) =>
+  conversationTexts(req)
+    .map((t) => t.text)
+    .join("\n\n");
 
 export const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 
@@ -91,7 +119,7 @@ export function claudeTranscript(sb: AgentSandbox, sessionId: string): any[] {
  */
 export function hookErrors(sb: AgentSandbox, run: AgentRun): string[] {
   const errors: string[] = [];
-  const lines = (run.stdout + "\n" + run.stderr).split("\n");
+  const lines = `${run.stdout}\n${run.stderr}`.split("\n");
   const agent: AgentName = run.agent;
   if (agent === "claude") {
     errors.push(...lines.filter((l) => /hook/i.test(l)));
@@ -115,6 +143,7 @@ export function hookErrors(sb: AgentSandbox, run: AgentRun): string[] {
     errors.push(...lines.filter((l) => /hook/i.test(l)));
   }
   const log = join(sb.cofferHome, "state", "hook.log");
-  if (existsSync(log) && readFileSync(log, "utf8").trim()) errors.push(`state/hook.log: ${readFileSync(log, "utf8").slice(0, 1000)}`);
+  if (existsSync(log) && readFileSync(log, "utf8").trim())
+    errors.push(`state/hook.log: ${readFileSync(log, "utf8").slice(0, 1000)}`);
   return errors;
 }

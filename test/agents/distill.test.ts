@@ -8,14 +8,36 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUNDLE_HEADING, coffer, cofferAsync, ENTRY_BODY, GLOBAL_RULE, hookErrors, PROJECT_RULE, seedStore } from "./coffer";
-import { agentSandbox, cleanupSandboxes, assertRunOk, listFiles, runAgent, TEST_TIMEOUT_MS, type AgentName, type AgentSandbox } from "./harness";
-import { conversationText, startModelServer, type ModelServer, type RecordedRequest } from "./model-server";
+import {
+  BUNDLE_HEADING,
+  coffer,
+  cofferAsync,
+  ENTRY_BODY,
+  GLOBAL_RULE,
+  hookErrors,
+  PROJECT_RULE,
+  seedStore,
+} from "./coffer";
+import {
+  type AgentName,
+  type AgentSandbox,
+  agentSandbox,
+  assertRunOk,
+  cleanupSandboxes,
+  listFiles,
+  runAgent,
+  TEST_TIMEOUT_MS,
+} from "./harness";
+import { conversationText, type ModelServer, type RecordedRequest, startModelServer } from "./model-server";
 
 /** A conversation with something worth distilling, that also routes the seeded release entry. */
 const PROMPT = "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";
 const AGENT_REPLY = "Understood: releases now publish every workspace package with pnpm -r publish.";
-const INSIGHT = { kind: "decision", title: "Releases publish with pnpm -r publish", body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish." };
+const INSIGHT = {
+  kind: "decision",
+  title: "Releases publish with pnpm -r publish",
+  body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
+};
 
 let server: ModelServer;
 beforeAll(() => {
@@ -77,7 +99,8 @@ async function distill(sb: AgentSandbox, session: string): Promise<{ request: Re
   server.clear();
   const r = await cofferAsync(sb, ["distill", "run", session, "--json"]);
   const calls = server.requests.filter((q) => q.api === "chat");
-  if (calls.length !== 1) throw new Error(`expected one distill model call, got ${calls.length}\n${r.stdout}\n${r.stderr}`);
+  if (calls.length !== 1)
+    throw new Error(`expected one distill model call, got ${calls.length}\n${r.stdout}\n${r.stderr}`);
   return { request: calls[0]!, out: r.json() };
 }
 
@@ -97,9 +120,17 @@ describe("session end + distillation on real transcripts", () => {
     async () => {
       const sb = setup();
       coffer(sb, ["link", "claude", "--session-end"]);
-      expect(readFileSync(join(sb.home, ".claude", "settings.json"), "utf8")).toContain("hook session-end --agent claude");
+      expect(readFileSync(join(sb.home, ".claude", "settings.json"), "utf8")).toContain(
+        "hook session-end --agent claude",
+      );
       const run = await agentSession(sb, "claude");
-      const transcript = join(sb.home, ".claude", "projects", sb.project.replace(/[^A-Za-z0-9]/g, "-"), `${run.sessionId}.jsonl`);
+      const transcript = join(
+        sb.home,
+        ".claude",
+        "projects",
+        sb.project.replace(/[^A-Za-z0-9]/g, "-"),
+        `${run.sessionId}.jsonl`,
+      );
       // The real transcript holds Coffer's context as hook attachments (and api-request-blob copies).
       const raw = readFileSync(transcript, "utf8");
       expect(raw).toContain('"hook_additional_context"');
@@ -140,7 +171,9 @@ describe("session end + distillation on real transcripts", () => {
       const sb = setup();
       coffer(sb, ["link", "codex", "--session-end"]);
       const run = await agentSession(sb, "codex");
-      const rollout = listFiles(join(sb.home, ".codex", "sessions")).find((f) => f.endsWith(`-${run.sessionId}.jsonl`))!;
+      const rollout = listFiles(join(sb.home, ".codex", "sessions")).find((f) =>
+        f.endsWith(`-${run.sessionId}.jsonl`),
+      )!;
       expect(readFileSync(rollout, "utf8")).toContain(ENTRY_BODY);
       const { request } = await distill(sb, run.sessionId!);
       const text = conversationText(request);
@@ -160,7 +193,9 @@ describe("session end + distillation on real transcripts", () => {
       const sb = setup();
       coffer(sb, ["link", "gemini"]);
       const run = await agentSession(sb, "gemini");
-      const chat = listFiles(join(sb.home, ".gemini", "tmp")).find((f) => f.includes(`${run.sessionId!.slice(0, 8)}`) && /chats\/session-/.test(f))!;
+      const chat = listFiles(join(sb.home, ".gemini", "tmp")).find(
+        (f) => f.includes(`${run.sessionId!.slice(0, 8)}`) && /chats\/session-/.test(f),
+      )!;
       expect(readFileSync(chat, "utf8")).toContain("<hook_context>");
       const { request } = await distill(sb, run.sessionId!);
       const text = conversationText(request);

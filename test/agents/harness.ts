@@ -7,10 +7,22 @@
  * with `npm install --prefix` under a lock file, so parallel test files never race. A pinned CLI that
  * cannot be installed throws an Error that says so: the test fails, it never skips.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { sandbox, type Sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../helpers";
 import type { ModelServer } from "./model-server";
 
 export type AgentName = "claude" | "codex" | "gemini";
@@ -76,9 +88,19 @@ async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
 }
 
 async function exec(cmd: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs: number }) {
-  const p = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env ?? (process.env as Record<string, string>), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(cmd, {
+    cwd: opts.cwd,
+    env: opts.env ?? (process.env as Record<string, string>),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => p.kill("SIGKILL"), opts.timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   clearTimeout(timer);
   return { code, stdout, stderr };
 }
@@ -115,9 +137,22 @@ async function install(name: AgentName): Promise<string> {
       );
     const npm = Bun.which("npm");
     if (!npm) throw fail("npm is not on PATH");
-    const r = await exec([npm, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--save-exact", "--loglevel=error", `${pkg}@${version}`], {
-      timeoutMs: INSTALL_TIMEOUT_MS,
-    });
+    const r = await exec(
+      [
+        npm,
+        "install",
+        "--prefix",
+        tmp,
+        "--no-audit",
+        "--no-fund",
+        "--save-exact",
+        "--loglevel=error",
+        `${pkg}@${version}`,
+      ],
+      {
+        timeoutMs: INSTALL_TIMEOUT_MS,
+      },
+    );
     if (r.code !== 0) {
       rmSync(tmp, { recursive: true, force: true });
       throw fail(`npm install exited ${r.code}:\n${(r.stderr || r.stdout).slice(-2000)}`);
@@ -132,7 +167,9 @@ async function install(name: AgentName): Promise<string> {
     }
     if (v.code !== 0 || !(v.stdout + v.stderr).includes(version)) {
       rmSync(tmp, { recursive: true, force: true });
-      throw fail(`\`${bin} --version\` exited ${v.code} and printed ${JSON.stringify((v.stdout + v.stderr).slice(0, 500))}, expected ${version}`);
+      throw fail(
+        `\`${bin} --version\` exited ${v.code} and printed ${JSON.stringify((v.stdout + v.stderr).slice(0, 500))}, expected ${version}`,
+      );
     }
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
@@ -166,10 +203,13 @@ export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}
   const project = sb.repo("proj");
   writeFileSync(join(project, "README.md"), "# proj\n\nA throwaway project for agent end-to-end tests.\n");
   const git = (...a: string[]) =>
-    Bun.spawnSync(["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...a], {
-      cwd: project,
-      env: { ...sb.env, GIT_CONFIG_NOSYSTEM: "1" },
-    });
+    Bun.spawnSync(
+      ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...a],
+      {
+        cwd: project,
+        env: { ...sb.env, GIT_CONFIG_NOSYSTEM: "1" },
+      },
+    );
   git("add", "-A");
   git("commit", "-q", "-m", "init");
   const tmp = join(sb.root, "tmp");
@@ -205,7 +245,8 @@ export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}
  */
 export function writeBaseConfigs(home: string, server: ModelServer): void {
   mkdirSync(join(home, ".claude"), { recursive: true });
-  if (!existsSync(join(home, ".claude", "settings.json"))) writeFileSync(join(home, ".claude", "settings.json"), "{}\n");
+  if (!existsSync(join(home, ".claude", "settings.json")))
+    writeFileSync(join(home, ".claude", "settings.json"), "{}\n");
   mkdirSync(join(home, ".codex"), { recursive: true });
   writeFileSync(
     join(home, ".codex", "config.toml"),
@@ -223,7 +264,10 @@ export function writeBaseConfigs(home: string, server: ModelServer): void {
     ].join("\n"),
   );
   mkdirSync(join(home, ".gemini"), { recursive: true });
-  writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2) + "\n");
+  writeFileSync(
+    join(home, ".gemini", "settings.json"),
+    `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2)}\n`,
+  );
 }
 
 // ---------------------------------------------------------------- running the CLIs
@@ -279,10 +323,17 @@ export async function runAgent(sb: AgentSandbox, agent: AgentName, opts: RunAgen
     timedOut = true;
     p.kill("SIGKILL");
   }, timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   clearTimeout(timer);
   const run: AgentRun = { agent, code, stdout, stderr, sessionId: undefined, ms: Date.now() - started };
-  if (timedOut) throw new Error(`${agent} did not finish within ${timeoutMs} ms\nstdout:\n${stdout.slice(-3000)}\nstderr:\n${stderr.slice(-3000)}`);
+  if (timedOut)
+    throw new Error(
+      `${agent} did not finish within ${timeoutMs} ms\nstdout:\n${stdout.slice(-3000)}\nstderr:\n${stderr.slice(-3000)}`,
+    );
   if (agent === "codex") {
     run.sessionId = /session id: ([0-9a-f-]{36})/.exec(stderr + stdout)?.[1];
   } else {
@@ -296,7 +347,9 @@ export async function runAgent(sb: AgentSandbox, agent: AgentName, opts: RunAgen
 /** Throw with the CLI's output when a run failed, so a failing test shows why. */
 export function assertRunOk(run: AgentRun): AgentRun {
   if (run.code !== 0) {
-    throw new Error(`${run.agent} exited ${run.code}\nstdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`);
+    throw new Error(
+      `${run.agent} exited ${run.code}\nstdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`,
+    );
   }
   return run;
 }
@@ -309,7 +362,7 @@ export function readJson(path: string): any {
 
 export function writeJson(path: string, value: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(value, null, 2) + "\n");
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Every file under dir (recursive), for finding transcripts. */

@@ -8,8 +8,26 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentSandbox, cleanupSandboxes, assertRunOk, readJson, runAgent, TEST_TIMEOUT_MS, writeJson, type AgentSandbox } from "./harness";
-import { agentTurns, conversationTexts, endsWithToolResult, offeredTools, startModelServer, type ModelServer, type RecordedRequest, type ToolCall } from "./model-server";
+import {
+  type AgentSandbox,
+  agentSandbox,
+  assertRunOk,
+  cleanupSandboxes,
+  readJson,
+  runAgent,
+  TEST_TIMEOUT_MS,
+  writeJson,
+} from "./harness";
+import {
+  agentTurns,
+  conversationTexts,
+  endsWithToolResult,
+  type ModelServer,
+  offeredTools,
+  type RecordedRequest,
+  startModelServer,
+  type ToolCall,
+} from "./model-server";
 
 const HOOK = join(import.meta.dir, "fixtures", "log-hook.sh");
 const FAKE_MCP = join(import.meta.dir, "fixtures", "fake-mcp.ts");
@@ -54,13 +72,17 @@ function setup(): AgentSandbox {
 }
 
 const cmd = (event: string) => `${HOOK} ${event}`;
-const group = (event: string, matcher?: string, timeout = 10) => [{ ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command: cmd(event), timeout }] }];
+const group = (event: string, matcher?: string, timeout = 10) => [
+  { ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command: cmd(event), timeout }] },
+];
 
 /** [role, text] of every conversation text that carries a marker, in request order. */
 function markers(req: RecordedRequest | undefined): [string, string][] {
   return conversationTexts(req)
     .filter((t) => t.text.includes("MARKER-"))
-    .flatMap((t) => [...t.text.matchAll(/[^\n]*MARKER-[A-Za-z]+-\d+[^\n]*/g)].map((m) => [t.role, m[0]] as [string, string]));
+    .flatMap((t) =>
+      [...t.text.matchAll(/[^\n]*MARKER-[A-Za-z]+-\d+[^\n]*/g)].map((m) => [t.role, m[0]] as [string, string]),
+    );
 }
 
 describe("Claude Code (raw hooks)", () => {
@@ -77,7 +99,16 @@ describe("Claude Code (raw hooks)", () => {
         },
       });
       const claudeJson = join(sb.home, ".claude.json");
-      writeJson(claudeJson, { mcpServers: { coffer: { type: "stdio", command: process.execPath, args: [FAKE_MCP], env: { MCP_LOG: join(sb.root, "mcp.log") } } } });
+      writeJson(claudeJson, {
+        mcpServers: {
+          coffer: {
+            type: "stdio",
+            command: process.execPath,
+            args: [FAKE_MCP],
+            env: { MCP_LOG: join(sb.root, "mcp.log") },
+          },
+        },
+      });
       const readme = join(sb.project, "README.md");
       nextTool = { name: "Read", input: { file_path: readme } };
       const r1 = assertRunOk(await runAgent(sb, "claude", { prompt: "first turn: read the readme" }));
@@ -85,9 +116,20 @@ describe("Claude Code (raw hooks)", () => {
       expect(r1.stderr).toBe("");
 
       const [ss] = hookLog(sb, "SessionStart");
-      expect(ss).toMatchObject({ session_id: r1.sessionId, cwd: sb.project, hook_event_name: "SessionStart", source: "startup" });
-      expect(ss.transcript_path).toBe(join(sb.home, ".claude", "projects", sb.project.replace(/[^A-Za-z0-9]/g, "-"), `${r1.sessionId}.jsonl`));
-      expect(hookLog(sb, "UserPromptSubmit")[0]).toMatchObject({ session_id: r1.sessionId, cwd: sb.project, prompt: "first turn: read the readme" });
+      expect(ss).toMatchObject({
+        session_id: r1.sessionId,
+        cwd: sb.project,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      });
+      expect(ss.transcript_path).toBe(
+        join(sb.home, ".claude", "projects", sb.project.replace(/[^A-Za-z0-9]/g, "-"), `${r1.sessionId}.jsonl`),
+      );
+      expect(hookLog(sb, "UserPromptSubmit")[0]).toMatchObject({
+        session_id: r1.sessionId,
+        cwd: sb.project,
+        prompt: "first turn: read the readme",
+      });
       expect(hookLog(sb, "PreToolUse")[0]).toMatchObject({ tool_name: "Read", tool_input: { file_path: readme } });
       expect(hookLog(sb, "SessionEnd")[0]).toMatchObject({ session_id: r1.sessionId, hook_event_name: "SessionEnd" });
 
@@ -104,9 +146,18 @@ describe("Claude Code (raw hooks)", () => {
       expect(conversationTexts(turns[0]).some((t) => t.text.includes("\nmcp__coffer__coffer__recall"))).toBe(true);
 
       // The transcript records hook output as attachments.
-      const transcript = readFileSync(ss.transcript_path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const transcript = readFileSync(ss.transcript_path, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       const att = transcript.filter((l) => l.type === "attachment").map((l) => l.attachment);
-      expect(att).toContainEqual(expect.objectContaining({ type: "hook_additional_context", content: ["MARKER-SessionStart-1"], hookEvent: "SessionStart" }));
+      expect(att).toContainEqual(
+        expect.objectContaining({
+          type: "hook_additional_context",
+          content: ["MARKER-SessionStart-1"],
+          hookEvent: "SessionStart",
+        }),
+      );
       expect(att).toContainEqual(expect.objectContaining({ type: "hook_success", hookEvent: "SessionStart" }));
 
       // Resume: same session, source "resume", earlier context replayed, new (different) context added.
@@ -141,7 +192,10 @@ describe("Codex (raw hooks)", () => {
       });
       const cfg = join(sb.home, ".codex", "config.toml");
       const toml = readFileSync(cfg, "utf8");
-      await Bun.write(cfg, `${toml}\n[mcp_servers.coffer]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FAKE_MCP)}]\nenv = { MCP_LOG = ${JSON.stringify(join(sb.root, "mcp.log"))} }\n`);
+      await Bun.write(
+        cfg,
+        `${toml}\n[mcp_servers.coffer]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FAKE_MCP)}]\nenv = { MCP_LOG = ${JSON.stringify(join(sb.root, "mcp.log"))} }\n`,
+      );
       const patch = "*** Begin Patch\n*** Add File: notes/new.md\n+hello\n*** End Patch\n";
       nextTool = { name: "apply_patch", input: patch };
       const r1 = assertRunOk(await runAgent(sb, "codex", { prompt: "first turn: add a note" }));
@@ -151,11 +205,19 @@ describe("Codex (raw hooks)", () => {
       expect(r1.stderr).toContain("hook: PreToolUse Completed");
 
       const [ss] = hookLog(sb, "SessionStart");
-      expect(ss).toMatchObject({ session_id: r1.sessionId, cwd: sb.project, hook_event_name: "SessionStart", source: "startup" });
+      expect(ss).toMatchObject({
+        session_id: r1.sessionId,
+        cwd: sb.project,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      });
       expect(ss.transcript_path).toContain(join(sb.home, ".codex", "sessions"));
       expect(ss.transcript_path).toEndWith(`-${r1.sessionId}.jsonl`);
       expect(existsSync(ss.transcript_path)).toBe(true);
-      expect(hookLog(sb, "UserPromptSubmit")[0]).toMatchObject({ prompt: "first turn: add a note", session_id: r1.sessionId });
+      expect(hookLog(sb, "UserPromptSubmit")[0]).toMatchObject({
+        prompt: "first turn: add a note",
+        session_id: r1.sessionId,
+      });
       expect(hookLog(sb, "PreToolUse")[0]).toMatchObject({ tool_name: "apply_patch", tool_input: { command: patch } });
 
       const turns = agentTurns(server.requests);
@@ -178,17 +240,33 @@ describe("Codex (raw hooks)", () => {
       expect(hookLog(sb, "SessionStart")[1]).toMatchObject({ session_id: r1.sessionId, source: "resume" });
       const t2 = agentTurns(server.requests);
       const texts = conversationTexts(t2[0]).map((t) => t.text);
-      for (const m of ["MARKER-SessionStart-1", "MARKER-UserPromptSubmit-1", "MARKER-SessionStart-2", "MARKER-UserPromptSubmit-2"]) expect(texts).toContain(m);
+      for (const m of [
+        "MARKER-SessionStart-1",
+        "MARKER-UserPromptSubmit-1",
+        "MARKER-SessionStart-2",
+        "MARKER-UserPromptSubmit-2",
+      ])
+        expect(texts).toContain(m);
       // After tool_search the MCP tool's schema reaches the model.
       const out = (t2[1]!.body.input as any[]).find((i) => i.type === "tool_search_output");
       expect(out.tools[0]).toMatchObject({ type: "namespace", name: "mcp__coffer" });
       expect(out.tools[0].tools.map((t: any) => t.name)).toContain("coffer__recall");
 
       // The rollout stores hook context as developer messages.
-      const rollout = readFileSync(ss.transcript_path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const rollout = readFileSync(ss.transcript_path, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       expect(rollout[0].type).toBe("session_meta");
       expect(rollout).toContainEqual(
-        expect.objectContaining({ type: "response_item", payload: expect.objectContaining({ type: "message", role: "developer", content: [{ type: "input_text", text: "MARKER-SessionStart-1" }] }) }),
+        expect.objectContaining({
+          type: "response_item",
+          payload: expect.objectContaining({
+            type: "message",
+            role: "developer",
+            content: [{ type: "input_text", text: "MARKER-SessionStart-1" }],
+          }),
+        }),
       );
     },
     TEST_TIMEOUT_MS,
@@ -201,10 +279,14 @@ describe("Codex SessionStart 'nothing' outputs", () => {
     async () => {
       const devMessages = async (out: string) => {
         const sb = setup();
-        writeJson(join(sb.home, ".codex", "hooks.json"), { hooks: { SessionStart: [{ hooks: [{ type: "command", command: `printf '%s' '${out}'`, timeout: 10 }] }] } });
+        writeJson(join(sb.home, ".codex", "hooks.json"), {
+          hooks: { SessionStart: [{ hooks: [{ type: "command", command: `printf '%s' '${out}'`, timeout: 10 }] }] },
+        });
         const run = assertRunOk(await runAgent(sb, "codex", { prompt: "hi" }));
         expect(run.stderr).toContain("hook: SessionStart Completed");
-        return conversationTexts(agentTurns(server.requests)[0]).filter((t) => t.role === "developer").map((t) => t.text);
+        return conversationTexts(agentTurns(server.requests)[0])
+          .filter((t) => t.role === "developer")
+          .map((t) => t.text);
       };
       const none = await devMessages("{}");
       const empty = await devMessages('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":""}}');
@@ -223,7 +305,12 @@ describe("Gemini CLI (raw hooks)", () => {
       const sb = setup();
       const settingsPath = join(sb.home, ".gemini", "settings.json");
       const settings = readJson(settingsPath);
-      const g = (event: string, matcher?: string) => [{ ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command: cmd(event), name: `log-${event}`, timeout: 10000 }] }];
+      const g = (event: string, matcher?: string) => [
+        {
+          ...(matcher ? { matcher } : {}),
+          hooks: [{ type: "command", command: cmd(event), name: `log-${event}`, timeout: 10000 }],
+        },
+      ];
       settings.hooks = {
         SessionStart: g("SessionStart"),
         BeforeAgent: g("BeforeAgent"),
@@ -231,7 +318,9 @@ describe("Gemini CLI (raw hooks)", () => {
         PreCompress: g("PreCompress"),
         SessionEnd: g("SessionEnd"),
       };
-      settings.mcpServers = { coffer: { command: process.execPath, args: [FAKE_MCP], env: { MCP_LOG: join(sb.root, "mcp.log") } } };
+      settings.mcpServers = {
+        coffer: { command: process.execPath, args: [FAKE_MCP], env: { MCP_LOG: join(sb.root, "mcp.log") } },
+      };
       writeJson(settingsPath, settings);
 
       nextTool = { name: "read_file", input: { file_path: "README.md" } };
@@ -239,11 +328,21 @@ describe("Gemini CLI (raw hooks)", () => {
       expect(r1.sessionId).toMatch(/^[0-9a-f-]{36}$/);
 
       const [ss] = hookLog(sb, "SessionStart");
-      expect(ss).toMatchObject({ session_id: r1.sessionId, cwd: sb.project, hook_event_name: "SessionStart", source: "startup" });
+      expect(ss).toMatchObject({
+        session_id: r1.sessionId,
+        cwd: sb.project,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      });
       expect(ss.transcript_path).toContain(join(sb.home, ".gemini", "tmp"));
       // BeforeAgent's prompt carries the SessionStart context in front of the user's text.
-      expect(hookLog(sb, "BeforeAgent")[0].prompt).toBe("<hook_context>MARKER-SessionStart-1</hook_context>\n\nfirst turn: read the readme");
-      expect(hookLog(sb, "AfterTool")[0]).toMatchObject({ tool_name: "read_file", tool_input: { file_path: "README.md" } });
+      expect(hookLog(sb, "BeforeAgent")[0].prompt).toBe(
+        "<hook_context>MARKER-SessionStart-1</hook_context>\n\nfirst turn: read the readme",
+      );
+      expect(hookLog(sb, "AfterTool")[0]).toMatchObject({
+        tool_name: "read_file",
+        tool_input: { file_path: "README.md" },
+      });
       // PreCompress fires before every model call, with nothing to compress.
       expect(hookLog(sb, "PreCompress").map((h) => h.trigger)).toEqual(["auto", "auto"]);
       expect(hookLog(sb, "SessionEnd")[0]).toMatchObject({ reason: "exit" });
@@ -251,9 +350,14 @@ describe("Gemini CLI (raw hooks)", () => {
       const turns = agentTurns(server.requests);
       expect(turns.length).toBe(2);
       const texts = conversationTexts(turns[1]);
-      expect(texts).toContainEqual({ role: "user", text: "<hook_context>MARKER-SessionStart-1</hook_context>\n\nfirst turn: read the readme" });
+      expect(texts).toContainEqual({
+        role: "user",
+        text: "<hook_context>MARKER-SessionStart-1</hook_context>\n\nfirst turn: read the readme",
+      });
       expect(texts).toContainEqual({ role: "user", text: "<hook_context>MARKER-BeforeAgent-1</hook_context>" });
-      expect(texts.find((t) => t.role === "tool")!.text).toContain("\\n\\n<hook_context>MARKER-AfterTool-1</hook_context>");
+      expect(texts.find((t) => t.role === "tool")!.text).toContain(
+        "\\n\\n<hook_context>MARKER-AfterTool-1</hook_context>",
+      );
       // An untrusted MCP server's tools are not offered in headless mode.
       expect(offeredTools(turns[0]).filter((t) => t.includes("coffer"))).toEqual([]);
       expect(readFileSync(join(sb.root, "mcp.log"), "utf8")).toContain('"tools/list"');
@@ -266,7 +370,9 @@ describe("Gemini CLI (raw hooks)", () => {
       expect(r2.sessionId).toBe(r1.sessionId);
       expect(hookLog(sb, "SessionStart")[1]).toMatchObject({ source: "resume" });
       const [t2] = agentTurns(server.requests);
-      const all = conversationTexts(t2).map((t) => t.text).join("\n");
+      const all = conversationTexts(t2)
+        .map((t) => t.text)
+        .join("\n");
       expect(all).not.toContain("first turn: read the readme");
       expect(all).not.toContain("MARKER-SessionStart-1");
       expect(all).toContain("<hook_context>MARKER-SessionStart-2</hook_context>\n\nsecond turn");

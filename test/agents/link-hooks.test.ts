@@ -7,10 +7,37 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUNDLE_HEADING, count, ENTRY_BODY, expectBundle, expectNoCoffer, hookErrors, PROMPT_1, PROMPT_2, seedStore, textOf, coffer } from "./coffer";
 import { BIN } from "../helpers";
-import { agentSandbox, cleanupSandboxes, assertRunOk, runAgent, TEST_TIMEOUT_MS, type AgentName, type AgentSandbox } from "./harness";
-import { agentTurns, conversationTexts, startModelServer, type ModelServer, type RecordedRequest, type Reply } from "./model-server";
+import {
+  BUNDLE_HEADING,
+  coffer,
+  count,
+  ENTRY_BODY,
+  expectBundle,
+  expectNoCoffer,
+  hookErrors,
+  PROMPT_1,
+  PROMPT_2,
+  seedStore,
+  textOf,
+} from "./coffer";
+import {
+  type AgentName,
+  type AgentSandbox,
+  agentSandbox,
+  assertRunOk,
+  cleanupSandboxes,
+  runAgent,
+  TEST_TIMEOUT_MS,
+} from "./harness";
+import {
+  agentTurns,
+  conversationTexts,
+  type ModelServer,
+  type RecordedRequest,
+  type Reply,
+  startModelServer,
+} from "./model-server";
 
 let server: ModelServer;
 /** Replies for the agent's successive model calls; plain "OK." once it is empty. */
@@ -64,7 +91,9 @@ describe("Claude Code + coffer link claude", () => {
       expect(sys.role).toBe("system");
       expect(sys.text.startsWith(`SessionStart hook additional context: ${BUNDLE_HEADING}`)).toBe(true);
       expect(sys.text).toContain(`- [${entryId}] Release process`);
-      expect(sys.text).toContain(`UserPromptSubmit hook additional context: # Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}`);
+      expect(sys.text).toContain(
+        `UserPromptSubmit hook additional context: # Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}`,
+      );
       expect(count(textOf(t1.last), ENTRY_BODY)).toBe(1);
 
       // Turn 2, same session: the replayed history has the body once; the new turn says already loaded.
@@ -103,7 +132,10 @@ describe("Codex + coffer link codex", () => {
       const p = texts.findIndex((t) => t.text === PROMPT_1);
       expect(texts[p - 1]?.role).toBe("developer");
       expect(texts[p - 1]!.text.startsWith(BUNDLE_HEADING)).toBe(true);
-      expect(texts[p + 1]).toEqual({ role: "developer", text: `# Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}` });
+      expect(texts[p + 1]).toEqual({
+        role: "developer",
+        text: `# Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}`,
+      });
 
       const t2 = await turnsOf(sb, "codex", PROMPT_2, t1.run.sessionId);
       expect(t2.run.sessionId).toBe(t1.run.sessionId);
@@ -136,7 +168,10 @@ describe("Gemini CLI + coffer link gemini", () => {
       const texts = conversationTexts(t1.last);
       // Gemini: the bundle is prepended to the prompt; the routed entry is a second part of that turn.
       expect(texts.find((t) => t.text.includes(BUNDLE_HEADING))!.text).toEndWith(`</hook_context>\n\n${PROMPT_1}`);
-      expect(texts).toContainEqual({ role: "user", text: `<hook_context># Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}</hook_context>` });
+      expect(texts).toContainEqual({
+        role: "user",
+        text: `<hook_context># Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}</hook_context>`,
+      });
 
       coffer(sb, ["unlink", "gemini"]);
       const t3 = await turnsOf(sb, "gemini", PROMPT_1);
@@ -170,10 +205,29 @@ describe("path trigger: a file the agent touches delivers the entries that apply
   const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
   // Where each host puts a tool hook's context (docs/hosts-observed.md).
   const cases: { agent: AgentName; tool: (project: string) => Reply["toolCall"]; role: string; prefix: string }[] = [
-    { agent: "claude", tool: (p) => ({ name: "Read", input: { file_path: join(p, "deploy", "release.sh") } }), role: "system", prefix: "PreToolUse:Read hook additional context: " },
-    { agent: "codex", tool: () => ({ name: "apply_patch", input: "*** Begin Patch\n*** Update File: deploy/release.sh\n@@\n-echo release\n+echo release now\n*** End Patch\n" }), role: "developer", prefix: "" },
+    {
+      agent: "claude",
+      tool: (p) => ({ name: "Read", input: { file_path: join(p, "deploy", "release.sh") } }),
+      role: "system",
+      prefix: "PreToolUse:Read hook additional context: ",
+    },
+    {
+      agent: "codex",
+      tool: () => ({
+        name: "apply_patch",
+        input:
+          "*** Begin Patch\n*** Update File: deploy/release.sh\n@@\n-echo release\n+echo release now\n*** End Patch\n",
+      }),
+      role: "developer",
+      prefix: "",
+    },
     // Gemini passes the model's relative path; the context is appended to the tool result.
-    { agent: "gemini", tool: () => ({ name: "read_file", input: { file_path: "deploy/release.sh" } }), role: "tool", prefix: "" },
+    {
+      agent: "gemini",
+      tool: () => ({ name: "read_file", input: { file_path: "deploy/release.sh" } }),
+      role: "tool",
+      prefix: "",
+    },
   ];
   for (const c of cases) {
     test(
@@ -182,7 +236,17 @@ describe("path trigger: a file the agent touches delivers the entries that apply
         const sb = agentSandbox(server);
         seedStore(sb);
         await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
-        const r = coffer(sb, ["remember", DEPLOY_BODY, "--title", "Deploy scripts are POSIX sh", "--kind", "gotcha", "--applies-to", "deploy/**", "--json"]);
+        const r = coffer(sb, [
+          "remember",
+          DEPLOY_BODY,
+          "--title",
+          "Deploy scripts are POSIX sh",
+          "--kind",
+          "gotcha",
+          "--applies-to",
+          "deploy/**",
+          "--json",
+        ]);
         const id = r.json().id;
         coffer(sb, ["link", c.agent]);
         script = [{ text: "Let me look.", toolCall: c.tool(sb.project) }, { text: "Done." }];
@@ -195,7 +259,7 @@ describe("path trigger: a file the agent touches delivers the entries that apply
         expect(hit.role).toBe(c.role);
         expect(hit.text).toContain(`${c.prefix}# Relevant memory (via Coffer)`);
         expect(hit.text).toContain(`[${id}]`);
-        },
+      },
       TEST_TIMEOUT_MS,
     );
   }
@@ -210,12 +274,24 @@ describe("Claude Code subagents", () => {
       coffer(sb, ["link", "claude"]);
       // Main turn delegates with the Agent tool; the subagent answers; the main turn finishes.
       script = [
-        { text: "Delegating.", toolCall: { name: "Agent", input: { description: "Check release", prompt: "Find out how the release process deploys", subagent_type: "general-purpose" } } },
+        {
+          text: "Delegating.",
+          toolCall: {
+            name: "Agent",
+            input: {
+              description: "Check release",
+              prompt: "Find out how the release process deploys",
+              subagent_type: "general-purpose",
+            },
+          },
+        },
         { text: "Subagent done." },
         { text: "Done." },
       ];
       const t = await turnsOf(sb, "claude", "Please delegate this");
-      const sub = t.turns.find((r) => conversationTexts(r).some((x) => x.role === "user" && x.text === "Find out how the release process deploys"));
+      const sub = t.turns.find((r) =>
+        conversationTexts(r).some((x) => x.role === "user" && x.text === "Find out how the release process deploys"),
+      );
       expect(sub).toBeDefined();
       const ctx = conversationTexts(sub).find((x) => x.text.startsWith("SubagentStart hook additional context: "));
       expect(ctx?.role).toBe("system");

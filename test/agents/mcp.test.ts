@@ -4,10 +4,26 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { coffer, hookErrors, seedStore } from "./coffer";
-import { agentSandbox, cleanupSandboxes, assertRunOk, runAgent, TEST_TIMEOUT_MS } from "./harness";
-import { agentTurns, conversationTexts, endsWithToolResult, offeredTools, startModelServer, type ModelServer, type Reply } from "./model-server";
+import { agentSandbox, assertRunOk, cleanupSandboxes, runAgent, TEST_TIMEOUT_MS } from "./harness";
+import {
+  agentTurns,
+  conversationTexts,
+  endsWithToolResult,
+  type ModelServer,
+  offeredTools,
+  type Reply,
+  startModelServer,
+} from "./model-server";
 
-const TOOLS = ["coffer__recall", "coffer__remember", "coffer__read", "coffer__list", "coffer__forget", "coffer__set_handoff", "coffer__resume"];
+const TOOLS = [
+  "coffer__recall",
+  "coffer__remember",
+  "coffer__read",
+  "coffer__list",
+  "coffer__forget",
+  "coffer__set_handoff",
+  "coffer__resume",
+];
 
 let server: ModelServer;
 /** Replies for the agent's successive model calls; plain "OK." once it is empty. */
@@ -33,15 +49,25 @@ describe("MCP inside the real agents", () => {
         { toolCall: { name: "mcp__coffer__coffer__recall", input: { query: "release process" } } },
         { text: "Found it." },
       ];
-      const run = assertRunOk(await runAgent(sb, "claude", { prompt: "Recall how we release", extraArgs: ["--allowedTools", "mcp__coffer__coffer__recall"] }));
+      const run = assertRunOk(
+        await runAgent(sb, "claude", {
+          prompt: "Recall how we release",
+          extraArgs: ["--allowedTools", "mcp__coffer__coffer__recall"],
+        }),
+      );
       expect(hookErrors(sb, run)).toEqual([]);
       const turns = agentTurns(server.requests);
-      const listing = conversationTexts(turns[0]).find((t) => t.text.includes("deferred tools are now available"))!.text;
+      const listing = conversationTexts(turns[0]).find((t) =>
+        t.text.includes("deferred tools are now available"),
+      )!.text;
       for (const tool of TOOLS) expect(listing).toContain(`\nmcp__coffer__${tool}`);
       // After ToolSearch the schema is loaded, and the call's result is Coffer's recall output.
       expect(turns.length).toBe(3);
       expect(JSON.stringify(turns[1]!.body)).toContain("mcp__coffer__coffer__recall");
-      const result = conversationTexts(turns[2]).filter((t) => t.role === "tool").map((t) => JSON.stringify(t.text)).join("\n");
+      const result = conversationTexts(turns[2])
+        .filter((t) => t.role === "tool")
+        .map((t) => JSON.stringify(t.text))
+        .join("\n");
       expect(result).toContain("make release");
     },
     TEST_TIMEOUT_MS,
@@ -54,11 +80,16 @@ describe("MCP inside the real agents", () => {
       seedStore(sb);
       coffer(sb, ["link", "codex"]);
       server.clear();
-      script = [{ toolCall: { name: "tool_search", input: { query: "coffer memory recall remember" } } }, { text: "Found them." }];
+      script = [
+        { toolCall: { name: "tool_search", input: { query: "coffer memory recall remember" } } },
+        { text: "Found them." },
+      ];
       const run = assertRunOk(await runAgent(sb, "codex", { prompt: "Which memory tools do you have?" }));
       expect(hookErrors(sb, run)).toEqual([]);
       const turns = agentTurns(server.requests);
-      expect(conversationTexts(turns[0]).some((t) => /Deferred tool namespaces:[\s\S]*- mcp__coffer\n/.test(t.text))).toBe(true);
+      expect(
+        conversationTexts(turns[0]).some((t) => /Deferred tool namespaces:[\s\S]*- mcp__coffer\n/.test(t.text)),
+      ).toBe(true);
       expect(offeredTools(turns[0])).toContain("tool_search");
       expect(endsWithToolResult(turns[1])).toBe(true);
       const out = (turns[1]!.body.input as any[]).find((i) => i.type === "tool_search_output");
@@ -78,13 +109,21 @@ describe("MCP inside the real agents", () => {
       seedStore(sb);
       coffer(sb, ["link", "gemini"]);
       server.clear();
-      script = [{ toolCall: { name: "mcp_coffer_coffer__recall", input: { query: "release process" } } }, { text: "Found it." }];
-      const run = assertRunOk(await runAgent(sb, "gemini", { prompt: "Recall how we release", extraArgs: ["--approval-mode", "yolo"] }));
+      script = [
+        { toolCall: { name: "mcp_coffer_coffer__recall", input: { query: "release process" } } },
+        { text: "Found it." },
+      ];
+      const run = assertRunOk(
+        await runAgent(sb, "gemini", { prompt: "Recall how we release", extraArgs: ["--approval-mode", "yolo"] }),
+      );
       expect(hookErrors(sb, run)).toEqual([]);
       const turns = agentTurns(server.requests);
       for (const tool of TOOLS) expect(offeredTools(turns[0])).toContain(`mcp_coffer_${tool}`);
       expect(turns.length).toBe(2);
-      const result = conversationTexts(turns[1]).filter((t) => t.role === "tool").map((t) => t.text).join("\n");
+      const result = conversationTexts(turns[1])
+        .filter((t) => t.role === "tool")
+        .map((t) => t.text)
+        .join("\n");
       expect(result).toContain("make release");
     },
     TEST_TIMEOUT_MS,

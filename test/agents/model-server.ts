@@ -52,7 +52,7 @@ export function startModelServer(opts: { respond?: Responder; log?: boolean } = 
     async fetch(request) {
       const url = new URL(request.url);
       const raw = request.method === "GET" || request.method === "HEAD" ? "" : await request.text();
-      let body: any = undefined;
+      let body: any;
       try {
         body = raw ? JSON.parse(raw) : undefined;
       } catch {
@@ -63,9 +63,19 @@ export function startModelServer(opts: { respond?: Responder; log?: boolean } = 
         headers[k] = /key|authorization|token/i.test(k) ? "[set]" : v;
       });
       const api = classify(request.method, url.pathname);
-      const rec: RecordedRequest = { seq: ++seq, api, method: request.method, path: url.pathname, query: url.search, headers, body, raw };
+      const rec: RecordedRequest = {
+        seq: ++seq,
+        api,
+        method: request.method,
+        path: url.pathname,
+        query: url.search,
+        headers,
+        body,
+        raw,
+      };
       requests.push(rec);
-      if (opts.log || process.env.MODEL_SERVER_LOG) console.error(`[model-server] ${request.method} ${url.pathname}${url.search} (${raw.length} bytes)`);
+      if (opts.log || process.env.MODEL_SERVER_LOG)
+        console.error(`[model-server] ${request.method} ${url.pathname}${url.search} (${raw.length} bytes)`);
       const reply = () => (api === "other" ? {} : (respond?.(rec) ?? { text: DEFAULT_TEXT }));
       switch (api) {
         case "anthropic":
@@ -85,8 +95,12 @@ export function startModelServer(opts: { respond?: Responder; log?: boolean } = 
           }
           return geminiReply(url.pathname, reply(), raw);
         default:
-          if (url.pathname === "/v1/models" || url.pathname === "/models") return Response.json({ object: "list", data: [] });
-          return Response.json({ error: { message: `fake model server: no route for ${request.method} ${url.pathname}` } }, { status: 404 });
+          if (url.pathname === "/v1/models" || url.pathname === "/models")
+            return Response.json({ object: "list", data: [] });
+          return Response.json(
+            { error: { message: `fake model server: no route for ${request.method} ${url.pathname}` } },
+            { status: 404 },
+          );
       }
     },
   });
@@ -132,28 +146,83 @@ const nextId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(++idC
 function anthropicReply(body: any, reply: Reply, raw: string): Response {
   const model = body?.model ?? "claude-fake";
   const id = nextId("msg");
-  const usageIn = { input_tokens: estimateTokens(raw), output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usageIn = {
+    input_tokens: estimateTokens(raw),
+    output_tokens: 1,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
   const content: any[] = [];
   if (reply.text !== undefined && reply.text !== "") content.push({ type: "text", text: reply.text });
-  if (reply.toolCall) content.push({ type: "tool_use", id: nextId("toolu"), name: reply.toolCall.name, input: reply.toolCall.input });
+  if (reply.toolCall)
+    content.push({ type: "tool_use", id: nextId("toolu"), name: reply.toolCall.name, input: reply.toolCall.input });
   if (content.length === 0) content.push({ type: "text", text: DEFAULT_TEXT });
   const stopReason = reply.toolCall ? "tool_use" : "end_turn";
   if (!body?.stream) {
-    return Response.json({ id, type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: null, usage: { ...usageIn, output_tokens: 5 } });
+    return Response.json({
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage: { ...usageIn, output_tokens: 5 },
+    });
   }
   const out: string[] = [];
-  out.push(ev("message_start", { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: usageIn } }));
+  out.push(
+    ev("message_start", {
+      type: "message_start",
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: usageIn,
+      },
+    }),
+  );
   content.forEach((block, index) => {
     if (block.type === "text") {
-      out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }));
-      out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } }));
+      out.push(
+        ev("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }),
+      );
+      out.push(
+        ev("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "text_delta", text: block.text },
+        }),
+      );
     } else {
-      out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } }));
-      out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } }));
+      out.push(
+        ev("content_block_start", {
+          type: "content_block_start",
+          index,
+          content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+        }),
+      );
+      out.push(
+        ev("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+        }),
+      );
     }
     out.push(ev("content_block_stop", { type: "content_block_stop", index }));
   });
-  out.push(ev("message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } }));
+  out.push(
+    ev("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: 5 },
+    }),
+  );
   out.push(ev("message_stop", { type: "message_stop" }));
   return sse(out);
 }
@@ -166,35 +235,81 @@ function responsesReply(body: any, reply: Reply, raw: string): Response {
   const created_at = Math.floor(Date.now() / 1000);
   const items: any[] = [];
   if (reply.text !== undefined && reply.text !== "") {
-    items.push({ type: "message", id: nextId("msg"), status: "completed", role: "assistant", content: [{ type: "output_text", text: reply.text, annotations: [] }] });
+    items.push({
+      type: "message",
+      id: nextId("msg"),
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: reply.text, annotations: [] }],
+    });
   }
   if (reply.toolCall) {
     const call_id = nextId("call");
     if (reply.toolCall.name === "tool_search") {
       // Codex defers MCP tools behind its client-side tool_search tool.
-      items.push({ type: "tool_search_call", id: nextId("tsc"), status: "completed", call_id, execution: "client", arguments: reply.toolCall.input });
+      items.push({
+        type: "tool_search_call",
+        id: nextId("tsc"),
+        status: "completed",
+        call_id,
+        execution: "client",
+        arguments: reply.toolCall.input,
+      });
     } else if (typeof reply.toolCall.input === "string") {
       // Freeform ("custom") tools such as Codex's apply_patch take raw text input.
-      items.push({ type: "custom_tool_call", id: nextId("ctc"), status: "completed", call_id, name: reply.toolCall.name, input: reply.toolCall.input });
+      items.push({
+        type: "custom_tool_call",
+        id: nextId("ctc"),
+        status: "completed",
+        call_id,
+        name: reply.toolCall.name,
+        input: reply.toolCall.input,
+      });
     } else {
-      items.push({ type: "function_call", id: nextId("fc"), status: "completed", call_id, name: reply.toolCall.name, arguments: JSON.stringify(reply.toolCall.input) });
+      items.push({
+        type: "function_call",
+        id: nextId("fc"),
+        status: "completed",
+        call_id,
+        name: reply.toolCall.name,
+        arguments: JSON.stringify(reply.toolCall.input),
+      });
     }
   }
-  if (items.length === 0) items.push({ type: "message", id: nextId("msg"), status: "completed", role: "assistant", content: [{ type: "output_text", text: DEFAULT_TEXT, annotations: [] }] });
+  if (items.length === 0)
+    items.push({
+      type: "message",
+      id: nextId("msg"),
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: DEFAULT_TEXT, annotations: [] }],
+    });
   const inTok = estimateTokens(raw);
-  const usage = { input_tokens: inTok, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inTok + 5 };
+  const usage = {
+    input_tokens: inTok,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inTok + 5,
+  };
   const base = { id, object: "response", created_at, model, status: "in_progress", output: [] as any[] };
   if (!body?.stream) return Response.json({ ...base, status: "completed", output: items, usage });
   const out: string[] = [];
   let n = 0;
-  const push = (type: string, data: Record<string, unknown>) => out.push(ev(type, { type, sequence_number: n++, ...data }));
+  const push = (type: string, data: Record<string, unknown>) =>
+    out.push(ev(type, { type, sequence_number: n++, ...data }));
   push("response.created", { response: base });
   push("response.in_progress", { response: base });
   items.forEach((item, output_index) => {
     if (item.type === "message") {
       const text = item.content[0].text;
       push("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } });
-      push("response.content_part.added", { item_id: item.id, output_index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+      push("response.content_part.added", {
+        item_id: item.id,
+        output_index,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      });
       push("response.output_text.delta", { item_id: item.id, output_index, content_index: 0, delta: text });
       push("response.output_text.done", { item_id: item.id, output_index, content_index: 0, text });
       push("response.content_part.done", { item_id: item.id, output_index, content_index: 0, part: item.content[0] });
@@ -312,7 +427,9 @@ export function offeredTools(req: RecordedRequest | undefined): string[] {
   const b = req.body;
   if (!b) return [];
   if (req.api === "gemini") {
-    return (b.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? t.function_declarations ?? []).map((f: any) => f.name));
+    return (b.tools ?? []).flatMap((t: any) =>
+      (t.functionDeclarations ?? t.function_declarations ?? []).map((f: any) => f.name),
+    );
   }
   // Built-in tools without a name (Codex tool_search, web_search) are listed by their type.
   return (b.tools ?? []).map((t: any) => t.name ?? t.function?.name ?? t.type).filter(Boolean);
@@ -369,7 +486,11 @@ export function agentTurns(requests: RecordedRequest[]): RecordedRequest[] {
   return requests.filter((r) => {
     if (r.api === "anthropic") return r.path.endsWith("/messages") && Array.isArray(r.body?.messages);
     if (r.api === "responses") return true;
-    if (r.api === "gemini") return r.path.endsWith(":streamGenerateContent") || (r.path.endsWith(":generateContent") && r.body?.generationConfig?.responseMimeType !== "application/json");
+    if (r.api === "gemini")
+      return (
+        r.path.endsWith(":streamGenerateContent") ||
+        (r.path.endsWith(":generateContent") && r.body?.generationConfig?.responseMimeType !== "application/json")
+      );
     return false;
   });
 }

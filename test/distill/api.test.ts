@@ -8,7 +8,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as api from "../../src/distill/api";
 import { type Sandbox, sandbox } from "../helpers";
-import { type ModelServer, entryFiles, modelServer, placeClaude, readQueueFile, simpleClaudeSession, writeModelConfig } from "./helpers";
+import {
+  entryFiles,
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  readQueueFile,
+  simpleClaudeSession,
+  writeModelConfig,
+} from "./helpers";
 
 let sb: Sandbox;
 let repo: string;
@@ -22,11 +30,25 @@ beforeAll(() => {
   process.env.HOME = sb.home;
   process.env.COFFER_HOME = sb.cofferHome;
   process.env.COFFER_TEST_KEY = "k";
-  server = modelServer("openai", [{ text: JSON.stringify([{ kind: "decision", title: "Deploys use make release", body: "We deploy with make release so the changelog is generated." }]) }]);
+  server = modelServer("openai", [
+    {
+      text: JSON.stringify([
+        {
+          kind: "decision",
+          title: "Deploys use make release",
+          body: "We deploy with make release so the changelog is generated.",
+        },
+      ]),
+    },
+  ]);
 });
 afterAll(() => {
   server.stop();
-  for (const [k, v] of Object.entries({ HOME: saved.HOME, COFFER_HOME: saved.COFFER_HOME, COFFER_TEST_KEY: saved.KEY })) {
+  for (const [k, v] of Object.entries({
+    HOME: saved.HOME,
+    COFFER_HOME: saved.COFFER_HOME,
+    COFFER_TEST_KEY: saved.KEY,
+  })) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -44,13 +66,26 @@ test("endSession without a model queues the session (no_model); unknown ones are
 
 test("listTranscripts: project, messages, activity, status, path", async () => {
   const [t] = await api.listTranscripts("claude");
-  expect(t).toEqual(expect.objectContaining({ host: "claude", session_id: id(1), project: "shop", messages: 2, status: "never", cwd: repo }));
+  expect(t).toEqual(
+    expect.objectContaining({
+      host: "claude",
+      session_id: id(1),
+      project: "shop",
+      messages: 2,
+      status: "never",
+      cwd: repo,
+    }),
+  );
   expect(t!.path.endsWith(`${id(1)}.jsonl`)).toBe(true);
   expect(await api.listTranscripts("windsurf")).toEqual([]);
 });
 
 test("workerPass drains the queue into the inbox; the sweep only runs when distill.sweep is on", async () => {
-  placeClaude(sb, simpleClaudeSession("Where do logs go?", "To /var/log/shop, rotated daily."), { id: id(2), cwd: repo, ageMinutes: 60 });
+  placeClaude(sb, simpleClaudeSession("Where do logs go?", "To /var/log/shop, rotated daily."), {
+    id: id(2),
+    cwd: repo,
+    ageMinutes: 60,
+  });
   writeModelConfig(sb, "openai", server.url);
   const first = await api.workerPass();
   expect(first).toEqual({ observed: 1, distilled: 0, skipped: 0, errors: [] });
@@ -59,7 +94,10 @@ test("workerPass drains the queue into the inbox; the sweep only runs when disti
   expect(inbox.map((i) => [i.session, i.project, i.messages])).toEqual([[id(1), "shop", 2]]);
   expect(server.requests.length).toBe(0);
 
-  writeFileSync(join(sb.cofferHome, "config.toml"), readFileSync(join(sb.cofferHome, "config.toml"), "utf8") + "\n[distill]\nsweep = true\n");
+  writeFileSync(
+    join(sb.cofferHome, "config.toml"),
+    `${readFileSync(join(sb.cofferHome, "config.toml"), "utf8")}\n[distill]\nsweep = true\n`,
+  );
   const second = await api.workerPass();
   // id(1) waits in the inbox (a human reviews it); id(2) is idle and unreviewed: swept
   expect(second).toEqual({ observed: 0, distilled: 1, skipped: 0, errors: [] });
@@ -70,7 +108,11 @@ test("workerPass drains the queue into the inbox; the sweep only runs when disti
 });
 
 test("endSession with a model distills at once, then reports already_distilled", async () => {
-  placeClaude(sb, simpleClaudeSession("How do we rotate keys?", "With scripts/rotate.sh every quarter."), { id: id(3), cwd: repo, ageMinutes: 1 });
+  placeClaude(sb, simpleClaudeSession("How do we rotate keys?", "With scripts/rotate.sh every quarter."), {
+    id: id(3),
+    cwd: repo,
+    ageMinutes: 1,
+  });
   const before = server.requests.length;
   expect(await api.endSession("claude", id(3))).toBe("distilled");
   expect(server.requests.length).toBe(before + 1);

@@ -3,7 +3,7 @@
  * body, an async runner (the servers live in the test process, so the binary must not be run
  * with spawnSync), and ways to place transcripts where the agents keep them.
  */
-import { mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RunOptions, RunResult, Sandbox } from "../helpers";
 
@@ -16,7 +16,11 @@ export async function runAsync(sb: Sandbox, args: string[], opts: RunOptions = {
     p.stdin.write(opts.stdin);
     p.stdin.end();
   }
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 
@@ -49,8 +53,20 @@ export function modelServer(kind: "openai" | "anthropic", replies: Reply[]): Mod
       if ("raw" in reply) return new Response(reply.raw, { status: reply.status, headers: reply.headers });
       const payload =
         kind === "openai"
-          ? { id: "chatcmpl-1", object: "chat.completion", model: "test", choices: [{ index: 0, message: { role: "assistant", content: reply.text }, finish_reason: "stop" }] }
-          : { id: "msg_1", type: "message", role: "assistant", model: "test", content: [{ type: "text", text: reply.text }], stop_reason: "end_turn" };
+          ? {
+              id: "chatcmpl-1",
+              object: "chat.completion",
+              model: "test",
+              choices: [{ index: 0, message: { role: "assistant", content: reply.text }, finish_reason: "stop" }],
+            }
+          : {
+              id: "msg_1",
+              type: "message",
+              role: "assistant",
+              model: "test",
+              content: [{ type: "text", text: reply.text }],
+              stop_reason: "end_turn",
+            };
       return Response.json(payload, { status: reply.status ?? 200, headers: reply.headers });
     },
   });
@@ -59,20 +75,35 @@ export function modelServer(kind: "openai" | "anthropic", replies: Reply[]): Mod
   return state;
 }
 
-export const fenced = (insights: Insight[]) => "```json\n" + JSON.stringify(insights, null, 2) + "\n```";
+export const fenced = (insights: Insight[]) => `\`\`\`json\n${JSON.stringify(insights, null, 2)}\n\`\`\``;
 
-export function writeModelConfig(sb: Sandbox, kind: "openai" | "anthropic", url: string, extra: Record<string, string | number> = {}): void {
-  const lines = ["[model]", `provider = "${kind}"`, `model = "test-model"`, `base_url = "${kind === "openai" ? url + "/v1" : url}"`, `api_key_env = "COFFER_TEST_KEY"`];
+export function writeModelConfig(
+  sb: Sandbox,
+  kind: "openai" | "anthropic",
+  url: string,
+  extra: Record<string, string | number> = {},
+): void {
+  const lines = [
+    "[model]",
+    `provider = "${kind}"`,
+    `model = "test-model"`,
+    `base_url = "${kind === "openai" ? `${url}/v1` : url}"`,
+    `api_key_env = "COFFER_TEST_KEY"`,
+  ];
   for (const [k, v] of Object.entries(extra)) lines.push(`${k} = ${typeof v === "number" ? v : JSON.stringify(v)}`);
   mkdirSync(sb.cofferHome, { recursive: true });
-  writeFileSync(join(sb.cofferHome, "config.toml"), lines.join("\n") + "\n");
+  writeFileSync(join(sb.cofferHome, "config.toml"), `${lines.join("\n")}\n`);
 }
 
 /** Claude Code's project directory name for a cwd: every non-alphanumeric character as "-". */
 export const claudeDir = (cwd: string) => cwd.replace(/[^A-Za-z0-9]/g, "-");
 
 /** Place a Claude Code transcript for `cwd` (fixture placeholders replaced), with an optional age. */
-export function placeClaude(sb: Sandbox, text: string, opts: { id: string; cwd: string; ageMinutes?: number; from?: string }): string {
+export function placeClaude(
+  sb: Sandbox,
+  text: string,
+  opts: { id: string; cwd: string; ageMinutes?: number; from?: string },
+): string {
   const file = join(sb.home, ".claude", "projects", claudeDir(opts.cwd), `${opts.id}.jsonl`);
   mkdirSync(dirname(file), { recursive: true });
   let body = text.split(opts.from ?? "__CWD__").join(opts.cwd);
@@ -83,12 +114,30 @@ export function placeClaude(sb: Sandbox, text: string, opts: { id: string; cwd: 
 }
 
 /** Place a Codex rollout under sessions/YYYY/MM/DD for `cwd`. */
-export function placeCodex(sb: Sandbox, text: string, opts: { id: string; cwd: string; ageMinutes?: number; from?: string }): string {
+export function placeCodex(
+  sb: Sandbox,
+  text: string,
+  opts: { id: string; cwd: string; ageMinutes?: number; from?: string },
+): string {
   const when = new Date(Date.now() - (opts.ageMinutes ?? 0) * 60_000);
   const day = when.toISOString().slice(0, 10).split("-");
-  const file = join(sb.home, ".codex", "sessions", day[0]!, day[1]!, day[2]!, `rollout-${when.toISOString().slice(0, 19).replace(/:/g, "-")}-${opts.id}.jsonl`);
+  const file = join(
+    sb.home,
+    ".codex",
+    "sessions",
+    day[0]!,
+    day[1]!,
+    day[2]!,
+    `rollout-${when.toISOString().slice(0, 19).replace(/:/g, "-")}-${opts.id}.jsonl`,
+  );
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, text.split(opts.from ?? "__CWD__").join(opts.cwd).replace(/"id":"01a2b3c4-[^"]*"/, `"id":"${opts.id}"`));
+  writeFileSync(
+    file,
+    text
+      .split(opts.from ?? "__CWD__")
+      .join(opts.cwd)
+      .replace(/"id":"01a2b3c4-[^"]*"/, `"id":"${opts.id}"`),
+  );
   if (opts.ageMinutes !== undefined) age(file, opts.ageMinutes);
   return file;
 }
@@ -99,10 +148,21 @@ export function age(file: string, minutes: number): void {
 }
 
 /** A simple Claude Code session in `cwd` with one exchange (for selection tests). */
-export function simpleClaudeSession(text = "How do we deploy?", answer = "With make release, never git push --tags."): string {
+export function simpleClaudeSession(
+  text = "How do we deploy?",
+  answer = "With make release, never git push --tags.",
+): string {
   const rec = (type: string, content: unknown, i: number) =>
-    JSON.stringify({ type, uuid: `r${i}`, sessionId: "x", cwd: "__CWD__", isSidechain: false, timestamp: `2026-11-20T10:0${i}:00.000Z`, message: { id: type === "assistant" ? `m${i}` : undefined, role: type, content } });
-  return [rec("user", text, 1), rec("assistant", [{ type: "text", text: answer }], 2)].join("\n") + "\n";
+    JSON.stringify({
+      type,
+      uuid: `r${i}`,
+      sessionId: "x",
+      cwd: "__CWD__",
+      isSidechain: false,
+      timestamp: `2026-11-20T10:0${i}:00.000Z`,
+      message: { id: type === "assistant" ? `m${i}` : undefined, role: type, content },
+    });
+  return `${[rec("user", text, 1), rec("assistant", [{ type: "text", text: answer }], 2)].join("\n")}\n`;
 }
 
 /** Every file under a directory, recursively, as [path, text]. */
@@ -110,7 +170,11 @@ export function allFiles(dir: string): [string, string][] {
   const out: [string, string][] = [];
   const walk = (d: string) => {
     let names: string[] = [];
-    try { names = readdirSync(d); } catch { return; }
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
     for (const n of names) {
       const p = join(d, n);
       try {
@@ -125,7 +189,9 @@ export function allFiles(dir: string): [string, string][] {
 }
 
 export function entryFiles(sb: Sandbox): { path: string; text: string }[] {
-  return allFiles(join(sb.cofferHome, "memory")).filter(([p]) => /\/entries\/[^/]+\.md$/.test(p)).map(([path, text]) => ({ path, text }));
+  return allFiles(join(sb.cofferHome, "memory"))
+    .filter(([p]) => /\/entries\/[^/]+\.md$/.test(p))
+    .map(([path, text]) => ({ path, text }));
 }
 
 export type QueueEntry = { transcript_path: string; host: string; session: string; at?: string };
@@ -134,7 +200,14 @@ export type QueueEntry = { transcript_path: string; host: string; session: strin
 export function writeQueue(sb: Sandbox, items: QueueEntry[]): void {
   const file = join(sb.cofferHome, "queue", "session-queue.json");
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(items.map((i, n) => ({ at: new Date(Date.now() - (items.length - n) * 1000).toISOString(), ...i })), null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      items.map((i, n) => ({ at: new Date(Date.now() - (items.length - n) * 1000).toISOString(), ...i })),
+      null,
+      2,
+    ),
+  );
 }
 
 export function readQueueFile(sb: Sandbox): QueueEntry[] {

@@ -7,13 +7,31 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
-import { FIXTURES, type ModelServer, entryFiles, fenced, modelServer, placeClaude, placeCodex, runAsync, writeModelConfig } from "./helpers";
+import {
+  entryFiles,
+  FIXTURES,
+  fenced,
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  placeCodex,
+  runAsync,
+  writeModelConfig,
+} from "./helpers";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const claudeFixture = readFileSync(join(FIXTURES, "claude", "coffer-context.jsonl"), "utf8");
 const INSIGHTS = [
-  { kind: "gotcha", title: "Empty cart made checkout return 500", body: "total() divided by cart.items.length; an empty cart gave NaN and the serializer threw. It returns 0 early now." },
-  { kind: "convention", title: "Money is integer cents", body: "Never divide money amounts; work in integer cents and round once at the end." },
+  {
+    kind: "gotcha",
+    title: "Empty cart made checkout return 500",
+    body: "total() divided by cart.items.length; an empty cart gave NaN and the serializer threw. It returns 0 early now.",
+  },
+  {
+    kind: "convention",
+    title: "Money is integer cents",
+    body: "Never divide money amounts; work in integer cents and round once at the end.",
+  },
 ];
 
 let sb: Sandbox;
@@ -34,7 +52,13 @@ afterEach(() => {
 
 const ledgerLines = () => {
   const f = join(sb.cofferHome, "state", "distilled.jsonl");
-  return existsSync(f) ? readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return existsSync(f)
+    ? readFileSync(f, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 };
 
 describe("OpenAI-compatible endpoint", () => {
@@ -61,7 +85,10 @@ describe("OpenAI-compatible endpoint", () => {
 
     const files = entryFiles(sb);
     expect(files.length).toBe(2);
-    const projectId = sb.run(["status", "--json"], { cwd: repo }).json().scopes.find((s: { label: string }) => s.label === "shop").scope;
+    const projectId = sb
+      .run(["status", "--json"], { cwd: repo })
+      .json()
+      .scopes.find((s: { label: string }) => s.label === "shop").scope;
     for (const f of files) {
       expect(f.path).toContain(join("memory", "projects", projectId, "entries"));
       expect(f.text).toContain("actor: agent:claude");
@@ -72,14 +99,24 @@ describe("OpenAI-compatible endpoint", () => {
     expect(gotcha.text).toContain("title: Empty cart made checkout return 500");
     expect(gotcha.text).toContain("It returns 0 early now.");
     // recall finds it from inside the project
-    expect(sb.run(["recall", "serializer NaN", "--json"], { cwd: repo }).stdout).toContain("Empty cart made checkout return 500");
+    expect(sb.run(["recall", "serializer NaN", "--json"], { cwd: repo }).stdout).toContain(
+      "Empty cart made checkout return 500",
+    );
 
     const second = await runAsync(sb, ["distill", "run", SESSION], { env });
     expect(second.code).toBe(0);
     expect(second.stdout + second.stderr).toContain("already distilled");
     expect(server.requests.length).toBe(1);
     expect(entryFiles(sb).length).toBe(2);
-    expect(ledgerLines()).toEqual([expect.objectContaining({ host: "claude", session_id: SESSION, outcome: "distilled", entries: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+    expect(ledgerLines()).toEqual([
+      expect.objectContaining({
+        host: "claude",
+        session_id: SESSION,
+        outcome: "distilled",
+        entries: 2,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      }),
+    ]);
     expect(sb.run(["distill", "list", "--json"]).json().sessions[0].status).toBe("done");
   });
 
@@ -88,17 +125,29 @@ describe("OpenAI-compatible endpoint", () => {
     writeModelConfig(sb, "openai", server.url);
     expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
     // The session goes on: new content, a new hash, distilled again; the model repeats itself.
-    const file = placeClaude(sb, claudeFixture + "\n", { id: SESSION, cwd: repo, from: "/home/dev/work/shop-api" });
+    const file = placeClaude(sb, `${claudeFixture}\n`, { id: SESSION, cwd: repo, from: "/home/dev/work/shop-api" });
     expect(existsSync(file)).toBe(true);
     const again = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
-    expect(again.json().results[0].entries.map((e: { status: string }) => e.status)).toEqual(["duplicate", "duplicate"]);
+    expect(again.json().results[0].entries.map((e: { status: string }) => e.status)).toEqual([
+      "duplicate",
+      "duplicate",
+    ]);
     expect(entryFiles(sb).length).toBe(2);
   });
 
   test("invalid items are dropped, at most 8 are kept", async () => {
-    const many = Array.from({ length: 10 }, (_, i) => ({ kind: "todo", title: `Follow-up ${i}`, body: `Do follow-up number ${i} on the checkout.` }));
-    const junk = [{ kind: "opinion", title: "x", body: "y" }, { kind: "todo", title: "t".repeat(81), body: "too long a title" }, { kind: "todo", title: "no body" }, "text"];
-    server = modelServer("openai", [{ text: "Here you go:\n" + JSON.stringify([...junk, ...many]) }]);
+    const many = Array.from({ length: 10 }, (_, i) => ({
+      kind: "todo",
+      title: `Follow-up ${i}`,
+      body: `Do follow-up number ${i} on the checkout.`,
+    }));
+    const junk = [
+      { kind: "opinion", title: "x", body: "y" },
+      { kind: "todo", title: "t".repeat(81), body: "too long a title" },
+      { kind: "todo", title: "no body" },
+      "text",
+    ];
+    server = modelServer("openai", [{ text: `Here you go:\n${JSON.stringify([...junk, ...many])}` }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
     expect(r.code).toBe(0);
@@ -120,7 +169,11 @@ describe("OpenAI-compatible endpoint", () => {
   });
 
   test("429 then 200: retried and succeeds", async () => {
-    server = modelServer("openai", [{ status: 429, raw: '{"error":{"message":"rate limited"}}', headers: { "retry-after": "0" } }, { status: 503, raw: "busy" }, { text: JSON.stringify(INSIGHTS) }]);
+    server = modelServer("openai", [
+      { status: 429, raw: '{"error":{"message":"rate limited"}}', headers: { "retry-after": "0" } },
+      { status: 503, raw: "busy" },
+      { text: JSON.stringify(INSIGHTS) },
+    ]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
     expect(r.code).toBe(0);
@@ -160,7 +213,8 @@ describe("OpenAI-compatible endpoint", () => {
     expect(r.stdout + r.stderr).toContain("HTTP 500");
     expect(r.stderr).not.toContain(env.COFFER_TEST_KEY);
     const { allFiles } = await import("./helpers");
-    for (const [path, text] of allFiles(sb.cofferHome)) expect({ path, leaked: text.includes(env.COFFER_TEST_KEY) }).toEqual({ path, leaked: false });
+    for (const [path, text] of allFiles(sb.cofferHome))
+      expect({ path, leaked: text.includes(env.COFFER_TEST_KEY) }).toEqual({ path, leaked: false });
   });
 });
 
@@ -210,7 +264,11 @@ describe("no-ops that say why", () => {
     writeModelConfig(sb, "openai", server.url);
     const plain = join(sb.root, "work", "not-a-repo");
     require("node:fs").mkdirSync(plain, { recursive: true });
-    placeClaude(sb, claudeFixture, { id: "11111111-2222-4333-8444-555555555555", cwd: plain, from: "/home/dev/work/shop-api" });
+    placeClaude(sb, claudeFixture, {
+      id: "11111111-2222-4333-8444-555555555555",
+      cwd: plain,
+      from: "/home/dev/work/shop-api",
+    });
     const r = await runAsync(sb, ["distill", "run", "11111111"], { env });
     expect(r.code).toBe(0);
     expect(r.stdout + r.stderr).toContain("not a git project");

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
-import { FIXTURES, type ModelServer, allFiles, entryFiles, modelServer, placeClaude, runAsync, writeModelConfig, writeQueue } from "./helpers";
+import {
+  allFiles,
+  entryFiles,
+  FIXTURES,
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  runAsync,
+  writeModelConfig,
+  writeQueue,
+} from "./helpers";
 
 const secrets = JSON.parse(readFileSync(join(FIXTURES, "secrets", "secrets.json"), "utf8")) as Record<string, string>;
 const transcript = readFileSync(join(FIXTURES, "secrets", "claude-every-secret.jsonl"), "utf8");
@@ -17,15 +27,26 @@ const env = { COFFER_TEST_KEY: "loopback-test-key" };
 
 /** A careless model: its insights quote secrets it could only have seen if scrubbing failed (or invented). */
 const echoing = JSON.stringify([
-  { kind: "decision", title: `Secrets move to the vault (was ${secrets.github_pat_classic})`, body: `Rotate ${secrets.anthropic_key} and ${secrets.aws_access_key_id}; DATABASE_URL=postgres://deploy:${secrets.url_password}@db/shop.` },
-  { kind: "todo", title: "Rotate every key listed in the session", body: `Including JWT_SECRET=${secrets.env_secret} and the Slack token ${secrets.slack_bot}.` },
+  {
+    kind: "decision",
+    title: `Secrets move to the vault (was ${secrets.github_pat_classic})`,
+    body: `Rotate ${secrets.anthropic_key} and ${secrets.aws_access_key_id}; DATABASE_URL=postgres://deploy:${secrets.url_password}@db/shop.`,
+  },
+  {
+    kind: "todo",
+    title: "Rotate every key listed in the session",
+    body: `Including JWT_SECRET=${secrets.env_secret} and the Slack token ${secrets.slack_bot}.`,
+  },
 ]);
 
 let sb: Sandbox;
 let repo: string;
 const servers: ModelServer[] = [];
 
-const leaks = (text: string) => Object.entries(secrets).filter(([, v]) => text.includes(v)).map(([k]) => k);
+const leaks = (text: string) =>
+  Object.entries(secrets)
+    .filter(([, v]) => text.includes(v))
+    .map(([k]) => k);
 
 beforeAll(() => {
   sb = sandbox("coffer-secrets-");

@@ -1,7 +1,7 @@
 /** Sweep selection (settle, recency, ledger, inbox, git, limit, order) with controlled mtimes. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { FIXTURES, placeClaude, placeCodex, runAsync, simpleClaudeSession, writeQueue } from "./helpers";
@@ -21,9 +21,18 @@ const ids = {
 
 function ledger(file: string, host: string, session: string, outcome: string): void {
   const st = statSync(file);
-  const line = { at: new Date().toISOString(), host, session_id: session, sha256: createHash("sha256").update(readFileSync(file)).digest("hex"), size: st.size, mtime_ms: st.mtimeMs, outcome, entries: 0 };
+  const line = {
+    at: new Date().toISOString(),
+    host,
+    session_id: session,
+    sha256: createHash("sha256").update(readFileSync(file)).digest("hex"),
+    size: st.size,
+    mtime_ms: st.mtimeMs,
+    outcome,
+    entries: 0,
+  };
   mkdirSync(join(sb.cofferHome, "state"), { recursive: true });
-  appendFileSync(join(sb.cofferHome, "state", "distilled.jsonl"), JSON.stringify(line) + "\n");
+  appendFileSync(join(sb.cofferHome, "state", "distilled.jsonl"), `${JSON.stringify(line)}\n`);
 }
 
 const pick = async (extraConfig = "") => {
@@ -79,7 +88,13 @@ test("--agent narrows the sweep to one host", async () => {
 
 test("distill list shows status from the ledger and the project, newest first", async () => {
   const r = await runAsync(sb, ["distill", "list", "--json", "--limit", "100"]);
-  const rows = r.json().sessions as { session_id: string; status: string; project: string | null; messages: number; last_activity: string }[];
+  const rows = r.json().sessions as {
+    session_id: string;
+    status: string;
+    project: string | null;
+    messages: number;
+    last_activity: string;
+  }[];
   expect(rows.length).toBe(9);
   const by = (id: string) => rows.find((x) => x.session_id === id)!;
   expect(by(ids.done).status).toBe("done");

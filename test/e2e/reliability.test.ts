@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
 import { type ModelServer, modelServer, placeClaude, simpleClaudeSession, writeModelConfig } from "../distill/helpers";
+import { type Sandbox, sandbox } from "../helpers";
 import { claudePrompt, claudeStart } from "../hooks/_hook";
 import { stdioClient } from "../mcp/_mcp";
 
@@ -18,17 +18,39 @@ let server: ModelServer;
 beforeAll(() => {
   sb = sandbox("coffer-reliability-");
   repo = sb.repo("busy", "https://github.com/acme/busy.git");
-  const insights = (i: number) => JSON.stringify([{ kind: "gotcha", title: `Session ${i} lesson`, body: `The heron importer in session ${i} needs the VPN.` }]);
-  server = modelServer("openai", Array.from({ length: 6 }, (_, i) => ({ text: insights(i), delayMs: 50 })));
+  const insights = (i: number) =>
+    JSON.stringify([
+      { kind: "gotcha", title: `Session ${i} lesson`, body: `The heron importer in session ${i} needs the VPN.` },
+    ]);
+  server = modelServer(
+    "openai",
+    Array.from({ length: 6 }, (_, i) => ({ text: insights(i), delayMs: 50 })),
+  );
   writeModelConfig(sb, "openai", server.url);
   for (let i = 0; i < 6; i++) {
     placeClaude(sb, simpleClaudeSession(`How does the heron importer work? (${i})`, `It batches rows; run ${i}.`), {
-      id: `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, "0")}`, cwd: repo, ageMinutes: 30 + i,
+      id: `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, "0")}`,
+      cwd: repo,
+      ageMinutes: 30 + i,
     });
   }
-  const topics = ["billing exports", "login tokens", "css grid", "release tags", "staging database", "feature flags", "cron jobs", "s3 buckets", "docker images", "rate limits"];
+  const topics = [
+    "billing exports",
+    "login tokens",
+    "css grid",
+    "release tags",
+    "staging database",
+    "feature flags",
+    "cron jobs",
+    "s3 buckets",
+    "docker images",
+    "rate limits",
+  ];
   for (let i = 0; i < 20; i++) {
-    const text = i < 3 ? `Heron importer fact ${i}: it batches rows ${100 * (i + 1)} at a time` : `Note ${i} about ${topics[i % topics.length]}: owned by team ${i}`;
+    const text =
+      i < 3
+        ? `Heron importer fact ${i}: it batches rows ${100 * (i + 1)} at a time`
+        : `Note ${i} about ${topics[i % topics.length]}: owned by team ${i}`;
     sb.run(["remember", text], { cwd: repo, env: { COFFER_TEST_KEY: "k" } });
   }
 });
@@ -44,8 +66,15 @@ test("50 hooks + 2 MCP writers + a sweep at once: hooks answer, nothing lost, no
 
   const hooks = Array.from({ length: 50 }, (_, i) => {
     const session = `rel-${i % 10}`;
-    const payload = i % 5 === 0 ? claudeStart(session, repo) : claudePrompt(session, repo, `how does the heron importer batch rows? #${i}`);
-    const p = sb.spawn(["hook", i % 5 === 0 ? "session-start" : "prompt", "--agent", "claude"], { cwd: repo, stdin: JSON.stringify(payload), env });
+    const payload =
+      i % 5 === 0
+        ? claudeStart(session, repo)
+        : claudePrompt(session, repo, `how does the heron importer batch rows? #${i}`);
+    const p = sb.spawn(["hook", i % 5 === 0 ? "session-start" : "prompt", "--agent", "claude"], {
+      cwd: repo,
+      stdin: JSON.stringify(payload),
+      env,
+    });
     p.stdin!.write(JSON.stringify(payload));
     p.stdin!.end();
     return p;
@@ -54,15 +83,24 @@ test("50 hooks + 2 MCP writers + a sweep at once: hooks answer, nothing lost, no
   const writes = (m: typeof a, tag: string) =>
     (async () => {
       const out: string[] = [];
-      for (let i = 0; i < 50; i++) out.push((await m.ok("remember", { text: `${tag} wrote note ${i} about the kestrel queue` })).id);
+      for (let i = 0; i < 50; i++)
+        out.push((await m.ok("remember", { text: `${tag} wrote note ${i} about the kestrel queue` })).id);
       return out;
     })();
   const [idsA, idsB] = await Promise.all([writes(a, "writer-a"), writes(b, "writer-b")]);
 
   const hookResults = await Promise.all(
-    hooks.map(async (p) => ({ code: await p.exited, out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text() })),
+    hooks.map(async (p) => ({
+      code: await p.exited,
+      out: await new Response(p.stdout).text(),
+      err: await new Response(p.stderr).text(),
+    })),
   );
-  const sweepOut = { code: await sweep.exited, out: await new Response(sweep.stdout).text(), err: await new Response(sweep.stderr).text() };
+  const sweepOut = {
+    code: await sweep.exited,
+    out: await new Response(sweep.stdout).text(),
+    err: await new Response(sweep.stderr).text(),
+  };
   await a.close();
   await b.close();
 
@@ -81,7 +119,12 @@ test("50 hooks + 2 MCP writers + a sweep at once: hooks answer, nothing lost, no
   }
 
   // Every write is on disk and in the index: 20 CLI + 100 MCP + what the sweep distilled.
-  const dir = join(sb.cofferHome, "memory/projects", readdirSync(join(sb.cofferHome, "memory/projects"))[0]!, "entries");
+  const dir = join(
+    sb.cofferHome,
+    "memory/projects",
+    readdirSync(join(sb.cofferHome, "memory/projects"))[0]!,
+    "entries",
+  );
   const onDisk = readdirSync(dir).filter((f) => f.endsWith(".md")).length;
   const listed = sb.run(["list", "--json", "--limit", "1000"], { cwd: repo }).json();
   expect(listed.total).toBe(onDisk);

@@ -7,7 +7,13 @@ import type { RunResult, Sandbox } from "../helpers";
 export type Host = "claude" | "codex" | "gemini" | "cursor" | "windsurf" | "opencode";
 export type Event = "session-start" | "prompt" | "tool" | "compact" | "subagent-start" | "session-end";
 
-export function hook(sb: Sandbox, host: Host, event: Event, payload: unknown, opts: { cwd?: string; env?: Record<string, string> } = {}): RunResult {
+export function hook(
+  sb: Sandbox,
+  host: Host,
+  event: Event,
+  payload: unknown,
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): RunResult {
   return sb.run(["hook", event, "--agent", host], {
     stdin: typeof payload === "string" ? payload : JSON.stringify(payload),
     cwd: opts.cwd,
@@ -22,26 +28,56 @@ export function contextOf(r: RunResult): string {
 }
 
 export function claudePrompt(session: string, cwd: string, prompt: string, extra: Record<string, unknown> = {}) {
-  return { session_id: session, transcript_path: `/tmp/${session}.jsonl`, cwd, permission_mode: "default", hook_event_name: "UserPromptSubmit", prompt, ...extra };
+  return {
+    session_id: session,
+    transcript_path: `/tmp/${session}.jsonl`,
+    cwd,
+    permission_mode: "default",
+    hook_event_name: "UserPromptSubmit",
+    prompt,
+    ...extra,
+  };
 }
 
 export function claudeStart(session: string, cwd: string, source = "startup") {
-  return { session_id: session, transcript_path: `/tmp/${session}.jsonl`, cwd, hook_event_name: "SessionStart", source };
+  return {
+    session_id: session,
+    transcript_path: `/tmp/${session}.jsonl`,
+    cwd,
+    hook_event_name: "SessionStart",
+    source,
+  };
 }
 
 export function projectId(repoDir: string): string {
   return projectIdFor(`path:${repoDir}`);
 }
 
-export type EntrySpec = { id: string; title: string; body: string; tags?: string[]; applies_to?: string[]; updated?: string };
+export type EntrySpec = {
+  id: string;
+  title: string;
+  body: string;
+  tags?: string[];
+  applies_to?: string[];
+  updated?: string;
+};
 
 /** Write entries as files (the store picks up hand-written files) — fast for large fixtures. */
 export function writeEntries(sb: Sandbox, scope: "global" | string, entries: EntrySpec[]): void {
-  const dir = scope === "global" ? join(sb.cofferHome, "memory", "global", "entries") : join(sb.cofferHome, "memory", "projects", scope, "entries");
+  const dir =
+    scope === "global"
+      ? join(sb.cofferHome, "memory", "global", "entries")
+      : join(sb.cofferHome, "memory", "projects", scope, "entries");
   mkdirSync(dir, { recursive: true });
   for (const e of entries) {
     const updated = e.updated ?? "2026-01-01T00:00:00Z";
-    const lines = ["---", `id: ${e.id}`, "kind: note", `title: ${JSON.stringify(e.title)}`, `tags: [${(e.tags ?? []).join(", ")}]`];
+    const lines = [
+      "---",
+      `id: ${e.id}`,
+      "kind: note",
+      `title: ${JSON.stringify(e.title)}`,
+      `tags: [${(e.tags ?? []).join(", ")}]`,
+    ];
     if (e.applies_to?.length) lines.push(`applies_to: [${e.applies_to.map((g) => JSON.stringify(g)).join(", ")}]`);
     lines.push("actor: user", "source: cli", `created: ${updated}`, `updated: ${updated}`, "---", e.body, "");
     writeFileSync(join(dir, `${e.id}.md`), lines.join("\n"));
@@ -49,7 +85,8 @@ export function writeEntries(sb: Sandbox, scope: "global" | string, entries: Ent
 }
 
 export function writeRules(sb: Sandbox, scope: "global" | string, text: string): void {
-  const dir = scope === "global" ? join(sb.cofferHome, "memory", "global") : join(sb.cofferHome, "memory", "projects", scope);
+  const dir =
+    scope === "global" ? join(sb.cofferHome, "memory", "global") : join(sb.cofferHome, "memory", "projects", scope);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "rules.md"), text);
 }

@@ -1,7 +1,19 @@
 /** Payload caps per host: bodies are never cut, the rest degrade to cards, bytes are stable. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Sandbox, sandbox } from "../helpers";
-import { type EntrySpec, alreadyLoaded, bodyIds, cardIds, claudePrompt, claudeStart, contextOf, hook, projectId, writeEntries, writeRules } from "./_hook";
+import {
+  alreadyLoaded,
+  bodyIds,
+  cardIds,
+  claudePrompt,
+  claudeStart,
+  contextOf,
+  type EntrySpec,
+  hook,
+  projectId,
+  writeEntries,
+  writeRules,
+} from "./_hook";
 
 let sb: Sandbox;
 let repo: string;
@@ -16,10 +28,16 @@ beforeAll(() => {
   for (let i = 0; i < 40; i++) {
     // ~1,500 chars each, with multi-byte text so Codex's byte measure differs from chars.
     const para = `Capybara telemetry item ${i}: the exporter batches spans every ${i + 1} seconds — déjà vu, naïve café, 遥测数据. `;
-    big.push({ id: `BIG${pad(i)}`, title: `Capybara telemetry note ${i}`, body: para.repeat(Math.ceil(1500 / para.length)).trim(), updated: `2026-01-${pad(1 + (i % 28))}T00:00:00Z` });
+    big.push({
+      id: `BIG${pad(i)}`,
+      title: `Capybara telemetry note ${i}`,
+      body: para.repeat(Math.ceil(1500 / para.length)).trim(),
+      updated: `2026-01-${pad(1 + (i % 28))}T00:00:00Z`,
+    });
   }
   const filler: EntrySpec[] = [];
-  for (let i = 0; i < 80; i++) filler.push({ id: `FIL${pad(i)}`, title: `Filler ${i}`, body: `Unrelated note number ${i} about lint settings.` });
+  for (let i = 0; i < 80; i++)
+    filler.push({ id: `FIL${pad(i)}`, title: `Filler ${i}`, body: `Unrelated note number ${i} about lint settings.` });
   writeEntries(sb, pid, [...big, ...filler]);
 });
 afterAll(() => sb.cleanup());
@@ -32,7 +50,8 @@ function checkPlan(ctx: string) {
   expect(bodies.length).toBeGreaterThan(0);
   expect(bodies.length).toBeLessThan(40);
   // Every included body is complete.
-  for (const id of bodies) expect(ctx).toContain(`## [${id}] ${big.find((b) => b.id === id)!.title}\n${big.find((b) => b.id === id)!.body}`);
+  for (const id of bodies)
+    expect(ctx).toContain(`## [${id}] ${big.find((b) => b.id === id)!.title}\n${big.find((b) => b.id === id)!.body}`);
   // Cards for the rest (all forty accounted for), ids sorted within each group.
   expect([...bodies, ...cards].sort()).toEqual(big.map((b) => b.id));
   expect(bodies).toEqual([...bodies].sort());
@@ -64,7 +83,14 @@ describe("40 large entries routed", () => {
   test("others: load.max_tokens * 4 chars", () => {
     sb.run(["config", "set", "load.max_tokens", "1000"]);
     try {
-      const ctx = contextOf(hook(sb, "gemini", "prompt", { session_id: "cap-gem", cwd: repo, hook_event_name: "BeforeAgent", prompt: PROMPT }));
+      const ctx = contextOf(
+        hook(sb, "gemini", "prompt", {
+          session_id: "cap-gem",
+          cwd: repo,
+          hook_event_name: "BeforeAgent",
+          prompt: PROMPT,
+        }),
+      );
       expect(ctx.length).toBeLessThanOrEqual(4000);
       checkPlan(ctx);
     } finally {
@@ -88,9 +114,12 @@ describe("session start under the cap", () => {
     const sb2 = sandbox("coffer-hook-caps2-");
     try {
       const repo2 = sb2.repo("rules");
-      const rules = Array.from({ length: 100 }, (_, i) => `- Rule ${i}: ${"always double-check the migration plan before merging ".repeat(3).trim()}`);
-      writeRules(sb2, projectId(repo2), rules.slice(0, 60).join("\n") + "\n");
-      writeRules(sb2, "global", rules.slice(60).join("\n") + "\n");
+      const rules = Array.from(
+        { length: 100 },
+        (_, i) => `- Rule ${i}: ${"always double-check the migration plan before merging ".repeat(3).trim()}`,
+      );
+      writeRules(sb2, projectId(repo2), `${rules.slice(0, 60).join("\n")}\n`);
+      writeRules(sb2, "global", `${rules.slice(60).join("\n")}\n`);
       const ctx = contextOf(hook(sb2, "claude", "session-start", claudeStart("many-rules", repo2)));
       expect(ctx.length).toBeLessThanOrEqual(9500);
       expect(ctx).toContain("## Coffer built-in\n- When the user asks to continue");
@@ -100,7 +129,14 @@ describe("session start under the cap", () => {
       for (const line of ctx.split("\n").filter((l) => l.startsWith("- Rule "))) expect(rules).toContain(line);
       // Project rules come first and are kept before global ones.
       expect(ctx).toContain(rules[0]!);
-      const codex = contextOf(hook(sb2, "codex", "session-start", { session_id: "many-rules", cwd: repo2, hook_event_name: "SessionStart", source: "startup" }));
+      const codex = contextOf(
+        hook(sb2, "codex", "session-start", {
+          session_id: "many-rules",
+          cwd: repo2,
+          hook_event_name: "SessionStart",
+          source: "startup",
+        }),
+      );
       expect(Math.ceil(Buffer.byteLength(codex) / 4)).toBeLessThanOrEqual(2400);
       expect(codex).toContain("## Coffer built-in");
     } finally {

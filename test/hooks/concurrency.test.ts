@@ -13,8 +13,17 @@ beforeAll(() => {
   repo = sb.repo("c");
   writeRules(sb, projectId(repo), "- Keep it simple\n");
   writeEntries(sb, projectId(repo), [
-    ...Array.from({ length: 5 }, (_, i) => ({ id: `C${i}`, title: `Heron pipeline ${i}`, body: `Heron stage ${i} runs after the ingest step.`, applies_to: ["src/**"] })),
-    ...Array.from({ length: 25 }, (_, i) => ({ id: `F${String(i).padStart(2, "0")}`, title: `Filler ${i}`, body: `Unrelated note ${i}.` })),
+    ...Array.from({ length: 5 }, (_, i) => ({
+      id: `C${i}`,
+      title: `Heron pipeline ${i}`,
+      body: `Heron stage ${i} runs after the ingest step.`,
+      applies_to: ["src/**"],
+    })),
+    ...Array.from({ length: 25 }, (_, i) => ({
+      id: `F${String(i).padStart(2, "0")}`,
+      title: `Filler ${i}`,
+      body: `Unrelated note ${i}.`,
+    })),
   ]);
 });
 afterAll(() => sb.cleanup());
@@ -24,18 +33,33 @@ test("50 concurrent hooks (start, prompt, tool, compact; shared and separate ses
   const procs = Array.from({ length: 50 }, (_, i) => {
     const event = events[i % 4]!;
     const session = i % 8 < 4 ? `own-${i}` : "shared";
-    const payload = { session_id: session, cwd: repo, source: "startup", prompt: "how does the heron pipeline work?", tool_name: "Read", tool_input: { file_path: join(repo, "src", "a.ts") } };
+    const payload = {
+      session_id: session,
+      cwd: repo,
+      source: "startup",
+      prompt: "how does the heron pipeline work?",
+      tool_name: "Read",
+      tool_input: { file_path: join(repo, "src", "a.ts") },
+    };
     const p = sb.spawn(["hook", event, "--agent", "claude"], { cwd: repo, stdin: "" });
     p.stdin!.write(JSON.stringify(payload));
     p.stdin!.end();
     return { event, session, p };
   });
-  const results = await Promise.all(procs.map(async ({ event, session, p }) => ({ event, session, code: await p.exited, out: await new Response(p.stdout).text() })));
+  const results = await Promise.all(
+    procs.map(async ({ event, session, p }) => ({
+      event,
+      session,
+      code: await p.exited,
+      out: await new Response(p.stdout).text(),
+    })),
+  );
   for (const r of results) {
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     if (r.event === "compact") expect(j).toEqual({});
-    else if (r.event === "session-start") expect(j.hookSpecificOutput.additionalContext).toStartWith("# Project rules (via Coffer)");
+    else if (r.event === "session-start")
+      expect(j.hookSpecificOutput.additionalContext).toStartWith("# Project rules (via Coffer)");
   }
   // Prompts on separate sessions all routed (no write lost to a busy database).
   const ownPrompts = results.filter((r) => r.event === "prompt" && r.session !== "shared");

@@ -3,7 +3,7 @@
  * host's valid output, and no prompt text ever lands in index.db (or the hook log).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { type Event, type Host, projectId, writeEntries } from "./_hook";
@@ -40,33 +40,115 @@ function payloads(n: number): { host: Host; event: Event; stdin: Uint8Array | st
   const rand = rng(20261129);
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
   const junkBytes = (len: number) => Uint8Array.from({ length: len }, () => Math.floor(rand() * 256));
-  const prompt = () => pick([`${MARK} release parser`, `${MARK} ${"x".repeat(200_000)}`, `${MARK} src/app.ts ../../etc/passwd`, `${MARK} 部署流程 parser`, `${MARK}\u0000\u0001 release`]);
-  const badIds = ["../../etc/passwd", "a/b", "", " ", "x".repeat(5000), "s\u0000id", "..", "id with space", "😀", 42, null, ["s"], { id: "s" }];
-  const badCwds = ["relative/dir", "", "/definitely/not/here", 7, null, ["/tmp"], `${repo}/../../../..`, "/etc/passwd", "\u0000/tmp"];
+  const prompt = () =>
+    pick([
+      `${MARK} release parser`,
+      `${MARK} ${"x".repeat(200_000)}`,
+      `${MARK} src/app.ts ../../etc/passwd`,
+      `${MARK} 部署流程 parser`,
+      `${MARK}\u0000\u0001 release`,
+    ]);
+  const badIds = [
+    "../../etc/passwd",
+    "a/b",
+    "",
+    " ",
+    "x".repeat(5000),
+    "s\u0000id",
+    "..",
+    "id with space",
+    "😀",
+    42,
+    null,
+    ["s"],
+    { id: "s" },
+  ];
+  const badCwds = [
+    "relative/dir",
+    "",
+    "/definitely/not/here",
+    7,
+    null,
+    ["/tmp"],
+    `${repo}/../../../..`,
+    "/etc/passwd",
+    "\u0000/tmp",
+  ];
   const valueZoo = [0, -1, 1e308, true, null, "", "str", [], {}, [1, [2, [3]]], { a: { b: {} } }, "x".repeat(100_000)];
   const out: { host: Host; event: Event; stdin: Uint8Array | string }[] = [];
   for (let i = 0; i < n; i++) {
     const host = pick(HOSTS);
     const event = pick(EVENTS);
     const good = () => ({
-      session_id: `fz-${i}`, conversation_id: `fz-${i}`, trajectory_id: `fz-${i}`, cwd: repo, workspace_roots: [repo],
-      hook_event_name: pick(["SessionStart", "UserPromptSubmit", "PreToolUse", "BeforeAgent", "AfterTool", "sessionStart", "chat.message", undefined]),
-      prompt: prompt(), tool_info: { user_prompt: prompt() }, source: pick(["startup", "resume", "clear", "compact", "fork", "weird", undefined]),
+      session_id: `fz-${i}`,
+      conversation_id: `fz-${i}`,
+      trajectory_id: `fz-${i}`,
+      cwd: repo,
+      workspace_roots: [repo],
+      hook_event_name: pick([
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "BeforeAgent",
+        "AfterTool",
+        "sessionStart",
+        "chat.message",
+        undefined,
+      ]),
+      prompt: prompt(),
+      tool_info: { user_prompt: prompt() },
+      source: pick(["startup", "resume", "clear", "compact", "fork", "weird", undefined]),
       tool_name: pick(["Read", "Edit", "apply_patch", "read_file", "replace", "Bash", undefined]),
-      tool_input: pick([{ file_path: `${repo}/src/app.ts` }, { command: `*** Begin Patch\n*** Update File: ${repo}/src/app.ts\n*** End Patch` }, { file_path: "../../../../etc/passwd" }, "str", null]),
-      agent_id: pick([undefined, "agent1", "../up", 5]), transcript_path: pick([undefined, "/tmp/t.jsonl", "relative.jsonl", 9]),
+      tool_input: pick([
+        { file_path: `${repo}/src/app.ts` },
+        { command: `*** Begin Patch\n*** Update File: ${repo}/src/app.ts\n*** End Patch` },
+        { file_path: "../../../../etc/passwd" },
+        "str",
+        null,
+      ]),
+      agent_id: pick([undefined, "agent1", "../up", 5]),
+      transcript_path: pick([undefined, "/tmp/t.jsonl", "relative.jsonl", 9]),
     });
     let stdin: Uint8Array | string;
     switch (i % 10) {
-      case 0: stdin = junkBytes(1 + Math.floor(rand() * 4096)); break; // binary junk
-      case 1: stdin = pick(["", "null", "[]", "42", '"str"', "{", "}", "{\"session_id\":", "\uFEFF{}", "{}{}", "true"]); break;
-      case 2: { const p: Record<string, unknown> = good(); p.session_id = pick(badIds); p.conversation_id = p.session_id; p.trajectory_id = p.session_id; stdin = JSON.stringify(p); break; }
-      case 3: { const p: Record<string, unknown> = good(); p.cwd = pick(badCwds); p.workspace_roots = [p.cwd]; stdin = JSON.stringify(p); break; }
-      case 4: { const p: Record<string, unknown> = good(); for (const k of Object.keys(p)) if (rand() < 0.4) p[k] = pick(valueZoo); stdin = JSON.stringify(p); break; }
-      case 5: stdin = "[".repeat(20000) + "]".repeat(20000); break; // deep nesting
-      case 6: stdin = JSON.stringify({ ...good(), prompt: `${MARK} ${"release ".repeat(50_000)}` }); break; // huge prompt
-      case 7: stdin = JSON.stringify(good()).slice(0, Math.floor(rand() * 200)); break; // truncated
-      default: stdin = JSON.stringify({ ...good(), hook_event_name: undefined }); // well-formed, hostile values
+      case 0:
+        stdin = junkBytes(1 + Math.floor(rand() * 4096));
+        break; // binary junk
+      case 1:
+        stdin = pick(["", "null", "[]", "42", '"str"', "{", "}", '{"session_id":', "\uFEFF{}", "{}{}", "true"]);
+        break;
+      case 2: {
+        const p: Record<string, unknown> = good();
+        p.session_id = pick(badIds);
+        p.conversation_id = p.session_id;
+        p.trajectory_id = p.session_id;
+        stdin = JSON.stringify(p);
+        break;
+      }
+      case 3: {
+        const p: Record<string, unknown> = good();
+        p.cwd = pick(badCwds);
+        p.workspace_roots = [p.cwd];
+        stdin = JSON.stringify(p);
+        break;
+      }
+      case 4: {
+        const p: Record<string, unknown> = good();
+        for (const k of Object.keys(p)) if (rand() < 0.4) p[k] = pick(valueZoo);
+        stdin = JSON.stringify(p);
+        break;
+      }
+      case 5:
+        stdin = "[".repeat(20000) + "]".repeat(20000);
+        break; // deep nesting
+      case 6:
+        stdin = JSON.stringify({ ...good(), prompt: `${MARK} ${"release ".repeat(50_000)}` });
+        break; // huge prompt
+      case 7:
+        stdin = JSON.stringify(good()).slice(0, Math.floor(rand() * 200));
+        break; // truncated
+      default:
+        stdin = JSON.stringify({ ...good(), hook_event_name: undefined }); // well-formed, hostile values
     }
     out.push({ host, event, stdin });
   }
@@ -85,9 +167,15 @@ function validFor(host: Host, stdout: string): boolean {
   if (keys.length === 0) return true;
   const o = j as Record<string, any>;
   if (keys.length === 1 && keys[0] === "hookSpecificOutput") {
-    return ["claude", "codex", "gemini"].includes(host) && typeof o.hookSpecificOutput.hookEventName === "string" && typeof o.hookSpecificOutput.additionalContext === "string" && Object.keys(o.hookSpecificOutput).length === 2;
+    return (
+      ["claude", "codex", "gemini"].includes(host) &&
+      typeof o.hookSpecificOutput.hookEventName === "string" &&
+      typeof o.hookSpecificOutput.additionalContext === "string" &&
+      Object.keys(o.hookSpecificOutput).length === 2
+    );
   }
-  if (keys.length === 1 && keys[0] === "additional_context") return ["cursor", "opencode"].includes(host) && typeof o.additional_context === "string";
+  if (keys.length === 1 && keys[0] === "additional_context")
+    return ["cursor", "opencode"].includes(host) && typeof o.additional_context === "string";
   return false;
 }
 
@@ -98,15 +186,29 @@ test("1,000 malformed or hostile payloads: exit 0, valid output, no prompt text 
   for (let i = 0; i < cases.length; i += PARALLEL) {
     await Promise.all(
       cases.slice(i, i + PARALLEL).map(async (c, j) => {
-        const p = Bun.spawn([process.env.COFFER_BIN ?? join(import.meta.dir, "..", "..", "dist", "coffer"), "hook", c.event, "--agent", c.host], {
-          cwd: repo, env: sb.env, stdin: "pipe", stdout: "pipe", stderr: "pipe",
-        });
+        const p = Bun.spawn(
+          [
+            process.env.COFFER_BIN ?? join(import.meta.dir, "..", "..", "dist", "coffer"),
+            "hook",
+            c.event,
+            "--agent",
+            c.host,
+          ],
+          {
+            cwd: repo,
+            env: sb.env,
+            stdin: "pipe",
+            stdout: "pipe",
+            stderr: "pipe",
+          },
+        );
         try {
           p.stdin.write(c.stdin);
           await p.stdin.end();
         } catch {} // the hook may stop reading early (oversized stdin)
         const [stdout, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
-        if (code !== 0 || !validFor(c.host, stdout)) failures.push(`#${i + j} ${c.host} ${c.event}: code ${code} stdout ${JSON.stringify(stdout.slice(0, 200))}`);
+        if (code !== 0 || !validFor(c.host, stdout))
+          failures.push(`#${i + j} ${c.host} ${c.event}: code ${code} stdout ${JSON.stringify(stdout.slice(0, 200))}`);
       }),
     );
   }

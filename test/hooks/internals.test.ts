@@ -15,9 +15,17 @@ describe("delivered-set cache", () => {
     const now = Date.now();
     const old = sessionKey("claude", "/w", "ancient");
     updateSession(db, old, { delivered: [{ id: "E1", hash: "h" }] }, now - 8 * 86_400_000);
-    for (let i = 0; i < 250; i++) updateSession(db, sessionKey("claude", "/w", `p${i}`), { delivered: [{ id: "E1", hash: "h" }] }, now - 250 + i);
-    for (let i = 0; i < 120; i++) updateSession(db, sessionKey("claude", "/w", "p249", `a${i}`), { delivered: [{ id: "E2", hash: "h" }] }, now - 120 + i);
-    const count = (subagent: number) => (db.query("SELECT count(*) AS n FROM hook_sessions WHERE subagent = ?").get(subagent) as { n: number }).n;
+    for (let i = 0; i < 250; i++)
+      updateSession(db, sessionKey("claude", "/w", `p${i}`), { delivered: [{ id: "E1", hash: "h" }] }, now - 250 + i);
+    for (let i = 0; i < 120; i++)
+      updateSession(
+        db,
+        sessionKey("claude", "/w", "p249", `a${i}`),
+        { delivered: [{ id: "E2", hash: "h" }] },
+        now - 120 + i,
+      );
+    const count = (subagent: number) =>
+      (db.query("SELECT count(*) AS n FROM hook_sessions WHERE subagent = ?").get(subagent) as { n: number }).n;
     // Pruning runs when a new session arrives over the limit: at most one over at any time.
     expect(count(0)).toBeLessThanOrEqual(KEEP_PARENTS + 1);
     expect(count(1)).toBeLessThanOrEqual(KEEP_SUBAGENTS + 1);
@@ -25,7 +33,11 @@ describe("delivered-set cache", () => {
     // The newest survive, with their delivered rows; orphans are gone.
     expect(readSession(db, sessionKey("claude", "/w", "p249"))?.delivered.get("E1")).toBe("h");
     expect(readSession(db, sessionKey("claude", "/w", "p0"))).toBeUndefined();
-    const orphans = (db.query("SELECT count(*) AS n FROM hook_delivered WHERE skey NOT IN (SELECT skey FROM hook_sessions)").get() as { n: number }).n;
+    const orphans = (
+      db.query("SELECT count(*) AS n FROM hook_delivered WHERE skey NOT IN (SELECT skey FROM hook_sessions)").get() as {
+        n: number;
+      }
+    ).n;
     expect(orphans).toBe(0);
     db.close();
   });
@@ -39,11 +51,25 @@ describe("delivered-set cache", () => {
 });
 
 describe("the hook path's imports", () => {
-  const FORBIDDEN = [/^citty$/, /^consola/, /^@modelcontextprotocol\//, /child_process/, /^node:crypto$/, /\/commands\//, /\/serve\//, /\/mcp\//, /\/distill\//, /\/sync\//, /\/link\//];
+  const FORBIDDEN = [
+    /^citty$/,
+    /^consola/,
+    /^@modelcontextprotocol\//,
+    /child_process/,
+    /^node:crypto$/,
+    /\/commands\//,
+    /\/serve\//,
+    /\/mcp\//,
+    /\/distill\//,
+    /\/sync\//,
+    /\/link\//,
+  ];
   const src = resolve(import.meta.dir, "..", "..", "src");
 
   function importsOf(file: string, dynamicToo: boolean): string[] {
-    const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const text = readFileSync(file, "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "");
     const out = [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]!);
     out.push(...[...text.matchAll(/^import\s+"([^"]+)"/gm)].map((m) => m[1]!));
     if (dynamicToo) out.push(...[...text.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]!));

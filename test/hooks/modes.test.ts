@@ -27,7 +27,11 @@ const setRead = (mode: string) => sb.run(["set-read", mode]);
 const setProof = (mode: string) => sb.run(["set-proof", mode]);
 const start = (s: string) => hook(sb, "claude", "session-start", claudeStart(s, repo));
 const ask = (s: string, p = "tell me about otter") => contextOf(hook(sb, "claude", "prompt", claudePrompt(s, repo, p)));
-const sig8 = (ids: string[]) => createHash("sha256").update([...ids].sort().join("\n")).digest("hex").slice(0, 8);
+const sig8 = (ids: string[]) =>
+  createHash("sha256")
+    .update([...ids].sort().join("\n"))
+    .digest("hex")
+    .slice(0, 8);
 
 describe("set-read", () => {
   test("rejects an unknown mode (exit 1, says the allowed ones) and writes hook.read", () => {
@@ -68,13 +72,24 @@ describe("set-read", () => {
     expect(ctx).toContain("- Prefer small functions");
     expect(ctx).not.toContain("## Project memory");
     expect(JSON.parse(hook(sb, "claude", "prompt", claudePrompt(s, repo, "otter?")).stdout)).toEqual({});
-    expect(JSON.parse(hook(sb, "claude", "subagent-start", { session_id: s, cwd: repo, hook_event_name: "SubagentStart", agent_id: "a" }).stdout)).toEqual({});
+    expect(
+      JSON.parse(
+        hook(sb, "claude", "subagent-start", {
+          session_id: s,
+          cwd: repo,
+          hook_event_name: "SubagentStart",
+          agent_id: "a",
+        }).stdout,
+      ),
+    ).toEqual({});
   });
 
   test("off: nothing, not even at session start", () => {
     setRead("off");
     const s = `m-${++n}`;
-    expect(JSON.parse(start(s).stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" } });
+    expect(JSON.parse(start(s).stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" },
+    });
     expect(JSON.parse(hook(sb, "claude", "prompt", claudePrompt(s, repo, "otter?")).stdout)).toEqual({});
     setRead("auto");
   });
@@ -94,12 +109,20 @@ describe("set-proof compact", () => {
     const first = ask(s);
     expect(first.split("\n").at(-1)).toBe(`Coffer proof: loaded 2/2 via hook auto (sig ${sig}).`);
     const second = ask(s);
-    expect(second).toBe(`${MEMORY}\n\nalready loaded: M1OTTER, M2OTTERDB\nCoffer proof: reused 2/2, nothing new (sig ${sig}).`);
+    expect(second).toBe(
+      `${MEMORY}\n\nalready loaded: M1OTTER, M2OTTERDB\nCoffer proof: reused 2/2, nothing new (sig ${sig}).`,
+    );
     expect(ask(s, "what time is it")).toBe(`${MEMORY}\nCoffer proof: no load this turn (nothing routed).`);
     setRead("manual");
     expect(ask(s)).toBe(`${MEMORY}\nCoffer proof: no load this turn (read mode manual).`);
     setRead("auto");
-    expect(contextOf(start(`p-${++n}`)).split("\n").at(-1)).toMatch(/^Coffer proof: loaded rules \+ 2\/2 memory cards via session start \(read mode auto, sig [0-9a-f]{8}\)\.$/);
+    expect(
+      contextOf(start(`p-${++n}`))
+        .split("\n")
+        .at(-1),
+    ).toMatch(
+      /^Coffer proof: loaded rules \+ 2\/2 memory cards via session start \(read mode auto, sig [0-9a-f]{8}\)\.$/,
+    );
   });
 
   test("off again: no proof lines", () => {

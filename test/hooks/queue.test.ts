@@ -18,7 +18,15 @@ const queueFile = () => join(sb.cofferHome, "queue", "session-queue.json");
 async function endSessions(ids: string[], host = "claude") {
   const procs = ids.map((id) => {
     const p = sb.spawn(["hook", "session-end", "--agent", host], { cwd: repo, stdin: "" });
-    p.stdin!.write(JSON.stringify({ session_id: id, transcript_path: `/home/u/.claude/projects/q/${id}.jsonl`, cwd: repo, hook_event_name: "SessionEnd", reason: "exit" }));
+    p.stdin!.write(
+      JSON.stringify({
+        session_id: id,
+        transcript_path: `/home/u/.claude/projects/q/${id}.jsonl`,
+        cwd: repo,
+        hook_event_name: "SessionEnd",
+        reason: "exit",
+      }),
+    );
     p.stdin!.end();
     return p;
   });
@@ -54,16 +62,22 @@ test("dedup by host + session; the newest 50 are kept", async () => {
 
 test("a stale lock left by a dead process is broken; the hook still answers {} at once", async () => {
   mkdirSync(join(sb.cofferHome, "queue"), { recursive: true });
-  writeFileSync(queueFile() + ".lock", JSON.stringify({ pid: 999_999_999, at: Date.now() }));
+  writeFileSync(`${queueFile()}.lock`, JSON.stringify({ pid: 999_999_999, at: Date.now() }));
   const started = Date.now();
   const [r] = await endSessions(["after-crash"]);
   expect(r!.code).toBe(0);
   expect(Date.now() - started).toBeLessThan(1500);
-  expect(JSON.parse(readFileSync(queueFile(), "utf8")).map((q: { session: string }) => q.session)).toEqual(["after-crash"]);
+  expect(JSON.parse(readFileSync(queueFile(), "utf8")).map((q: { session: string }) => q.session)).toEqual([
+    "after-crash",
+  ]);
 });
 
 test("no transcript_path or an unsafe one: nothing queued, still {}", async () => {
-  for (const payload of [{ session_id: "x", cwd: repo }, { session_id: "x", cwd: repo, transcript_path: "relative.jsonl" }, { session_id: "../x", cwd: repo, transcript_path: "/t.jsonl" }]) {
+  for (const payload of [
+    { session_id: "x", cwd: repo },
+    { session_id: "x", cwd: repo, transcript_path: "relative.jsonl" },
+    { session_id: "../x", cwd: repo, transcript_path: "/t.jsonl" },
+  ]) {
     const r = sb.run(["hook", "session-end", "--agent", "claude"], { cwd: repo, stdin: JSON.stringify(payload) });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({});

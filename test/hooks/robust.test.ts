@@ -1,6 +1,7 @@
 /** Never block, never break: deadline, locked or broken index, missing store, bounded log, HTTP context parity. */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
@@ -14,7 +15,9 @@ beforeEach(() => {
   sb = sandbox("coffer-hook-robust-");
   repo = sb.repo("r");
   writeRules(sb, projectId(repo), "- Be brief\n");
-  writeEntries(sb, projectId(repo), [{ id: "K1KESTREL", title: "Kestrel server", body: "Kestrel listens on port 8080." }]);
+  writeEntries(sb, projectId(repo), [
+    { id: "K1KESTREL", title: "Kestrel server", body: "Kestrel listens on port 8080." },
+  ]);
 });
 afterEach(() => sb.cleanup());
 
@@ -55,20 +58,24 @@ describe("deadline", () => {
       db.close();
     }
     // Once the lock is gone the next hook heals the index and works.
-    expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("after", repo, "kestrel port?"))))).toEqual(["K1KESTREL"]);
+    expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("after", repo, "kestrel port?"))))).toEqual([
+      "K1KESTREL",
+    ]);
   });
 });
 
 describe("broken or missing store", () => {
   test("index.db missing: rebuilt for the scopes in use, routing works", () => {
     rmSync(join(sb.cofferHome, "state"), { recursive: true, force: true });
-    expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("m1", repo, "kestrel port?"))))).toEqual(["K1KESTREL"]);
+    expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("m1", repo, "kestrel port?"))))).toEqual([
+      "K1KESTREL",
+    ]);
   });
 
   test("index.db corrupt: replaced and rebuilt, routing works", () => {
     hook(sb, "claude", "session-start", claudeStart("c0", repo));
     writeFileSync(join(sb.cofferHome, "state", "index.db"), Buffer.alloc(8192, 7));
-    for (const s of ["-wal", "-shm"]) rmSync(join(sb.cofferHome, "state", "index.db" + s), { force: true });
+    for (const s of ["-wal", "-shm"]) rmSync(join(sb.cofferHome, "state", `index.db${s}`), { force: true });
     const r = hook(sb, "claude", "prompt", claudePrompt("c1", repo, "kestrel port?"));
     expect(r.code).toBe(0);
     expect(bodyIds(contextOf(r))).toEqual(["K1KESTREL"]);
@@ -114,7 +121,15 @@ test("the HTTP session-context source equals what session-start injects for a fr
   try {
     const { sessionStartContext } = await import("../../src/hooks/context");
     for (const host of ["claude", "codex", "gemini", "cursor", "opencode"] as const) {
-      const payload = host === "cursor" ? { conversation_id: `ctx-${host}`, workspace_roots: [repo], hook_event_name: "sessionStart" } : { session_id: `ctx-${host}`, cwd: repo, hook_event_name: host === "opencode" ? "chat.message" : "SessionStart", source: "startup" };
+      const payload =
+        host === "cursor"
+          ? { conversation_id: `ctx-${host}`, workspace_roots: [repo], hook_event_name: "sessionStart" }
+          : {
+              session_id: `ctx-${host}`,
+              cwd: repo,
+              hook_event_name: host === "opencode" ? "chat.message" : "SessionStart",
+              source: "startup",
+            };
       expect(sessionStartContext(host, repo)).toBe(contextOf(hook(sb, host, "session-start", payload)));
     }
     expect(sessionStartContext("windsurf", repo)).toBe("");
@@ -133,7 +148,13 @@ test("`coffer hook --help` explains the command with examples", () => {
 });
 
 test("a relative cwd is rejected even when it exists relative to the hook's own cwd", () => {
-  const r = hook(sb, "claude", "session-start", { session_id: "rel", cwd: "work/r", hook_event_name: "SessionStart", source: "startup" }, { cwd: sb.root });
+  const r = hook(
+    sb,
+    "claude",
+    "session-start",
+    { session_id: "rel", cwd: "work/r", hook_event_name: "SessionStart", source: "startup" },
+    { cwd: sb.root },
+  );
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout)).toEqual(EMPTY_START);
 });

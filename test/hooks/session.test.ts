@@ -1,7 +1,17 @@
 /** A scripted session through the compiled binary: delta injection, compaction, subagents, session sources. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Sandbox, sandbox } from "../helpers";
-import { alreadyLoaded, bodyIds, claudePrompt, claudeStart, contextOf, hook, projectId, writeEntries, writeRules } from "./_hook";
+import {
+  alreadyLoaded,
+  bodyIds,
+  claudePrompt,
+  claudeStart,
+  contextOf,
+  hook,
+  projectId,
+  writeEntries,
+  writeRules,
+} from "./_hook";
 
 let sb: Sandbox;
 let repo: string;
@@ -26,7 +36,8 @@ beforeAll(() => {
 });
 afterAll(() => sb.cleanup());
 
-const prompt = (session: string, text: string, extra: Record<string, unknown> = {}) => contextOf(hook(sb, "claude", "prompt", claudePrompt(session, repo, text, extra)));
+const prompt = (session: string, text: string, extra: Record<string, unknown> = {}) =>
+  contextOf(hook(sb, "claude", "prompt", claudePrompt(session, repo, text, extra)));
 
 describe("delta injection in one session", () => {
   const S = "scripted-1";
@@ -38,7 +49,7 @@ describe("delta injection in one session", () => {
 
   test("prompt 1 routes A,B -> bodies A,B, nothing already loaded", () => {
     const ctx = prompt(S, "how does the quokka service work?");
-    expect(ctx).toStartWith(MEMORY + "\n");
+    expect(ctx).toStartWith(`${MEMORY}\n`);
     expect(bodyIds(ctx)).toEqual([A, B]);
     expect(alreadyLoaded(ctx)).toBeUndefined();
   });
@@ -61,30 +72,67 @@ describe("delta injection in one session", () => {
   });
 
   test("compact resets: the next prompt gets the bodies again", () => {
-    const r = hook(sb, "claude", "compact", { session_id: S, cwd: repo, hook_event_name: "PreCompact", trigger: "auto" });
+    const r = hook(sb, "claude", "compact", {
+      session_id: S,
+      cwd: repo,
+      hook_event_name: "PreCompact",
+      trigger: "auto",
+    });
     expect(JSON.parse(r.stdout)).toEqual({});
     expect(bodyIds(prompt(S, "quokka wombat"))).toEqual([A, B, C]);
   });
 
   test("a subagent gets its own delivered set; the parent's set is untouched", () => {
-    const sub = contextOf(hook(sb, "claude", "subagent-start", { session_id: S, cwd: repo, hook_event_name: "SubagentStart", agent_id: "agent7", agent_type: "Explore" }));
+    const sub = contextOf(
+      hook(sb, "claude", "subagent-start", {
+        session_id: S,
+        cwd: repo,
+        hook_event_name: "SubagentStart",
+        agent_id: "agent7",
+        agent_type: "Explore",
+      }),
+    );
     expect(sub).toStartWith("# Project rules (via Coffer)");
     expect(sub).toContain(MEMORY);
     expect(bodyIds(sub)).toEqual([A, B, C]);
     // Parent: still everything delivered.
     expect(prompt(S, "quokka wombat")).toBe(`${MEMORY}\n\nalready loaded: ${A}, ${B}, ${C}`);
     // The same subagent again: its own set now has them.
-    const again = contextOf(hook(sb, "claude", "subagent-start", { session_id: S, cwd: repo, hook_event_name: "SubagentStart", agent_id: "agent7", agent_type: "Explore" }));
+    const again = contextOf(
+      hook(sb, "claude", "subagent-start", {
+        session_id: S,
+        cwd: repo,
+        hook_event_name: "SubagentStart",
+        agent_id: "agent7",
+        agent_type: "Explore",
+      }),
+    );
     expect(bodyIds(again)).toEqual([]);
     expect(alreadyLoaded(again)).toEqual([A, B, C]);
     // Another subagent starts fresh.
-    const other = contextOf(hook(sb, "claude", "subagent-start", { session_id: S, cwd: repo, hook_event_name: "SubagentStart", agent_id: "agent8", agent_type: "Plan" }));
+    const other = contextOf(
+      hook(sb, "claude", "subagent-start", {
+        session_id: S,
+        cwd: repo,
+        hook_event_name: "SubagentStart",
+        agent_id: "agent8",
+        agent_type: "Plan",
+      }),
+    );
     expect(bodyIds(other)).toEqual([A, B, C]);
   });
 
   test("compacting the parent does not touch a subagent's set", () => {
     hook(sb, "claude", "compact", { session_id: S, cwd: repo, hook_event_name: "PreCompact", trigger: "manual" });
-    const again = contextOf(hook(sb, "claude", "subagent-start", { session_id: S, cwd: repo, hook_event_name: "SubagentStart", agent_id: "agent7", agent_type: "Explore" }));
+    const again = contextOf(
+      hook(sb, "claude", "subagent-start", {
+        session_id: S,
+        cwd: repo,
+        hook_event_name: "SubagentStart",
+        agent_id: "agent7",
+        agent_type: "Explore",
+      }),
+    );
     // The parent's set is empty after its compaction, so the subagent inherits nothing new to route.
     expect(bodyIds(again)).toEqual([]);
     expect(bodyIds(prompt(S, "quokka wombat"))).toEqual([A, B, C]);
@@ -99,7 +147,9 @@ describe("session-start sources", () => {
     start("startup");
     expect(bodyIds(prompt(S, "quokka"))).toEqual([A, B]);
     const resumed = start("resume");
-    expect(JSON.parse(resumed.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" } });
+    expect(JSON.parse(resumed.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "" },
+    });
     expect(prompt(S, "quokka")).toBe(`${MEMORY}\n\nalready loaded: ${A}, ${B}`);
   });
 
@@ -135,7 +185,9 @@ describe("session-start sources", () => {
   test("an edited body counts as new again", () => {
     const S2 = "edit-1";
     expect(bodyIds(prompt(S2, "wombat"))).toEqual([C]);
-    writeEntries(sb, pid, [{ id: C, title: "Wombat cache", body: "The wombat cache is warmed lazily now.", updated: "2026-02-01T00:00:00Z" }]);
+    writeEntries(sb, pid, [
+      { id: C, title: "Wombat cache", body: "The wombat cache is warmed lazily now.", updated: "2026-02-01T00:00:00Z" },
+    ]);
     // A hand edit in place is seen by the CLI's deep check (the hook's shallow check only sees added/removed files).
     sb.run(["list"], { cwd: repo });
     const ctx = prompt(S2, "wombat");
@@ -146,7 +198,9 @@ describe("session-start sources", () => {
   test("delivered sets are per host and per cwd", () => {
     const S3 = "shared-id";
     expect(bodyIds(prompt(S3, "quokka"))).toEqual([A, B]);
-    const codex = contextOf(hook(sb, "codex", "prompt", { session_id: S3, cwd: repo, hook_event_name: "UserPromptSubmit", prompt: "quokka" }));
+    const codex = contextOf(
+      hook(sb, "codex", "prompt", { session_id: S3, cwd: repo, hook_event_name: "UserPromptSubmit", prompt: "quokka" }),
+    );
     expect(bodyIds(codex)).toEqual([A, B]);
   });
 });

@@ -3,8 +3,12 @@ import { expect, test } from "bun:test";
 import { hookCommand, isCofferBinaryPath, isManagedHookCommand, shellQuote, shellWords } from "../../src/link/command";
 
 test("hookCommand quotes only when the path needs it", () => {
-  expect(hookCommand("/usr/local/bin/coffer", "session-start", "claude")).toBe("/usr/local/bin/coffer hook session-start --agent claude");
-  expect(hookCommand("/Users/Zoë Smith/bin/coffer", "prompt", "codex")).toBe("'/Users/Zoë Smith/bin/coffer' hook prompt --agent codex");
+  expect(hookCommand("/usr/local/bin/coffer", "session-start", "claude")).toBe(
+    "/usr/local/bin/coffer hook session-start --agent claude",
+  );
+  expect(hookCommand("/Users/Zoë Smith/bin/coffer", "prompt", "codex")).toBe(
+    "'/Users/Zoë Smith/bin/coffer' hook prompt --agent codex",
+  );
   expect(shellQuote("/tmp/it's/coffer")).toBe(`'/tmp/it'\\''s/coffer'`);
 });
 
@@ -22,7 +26,8 @@ test("managed = first word's basename is coffer and the second word is hook", ()
     "'/Users/Zoë Smith/bin/coffer' hook tool --agent codex",
     "coffer hook session-start --agent cursor",
     "~/bin/coffer hook x",
-  ]) expect(isManagedHookCommand(cmd)).toBe(true);
+  ])
+    expect(isManagedHookCommand(cmd)).toBe(true);
   for (const cmd of [
     "/usr/local/bin/coffer serve --stdio",
     "/usr/local/bin/coffer-old hook prompt",
@@ -31,7 +36,8 @@ test("managed = first word's basename is coffer and the second word is hook", ()
     "/opt/coffer/bin/run hook",
     42,
     undefined,
-  ]) expect(isManagedHookCommand(cmd)).toBe(false);
+  ])
+    expect(isManagedHookCommand(cmd)).toBe(false);
 });
 
 test("isCofferBinaryPath", () => {

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unifiedDiff } from "../../src/link/diff";
 
-const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
+const lines = (n: number, f = (i: number) => `line ${i}`) =>
+  `${Array.from({ length: n }, (_, i) => f(i + 1)).join("\n")}\n`;
 
 test("equal texts: no diff", () => {
   expect(unifiedDiff("a\n", "a\n", "f")).toBe("");
@@ -14,7 +15,9 @@ test("equal texts: no diff", () => {
 test("an insertion in the middle with 3 lines of context", () => {
   const a = lines(10);
   const b = a.replace("line 5\n", "line 5\nNEW\n");
-  expect(unifiedDiff(a, b, "f")).toBe("--- f\n+++ f\n@@ -3,6 +3,7 @@\n line 3\n line 4\n line 5\n+NEW\n line 6\n line 7\n line 8\n");
+  expect(unifiedDiff(a, b, "f")).toBe(
+    "--- f\n+++ f\n@@ -3,6 +3,7 @@\n line 3\n line 4\n line 5\n+NEW\n line 6\n line 7\n line 8\n",
+  );
 });
 
 test("new file and deleted file", () => {
@@ -24,7 +27,7 @@ test("new file and deleted file", () => {
 
 test("distant changes make separate hunks; a missing final newline is marked", () => {
   const a = lines(30);
-  const b = a.replace("line 2\n", "line 2 changed\n").replace("line 28\n", "") + "tail";
+  const b = `${a.replace("line 2\n", "line 2 changed\n").replace("line 28\n", "")}tail`;
   const d = unifiedDiff(a, b, "f");
   expect(d.match(/^@@/gm)!.length).toBe(2);
   expect(d).toContain("\\ No newline at end of file");

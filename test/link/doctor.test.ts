@@ -13,12 +13,14 @@ const doctor = (cwd?: string) => {
   const r = sb.run(["doctor", "--json"], cwd ? { cwd } : {});
   return { code: r.code, report: r.json(), stderr: r.stderr };
 };
-const host = (report: any, name: string, scope = "user") => report.hosts.find((h: any) => h.host === name && h.scope === scope);
+const host = (report: any, name: string, scope = "user") =>
+  report.hosts.find((h: any) => h.host === name && h.scope === scope);
 
 test("nothing linked: no problems, every host says how to link it", () => {
   const r = sb.run(["doctor"]);
   expect(r.code).toBe(0);
-  for (const h of ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"]) expect(r.stdout).toContain(`${h}: not linked (coffer link ${h})`);
+  for (const h of ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"])
+    expect(r.stdout).toContain(`${h}: not linked (coffer link ${h})`);
   expect(r.stdout).toContain("No problems found.");
   const { report } = doctor();
   expect(report.ok).toBe(true);
@@ -26,7 +28,8 @@ test("nothing linked: no problems, every host says how to link it", () => {
 });
 
 test("linked hosts are reported with their files, MCP and native memory; Codex gets the /hooks trust reminder", () => {
-  for (const h of ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"]) expect(sb.run(["link", h]).code).toBe(0);
+  for (const h of ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"])
+    expect(sb.run(["link", h]).code).toBe(0);
   const { code, report } = doctor();
   expect(code).toBe(0);
   for (const h of ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"]) {
@@ -106,7 +109,7 @@ test("native_memory off but the host still remembers natively", () => {
 test("Codex hooks switched off in config.toml", () => {
   sb.run(["link", "codex"]);
   const cfg = join(sb.home, ".codex", "config.toml");
-  writeFileSync(cfg, `[features]\nhooks = false\n\n` + read(cfg)!);
+  writeFileSync(cfg, `[features]\nhooks = false\n\n${read(cfg)!}`);
   const p = host(doctor().report, "codex").problems[0];
   expect(p.message).toContain("Codex hooks are switched off");
 });
@@ -157,7 +160,10 @@ test("hooks switched off in the host's own settings (Claude disableAllHooks, Gem
   const claude = join(sb.home, ".claude", "settings.json");
   writeFileSync(claude, read(claude)!.replace("{\n", `{\n  "disableAllHooks": true,\n`));
   const gemini = join(sb.home, ".gemini", "settings.json");
-  writeFileSync(gemini, read(gemini)!.replace("{\n", `{\n  // hooks off for now\n  "hooksConfig": { "enabled": false },\n`));
+  writeFileSync(
+    gemini,
+    read(gemini)!.replace("{\n", `{\n  // hooks off for now\n  "hooksConfig": { "enabled": false },\n`),
+  );
   const { report } = doctor();
   expect(host(report, "claude").problems[0].message).toContain(`"disableAllHooks": true`);
   expect(host(report, "gemini").problems[0].message).toContain("hooksConfig.enabled = false");

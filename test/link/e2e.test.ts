@@ -19,7 +19,9 @@ const SESSION = "5f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
 beforeAll(() => {
   sb = sandbox("coffer-link-e2e-");
   repo = sb.repo("shop", "git@github.com:acme/shop.git");
-  expect(sb.run(["rules", "add", "Run bun test before every commit", "--scope", "project"], { cwd: repo }).code).toBe(0);
+  expect(sb.run(["rules", "add", "Run bun test before every commit", "--scope", "project"], { cwd: repo }).code).toBe(
+    0,
+  );
   expect(sb.run(["rules", "add", "Answer in English", "--scope", "global"], { cwd: repo }).code).toBe(0);
 });
 afterAll(() => sb.cleanup());
@@ -46,9 +48,11 @@ function expectSeeded(context: string) {
 /** The command Coffer wrote for `native` in a grouped hooks file. */
 function groupedCommand(file: string, native: string): string {
   const doc = JSON.parse(read(file)!.replace(/^\s*\/\/.*$/gm, ""));
-  const cmds = doc.hooks[native].flatMap((g: any) => g.hooks.map((h: any) => h.command)).filter((c: string) => c.includes(" hook "));
+  const cmds = doc.hooks[native]
+    .flatMap((g: any) => g.hooks.map((h: any) => h.command))
+    .filter((c: string) => c.includes(" hook "));
   expect(cmds.length).toBe(1);
-  expect(cmds[0].startsWith(BIN + " ")).toBe(true);
+  expect(cmds[0].startsWith(`${BIN} `)).toBe(true);
   return cmds[0];
 }
 
@@ -79,7 +83,12 @@ describe("Claude Code", () => {
     const base = { session_id: SESSION, transcript_path: join(sb.home, "t.jsonl"), cwd: repo };
     const payloads: Record<string, object> = {
       UserPromptSubmit: { ...base, hook_event_name: "UserPromptSubmit", prompt: "run the tests please" },
-      PreToolUse: { ...base, hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(repo, "README.md") } },
+      PreToolUse: {
+        ...base,
+        hook_event_name: "PreToolUse",
+        tool_name: "Read",
+        tool_input: { file_path: join(repo, "README.md") },
+      },
       PreCompact: { ...base, hook_event_name: "PreCompact", trigger: "auto", custom_instructions: "" },
       SubagentStart: { ...base, hook_event_name: "SubagentStart", agent_id: "a1", agent_type: "Explore" },
     };
@@ -95,7 +104,10 @@ describe("Claude Code", () => {
 describe("Codex", () => {
   test("SessionStart command (no rc files, PATH without coffer) -> seeded rules", () => {
     expect(sb.run(["link", "codex"]).code).toBe(0);
-    const r = runAsHost(groupedCommand(join(sb.home, ".codex", "hooks.json"), "SessionStart"), claudeLikeStart("codex"));
+    const r = runAsHost(
+      groupedCommand(join(sb.home, ".codex", "hooks.json"), "SessionStart"),
+      claudeLikeStart("codex"),
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.hookSpecificOutput.hookEventName).toBe("SessionStart");
@@ -202,7 +214,9 @@ describe("a binary path that needs quoting", () => {
     expect(p.exitCode).toBe(0);
     expectSeeded(JSON.parse(p.stdout.toString()).hookSpecificOutput.additionalContext);
     // And it is still recognised as Coffer's: a re-link changes nothing, unlink removes it.
-    expect(Bun.spawnSync([bin, "link", "claude", "--no-mcp"], { env, cwd: home }).stdout.toString()).toContain("already linked");
+    expect(Bun.spawnSync([bin, "link", "claude", "--no-mcp"], { env, cwd: home }).stdout.toString()).toContain(
+      "already linked",
+    );
     expect(Bun.spawnSync([bin, "unlink", "claude"], { env, cwd: home }).exitCode).toBe(0);
     expect(read(join(home, ".claude", "settings.json"))).toBeNull();
   });
@@ -218,8 +232,13 @@ async function expectMcpServer(argv: string[]) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const send = (msg: object) => p.stdin.write(JSON.stringify(msg) + "\n");
-  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "windsurf", version: "1.0" } } });
+  const send = (msg: object) => p.stdin.write(`${JSON.stringify(msg)}\n`);
+  send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "windsurf", version: "1.0" } },
+  });
   send({ jsonrpc: "2.0", method: "notifications/initialized" });
   send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
   await p.stdin.flush();

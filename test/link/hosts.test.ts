@@ -5,7 +5,7 @@
  * --dry-run prints a diff and writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, type Sandbox, sandbox, writeFile } from "../helpers";
 import { expectOnlyAdditions, fixture, parseAny, read, withoutCoffer } from "./util";
@@ -115,7 +115,12 @@ function get(v: any, path: string[]): any {
 
 function auditLines(sb: Sandbox): any[] {
   const file = join(sb.cofferHome, "state", "audit.jsonl");
-  return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
 for (const c of CASES) {
@@ -142,7 +147,7 @@ for (const c of CASES) {
       expect(r.stdout).toContain("nothing was written");
       for (const f of c.files) {
         expect(read(p(f.rel))).toBe(originals.get(f.rel)!);
-        expect(existsSync(p(f.rel) + ".bak")).toBe(false);
+        expect(existsSync(`${p(f.rel)}.bak`)).toBe(false);
       }
       expect(existsSync(p(c.hookFile)) && !originals.has(c.hookFile)).toBe(false);
       expect(auditLines(sb)).toEqual([]);
@@ -160,7 +165,7 @@ for (const c of CASES) {
         const added = expectOnlyAdditions(before, after);
         expect(added.join("\n")).toContain(BIN);
         expect(withoutCoffer(parseAny(after, f.kind), parseAny(before, f.kind))).toEqual(parseAny(before, f.kind));
-        expect(read(p(f.rel) + ".bak")).toBe(before);
+        expect(read(`${p(f.rel)}.bak`)).toBe(before);
       }
       // MCP registration: the absolute binary + serve --stdio.
       const mcpFile = c.files.find((f) => f.rel === c.mcp.rel)!;
@@ -180,7 +185,10 @@ for (const c of CASES) {
       for (const [native, [event, matcher, timeout]] of Object.entries(c.events)) {
         const list: any[] = doc.hooks[native];
         const command = `${BIN} hook ${event} --agent ${c.host}`;
-        const ours = c.layout === "grouped" ? list.filter((g) => g.hooks?.some((h: any) => h.command === command)) : list.filter((h) => h.command === command);
+        const ours =
+          c.layout === "grouped"
+            ? list.filter((g) => g.hooks?.some((h: any) => h.command === command))
+            : list.filter((h) => h.command === command);
         expect(ours.length).toBe(1);
         const entry = c.layout === "grouped" ? ours[0].hooks[0] : ours[0];
         if (c.layout === "grouped") {
@@ -206,12 +214,12 @@ for (const c of CASES) {
 
     test("a second link leaves every file byte-identical", () => {
       const snapshot = new Map([...c.files.map((f) => f.rel), c.hookFile].map((rel) => [rel, read(p(rel))]));
-      const bakBefore = c.files.map((f) => read(p(f.rel) + ".bak"));
+      const bakBefore = c.files.map((f) => read(`${p(f.rel)}.bak`));
       const r = sb.run(["link", c.host]);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("already linked");
       for (const [rel, text] of snapshot) expect(read(p(rel))).toBe(text);
-      expect(c.files.map((f) => read(p(f.rel) + ".bak"))).toEqual(bakBefore);
+      expect(c.files.map((f) => read(`${p(f.rel)}.bak`))).toEqual(bakBefore);
     });
 
     test("unlink --dry-run shows the removal and writes nothing", () => {
@@ -230,7 +238,7 @@ for (const c of CASES) {
       expect(r.code).toBe(0);
       for (const f of c.files) {
         expect(read(p(f.rel))).toBe(originals.get(f.rel)!);
-        expect(read(p(f.rel) + ".bak")).toBe(linked.get(f.rel)!);
+        expect(read(`${p(f.rel)}.bak`)).toBe(linked.get(f.rel)!);
       }
       if (!originals.has(c.hookFile)) expect(existsSync(p(c.hookFile))).toBe(false);
       expect(auditLines(sb).map((a) => a.event)).toContain("hook_uninstalled");
@@ -267,7 +275,7 @@ describe("link details", () => {
     const file = join(sb.home, ".claude", "settings.json");
     writeFile(
       file,
-      JSON.stringify(
+      `${JSON.stringify(
         {
           hooks: {
             UserPromptSubmit: [
@@ -278,13 +286,22 @@ describe("link details", () => {
                 ],
               },
             ],
-            InstructionsLoaded: [{ hooks: [{ type: "command", command: "'/opt/old tools/coffer' hook tool --agent claude" }] }],
-            SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "/usr/local/bin/coffer hook session-start --agent claude", timeout: 60 }] }],
+            InstructionsLoaded: [
+              { hooks: [{ type: "command", command: "'/opt/old tools/coffer' hook tool --agent claude" }] },
+            ],
+            SessionStart: [
+              {
+                matcher: "startup",
+                hooks: [
+                  { type: "command", command: "/usr/local/bin/coffer hook session-start --agent claude", timeout: 60 },
+                ],
+              },
+            ],
           },
         },
         null,
         2,
-      ) + "\n",
+      )}\n`,
     );
     const r = sb.run(["link", "claude", "--no-mcp"]);
     expect(r.code).toBe(0);
@@ -293,14 +310,19 @@ describe("link details", () => {
     expect(doc.hooks.UserPromptSubmit[0].hooks).toEqual([{ type: "command", command: "~/bin/mine.sh" }]);
     expect(doc.hooks.UserPromptSubmit[1].hooks[0].command).toBe(`${BIN} hook prompt --agent claude`);
     expect(doc.hooks.SessionStart).toEqual([
-      { matcher: "startup|resume|clear|compact", hooks: [{ type: "command", command: `${BIN} hook session-start --agent claude`, timeout: 10 }] },
+      {
+        matcher: "startup|resume|clear|compact",
+        hooks: [{ type: "command", command: `${BIN} hook session-start --agent claude`, timeout: 10 }],
+      },
     ]);
     expect(JSON.stringify(doc)).not.toContain("/old/");
     expect(existsSync(join(sb.home, ".claude.json"))).toBe(false); // --no-mcp
     // unlink leaves the user's hook and the key the user wrote.
     expect(sb.run(["unlink", "claude"]).code).toBe(0);
     const after = JSON.parse(read(file)!);
-    expect(after).toEqual({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "~/bin/mine.sh" }] }] } });
+    expect(after).toEqual({
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "~/bin/mine.sh" }] }] },
+    });
   });
 
   test("containers the user had empty before (mcpServers: {}, an empty event list) come back exactly", () => {
@@ -324,7 +346,9 @@ describe("link details", () => {
     const file = join(sb.home, ".claude", "settings.json");
     expect(sb.run(["link", "claude", "--session-end", "--no-mcp"]).code).toBe(0);
     const se = () => JSON.parse(read(file)!).hooks.SessionEnd;
-    expect(se()).toEqual([{ hooks: [{ type: "command", command: `${BIN} hook session-end --agent claude`, timeout: 5 }] }]);
+    expect(se()).toEqual([
+      { hooks: [{ type: "command", command: `${BIN} hook session-end --agent claude`, timeout: 5 }] },
+    ]);
     const again = sb.run(["link", "claude", "--no-mcp"]);
     expect(again.stdout).toContain("already linked");
     expect(again.stdout).toContain("Kept the SessionEnd hook");
@@ -357,7 +381,9 @@ describe("link details", () => {
 
   test("--project writes the repository's files; outside a repository it refuses", () => {
     const repo = sb.repo("proj", "git@github.com:me/proj.git");
-    const userFiles = [join(sb.home, ".claude", "settings.json"), join(sb.home, ".claude.json")].map((f) => [f, read(f)] as const);
+    const userFiles = [join(sb.home, ".claude", "settings.json"), join(sb.home, ".claude.json")].map(
+      (f) => [f, read(f)] as const,
+    );
     const r = sb.run(["link", "claude", "--project"], { cwd: join(repo) });
     expect(r.code).toBe(0);
     expect(JSON.parse(read(join(repo, ".claude", "settings.json"))!).hooks.SessionStart).toBeDefined();
@@ -375,7 +401,10 @@ describe("link details", () => {
     const repo = sb.repo("ws");
     const r = sb.run(["link", "windsurf", "--project"], { cwd: repo });
     expect(r.code).toBe(0);
-    expect(JSON.parse(read(join(repo, ".windsurf", "hooks.json"))!).hooks.pre_user_prompt[0]).toEqual({ command: `${BIN} hook prompt --agent windsurf`, show_output: false });
+    expect(JSON.parse(read(join(repo, ".windsurf", "hooks.json"))!).hooks.pre_user_prompt[0]).toEqual({
+      command: `${BIN} hook prompt --agent windsurf`,
+      show_output: false,
+    });
     expect(r.stdout).toContain("mcp_config.json");
     sb.run(["unlink", "windsurf", "--project"], { cwd: repo });
   });
@@ -414,7 +443,7 @@ describe("link details", () => {
     expect(sb.run(["link", "claude"]).code).toBe(0);
     const mode = (p: string) => Bun.spawnSync(["stat", "-c", "%a", p]).stdout.toString().trim();
     expect(mode(file)).toBe("600");
-    expect(mode(file + ".bak")).toBe("600");
+    expect(mode(`${file}.bak`)).toBe("600");
     sb.run(["unlink", "claude"]);
     expect(read(file)).toBe(fixture("claude.json"));
   });
@@ -457,10 +486,15 @@ describe("MCP entries the user adjusted", () => {
     doc.mcpServers.coffer.trust = true;
     doc.mcpServers.coffer.command = "/old/place/coffer";
     doc.mcpServers.coffer.timeout = 30000;
-    writeFile(file, JSON.stringify(doc, null, 2) + "\n");
+    writeFile(file, `${JSON.stringify(doc, null, 2)}\n`);
     const r = sb.run(["link", "gemini"]);
     expect(r.stdout).toContain(`MCP server "coffer" updated (command)`);
-    expect(JSON.parse(read(file)!).mcpServers.coffer).toEqual({ command: BIN, args: ["serve", "--stdio"], trust: true, timeout: 30000 });
+    expect(JSON.parse(read(file)!).mcpServers.coffer).toEqual({
+      command: BIN,
+      args: ["serve", "--stdio"],
+      trust: true,
+      timeout: 30000,
+    });
     expect(sb.run(["link", "gemini"]).stdout).toContain("already linked");
   });
 
@@ -485,9 +519,17 @@ describe("MCP entries the user adjusted", () => {
 
   test("Claude: env the user filled in is kept; an MCP entry that is not a coffer binary is left by unlink", () => {
     const file = join(sb.home, ".claude.json");
-    writeFile(file, `{\n  "mcpServers": {\n    "coffer": { "type": "stdio", "command": "/old/coffer", "args": ["serve", "--stdio"], "env": { "COFFER_HOME": "/data/coffer" } }\n  }\n}\n`);
+    writeFile(
+      file,
+      `{\n  "mcpServers": {\n    "coffer": { "type": "stdio", "command": "/old/coffer", "args": ["serve", "--stdio"], "env": { "COFFER_HOME": "/data/coffer" } }\n  }\n}\n`,
+    );
     expect(sb.run(["link", "claude"]).code).toBe(0);
-    expect(JSON.parse(read(file)!).mcpServers.coffer).toEqual({ type: "stdio", command: BIN, args: ["serve", "--stdio"], env: { COFFER_HOME: "/data/coffer" } });
+    expect(JSON.parse(read(file)!).mcpServers.coffer).toEqual({
+      type: "stdio",
+      command: BIN,
+      args: ["serve", "--stdio"],
+      env: { COFFER_HOME: "/data/coffer" },
+    });
     sb.run(["unlink", "claude"]);
     const foreign = `{\n  "mcpServers": {\n    "coffer": { "command": "npx", "args": ["coffer-mcp"] }\n  }\n}\n`;
     writeFile(file, foreign);

@@ -1,11 +1,17 @@
 /** src/link/json-edit.ts: splices that keep every other byte, and appends that remove exactly. */
 import { describe, expect, test } from "bun:test";
-import { JsonDoc, detectIndentUnit } from "../../src/link/json-edit";
+import { detectIndentUnit, JsonDoc } from "../../src/link/json-edit";
 
-const doc = (text: string, dialect: "json" | "json-comments" | "jsonc" = "jsonc") => new JsonDoc(text, "f.json", dialect);
+const doc = (text: string, dialect: "json" | "json-comments" | "jsonc" = "jsonc") =>
+  new JsonDoc(text, "f.json", dialect);
 
 /** Append then remove must give back the original text byte-for-byte. */
-function appendRemove(text: string, path: (string | number)[], value: unknown, dialect: "json" | "json-comments" | "jsonc" = "jsonc"): string {
+function appendRemove(
+  text: string,
+  path: (string | number)[],
+  value: unknown,
+  dialect: "json" | "json-comments" | "jsonc" = "jsonc",
+): string {
   const d = doc(text, dialect);
   d.append(path, value);
   const appended = d.text;
@@ -15,7 +21,12 @@ function appendRemove(text: string, path: (string | number)[], value: unknown, d
   return appended;
 }
 
-function setRemove(text: string, path: string[], value: unknown, dialect: "json" | "json-comments" | "jsonc" = "jsonc"): string {
+function setRemove(
+  text: string,
+  path: string[],
+  value: unknown,
+  dialect: "json" | "json-comments" | "jsonc" = "jsonc",
+): string {
   const d = doc(text, dialect);
   d.set(path, value);
   const out = d.text;
@@ -32,12 +43,16 @@ describe("append + remove are inverses", () => {
 
   test("tabs", () => {
     const t = `{\n\t"a": [\n\t\t1\n\t]\n}`;
-    expect(appendRemove(t, ["a"], { k: [1] })).toBe(`{\n\t"a": [\n\t\t1,\n\t\t{\n\t\t\t"k": [\n\t\t\t\t1\n\t\t\t]\n\t\t}\n\t]\n}`);
+    expect(appendRemove(t, ["a"], { k: [1] })).toBe(
+      `{\n\t"a": [\n\t\t1,\n\t\t{\n\t\t\t"k": [\n\t\t\t\t1\n\t\t\t]\n\t\t}\n\t]\n}`,
+    );
   });
 
   test("4 spaces and CRLF", () => {
     const t = `{\r\n    "a": [\r\n        "x"\r\n    ]\r\n}\r\n`;
-    expect(appendRemove(t, ["a"], { k: 1 })).toBe(`{\r\n    "a": [\r\n        "x",\r\n        {\r\n            "k": 1\r\n        }\r\n    ]\r\n}\r\n`);
+    expect(appendRemove(t, ["a"], { k: 1 })).toBe(
+      `{\r\n    "a": [\r\n        "x",\r\n        {\r\n            "k": 1\r\n        }\r\n    ]\r\n}\r\n`,
+    );
   });
 
   test("inline array on one line", () => {
@@ -74,7 +89,9 @@ describe("append + remove are inverses", () => {
 describe("set + remove are inverses", () => {
   test("new property at the end of an object with unusual key order and non-ASCII", () => {
     const t = `{\n  "zeta": "ünïcödé — 日本語 ✓",\n  "alpha": {"x": "👋"}\n}\n`;
-    expect(setRemove(t, ["autoMemoryEnabled"], false, "json")).toBe(`{\n  "zeta": "ünïcödé — 日本語 ✓",\n  "alpha": {"x": "👋"},\n  "autoMemoryEnabled": false\n}\n`);
+    expect(setRemove(t, ["autoMemoryEnabled"], false, "json")).toBe(
+      `{\n  "zeta": "ünïcödé — 日本語 ✓",\n  "alpha": {"x": "👋"},\n  "autoMemoryEnabled": false\n}\n`,
+    );
   });
 
   test("missing parents are created as one nested member", () => {
@@ -98,7 +115,9 @@ describe("set + remove are inverses", () => {
 
   test("empty object in a multi-line document", () => {
     const t = `{\n  "mcpServers": {}\n}\n`;
-    expect(setRemove(t, ["mcpServers", "coffer"], { a: 1 })).toBe(`{\n  "mcpServers": {\n    "coffer": {\n      "a": 1\n    }\n  }\n}\n`);
+    expect(setRemove(t, ["mcpServers", "coffer"], { a: 1 })).toBe(
+      `{\n  "mcpServers": {\n    "coffer": {\n      "a": 1\n    }\n  }\n}\n`,
+    );
   });
 
   test("block comment before the closing brace", () => {
@@ -123,7 +142,9 @@ describe("replace in place", () => {
     const t = `{\n    "mcpServers": {\n        "coffer": {"command": "/old"}\n    }\n}\n`;
     const d = doc(t);
     d.set(["mcpServers", "coffer"], { command: "/new", args: ["serve"] });
-    expect(d.text).toBe(`{\n    "mcpServers": {\n        "coffer": {\n            "command": "/new",\n            "args": [\n                "serve"\n            ]\n        }\n    }\n}\n`);
+    expect(d.text).toBe(
+      `{\n    "mcpServers": {\n        "coffer": {\n            "command": "/new",\n            "args": [\n                "serve"\n            ]\n        }\n    }\n}\n`,
+    );
   });
 });
 

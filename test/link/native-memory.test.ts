@@ -100,7 +100,9 @@ describe("Codex [features] memories / [memories] generate_memories", () => {
     expect(doc.features).toEqual({ web_search_request: true, memories: false });
     expect(doc.memories).toEqual({ generate_memories: false });
     expect(doc.mcp_servers.coffer.args).toEqual(["serve", "--stdio"]);
-    expect(linked).toContain("web_search_request = true   # I want search, don't drop this comment\nmemories = false\n");
+    expect(linked).toContain(
+      "web_search_request = true   # I want search, don't drop this comment\nmemories = false\n",
+    );
     expect(sb.run(["unlink", "codex"]).code).toBe(0);
     expect(read(codexConfig())).toBe(original);
   });
@@ -110,7 +112,9 @@ describe("Codex [features] memories / [memories] generate_memories", () => {
     writeFile(codexConfig(), original);
     setOff("codex");
     expect(sb.run(["link", "codex", "--no-mcp"]).code).toBe(0);
-    expect(read(codexConfig())).toBe(`# mine\n[features]\nmemories   =   false   # experimental, I like it\n\n[memories]\ngenerate_memories = false\nmax_entries = 40 # ✓\n`);
+    expect(read(codexConfig())).toBe(
+      `# mine\n[features]\nmemories   =   false   # experimental, I like it\n\n[memories]\ngenerate_memories = false\nmax_entries = 40 # ✓\n`,
+    );
     expect(sb.run(["unlink", "codex"]).code).toBe(0);
     expect(read(codexConfig())).toBe(original);
   });

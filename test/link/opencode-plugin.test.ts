@@ -34,7 +34,12 @@ afterAll(() => {
 });
 
 const userMessage = (sessionID: string, text: string) => ({
-  input: { sessionID, agent: "build", model: { providerID: "anthropic", modelID: "claude-sonnet-4" }, messageID: "msg_01" },
+  input: {
+    sessionID,
+    agent: "build",
+    model: { providerID: "anthropic", modelID: "claude-sonnet-4" },
+    messageID: "msg_01",
+  },
   output: {
     message: { id: "msg_01", sessionID, role: "user", time: { created: Date.now() } },
     parts: [
@@ -58,7 +63,10 @@ test("first message -> session-start; the context lands in output.system (one sl
   const m = userMessage("ses_abc123", "add a dependency for dates");
   await plugin["chat.message"](m.input, m.output);
   const out = { system: ["You are opencode, an interactive CLI agent."] };
-  await plugin["experimental.chat.system.transform"]({ sessionID: "ses_abc123", model: { id: "claude-sonnet-4" } }, out);
+  await plugin["experimental.chat.system.transform"](
+    { sessionID: "ses_abc123", model: { id: "claude-sonnet-4" } },
+    out,
+  );
   expect(out.system.length).toBe(2);
   expect(out.system[0]).toBe("You are opencode, an interactive CLI agent.");
   expect(out.system[1]).toContain("coffer__resume()");
@@ -91,7 +99,13 @@ test("another session gets its own slot; an unknown session gets nothing", async
 
 test("a missing binary or garbage input never throws", async () => {
   const broken = join(sb.root, "broken-plugin.js");
-  writeFileSync(broken, read(join(sb.home, ".config", "opencode", "plugins", "coffer.js"))!.replace(JSON.stringify(BIN), JSON.stringify("/nonexistent/coffer")));
+  writeFileSync(
+    broken,
+    read(join(sb.home, ".config", "opencode", "plugins", "coffer.js"))!.replace(
+      JSON.stringify(BIN),
+      JSON.stringify("/nonexistent/coffer"),
+    ),
+  );
   const p = await (await import(broken)).CofferPlugin({ directory: repo });
   const m = userMessage("ses_x", "hi");
   await p["chat.message"](m.input, m.output);

@@ -5,9 +5,16 @@
  */
 import { describe, expect, test } from "bun:test";
 import { parse as parseToml } from "smol-toml";
+import {
+  deleteTomlKey,
+  deleteTomlTable,
+  getTomlRaw,
+  hasTomlTable,
+  setTomlKey,
+  setTomlTable,
+} from "../../src/lib/toml-edit";
 import { findManaged, syncManagedHooks } from "../../src/link/hooks-json";
 import { JsonDoc } from "../../src/link/json-edit";
-import { deleteTomlKey, deleteTomlTable, getTomlRaw, hasTomlTable, setTomlKey, setTomlTable } from "../../src/lib/toml-edit";
 import { withoutCoffer } from "./util";
 
 function rng(seed: number) {
@@ -18,7 +25,7 @@ function rng(seed: number) {
   };
 }
 
-const WORDS = ["alpha", "Überlegung", "日本語", "café", "x", "model", "théme", "emoji ✨", "a b", "quote\"d"];
+const WORDS = ["alpha", "Überlegung", "日本語", "café", "x", "model", "théme", "emoji ✨", "a b", 'quote"d'];
 const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact", "Notification"];
 
 function randomValue(r: () => number, depth: number): unknown {
@@ -27,7 +34,12 @@ function randomValue(r: () => number, depth: number): unknown {
   if (k < 0.4) return Math.floor(r() * 1000);
   if (k < 0.5) return r() < 0.5;
   if (k < 0.7) return Array.from({ length: Math.floor(r() * 3) }, () => randomValue(r, depth + 1));
-  return Object.fromEntries(Array.from({ length: Math.floor(r() * 3) }, (_, i) => [`${WORDS[Math.floor(r() * WORDS.length)]}${i}`, randomValue(r, depth + 1)]));
+  return Object.fromEntries(
+    Array.from({ length: Math.floor(r() * 3) }, (_, i) => [
+      `${WORDS[Math.floor(r() * WORDS.length)]}${i}`,
+      randomValue(r, depth + 1),
+    ]),
+  );
 }
 
 function randomSettings(r: () => number, layout: "grouped" | "flat"): Record<string, unknown> {
@@ -48,7 +60,11 @@ function randomHooks(r: () => number, layout: "grouped" | "flat"): Record<string
     if (r() < 0.5) continue;
     const n = Math.floor(r() * 3);
     hooks[e] = Array.from({ length: n }, (_, i) => {
-      const entry = { type: "command", command: `~/bin/${WORDS[i % WORDS.length]!.replace(/\W/g, "")}.sh --n ${i}`, ...(r() < 0.5 ? { timeout: i + 1 } : {}) };
+      const entry = {
+        type: "command",
+        command: `~/bin/${WORDS[i % WORDS.length]!.replace(/\W/g, "")}.sh --n ${i}`,
+        ...(r() < 0.5 ? { timeout: i + 1 } : {}),
+      };
       if (layout === "flat") return entry;
       return { ...(r() < 0.5 ? { matcher: "Bash" } : {}), hooks: [entry] };
     });
@@ -62,24 +78,27 @@ function styled(r: () => number, value: unknown): { text: string; dialect: "json
   let text: string;
   switch (style) {
     case 0:
-      text = JSON.stringify(value, null, 2) + "\n";
+      text = `${JSON.stringify(value, null, 2)}\n`;
       break;
     case 1:
       text = JSON.stringify(value, null, 4);
       break;
     case 2:
-      text = JSON.stringify(value, null, "\t") + "\n";
+      text = `${JSON.stringify(value, null, "\t")}\n`;
       break;
     case 3:
-      text = (JSON.stringify(value, null, 2) + "\n").replaceAll("\n", "\r\n");
+      text = `${JSON.stringify(value, null, 2)}\n`.replaceAll("\n", "\r\n");
       break;
     case 4:
       // A comment on the first line and after some values (JSONC).
-      text = "// my settings\n" + JSON.stringify(value, null, 2).replace(/("model": [^\n]*?)(,?)\n/, "$1$2 // chosen carefully\n") + "\n";
+      text =
+        "// my settings\n" +
+        JSON.stringify(value, null, 2).replace(/("model": [^\n]*?)(,?)\n/, "$1$2 // chosen carefully\n") +
+        "\n";
       return { text, dialect: "jsonc" };
     default:
       // Trailing commas everywhere a JSONC writer might leave them.
-      text = JSON.stringify(value, null, 2).replace(/([}\]"\d])\n(\s*[}\]])/g, "$1,\n$2") + "\n";
+      text = `${JSON.stringify(value, null, 2).replace(/([}\]"\d])\n(\s*[}\]])/g, "$1,\n$2")}\n`;
       return { text, dialect: "jsonc" };
   }
   return { text, dialect: "json" };
@@ -118,7 +137,10 @@ describe("random JSON hook configs", () => {
         // bookkeeping; here the user's empty event lists are spared by never being emptied).
         syncManagedHooks(doc, layout, new Map(), {
           noteEmpty: () => {},
-          mayDrop: (path) => (path.length === 1 ? (original as any).hooks === undefined || Object.keys((original as any).hooks).length > 0 : (original as any).hooks?.[path[1]!] === undefined),
+          mayDrop: (path) =>
+            path.length === 1
+              ? (original as any).hooks === undefined || Object.keys((original as any).hooks).length > 0
+              : (original as any).hooks?.[path[1]!] === undefined,
         });
         expect(doc.text).toBe(text);
       }
@@ -144,7 +166,9 @@ describe("random Codex config.toml", () => {
     const r = rng(3);
     for (let i = 0; i < 300; i++) {
       const rootKeys = BLOCKS.slice(0, 2).filter(() => r() < 0.6);
-      const tables = BLOCKS.slice(2).filter(() => r() < 0.4).sort(() => r() - 0.5);
+      const tables = BLOCKS.slice(2)
+        .filter(() => r() < 0.4)
+        .sort(() => r() - 0.5);
       // TOML forbids defining a table twice.
       const seen = new Set<string>();
       const uniq = tables.filter((b) => {
@@ -181,7 +205,8 @@ describe("random Codex config.toml", () => {
       }
       expect(back).toEqual(original);
       // Undo in reverse order.
-      for (const s of [...saved].reverse()) t = s.raw !== undefined ? setTomlKey(t, s.path, undefined, s.raw) : deleteTomlKey(t, s.path, s.tableAbsent);
+      for (const s of [...saved].reverse())
+        t = s.raw !== undefined ? setTomlKey(t, s.path, undefined, s.raw) : deleteTomlKey(t, s.path, s.tableAbsent);
       t = deleteTomlTable(t, ["mcp_servers", "coffer"]);
       expect(t).toBe(text);
     }

@@ -1,7 +1,15 @@
 /** src/lib/toml-edit.ts: every edit keeps the rest of the file byte-for-byte, and undoes exactly. */
 import { describe, expect, test } from "bun:test";
 import { parse } from "smol-toml";
-import { deleteTomlKey, deleteTomlTable, getTomlRaw, hasTomlTable, setTomlKey, setTomlTable, tomlValue } from "../../src/lib/toml-edit";
+import {
+  deleteTomlKey,
+  deleteTomlTable,
+  getTomlRaw,
+  hasTomlTable,
+  setTomlKey,
+  setTomlTable,
+  tomlValue,
+} from "../../src/lib/toml-edit";
 
 const CODEX = `# ~/.codex/config.toml — hand-tuned; keep my comments
 model = "gpt-5-codex"  # default model
@@ -40,13 +48,23 @@ function roundTrip(text: string, edit: (t: string) => string, undo: (t: string) 
 
 describe("setTomlKey", () => {
   test("new key in an existing table goes after its last key; delete restores the bytes", () => {
-    const out = roundTrip(CODEX, (t) => setTomlKey(t, ["features", "memories"], false), (t) => deleteTomlKey(t, ["features", "memories"], false));
-    expect(out).toContain("web_search_request = true   # I want search, don't drop this comment\nmemories = false\n\n[mcp_servers.github]");
+    const out = roundTrip(
+      CODEX,
+      (t) => setTomlKey(t, ["features", "memories"], false),
+      (t) => deleteTomlKey(t, ["features", "memories"], false),
+    );
+    expect(out).toContain(
+      "web_search_request = true   # I want search, don't drop this comment\nmemories = false\n\n[mcp_servers.github]",
+    );
     expect((parse(out) as any).features).toEqual({ web_search_request: true, memories: false });
   });
 
   test("new table is appended as one block after the last line and removed again with its blank line", () => {
-    const out = roundTrip(CODEX, (t) => setTomlKey(t, ["memories", "generate_memories"], false), (t) => deleteTomlKey(t, ["memories", "generate_memories"], true));
+    const out = roundTrip(
+      CODEX,
+      (t) => setTomlKey(t, ["memories", "generate_memories"], false),
+      (t) => deleteTomlKey(t, ["memories", "generate_memories"], true),
+    );
     expect(out.endsWith('trust_level = "trusted"\n\n[memories]\ngenerate_memories = false\n')).toBe(true);
   });
 
@@ -74,19 +92,35 @@ describe("setTomlKey", () => {
 
   test("CRLF line endings are kept", () => {
     const text = CODEX.replaceAll("\n", "\r\n");
-    const out = roundTrip(text, (t) => setTomlKey(t, ["features", "memories"], false), (t) => deleteTomlKey(t, ["features", "memories"], false));
+    const out = roundTrip(
+      text,
+      (t) => setTomlKey(t, ["features", "memories"], false),
+      (t) => deleteTomlKey(t, ["features", "memories"], false),
+    );
     expect(out.replaceAll("\r\n", "")).not.toContain("\n");
   });
 
   test("a file without a trailing newline keeps not having one", () => {
     const text = `[features]\nweb = true`;
-    roundTrip(text, (t) => setTomlKey(t, ["features", "memories"], false), (t) => deleteTomlKey(t, ["features", "memories"], false));
-    roundTrip(text, (t) => setTomlKey(t, ["memories", "generate_memories"], false), (t) => deleteTomlKey(t, ["memories", "generate_memories"], true));
+    roundTrip(
+      text,
+      (t) => setTomlKey(t, ["features", "memories"], false),
+      (t) => deleteTomlKey(t, ["features", "memories"], false),
+    );
+    roundTrip(
+      text,
+      (t) => setTomlKey(t, ["memories", "generate_memories"], false),
+      (t) => deleteTomlKey(t, ["memories", "generate_memories"], true),
+    );
   });
 
   test("a file ending in blank lines: block goes before them and comes back out exactly", () => {
     const text = `model = "x"\n\n\n`;
-    const out = roundTrip(text, (t) => setTomlKey(t, ["features", "memories"], false), (t) => deleteTomlKey(t, ["features", "memories"], true));
+    const out = roundTrip(
+      text,
+      (t) => setTomlKey(t, ["features", "memories"], false),
+      (t) => deleteTomlKey(t, ["features", "memories"], true),
+    );
     expect(out).toBe(`model = "x"\n\n[features]\nmemories = false\n\n\n`);
   });
 
@@ -97,14 +131,20 @@ describe("setTomlKey", () => {
 
   test("dotted keys that define the table from the root get a dotted sibling (no conflicting header)", () => {
     const text = `model = "x"\nfeatures.web_search_request = true\n\n[profiles.a]\nmodel = "y"\n`;
-    const out = roundTrip(text, (t) => setTomlKey(t, ["features", "memories"], false), (t) => deleteTomlKey(t, ["features", "memories"], false));
+    const out = roundTrip(
+      text,
+      (t) => setTomlKey(t, ["features", "memories"], false),
+      (t) => deleteTomlKey(t, ["features", "memories"], false),
+    );
     expect(out).toContain("features.web_search_request = true\nfeatures.memories = false\n");
     expect((parse(out) as any).features.memories).toBe(false);
   });
 
   test("dotted key inside a table header is found and replaced", () => {
     const text = `[mcp_servers]\ncoffer.command = "/old/coffer"\ncoffer.args = ["serve"]\n`;
-    expect(setTomlKey(text, ["mcp_servers", "coffer", "command"], "/new/coffer")).toBe(`[mcp_servers]\ncoffer.command = "/new/coffer"\ncoffer.args = ["serve"]\n`);
+    expect(setTomlKey(text, ["mcp_servers", "coffer", "command"], "/new/coffer")).toBe(
+      `[mcp_servers]\ncoffer.command = "/new/coffer"\ncoffer.args = ["serve"]\n`,
+    );
   });
 
   test("an inline table covering the key is refused with an actionable error", () => {
@@ -148,7 +188,7 @@ describe("setTomlKey", () => {
 
   test("tomlValue", () => {
     expect(tomlValue(["serve", "--stdio"])).toBe(`["serve", "--stdio"]`);
-    expect(tomlValue("a\"b\\c")).toBe(`"a\\"b\\\\c"`);
+    expect(tomlValue('a"b\\c')).toBe(`"a\\"b\\\\c"`);
     expect(tomlValue({ a: 1, "b c": true })).toBe(`{ a = 1, "b c" = true }`);
     expect(tomlValue({})).toBe("{}");
   });
@@ -161,29 +201,49 @@ describe("setTomlTable / deleteTomlTable", () => {
       (t) => setTomlTable(t, ["mcp_servers", "coffer"], { command: "/opt/coffer", args: ["serve", "--stdio"] }),
       (t) => deleteTomlTable(t, ["mcp_servers", "coffer"]),
     );
-    expect(out.endsWith(`trust_level = "trusted"\n\n[mcp_servers.coffer]\ncommand = "/opt/coffer"\nargs = ["serve", "--stdio"]\n`)).toBe(true);
+    expect(
+      out.endsWith(
+        `trust_level = "trusted"\n\n[mcp_servers.coffer]\ncommand = "/opt/coffer"\nargs = ["serve", "--stdio"]\n`,
+      ),
+    ).toBe(true);
     expect((parse(out) as any).mcp_servers.github.command).toBe("npx");
   });
 
   test("an existing table has its keys updated and other keys (env, timeouts) kept", () => {
     const text = `[mcp_servers.coffer]\ncommand = "/old/coffer" # moved\nargs = ["serve", "--stdio"]\nstartup_timeout_sec = 20\n`;
     const out = setTomlTable(text, ["mcp_servers", "coffer"], { command: "/new/coffer", args: ["serve", "--stdio"] });
-    expect(out).toBe(`[mcp_servers.coffer]\ncommand = "/new/coffer" # moved\nargs = ["serve", "--stdio"]\nstartup_timeout_sec = 20\n`);
+    expect(out).toBe(
+      `[mcp_servers.coffer]\ncommand = "/new/coffer" # moved\nargs = ["serve", "--stdio"]\nstartup_timeout_sec = 20\n`,
+    );
   });
 
   test("a table in the middle goes with its sub-tables, the next table's comment stays", () => {
     const text = `a = 1\n\n[mcp_servers.coffer]\ncommand = "c"\n\n[mcp_servers.coffer.env]\nX = "1"\n\n# GitHub server\n[mcp_servers.github]\ncommand = "npx"\n`;
-    expect(deleteTomlTable(text, ["mcp_servers", "coffer"])).toBe(`a = 1\n\n# GitHub server\n[mcp_servers.github]\ncommand = "npx"\n`);
+    expect(deleteTomlTable(text, ["mcp_servers", "coffer"])).toBe(
+      `a = 1\n\n# GitHub server\n[mcp_servers.github]\ncommand = "npx"\n`,
+    );
   });
 
   test("an inline registration under [mcp_servers] is replaced and removed as one key", () => {
     const text = `[mcp_servers]\ncoffer = { command = "/old/coffer", args = [] }\ngithub = { command = "npx" }\n`;
-    const out = setTomlTable(text, ["mcp_servers", "coffer"], { command: "/new/coffer", args: ["serve", "--stdio"] }, { command: "/old/coffer", args: [] });
-    expect(out).toBe(`[mcp_servers]\ncoffer = { command = "/new/coffer", args = ["serve", "--stdio"] }\ngithub = { command = "npx" }\n`);
-    const withEnv = `[mcp_servers]\ncoffer = { command = "/old/coffer", env = { A = "1" } }\n`;
-    expect(setTomlTable(withEnv, ["mcp_servers", "coffer"], { command: "/new/coffer" }, { command: "/old/coffer", env: { A: "1" } })).toBe(
-      `[mcp_servers]\ncoffer = { command = "/new/coffer", env = { A = "1" } }\n`,
+    const out = setTomlTable(
+      text,
+      ["mcp_servers", "coffer"],
+      { command: "/new/coffer", args: ["serve", "--stdio"] },
+      { command: "/old/coffer", args: [] },
     );
+    expect(out).toBe(
+      `[mcp_servers]\ncoffer = { command = "/new/coffer", args = ["serve", "--stdio"] }\ngithub = { command = "npx" }\n`,
+    );
+    const withEnv = `[mcp_servers]\ncoffer = { command = "/old/coffer", env = { A = "1" } }\n`;
+    expect(
+      setTomlTable(
+        withEnv,
+        ["mcp_servers", "coffer"],
+        { command: "/new/coffer" },
+        { command: "/old/coffer", env: { A: "1" } },
+      ),
+    ).toBe(`[mcp_servers]\ncoffer = { command = "/new/coffer", env = { A = "1" } }\n`);
     expect(deleteTomlTable(out, ["mcp_servers", "coffer"])).toBe(`[mcp_servers]\ngithub = { command = "npx" }\n`);
   });
 
@@ -212,14 +272,26 @@ describe("setTomlTable / deleteTomlTable", () => {
 describe("every edit parses to exactly the intended document", () => {
   const ops: [string, (t: string) => string, (doc: any) => void][] = [
     ["features.memories", (t) => setTomlKey(t, ["features", "memories"], false), (d) => (d.features.memories = false)],
-    ["memories.generate_memories", (t) => setTomlKey(t, ["memories", "generate_memories"], false), (d) => (d.memories = { generate_memories: false })],
+    [
+      "memories.generate_memories",
+      (t) => setTomlKey(t, ["memories", "generate_memories"], false),
+      (d) => (d.memories = { generate_memories: false }),
+    ],
     [
       "mcp_servers.coffer",
       (t) => setTomlTable(t, ["mcp_servers", "coffer"], { command: "/c", args: ["serve", "--stdio"] }),
       (d) => (d.mcp_servers.coffer = { command: "/c", args: ["serve", "--stdio"] }),
     ],
-    ["profiles.deep.model", (t) => setTomlKey(t, ["profiles", "deep", "model"], "o4"), (d) => (d.profiles.deep.model = "o4")],
-    ["delete github (the only server: the implicit [mcp_servers] goes too)", (t) => deleteTomlTable(t, ["mcp_servers", "github"]), (d) => delete d.mcp_servers],
+    [
+      "profiles.deep.model",
+      (t) => setTomlKey(t, ["profiles", "deep", "model"], "o4"),
+      (d) => (d.profiles.deep.model = "o4"),
+    ],
+    [
+      "delete github (the only server: the implicit [mcp_servers] goes too)",
+      (t) => deleteTomlTable(t, ["mcp_servers", "github"]),
+      (d) => delete d.mcp_servers,
+    ],
   ];
   for (const [name, edit, expectChange] of ops) {
     test(name, () => {

@@ -2,11 +2,12 @@
  * Helpers for MCP and serve tests: the SDK's own Client over stdio (spawning the compiled binary)
  * or Streamable HTTP, and a `coffer serve --port 0` process with its URL and token.
  */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { BIN, type Sandbox } from "../helpers";
 
 export type Mcp = {
@@ -50,12 +51,22 @@ function wrap(client: Client, close: () => Promise<void>, stderr: () => string):
 
 /** `coffer serve --stdio` in `cwd`, driven by the SDK client named `name`. */
 export async function stdioClient(sb: Sandbox, cwd: string, name = "test-agent"): Promise<Mcp> {
-  const transport = new StdioClientTransport({ command: BIN, args: ["serve", "--stdio"], env: sb.env, cwd, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: ["serve", "--stdio"],
+    env: sb.env,
+    cwd,
+    stderr: "pipe",
+  });
   let err = "";
   transport.stderr?.on("data", (d: Buffer) => (err += d.toString()));
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(transport);
-  return wrap(client, () => client.close(), () => err);
+  return wrap(
+    client,
+    () => client.close(),
+    () => err,
+  );
 }
 
 export type Served = {
@@ -80,7 +91,13 @@ async function collect(stream: ReadableStream<Uint8Array>, into: { text: string 
 
 /** Start `coffer serve --port 0 ...` and wait for the URL line. */
 export async function startServe(sb: Sandbox, cwd: string, extra: string[] = []): Promise<Served> {
-  const proc = Bun.spawn([BIN, "serve", "--port", "0", ...extra], { cwd, env: sb.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BIN, "serve", "--port", "0", ...extra], {
+    cwd,
+    env: sb.env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = { text: "" };
   const err = { text: "" };
   void collect(proc.stdout, out);
@@ -88,7 +105,8 @@ export async function startServe(sb: Sandbox, cwd: string, extra: string[] = [])
   const deadline = Date.now() + 10_000;
   let m: RegExpExecArray | null = null;
   while (!(m = /serving on (http:\/\/[^\s]+:(\d+))/.exec(out.text))) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`coffer serve did not start (exit ${proc.exitCode}):\n${out.text}\n${err.text}`);
+    if (proc.exitCode !== null || Date.now() > deadline)
+      throw new Error(`coffer serve did not start (exit ${proc.exitCode}):\n${out.text}\n${err.text}`);
     await Bun.sleep(20);
   }
   const url = m[1]!;
@@ -97,7 +115,12 @@ export async function startServe(sb: Sandbox, cwd: string, extra: string[] = [])
     const headers = new Headers(init.headers);
     if (init.auth !== false && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
     let body = init.body;
-    if (body !== undefined && typeof body !== "string" && !(body instanceof Uint8Array) && !(body instanceof ReadableStream)) {
+    if (
+      body !== undefined &&
+      typeof body !== "string" &&
+      !(body instanceof Uint8Array) &&
+      !(body instanceof ReadableStream)
+    ) {
       body = JSON.stringify(body);
       headers.set("content-type", "application/json");
     }
@@ -120,13 +143,17 @@ export async function startServe(sb: Sandbox, cwd: string, extra: string[] = [])
 
 /** The SDK client over Streamable HTTP against a running `coffer serve`. */
 export async function httpClient(served: Served, name = "http-agent", token = served.token): Promise<Mcp> {
-  const transport = new StreamableHTTPClientTransport(new URL(served.url + "/mcp"), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(transport);
-  return wrap(client, async () => {
-    await transport.terminateSession().catch(() => {});
-    await client.close();
-  }, served.stderr);
+  return wrap(
+    client,
+    async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+    served.stderr,
+  );
 }

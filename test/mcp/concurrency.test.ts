@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
-import { type Mcp, type ToolResult, httpClient, startServe, stdioClient } from "./_mcp";
+import { httpClient, type Mcp, startServe, stdioClient, type ToolResult } from "./_mcp";
 
 let sb: Sandbox;
 let repo: string;
@@ -26,7 +26,10 @@ test("4 MCP clients x 100 writes into one scope: 400 entries, none lost, no SQLI
     clients.map(async (mcp, c) => {
       const mine: string[] = [];
       for (let i = 0; i < 100; i++) {
-        const res = await mcp.call("remember", { text: `Writer ${c} fact ${i}: component-${c}-${i} owns queue ${i * 7 + c}`, tags: [`w${c}`] });
+        const res = await mcp.call("remember", {
+          text: `Writer ${c} fact ${i}: component-${c}-${i} owns queue ${i * 7 + c}`,
+          tags: [`w${c}`],
+        });
         if (res.isError) failures.push(res.content[0]?.text ?? "");
         else mine.push(res.structuredContent.id);
       }
@@ -41,7 +44,9 @@ test("4 MCP clients x 100 writes into one scope: 400 entries, none lost, no SQLI
   for (const c of clients) expect(c.stderr()).not.toMatch(/SQLITE_BUSY|database is locked/i);
 
   const project = readdirSync(join(sb.cofferHome, "memory", "projects"))[0]!;
-  expect(readdirSync(join(sb.cofferHome, "memory", "projects", project, "entries")).filter((n) => n.endsWith(".md")).length).toBe(400);
+  expect(
+    readdirSync(join(sb.cofferHome, "memory", "projects", project, "entries")).filter((n) => n.endsWith(".md")).length,
+  ).toBe(400);
   const listed = await clients[0]!.ok("list", { scope: "project", limit: 200 });
   expect(listed.total).toBe(400);
   const cli = sb.run(["list", "--json", "--limit", "1000", "--scope", "project"], { cwd: repo });
@@ -63,11 +68,14 @@ test("HTTP and stdio MCP writers at once (one serve process + two stdio servers)
     const results = await Promise.all(
       writers.map(async (mcp, w) => {
         const out: ToolResult[] = [];
-        for (let i = 0; i < 50; i++) out.push(await mcp.call("remember", { text: `Mixed writer ${w} item ${i}: shard-${w}-${i}` }));
+        for (let i = 0; i < 50; i++)
+          out.push(await mcp.call("remember", { text: `Mixed writer ${w} item ${i}: shard-${w}-${i}` }));
         return out;
       }),
     );
-    process.stderr.write(`[concurrency] 300 MCP writes from 4 HTTP + 2 stdio clients in ${Math.round(performance.now() - started)} ms\n`);
+    process.stderr.write(
+      `[concurrency] 300 MCP writes from 4 HTTP + 2 stdio clients in ${Math.round(performance.now() - started)} ms\n`,
+    );
     const flat = results.flat();
     expect(flat.filter((r) => r.isError).map((r) => r.content[0]?.text)).toEqual([]);
     expect(new Set(flat.map((r) => r.structuredContent.id)).size).toBe(300);

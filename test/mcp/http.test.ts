@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
-import { type Served, httpClient, startServe, stdioClient } from "./_mcp";
+import { httpClient, type Served, startServe, stdioClient } from "./_mcp";
 
 let sb: Sandbox;
 let repo: string;
@@ -39,7 +39,11 @@ describe("MCP over Streamable HTTP", () => {
   test("every tool works end to end, writes carry the client's name", async () => {
     const mcp = await httpClient(served, "cursor-vscode");
     try {
-      const r = await mcp.ok("remember", { text: "The API gateway retries 5xx twice with jitter", kind: "fact", tags: ["api"] });
+      const r = await mcp.ok("remember", {
+        text: "The API gateway retries 5xx twice with jitter",
+        kind: "fact",
+        tags: ["api"],
+      });
       expect(r).toMatchObject({ scope: "project", status: "created" });
       const e = await mcp.ok("read", { id: r.id });
       expect(e).toMatchObject({ id: r.id, actor: "agent:cursor-vscode", source: "mcp", kind: "fact", tags: ["api"] });
@@ -47,7 +51,11 @@ describe("MCP over Streamable HTTP", () => {
       expect((await mcp.ok("recall", { query: "jitter", mode: "grep" })).hits[0].id).toBe(r.id);
       expect((await mcp.ok("list", {})).entries.map((x: any) => x.id)).toContain(r.id);
       expect(await mcp.ok("resume")).toEqual({ found: false });
-      expect(await mcp.ok("set_handoff", { body: "Gateway retry tests half written" })).toEqual({ status: "saved", branch: "main", scope: "project" });
+      expect(await mcp.ok("set_handoff", { body: "Gateway retry tests half written" })).toEqual({
+        status: "saved",
+        branch: "main",
+        scope: "project",
+      });
       expect((await mcp.ok("resume")).body).toBe("Gateway retry tests half written");
       expect(await mcp.ok("forget", { id: r.id })).toEqual({ id: r.id, status: "deleted" });
       expect(await mcp.fail("read", { id: r.id })).toContain("no entry with id");
@@ -62,7 +70,9 @@ describe("MCP over Streamable HTTP", () => {
     const mcp = await httpClient(served);
     try {
       expect(await mcp.fail("remember", { text: "x".repeat(9000) })).toContain("the limit is 8192");
-      expect(await mcp.fail("recall", { query: "x", scope: "galaxy" })).toContain('scope must be "project" or "global"');
+      expect(await mcp.fail("recall", { query: "x", scope: "galaxy" })).toContain(
+        'scope must be "project" or "global"',
+      );
       expect(await mcp.fail("read", { id: "01ZZZZZZZZZZZZZZZZZZZZZZZZ" })).toContain("no entry with id");
       const plain = join(sb.root, "plain");
       mkdirSync(plain, { recursive: true });
@@ -109,7 +119,11 @@ describe("MCP over Streamable HTTP", () => {
   test("an unknown session id is refused; a non-initialize first request is refused", async () => {
     const call = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    const unknown = await served.api("/mcp", { method: "POST", headers: { ...headers, "mcp-session-id": "nope" }, body: JSON.stringify(call) });
+    const unknown = await served.api("/mcp", {
+      method: "POST",
+      headers: { ...headers, "mcp-session-id": "nope" },
+      body: JSON.stringify(call),
+    });
     expect(unknown.status).toBe(404);
     const noInit = await served.api("/mcp", { method: "POST", headers, body: JSON.stringify(call) });
     expect(noInit.status).toBe(400);

@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, type Sandbox, sandbox } from "../helpers";
 import { type Mcp, stdioClient } from "./_mcp";
 
-const TOOLS = ["coffer__forget", "coffer__list", "coffer__read", "coffer__recall", "coffer__remember", "coffer__resume", "coffer__set_handoff"];
+const TOOLS = [
+  "coffer__forget",
+  "coffer__list",
+  "coffer__read",
+  "coffer__recall",
+  "coffer__remember",
+  "coffer__resume",
+  "coffer__set_handoff",
+];
 
 let sb: Sandbox;
 let repo: string;
@@ -43,8 +51,16 @@ describe("tools/list", () => {
     expect(by.coffer__read!.inputSchema.required).toEqual(["id"]);
     expect(by.coffer__forget!.inputSchema.required).toEqual(["id"]);
     expect(by.coffer__set_handoff!.inputSchema.required).toEqual(["body"]);
-    expect((by.coffer__recall!.inputSchema.properties as any).top_k).toMatchObject({ type: "integer", minimum: 1, maximum: 20 });
-    expect((by.coffer__list!.inputSchema.properties as any).limit).toMatchObject({ type: "integer", minimum: 1, maximum: 200 });
+    expect((by.coffer__recall!.inputSchema.properties as any).top_k).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 20,
+    });
+    expect((by.coffer__list!.inputSchema.properties as any).limit).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 200,
+    });
     expect((by.coffer__recall!.inputSchema.properties as any).mode.enum).toEqual(["keyword", "grep"]);
     expect((by.coffer__remember!.inputSchema.properties as any).kind.enum).toContain("gotcha");
     // Tool definitions are paid for by every agent session: keep the whole list small.
@@ -80,20 +96,36 @@ describe("success paths", () => {
   });
 
   test("remember with id rewrites the entry", async () => {
-    const res = await mcp.ok("remember", { id, text: "Releases go out with `make release` (tags are pushed by CI).", title: "Release process", kind: "convention" });
+    const res = await mcp.ok("remember", {
+      id,
+      text: "Releases go out with `make release` (tags are pushed by CI).",
+      title: "Release process",
+      kind: "convention",
+    });
     expect(res).toEqual({ id, scope: "project", status: "updated" });
   });
 
   test("remember scope global", async () => {
-    const res = await mcp.ok("remember", { text: "Prefer pnpm over npm in every repository.", kind: "preference", scope: "global" });
+    const res = await mcp.ok("remember", {
+      text: "Prefer pnpm over npm in every repository.",
+      kind: "preference",
+      scope: "global",
+    });
     expect(res).toMatchObject({ scope: "global", status: "created" });
   });
 
   test("read returns the whole entry", async () => {
     const e = await mcp.ok("read", { id });
     expect(e).toMatchObject({
-      id, scope: "project", kind: "convention", title: "Release process", tags: ["release", "ci"], applies_to: ["Makefile"],
-      actor: "agent:claude-code", source: "mcp", text: "Releases go out with `make release` (tags are pushed by CI).",
+      id,
+      scope: "project",
+      kind: "convention",
+      title: "Release process",
+      tags: ["release", "ci"],
+      applies_to: ["Makefile"],
+      actor: "agent:claude-code",
+      source: "mcp",
+      text: "Releases go out with `make release` (tags are pushed by CI).",
     });
     expect(e.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(e.updated).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -117,7 +149,8 @@ describe("success paths", () => {
   });
 
   test("recall top_k limits the hits", async () => {
-    for (let i = 0; i < 6; i++) await mcp.ok("remember", { text: `Widget fact number ${i}: widgets are blue ${"x".repeat(i)}` });
+    for (let i = 0; i < 6; i++)
+      await mcp.ok("remember", { text: `Widget fact number ${i}: widgets are blue ${"x".repeat(i)}` });
     expect((await mcp.ok("recall", { query: "widgets" })).hits.length).toBe(5);
     expect((await mcp.ok("recall", { query: "widgets", top_k: 2 })).hits.length).toBe(2);
     expect((await mcp.ok("recall", { query: "widgets", top_k: 20 })).hits.length).toBe(6);
@@ -153,15 +186,23 @@ describe("success paths", () => {
 
   test("resume before any handoff: found false; set_handoff then resume", async () => {
     expect(await mcp.ok("resume", {})).toEqual({ found: false });
-    const saved = await mcp.ok("set_handoff", { body: "Half way through the release script rewrite; next: tests for --dry-run." });
+    const saved = await mcp.ok("set_handoff", {
+      body: "Half way through the release script rewrite; next: tests for --dry-run.",
+    });
     expect(saved).toEqual({ status: "saved", branch: "main", scope: "project" });
     const r = await mcp.ok("resume");
-    expect(r).toMatchObject({ found: true, branch: "main", body: "Half way through the release script rewrite; next: tests for --dry-run." });
+    expect(r).toMatchObject({
+      found: true,
+      branch: "main",
+      body: "Half way through the release script rewrite; next: tests for --dry-run.",
+    });
     expect(r.note).toBe(`saved ${r.updated}, may be stale; ignore if unrelated`);
   });
 
   test("changes made by another process are seen by the running server", async () => {
-    const cli = sb.run(["remember", "Written by the CLI while the MCP server runs: zebra stripes", "--json"], { cwd: repo });
+    const cli = sb.run(["remember", "Written by the CLI while the MCP server runs: zebra stripes", "--json"], {
+      cwd: repo,
+    });
     expect(cli.code).toBe(0);
     const cliId = cli.json().id;
     expect((await mcp.ok("recall", { query: "zebra" })).hits.map((h: any) => h.id)).toEqual([cliId]);
@@ -183,10 +224,14 @@ describe("error paths (in-band isError with what to fix)", () => {
   });
 
   test("remember: bad title, kind, tags, applies_to", async () => {
-    expect(await mcp.fail("remember", { text: "ok", title: "t".repeat(121) })).toContain("title is 121 characters; the limit is 120");
+    expect(await mcp.fail("remember", { text: "ok", title: "t".repeat(121) })).toContain(
+      "title is 121 characters; the limit is 120",
+    );
     expect(await mcp.fail("remember", { text: "ok", kind: "rumour" })).toContain("kind must be one of: fact, decision");
     expect(await mcp.fail("remember", { text: "ok", tags: "release" })).toContain("tags must be a list of strings");
-    expect(await mcp.fail("remember", { text: "ok", applies_to: ["../etc/passwd"] })).toContain("invalid applies_to glob");
+    expect(await mcp.fail("remember", { text: "ok", applies_to: ["../etc/passwd"] })).toContain(
+      "invalid applies_to glob",
+    );
   });
 
   test("unknown id for read, forget and remember-rewrite", async () => {
@@ -202,7 +247,9 @@ describe("error paths (in-band isError with what to fix)", () => {
 
   test("bad scope, mode, top_k, limit", async () => {
     expect(await mcp.fail("recall", { query: "x", scope: "team" })).toContain('scope must be "project" or "global"');
-    expect(await mcp.fail("remember", { text: "x", scope: "everywhere" })).toContain('scope must be "project" or "global"');
+    expect(await mcp.fail("remember", { text: "x", scope: "everywhere" })).toContain(
+      'scope must be "project" or "global"',
+    );
     expect(await mcp.fail("list", { scope: "all" })).toContain('scope must be "project" or "global"');
     expect(await mcp.fail("recall", { query: "x", mode: "vector" })).toContain('mode must be "keyword" or "grep"');
     expect(await mcp.fail("recall", { query: "x", top_k: 21 })).toContain("top_k must be at most 20");
@@ -223,7 +270,9 @@ describe("error paths (in-band isError with what to fix)", () => {
   });
 
   test("cwd must be an absolute, existing directory", async () => {
-    expect(await mcp.fail("list", { cwd: "relative/dir" })).toContain("cwd must be an absolute path of an existing directory");
+    expect(await mcp.fail("list", { cwd: "relative/dir" })).toContain(
+      "cwd must be an absolute path of an existing directory",
+    );
     expect(await mcp.fail("list", { cwd: join(sb.root, "missing") })).toContain("cwd must be an absolute path");
     expect(await mcp.fail("list", { cwd: join(repo, ".git", "HEAD") })).toContain("cwd must be an absolute path");
   });
@@ -298,12 +347,33 @@ describe("stdio hygiene", () => {
   test("stdout carries only JSON-RPC, even when the store prints a notice", async () => {
     // A missing index.db makes the store rebuild it and say so: that notice must go to stderr.
     rmSync(join(sb.cofferHome, "state", "index.db"), { force: true });
-    const proc = Bun.spawn([BIN, "serve", "--stdio"], { cwd: repo, env: sb.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    const send = (msg: object) => proc.stdin.write(JSON.stringify(msg) + "\n");
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    const proc = Bun.spawn([BIN, "serve", "--stdio"], {
+      cwd: repo,
+      env: sb.env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const send = (msg: object) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "coffer__recall", arguments: { query: "release" } } });
-    send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "coffer__remember", arguments: { text: "" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "coffer__recall", arguments: { query: "release" } },
+    });
+    send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "coffer__remember", arguments: { text: "" } },
+    });
     await proc.stdin.flush();
     let out = "";
     const reader = proc.stdout.getReader();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
@@ -32,9 +32,13 @@ function raw(port: number, head: string, body = ""): Promise<{ status: number; h
     sock.on("error", reject);
     sock.on("end", () => {
       const [h, ...rest] = data.split("\r\n\r\n");
-      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(h ?? "")?.[1]), headers: h ?? "", body: rest.join("\r\n\r\n") });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d+)/.exec(h ?? "")?.[1]),
+        headers: h ?? "",
+        body: rest.join("\r\n\r\n"),
+      });
     });
-    sock.write(head.replace(/\n/g, "\r\n") + "\r\n\r\n" + body);
+    sock.write(`${head.replace(/\n/g, "\r\n")}\r\n\r\n${body}`);
   });
 }
 
@@ -66,12 +70,18 @@ describe("guards", () => {
   });
 
   test("403 for a Host header that is not a loopback name (DNS rebinding)", async () => {
-    const evil = await raw(served.port, `GET /api/v1/entries HTTP/1.1\nHost: evil.example\nAuthorization: Bearer ${served.token}\nConnection: close`);
+    const evil = await raw(
+      served.port,
+      `GET /api/v1/entries HTTP/1.1\nHost: evil.example\nAuthorization: Bearer ${served.token}\nConnection: close`,
+    );
     expect(evil.status).toBe(403);
     const body = JSON.parse(evil.body);
     expect(body.error.code).toBe("forbidden");
     expect(body.error.message).toContain("evil.example");
-    const evilPort = await raw(served.port, `GET /healthz HTTP/1.1\nHost: evil.example:${served.port}\nConnection: close`);
+    const evilPort = await raw(
+      served.port,
+      `GET /healthz HTTP/1.1\nHost: evil.example:${served.port}\nConnection: close`,
+    );
     expect(evilPort.status).toBe(403);
     for (const host of [`127.0.0.1:${served.port}`, `localhost:${served.port}`, "localhost", `[::1]:${served.port}`]) {
       const ok = await raw(served.port, `GET /healthz HTTP/1.1\nHost: ${host}\nConnection: close`);
@@ -85,13 +95,21 @@ describe("guards", () => {
     const ok = await served.api("/api/v1/entries", { headers: { origin: served.url } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBeNull();
-    const pre = await served.api("/api/v1/entries", { method: "OPTIONS", auth: false, headers: { origin: "https://evil.example", "access-control-request-method": "POST" } });
+    const pre = await served.api("/api/v1/entries", {
+      method: "OPTIONS",
+      auth: false,
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
+    });
     expect(pre.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   test("413 for a body over 1 MiB (declared or streamed), before anything is parsed", async () => {
     const big = JSON.stringify({ text: "x".repeat(1024 * 1024 + 10) });
-    const res = await served.api("/api/v1/entries", { method: "POST", body: big, headers: { "content-type": "application/json" } });
+    const res = await served.api("/api/v1/entries", {
+      method: "POST",
+      body: big,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(413);
     expect((await errorOf(res)).code).toBe("payload_too_large");
     const chunked = await raw(
@@ -100,7 +118,11 @@ describe("guards", () => {
       `${(1100000).toString(16)}\r\n${"y".repeat(1100000)}\r\n0\r\n\r\n`,
     );
     expect(chunked.status).toBe(413);
-    const mcp = await served.api("/mcp", { method: "POST", body: big, headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } });
+    const mcp = await served.api("/mcp", {
+      method: "POST",
+      body: big,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    });
     expect(mcp.status).toBe(413);
     expect((await mcp.json()).error.code).toBe("payload_too_large");
     expect((await served.api("/api/v1/entries")).status).toBe(200); // still serving
@@ -119,7 +141,9 @@ describe("error envelopes", () => {
     expect((await errorOf(entry)).message).toContain('no entry with id "01ZZZZZZZZZZZZZZZZZZZZZZZZ"');
     const host = await served.api(`/api/v1/agents/notepad/session-context?cwd=${encodeURIComponent(repo)}`);
     expect(host.status).toBe(404);
-    expect((await errorOf(host)).details).toEqual({ allowed: ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"] });
+    expect((await errorOf(host)).details).toEqual({
+      allowed: ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"],
+    });
     const put = await served.api("/api/v1/entries", { method: "PUT" });
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toBe("GET, POST");
@@ -168,7 +192,8 @@ describe("agents routes", () => {
         const hook = sb.run(["hook", "session-start", "--agent", host], { cwd, stdin });
         expect(hook.code).toBe(0);
         const out = hook.stdout.trim() ? JSON.parse(hook.stdout) : {};
-        const injected: string = out.hookSpecificOutput?.additionalContext ?? out.additionalContext ?? out.additional_context ?? "";
+        const injected: string =
+          out.hookSpecificOutput?.additionalContext ?? out.additionalContext ?? out.additional_context ?? "";
         const res = await served.api(`/api/v1/agents/${host}/session-context?cwd=${encodeURIComponent(cwd)}`);
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({ additional_context: injected });
@@ -183,7 +208,10 @@ describe("agents routes", () => {
   });
 
   test("session end reports an outcome; ids are checked", async () => {
-    const res = await served.api("/api/v1/agents/claude/sessions/4f1c-aa.b_9/end", { method: "POST", body: { transcript_path: join(sb.home, "x.jsonl") } });
+    const res = await served.api("/api/v1/agents/claude/sessions/4f1c-aa.b_9/end", {
+      method: "POST",
+      body: { transcript_path: join(sb.home, "x.jsonl") },
+    });
     expect(res.status).toBe(200);
     const { outcome } = await res.json();
     expect(["distilled", "already_distilled", "no_model", "not_found", "skipped"]).toContain(outcome);
@@ -191,7 +219,10 @@ describe("agents routes", () => {
     expect(noBody.status).toBe(200);
     const bad = await served.api("/api/v1/agents/claude/sessions/..%2F..%2Fetc/end", { method: "POST" });
     expect(bad.status).toBe(400);
-    const rel = await served.api("/api/v1/agents/claude/sessions/abc/end", { method: "POST", body: { transcript_path: "t.jsonl" } });
+    const rel = await served.api("/api/v1/agents/claude/sessions/abc/end", {
+      method: "POST",
+      body: { transcript_path: "t.jsonl" },
+    });
     expect(rel.status).toBe(400);
   });
 
@@ -199,12 +230,18 @@ describe("agents routes", () => {
     const list = await served.api("/api/v1/agents/claude/transcripts?limit=5");
     expect(list.status).toBe(200);
     expect(Array.isArray((await list.json()).transcripts)).toBe(true);
-    const run = await served.api("/api/v1/agents/claude/transcripts/distill", { method: "POST", body: { sessions: ["no-such-session"] } });
+    const run = await served.api("/api/v1/agents/claude/transcripts/distill", {
+      method: "POST",
+      body: { sessions: ["no-such-session"] },
+    });
     expect(run.status).toBe(200);
     const { results } = await run.json();
     expect(results.length).toBe(1);
     expect(results[0].session).toBe("no-such-session");
-    const none = await served.api("/api/v1/agents/claude/transcripts/distill", { method: "POST", body: { sessions: [] } });
+    const none = await served.api("/api/v1/agents/claude/transcripts/distill", {
+      method: "POST",
+      body: { sessions: [] },
+    });
     expect((await errorOf(none)).message).toContain("sessions is empty");
   });
 });
@@ -213,36 +250,77 @@ describe("entries, recall, rules, inbox", () => {
   test("entries CRUD round trip with recall", async () => {
     const created = await served.api("/api/v1/entries", {
       method: "POST",
-      body: { text: "The staging database is reset every Sunday at 03:00 UTC", title: "Staging reset", kind: "gotcha", tags: ["staging"] },
+      body: {
+        text: "The staging database is reset every Sunday at 03:00 UTC",
+        title: "Staging reset",
+        kind: "gotcha",
+        tags: ["staging"],
+      },
     });
     expect(created.status).toBe(201);
     const c = await created.json();
     expect(c).toMatchObject({ scope: "project", status: "created" });
-    expect(c.entry).toMatchObject({ id: c.id, title: "Staging reset", kind: "gotcha", actor: "user", source: "http", tags: ["staging"] });
+    expect(c.entry).toMatchObject({
+      id: c.id,
+      title: "Staging reset",
+      kind: "gotcha",
+      actor: "user",
+      source: "http",
+      tags: ["staging"],
+    });
     const projects = readdirSync(join(sb.cofferHome, "memory", "projects"));
     const file = join(sb.cofferHome, "memory", "projects", projects[0]!, "entries", `${c.id}.md`);
     expect(readFileSync(file, "utf8")).toContain("source: http");
 
-    const dup = await served.api("/api/v1/entries", { method: "POST", body: { text: "the staging database is reset every sunday at 03 00 utc" } });
+    const dup = await served.api("/api/v1/entries", {
+      method: "POST",
+      body: { text: "the staging database is reset every sunday at 03 00 utc" },
+    });
     expect(dup.status).toBe(200);
     expect((await dup.json()).status).toBe("duplicate");
 
     const got = await served.api(`/api/v1/entries/${c.id}`);
-    expect(await got.json()).toMatchObject({ id: c.id, text: "The staging database is reset every Sunday at 03:00 UTC" });
+    expect(await got.json()).toMatchObject({
+      id: c.id,
+      text: "The staging database is reset every Sunday at 03:00 UTC",
+    });
 
     const recall = await served.api("/api/v1/recall", { method: "POST", body: { query: "staging reset sunday" } });
     expect((await recall.json()).hits[0]).toMatchObject({ id: c.id, scope: "project", kind: "gotcha" });
 
-    const patched = await served.api(`/api/v1/entries/${c.id}`, { method: "PATCH", body: { title: "Staging DB reset", tags: ["staging", "db"] } });
+    const patched = await served.api(`/api/v1/entries/${c.id}`, {
+      method: "PATCH",
+      body: { title: "Staging DB reset", tags: ["staging", "db"] },
+    });
     expect(patched.status).toBe(200);
-    expect(await patched.json()).toMatchObject({ id: c.id, title: "Staging DB reset", tags: ["staging", "db"], kind: "gotcha", text: "The staging database is reset every Sunday at 03:00 UTC" });
-    const text = await served.api(`/api/v1/entries/${c.id}`, { method: "PATCH", body: { text: "The staging database is reset every Saturday at 02:00 UTC" } });
-    expect(await text.json()).toMatchObject({ title: "Staging DB reset", text: "The staging database is reset every Saturday at 02:00 UTC" });
+    expect(await patched.json()).toMatchObject({
+      id: c.id,
+      title: "Staging DB reset",
+      tags: ["staging", "db"],
+      kind: "gotcha",
+      text: "The staging database is reset every Sunday at 03:00 UTC",
+    });
+    const text = await served.api(`/api/v1/entries/${c.id}`, {
+      method: "PATCH",
+      body: { text: "The staging database is reset every Saturday at 02:00 UTC" },
+    });
+    expect(await text.json()).toMatchObject({
+      title: "Staging DB reset",
+      text: "The staging database is reset every Saturday at 02:00 UTC",
+    });
     expect((await served.api(`/api/v1/entries/${c.id}`, { method: "PATCH", body: {} })).status).toBe(400);
-    expect((await served.api(`/api/v1/entries/${c.id}`, { method: "PATCH", body: { kind: "rumour" } })).status).toBe(400);
-    expect((await served.api("/api/v1/entries/01ZZZZZZZZZZZZZZZZZZZZZZZZ", { method: "PATCH", body: { title: "x" } })).status).toBe(404);
+    expect((await served.api(`/api/v1/entries/${c.id}`, { method: "PATCH", body: { kind: "rumour" } })).status).toBe(
+      400,
+    );
+    expect(
+      (await served.api("/api/v1/entries/01ZZZZZZZZZZZZZZZZZZZZZZZZ", { method: "PATCH", body: { title: "x" } }))
+        .status,
+    ).toBe(404);
 
-    const recall2 = await served.api("/api/v1/recall", { method: "POST", body: { query: "saturday", scope: "project" } });
+    const recall2 = await served.api("/api/v1/recall", {
+      method: "POST",
+      body: { query: "saturday", scope: "project" },
+    });
     expect((await recall2.json()).hits.map((h: any) => h.id)).toEqual([c.id]);
 
     const list = await served.api("/api/v1/entries?kind=gotcha");
@@ -257,9 +335,16 @@ describe("entries, recall, rules, inbox", () => {
   });
 
   test("entries in another project and global by cwd and scope", async () => {
-    const g = await (await served.api("/api/v1/entries", { method: "POST", body: { text: "Global preference: short commit subjects", scope: "global" } })).json();
+    const g = await (
+      await served.api("/api/v1/entries", {
+        method: "POST",
+        body: { text: "Global preference: short commit subjects", scope: "global" },
+      })
+    ).json();
     expect(g.scope).toBe("global");
-    const p = await (await served.api("/api/v1/entries", { method: "POST", body: { text: "Only outside a repo", cwd: plain } })).json();
+    const p = await (
+      await served.api("/api/v1/entries", { method: "POST", body: { text: "Only outside a repo", cwd: plain } })
+    ).json();
     expect(p.scope).toBe("global");
     const list = await (await served.api(`/api/v1/entries?scope=global`)).json();
     expect(list.entries.map((e: any) => e.id).sort()).toEqual([g.id, p.id].sort());
@@ -272,17 +357,30 @@ describe("entries, recall, rules, inbox", () => {
     const before = await (await served.api("/api/v1/rules")).json();
     expect(before.rules.map((r: any) => r.scope)).toEqual(["project", "global"]);
     expect(before.rules[0].text).toContain("Run bun test before committing");
-    const put = await served.api("/api/v1/rules", { method: "PUT", body: { scope: "project", text: "- Use conventional commits\n- Never force-push main" } });
+    const put = await served.api("/api/v1/rules", {
+      method: "PUT",
+      body: { scope: "project", text: "- Use conventional commits\n- Never force-push main" },
+    });
     expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({ scope: "project", changed: true, text: "- Use conventional commits\n- Never force-push main\n" });
-    const same = await served.api("/api/v1/rules", { method: "PUT", body: { scope: "project", text: "- Use conventional commits\n- Never force-push main\n" } });
+    expect(await put.json()).toEqual({
+      scope: "project",
+      changed: true,
+      text: "- Use conventional commits\n- Never force-push main\n",
+    });
+    const same = await served.api("/api/v1/rules", {
+      method: "PUT",
+      body: { scope: "project", text: "- Use conventional commits\n- Never force-push main\n" },
+    });
     expect((await same.json()).changed).toBe(false);
     const shown = sb.run(["rules", "show", "--json"], { cwd: repo }).json();
     expect(shown.rules[0].text).toBe("- Use conventional commits\n- Never force-push main\n");
     const g = await (await served.api("/api/v1/rules?scope=global")).json();
     expect(g.rules).toEqual([{ scope: "global", text: "- Answer in English\n" }]);
     expect((await served.api("/api/v1/rules", { method: "PUT", body: { text: "x" } })).status).toBe(400);
-    const outside = await served.api("/api/v1/rules", { method: "PUT", body: { scope: "project", text: "x", cwd: plain } });
+    const outside = await served.api("/api/v1/rules", {
+      method: "PUT",
+      body: { scope: "project", text: "x", cwd: plain },
+    });
     expect(outside.status).toBe(400);
     expect(readFileSync(join(sb.cofferHome, "state", "audit.jsonl"), "utf8")).toContain('"event":"rules_replaced"');
   });

@@ -22,7 +22,11 @@ describe("coffer serve lifecycle", () => {
   test("SIGTERM and SIGINT shut down cleanly and remove serve.json", async () => {
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const s = await startServe(sb, repo);
-      expect(JSON.parse(readFileSync(serveJson(), "utf8"))).toMatchObject({ pid: s.proc.pid, port: s.port, host: "127.0.0.1" });
+      expect(JSON.parse(readFileSync(serveJson(), "utf8"))).toMatchObject({
+        pid: s.proc.pid,
+        port: s.port,
+        host: "127.0.0.1",
+      });
       expect(statSync(serveJson()).mode & 0o777).toBe(0o600);
       expect((await s.api("/healthz")).status).toBe(200);
       s.proc.kill(signal);
@@ -63,7 +67,9 @@ describe("coffer serve lifecycle", () => {
     try {
       const other = sb.run(["serve", "--port", String(squatter.port)], { cwd: repo });
       expect(other.code).toBe(1);
-      expect(other.stderr).toContain(`port ${squatter.port} on 127.0.0.1 is already in use (another coffer serve, or another program)`);
+      expect(other.stderr).toContain(
+        `port ${squatter.port} on 127.0.0.1 is already in use (another coffer serve, or another program)`,
+      );
     } finally {
       squatter.stop(true);
     }

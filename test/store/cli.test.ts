@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { sandbox } from "../helpers";
 import pkg from "../../package.json";
+import { sandbox } from "../helpers";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());
@@ -15,7 +15,24 @@ describe("the coffer binary", () => {
   test("--help lists every command with one line each", () => {
     const r = sb.run(["--help"]);
     expect(r.code).toBe(0);
-    for (const name of ["remember", "recall", "list", "show", "forget", "edit", "rules", "handoff", "resume", "config", "reindex", "status", "hook", "link", "serve", "sync"]) {
+    for (const name of [
+      "remember",
+      "recall",
+      "list",
+      "show",
+      "forget",
+      "edit",
+      "rules",
+      "handoff",
+      "resume",
+      "config",
+      "reindex",
+      "status",
+      "hook",
+      "link",
+      "serve",
+      "sync",
+    ]) {
       expect(r.stdout).toMatch(new RegExp(`^  ${name} +\\S.+$`, "m"));
     }
   });

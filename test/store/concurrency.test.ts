@@ -10,10 +10,16 @@ describe("concurrent writers", () => {
   test("20 coffer remember processes at once -> 20 entries on disk and in the index, no error output", async () => {
     const repo = sb.repo("busy", "https://github.com/acme/busy.git");
     const procs = Array.from({ length: 20 }, (_, i) =>
-      sb.spawn(["remember", `Concurrent fact number ${i}: the ${i}th service listens on port ${9000 + i}`, "--json"], { cwd: repo }),
+      sb.spawn(["remember", `Concurrent fact number ${i}: the ${i}th service listens on port ${9000 + i}`, "--json"], {
+        cwd: repo,
+      }),
     );
     const results = await Promise.all(
-      procs.map(async (p) => ({ code: await p.exited, out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text() })),
+      procs.map(async (p) => ({
+        code: await p.exited,
+        out: await new Response(p.stdout).text(),
+        err: await new Response(p.stderr).text(),
+      })),
     );
     for (const r of results) {
       expect(r.err).toBe("");
@@ -30,7 +36,9 @@ describe("concurrent writers", () => {
     expect(listed.total).toBe(20);
     expect(new Set(listed.entries.map((e: any) => e.id))).toEqual(ids);
     // In the index, not just on disk: FTS finds each one.
-    const hits = sb.run(["recall", "concurrent fact service listens", "--limit", "50", "--json"], { cwd: repo }).json().hits;
+    const hits = sb
+      .run(["recall", "concurrent fact service listens", "--limit", "50", "--json"], { cwd: repo })
+      .json().hits;
     expect(hits).toHaveLength(20);
   });
 
@@ -44,7 +52,9 @@ describe("concurrent writers", () => {
     }
     const dir = join(sb.cofferHome, "memory/global/entries");
     let files: string[] = [];
-    try { files = readdirSync(dir).filter((f) => f.endsWith(".md")); } catch {}
+    try {
+      files = readdirSync(dir).filter((f) => f.endsWith(".md"));
+    } catch {}
     const listed = sb.run(["list", "--json", "--limit", "100"]);
     expect(listed.code).toBe(0);
     // Every file on disk is a complete entry that the index knows; nothing half-written.

@@ -17,12 +17,22 @@ describe("the index follows memory/", () => {
     expect(sb.run(["recall", "流水线", "--json"]).json().hits).toHaveLength(0);
     // Japanese and mixed text
     const jp = sb.run(["remember", "デプロイ手順は make release を使う", "--json"]).json();
-    expect(sb.run(["recall", "デプロイ", "--json"]).json().hits.map((h: any) => h.id)).toContain(jp.id);
+    expect(
+      sb
+        .run(["recall", "デプロイ", "--json"])
+        .json()
+        .hits.map((h: any) => h.id),
+    ).toContain(jp.id);
   });
 
   test("English words match across inflections (stemming)", () => {
     const { id } = sb.run(["remember", "The scheduler retries failed deployments twice", "--json"]).json();
-    expect(sb.run(["recall", "deployment retry", "--json"]).json().hits.map((h: any) => h.id)).toContain(id);
+    expect(
+      sb
+        .run(["recall", "deployment retry", "--json"])
+        .json()
+        .hits.map((h: any) => h.id),
+    ).toContain(id);
   });
 
   test("hand-editing an entry file in place is reflected in the next recall", () => {
@@ -37,7 +47,10 @@ describe("the index follows memory/", () => {
 
   test("a file added or removed by hand is picked up", () => {
     const id = "01HANDWRITTEN0000000000000";
-    writeFileSync(join(entries(), `${id}.md`), "---\nkind: gotcha\ntitle: Hand written\n---\nThe cron job skips leap days.\n");
+    writeFileSync(
+      join(entries(), `${id}.md`),
+      "---\nkind: gotcha\ntitle: Hand written\n---\nThe cron job skips leap days.\n",
+    );
     const hits = sb.run(["recall", "leap days", "--json"]).json().hits;
     expect(hits).toHaveLength(1);
     expect(hits[0]).toMatchObject({ id, kind: "gotcha", title: "Hand written" });
@@ -47,7 +60,12 @@ describe("the index follows memory/", () => {
 
   test("a file without frontmatter is still an entry; a broken one is skipped with a notice", () => {
     writeFileSync(join(entries(), "plain-note.md"), "Plain markdown about walruses\n");
-    expect(sb.run(["recall", "walruses", "--json"]).json().hits.map((h: any) => h.id)).toEqual(["plain-note"]);
+    expect(
+      sb
+        .run(["recall", "walruses", "--json"])
+        .json()
+        .hits.map((h: any) => h.id),
+    ).toEqual(["plain-note"]);
     writeFileSync(join(entries(), "broken.md"), "---\ntitle: [unclosed\n---\nnarwhal\n");
     const r = sb.run(["recall", "narwhal", "--json"]);
     expect(r.code).toBe(0);
@@ -71,8 +89,8 @@ describe("the index follows memory/", () => {
   test("a corrupt index.db is detected and rebuilt, never a crash", () => {
     const before = sb.run(["list", "--json"]).json().total;
     const db = join(sb.cofferHome, "state/index.db");
-    rmSync(db + "-wal", { force: true });
-    rmSync(db + "-shm", { force: true });
+    rmSync(`${db}-wal`, { force: true });
+    rmSync(`${db}-shm`, { force: true });
     writeFileSync(db, Buffer.alloc(8192, 0x5a)); // not a database at all
     const r = sb.run(["recall", "bumblebee", "--json"]);
     expect(r.code).toBe(0);
@@ -84,8 +102,8 @@ describe("the index follows memory/", () => {
     const good = readFileSync(db);
     const bad = Buffer.from(good);
     bad.fill(0xff, 4096, Math.min(bad.length, 4096 * 4));
-    rmSync(db + "-wal", { force: true });
-    rmSync(db + "-shm", { force: true });
+    rmSync(`${db}-wal`, { force: true });
+    rmSync(`${db}-shm`, { force: true });
     writeFileSync(db, bad);
     const r2 = sb.run(["list", "--json"]);
     expect(r2.code).toBe(0);

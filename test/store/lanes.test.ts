@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox } from "../helpers";
 
@@ -40,7 +40,12 @@ describe("edit", () => {
     writeFileSync(editor, '#!/bin/sh\nsed -i "s/heron/kestrel/g" "$1"\n');
     chmodSync(editor, 0o755);
     expect(sb.run(["edit", id], { env: { EDITOR: editor } }).code).toBe(0);
-    expect(sb.run(["recall", "kestrel", "--json"]).json().hits.map((h: any) => h.id)).toEqual([id]);
+    expect(
+      sb
+        .run(["recall", "kestrel", "--json"])
+        .json()
+        .hits.map((h: any) => h.id),
+    ).toEqual([id]);
     const before = readFileSync(file, "utf8");
     const breaker = join(sb.root, "break-editor.sh");
     writeFileSync(breaker, '#!/bin/sh\nprintf -- "---\\ntitle: [oops\\n---\\n" > "$1"\n');
@@ -65,7 +70,11 @@ describe("handoff and resume", () => {
     writeFileSync(join(repo, ".git/HEAD"), "ref: refs/heads/feature/login\n");
     expect(sb.run(["resume", "--json"], { cwd: repo }).json()).toEqual({ found: false });
     expect(sb.run(["handoff", "set", "-"], { cwd: repo, stdin: "login form done\n" }).code).toBe(0);
-    expect(sb.run(["resume", "--json"], { cwd: repo }).json()).toMatchObject({ found: true, branch: "feature/login", body: "login form done" });
+    expect(sb.run(["resume", "--json"], { cwd: repo }).json()).toMatchObject({
+      found: true,
+      branch: "feature/login",
+      body: "login form done",
+    });
     // Handoffs are never recalled.
     expect(sb.run(["recall", "parser error recovery", "--json"], { cwd: repo }).json().hits).toHaveLength(0);
   });
@@ -87,7 +96,11 @@ describe("config", () => {
     expect(readFileSync(join(sb.cofferHome, "config.toml"), "utf8")).toBe(
       '# my settings\n[load]\nmax_tokens = 1800 # roomy\n\n[hook]\nproof = "compact"\n',
     );
-    expect(sb.run(["config", "get", "--json"]).json()).toMatchObject({ "hook.proof": "compact", "load.max_tokens": 1800, "hook.read": "auto" });
+    expect(sb.run(["config", "get", "--json"]).json()).toMatchObject({
+      "hook.proof": "compact",
+      "load.max_tokens": 1800,
+      "hook.read": "auto",
+    });
     // A model is configured one key at a time, in the natural order.
     expect(sb.run(["config", "set", "model.provider", "openai"]).code).toBe(0);
     expect(sb.run(["config", "set", "model.model", "gpt-4o-mini"]).code).toBe(0);

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
 import { normalizeOrigin, projectIdFor } from "../../src/store/scope";
+import { sandbox } from "../helpers";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());
@@ -63,7 +63,10 @@ describe("scopes from .git files", () => {
     expect(pw.branch).toBe("feature/x");
     // Same scope without origin too: the key is the main root, not the worktree path.
     const bare = sb.repo("wt-noorigin");
-    Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"], { cwd: bare, env: sb.env });
+    Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"], {
+      cwd: bare,
+      env: sb.env,
+    });
     const wt2 = join(sb.root, "work", "wt-noorigin-2");
     Bun.spawnSync(["git", "worktree", "add", "-q", wt2], { cwd: bare, env: sb.env });
     expect(projectOf(wt2).id).toBe(projectOf(bare).id);

@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { renameSync } from "node:fs";
 import { startAutoSync } from "../../src/sync/auto";
-import { type World, git, world } from "./machines";
+import { git, type World, world } from "./machines";
 
 let w: World | undefined;
 const saved = { ...process.env };
@@ -36,18 +36,21 @@ test("auto sync commits and pushes on its interval; errors are logged, never thr
 
   const logs: string[] = [];
   a.ok(["remember", "Picked up by the auto sync"]);
-  const stop = startAutoSync({ "sync.auto": true, "sync.interval_minutes": 15 }, { firstDelayMs: 0, intervalMs: 300, log: (m) => logs.push(m) });
+  const stop = startAutoSync(
+    { "sync.auto": true, "sync.interval_minutes": 15 },
+    { firstDelayMs: 0, intervalMs: 300, log: (m) => logs.push(m) },
+  );
   try {
     await until(() => onRemote(w!, "Picked up by the auto sync"));
     await until(() => logs.some((l) => l.startsWith("auto sync: sent")));
 
     // The remote goes away: the next runs fail, are logged and recorded, and the timer keeps going.
-    renameSync(w.remote, w.remote + ".away");
+    renameSync(w.remote, `${w.remote}.away`);
     a.ok(["remember", "Written while the remote is away"]);
     await until(() => logs.filter((l) => l.startsWith("auto sync failed")).length >= 2);
     expect(a.ok(["status", "--json"]).json().sync.last_error).toContain("does not exist");
 
-    renameSync(w.remote + ".away", w.remote);
+    renameSync(`${w.remote}.away`, w.remote);
     await until(() => onRemote(w!, "Written while the remote is away"));
   } finally {
     stop();
@@ -61,8 +64,14 @@ test("auto sync off (the default) starts nothing; on without setup says how to s
   w = world();
   Object.assign(process.env, w.a.sb.env);
   const logs: string[] = [];
-  const stopOff = startAutoSync({ "sync.auto": false, "sync.interval_minutes": 15 }, { firstDelayMs: 0, intervalMs: 50, log: (m) => logs.push(m) });
-  const stopOn = startAutoSync({ "sync.auto": true, "sync.interval_minutes": 15 }, { firstDelayMs: 0, intervalMs: 50, log: (m) => logs.push(m) });
+  const stopOff = startAutoSync(
+    { "sync.auto": false, "sync.interval_minutes": 15 },
+    { firstDelayMs: 0, intervalMs: 50, log: (m) => logs.push(m) },
+  );
+  const stopOn = startAutoSync(
+    { "sync.auto": true, "sync.interval_minutes": 15 },
+    { firstDelayMs: 0, intervalMs: 50, log: (m) => logs.push(m) },
+  );
   await Bun.sleep(400);
   stopOff();
   stopOn();

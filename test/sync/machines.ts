@@ -29,7 +29,11 @@ const GIT_ISOLATION = (root: string) => {
   return { GIT_CONFIG_GLOBAL: cfg, GIT_CONFIG_NOSYSTEM: "1" };
 };
 
-export function git(cwd: string, env: Record<string, string>, ...args: string[]): { code: number; stdout: string; stderr: string } {
+export function git(
+  cwd: string,
+  env: Record<string, string>,
+  ...args: string[]
+): { code: number; stdout: string; stderr: string } {
   const p = Bun.spawnSync(["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", ...env },
@@ -50,7 +54,12 @@ export function machine(name: string, projectDir: string, origin: string, author
   const env: Record<string, string> = {
     ...GIT_ISOLATION(sb.root),
     ...(author
-      ? { GIT_AUTHOR_NAME: `Tester ${name}`, GIT_AUTHOR_EMAIL: `${name}@example.test`, GIT_COMMITTER_NAME: `Tester ${name}`, GIT_COMMITTER_EMAIL: `${name}@example.test` }
+      ? {
+          GIT_AUTHOR_NAME: `Tester ${name}`,
+          GIT_AUTHOR_EMAIL: `${name}@example.test`,
+          GIT_COMMITTER_NAME: `Tester ${name}`,
+          GIT_COMMITTER_EMAIL: `${name}@example.test`,
+        }
       : {}),
   };
   Object.assign(sb.env, env);
@@ -59,7 +68,8 @@ export function machine(name: string, projectDir: string, origin: string, author
   const run = (args: string[], opts: RunOptions = {}) => sb.run(args, { cwd: project, ...opts });
   const ok = (args: string[], opts: RunOptions = {}) => {
     const r = run(args, opts);
-    if (r.code !== 0) throw new Error(`coffer ${args.join(" ")} on ${name} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    if (r.code !== 0)
+      throw new Error(`coffer ${args.join(" ")} on ${name} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
     return r;
   };
   return { name, sb, project, memory, env, run, ok, git: (...args) => mustGit(memory, sb.env, ...args) };
@@ -80,7 +90,10 @@ export function world(): World {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-sync-remote-")));
   const gitEnv = {
     ...GIT_ISOLATION(root),
-    GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.test", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.test",
+    GIT_AUTHOR_NAME: "Test",
+    GIT_AUTHOR_EMAIL: "test@example.test",
+    GIT_COMMITTER_NAME: "Test",
+    GIT_COMMITTER_EMAIL: "test@example.test",
   };
   const remote = join(root, "memory.git");
   mustGit(root, gitEnv, "init", "-q", "--bare", remote);
@@ -88,7 +101,11 @@ export function world(): World {
   const a = machine("a", "laptop/proj", "https://example.com/Team/proj.git");
   const b = machine("b", "desktop/src/proj-checkout", "git@example.com:team/proj", false);
   return {
-    root, remote, a, b, gitEnv,
+    root,
+    remote,
+    a,
+    b,
+    gitEnv,
     cleanup: () => {
       a.sb.cleanup();
       b.sb.cleanup();
@@ -98,4 +115,5 @@ export function world(): World {
 }
 
 /** Paths (relative to memory/) that sync may ever commit. */
-export const SYNCED_PATH = /^(?:\.gitignore|global\/rules\.md|global\/entries\/[^./][^/]*\.md|projects\/[0-9A-Z]{26}\/(?:project\.md|rules\.md|entries\/[^./][^/]*\.md|handoff\/[^./][^/]*\.md))$/;
+export const SYNCED_PATH =
+  /^(?:\.gitignore|global\/rules\.md|global\/entries\/[^./][^/]*\.md|projects\/[0-9A-Z]{26}\/(?:project\.md|rules\.md|entries\/[^./][^/]*\.md|handoff\/[^./][^/]*\.md))$/;

@@ -20,7 +20,9 @@ describe("mergeRules", () => {
     expect(mergeRules(undefined, "- Use pnpm\n", "*   use  PNPM \n- Be brief\n").text).toBe("- Use pnpm\n- Be brief\n");
   });
   test("a bullet one side deleted stays deleted", () => {
-    expect(mergeRules("- keep\n- drop\n", "- keep\n- new remote\n", "- keep\n- drop\n- new local\n").text).toBe("- keep\n- new remote\n- new local\n");
+    expect(mergeRules("- keep\n- drop\n", "- keep\n- new remote\n", "- keep\n- drop\n- new local\n").text).toBe(
+      "- keep\n- new remote\n- new local\n",
+    );
     expect(mergeRules("- keep\n- drop\n", "- keep\n- drop\n- r\n", "- keep\n- l\n").text).toBe("- keep\n- r\n- l\n");
   });
   test("new headings from this machine come along with their bullets", () => {
@@ -30,7 +32,18 @@ describe("mergeRules", () => {
 });
 
 const entry = (body: string, updated: string, title = "Deploy") =>
-  serializeEntry({ id: "01JD3K0000000000000000000A", kind: "fact", title, tags: ["ops"], applies_to: [], actor: "user", source: "cli", created: "2030-01-01T00:00:00Z", updated, body });
+  serializeEntry({
+    id: "01JD3K0000000000000000000A",
+    kind: "fact",
+    title,
+    tags: ["ops"],
+    applies_to: [],
+    actor: "user",
+    source: "cli",
+    created: "2030-01-01T00:00:00Z",
+    updated,
+    body,
+  });
 
 describe("mergeEntry", () => {
   test("the newer updated wins; the other becomes a tagged sibling with a new id", () => {
@@ -48,7 +61,11 @@ describe("mergeEntry", () => {
   test("a tie goes to the remote; the same text on both sides makes no sibling", () => {
     const t = "2030-02-01T00:00:00Z";
     expect(mergeEntry("X", entry("one", t), entry("two", t)).winner).toBe("remote");
-    const same = mergeEntry("X", entry("Same  text.", "2030-02-01T00:00:00Z"), entry("same text", "2030-02-02T00:00:00Z"));
+    const same = mergeEntry(
+      "X",
+      entry("Same  text.", "2030-02-01T00:00:00Z"),
+      entry("same text", "2030-02-02T00:00:00Z"),
+    );
     expect(same.sibling).toBeUndefined();
     expect(same.winner).toBe("local");
   });
@@ -70,11 +87,26 @@ describe("layout", () => {
       mustGit(dir, env, "init", "-q", repo);
       const pid = "44AR8RZR7FNKBZV09SBEP4M2AD";
       const files = [
-        ".gitignore", ".DS_Store", "README.md", "state/index.db", "inbox/a.json", "queue/q.json",
-        "global/rules.md", "global/notes.md", "global/entries/01JD3K0000000000000000000A.md", "global/entries/.01JD.md.1.a.tmp",
-        "global/entries/x.md.swp", "global/entries/sub/deep.md", `projects/${pid}/project.md`, `projects/${pid}/rules.md`,
-        `projects/${pid}/entries/01JD3K0000000000000000000B.md`, `projects/${pid}/entries/.DS_Store`, `projects/${pid}/handoff/main.md`,
-        `projects/${pid}/handoff/main.md~`, `projects/${pid}/state/index.db`, `projects/.hidden/rules.md`,
+        ".gitignore",
+        ".DS_Store",
+        "README.md",
+        "state/index.db",
+        "inbox/a.json",
+        "queue/q.json",
+        "global/rules.md",
+        "global/notes.md",
+        "global/entries/01JD3K0000000000000000000A.md",
+        "global/entries/.01JD.md.1.a.tmp",
+        "global/entries/x.md.swp",
+        "global/entries/sub/deep.md",
+        `projects/${pid}/project.md`,
+        `projects/${pid}/rules.md`,
+        `projects/${pid}/entries/01JD3K0000000000000000000B.md`,
+        `projects/${pid}/entries/.DS_Store`,
+        `projects/${pid}/handoff/main.md`,
+        `projects/${pid}/handoff/main.md~`,
+        `projects/${pid}/state/index.db`,
+        `projects/.hidden/rules.md`,
       ];
       for (const f of files) {
         mkdirSync(join(repo, f, ".."), { recursive: true });
@@ -83,10 +115,17 @@ describe("layout", () => {
       mustGit(repo, env, "add", "-A");
       const tracked = mustGit(repo, env, "ls-files").split("\n").filter(Boolean).sort();
       expect(tracked).toEqual(files.filter(isSyncedPath).sort());
-      expect(tracked).toEqual([
-        ".gitignore", "global/entries/01JD3K0000000000000000000A.md", "global/rules.md",
-        `projects/${pid}/entries/01JD3K0000000000000000000B.md`, `projects/${pid}/handoff/main.md`, `projects/${pid}/project.md`, `projects/${pid}/rules.md`,
-      ].sort());
+      expect(tracked).toEqual(
+        [
+          ".gitignore",
+          "global/entries/01JD3K0000000000000000000A.md",
+          "global/rules.md",
+          `projects/${pid}/entries/01JD3K0000000000000000000B.md`,
+          `projects/${pid}/handoff/main.md`,
+          `projects/${pid}/project.md`,
+          `projects/${pid}/rules.md`,
+        ].sort(),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN } from "../helpers";
-import { type Machine, SYNCED_PATH, type World, git, mustGit, world } from "./machines";
+import { git, type Machine, mustGit, SYNCED_PATH, type World, world } from "./machines";
 
 let w: World | undefined;
 afterEach(() => {
@@ -15,7 +15,10 @@ function remember(m: Machine, text: string, extra: string[] = []): string {
 }
 
 function recallIds(m: Machine, query: string): string[] {
-  return m.ok(["recall", query, "--json", "--limit", "20"]).json().hits.map((h: { id: string }) => h.id);
+  return m
+    .ok(["recall", query, "--json", "--limit", "20"])
+    .json()
+    .hits.map((h: { id: string }) => h.id);
 }
 
 function projectId(m: Machine): string {
@@ -115,7 +118,12 @@ describe("coffer sync across two machines", () => {
     }
     for (const m of [a, b]) expect(recallIds(m, "Jenkins")).toEqual([]);
     expect(a.git("rev-parse", "HEAD")).toBe(b.git("rev-parse", "HEAD"));
-    expect(b.ok(["status", "--json"]).json().sync).toMatchObject({ enabled: true, ahead: 0, behind: 0, uncommitted: 0 });
+    expect(b.ok(["status", "--json"]).json().sync).toMatchObject({
+      enabled: true,
+      ahead: 0,
+      behind: 0,
+      uncommitted: 0,
+    });
   });
 
   test("a rules conflict keeps both sides' bullets, deduplicated, and says so", () => {
@@ -141,7 +149,12 @@ describe("coffer sync across two machines", () => {
     const merged = b.ok(["rules", "show", "--scope", "project", "--json"]).json().rules[0].text as string;
     const bullets = merged.split("\n").filter((l) => l.startsWith("- "));
     expect(bullets.sort()).toEqual(
-      ["- Keep PRs under 400 lines", "- Run bun test before committing", "- Use pnpm, never npm", "- Write commit messages in English"].sort(),
+      [
+        "- Keep PRs under 400 lines",
+        "- Run bun test before committing",
+        "- Use pnpm, never npm",
+        "- Write commit messages in English",
+      ].sort(),
     );
     expect(merged).not.toContain("<<<<<<<");
 
@@ -195,7 +208,8 @@ describe("coffer sync across two machines", () => {
       const bodies = siblings.map((id) => m.ok(["show", id]).stdout);
       expect(bodies.some((t) => t.includes("version from B, older"))).toBe(true);
       expect(bodies.some((t) => t.includes("version from A, older"))).toBe(true);
-      for (const id of siblings) expect(readFileSync(entryFile(m, pid, id), "utf8")).toMatch(/^tags: \[.*sync-conflict.*\]$/m);
+      for (const id of siblings)
+        expect(readFileSync(entryFile(m, pid, id), "utf8")).toMatch(/^tags: \[.*sync-conflict.*\]$/m);
       expect(recallIds(m, "older").sort()).toEqual(siblings.sort());
     }
   });
@@ -228,7 +242,10 @@ describe("coffer sync across two machines", () => {
     a.ok(["sync"]);
     b.ok(["sync"]);
 
-    for (const listing of [a.git("ls-files"), mustGit(w.root, w.gitEnv, "--git-dir", w.remote, "ls-tree", "-r", "--name-only", "main")]) {
+    for (const listing of [
+      a.git("ls-files"),
+      mustGit(w.root, w.gitEnv, "--git-dir", w.remote, "ls-tree", "-r", "--name-only", "main"),
+    ]) {
       const paths = listing.split("\n").filter(Boolean);
       expect(paths.length).toBeGreaterThan(3);
       for (const p of paths) expect(p).toMatch(SYNCED_PATH);
@@ -251,7 +268,10 @@ describe("coffer sync across two machines", () => {
     mkdirSync(join(seed, "state"), { recursive: true });
     mkdirSync(join(seed, "global", "entries"), { recursive: true });
     writeFileSync(join(seed, "state", "index.db"), "sqlite");
-    writeFileSync(join(seed, "global", "entries", "01JD3K0000000000000000000C.md"), "---\nid: 01JD3K0000000000000000000C\nkind: fact\ntitle: Seeded\ntags: []\nactor: user\nsource: import\ncreated: 2030-01-01T00:00:00Z\nupdated: 2030-01-01T00:00:00Z\n---\nSeeded by hand into the remote\n");
+    writeFileSync(
+      join(seed, "global", "entries", "01JD3K0000000000000000000C.md"),
+      "---\nid: 01JD3K0000000000000000000C\nkind: fact\ntitle: Seeded\ntags: []\nactor: user\nsource: import\ncreated: 2030-01-01T00:00:00Z\nupdated: 2030-01-01T00:00:00Z\n---\nSeeded by hand into the remote\n",
+    );
     mustGit(seed, w.gitEnv, "add", "-A");
     mustGit(seed, w.gitEnv, "commit", "-qm", "hand-made");
     mustGit(seed, w.gitEnv, "push", "-q", "origin", "HEAD:main");
@@ -308,7 +328,7 @@ describe("coffer sync across two machines", () => {
     a.ok(["sync", "--init", w.remote]);
     // The remote disappears (unmounted drive, deleted repo).
     const during = remember(a, "Written while the remote was gone");
-    renameSync(w.remote, w.remote + ".away");
+    renameSync(w.remote, `${w.remote}.away`);
     const gone = a.run(["sync"]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain("does not exist or is not a git repository");
@@ -317,7 +337,9 @@ describe("coffer sync across two machines", () => {
     const st = a.ok(["status", "--json"]).json().sync;
     expect(st.ahead).toBe(1);
     expect(st.last_error).toContain("does not exist");
-    expect(a.ok(["status"]).stdout).toMatch(/Sync: on, origin .*; 1 ahead, 0 behind as of the last fetch; .*last attempt .* failed/);
+    expect(a.ok(["status"]).stdout).toMatch(
+      /Sync: on, origin .*; 1 ahead, 0 behind as of the last fetch; .*last attempt .* failed/,
+    );
 
     // No network: the origin points at a port nobody listens on; a failed --init keeps the old origin.
     const keep = a.run(["sync", "--init", "http://127.0.0.1:9/memory.git"]);
@@ -332,7 +354,7 @@ describe("coffer sync across two machines", () => {
     a.git("remote", "set-url", "origin", w.remote);
 
     // Back online: everything arrives.
-    renameSync(w.remote + ".away", w.remote);
+    renameSync(`${w.remote}.away`, w.remote);
     const back = syncJson(a);
     expect(back.pushed).toBe(2);
     expect(a.ok(["status", "--json"]).json().sync).toMatchObject({ ahead: 0, behind: 0, last_error: null });
@@ -363,7 +385,9 @@ describe("coffer sync across two machines", () => {
     expect(st.uncommitted).toBeGreaterThanOrEqual(1);
     expect(st.last_sync).toMatch(/^\d{4}-\d\d-\d\dT/);
     b.ok(["sync"]);
-    expect(b.ok(["status"]).stdout).toMatch(/Sync: on, origin .* \(main\); 0 ahead, 0 behind as of the last fetch; last sync \d{4}-/);
+    expect(b.ok(["status"]).stdout).toMatch(
+      /Sync: on, origin .* \(main\); 0 ahead, 0 behind as of the last fetch; last sync \d{4}-/,
+    );
   });
   test("a sync interrupted mid-merge is recovered by the next one", () => {
     const { w, pid } = setUp();
@@ -386,7 +410,10 @@ describe("coffer sync across two machines", () => {
     expect(existsSync(join(b.memory, ".git", "rebase-merge"))).toBe(false);
 
     // A sync killed mid-commit: its lock (dead pid) and git's index.lock are left behind.
-    writeFileSync(join(b.sb.cofferHome, "state", "sync.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, at: Date.now() }));
+    writeFileSync(
+      join(b.sb.cofferHome, "state", "sync.lock"),
+      JSON.stringify({ pid: 2 ** 22 + 12345, at: Date.now() }),
+    );
     writeFileSync(join(b.memory, ".git", "index.lock"), "");
     const id = remember(b, "Written after a crashed sync");
     const again = b.run(["sync"]);
@@ -401,7 +428,9 @@ describe("coffer sync across two machines", () => {
     const { a, b } = w;
     const ids = [remember(a, "Concurrent one"), remember(a, "Concurrent two")];
     const procs = [0, 1].map(() => a.sb.spawn(["sync"], { cwd: a.project }));
-    const results = await Promise.all(procs.map(async (p) => ({ code: await p.exited, err: await new Response(p.stderr).text() })));
+    const results = await Promise.all(
+      procs.map(async (p) => ({ code: await p.exited, err: await new Response(p.stderr).text() })),
+    );
     for (const r of results) if (r.code !== 0) expect(r.err).toContain("another coffer sync is running");
     expect(results.some((r) => r.code === 0)).toBe(true);
     b.ok(["sync"]);

@@ -1,5 +1,5 @@
 /** Golden files: each fixture's cleaned conversation, rendered plainly, checked in after a read by hand. */
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTranscriptText } from "../../src/transcripts/discovery";
 import type { ParsedTranscript, TranscriptHost } from "../../src/transcripts/types";
@@ -14,19 +14,37 @@ export type Fixture = { host: TranscriptHost; name: string; path: string; golden
 /** Every transcript fixture: the shared ones and this repository's own (secrets excluded: not a host dir). */
 export function fixtures(): Fixture[] {
   const out: Fixture[] = [];
-  for (const [origin, root] of [["shared", SHARED], ["own", OWN]] as const) {
+  for (const [origin, root] of [
+    ["shared", SHARED],
+    ["own", OWN],
+  ] as const) {
     for (const host of ["claude", "codex", "gemini"] as const) {
       let names: string[] = [];
-      try { names = readdirSync(join(root, host)).filter((n) => /\.jsonl?$/.test(n)).sort(); } catch {}
-      for (const name of names) out.push({ host, name: `${origin}/${host}/${name}`, path: join(root, host, name), golden: join(GOLDEN, origin, host, name.replace(/\.jsonl?$/, ".txt")) });
+      try {
+        names = readdirSync(join(root, host))
+          .filter((n) => /\.jsonl?$/.test(n))
+          .sort();
+      } catch {}
+      for (const name of names)
+        out.push({
+          host,
+          name: `${origin}/${host}/${name}`,
+          path: join(root, host, name),
+          golden: join(GOLDEN, origin, host, name.replace(/\.jsonl?$/, ".txt")),
+        });
     }
   }
   return out;
 }
 
 export function render(p: ParsedTranscript): string {
-  const head = [`title: ${p.title}`, `session: ${p.session_id ?? "-"}`, `cwd: ${p.cwd ?? "-"}`, `turns: ${p.turns.length}`];
-  return [head.join("\n"), ...p.turns.map((t) => `[${t.role}]\n${t.text}`)].join("\n\n") + "\n";
+  const head = [
+    `title: ${p.title}`,
+    `session: ${p.session_id ?? "-"}`,
+    `cwd: ${p.cwd ?? "-"}`,
+    `turns: ${p.turns.length}`,
+  ];
+  return `${[head.join("\n"), ...p.turns.map((t) => `[${t.role}]\n${t.text}`)].join("\n\n")}\n`;
 }
 
 export function parseFixture(f: Fixture): ParsedTranscript {

@@ -27,36 +27,147 @@ describe("golden outputs", () => {
 /** Strings that must never survive cleaning, per fixture (tool traffic, thinking, preambles, Coffer). */
 const FORBIDDEN: Record<string, string[]> = {
   "shared/claude/simple-tools.jsonl": ["def hello()", "File written successfully", "git add .", "Add hello function"],
-  "shared/claude/representative.jsonl": ["File created successfully", "Hello, Alice!\nHello, Alice!", "python /tmp/decorator_example.py", "def repeat(times)"],
-  "shared/claude/edge-cases.jsonl": ["Caveat:", "<command-name>", "test-command", "Command output here", "Tool execution failed", "wow error", "FailingTool", "Implement core functionality"],
-  "shared/claude/record-zoo-v2.1.jsonl": ["Reasoning goes here", "a.txt", "Summary of prior context", "The user doesn't want to proceed", "Hello", "Done.", "Partial reply"],
-  "shared/codex/record-zoo-0.146.jsonl": ["a.txt", "\"command\"", "Refused"],
+  "shared/claude/representative.jsonl": [
+    "File created successfully",
+    "Hello, Alice!\nHello, Alice!",
+    "python /tmp/decorator_example.py",
+    "def repeat(times)",
+  ],
+  "shared/claude/edge-cases.jsonl": [
+    "Caveat:",
+    "<command-name>",
+    "test-command",
+    "Command output here",
+    "Tool execution failed",
+    "wow error",
+    "FailingTool",
+    "Implement core functionality",
+  ],
+  "shared/claude/record-zoo-v2.1.jsonl": [
+    "Reasoning goes here",
+    "a.txt",
+    "Summary of prior context",
+    "The user doesn't want to proceed",
+    "Hello",
+    "Done.",
+    "Partial reply",
+  ],
+  "shared/codex/record-zoo-0.146.jsonl": ["a.txt", '"command"', "Refused"],
   "shared/gemini/session-legacy.json": ["Short reasoning placeholder"],
   "shared/gemini/session-v040.jsonl": ["ls -F", "AgentSessions/", "README.md"],
   "own/claude/coffer-context.jsonl": [
-    "(via Coffer)", "Coffer proof", "already loaded", "Run bun test before committing", "Redis", "grep for it", "export function total",
-    "claudeMd", "/compact", "Compacted", "SessionStart hook additional context", "UserPromptSubmit hook additional context", "continued from a previous conversation", "Base directory", "Always write a regression test",
-    "Request interrupted", "API Error", "cut off mid",
+    "(via Coffer)",
+    "Coffer proof",
+    "already loaded",
+    "Run bun test before committing",
+    "Redis",
+    "grep for it",
+    "export function total",
+    "claudeMd",
+    "/compact",
+    "Compacted",
+    "SessionStart hook additional context",
+    "UserPromptSubmit hook additional context",
+    "continued from a previous conversation",
+    "Base directory",
+    "Always write a regression test",
+    "Request interrupted",
+    "API Error",
+    "cut off mid",
   ],
   "own/codex/preambles-and-duplicates.jsonl": [
-    "(via Coffer)", "Coffer proof", "Invoices are immutable", "permissions instructions", "AGENTS.md", "Use pnpm", "environment_context", "<cwd>",
-    "Stripe retries webhooks", "Inspecting webhook handler", "rg\", \"refund", "src/webhooks/refund.ts:12", "git status", "Begin Patch", "Success. Updated",
-    "Summary of the conversation", "interrupted the previous turn", "cut sho",
+    "(via Coffer)",
+    "Coffer proof",
+    "Invoices are immutable",
+    "permissions instructions",
+    "AGENTS.md",
+    "Use pnpm",
+    "environment_context",
+    "<cwd>",
+    "Stripe retries webhooks",
+    "Inspecting webhook handler",
+    'rg", "refund',
+    "src/webhooks/refund.ts:12",
+    "git status",
+    "Begin Patch",
+    "Success. Updated",
+    "Summary of the conversation",
+    "interrupted the previous turn",
+    "cut sho",
   ],
   // Real sessions of the pinned CLIs with Coffer's hooks injecting context (see SOURCES.md).
-  "own/claude/observed-2.1.328.jsonl": ["via Coffer", "hook additional context", "session_context", "Coffer proof", "Use tabs in Makefiles", "Always run the linter", "Release process", "make release"],
-  "own/codex/observed-0.169.0.jsonl": ["via Coffer", "environment_context", "skills_instructions", "Coffer proof", "Use tabs in Makefiles", "Always run the linter", "Release process", "make release"],
-  "own/gemini/observed-0.61.0.jsonl": ["via Coffer", "session_context", "This is the Gemini CLI", "Coffer proof", "Use tabs in Makefiles", "Always run the linter", "Release process"],
-  "own/gemini/session-resumed.jsonl": ["(via Coffer)", "hook_context", "Run make check before pushing", "Coffer proof", "already loaded", "CI is UTC", "state_snapshot", "overall_goal", "Got it. Thanks", "Memory for Makefile", "ok\n"],
-  "own/gemini/session-rewind.jsonl": ["(via Coffer)", "already loaded", "Exports run at 02:00", "Content from referenced files", "db.query(row.id)", "Reading the export loop", "Rust", "Request cancelled", "Quota exceeded", "trunc"],
+  "own/claude/observed-2.1.328.jsonl": [
+    "via Coffer",
+    "hook additional context",
+    "session_context",
+    "Coffer proof",
+    "Use tabs in Makefiles",
+    "Always run the linter",
+    "Release process",
+    "make release",
+  ],
+  "own/codex/observed-0.169.0.jsonl": [
+    "via Coffer",
+    "environment_context",
+    "skills_instructions",
+    "Coffer proof",
+    "Use tabs in Makefiles",
+    "Always run the linter",
+    "Release process",
+    "make release",
+  ],
+  "own/gemini/observed-0.61.0.jsonl": [
+    "via Coffer",
+    "session_context",
+    "This is the Gemini CLI",
+    "Coffer proof",
+    "Use tabs in Makefiles",
+    "Always run the linter",
+    "Release process",
+  ],
+  "own/gemini/session-resumed.jsonl": [
+    "(via Coffer)",
+    "hook_context",
+    "Run make check before pushing",
+    "Coffer proof",
+    "already loaded",
+    "CI is UTC",
+    "state_snapshot",
+    "overall_goal",
+    "Got it. Thanks",
+    "Memory for Makefile",
+    "ok\n",
+  ],
+  "own/gemini/session-rewind.jsonl": [
+    "(via Coffer)",
+    "already loaded",
+    "Exports run at 02:00",
+    "Content from referenced files",
+    "db.query(row.id)",
+    "Reading the export loop",
+    "Rust",
+    "Request cancelled",
+    "Quota exceeded",
+    "trunc",
+  ],
 };
 
 describe("what never survives", () => {
   for (const f of all) {
     test(f.name, () => {
-      const text = parseFixture(f).turns.map((t) => t.text).join("\n");
+      const text = parseFixture(f)
+        .turns.map((t) => t.text)
+        .join("\n");
       for (const s of FORBIDDEN[f.name] ?? []) expect(text).not.toContain(s);
-      for (const marker of ["<system-reminder>", "<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<command-name>", "<local-command-stdout>", "(via Coffer)"]) {
+      for (const marker of [
+        "<system-reminder>",
+        "<environment_context>",
+        "<user_instructions>",
+        "# AGENTS.md instructions",
+        "<command-name>",
+        "<local-command-stdout>",
+        "(via Coffer)",
+      ]) {
         expect(text).not.toContain(marker);
       }
     });
@@ -105,27 +216,49 @@ describe("tolerance", () => {
   test("unknown records, garbage lines and a truncated last line are skipped, never thrown", () => {
     const junk = ['"just a string"', "42", "[1,2]", "{not json", '{"type":"mystery","payload":{"x":1}}', ""].join("\n");
     const user = JSON.stringify({ type: "user", sessionId: "s", message: { role: "user", content: "still here" } });
-    expect(parseClaude(`${junk}\n${user}\n{"type":"user","message":{"content":"cut`).turns.map((t) => t.text)).toEqual(["still here"]);
-    const codexLine = JSON.stringify({ timestamp: "2026-01-01T00:00:00Z", type: "event_msg", payload: { type: "user_message", message: "still here" } });
-    expect(parseCodex(`${junk}\n${codexLine}\n{"type":"response_item","payload":{"ty`).turns.map((t) => t.text)).toEqual(["still here"]);
+    expect(parseClaude(`${junk}\n${user}\n{"type":"user","message":{"content":"cut`).turns.map((t) => t.text)).toEqual([
+      "still here",
+    ]);
+    const codexLine = JSON.stringify({
+      timestamp: "2026-01-01T00:00:00Z",
+      type: "event_msg",
+      payload: { type: "user_message", message: "still here" },
+    });
+    expect(
+      parseCodex(`${junk}\n${codexLine}\n{"type":"response_item","payload":{"ty`).turns.map((t) => t.text),
+    ).toEqual(["still here"]);
     const gem = JSON.stringify({ id: "a", type: "user", content: "still here" });
-    expect(parseGemini(`{"sessionId":"s","projectHash":"h"}\n${junk}\n${gem}\n{"id":"b","type":"gem`).turns.map((t) => t.text)).toEqual(["still here"]);
+    expect(
+      parseGemini(`{"sessionId":"s","projectHash":"h"}\n${junk}\n${gem}\n{"id":"b","type":"gem`).turns.map(
+        (t) => t.text,
+      ),
+    ).toEqual(["still here"]);
     expect(parseGemini('{"sessionId":"s","messages":[{"id":"a","type":"user","content":"cut sh').turns).toEqual([]);
     expect(parseClaude("").turns).toEqual([]);
   });
 
   test("Gemini content without displayContent: pasted file contents and Coffer's part are dropped", () => {
     const line = JSON.stringify({
-      id: "m1", type: "user",
-      content: [{ text: "Why is it slow?" }, { text: "--- Content from referenced files ---\nsecret code\n--- End of content ---" }, { text: "# Relevant memory (via Coffer)\n- x" }],
+      id: "m1",
+      type: "user",
+      content: [
+        { text: "Why is it slow?" },
+        { text: "--- Content from referenced files ---\nsecret code\n--- End of content ---" },
+        { text: "# Relevant memory (via Coffer)\n- x" },
+      ],
     });
-    expect(parseGemini(`{"sessionId":"s","projectHash":"h"}\n${line}`).turns).toEqual([{ role: "user", text: "Why is it slow?" }]);
+    expect(parseGemini(`{"sessionId":"s","projectHash":"h"}\n${line}`).turns).toEqual([
+      { role: "user", text: "Why is it slow?" },
+    ]);
   });
 
   test("Coffer context inside an older Claude hook tag or appended to a prompt is cut, the prompt kept", () => {
-    const rec = (content: string) => JSON.stringify({ type: "user", sessionId: "s", message: { role: "user", content } });
+    const rec = (content: string) =>
+      JSON.stringify({ type: "user", sessionId: "s", message: { role: "user", content } });
     const text = [
-      rec("Fix the build\n<user-prompt-submit-hook># Relevant memory (via Coffer)\n- Use bun</user-prompt-submit-hook>"),
+      rec(
+        "Fix the build\n<user-prompt-submit-hook># Relevant memory (via Coffer)\n- Use bun</user-prompt-submit-hook>",
+      ),
       rec("Also the docs\n\n## Project rules (via Coffer)\n- Never push to main\nCoffer proof: rules=1"),
       rec("# Relevant memory (via Coffer)\n- only context"),
     ].join("\n");

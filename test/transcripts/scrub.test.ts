@@ -2,31 +2,67 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseClaude } from "../../src/transcripts/claude";
 import { stripInjectionLines } from "../../src/transcripts/clean";
 import { prepareConversation } from "../../src/transcripts/conversation";
-import { parseClaude } from "../../src/transcripts/claude";
-import { REDACTED, cutMessage, fitBudget, scrubText } from "../../src/transcripts/scrub";
+import { cutMessage, fitBudget, REDACTED, scrubText } from "../../src/transcripts/scrub";
 import type { Turn } from "../../src/transcripts/types";
 
 const SECRETS_DIR = join(import.meta.dir, "..", "fixtures", "transcripts", "secrets");
 
 describe("every secret kind is redacted", () => {
   const cases: [string, string, string][] = [
-    ["PEM private key", "key:\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\nend", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"],
-    ["PEM block cut short", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIFakeFakeFakeFakeFake", "MHcCAQEEIFakeFakeFakeFakeFake"],
+    [
+      "PEM private key",
+      "key:\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\nend",
+      "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+    ],
+    [
+      "PEM block cut short",
+      "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIFakeFakeFakeFakeFake",
+      "MHcCAQEEIFakeFakeFakeFakeFake",
+    ],
     ["OpenAI key", "use sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12 here", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12"],
-    ["Anthropic key", "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz-_0123", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz-_0123"],
+    [
+      "Anthropic key",
+      "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz-_0123",
+      "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz-_0123",
+    ],
     ["GitHub classic", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"],
-    ["GitHub other prefixes", "gho_AbCdEfGhIjKlMnOpQrStUv ghu_AbCdEfGhIjKlMnOpQrStUv ghs_AbCdEfGhIjKlMnOpQrStUv ghr_AbCdEfGhIjKlMnOpQrStUv", "AbCdEfGhIjKlMnOpQrStUv"],
-    ["GitHub fine-grained", "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz", "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz"],
-    ["Slack", "xoxb-123-456-AbCdEfGhIj and xoxa-2-abcdefghijkl xoxr-1-abcdefghijkl xoxs-1-abcdefghijkl xoxp-1-abcdefghijkl", "abcdefghijkl"],
+    [
+      "GitHub other prefixes",
+      "gho_AbCdEfGhIjKlMnOpQrStUv ghu_AbCdEfGhIjKlMnOpQrStUv ghs_AbCdEfGhIjKlMnOpQrStUv ghr_AbCdEfGhIjKlMnOpQrStUv",
+      "AbCdEfGhIjKlMnOpQrStUv",
+    ],
+    [
+      "GitHub fine-grained",
+      "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz",
+      "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz",
+    ],
+    [
+      "Slack",
+      "xoxb-123-456-AbCdEfGhIj and xoxa-2-abcdefghijkl xoxr-1-abcdefghijkl xoxs-1-abcdefghijkl xoxp-1-abcdefghijkl",
+      "abcdefghijkl",
+    ],
     ["AWS access key id", "AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"],
-    ["AWS secret assignment", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
-    ["AWS secret in JSON", '{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}', "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+    [
+      "AWS secret assignment",
+      "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ],
+    [
+      "AWS secret in JSON",
+      '{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
+      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ],
     ["Google API key", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "AIzaSyA-1234567890abcdefghijklmnopqrstu"],
     ["GitLab", "glpat-AbCdEfGhIjKlMnOpQrSt", "glpat-AbCdEfGhIjKlMnOpQrSt"],
     ["Bearer", "Authorization: Bearer abc123def456ghi789jkl", "abc123def456ghi789jkl"],
-    ["JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"],
+    [
+      "JWT",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+      "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ],
     ["password =", "password = hunter22", "hunter22"],
     ["passwd:", "passwd: letmein99", "letmein99"],
     ["pwd=", "pwd=Zz9!zz9", "Zz9!zz9"],
@@ -76,7 +112,8 @@ describe("every secret kind is redacted", () => {
     const parsed = parseClaude(readFileSync(join(SECRETS_DIR, "claude-every-secret.jsonl"), "utf8"));
     const prepared = prepareConversation(parsed.turns);
     const all = prepared.turns.map((t) => t.text).join("\n") + parsed.title;
-    for (const [kind, value] of Object.entries(secrets)) expect({ kind, leaked: all.includes(value) }).toEqual({ kind, leaked: false });
+    for (const [kind, value] of Object.entries(secrets))
+      expect({ kind, leaked: all.includes(value) }).toEqual({ kind, leaked: false });
     expect(prepared.redactions).toBeGreaterThanOrEqual(Object.keys(secrets).length - 2);
     expect(all).not.toContain("[redacted]]"); // a second rule never re-redacts the first rule's marker
   });
@@ -91,14 +128,17 @@ describe("budgets", () => {
   });
 
   test("a secret is scrubbed before the cut, so no half of it survives", () => {
-    const key = "sk-proj-" + "A1b2C3d4".repeat(4);
+    const key = `sk-proj-${"A1b2C3d4".repeat(4)}`;
     const text = "z".repeat(1990) + key;
     const out = prepareConversation([{ role: "user", text }]).turns[0]!.text;
     expect(out).not.toContain("sk-proj-A1b2");
   });
 
   test("the conversation keeps its start and its most recent turns within the budget", () => {
-    const turns: Turn[] = Array.from({ length: 60 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", text: `turn ${i} ` + "w".repeat(990) }));
+    const turns: Turn[] = Array.from({ length: 60 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      text: `turn ${i} ${"w".repeat(990)}`,
+    }));
     const fit = fitBudget(turns, 12000);
     const kept = fit.turns.map((t) => Number(/turn (\d+)/.exec(t.text)![1]));
     expect(kept[0]).toBe(0);

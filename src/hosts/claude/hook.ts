@@ -6,7 +6,16 @@
  * whole up to 10,000 chars, so Coffer stays at 9,500.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, readStdin, charCount, specificOutput } from "../../hooks/types";
+import {
+  charCount,
+  EMPTY_OBJECT,
+  type HookEvent,
+  type HostAdapter,
+  type ParseResult,
+  readStdin,
+  type StartSource,
+  specificOutput,
+} from "../../hooks/types";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",
@@ -31,25 +40,41 @@ const Stdin = v.object({
   agent_id: v.optional(v.string()),
 });
 
-const SOURCES: Record<string, StartSource> = { startup: "startup", resume: "resume", clear: "clear", compact: "compact", fork: "startup" };
+const SOURCES: Record<string, StartSource> = {
+  startup: "startup",
+  resume: "resume",
+  clear: "clear",
+  compact: "compact",
+  fork: "startup",
+};
 
 function parse(event: HookEvent, raw: unknown): ParseResult {
   const read = readStdin(Stdin, raw, "Claude", NATIVE[event]);
   if (!read.ok) return read;
   const s = read.s;
-  const input = { host: "claude" as const, event, sessionId: s.session_id, cwd: s.cwd, agentId: s.agent_id, transcriptPath: s.transcript_path };
+  const input = {
+    host: "claude" as const,
+    event,
+    sessionId: s.session_id,
+    cwd: s.cwd,
+    agentId: s.agent_id,
+    transcriptPath: s.transcript_path,
+  };
   switch (event) {
     case "session-start":
       return { ok: true, input: { ...input, source: SOURCES[s.source ?? "startup"] ?? "startup" } };
     case "prompt":
       if (typeof s.prompt !== "string") return { ok: false, reason: "UserPromptSubmit without a prompt" };
       // Claude submits background-task results as prompts too; they are not the user asking.
-      if (/^\s*<task-notification>/.test(s.prompt)) return { ok: false, ignored: true, reason: "task notification, not a user prompt" };
+      if (/^\s*<task-notification>/.test(s.prompt))
+        return { ok: false, ignored: true, reason: "task notification, not a user prompt" };
       return { ok: true, input: { ...input, prompt: s.prompt } };
     case "tool": {
-      if (!s.tool_name || !PATH_TOOLS.has(s.tool_name)) return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
+      if (!s.tool_name || !PATH_TOOLS.has(s.tool_name))
+        return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
       const path = s.tool_input?.file_path;
-      if (typeof path !== "string" || !path) return { ok: false, reason: `${s.tool_name} without tool_input.file_path` };
+      if (typeof path !== "string" || !path)
+        return { ok: false, reason: `${s.tool_name} without tool_input.file_path` };
       return { ok: true, input: { ...input, filePaths: [path] } };
     }
     default:

@@ -7,7 +7,10 @@ import { join } from "node:path";
 import { readJsonValue } from "../../link/json-edit";
 import type { HostLink, Problem, Target } from "../../link/types";
 
-const settings = (t: Target) => ({ path: t.root ? join(t.root, ".claude", "settings.json") : join(t.home, ".claude", "settings.json"), dialect: "json" as const });
+const settings = (t: Target) => ({
+  path: t.root ? join(t.root, ".claude", "settings.json") : join(t.home, ".claude", "settings.json"),
+  dialect: "json" as const,
+});
 
 export const claudeLink: HostLink = {
   host: "claude",
@@ -33,7 +36,8 @@ export const claudeLink: HostLink = {
     path: ["mcpServers", "coffer"],
     value: (bin) => ({ type: "stdio", command: bin, args: ["serve", "--stdio"], env: {} }),
     managed: ["type", "command", "args"],
-    binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
+    binaryOf: (e) =>
+      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
   },
   nativeMemory: { kind: "json", file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
   sessionEnd: "hook",
@@ -41,7 +45,12 @@ export const claudeLink: HostLink = {
     const file = settings(t).path;
     const doc = readJsonValue(file, "json") as { disableAllHooks?: unknown } | undefined;
     return doc?.disableAllHooks === true
-      ? [{ message: `Claude Code runs no hooks at all: "disableAllHooks": true in ${file}`, fix: `remove "disableAllHooks" from ${file}` }]
+      ? [
+          {
+            message: `Claude Code runs no hooks at all: "disableAllHooks": true in ${file}`,
+            fix: `remove "disableAllHooks" from ${file}`,
+          },
+        ]
       : [];
   },
 };

@@ -8,7 +8,16 @@
  * tokens counted as UTF-8 bytes / 4.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, readStdin, specificOutput, utf8Bytes } from "../../hooks/types";
+import {
+  EMPTY_OBJECT,
+  type HookEvent,
+  type HostAdapter,
+  type ParseResult,
+  readStdin,
+  type StartSource,
+  specificOutput,
+  utf8Bytes,
+} from "../../hooks/types";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",
@@ -31,7 +40,12 @@ const Stdin = v.object({
   agent_id: v.optional(v.string()),
 });
 
-const SOURCES: Record<string, StartSource> = { startup: "startup", resume: "resume", clear: "clear", compact: "compact" };
+const SOURCES: Record<string, StartSource> = {
+  startup: "startup",
+  resume: "resume",
+  clear: "clear",
+  compact: "compact",
+};
 
 const PATCH_FILE = /^\*\*\* (?:Update File|Add File|Delete File|Move to): (.+)$/gm;
 
@@ -60,7 +74,14 @@ function parse(event: HookEvent, raw: unknown): ParseResult {
   const read = readStdin(Stdin, raw, "Codex", NATIVE[event]);
   if (!read.ok) return read;
   const s = read.s;
-  const input = { host: "codex" as const, event, sessionId: s.session_id, cwd: s.cwd, agentId: s.agent_id, transcriptPath: s.transcript_path ?? undefined };
+  const input = {
+    host: "codex" as const,
+    event,
+    sessionId: s.session_id,
+    cwd: s.cwd,
+    agentId: s.agent_id,
+    transcriptPath: s.transcript_path ?? undefined,
+  };
   switch (event) {
     case "session-start":
       return { ok: true, input: { ...input, source: SOURCES[s.source ?? "startup"] ?? "startup" } };
@@ -68,7 +89,8 @@ function parse(event: HookEvent, raw: unknown): ParseResult {
       if (typeof s.prompt !== "string") return { ok: false, reason: "UserPromptSubmit without a prompt" };
       return { ok: true, input: { ...input, prompt: s.prompt } };
     case "tool": {
-      if (s.tool_name !== "apply_patch") return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
+      if (s.tool_name !== "apply_patch")
+        return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
       const text = patchText(s.tool_input);
       if (!text) return { ok: false, reason: "apply_patch without patch text" };
       const paths = patchPaths(text);

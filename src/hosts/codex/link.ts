@@ -23,7 +23,14 @@ function hooksSwitchedOff(t: Target): Problem[] {
     const doc = parseToml(readFileSync(file, "utf8")) as { features?: Record<string, unknown> };
     const f = doc.features ?? {};
     const key = f.hooks === false ? "hooks" : f.codex_hooks === false ? "codex_hooks" : undefined;
-    return key ? [{ message: `Codex hooks are switched off ([features] ${key} = false in ${file})`, fix: `remove "${key} = false" from [features] in ${file}` }] : [];
+    return key
+      ? [
+          {
+            message: `Codex hooks are switched off ([features] ${key} = false in ${file})`,
+            fix: `remove "${key} = false" from [features] in ${file}`,
+          },
+        ]
+      : [];
   } catch {
     return [{ message: `${file} is not valid TOML`, fix: `fix ${file} by hand (Codex will not start with it either)` }];
   }
@@ -50,7 +57,8 @@ export const codexLink: HostLink = {
     file: configToml,
     table: ["mcp_servers", "coffer"],
     value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
+    binaryOf: (e) =>
+      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
   },
   nativeMemory: {
     kind: "toml",

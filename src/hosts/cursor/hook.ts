@@ -4,7 +4,7 @@
  * builds) and the cwd the first of `workspace_roots`.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, maxTokensCapacity } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../../hooks/types";
 
 const Stdin = v.object({
   conversation_id: v.optional(v.string()),
@@ -25,7 +25,10 @@ function parse(event: HookEvent, raw: unknown, processCwd: string): ParseResult 
   const sessionId = s.conversation_id ?? s.session_id;
   if (!sessionId) return { ok: false, reason: "no conversation_id" };
   const cwd = s.workspace_roots?.[0] ?? s.cwd ?? processCwd;
-  return { ok: true, input: { host: "cursor", event, sessionId, cwd, source: "startup", transcriptPath: s.transcript_path ?? undefined } };
+  return {
+    ok: true,
+    input: { host: "cursor", event, sessionId, cwd, source: "startup", transcriptPath: s.transcript_path ?? undefined },
+  };
 }
 
 export const adapter: HostAdapter = {

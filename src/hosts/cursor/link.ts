@@ -24,7 +24,8 @@ export const cursorLink: HostLink = {
     file: (t) => ({ path: join(dir(t), "mcp.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
     value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
+    binaryOf: (e) =>
+      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
   },
   sessionEnd: "none",
 };

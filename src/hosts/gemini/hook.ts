@@ -14,7 +14,16 @@
  *   `manual` (/compress) one is known to be real, so only that resets the delivered set.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, type StartSource, readStdin, maxTokensCapacity, specificOutput } from "../../hooks/types";
+import {
+  EMPTY_OBJECT,
+  type HookEvent,
+  type HostAdapter,
+  maxTokensCapacity,
+  type ParseResult,
+  readStdin,
+  type StartSource,
+  specificOutput,
+} from "../../hooks/types";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",
@@ -36,11 +45,22 @@ const Stdin = v.object({
   trigger: v.optional(v.string()),
   prompt: v.optional(v.string()),
   tool_name: v.optional(v.string()),
-  tool_input: v.optional(v.looseObject({ file_path: v.optional(v.unknown()), absolute_path: v.optional(v.unknown()), path: v.optional(v.unknown()) })),
+  tool_input: v.optional(
+    v.looseObject({
+      file_path: v.optional(v.unknown()),
+      absolute_path: v.optional(v.unknown()),
+      path: v.optional(v.unknown()),
+    }),
+  ),
 });
 
 // resume -> startup: Gemini does not replay the turns that carried earlier context.
-const SOURCES: Record<string, StartSource> = { startup: "startup", resume: "startup", clear: "clear", compact: "compact" };
+const SOURCES: Record<string, StartSource> = {
+  startup: "startup",
+  resume: "startup",
+  clear: "clear",
+  compact: "compact",
+};
 
 const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>\s*/g;
 
@@ -48,7 +68,13 @@ function parse(event: HookEvent, raw: unknown): ParseResult {
   const read = readStdin(Stdin, raw, "Gemini", NATIVE[event]);
   if (!read.ok) return read;
   const s = read.s;
-  const input = { host: "gemini" as const, event, sessionId: s.session_id, cwd: s.cwd, transcriptPath: s.transcript_path };
+  const input = {
+    host: "gemini" as const,
+    event,
+    sessionId: s.session_id,
+    cwd: s.cwd,
+    transcriptPath: s.transcript_path,
+  };
   switch (event) {
     case "session-start":
       return { ok: true, input: { ...input, source: SOURCES[s.source ?? s.trigger ?? "startup"] ?? "startup" } };
@@ -56,14 +82,20 @@ function parse(event: HookEvent, raw: unknown): ParseResult {
       if (typeof s.prompt !== "string") return { ok: false, reason: "BeforeAgent without a prompt" };
       return { ok: true, input: { ...input, prompt: s.prompt.replace(HOOK_CONTEXT, "") } };
     case "tool": {
-      if (!s.tool_name || !PATH_TOOLS.has(s.tool_name)) return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
+      if (!s.tool_name || !PATH_TOOLS.has(s.tool_name))
+        return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
       const ti = s.tool_input ?? {};
       const path = [ti.file_path, ti.absolute_path, ti.path].find((p) => typeof p === "string" && p);
       if (typeof path !== "string") return { ok: false, reason: `${s.tool_name} without a file path in tool_input` };
       return { ok: true, input: { ...input, filePaths: [path] } };
     }
     case "compact":
-      if (s.trigger === "auto") return { ok: false, ignored: true, reason: "PreCompress auto fires before every model call; not a compression" };
+      if (s.trigger === "auto")
+        return {
+          ok: false,
+          ignored: true,
+          reason: "PreCompress auto fires before every model call; not a compression",
+        };
       return { ok: true, input };
     default:
       return { ok: true, input };

@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { readJsonValue } from "../../link/json-edit";
 import type { HostLink, Problem, Target } from "../../link/types";
 
-const settings = (t: Target) => ({ path: t.root ? join(t.root, ".gemini", "settings.json") : join(t.home, ".gemini", "settings.json"), dialect: "json-comments" as const });
+const settings = (t: Target) => ({
+  path: t.root ? join(t.root, ".gemini", "settings.json") : join(t.home, ".gemini", "settings.json"),
+  dialect: "json-comments" as const,
+});
 
 export const geminiLink: HostLink = {
   host: "gemini",
@@ -31,13 +34,28 @@ export const geminiLink: HostLink = {
     file: settings,
     path: ["mcpServers", "coffer"],
     value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
+    binaryOf: (e) =>
+      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
   },
   sessionEnd: "sweep",
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;
     const doc = readJsonValue(file, "json-comments") as Record<string, any> | undefined;
-    const off = doc?.hooksConfig?.enabled === false ? "hooksConfig.enabled" : doc?.hooks?.enabled === false ? "hooks.enabled" : doc?.tools?.enableHooks === false ? "tools.enableHooks" : undefined;
-    return off ? [{ message: `Gemini CLI hooks are switched off (${off} = false in ${file})`, fix: `set ${off} to true in ${file}` }] : [];
+    const off =
+      doc?.hooksConfig?.enabled === false
+        ? "hooksConfig.enabled"
+        : doc?.hooks?.enabled === false
+          ? "hooks.enabled"
+          : doc?.tools?.enableHooks === false
+            ? "tools.enableHooks"
+            : undefined;
+    return off
+      ? [
+          {
+            message: `Gemini CLI hooks are switched off (${off} = false in ${file})`,
+            fix: `set ${off} to true in ${file}`,
+          },
+        ]
+      : [];
   },
 };

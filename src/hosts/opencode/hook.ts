@@ -7,7 +7,7 @@
  * an unchanged routed set answers `{}`.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, maxTokensCapacity } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../../hooks/types";
 
 const Stdin = v.object({
   hook_event_name: v.optional(v.string()),
@@ -18,7 +18,8 @@ const Stdin = v.object({
 
 function parse(event: HookEvent, raw: unknown): ParseResult {
   const r = v.safeParse(Stdin, raw);
-  if (!r.success) return { ok: false, reason: `stdin does not match the OpenCode plugin's payload: ${r.issues[0]?.message}` };
+  if (!r.success)
+    return { ok: false, reason: `stdin does not match the OpenCode plugin's payload: ${r.issues[0]?.message}` };
   const s = r.output;
   const input = { host: "opencode" as const, event, sessionId: s.session_id, cwd: s.cwd };
   if (event === "prompt") return { ok: true, input: { ...input, prompt: s.prompt ?? "" } };

@@ -17,7 +17,9 @@ const configDir = (t: Target) => join(process.env.XDG_CONFIG_HOME || join(t.home
 /** `opencode.jsonc` when the user has one, else `opencode.json`. */
 function configFile(dir: string) {
   const jsonc = join(dir, "opencode.jsonc");
-  return existsSync(jsonc) ? { path: jsonc, dialect: "jsonc" as const } : { path: join(dir, "opencode.json"), dialect: "jsonc" as const };
+  return existsSync(jsonc)
+    ? { path: jsonc, dialect: "jsonc" as const }
+    : { path: join(dir, "opencode.json"), dialect: "jsonc" as const };
 }
 
 /** The generated plugin. Plain JavaScript that OpenCode (Bun) imports; no dependencies. */
@@ -109,7 +111,8 @@ export const opencodeLink: HostLink = {
   name: "OpenCode",
   hooks: {
     kind: "plugin",
-    file: (t) => (t.root ? join(t.root, ".opencode", "plugins", "coffer.js") : join(configDir(t), "plugins", "coffer.js")),
+    file: (t) =>
+      t.root ? join(t.root, ".opencode", "plugins", "coffer.js") : join(configDir(t), "plugins", "coffer.js"),
     marker: OPENCODE_MARKER,
     render: renderPlugin,
     binaryOf: (text) => {

@@ -5,7 +5,7 @@
  * through MCP, and nothing is recorded as delivered.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, type ParseResult, maxTokensCapacity } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../../hooks/types";
 
 const Stdin = v.object({
   agent_action_name: v.optional(v.string()),
@@ -21,7 +21,16 @@ function parse(event: HookEvent, raw: unknown, processCwd: string): ParseResult 
   if (s.agent_action_name !== undefined && s.agent_action_name !== "pre_user_prompt") {
     return { ok: false, reason: `agent_action_name ${JSON.stringify(s.agent_action_name)} is not pre_user_prompt` };
   }
-  return { ok: true, input: { host: "windsurf", event, sessionId: s.trajectory_id, cwd: processCwd, prompt: s.tool_info?.user_prompt ?? "" } };
+  return {
+    ok: true,
+    input: {
+      host: "windsurf",
+      event,
+      sessionId: s.trajectory_id,
+      cwd: processCwd,
+      prompt: s.tool_info?.user_prompt ?? "",
+    },
+  };
 }
 
 export const adapter: HostAdapter = {

@@ -15,7 +15,10 @@ export const windsurfLink: HostLink = {
   hooks: {
     kind: "json",
     layout: "flat",
-    file: (t) => ({ path: t.root ? join(t.root, ".windsurf", "hooks.json") : join(userDir(t), "hooks.json"), dialect: "json" }),
+    file: (t) => ({
+      path: t.root ? join(t.root, ".windsurf", "hooks.json") : join(userDir(t), "hooks.json"),
+      dialect: "json",
+    }),
     events: [{ native: "pre_user_prompt", event: "prompt" }],
     entry: (command) => ({ command, show_output: false }),
   },
@@ -24,10 +27,13 @@ export const windsurfLink: HostLink = {
     file: (t) => (t.root ? undefined : { path: join(userDir(t), "mcp_config.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
     value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) => (e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined),
+    binaryOf: (e) =>
+      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
     unavailable: () =>
       "Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json: run `coffer link windsurf` (without --project) once to register Coffer's MCP server, which is how Cascade reaches Coffer's memory.",
   },
   sessionEnd: "none",
-  linkNotes: () => ["Windsurf hooks cannot inject context: Cascade uses Coffer through its MCP tools (coffer__recall, coffer__remember, ...)."],
+  linkNotes: () => [
+    "Windsurf hooks cannot inject context: Cascade uses Coffer through its MCP tools (coffer__recall, coffer__remember, ...).",
+  ],
 };
