@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
+import { selectSweep, sweepPolicy } from "../capture/sweep";
 import { listSessionInfos } from "../distill/catalog";
 import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
-import { selectSweep, sweepPolicy } from "../distill/sweep";
 import { CofferError, usageError } from "../lib/errors";
 import { progressBar } from "../lib/progress";
 import { loadConfig } from "../store/config";

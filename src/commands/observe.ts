@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
+import { observeQueue } from "../capture/observe";
 import { usageError } from "../lib/errors";
-import { observeQueue } from "../queue/observe";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, parseLimit, printJson } from "./_shared";

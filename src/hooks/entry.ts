@@ -132,7 +132,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
     }
     if (event === "session-end") {
       if (input.transcriptPath) {
-        const { enqueueSession } = await import("../queue/session-queue");
+        const { enqueueSession } = await import("../capture/queue");
         const { isoNow } = await import("../lib/time");
         enqueueSession({ transcript_path: input.transcriptPath, host, session: input.sessionId, at: isoNow() });
       }

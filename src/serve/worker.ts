@@ -3,7 +3,7 @@
  * session-end queue, then sweep idle transcripts). Passes never overlap; stop() waits for the
  * current one (bounded) so shutdown never cuts a write in half.
  */
-import type { WorkerReport } from "../distill/api";
+import type { WorkerReport } from "../capture/pass";
 
 export type WorkerStatus = { running: boolean; passes: number; last_pass: string | null; last_error: string | null };
 
@@ -18,7 +18,7 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
   const pass = async () => {
     state.running = true;
     try {
-      const { workerPass } = await import("../distill/api");
+      const { workerPass } = await import("../capture/pass");
       const report: WorkerReport = await workerPass();
       state.passes++;
       state.last_error = report.errors[0] ?? null;

@@ -1,30 +1,26 @@
 /**
- * What `coffer serve` (HTTP routes + background worker) needs from distillation. The serve
- * side imports only this file; everything here is a thin adapter over src/distill,
- * src/transcripts, src/queue/observe and src/inbox.
+ * What the `coffer serve` HTTP routes need from distillation: session end, transcripts, inbox.
+ * Thin adapters over src/distill, src/transcripts, src/capture and src/inbox; the background
+ * worker's pass lives in src/capture/pass.ts.
  */
 
+import { enqueueSession } from "../capture/queue";
+import { listSessionInfos, type SessionInfo } from "../distill/catalog";
+import { type DistillOutcome, distillFile, prepareSession } from "../distill/distill";
+import { isDistilled, readLedger } from "../distill/ledger";
+import { modelSettings } from "../distill/model";
 import { findTrace, listTraces, type Trace } from "../inbox/inbox";
 import { approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
-import { observeQueue } from "../queue/observe";
-import { enqueueSession, readQueue } from "../queue/session-queue";
 import { type Host, loadConfig } from "../store/config";
 import { listSessions, resolveSession, type SessionFile, sessionFileAt } from "../transcripts/discovery";
 import { isTranscriptHost } from "../transcripts/types";
-import { listSessionInfos, type SessionInfo } from "./catalog";
-import { type DistillOutcome, distillFile, prepareSession } from "./distill";
-import { isDistilled, readLedger } from "./ledger";
-import { modelSettings } from "./model";
-import { selectSweep, sweepPolicy } from "./sweep";
 
 export type SessionEndOutcome = DistillOutcome;
 
 /** A session on disk (see SessionInfo: project label, messages, activity, ledger status, path). */
 export type TranscriptInfo = SessionInfo;
-
-export type WorkerReport = { observed: number; distilled: number; skipped: number; errors: string[] };
 
 /**
  * A session ended (HTTP session-end route): distill it now when a model is configured and say
@@ -105,34 +101,6 @@ export async function transcriptPreview(
     if (err instanceof CofferError) return undefined;
     throw err;
   }
-}
-
-/**
- * One background pass: drain the session-end queue into the inbox, then (when `distill.sweep`
- * is on and a model is configured) distill idle sessions.
- */
-export async function workerPass(): Promise<WorkerReport> {
-  const config = loadConfig();
-  const report: WorkerReport = { observed: 0, distilled: 0, skipped: 0, errors: [] };
-  if (readQueue().length) {
-    try {
-      const obs = observeQueue({ config });
-      report.observed = obs.results.filter((r) => r.outcome === "stored").length;
-      report.skipped += obs.skipped;
-    } catch (err) {
-      report.errors.push(`observe: ${(err as Error).message}`);
-    }
-  }
-  if (config["distill.sweep"] === true && modelSettings(config)) {
-    const ledger = readLedger();
-    for (const file of selectSweep(sweepPolicy(config), { ledger })) {
-      const r = await distillFile(file, { config, ledger, via: "sweep" });
-      if (r.outcome === "distilled") report.distilled++;
-      else if (r.outcome === "failed") report.errors.push(`${file.host} ${file.session_id}: ${r.message}`);
-      else report.skipped++;
-    }
-  }
-  return report;
 }
 
 export type InboxItem = {

@@ -1,13 +1,13 @@
 /**
- * The contract `coffer serve` relies on (src/distill/api.ts), in-process against a sandboxed
+ * The contract `coffer serve` relies on (src/serve/distill.ts and the worker's src/capture/pass.ts), in-process against a sandboxed
  * HOME/COFFER_HOME: endSession distills (or queues without a model), the worker drains the queue into the inbox and (with
  * distill.sweep on) distills idle sessions, inbox approve/reject, transcripts listing.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as api from "../../src/distill/api";
-import { type Sandbox, sandbox } from "../helpers";
+import { workerPass } from "../../src/capture/pass";
+import * as api from "../../src/serve/distill";
 import {
   entryFiles,
   type ModelServer,
@@ -16,7 +16,8 @@ import {
   readQueueFile,
   simpleClaudeSession,
   writeModelConfig,
-} from "./helpers";
+} from "../distill/helpers";
+import { type Sandbox, sandbox } from "../helpers";
 
 let sb: Sandbox;
 let repo: string;
@@ -87,7 +88,7 @@ test("workerPass drains the queue into the inbox; the sweep only runs when disti
     ageMinutes: 60,
   });
   writeModelConfig(sb, "openai", server.url);
-  const first = await api.workerPass();
+  const first = await workerPass();
   expect(first).toEqual({ observed: 1, distilled: 0, skipped: 0, errors: [] });
   expect(readQueueFile(sb)).toEqual([]);
   const inbox = await api.listInbox();
@@ -98,13 +99,13 @@ test("workerPass drains the queue into the inbox; the sweep only runs when disti
     join(sb.cofferHome, "config.toml"),
     `${readFileSync(join(sb.cofferHome, "config.toml"), "utf8")}\n[distill]\nsweep = true\n`,
   );
-  const second = await api.workerPass();
+  const second = await workerPass();
   // id(1) waits in the inbox (a human reviews it); id(2) is idle and unreviewed: swept
   expect(second).toEqual({ observed: 0, distilled: 1, skipped: 0, errors: [] });
   expect(server.requests.length).toBe(1);
   expect(JSON.parse(server.requests[0]!.body).messages[1].content).toContain("Where do logs go?");
   expect((await api.listTranscripts("claude")).find((t) => t.session_id === id(2))!.status).toBe("done");
-  expect(await api.workerPass()).toEqual({ observed: 0, distilled: 0, skipped: 0, errors: [] });
+  expect(await workerPass()).toEqual({ observed: 0, distilled: 0, skipped: 0, errors: [] });
 });
 
 test("endSession with a model distills at once, then reports already_distilled", async () => {

@@ -19,7 +19,7 @@ import { foldHome, prepareConversation } from "../transcripts/conversation";
 import { parseTranscriptText } from "../transcripts/discovery";
 import { scrubText } from "../transcripts/scrub";
 import { isTranscriptHost } from "../transcripts/types";
-import { type QueueItem, readQueue, updateQueue } from "./session-queue";
+import { type QueueItem, readQueue, updateQueue } from "./queue";
 
 export const TRANSCRIPT_MAX_BYTES = 5 * 1024 * 1024;
 

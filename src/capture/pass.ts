@@ -1,0 +1,38 @@
+/**
+ * One background capture pass (what `coffer serve`'s worker runs on its interval): drain the
+ * session-end queue into the inbox, then (when `distill.sweep` is on and a model is configured)
+ * distill idle sessions.
+ */
+import { distillFile } from "../distill/distill";
+import { readLedger } from "../distill/ledger";
+import { modelSettings } from "../distill/model";
+import { loadConfig } from "../store/config";
+import { observeQueue } from "./observe";
+import { readQueue } from "./queue";
+import { selectSweep, sweepPolicy } from "./sweep";
+
+export type WorkerReport = { observed: number; distilled: number; skipped: number; errors: string[] };
+
+export async function workerPass(): Promise<WorkerReport> {
+  const config = loadConfig();
+  const report: WorkerReport = { observed: 0, distilled: 0, skipped: 0, errors: [] };
+  if (readQueue().length) {
+    try {
+      const obs = observeQueue({ config });
+      report.observed = obs.results.filter((r) => r.outcome === "stored").length;
+      report.skipped += obs.skipped;
+    } catch (err) {
+      report.errors.push(`observe: ${(err as Error).message}`);
+    }
+  }
+  if (config["distill.sweep"] === true && modelSettings(config)) {
+    const ledger = readLedger();
+    for (const file of selectSweep(sweepPolicy(config), { ledger })) {
+      const r = await distillFile(file, { config, ledger, via: "sweep" });
+      if (r.outcome === "distilled") report.distilled++;
+      else if (r.outcome === "failed") report.errors.push(`${file.host} ${file.session_id}: ${r.message}`);
+      else report.skipped++;
+    }
+  }
+  return report;
+}
