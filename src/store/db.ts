@@ -68,10 +68,16 @@ CREATE TABLE IF NOT EXISTS hook_delivered(
 ) WITHOUT ROWID;
 `;
 
+/** What an open did to the schema: nothing, created it in an empty file, or replaced an older or unreadable one. */
+export type Created = false | "new" | "upgraded" | "replaced";
+
 export type IndexDb = {
   db: Database;
-  /** True when this open created the file (missing or rebuilt after corruption). */
-  created: boolean;
+  /**
+   * Set only in the one process that created (or upgraded, or replaced) the schema: it fills
+   * the index from memory/. "new" is a first run (quiet); the others deserve a notice.
+   */
+  created: Created;
 };
 
 function removeDbFiles(file: string): void {
@@ -95,23 +101,26 @@ function openRaw(file: string): Database {
   return db;
 }
 
-/** Create or upgrade the schema; true when an older schema's tables were dropped (rebuild needed). */
-/** Create (or upgrade) the schema; true when this process did it — it then owns the rebuild. */
-function prepare(db: Database): boolean {
+/**
+ * Create (or upgrade) the schema; says what this process did, false when another did it. An
+ * empty file is a first run even when another process created the file a moment earlier.
+ */
+function prepare(db: Database): Created {
   const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
   if (version === SCHEMA_VERSION) return false;
   db.run("PRAGMA journal_mode = WAL");
-  let created = false;
+  let created: Created = false;
   db.transaction(() => {
     const again = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (again === SCHEMA_VERSION) return; // another process won the race
-    if (again !== 0) {
+    const tables = (db.query("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n;
+    if (again !== 0 || tables > 0) {
       for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries", "hook_sessions", "hook_delivered"])
         db.run(`DROP TABLE IF EXISTS ${t}`);
     }
     db.run(SCHEMA);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-    created = true;
+    created = again === 0 && tables === 0 ? "new" : "upgraded";
   }).immediate();
   return created;
 }
@@ -133,7 +142,7 @@ export function openIndexDb(file = paths.indexDb()): IndexDb {
     if (!isCorruption(err)) throw err;
     removeDbFiles(file);
     db = openRaw(file);
-    const created = prepare(db);
+    const created = prepare(db) && "replaced";
     db.run("PRAGMA synchronous = NORMAL");
     return { db, created };
   }

@@ -67,15 +67,15 @@ function openWithHealing(
   rebuildAll: boolean,
 ): Store {
   // Coffer creates index.db before it ever writes memory/, so memory/ without an index.db means
-  // the index was lost (deleted, or memory/ came from elsewhere): worth a notice. A first run is quiet.
+  // the index was lost (deleted, or memory/ came from elsewhere): worth a notice. A first run is
+  // quiet, even when a concurrent process created the empty file a moment before this one.
   const lost = existsSync(paths.memory()) && !existsSync(paths.indexDb());
-  const existed = existsSync(paths.indexDb());
   const { db, created } = openIndexDb();
   const store: Store = { db, config, cwd, project, notice };
   if (created && rebuildAll) {
     const n = fillIndex(db, notice);
-    if (lost || existed)
-      notice(`index.db was ${lost ? "missing" : "unreadable or out of date"}; rebuilt it from memory/ (${n} entries)`);
+    const why = lost ? "missing" : created === "upgraded" ? "out of date" : created === "replaced" ? "unreadable" : "";
+    if (why) notice(`index.db was ${why}; rebuilt it from memory/ (${n} entries)`);
   }
   return store;
 }
