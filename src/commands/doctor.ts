@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
+import { allHostLinks } from "../hosts/index";
 import { homeDir } from "../lib/paths";
 import { type DoctorReport, type HostReport, runDoctor } from "../link/doctor";
 import { tilde } from "../link/files";
-import { allHostLinks } from "../link/hosts";
 import { withExamples } from "./_run";
 import { jsonArg, printJson } from "./_shared";
 

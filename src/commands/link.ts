@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
+import { loadHostLink } from "../hosts/index";
 import { homeDir } from "../lib/paths";
 import { applyPlan, currentBinary, planLink, resolveTarget } from "../link/engine";
-import { loadHostLink } from "../link/hosts";
 import { planJson, planText } from "../link/report";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";

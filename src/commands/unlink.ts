@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
+import { loadHostLink } from "../hosts/index";
 import { homeDir } from "../lib/paths";
 import { applyPlan, planUnlink, resolveTarget } from "../link/engine";
-import { loadHostLink } from "../link/hosts";
 import { planJson, planText } from "../link/report";
 import { withExamples } from "./_run";
 import { jsonArg, printJson } from "./_shared";

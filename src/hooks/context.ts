@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
-import { type Host, loadConfigOrDefaults } from "../store/config";
+import { loadHookAdapter } from "../hosts/index";
+import type { Host } from "../lib/hosts";
+import { loadConfigOrDefaults } from "../store/config";
 import { isAbsoluteDir } from "../store/scope";
 import { closeStore, openStore, withHealing } from "../store/store";
-import { HOOK_ADAPTERS } from "./adapters";
 import { hookLog } from "./log";
 import { sessionStartText } from "./run";
 
@@ -12,8 +13,8 @@ import { sessionStartText } from "./run";
  * "" when the host cannot take context at session start, the cwd is not an absolute existing
  * directory, or the read mode is off.
  */
-export function sessionStartContext(host: Host, cwd: string): string {
-  const adapter = HOOK_ADAPTERS[host];
+export async function sessionStartContext(host: Host, cwd: string): Promise<string> {
+  const adapter = await loadHookAdapter(host);
   if (!adapter?.injects.includes("session-start") || !isAbsoluteDir(cwd)) return "";
   const config = loadConfigOrDefaults();
   if (config["hook.read"] === "off") return "";

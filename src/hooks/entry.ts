@@ -6,24 +6,17 @@
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { HOOK_EVENTS, type HookEvent, type HookInput, SAFE_ID } from "../hosts/hook";
+import { loadHookAdapter } from "../hosts/index";
+import { type Host, isHost } from "../lib/hosts";
 import { cofferHome, paths } from "../lib/paths";
-import { HOSTS, type Host, loadConfigOrDefaults } from "../store/config";
+import { loadConfigOrDefaults } from "../store/config";
 import { isAbsoluteDir } from "../store/scope";
 import { answer, armDeadline, exitNow } from "./deadline";
 import { hookLog } from "./log";
-import { HOOK_EVENTS, type HookEvent, type HookInput, type HostAdapter, SAFE_ID } from "./types";
 
 /** stdin beyond this is not a hook payload. */
 export const STDIN_MAX = 8 * 1024 * 1024;
-
-const ADAPTERS: Record<Host, () => Promise<{ adapter: HostAdapter }>> = {
-  claude: () => import("../hosts/claude/hook"),
-  codex: () => import("../hosts/codex/hook"),
-  gemini: () => import("../hosts/gemini/hook"),
-  cursor: () => import("../hosts/cursor/hook"),
-  windsurf: () => import("../hosts/windsurf/hook"),
-  opencode: () => import("../hosts/opencode/hook"),
-};
 
 export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host } {
   let event: string | undefined;
@@ -36,7 +29,7 @@ export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host 
   }
   return {
     event: (HOOK_EVENTS as readonly string[]).includes(event ?? "") ? (event as HookEvent) : undefined,
-    host: (HOSTS as readonly string[]).includes(host ?? "") ? (host as Host) : undefined,
+    host: isHost(host ?? "") ? (host as Host) : undefined,
   };
 }
 
@@ -97,7 +90,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
   let empty = "{}";
   const where = { host, event };
   try {
-    const { adapter } = await ADAPTERS[host]();
+    const adapter = await loadHookAdapter(host);
     empty = adapter.empty(event);
     if (!existsSync(cofferHome())) finish(empty); // no store: nothing to inject, nothing to log into
     const config = loadConfigOrDefaults((err) => hookLog(`config.toml ignored: ${err.message}`, where));

@@ -5,7 +5,7 @@
  * then the lowest-ranked cards are dropped. A body is never cut; output bytes depend only on
  * the planned set (bodies and cards are printed in id order).
  */
-import type { Capacity } from "./types";
+import type { Capacity } from "../hosts/hook";
 
 export const RULES_HEADING = "# Project rules (via Coffer)";
 export const MEMORY_HEADING = "# Relevant memory (via Coffer)";

@@ -2,6 +2,8 @@
  * One hook event against the store: what to inject, what to record. Host-neutral: the adapter
  * turned stdin into a HookInput and turns the returned context back into the host's JSON.
  */
+
+import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config } from "../store/config";
 import { GLOBAL } from "../store/scope";
 import { readRules, type Store } from "../store/store";
@@ -19,7 +21,6 @@ import {
   sig,
 } from "./plan";
 import { globPaths, loadBodies, projectCards, type Routed, routeByPaths, routedByIds, routePrompt } from "./route";
-import type { Capacity, HookInput, HostAdapter } from "./types";
 
 export type ReadMode = "startup" | "auto" | "always" | "manual" | "off";
 

@@ -3,9 +3,7 @@
  * entries again: the first word's basename is `coffer` and the second word is `hook`.
  */
 import { basename } from "node:path";
-
-export const HOOK_EVENTS = ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"] as const;
-export type CofferEvent = (typeof HOOK_EVENTS)[number];
+import type { HookEvent } from "../hosts/hook";
 
 const SAFE = /^[A-Za-z0-9_/.,:@%+=-]+$/;
 
@@ -15,7 +13,7 @@ export function shellQuote(word: string): string {
 }
 
 /** `<abs binary> hook <event> --agent <host>` */
-export function hookCommand(bin: string, event: CofferEvent, host: string): string {
+export function hookCommand(bin: string, event: HookEvent, host: string): string {
   return `${shellQuote(bin)} hook ${event} --agent ${host}`;
 }
 

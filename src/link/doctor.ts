@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import type { HostLink, Problem, Target } from "../hosts/link";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "../store/config";
 import { SCHEMA_VERSION } from "../store/db";
@@ -17,7 +18,6 @@ import { planLink } from "./engine";
 import { changed, tilde } from "./files";
 import { findManaged } from "./hooks-json";
 import { JsonDoc } from "./json-edit";
-import type { HostLink, Problem, Target } from "./types";
 
 export type HostReport = {
   host: string;

@@ -5,17 +5,17 @@
  */
 import { existsSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
+import type { HookSpec, HostLink, JsonFile, JsonHooks, NativeSetting, Target } from "../hosts/link";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { deleteTomlKey, deleteTomlTable, getTomlRaw, hasTomlTable, setTomlKey, setTomlTable } from "../lib/toml-edit";
 import { type Config, parseTomlStrict, validateConfigDoc } from "../store/config";
 import { findRepoRoot } from "../store/scope";
-import { type CofferEvent, hookCommand, isCofferBinaryPath } from "./command";
+import { hookCommand, isCofferBinaryPath } from "./command";
 import { applyChanges, type FileChange, readTextOrNull, tilde } from "./files";
 import { type Containers, findManaged, syncManagedHooks } from "./hooks-json";
-import { type Dialect, deepEqual, JsonDoc, type JsonPath, newJsonText } from "./json-edit";
+import { deepEqual, JsonDoc, type JsonPath, newJsonText } from "./json-edit";
 import { type LinkState, readLinkState, type Saved, writeLinkState } from "./state";
-import type { HookSpec, HostLink, JsonFile, JsonHooks, NativeSetting, Target } from "./types";
 
 export type LinkOptions = {
   target: Target;
@@ -125,7 +125,7 @@ class Workspace {
     if (hit) return hit as Extract<Slot, { kind: "json" }>;
     const before = readTextOrNull(file.path);
     const fresh = before === null || before.trim() === "";
-    const doc = new JsonDoc(fresh ? newJsonText(skeleton) : before!, tilde(file.path), file.dialect as Dialect);
+    const doc = new JsonDoc(fresh ? newJsonText(skeleton) : before!, tilde(file.path), file.dialect);
     const slot = { kind: "json" as const, path: file.path, before, doc, fresh, skeleton, notes: [], audit: [] };
     this.slots.set(file.path, slot);
     return slot;
@@ -634,5 +634,3 @@ export function applyPlan(plan: Plan): void {
 export function eventsOf(h: HostLink): string[] {
   return h.hooks.kind === "plugin" ? h.hooks.events : h.hooks.events.map((e) => e.native);
 }
-
-export type { CofferEvent };

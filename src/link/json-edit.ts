@@ -5,18 +5,11 @@
  * and removing it again gives back the original bytes.
  */
 
-import { readFileSync } from "node:fs";
 import { findNodeAtLocation, type Node, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
 import { CofferError } from "../lib/errors";
-
-/** What a host accepts: strict JSON, JSON with comments, or JSONC (comments + trailing commas). */
-export type Dialect = "json" | "json-comments" | "jsonc";
+import { type Dialect, dialectOptions as parseOptions } from "../lib/jsonc";
 
 export type JsonPath = (string | number)[];
-
-function parseOptions(dialect: Dialect) {
-  return { disallowComments: dialect === "json", allowTrailingComma: dialect === "jsonc", allowEmptyContent: false };
-}
 
 export function lineCol(text: string, offset: number): { line: number; col: number } {
   let line = 1;
@@ -446,17 +439,4 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return (
     ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as any)[k], (b as any)[k]))
   );
-}
-
-/** The parsed value of a JSON/JSONC file, or undefined when it is missing, empty or unreadable. */
-export function readJsonValue(path: string, dialect: Dialect): unknown {
-  try {
-    const text = readFileSync(path, "utf8");
-    if (text.trim() === "") return undefined;
-    const errors: ParseError[] = [];
-    const value = parse(text, errors, parseOptions(dialect));
-    return errors.length ? undefined : value;
-  } catch {
-    return undefined;
-  }
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
+import { HOSTS, type Host } from "../lib/hosts";
 import { paths } from "../lib/paths";
 
 type KeySpec = {
@@ -17,8 +18,8 @@ const str = (allowed: string) => ({ schema: v.pipe(v.string(), v.minLength(1)), 
 
 export const READ_MODES = ["startup", "auto", "always", "manual", "off"] as const;
 export const PROOF_MODES = ["off", "compact"] as const;
-export const HOSTS = ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"] as const;
-export type Host = (typeof HOSTS)[number];
+/** The host names live in lib/hosts.ts (the registry is src/hosts/index.ts); re-exported for older imports. */
+export { HOSTS, type Host };
 
 /** Every key `config.toml` may hold, as `section.key`. One place: validation, defaults, `config get|set`. */
 export const CONFIG_KEYS = {

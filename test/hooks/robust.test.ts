@@ -130,10 +130,10 @@ test("the HTTP session-context source equals what session-start injects for a fr
               hook_event_name: host === "opencode" ? "chat.message" : "SessionStart",
               source: "startup",
             };
-      expect(sessionStartContext(host, repo)).toBe(contextOf(hook(sb, host, "session-start", payload)));
+      expect(await sessionStartContext(host, repo)).toBe(contextOf(hook(sb, host, "session-start", payload)));
     }
-    expect(sessionStartContext("windsurf", repo)).toBe("");
-    expect(sessionStartContext("claude", "relative/dir")).toBe("");
+    expect(await sessionStartContext("windsurf", repo)).toBe("");
+    expect(await sessionStartContext("claude", "relative/dir")).toBe("");
   } finally {
     process.env.HOME = prev.HOME;
     process.env.COFFER_HOME = prev.COFFER_HOME;

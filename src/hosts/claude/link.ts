@@ -4,15 +4,15 @@
  * native memory = `autoMemoryEnabled` in the same settings.json. Timeouts in seconds.
  */
 import { join } from "node:path";
-import { readJsonValue } from "../../link/json-edit";
-import type { HostLink, Problem, Target } from "../../link/types";
+import { readJsonValue } from "../../lib/jsonc";
+import type { HostLink, Problem, Target } from "../link";
 
 const settings = (t: Target) => ({
   path: t.root ? join(t.root, ".claude", "settings.json") : join(t.home, ".claude", "settings.json"),
   dialect: "json" as const,
 });
 
-export const claudeLink: HostLink = {
+export const link: HostLink = {
   host: "claude",
   name: "Claude Code",
   hooks: {

@@ -17,7 +17,7 @@ import {
   type StartSource,
   specificOutput,
   utf8Bytes,
-} from "../../hooks/types";
+} from "../hook";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",

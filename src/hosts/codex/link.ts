@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import type { HostLink, Problem, Target } from "../../link/types";
+import type { HostLink, Problem, Target } from "../link";
 
 const dir = (t: Target) => (t.root ? join(t.root, ".codex") : join(t.home, ".codex"));
 const configToml = (t: Target) => join(dir(t), "config.toml");
@@ -36,7 +36,7 @@ function hooksSwitchedOff(t: Target): Problem[] {
   }
 }
 
-export const codexLink: HostLink = {
+export const link: HostLink = {
   host: "codex",
   name: "Codex",
   hooks: {

@@ -4,7 +4,7 @@
  * builds) and the cwd the first of `workspace_roots`.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../hook";
 
 const Stdin = v.object({
   conversation_id: v.optional(v.string()),

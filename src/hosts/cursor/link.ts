@@ -4,11 +4,11 @@
  * next to it. Timeouts in seconds.
  */
 import { join } from "node:path";
-import type { HostLink, Target } from "../../link/types";
+import type { HostLink, Target } from "../link";
 
 const dir = (t: Target) => (t.root ? join(t.root, ".cursor") : join(t.home, ".cursor"));
 
-export const cursorLink: HostLink = {
+export const link: HostLink = {
   host: "cursor",
   name: "Cursor",
   hooks: {

@@ -23,7 +23,7 @@ import {
   readStdin,
   type StartSource,
   specificOutput,
-} from "../../hooks/types";
+} from "../hook";
 
 const NATIVE: Record<HookEvent, string> = {
   "session-start": "SessionStart",

@@ -6,15 +6,15 @@
  * entry has `"trust": true`; Coffer does not grant that itself, and keeps it when the user does.
  */
 import { join } from "node:path";
-import { readJsonValue } from "../../link/json-edit";
-import type { HostLink, Problem, Target } from "../../link/types";
+import { readJsonValue } from "../../lib/jsonc";
+import type { HostLink, Problem, Target } from "../link";
 
 const settings = (t: Target) => ({
   path: t.root ? join(t.root, ".gemini", "settings.json") : join(t.home, ".gemini", "settings.json"),
   dialect: "json-comments" as const,
 });
 
-export const geminiLink: HostLink = {
+export const link: HostLink = {
   host: "gemini",
   name: "Gemini CLI",
   hooks: {

@@ -7,7 +7,7 @@
  * an unchanged routed set answers `{}`.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../hook";
 
 const Stdin = v.object({
   hook_event_name: v.optional(v.string()),

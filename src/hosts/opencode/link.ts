@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { HostLink, Target } from "../../link/types";
+import type { HostLink, Target } from "../link";
 
 export const OPENCODE_MARKER = "coffer-managed";
 
@@ -106,7 +106,7 @@ export const CofferPlugin = async ({ directory, worktree } = {}) => {
 `;
 }
 
-export const opencodeLink: HostLink = {
+export const link: HostLink = {
   host: "opencode",
   name: "OpenCode",
   hooks: {

@@ -5,7 +5,7 @@
  * through MCP, and nothing is recorded as delivered.
  */
 import * as v from "valibot";
-import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../../hooks/types";
+import { EMPTY_OBJECT, type HookEvent, type HostAdapter, maxTokensCapacity, type ParseResult } from "../hook";
 
 const Stdin = v.object({
   agent_action_name: v.optional(v.string()),

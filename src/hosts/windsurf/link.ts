@@ -5,11 +5,11 @@
  * Windsurf reads from `~/.codeium/windsurf/mcp_config.json` only (there is no project file).
  */
 import { join } from "node:path";
-import type { HostLink, Target } from "../../link/types";
+import type { HostLink, Target } from "../link";
 
 const userDir = (t: Target) => join(t.home, ".codeium", "windsurf");
 
-export const windsurfLink: HostLink = {
+export const link: HostLink = {
   host: "windsurf",
   name: "Windsurf",
   hooks: {

@@ -1,11 +1,12 @@
 /**
  * What one host's link.ts declares: where its configs live, which events Coffer installs with
  * which matcher and timeout, where and how the MCP server is registered, and its native-memory
- * switches. The engine (`engine.ts`) does the editing; a host file holds only facts.
+ * switches. The engine (`src/link/engine.ts`) does the editing; a host file holds only facts.
  */
-import type { Host } from "../store/config";
-import type { CofferEvent } from "./command";
-import type { Dialect } from "./json-edit";
+
+import type { Host } from "../lib/hosts";
+import type { Dialect } from "../lib/jsonc";
+import type { HookEvent } from "./hook";
 
 /** Where to link: the user's home, or a repository root with `--project`. */
 export type Target = { home: string; root?: string };
@@ -13,7 +14,7 @@ export type Target = { home: string; root?: string };
 export type HookSpec = {
   /** The host's own event name (`SessionStart`, `sessionStart`, `pre_user_prompt`, ...). */
   native: string;
-  event: CofferEvent;
+  event: HookEvent;
   matcher?: string;
   /** In the host's unit (seconds; Gemini milliseconds). */
   timeout?: number;

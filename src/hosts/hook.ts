@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import type { Config, Host } from "../store/config";
+import type { Host } from "../lib/hosts";
+import type { Config } from "../store/config";
 
 /** The Coffer events a host's native hook events map onto. */
 export const HOOK_EVENTS = ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"] as const;

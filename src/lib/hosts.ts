@@ -1,0 +1,11 @@
+/**
+ * The agents Coffer links into, by name: the one list. Each host's code lives in
+ * `src/hosts/<host>/` and is reached through the registry in `src/hosts/index.ts`; this bare
+ * list sits in lib/ so the store (config keys `native_memory.<host>`) can name hosts too.
+ */
+export const HOSTS = ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"] as const;
+export type Host = (typeof HOSTS)[number];
+
+export function isHost(name: string): name is Host {
+  return (HOSTS as readonly string[]).includes(name);
+}
