@@ -19,6 +19,8 @@ export type Entry = {
   actor: string;
   source: Source;
   origin_session?: string;
+  /** Where an imported entry came from, e.g. `claude-mem:observation:42` (set by `coffer import`). */
+  imported_from?: string;
   created: string;
   updated: string;
   body: string;
@@ -64,6 +66,7 @@ export function parseEntry(text: string, fallbackId?: string): Entry {
     actor: str(meta.actor) ?? "user",
     source: source && (SOURCES as readonly string[]).includes(source) ? source : "import",
     origin_session: str(meta.origin_session),
+    imported_from: str(meta.imported_from),
     created,
     updated: str(meta.updated) ?? created,
     body,
@@ -94,6 +97,7 @@ export function serializeEntry(e: Entry): string {
   if (e.applies_to.length) lines.push(`applies_to: [${e.applies_to.map((g) => JSON.stringify(g)).join(", ")}]`);
   lines.push(`actor: ${scalar(e.actor)}`, `source: ${e.source}`);
   if (e.origin_session) lines.push(`origin_session: ${scalar(e.origin_session)}`);
+  if (e.imported_from) lines.push(`imported_from: ${scalar(e.imported_from)}`);
   lines.push(`created: ${e.created}`, `updated: ${e.updated}`, "---", e.body.replace(/\s+$/, ""), "");
   return lines.join("\n");
 }
