@@ -1,5 +1,6 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
 import { CofferError } from "../lib/errors";
+import { checkArgv, didYouMean } from "./_args";
 
 type Entry = { description: string; load: () => Promise<{ default: CommandDef<any> }>; hidden?: boolean };
 
@@ -57,7 +58,8 @@ async function commandHelp(cmd: CommandDef<any>, name: string): Promise<string> 
 }
 
 function fail(message: string, hint: string | undefined, code: number): never {
-  process.stderr.write(`coffer: ${message}\n${hint ? `  ${hint}\n` : ""}`);
+  const text = message.startsWith("coffer ") ? message : `coffer: ${message}`;
+  process.stderr.write(`${text}\n${hint ? `  ${hint}\n` : ""}`);
   process.exit(code);
 }
 
@@ -73,7 +75,19 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
     return;
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
-  if (!entry) fail(`unknown command "${name}"`, "Run `coffer --help` for the list of commands.", 2);
+  if (!entry) {
+    const guess = didYouMean(
+      name,
+      Object.keys(commands).filter((n) => !commands[n]!.hidden),
+    );
+    fail(
+      `unknown command "${name}"`,
+      guess
+        ? `Did you mean \`coffer ${guess}\`? (\`coffer --help\` lists the commands)`
+        : "Run `coffer --help` for the list of commands.",
+      2,
+    );
+  }
   const cmd = (await entry.load()).default;
   if (rest.includes("--help") || rest.includes("-h")) {
     const deepest = await resolveDeepest(cmd, rest, `coffer ${name}`);
@@ -81,7 +95,9 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
     return;
   }
   try {
-    await runCommand(cmd, { rawArgs: rest });
+    // Strict: unknown options, extra words and bad enum values stop here, before anything is written.
+    const rawArgs = await checkArgv(cmd, rest, `coffer ${name}`);
+    await runCommand(cmd, { rawArgs });
   } catch (err) {
     if (err instanceof CofferError) fail(err.message, err.hint, err.exitCode);
     const e = err as Error & { code?: string };

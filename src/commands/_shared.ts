@@ -1,13 +1,22 @@
+import type { ArgDef } from "citty";
 import { consola } from "consola";
-import { CofferError } from "../lib/errors";
+import { usageError } from "../lib/errors";
+import { KINDS } from "../store/entry";
 import { type OpenOptions, openStore, type Store } from "../store/store";
 
 export { consola };
 
-export const jsonArg = { json: { type: "boolean", description: "Print machine-readable JSON" } } as const;
+export const jsonArg = {
+  json: { type: "boolean", description: "Print machine-readable JSON" },
+} as const satisfies Record<string, ArgDef>;
 export const scopeArg = {
-  scope: { type: "string", description: "project or global", valueHint: "project|global" },
-} as const;
+  scope: { type: "enum", options: ["project", "global"] as string[], description: "project or global" },
+} as const satisfies Record<string, ArgDef>;
+
+/** --kind, checked against the entry kinds before the command runs. */
+export const kindArg = {
+  kind: { type: "enum", options: [...KINDS] as string[], description: KINDS.join(", ") },
+} as const satisfies Record<string, ArgDef>;
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -22,7 +31,7 @@ export function parseLimit(raw: string | undefined, def: number, max: number): n
   if (raw === undefined || raw === "") return def;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max)
-    throw new CofferError(`--limit must be an integer 1..${max} (got ${JSON.stringify(raw)})`);
+    throw usageError(`--limit must be an integer 1..${max} (got ${JSON.stringify(raw)})`);
   return n;
 }
 

@@ -1,14 +1,14 @@
 import { defineCommand } from "citty";
 import { listEntries } from "../store/store";
 import { withExamples } from "./_run";
-import { cliStore, consola, jsonArg, parseLimit, printJson, scopeArg, short } from "./_shared";
+import { cliStore, consola, jsonArg, kindArg, parseLimit, printJson, scopeArg, short } from "./_shared";
 
 export default withExamples(
   defineCommand({
     meta: { name: "list", description: "List entries, newest first" },
     args: {
       ...scopeArg,
-      kind: { type: "string", description: "Only this kind" },
+      ...kindArg,
       limit: { type: "string", description: "Most entries to show (default 50, max 1000)" },
       ...jsonArg,
     },

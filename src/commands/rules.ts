@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { GLOBAL } from "../store/scope";
 import { addRule, readRules, rulesPath, scopeKey } from "../store/store";
+import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson, scopeArg, textFromArgs } from "./_shared";
 
@@ -30,18 +31,20 @@ const show = withExamples(
 );
 
 const add = withExamples(
-  defineCommand({
-    meta: { name: "add", description: "Append a rule (one bullet)" },
-    args: { text: { type: "positional", description: "The rule", required: true }, ...scopeArg },
-    async run({ args }) {
-      const store = cliStore({ freshness: "none" });
-      const scope = scopeKey(store, args.scope)!;
-      const res = addRule(store, scope, await textFromArgs(args._.length ? args._ : [args.text]), "user");
-      const where = scope === GLOBAL ? "global" : `project ${store.project?.label}`;
-      if (res.added) consola.success(`Rule added (${where})`);
-      else consola.info(`That rule is already there (${where})`);
-    },
-  }),
+  takesWords(
+    defineCommand({
+      meta: { name: "add", description: "Append a rule (one bullet)" },
+      args: { text: { type: "positional", description: "The rule", required: true }, ...scopeArg },
+      async run({ args }) {
+        const store = cliStore({ freshness: "none" });
+        const scope = scopeKey(store, args.scope)!;
+        const res = addRule(store, scope, await textFromArgs(args._.length ? args._ : [args.text]), "user");
+        const where = scope === GLOBAL ? "global" : `project ${store.project?.label}`;
+        if (res.added) consola.success(`Rule added (${where})`);
+        else consola.info(`That rule is already there (${where})`);
+      },
+    }),
+  ),
   ['coffer rules add "Run bun test before every commit"', 'coffer rules add "Answer in English" --scope global'],
 );
 
