@@ -63,8 +63,22 @@ function fail(message: string, hint: string | undefined, code: number): never {
   process.exit(code);
 }
 
+const isPipeClosed = (err: unknown) => (err as { code?: string } | null)?.code === "EPIPE";
+
+/**
+ * `coffer list | head -1`: once the reader is gone, the output has nowhere to go and that is not
+ * an error. End quietly with 0 (as `seq 1e9 | head -1` does) instead of an EPIPE stack trace.
+ */
+function quietOnClosedPipe(): void {
+  process.stdout.on("error", (err) => {
+    if (isPipeClosed(err)) process.exit(0);
+    throw err;
+  });
+}
+
 /** Parse argv, run one command, map errors to exit codes: 1 user error, 2 usage error. */
 export async function runCli(argv: string[], commands: Record<string, Entry>, version: string): Promise<void> {
+  quietOnClosedPipe();
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(`${mainHelp(commands, version)}\n`);
@@ -99,6 +113,7 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
     const rawArgs = await checkArgv(cmd, rest, `coffer ${name}`);
     await runCommand(cmd, { rawArgs });
   } catch (err) {
+    if (isPipeClosed(err)) process.exit(0);
     if (err instanceof CofferError) fail(err.message, err.hint, err.exitCode);
     const e = err as Error & { code?: string };
     if (e?.name === "CLIError") fail(e.message.replace(ANSI, ""), `Run \`coffer ${name} --help\` for usage.`, 2);
