@@ -59,7 +59,7 @@ type Node =
 function parseRegex(src: string): Node {
   let i = 0;
   const REP_LIMIT = 1; // reggen Generate(1): an unbounded repetition adds at most one more
-  function escape(): string[] {
+  function esc(): string[] {
     const c = src[i++]!;
     if (c === "d") return DIGITS;
     if (c === "w") return WORD;
@@ -93,14 +93,14 @@ function parseRegex(src: string): Node {
         chars = name === "alnum" ? WORD.filter((c) => c !== "_") : name === "digit" ? DIGITS : WORD;
       } else if (src[i] === "\\") {
         i++;
-        chars = escape();
+        chars = esc();
       } else chars = [src[i++]!];
       if (chars.length === 1 && src[i] === "-" && src[i + 1] !== "]" && src[i + 1] !== undefined) {
         i++;
         let hi: string;
         if (src[i] === "\\") {
           i++;
-          hi = escape()[0]!;
+          hi = esc()[0]!;
         } else hi = src[i++]!;
         for (const c of range(chars[0]!.charCodeAt(0), hi.charCodeAt(0))) set.add(c);
       } else for (const c of chars) set.add(c);
@@ -137,7 +137,7 @@ function parseRegex(src: string): Node {
     }
     if (c === "\\") {
       i++;
-      const s = escape();
+      const s = esc();
       return s.length ? { t: "chars", set: s } : null;
     }
     if (c === "^" || c === "$") {
@@ -221,7 +221,7 @@ const SAMPLE_TEMPLATES = [
   "{i}Token := `{s}`",
   'String {i}Token = "{s}";',
   'var {i}Token = "{s}"',
-  '${i}Token .= "{s}"',
+  "$" + '{i}Token .= "{s}"',
   "{i}Token = '{s}'",
   '{i}Token = "{s}"',
   'System.setProperty("{I}_TOKEN", "{s}")',
