@@ -71,7 +71,7 @@ function checkEnum(opt: Option, value: string, where: string): void {
   if (opt.def.options.includes(value)) return;
   const guess = didYouMean(value, opt.def.options);
   throw usageError(
-    `${where}: --${opt.name} ${JSON.stringify(value)} is not one of ${opt.def.options.join(", ")}`,
+    `${where}: unknown ${opt.name} ${JSON.stringify(value)} (allowed: ${opt.def.options.join(", ")})`,
     guess ? `Did you mean --${opt.name} ${guess}?` : `Run \`${where} --help\` for usage.`,
   );
 }

@@ -109,7 +109,7 @@ test("unknown commands and sub-commands get a did-you-mean", () => {
 test("bad --kind, --scope, --limit, --mode values are usage errors (exit 2)", () => {
   const kind = sb.run(["remember", "x y z", "--kind", "banana"], { cwd: repo });
   expect(kind.code).toBe(2);
-  expect(kind.stderr).toContain("fact, decision, gotcha");
+  expect(kind.stderr).toContain('unknown kind "banana" (allowed: fact, decision, gotcha');
   const scope = sb.run(["list", "--scope", "glbal"]);
   expect(scope.code).toBe(2);
   expect(scope.stderr).toContain("Did you mean --scope global?");

@@ -36,12 +36,12 @@ describe("bad input: exit 1, a clear message, nothing written", () => {
   test("an unknown scope or kind", () => {
     const before = entryCount();
     const s = sb.run(["remember", "hello", "--scope", "team"]);
-    expect(s.code).toBe(1);
+    expect(s.code).toBe(2);
     expect(s.stderr).toContain('unknown scope "team" (allowed: project, global)');
     const k = sb.run(["remember", "hello", "--kind", "rumour"]);
-    expect(k.code).toBe(1);
+    expect(k.code).toBe(2);
     expect(k.stderr).toContain('unknown kind "rumour"');
-    expect(sb.run(["recall", "x", "--scope", "team"]).code).toBe(1);
+    expect(sb.run(["recall", "x", "--scope", "team"]).code).toBe(2);
     expect(entryCount()).toBe(before);
   });
 
@@ -74,7 +74,7 @@ describe("bad input: exit 1, a clear message, nothing written", () => {
 
   test("a bad --limit is a clear error", () => {
     const r = sb.run(["list", "--limit", "lots"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain("--limit must be an integer");
   });
 });

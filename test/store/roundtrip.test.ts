@@ -138,7 +138,7 @@ describe("remember -> recall -> show -> forget", () => {
     expect([...dates].sort().reverse()).toEqual(dates);
     const none = sb.run(["list", "--kind", "decision", "--json"]).json();
     expect(none).toEqual({ total: 0, entries: [] });
-    expect(sb.run(["list", "--kind", "wish"]).code).toBe(1);
+    expect(sb.run(["list", "--kind", "wish"]).code).toBe(2);
   });
 
   test("an id prefix works for show", () => {
