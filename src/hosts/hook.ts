@@ -47,6 +47,113 @@ export function readStdin<S extends v.GenericSchema<unknown, { hook_event_name?:
   return { ok: true, s: r.output };
 }
 
+/** Claude Code's native event names, which Codex adopted as they are. */
+export const CLAUDE_NATIVE: Record<HookEvent, string> = {
+  "session-start": "SessionStart",
+  prompt: "UserPromptSubmit",
+  tool: "PreToolUse",
+  compact: "PreCompact",
+  "subagent-start": "SubagentStart",
+  "session-end": "SessionEnd",
+};
+
+/**
+ * Claude Code's hook contract, which Codex follows too: events, which inject, and the answers
+ * (SessionStart answers its own shape even when empty: Codex rejects `{}` there).
+ */
+export const CLAUDE_CONTRACT = {
+  events: ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"],
+  injects: ["session-start", "prompt", "tool", "subagent-start"],
+  render: (event, context) => specificOutput(CLAUDE_NATIVE[event], context),
+  empty: (event) => (event === "session-start" ? specificOutput("SessionStart", "") : EMPTY_OBJECT),
+} satisfies Partial<HostAdapter>;
+
+/** SessionStart `source` values the family sends as they are. */
+export const START_SOURCES: Record<string, StartSource> = {
+  startup: "startup",
+  resume: "resume",
+  clear: "clear",
+  compact: "compact",
+};
+
+/** Schema entries of the stdin fields every family host sends (each adds its own). */
+export const familyFields = {
+  session_id: v.string(),
+  cwd: v.string(),
+  hook_event_name: v.optional(v.string()),
+  source: v.optional(v.string()),
+  prompt: v.optional(v.string()),
+  tool_name: v.optional(v.string()),
+};
+
+/** The stdin fields the hookSpecificOutput family (Claude, Codex, Gemini) shares. */
+type FamilyStdin = {
+  session_id: string;
+  cwd: string;
+  hook_event_name?: string;
+  transcript_path?: string | null;
+  source?: string;
+  prompt?: string;
+  tool_name?: string;
+  agent_id?: string;
+};
+
+/** What tells one family host from another: its names, schema and the few event rules of its own. */
+export type FamilyHost<S extends FamilyStdin> = {
+  host: Host;
+  /** The product's name in log reasons ("Claude", "Codex", "Gemini"). */
+  name: string;
+  /** Coffer event -> the host's native event name. */
+  native: Record<HookEvent, string>;
+  schema: v.GenericSchema<unknown, S>;
+  /** The start source a SessionStart payload means. */
+  source: (s: S) => StartSource;
+  /** Tools whose calls are path triggers. */
+  pathTools: ReadonlySet<string>;
+  /** The touched paths of a path-trigger tool call, or why there are none. */
+  toolPaths: (s: S & { tool_name: string }) => string[] | Extract<ParseResult, { ok: false }>;
+  /** The prompt as routed (e.g. earlier hook context stripped), or why it is not the user's. */
+  prompt?: (prompt: string) => string | Extract<ParseResult, { ok: false }>;
+  /** Extra rule for compact (Gemini: an `auto` PreCompress is not a compression). */
+  compact?: (s: S) => Extract<ParseResult, { ok: false }> | undefined;
+};
+
+/** One `parse` for the family: readStdin, the shared fields, then the host's rules per event. */
+export function familyParse<S extends FamilyStdin>(h: FamilyHost<S>): HostAdapter["parse"] {
+  return (event, raw) => {
+    const read = readStdin(h.schema, raw, h.name, h.native[event]);
+    if (!read.ok) return read;
+    const s = read.s;
+    const input: HookInput = {
+      host: h.host,
+      event,
+      sessionId: s.session_id,
+      cwd: s.cwd,
+      agentId: s.agent_id,
+      transcriptPath: s.transcript_path ?? undefined,
+    };
+    switch (event) {
+      case "session-start":
+        return { ok: true, input: { ...input, source: h.source(s) } };
+      case "prompt": {
+        if (typeof s.prompt !== "string") return { ok: false, reason: `${h.native.prompt} without a prompt` };
+        const prompt = h.prompt ? h.prompt(s.prompt) : s.prompt;
+        return typeof prompt === "string" ? { ok: true, input: { ...input, prompt } } : prompt;
+      }
+      case "tool": {
+        if (!s.tool_name || !h.pathTools.has(s.tool_name))
+          return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
+        const paths = h.toolPaths(s as S & { tool_name: string });
+        return Array.isArray(paths) ? { ok: true, input: { ...input, filePaths: paths } } : paths;
+      }
+      case "compact":
+        return h.compact?.(s) ?? { ok: true, input };
+      default:
+        return { ok: true, input };
+    }
+  };
+}
+
 /**
  * How a host measures injected context, and how much it takes before truncating. `measure`
  * must be additive over concatenation (chars, bytes) so the planner can size parts separately.

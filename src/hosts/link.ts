@@ -4,6 +4,7 @@
  * switches. The engine (`src/link/engine.ts`) does the editing; a host file holds only facts.
  */
 
+import { join } from "node:path";
 import type { Host } from "../lib/hosts";
 import type { Dialect } from "../lib/jsonc";
 import type { HookEvent } from "./hook";
@@ -94,3 +95,22 @@ export type HostLink = {
   /** Host-specific checks for doctor (e.g. hooks switched off in the host's own settings). */
   doctorChecks?: (t: Target) => Problem[];
 };
+
+/** A host's config folder (`.claude`, `.codex`, ...) under the repository with `--project`, else under home. */
+export function configDir(t: Target, name: string): string {
+  return join(t.root ?? t.home, name);
+}
+
+/** The arguments that start Coffer's MCP server. */
+export const SERVE_ARGS = ["serve", "--stdio"];
+
+/** `{command, args}`: the MCP entry shape most hosts share. */
+export function stdioServer(bin: string): { command: string; args: string[] } {
+  return { command: bin, args: [...SERVE_ARGS] };
+}
+
+/** The `command` of an MCP entry (`binaryOf` for the `{command, args}` shape). */
+export function commandOf(entry: unknown): string | undefined {
+  const command = entry && typeof entry === "object" ? (entry as { command?: unknown }).command : undefined;
+  return typeof command === "string" ? command : undefined;
+}

@@ -7,88 +7,49 @@
  */
 import * as v from "valibot";
 import {
+  CLAUDE_CONTRACT,
+  CLAUDE_NATIVE,
   charCount,
-  EMPTY_OBJECT,
-  type HookEvent,
+  familyFields,
+  familyParse,
   type HostAdapter,
-  type ParseResult,
-  readStdin,
+  START_SOURCES,
   type StartSource,
-  specificOutput,
 } from "../hook";
-
-const NATIVE: Record<HookEvent, string> = {
-  "session-start": "SessionStart",
-  prompt: "UserPromptSubmit",
-  tool: "PreToolUse",
-  compact: "PreCompact",
-  "subagent-start": "SubagentStart",
-  "session-end": "SessionEnd",
-};
 
 const PATH_TOOLS = new Set(["Read", "Edit", "Write", "MultiEdit"]);
 
 const Stdin = v.object({
-  session_id: v.string(),
-  cwd: v.string(),
-  hook_event_name: v.optional(v.string()),
+  ...familyFields,
   transcript_path: v.optional(v.string()),
-  source: v.optional(v.string()),
-  prompt: v.optional(v.string()),
-  tool_name: v.optional(v.string()),
   tool_input: v.optional(v.looseObject({ file_path: v.optional(v.unknown()) })),
   agent_id: v.optional(v.string()),
 });
 
-const SOURCES: Record<string, StartSource> = {
-  startup: "startup",
-  resume: "resume",
-  clear: "clear",
-  compact: "compact",
-  fork: "startup",
-};
+const SOURCES: Record<string, StartSource> = { ...START_SOURCES, fork: "startup" };
 
-function parse(event: HookEvent, raw: unknown): ParseResult {
-  const read = readStdin(Stdin, raw, "Claude", NATIVE[event]);
-  if (!read.ok) return read;
-  const s = read.s;
-  const input = {
-    host: "claude" as const,
-    event,
-    sessionId: s.session_id,
-    cwd: s.cwd,
-    agentId: s.agent_id,
-    transcriptPath: s.transcript_path,
-  };
-  switch (event) {
-    case "session-start":
-      return { ok: true, input: { ...input, source: SOURCES[s.source ?? "startup"] ?? "startup" } };
-    case "prompt":
-      if (typeof s.prompt !== "string") return { ok: false, reason: "UserPromptSubmit without a prompt" };
-      // Claude submits background-task results as prompts too; they are not the user asking.
-      if (/^\s*<task-notification>/.test(s.prompt))
-        return { ok: false, ignored: true, reason: "task notification, not a user prompt" };
-      return { ok: true, input: { ...input, prompt: s.prompt } };
-    case "tool": {
-      if (!s.tool_name || !PATH_TOOLS.has(s.tool_name))
-        return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
-      const path = s.tool_input?.file_path;
-      if (typeof path !== "string" || !path)
-        return { ok: false, reason: `${s.tool_name} without tool_input.file_path` };
-      return { ok: true, input: { ...input, filePaths: [path] } };
-    }
-    default:
-      return { ok: true, input };
-  }
-}
+const parse = familyParse({
+  host: "claude",
+  name: "Claude",
+  native: CLAUDE_NATIVE,
+  schema: Stdin,
+  source: (s) => SOURCES[s.source ?? "startup"] ?? "startup",
+  pathTools: PATH_TOOLS,
+  toolPaths: (s) => {
+    const path = s.tool_input?.file_path;
+    if (typeof path !== "string" || !path) return { ok: false, reason: `${s.tool_name} without tool_input.file_path` };
+    return [path];
+  },
+  // Claude submits background-task results as prompts too; they are not the user asking.
+  prompt: (prompt) =>
+    /^\s*<task-notification>/.test(prompt)
+      ? { ok: false, ignored: true, reason: "task notification, not a user prompt" }
+      : prompt,
+});
 
 export const adapter: HostAdapter = {
   host: "claude",
-  events: ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"],
-  injects: ["session-start", "prompt", "tool", "subagent-start"],
+  ...CLAUDE_CONTRACT,
   parse,
-  render: (event, context) => specificOutput(NATIVE[event], context),
-  // SessionStart answers its own shape even when empty; everything else answers {}.
-  empty: (event) => (event === "session-start" ? specificOutput("SessionStart", "") : EMPTY_OBJECT),
   capacity: () => ({ limit: 9500, unit: "chars", measure: charCount }),
 };

@@ -5,10 +5,10 @@
  */
 import { join } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
-import type { HostLink, Problem, Target } from "../link";
+import { commandOf, configDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
 
 const settings = (t: Target) => ({
-  path: t.root ? join(t.root, ".claude", "settings.json") : join(t.home, ".claude", "settings.json"),
+  path: join(configDir(t, ".claude"), "settings.json"),
   dialect: "json" as const,
 });
 
@@ -34,10 +34,9 @@ export const link: HostLink = {
     // `claude mcp add` writes this shape; Claude Code rewrites ~/.claude.json often, so only this key changes.
     file: (t) => ({ path: t.root ? join(t.root, ".mcp.json") : join(t.home, ".claude.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
-    value: (bin) => ({ type: "stdio", command: bin, args: ["serve", "--stdio"], env: {} }),
+    value: (bin) => ({ type: "stdio", ...stdioServer(bin), env: {} }),
     managed: ["type", "command", "args"],
-    binaryOf: (e) =>
-      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
+    binaryOf: commandOf,
   },
   nativeMemory: { kind: "json", file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
   sessionEnd: "hook",

@@ -9,43 +9,21 @@
  */
 import * as v from "valibot";
 import {
-  EMPTY_OBJECT,
-  type HookEvent,
+  CLAUDE_CONTRACT,
+  CLAUDE_NATIVE,
+  familyFields,
+  familyParse,
   type HostAdapter,
-  type ParseResult,
-  readStdin,
-  type StartSource,
-  specificOutput,
+  START_SOURCES,
   utf8Bytes,
 } from "../hook";
 
-const NATIVE: Record<HookEvent, string> = {
-  "session-start": "SessionStart",
-  prompt: "UserPromptSubmit",
-  tool: "PreToolUse",
-  compact: "PreCompact",
-  "subagent-start": "SubagentStart",
-  "session-end": "SessionEnd",
-};
-
 const Stdin = v.object({
-  session_id: v.string(),
-  cwd: v.string(),
-  hook_event_name: v.optional(v.string()),
+  ...familyFields,
   transcript_path: v.optional(v.nullable(v.string())),
-  source: v.optional(v.string()),
-  prompt: v.optional(v.string()),
-  tool_name: v.optional(v.string()),
   tool_input: v.optional(v.unknown()),
   agent_id: v.optional(v.string()),
 });
-
-const SOURCES: Record<string, StartSource> = {
-  startup: "startup",
-  resume: "resume",
-  clear: "clear",
-  compact: "compact",
-};
 
 const PATCH_FILE = /^\*\*\* (?:Update File|Add File|Delete File|Move to): (.+)$/gm;
 
@@ -70,44 +48,24 @@ function patchText(toolInput: unknown): string | undefined {
   return undefined;
 }
 
-function parse(event: HookEvent, raw: unknown): ParseResult {
-  const read = readStdin(Stdin, raw, "Codex", NATIVE[event]);
-  if (!read.ok) return read;
-  const s = read.s;
-  const input = {
-    host: "codex" as const,
-    event,
-    sessionId: s.session_id,
-    cwd: s.cwd,
-    agentId: s.agent_id,
-    transcriptPath: s.transcript_path ?? undefined,
-  };
-  switch (event) {
-    case "session-start":
-      return { ok: true, input: { ...input, source: SOURCES[s.source ?? "startup"] ?? "startup" } };
-    case "prompt":
-      if (typeof s.prompt !== "string") return { ok: false, reason: "UserPromptSubmit without a prompt" };
-      return { ok: true, input: { ...input, prompt: s.prompt } };
-    case "tool": {
-      if (s.tool_name !== "apply_patch")
-        return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
-      const text = patchText(s.tool_input);
-      if (!text) return { ok: false, reason: "apply_patch without patch text" };
-      const paths = patchPaths(text);
-      if (!paths.length) return { ok: false, ignored: true, reason: "apply_patch names no file" };
-      return { ok: true, input: { ...input, filePaths: paths } };
-    }
-    default:
-      return { ok: true, input };
-  }
-}
+const parse = familyParse({
+  host: "codex",
+  name: "Codex",
+  native: CLAUDE_NATIVE,
+  schema: Stdin,
+  source: (s) => START_SOURCES[s.source ?? "startup"] ?? "startup",
+  pathTools: new Set(["apply_patch"]),
+  toolPaths: (s) => {
+    const text = patchText(s.tool_input);
+    if (!text) return { ok: false, reason: "apply_patch without patch text" };
+    const paths = patchPaths(text);
+    return paths.length ? paths : { ok: false, ignored: true, reason: "apply_patch names no file" };
+  },
+});
 
 export const adapter: HostAdapter = {
   host: "codex",
-  events: ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"],
-  injects: ["session-start", "prompt", "tool", "subagent-start"],
+  ...CLAUDE_CONTRACT,
   parse,
-  render: (event, context) => specificOutput(NATIVE[event], context),
-  empty: (event) => (event === "session-start" ? specificOutput("SessionStart", "") : EMPTY_OBJECT),
   capacity: () => ({ limit: 2400 * 4, unit: "UTF-8 bytes (2,400 tokens at bytes / 4)", measure: utf8Bytes }),
 };

@@ -8,9 +8,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import type { HostLink, Problem, Target } from "../link";
+import { commandOf, configDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
 
-const dir = (t: Target) => (t.root ? join(t.root, ".codex") : join(t.home, ".codex"));
+const dir = (t: Target) => configDir(t, ".codex");
 const configToml = (t: Target) => join(dir(t), "config.toml");
 
 const TRUST =
@@ -56,9 +56,8 @@ export const link: HostLink = {
     kind: "toml",
     file: configToml,
     table: ["mcp_servers", "coffer"],
-    value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) =>
-      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
+    value: stdioServer,
+    binaryOf: commandOf,
   },
   nativeMemory: {
     kind: "toml",

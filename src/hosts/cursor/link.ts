@@ -4,9 +4,9 @@
  * next to it. Timeouts in seconds.
  */
 import { join } from "node:path";
-import type { HostLink, Target } from "../link";
+import { commandOf, configDir, type HostLink, stdioServer, type Target } from "../link";
 
-const dir = (t: Target) => (t.root ? join(t.root, ".cursor") : join(t.home, ".cursor"));
+const dir = (t: Target) => configDir(t, ".cursor");
 
 export const link: HostLink = {
   host: "cursor",
@@ -23,9 +23,8 @@ export const link: HostLink = {
     kind: "json",
     file: (t) => ({ path: join(dir(t), "mcp.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
-    value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) =>
-      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
+    value: stdioServer,
+    binaryOf: commandOf,
   },
   sessionEnd: "none",
 };

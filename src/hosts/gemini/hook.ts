@@ -16,11 +16,12 @@
 import * as v from "valibot";
 import {
   EMPTY_OBJECT,
+  familyFields,
+  familyParse,
   type HookEvent,
   type HostAdapter,
   maxTokensCapacity,
-  type ParseResult,
-  readStdin,
+  START_SOURCES,
   type StartSource,
   specificOutput,
 } from "../hook";
@@ -37,14 +38,9 @@ const NATIVE: Record<HookEvent, string> = {
 const PATH_TOOLS = new Set(["read_file", "write_file", "replace"]);
 
 const Stdin = v.object({
-  session_id: v.string(),
-  cwd: v.string(),
-  hook_event_name: v.optional(v.string()),
+  ...familyFields,
   transcript_path: v.optional(v.string()),
-  source: v.optional(v.string()),
   trigger: v.optional(v.string()),
-  prompt: v.optional(v.string()),
-  tool_name: v.optional(v.string()),
   tool_input: v.optional(
     v.looseObject({
       file_path: v.optional(v.unknown()),
@@ -55,52 +51,30 @@ const Stdin = v.object({
 });
 
 // resume -> startup: Gemini does not replay the turns that carried earlier context.
-const SOURCES: Record<string, StartSource> = {
-  startup: "startup",
-  resume: "startup",
-  clear: "clear",
-  compact: "compact",
-};
+const SOURCES: Record<string, StartSource> = { ...START_SOURCES, resume: "startup" };
 
 const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>\s*/g;
 
-function parse(event: HookEvent, raw: unknown): ParseResult {
-  const read = readStdin(Stdin, raw, "Gemini", NATIVE[event]);
-  if (!read.ok) return read;
-  const s = read.s;
-  const input = {
-    host: "gemini" as const,
-    event,
-    sessionId: s.session_id,
-    cwd: s.cwd,
-    transcriptPath: s.transcript_path,
-  };
-  switch (event) {
-    case "session-start":
-      return { ok: true, input: { ...input, source: SOURCES[s.source ?? s.trigger ?? "startup"] ?? "startup" } };
-    case "prompt":
-      if (typeof s.prompt !== "string") return { ok: false, reason: "BeforeAgent without a prompt" };
-      return { ok: true, input: { ...input, prompt: s.prompt.replace(HOOK_CONTEXT, "") } };
-    case "tool": {
-      if (!s.tool_name || !PATH_TOOLS.has(s.tool_name))
-        return { ok: false, ignored: true, reason: `tool ${s.tool_name ?? "(none)"} is not a path trigger` };
-      const ti = s.tool_input ?? {};
-      const path = [ti.file_path, ti.absolute_path, ti.path].find((p) => typeof p === "string" && p);
-      if (typeof path !== "string") return { ok: false, reason: `${s.tool_name} without a file path in tool_input` };
-      return { ok: true, input: { ...input, filePaths: [path] } };
-    }
-    case "compact":
-      if (s.trigger === "auto")
-        return {
-          ok: false,
-          ignored: true,
-          reason: "PreCompress auto fires before every model call; not a compression",
-        };
-      return { ok: true, input };
-    default:
-      return { ok: true, input };
-  }
-}
+const parse = familyParse({
+  host: "gemini",
+  name: "Gemini",
+  native: NATIVE,
+  schema: Stdin,
+  source: (s) => SOURCES[s.source ?? s.trigger ?? "startup"] ?? "startup",
+  pathTools: PATH_TOOLS,
+  toolPaths: (s) => {
+    const ti = s.tool_input ?? {};
+    const path = [ti.file_path, ti.absolute_path, ti.path].find((p) => typeof p === "string" && p);
+    return typeof path === "string"
+      ? [path]
+      : { ok: false, reason: `${s.tool_name} without a file path in tool_input` };
+  },
+  prompt: (prompt) => prompt.replace(HOOK_CONTEXT, ""),
+  compact: (s) =>
+    s.trigger === "auto"
+      ? { ok: false, ignored: true, reason: "PreCompress auto fires before every model call; not a compression" }
+      : undefined,
+});
 
 export const adapter: HostAdapter = {
   host: "gemini",

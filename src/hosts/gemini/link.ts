@@ -7,10 +7,10 @@
  */
 import { join } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
-import type { HostLink, Problem, Target } from "../link";
+import { commandOf, configDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
 
 const settings = (t: Target) => ({
-  path: t.root ? join(t.root, ".gemini", "settings.json") : join(t.home, ".gemini", "settings.json"),
+  path: join(configDir(t, ".gemini"), "settings.json"),
   dialect: "json-comments" as const,
 });
 
@@ -33,9 +33,8 @@ export const link: HostLink = {
     kind: "json",
     file: settings,
     path: ["mcpServers", "coffer"],
-    value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) =>
-      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
+    value: stdioServer,
+    binaryOf: commandOf,
   },
   sessionEnd: "sweep",
   doctorChecks: (t): Problem[] => {

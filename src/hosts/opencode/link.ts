@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { HostLink, Target } from "../link";
+import { type HostLink, SERVE_ARGS, type Target } from "../link";
 
 export const OPENCODE_MARKER = "coffer-managed";
 
@@ -129,7 +129,7 @@ export const link: HostLink = {
     kind: "json",
     file: (t) => configFile(t.root ?? configDir(t)),
     path: ["mcp", "coffer"],
-    value: (bin) => ({ type: "local", command: [bin, "serve", "--stdio"], enabled: true }),
+    value: (bin) => ({ type: "local", command: [bin, ...SERVE_ARGS], enabled: true }),
     managed: ["type", "command"],
     binaryOf: (e) => {
       const cmd = e && typeof e === "object" ? (e as { command?: unknown }).command : undefined;

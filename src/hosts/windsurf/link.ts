@@ -5,7 +5,7 @@
  * Windsurf reads from `~/.codeium/windsurf/mcp_config.json` only (there is no project file).
  */
 import { join } from "node:path";
-import type { HostLink, Target } from "../link";
+import { commandOf, type HostLink, stdioServer, type Target } from "../link";
 
 const userDir = (t: Target) => join(t.home, ".codeium", "windsurf");
 
@@ -26,9 +26,8 @@ export const link: HostLink = {
     kind: "json",
     file: (t) => (t.root ? undefined : { path: join(userDir(t), "mcp_config.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
-    value: (bin) => ({ command: bin, args: ["serve", "--stdio"] }),
-    binaryOf: (e) =>
-      e && typeof e === "object" ? ((e as { command?: unknown }).command as string | undefined) : undefined,
+    value: stdioServer,
+    binaryOf: commandOf,
     unavailable: () =>
       "Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json: run `coffer link windsurf` (without --project) once to register Coffer's MCP server, which is how Cascade reaches Coffer's memory.",
   },
