@@ -5,6 +5,10 @@
  */
 import pkg from "../package.json" with { type: "json" };
 
+/** The target this binary was built for (scripts/build.ts defines it), e.g. `linux-x64-musl`; `source` under `bun src/cli.ts`. */
+declare const COFFER_BUILD_TARGET: string | undefined;
+const BUILD_TARGET = typeof COFFER_BUILD_TARGET === "string" ? COFFER_BUILD_TARGET : "source";
+
 type Loader = () => Promise<{ default: import("citty").CommandDef<any> }>;
 
 /** name -> one-line description + lazy loader. The description is what `coffer --help` lists. */
@@ -81,7 +85,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const { runCli } = await import("./commands/_run");
-  await runCli(argv, COMMANDS, pkg.version);
+  await runCli(argv, COMMANDS, `${pkg.version} (${BUILD_TARGET})`);
 }
 
 await main(process.argv.slice(2));

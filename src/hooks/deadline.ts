@@ -2,10 +2,12 @@
  * Exactly one answer on stdout, and an answer by the deadline no matter what the main thread
  * is doing. SQLite calls and file I/O are synchronous, so a timer on the main thread cannot
  * fire while one of them hangs (a locked index, a huge catch-up): a watchdog worker holds the
- * empty output and, at the deadline, writes it and ends the process with status 0 (`_exit`
- * through bun:ffi). A shared flag decides who answers first; the loser stays silent.
+ * empty output and, at the deadline, writes it and ends the process with status 0 (the C
+ * library's exit through bun:ffi, per OS: see `watchdogExit`). A shared flag decides who
+ * answers first; the loser stays silent.
  */
 import { writeSync } from "node:fs";
+import { watchdogExit } from "../lib/platform";
 
 const flag = new Int32Array(new SharedArrayBuffer(4));
 
@@ -39,10 +41,20 @@ self.onmessage = (e) => {
     const fs = require("node:fs");
     try { fs.writeSync(1, out); } catch {}
     try { fs.appendFileSync(e.data.log, JSON.stringify({ at: new Date().toISOString(), msg: "deadline reached; answered the empty output" }) + "\\n"); } catch {}
+    // process.exit and process.reallyExit in a worker end only the worker: ask the C library.
+    const how = e.data.exit;
     try {
       const { dlopen, FFIType } = require("bun:ffi");
-      const libc = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
-      dlopen(libc, { _exit: { args: [FFIType.i32], returns: FFIType.void } }).symbols._exit(0);
+      if (how.kind === "TerminateProcess") {
+        const k32 = dlopen(how.library, { TerminateProcess: { args: [FFIType.i64, FFIType.u32], returns: FFIType.i32 } });
+        k32.symbols.TerminateProcess(-1, 0); // -1: GetCurrentProcess()'s pseudo-handle
+      } else {
+        for (const lib of how.libraries) {
+          try {
+            dlopen(lib, { _exit: { args: [FFIType.i32], returns: FFIType.void } }).symbols._exit(0);
+          } catch {}
+        }
+      }
     } catch {}
     process.kill(process.pid, "SIGKILL");
   }, Math.max(0, at - Date.now()));
@@ -63,11 +75,11 @@ export function exitNow(): never {
  * Arm the deadline: at `at` (epoch ms) the host gets `emptyJson` and the process ends.
  * `log` is the hook.log path for the one-line record.
  */
-export function armDeadline(at: number, emptyJson: string, log: string): void {
+export function armDeadline(at: number, emptyJson: string, log: string, exit = watchdogExit()): void {
   try {
     const url = URL.createObjectURL(new Blob([WATCHDOG], { type: "application/javascript" }));
     const worker = new Worker(url);
-    worker.postMessage({ flag, at, out: `${emptyJson}\n`, log });
+    worker.postMessage({ flag, at, out: `${emptyJson}\n`, log, exit });
     worker.unref();
   } catch {
     // No worker: the main-thread timer still covers every asynchronous wait (stdin).

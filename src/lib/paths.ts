@@ -1,9 +1,9 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { homeDirFor } from "./platform";
 
-/** The user's home directory; `$HOME` wins so tests and sandboxes can move it. */
+/** The user's home directory; `$HOME` wins so tests and sandboxes can move it (then USERPROFILE on Windows). */
 export function homeDir(): string {
-  return process.env.HOME || homedir();
+  return homeDirFor();
 }
 
 /** Root of everything Coffer owns (`COFFER_HOME`, default `~/.coffer`). */

@@ -1,0 +1,65 @@
+/**
+ * `bun run release`: one executable per platform in dist/release (or $COFFER_RELEASE_DIR),
+ * cross-compiled with scripts/build.ts (same flags: --minify --bytecode), plus SHA256SUMS
+ * (the `sha256sum` format install.sh verifies against) and manifest.json (version, targets,
+ * sizes). Bun fetches each target's runtime from the npm registry the first time and caches it.
+ * COFFER_RELEASE_TARGETS=linux-x64,darwin-arm64 builds a subset.
+ */
+
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import pkg from "../package.json" with { type: "json" };
+import { sourceFingerprint, TARGETS } from "./targets";
+
+const root = resolve(import.meta.dir, "..");
+const outDir = resolve(process.env.COFFER_RELEASE_DIR ?? join(root, "dist", "release"));
+const only = process.env.COFFER_RELEASE_TARGETS?.split(",").map((s) => s.trim());
+const targets = only ? TARGETS.filter((t) => only.includes(t.name)) : TARGETS;
+if (only && targets.length !== only.length) {
+  console.error(`unknown target in COFFER_RELEASE_TARGETS; known: ${TARGETS.map((t) => t.name).join(", ")}`);
+  process.exit(2);
+}
+
+const source = sourceFingerprint(root); // before building: what the binaries are built from
+mkdirSync(outDir, { recursive: true });
+// A release directory holds one release: old binaries and sums go first.
+for (const f of readdirSync(outDir))
+  if (f.startsWith("coffer-") || f === "SHA256SUMS" || f === "manifest.json") rmSync(join(outDir, f));
+
+async function sha256(file: string): Promise<string> {
+  const h = new Bun.CryptoHasher("sha256");
+  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
+  return h.digest("hex");
+}
+
+const built: { name: string; file: string; bun: string; format: string; size: number; sha256: string }[] = [];
+for (const t of targets) {
+  const out = join(outDir, t.file);
+  const started = performance.now();
+  const p = Bun.spawnSync(["bun", join(root, "scripts", "build.ts")], {
+    cwd: root,
+    env: { ...process.env, COFFER_OUT: out, COFFER_TARGET: t.bun },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (p.exitCode !== 0) {
+    console.error(`release: building ${t.name} failed\n${p.stderr.toString()}${p.stdout.toString()}`);
+    process.exit(1);
+  }
+  const size = statSync(out).size;
+  built.push({ name: t.name, file: t.file, bun: t.bun, format: t.format, size, sha256: await sha256(out) });
+  const secs = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`${t.file.padEnd(28)} ${(size / 1024 / 1024).toFixed(1).padStart(6)} MiB  ${secs}s`);
+}
+
+writeFileSync(join(outDir, "SHA256SUMS"), built.map((b) => `${b.sha256}  ${b.file}\n`).join(""));
+const manifest = {
+  name: "coffer",
+  version: pkg.version,
+  bun: Bun.version,
+  built_at: new Date().toISOString(),
+  source,
+  targets: built,
+};
+writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+console.log(`release ${pkg.version}: ${built.length} targets in ${outDir}`);
