@@ -1,10 +1,52 @@
 import type { ArgDef } from "citty";
-import { consola } from "consola";
+import { createConsola } from "consola";
 import { usageError } from "../lib/errors";
 import { KINDS } from "../store/entry";
 import { type OpenOptions, openStore, type Store } from "../store/store";
 
-export { consola };
+/**
+ * Messages for people: notices, warnings, errors and prompts go to stderr, so stdout carries only
+ * a command's data (`coffer list | wc -l`, `--json`). A success line ("Remembered <id>") is the
+ * result of a write and stays on stdout.
+ */
+export const consola = createConsola({ stdout: process.stderr, stderr: process.stderr });
+consola.success = createConsola().success;
+
+/** A notice (stderr): "3 of 301 shown", "Nothing found." */
+export function notice(message: string): void {
+  consola.info(message);
+}
+
+/** "1 entry", "2 entries". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Colour on stdout only for a terminal, never with NO_COLOR or TERM=dumb; FORCE_COLOR=1 forces it. */
+export function useColor(stream: { isTTY?: boolean } = process.stdout): boolean {
+  const env = process.env;
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
+  return Boolean(stream.isTTY) && env.TERM !== "dumb";
+}
+
+const sgr = (open: number, close: number) => (text: string) =>
+  useColor() ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+export const paint = {
+  id: sgr(33, 39), // yellow
+  project: sgr(36, 39), // cyan
+  global: sgr(35, 39), // magenta
+  kind: sgr(32, 39), // green
+  dim: sgr(2, 22),
+  bold: sgr(1, 22),
+  ok: sgr(32, 39),
+  bad: sgr(31, 39),
+};
+
+/** Pad to a width measured without colour codes. */
+export function pad(text: string, plain: string, width: number): string {
+  return text + " ".repeat(Math.max(0, width - plain.length));
+}
 
 export const jsonArg = {
   json: { type: "boolean", description: "Print machine-readable JSON" },
@@ -52,4 +94,25 @@ export async function textFromArgs(words: string[]): Promise<string> {
 export function short(text: string, max = 100): string {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+export type EntryRow = { id: string; scope: string; kind: string; title: string; date?: string; extra?: string };
+
+/** Entry lines with aligned columns (ids of any length, global and project rows alike), coloured on a terminal. */
+export function entryLines(rows: EntryRow[], titleMax = 80): string[] {
+  const idW = Math.max(0, ...rows.map((r) => r.id.length));
+  const scopeW = Math.max(0, ...rows.map((r) => r.scope.length));
+  const kindW = Math.max(0, ...rows.map((r) => r.kind.length));
+  const dateW = Math.max(0, ...rows.map((r) => r.date?.length ?? 0));
+  return rows.map((r) => {
+    const scope = r.scope === "global" ? paint.global(r.scope) : paint.project(r.scope);
+    const cols = [
+      pad(paint.id(r.id), r.id, idW),
+      ...(r.date !== undefined ? [pad(paint.dim(r.date), r.date, dateW)] : []),
+      pad(scope, r.scope, scopeW),
+      pad(paint.kind(r.kind), r.kind, kindW),
+      short(r.title, titleMax) + (r.extra ? `  ${paint.dim(r.extra)}` : ""),
+    ];
+    return cols.join("  ");
+  });
 }

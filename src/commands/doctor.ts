@@ -1,13 +1,18 @@
+import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { allHostLinks } from "../hosts/index";
 import { homeDir } from "../lib/paths";
 import { type DoctorReport, type HostReport, runDoctor } from "../link/doctor";
 import { tilde } from "../link/files";
 import { withExamples } from "./_run";
-import { jsonArg, printJson } from "./_shared";
+import { jsonArg, paint, plural, printJson } from "./_shared";
+
+const OK = () => paint.ok("✓");
+const BAD = () => paint.bad("✗");
+const NA = () => paint.dim("·");
 
 function hostLine(r: HostReport): string {
-  const mark = r.problems.length ? "✗" : r.status === "linked" ? "✓" : "·";
+  const mark = r.problems.length ? BAD() : r.status === "linked" ? OK() : NA();
   const scope = r.scope === "project" ? " (project)" : "";
   if (r.status === "not linked")
     return `  ${mark} ${r.host}${scope}: not linked (coffer link ${r.host}${r.scope === "project" ? " --project" : ""})`;
@@ -26,14 +31,20 @@ function render(report: DoctorReport): string {
   }
   const s = report.store;
   out.push("", "Store:");
-  out.push(`  ${s.config.ok ? "✓" : "✗"} config ${tilde(s.config.file)}`);
   out.push(
-    `  · ${s.entries.global} global entries, ${s.entries.projects} project entries in ${s.entries.project_scopes} project${s.entries.project_scopes === 1 ? "" : "s"}`,
+    !s.config.ok
+      ? `  ${BAD()} config ${tilde(s.config.file)}`
+      : existsSync(s.config.file)
+        ? `  ${OK()} config ${tilde(s.config.file)}`
+        : `  ${NA()} config ${tilde(s.config.file)}: defaults (no file yet)`,
   );
   out.push(
-    `  ${s.index.state === "corrupt" ? "✗" : s.index.state === "ok" ? "✓" : "·"} index ${tilde(s.index.file)}: ${s.index.state}${s.index.entries !== null ? ` (${s.index.entries} entries)` : ""}`,
+    `  ${NA()} ${plural(s.entries.global, "global entry", "global entries")}, ${plural(s.entries.projects, "project entry", "project entries")} in ${plural(s.entries.project_scopes, "project")}`,
   );
-  out.push(`  · model: ${s.model ?? "none"}`);
+  out.push(
+    `  ${s.index.state === "corrupt" ? BAD() : s.index.state === "ok" ? OK() : NA()} index ${tilde(s.index.file)}: ${s.index.state}${s.index.entries !== null ? ` (${plural(s.index.entries, "entry", "entries")})` : ""}`,
+  );
+  out.push(`  ${NA()} model: ${s.model ?? "none"}`);
   for (const n of s.notes) out.push(`      note: ${n}`);
   out.push("");
   if (!report.problems.length) out.push("No problems found.");

@@ -5,7 +5,7 @@ import { approveTrace, rejectTrace, traceText } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
-import { consola, jsonArg, printJson, short } from "./_shared";
+import { consola, jsonArg, plural, printJson, short } from "./_shared";
 
 const idArg = { id: { type: "positional", description: "Trace id (or a unique prefix)", required: true } } as const;
 
@@ -71,7 +71,7 @@ function preview(insights: Insight[]): void {
     consola.info("The model found nothing worth keeping in this trace.");
     return;
   }
-  consola.info(`${insights.length} ${insights.length === 1 ? "entry" : "entries"} would be written:`);
+  consola.info(`${plural(insights.length, "entry", "entries")} would be written:`);
   for (const i of insights) process.stderr.write(`  [${i.kind}] ${i.title}\n      ${short(i.body, 160)}\n`);
 }
 
@@ -108,7 +108,7 @@ const approve = withExamples(
       if (res.status === "cancelled") return consola.info(`Nothing written; trace ${res.id} stays in the inbox.`);
       const created = res.entries.filter((e) => e.status === "created").length;
       consola.success(
-        `Approved ${res.id}: ${res.entries.length} ${res.entries.length === 1 ? "entry" : "entries"} (${created} new) in project ${trace.project?.label}; trace removed`,
+        `Approved ${res.id}: ${plural(res.entries.length, "entry", "entries")} (${created} new) in project ${trace.project?.label}; trace removed`,
       );
       for (const e of res.entries)
         process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);

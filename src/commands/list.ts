@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { listEntries } from "../store/store";
 import { withExamples } from "./_run";
-import { cliStore, consola, jsonArg, kindArg, parseLimit, printJson, scopeArg, short } from "./_shared";
+import { cliStore, entryLines, jsonArg, kindArg, notice, parseLimit, printJson, scopeArg } from "./_shared";
 
 export default withExamples(
   defineCommand({
@@ -28,13 +28,21 @@ export default withExamples(
           })),
         });
       }
-      if (!res.total) return consola.info("No entries yet. Add one with `coffer remember <text>`.");
-      for (const e of res.entries)
-        process.stdout.write(
-          `${e.id}  ${e.updated.slice(0, 10)}  [${e.scope}] ${e.kind.padEnd(10)} ${short(e.title, 80)}\n`,
+      if (!res.total)
+        return notice(
+          args.kind || args.scope ? "Nothing matches." : "No entries yet. Add one with `coffer remember <text>`.",
         );
-      if (res.total > res.entries.length)
-        consola.info(`${res.entries.length} of ${res.total} shown (--limit for more)`);
+      const lines = entryLines(
+        res.entries.map((e) => ({
+          id: e.id,
+          scope: e.scope,
+          kind: e.kind,
+          title: e.title,
+          date: e.updated.slice(0, 10),
+        })),
+      );
+      process.stdout.write(`${lines.join("\n")}\n`);
+      if (res.total > res.entries.length) notice(`${res.entries.length} of ${res.total} shown (--limit for more)`);
     },
   }),
   ["coffer list", "coffer list --scope global --kind decision", "coffer list --json --limit 200"],

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { storeStatus } from "../store/store";
 import { withExamples } from "./_run";
-import { cliStore, jsonArg, printJson } from "./_shared";
+import { cliStore, jsonArg, plural, printJson } from "./_shared";
 
 function size(bytes: number): string {
   return bytes < 1024
@@ -37,10 +37,13 @@ export default withExamples(
       out.push("");
       for (const s of status.scopes) {
         out.push(
-          `${s.label === s.scope ? s.scope : `${s.label} (${s.scope})`}: ${s.entries} entries, ${s.rules} rules, ${size(s.bytes)}${s.last_updated ? `, last ${s.last_updated}` : ""}`,
+          `${s.label === s.scope ? s.scope : `${s.label} (${s.scope})`}: ${plural(s.entries, "entry", "entries")}, ${plural(s.rules, "rule")}, ${size(s.bytes)}${s.last_updated ? `, last ${s.last_updated}` : ""}`,
         );
       }
-      out.push("", `Index: ${status.index.entries} entries, ${size(status.index.bytes)} (${status.index.file})`);
+      out.push(
+        "",
+        `Index: ${plural(status.index.entries, "entry", "entries")}, ${size(status.index.bytes)} (${status.index.file})`,
+      );
       if (sync) out.push(`Sync: ${sync.summary}`);
       process.stdout.write(`${out.join("\n")}\n`);
     },

@@ -1,5 +1,7 @@
 import { defineCommand } from "citty";
 import { loadHostLink } from "../hosts/index";
+import { usageError } from "../lib/errors";
+import { HOSTS } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
 import { applyPlan, planUnlink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
@@ -16,6 +18,11 @@ export default withExamples(
       ...jsonArg,
     },
     async run({ args }) {
+      if (!args.host)
+        throw usageError(
+          "which agent? name the host to unlink",
+          `e.g. coffer unlink claude (hosts: ${HOSTS.join(", ")}; \`coffer doctor\` shows what is linked)`,
+        );
       const h = await loadHostLink(args.host);
       const target = resolveTarget(!!args.project, process.cwd(), homeDir());
       const dryRun = !!args["dry-run"];
