@@ -88,7 +88,7 @@ test("recall shows how many query words an entry matches; --json keeps the raw f
 });
 
 test("no colour on a pipe, with or without NO_COLOR", () => {
-  for (const env of [{}, { NO_COLOR: "" }]) {
+  for (const env of [{}, { NO_COLOR: "" }] as Record<string, string>[]) {
     const r = sb.run(["list"], { cwd: repo, env });
     expect(r.stdout).not.toContain(ESC);
   }
