@@ -92,10 +92,9 @@ for (let i = 0; i < 3; i++) {
 }
 
 // In-process recall.
-const { openStore } = await import("../../src/store/store");
+const { closeStore, openStore, refresh } = await import("../../src/store/store");
 const { recall, searchScope } = await import("../../src/store/search");
 const { matchExpression, queryTerms } = await import("../../src/store/text");
-const { refreshScope } = await import("../../src/store/indexer");
 const store = openStore({ cwd: repo, freshness: "none" });
 const queries = Array.from({ length: Q }, () => Array.from({ length: 2 + Math.floor(rand() * 2) }, zipf).join(" "));
 for (const q of queries.slice(0, 10)) recall(store, q, { limit: 5 }); // warm the page cache
@@ -117,18 +116,16 @@ for (const q of queries) {
 const shallowRuns: number[] = [];
 for (let i = 0; i < 200; i++) {
   const s = performance.now();
-  refreshScope(store.db, projectId, false);
-  refreshScope(store.db, "global", false);
+  refresh(store, "shallow", [projectId, "global"]);
   shallowRuns.push(performance.now() - s);
 }
 const deepRuns: number[] = [];
 for (let i = 0; i < 3; i++) {
   const s = performance.now();
-  refreshScope(store.db, projectId, true);
-  refreshScope(store.db, "global", true);
+  refresh(store, "deep", [projectId, "global"]);
   deepRuns.push(performance.now() - s);
 }
-store.db.close();
+closeStore(store);
 
 const r = stats(recallRuns),
   b = stats(bareRuns),

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { progressBar } from "../lib/progress";
-import { rebuildIndex } from "../store/indexer";
+import { reindex } from "../store/store";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson } from "./_shared";
 
@@ -12,14 +12,10 @@ export default withExamples(
       const store = cliStore({ freshness: "none" });
       const started = performance.now();
       let bar: ReturnType<typeof progressBar> | undefined;
-      const n = rebuildIndex(
-        store.db,
-        (done, total) => {
-          bar ??= progressBar("indexing", total);
-          bar.tick(done);
-        },
-        store.notice,
-      );
+      const n = reindex(store, (done, total) => {
+        bar ??= progressBar("indexing", total);
+        bar.tick(done);
+      });
       bar?.done();
       const ms = Math.round(performance.now() - started);
       if (args.json) return printJson({ entries: n, ms });

@@ -135,16 +135,16 @@ export async function runHookCli(argv: string[]): Promise<void> {
     if (config["hook.read"] === "off") finish(empty);
 
     const [{ openStore }, { runEvent }] = await Promise.all([import("../store/store"), import("./run")]);
+    // Our own reads and writes wait for a busy index at most until shortly before the deadline.
+    const left = started + Number(config["hook.deadline_ms"] ?? 1500) - Date.now();
     const store = openStore({
       cwd: input.cwd,
       freshness: "shallow",
       rebuildAll: false,
       config,
       notice: (m) => hookLog(m, where),
+      busyTimeoutMs: Math.max(50, Math.min(1000, left - 200)),
     });
-    // Our own writes wait at most until shortly before the deadline.
-    const left = started + Number(config["hook.deadline_ms"] ?? 1500) - Date.now();
-    store.db.run(`PRAGMA busy_timeout = ${Math.max(50, Math.min(1000, left - 200))}`);
     const { withHealing } = await import("../store/store");
     const result = withHealing(store, () =>
       runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }),

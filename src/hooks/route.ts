@@ -13,8 +13,19 @@
  * - File paths the prompt names (existing under cwd) route entries whose `applies_to` globs
  *   match, ahead of text matches. Project before global, then newer, then id.
  */
+import {
+  appliesToRows,
+  bodiesByRowid,
+  newestCards,
+  type RouteRow,
+  rowidsInScopes,
+  rowsByIds,
+  rowsByRowid,
+  termFrequency,
+  termHits,
+} from "../store/routing";
 import type { ScopeKey } from "../store/scope";
-import { activeScopes, type Store } from "../store/store";
+import { activeScopes, entryCount, type Store } from "../store/store";
 import { queryTerms } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
@@ -48,7 +59,7 @@ const GENERIC = new Set(
 
 const _CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-type Term = { text: string; match: string; cjk: boolean };
+type Term = { text: string; cjk: boolean };
 
 /** The prompt's specific terms (CJK runs as bigrams), at most `max` before frequency checks. */
 export function specificTerms(prompt: string, max = 24): Term[] {
@@ -57,7 +68,7 @@ export function specificTerms(prompt: string, max = 24): Term[] {
   const add = (text: string, cjk: boolean) => {
     if (seen.has(text) || out.length >= max) return;
     seen.add(text);
-    out.push({ text, cjk, match: `"${text.replace(/"/g, '""')}"` });
+    out.push({ text, cjk });
   };
   for (const t of queryTerms(prompt.slice(0, 8000), 64)) {
     if (t.cjk) {
@@ -74,17 +85,6 @@ export function specificTerms(prompt: string, max = 24): Term[] {
   return out;
 }
 
-type MetaRow = {
-  rowid: number;
-  id: string;
-  scope: string;
-  title: string;
-  tags: string;
-  updated: string;
-  norm_hash: string;
-  applies_to?: string;
-};
-
 function scopeOrder(store: Store): Map<ScopeKey, number> {
   return new Map(activeScopes(store).map((s, i) => [s, i]));
 }
@@ -99,7 +99,7 @@ function compareRouted(order: Map<ScopeKey, number>) {
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-function toRouted(r: MetaRow, score: number, pathHit: boolean): Routed {
+function toRouted(r: RouteRow, score: number, pathHit: boolean): Routed {
   let tags: string[] = [];
   try {
     tags = JSON.parse(r.tags);
@@ -120,13 +120,7 @@ function toRouted(r: MetaRow, score: number, pathHit: boolean): Routed {
 /** Entries of the active scopes whose applies_to matches one of `relPaths` (project-relative). */
 export function routeByPaths(store: Store, relPaths: string[]): Routed[] {
   if (!relPaths.length) return [];
-  const scopes = activeScopes(store);
-  const rows = store.db
-    .query(
-      `SELECT rowid, id, scope, title, tags, updated, norm_hash, applies_to FROM entries
-       WHERE applies_to != '[]' AND scope IN (${scopes.map(() => "?").join(",")})`,
-    )
-    .all(...scopes) as MetaRow[];
+  const rows = appliesToRows(store, activeScopes(store));
   const out: Routed[] = [];
   for (const r of rows) {
     let globs: string[] = [];
@@ -154,7 +148,6 @@ export function globPaths(store: Store, absPaths: string[]): string[] {
 
 /** Route a prompt: text terms through the gate above, plus applies_to of the files it names. */
 export function routePrompt(store: Store, prompt: string, namedPaths: string[], max = ROUTE_MAX): Routed[] {
-  const db = store.db;
   const scopes = activeScopes(store);
   const order = scopeOrder(store);
   const byId = new Map<string, Routed>();
@@ -162,13 +155,12 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
 
   const terms = specificTerms(prompt);
   if (terms.length) {
-    const total = (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
+    const total = entryCount(store);
     const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
     // Evidence floor: a match must weigh at least as much as one term found in a tenth of the store.
     const floor = total < 20 ? 0 : Math.log(1 + (total + 0.5) / (Math.max(1, total / 10) + 0.5));
-    const countQ = db.query("SELECT count(*) AS n FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)");
     const informative = terms
-      .map((t) => ({ t, df: (countQ.get(`{title tags body} : ${t.match}`, informativeMax + 1) as { n: number }).n }))
+      .map((t) => ({ t, df: termFrequency(store, t.text, informativeMax + 1) }))
       .filter((x) => x.df <= informativeMax);
     // How many things the prompt is about (terms the store lacks count too).
     const k = informative.length;
@@ -180,11 +172,10 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     // Per term: the entries it hits anywhere, and those it hits in title or tags (FTS column
     // filter, so stemming agrees). Scores and the gate need nothing but rowids.
     const idf = counted.map(({ df }) => Math.log(1 + (total - df + 0.5) / (df + 0.5)));
-    const hitsQ = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
     const score = new Map<number, { hits: number; titled: boolean; score: number }>();
     counted.forEach(({ t }, i) => {
-      const titled = new Set((hitsQ.all(`{title tags} : ${t.match}`) as { rowid: number }[]).map((r) => r.rowid));
-      for (const { rowid } of hitsQ.all(`{title tags body} : ${t.match}`) as { rowid: number }[]) {
+      const titled = new Set(termHits(store, t.text, true));
+      for (const rowid of termHits(store, t.text, false)) {
         const inTitle = titled.has(rowid);
         const s = score.get(rowid) ?? { hits: 0, titled: false, score: 0 };
         s.hits++;
@@ -197,21 +188,10 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     for (const [rowid, s] of score) if ((s.hits >= 2 || s.titled || k === 1) && s.score >= floor) passed.push(rowid);
     if (passed.length) {
       // json_each drives the join: rowid lookups, never a scan of the scope's index.
-      const inScope = (
-        db
-          .query(
-            `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.scope IN (${scopes.map(() => "?").join(",")})`,
-          )
-          .all(JSON.stringify(passed), ...scopes) as { rowid: number }[]
-      ).map((r) => r.rowid);
+      const inScope = rowidsInScopes(store, passed, scopes);
       const best = Math.max(0, ...inScope.map((r) => score.get(r)!.score));
       const kept = inScope.filter((r) => score.get(r)!.score >= best * TAIL);
-      const rows = db
-        .query(
-          "SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.title AS title, e.tags AS tags, e.updated AS updated, e.norm_hash AS norm_hash FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
-        )
-        .all(JSON.stringify(kept)) as MetaRow[];
-      for (const r of rows) {
+      for (const r of rowsByRowid(store, kept)) {
         const s = Number(score.get(r.rowid)!.score.toFixed(9));
         const prev = byId.get(r.id);
         if (prev) prev.score = s;
@@ -224,41 +204,23 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
 
 /** Session-start cards: this project's entries, newest first. */
 export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
-  if (!store.project) return [];
-  return (
-    store.db
-      // (scope, updated) index order, rowid as the tie-break: no sort, 30 rows read.
-      .query("SELECT id, title FROM entries WHERE scope = ? ORDER BY updated DESC, rowid DESC LIMIT ?")
-      .all(store.project.id, limit) as { id: string; title: string }[]
-  );
+  return store.project ? newestCards(store, store.project.id, limit) : [];
 }
 
-/** Full rows for routed entries (bodies), keyed by id. */
+/** Bodies of routed entries, keyed by rowid. */
 export function loadBodies(store: Store, routed: { rowid: number }[]): Map<number, string> {
-  const out = new Map<number, string>();
-  if (!routed.length) return out;
-  const rows = store.db
-    .query(
-      "SELECT e.rowid AS rowid, e.body AS body FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
-    )
-    .all(JSON.stringify(routed.map((r) => r.rowid))) as { rowid: number; body: string }[];
-  for (const r of rows) out.set(r.rowid, r.body);
-  return out;
+  return bodiesByRowid(
+    store,
+    routed.map((r) => r.rowid),
+  );
 }
 
 /** Entries by id in the active scopes (a subagent inherits its parent's delivered ids). */
 export function routedByIds(store: Store, ids: string[]): Routed[] {
   if (!ids.length) return [];
-  const scopes = activeScopes(store);
-  const rows = store.db
-    .query(
-      `SELECT rowid, id, scope, title, tags, updated, norm_hash FROM entries
-       WHERE id IN (SELECT value FROM json_each(?)) AND scope IN (${scopes.map(() => "?").join(",")})`,
-    )
-    .all(JSON.stringify(ids), ...scopes) as MetaRow[];
   const seen = new Set<string>();
   const order = scopeOrder(store);
-  return rows
+  return rowsByIds(store, ids, activeScopes(store))
     .map((r) => toRouted(r, 0, false))
     .sort(compareRouted(order))
     .filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));

@@ -5,9 +5,9 @@
 
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config } from "../store/config";
+import { readSession, type SessionKey, sessionKey, updateSession } from "../store/delivered";
 import { GLOBAL } from "../store/scope";
 import { readRules, type Store } from "../store/store";
-import { readSession, type SessionKey, sessionKey, updateSession } from "./delivered";
 import { promptPaths, touchedInside } from "./paths";
 import {
   type Bundle,
@@ -100,7 +100,7 @@ function record(
 ): void {
   const delivered = plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [];
   if (!delivered.length && extra.slotSig === undefined) return;
-  updateSession(ctx.store.db, key, { delivered, ...extra }, ctx.now);
+  updateSession(ctx.store, key, { delivered, ...extra }, ctx.now);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,21 +113,16 @@ function sessionStart(ctx: HookContext): HookResult {
   if (input.source === "resume") {
     // The host replays the resumed history, earlier context included: keep the delivered set,
     // and re-send the bundle only when it changed since this session got it.
-    const state = readSession(store.db, key);
+    const state = readSession(store, key);
     if (state?.bundleSig === bundle.sig) {
-      updateSession(store.db, key, {}, ctx.now);
+      updateSession(store, key, {}, ctx.now);
       return {};
     }
-    updateSession(
-      store.db,
-      key,
-      { bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined },
-      ctx.now,
-    );
+    updateSession(store, key, { bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined }, ctx.now);
     return { context: text || undefined };
   }
   updateSession(
-    store.db,
+    store,
     key,
     { reset: true, bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined },
     ctx.now,
@@ -150,7 +145,7 @@ function prompt(ctx: HookContext): HookResult {
 
   if (ctx.adapter.slot === "replace") {
     // One slot that each answer replaces: send the whole routed set, or retain when unchanged.
-    const state = readSession(store.db, key);
+    const state = readSession(store, key);
     const plan = planMemory({
       prefix: rulesPrefix(store, ctx.cap),
       candidates: memoryItems(store, routed),
@@ -167,7 +162,7 @@ function prompt(ctx: HookContext): HookResult {
     return { context: plan.text };
   }
 
-  const state = readSession(store.db, key);
+  const state = readSession(store, key);
   const delivered = state?.delivered ?? new Map<string, string>();
   const fresh = mode === "always" ? routed : routed.filter((r) => delivered.get(r.id) !== r.hash);
   const already = mode === "always" ? [] : routed.filter((r) => delivered.get(r.id) === r.hash).map((r) => r.id);
@@ -199,7 +194,7 @@ function tool(ctx: HookContext): HookResult {
   const matched = routeByPaths(store, rel);
   if (!matched.length) return {};
   const key = keyOf(ctx);
-  const delivered = readSession(store.db, key)?.delivered;
+  const delivered = readSession(store, key)?.delivered;
   const fresh = matched.filter((r) => delivered?.get(r.id) !== r.hash).slice(0, TOOL_MAX_BODIES);
   if (!fresh.length) return {};
   const plan = planMemory({
@@ -217,7 +212,7 @@ function tool(ctx: HookContext): HookResult {
 }
 
 function compact(ctx: HookContext): HookResult {
-  updateSession(ctx.store.db, keyOf(ctx), { reset: true }, ctx.now);
+  updateSession(ctx.store, keyOf(ctx), { reset: true }, ctx.now);
   return {};
 }
 
@@ -228,13 +223,13 @@ function subagentStart(ctx: HookContext): HookResult {
   if (!input.agentId) return {};
   // The subagent starts with an empty context: the parent's routed memory (newest first),
   // plus whatever its task text routes, under its own key; the parent's set is untouched.
-  const parent = readSession(store.db, parentKeyOf(ctx));
+  const parent = readSession(store, parentKeyOf(ctx));
   const inherited = routedByIds(store, [...(parent?.delivered.keys() ?? [])]);
   const task = input.prompt?.trim() ? routePrompt(store, input.prompt, promptPaths(input.prompt, input.cwd)) : [];
   const seen = new Set<string>();
   const routed = [...task, ...inherited].filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));
   const key = keyOf(ctx);
-  const delivered = readSession(store.db, key)?.delivered;
+  const delivered = readSession(store, key)?.delivered;
   const fresh = routed.filter((r) => delivered?.get(r.id) !== r.hash);
   const already = routed.filter((r) => delivered?.get(r.id) === r.hash).map((r) => r.id);
   const prefix = rulesPrefix(store, ctx.cap);
@@ -248,7 +243,7 @@ function subagentStart(ctx: HookContext): HookResult {
       : undefined,
     cap: ctx.cap,
   });
-  updateSession(store.db, key, { delivered: plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [] }, ctx.now);
+  updateSession(store, key, { delivered: plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [] }, ctx.now);
   if (plan && (plan.sent.length || plan.cards.length || already.length || proofOn(config)))
     return { context: plan.text };
   return { context: prefix || undefined };

@@ -4,14 +4,13 @@
  * registration, native-memory state; then config and store/index health. Read-only: it never
  * edits a file. Every problem carries the command that fixes it.
  */
-import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { HostLink, Problem, Target } from "../hosts/link";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "../store/config";
-import { SCHEMA_VERSION } from "../store/db";
+import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { findRepoRoot } from "../store/scope";
 import { commandBinary, isCofferBinaryPath } from "./command";
 import { planLink } from "./engine";
@@ -282,40 +281,23 @@ function inspectStore(): StoreReport {
     report.notes.push("index.db does not exist yet; the next command builds it (or run `coffer reindex`)");
     return report;
   }
-  let db: Database | undefined;
-  try {
-    db = new Database(file, { readonly: true });
-    const check = db.query("PRAGMA quick_check").get() as Record<string, string> | null;
-    const ok = check && Object.values(check)[0] === "ok";
-    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    if (!ok) {
-      report.index.state = "corrupt";
-      report.problems.push({
-        message: `index.db failed its integrity check (${check ? Object.values(check)[0] : "no answer"})`,
-        fix: "coffer reindex",
-      });
-    } else if (version !== SCHEMA_VERSION) {
-      report.index.state = "outdated";
-      report.notes.push(
-        `index.db has schema ${version} (this binary uses ${SCHEMA_VERSION}); the next command rebuilds it`,
-      );
-    } else {
-      report.index.entries = (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
-      const onDisk = report.entries.global + report.entries.projects;
-      if (report.index.entries !== onDisk) {
-        report.notes.push(
-          `index.db lists ${report.index.entries} entries, memory/ holds ${onDisk}; the next command catches up (or run \`coffer reindex\`)`,
-        );
-      }
-    }
-  } catch (err) {
+  const index = inspectIndexFile(file);
+  if (index.state === "corrupt") {
     report.index.state = "corrupt";
-    report.problems.push({
-      message: `index.db cannot be read (${(err as Error).message.split("\n")[0]})`,
-      fix: "coffer reindex",
-    });
-  } finally {
-    db?.close();
+    report.problems.push({ message: `index.db ${index.detail}`, fix: "coffer reindex" });
+  } else if (index.state === "outdated") {
+    report.index.state = "outdated";
+    report.notes.push(
+      `index.db has schema ${index.version} (this binary uses ${SCHEMA_VERSION}); the next command rebuilds it`,
+    );
+  } else {
+    report.index.entries = index.entries;
+    const onDisk = report.entries.global + report.entries.projects;
+    if (report.index.entries !== onDisk) {
+      report.notes.push(
+        `index.db lists ${report.index.entries} entries, memory/ holds ${onDisk}; the next command catches up (or run \`coffer reindex\`)`,
+      );
+    }
   }
   return report;
 }

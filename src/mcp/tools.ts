@@ -12,6 +12,7 @@ import { GLOBAL, isAbsoluteDir } from "../store/scope";
 import { grep, recall } from "../store/search";
 import {
   closeStore,
+  entryMeta,
   findEntry,
   forget,
   freshnessNote,
@@ -252,10 +253,7 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } 
         }
         if (byId.size >= limit) continue;
         const key = g.scope === "global" ? GLOBAL : store.project!.id;
-        const meta = store.db.query("SELECT kind, updated FROM entries WHERE scope = ? AND id = ?").get(key, g.id) as {
-          kind: string;
-          updated: string;
-        } | null;
+        const meta = entryMeta(store, key, g.id);
         byId.set(g.id, {
           id: g.id,
           title: g.title,

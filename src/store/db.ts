@@ -46,26 +46,6 @@ CREATE TABLE IF NOT EXISTS scan_dirs(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- Hook routing reads entries that carry applies_to globs without scanning every body.
 CREATE INDEX IF NOT EXISTS entries_applies ON entries(scope) WHERE applies_to != '[]';
--- Hook delivered-set cache, one row per (host, cwd, session) or subagent key. Ids, hashes,
--- host, cwd and session ids only: never prompt text.
-CREATE TABLE IF NOT EXISTS hook_sessions(
-  skey TEXT PRIMARY KEY,
-  host TEXT NOT NULL,
-  cwd TEXT NOT NULL,
-  session TEXT NOT NULL,
-  subagent INTEGER NOT NULL,
-  bundle_sig TEXT,
-  slot_sig TEXT,
-  updated_ms INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS hook_sessions_age ON hook_sessions(subagent, updated_ms);
-CREATE TABLE IF NOT EXISTS hook_delivered(
-  skey TEXT NOT NULL,
-  entry_id TEXT NOT NULL,
-  body_hash TEXT NOT NULL,
-  at_ms INTEGER NOT NULL,
-  PRIMARY KEY(skey, entry_id)
-) WITHOUT ROWID;
 `;
 
 /** What an open did to the schema: nothing, created it in an empty file, or replaced an older or unreadable one. */
@@ -95,9 +75,16 @@ export function isCorruption(err: unknown): boolean {
   );
 }
 
+/** How long a statement waits for another process's write lock unless the caller says otherwise. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+function setBusyTimeout(db: Database, ms: number): void {
+  db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+}
+
 function openRaw(file: string): Database {
   const db = new Database(file, { create: true, strict: true });
-  db.run("PRAGMA busy_timeout = 5000");
+  setBusyTimeout(db, BUSY_TIMEOUT_MS);
   return db;
 }
 
@@ -115,8 +102,13 @@ function prepare(db: Database): Created {
     if (again === SCHEMA_VERSION) return; // another process won the race
     const tables = (db.query("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n;
     if (again !== 0 || tables > 0) {
-      for (const t of ["entries", "entries_fts", "scan_dirs", "meta", "deliveries", "hook_sessions", "hook_delivered"])
-        db.run(`DROP TABLE IF EXISTS ${t}`);
+      // Every table of the older schema (virtual tables first: dropping one drops its shadow tables).
+      const old = db
+        .query(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC",
+        )
+        .all() as { name: string }[];
+      for (const t of old) db.run(`DROP TABLE IF EXISTS "${t.name.replace(/"/g, '""')}"`);
     }
     db.run(SCHEMA);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
@@ -126,16 +118,18 @@ function prepare(db: Database): Created {
 }
 
 /**
- * Open `state/index.db` (WAL, busy timeout). A missing file is created; a corrupt one is
+ * Open `state/index.db` (WAL). Creating or checking the schema waits up to BUSY_TIMEOUT_MS for
+ * another process that is creating it; later statements wait `busyTimeoutMs`. A missing file is created; a corrupt one is
  * deleted and recreated. `created` is true only in the one process that created (or upgraded,
  * or replaced) the schema: it tells that caller to fill the index from memory/.
  */
-export function openIndexDb(file = paths.indexDb()): IndexDb {
+export function openIndexDb(file = paths.indexDb(), busyTimeoutMs = BUSY_TIMEOUT_MS): IndexDb {
   mkdirSync(dirname(file), { recursive: true });
   let db = openRaw(file);
   try {
     const created = prepare(db);
     db.run("PRAGMA synchronous = NORMAL");
+    setBusyTimeout(db, busyTimeoutMs);
     return { db, created };
   } catch (err) {
     db.close();
@@ -144,8 +138,35 @@ export function openIndexDb(file = paths.indexDb()): IndexDb {
     db = openRaw(file);
     const created = prepare(db) && "replaced";
     db.run("PRAGMA synchronous = NORMAL");
+    setBusyTimeout(db, busyTimeoutMs);
     return { db, created };
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The open index behind each Store: only src/store/ reaches it (no SQL outside the store).
+
+const handles = new WeakMap<object, Database>();
+
+/** The store's open index. Store-internal: files outside src/store/ never call this. */
+export function dbOf(store: object): Database {
+  const db = handles.get(store);
+  if (!db) throw new Error("the store is closed");
+  return db;
+}
+
+/** Bind (or, after healing, rebind) a store to its open index. */
+export function attachDb(store: object, db: Database): void {
+  handles.set(store, db);
+}
+
+/** Close the store's index (idempotent). */
+export function detachDb(store: object): void {
+  const db = handles.get(store);
+  handles.delete(store);
+  try {
+    db?.close();
+  } catch {}
 }
 
 /** Delete a corrupt index so the next open starts clean. */
@@ -154,4 +175,30 @@ export function discardIndexDb(db: Database, file = paths.indexDb()): void {
     db.close();
   } catch {}
   removeDbFiles(file);
+}
+
+export type IndexFileState =
+  | { state: "ok"; entries: number }
+  | { state: "outdated"; version: number }
+  | { state: "corrupt"; detail: string };
+
+/** Check index.db read-only without changing it (`coffer doctor`): integrity, schema version, entries. */
+export function inspectIndexFile(file = paths.indexDb()): IndexFileState {
+  let db: Database | undefined;
+  try {
+    db = new Database(file, { readonly: true });
+    const check = db.query("PRAGMA quick_check").get() as Record<string, string> | null;
+    if (!check || Object.values(check)[0] !== "ok")
+      return {
+        state: "corrupt",
+        detail: `failed its integrity check (${check ? Object.values(check)[0] : "no answer"})`,
+      };
+    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (version !== SCHEMA_VERSION) return { state: "outdated", version };
+    return { state: "ok", entries: (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n };
+  } catch (err) {
+    return { state: "corrupt", detail: `cannot be read (${(err as Error).message.split("\n")[0]})` };
+  } finally {
+    db?.close();
+  }
 }

@@ -1,4 +1,5 @@
 import { CofferError } from "../lib/errors";
+import { dbOf } from "./db";
 import type { Entry } from "./entry";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
 import { activeScopes, rowToEntry, type Store, scopeKey, scopeName, withHealing } from "./store";
@@ -22,7 +23,7 @@ type Ranked = { row: Parameters<typeof rowToEntry>[0]; scope: ScopeKey };
 
 /** BM25-ranked ids of one scope for a MATCH expression. */
 export function searchScope(store: Store, scope: ScopeKey, match: string, limit: number): Ranked[] {
-  const rows = store.db
+  const rows = dbOf(store)
     .query(
       `SELECT e.* FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
        WHERE entries_fts MATCH ? ORDER BY entries_fts.rank LIMIT ?`,
@@ -56,7 +57,7 @@ const vocabReady = new WeakSet<object>();
  */
 export function pruneCommonTerms(store: Store, terms: QueryTerm[]): QueryTerm[] {
   if (terms.length < 2) return terms;
-  const db = store.db;
+  const db = dbOf(store);
   if (!vocabReady.has(db)) {
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.coffer_vocab USING fts5vocab(main, entries_fts, row)");
     vocabReady.add(db);
@@ -129,7 +130,7 @@ export function grep(store: Store, pattern: string, opts: { scope?: string; limi
   const hits: GrepHit[] = [];
   withHealing(store, () => {
     for (const scope of scopes) {
-      const it = store.db
+      const it = dbOf(store)
         .query("SELECT id, title, body FROM entries WHERE scope = ? ORDER BY updated DESC, id DESC")
         .iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
       for (const r of it) {

@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
@@ -9,7 +8,7 @@ import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { type Config, loadConfig } from "./config";
-import { discardIndexDb, isCorruption, openIndexDb } from "./db";
+import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isCorruption, openIndexDb } from "./db";
 import {
   deriveTitle,
   type Entry,
@@ -21,18 +20,31 @@ import {
   serializeEntry,
   TITLE_MAX,
 } from "./entry";
-import { entriesDir, entryPath, refreshScope, scopeDir, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
+import {
+  entriesDir,
+  entryPath,
+  rebuildIndex,
+  refreshScope,
+  scopeDir,
+  scopesOnDisk,
+  touchScanDir,
+  upsertEntryRow,
+} from "./indexer";
 import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey, type ScopeName } from "./scope";
 
 export type Freshness = "deep" | "shallow" | "none";
 
-/** An open store: the index, the configuration and the scopes of one working directory. */
+/**
+ * An open store: the configuration and the scopes of one working directory, plus its index
+ * (index.db), which only src/store/ reaches. Close it with closeStore.
+ */
 export type Store = {
-  db: Database;
-  config: Config;
-  cwd: string;
+  readonly config: Config;
+  readonly cwd: string;
   project?: ProjectScope;
-  notice: (message: string) => void;
+  readonly notice: (message: string) => void;
+  /** How long a statement waits for another process's write lock. */
+  readonly busyTimeoutMs: number;
 };
 
 export type OpenOptions = {
@@ -44,6 +56,8 @@ export type OpenOptions = {
   config?: Config;
   /** Rebuild every scope when index.db had to be created (CLI), or only the scopes in use (hooks). */
   rebuildAll?: boolean;
+  /** How long a statement waits for another process's write lock (default 5000 ms; hooks pass their deadline). */
+  busyTimeoutMs?: number;
 };
 
 const defaultNotice = (m: string) => process.stderr.write(`coffer: ${m}\n`);
@@ -54,36 +68,39 @@ export function openStore(opts: OpenOptions = {}): Store {
   const notice = opts.notice ?? defaultNotice;
   const config = opts.config ?? loadConfig();
   const project = resolveProject(cwd);
-  const store = openWithHealing(cwd, config, project, notice, opts.rebuildAll ?? true);
+  const store = openWithHealing(
+    { cwd, config, project, notice, busyTimeoutMs: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS },
+    opts.rebuildAll ?? true,
+  );
   if (opts.freshness !== "none") refresh(store, opts.freshness === "shallow" ? "shallow" : "deep");
   return store;
 }
 
-function openWithHealing(
-  cwd: string,
-  config: Config,
-  project: ProjectScope | undefined,
-  notice: Store["notice"],
-  rebuildAll: boolean,
-): Store {
+function openWithHealing(store: Store, rebuildAll: boolean): Store {
   // Coffer creates index.db before it ever writes memory/, so memory/ without an index.db means
   // the index was lost (deleted, or memory/ came from elsewhere): worth a notice. A first run is
   // quiet, even when a concurrent process created the empty file a moment before this one.
   const lost = existsSync(paths.memory()) && !existsSync(paths.indexDb());
-  const { db, created } = openIndexDb();
-  const store: Store = { db, config, cwd, project, notice };
+  const { db, created } = openIndexDb(undefined, store.busyTimeoutMs);
+  attachDb(store, db);
   if (created && rebuildAll) {
-    const n = fillIndex(db, notice);
+    const n = fillIndex(store);
     const why = lost ? "missing" : created === "upgraded" ? "out of date" : created === "replaced" ? "unreadable" : "";
-    if (why) notice(`index.db was ${why}; rebuilt it from memory/ (${n} entries)`);
+    if (why) store.notice(`index.db was ${why}; rebuilt it from memory/ (${n} entries)`);
   }
   return store;
 }
 
 /** Index every scope on disk into a new index (reconciling, so concurrent writers lose nothing). */
-function fillIndex(db: Database, notice: Store["notice"]): number {
-  for (const scope of scopesOnDisk()) refreshScope(db, scope, false, notice);
-  return (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
+function fillIndex(store: Store): number {
+  const db = dbOf(store);
+  for (const scope of scopesOnDisk()) refreshScope(db, scope, false, store.notice);
+  return entryCount(store);
+}
+
+/** Entries in the index, all scopes. */
+export function entryCount(store: Store): number {
+  return (dbOf(store).query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
 }
 
 /** Run `fn` against the index; a corrupt index.db is discarded, rebuilt from memory/ and `fn` retried once. */
@@ -92,10 +109,10 @@ export function withHealing<T>(store: Store, fn: () => T): T {
     return fn();
   } catch (err) {
     if (!isCorruption(err)) throw err;
-    discardIndexDb(store.db);
-    const { db } = openIndexDb();
-    store.db = db;
-    const n = fillIndex(db, store.notice);
+    discardIndexDb(dbOf(store));
+    const { db } = openIndexDb(undefined, store.busyTimeoutMs);
+    attachDb(store, db);
+    const n = fillIndex(store);
     store.notice(`index.db was corrupt; rebuilt it from memory/ (${n} entries)`);
     return fn();
   }
@@ -106,16 +123,20 @@ export function activeScopes(store: Store): ScopeKey[] {
   return store.project ? [store.project.id, GLOBAL] : [GLOBAL];
 }
 
-export function refresh(store: Store, mode: "deep" | "shallow", scopes = activeScopes(store)): void {
-  withHealing(store, () => {
-    for (const s of scopes) refreshScope(store.db, s, mode === "deep", store.notice);
-  });
+/** Compare scopes with their files and catch the index up; returns how many entries changed. */
+export function refresh(store: Store, mode: "deep" | "shallow", scopes = activeScopes(store)): number {
+  return withHealing(store, () =>
+    scopes.reduce((n, s) => n + refreshScope(dbOf(store), s, mode === "deep", store.notice), 0),
+  );
+}
+
+/** Drop and rebuild the whole index from memory/ (`coffer reindex`); returns the entry count. */
+export function reindex(store: Store, progress?: (done: number, total: number) => void): number {
+  return rebuildIndex(dbOf(store), progress, store.notice);
 }
 
 export function closeStore(store: Store): void {
-  try {
-    store.db.close();
-  } catch {}
+  detachDb(store);
 }
 
 /** Resolve a user-facing scope name; `project` outside a repository is a clear error. */
@@ -242,9 +263,9 @@ export function remember(store: Store, input: RememberInput): RememberResult {
   const body = input.text.trim();
   const now = isoNow();
   const result = withHealing(store, () => {
-    refreshScope(store.db, scope, false, store.notice);
+    refreshScope(dbOf(store), scope, false, store.notice);
     let result!: RememberResult;
-    store.db
+    dbOf(store)
       .transaction(() => {
         let existing: Entry | undefined;
         let status: RememberResult["status"] = "created";
@@ -253,7 +274,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
           if (!existing) throw new CofferError(`no entry with id "${input.id}"`, 1, "List ids with `coffer list`.");
           status = "updated";
         } else {
-          const dup = store.db
+          const dup = dbOf(store)
             .query("SELECT id FROM entries WHERE scope = ? AND norm_hash = ? LIMIT 1")
             .get(scope, normHash(body)) as { id: string } | null;
           existing = dup ? readEntryRow(store, dup.id, scope) : undefined;
@@ -297,13 +318,13 @@ function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
   const text = serializeEntry(entry);
   writeFileAtomic(file, text);
   const st = statSync(file);
-  upsertEntryRow(store.db, scope, parseEntry(text, entry.id), {
+  upsertEntryRow(dbOf(store), scope, parseEntry(text, entry.id), {
     name: `${entry.id}.md`,
     size: st.size,
     mtimeMs: st.mtimeMs,
     hash: sha256(text),
   });
-  touchScanDir(store.db, scope);
+  touchScanDir(dbOf(store), scope);
 }
 
 type Row = {
@@ -339,8 +360,21 @@ export function rowToEntry(r: Row): Entry {
 }
 
 function readEntryRow(store: Store, id: string, scope: ScopeKey): Entry | undefined {
-  const r = store.db.query("SELECT * FROM entries WHERE scope = ? AND id = ?").get(scope, id) as Row | null;
+  const r = dbOf(store).query("SELECT * FROM entries WHERE scope = ? AND id = ?").get(scope, id) as Row | null;
   return r ? rowToEntry(r) : undefined;
+}
+
+/** Kind and last update of an indexed entry (for hits that carry only id and scope). */
+export function entryMeta(store: Store, scope: ScopeKey, id: string): { kind: Kind; updated: string } | undefined {
+  const r = withHealing(
+    store,
+    () =>
+      dbOf(store).query("SELECT kind, updated FROM entries WHERE scope = ? AND id = ?").get(scope, id) as {
+        kind: Kind;
+        updated: string;
+      } | null,
+  );
+  return r ?? undefined;
 }
 
 export type Located = { entry: Entry; scope: ScopeKey; scopeName: ScopeName | "other-project"; file: string };
@@ -366,7 +400,7 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
   const rows = withHealing(
     store,
     () =>
-      store.db
+      dbOf(store)
         .query("SELECT id, scope FROM entries WHERE id = ? OR id = ? OR (length(?) >= 6 AND id LIKE ? || '%') LIMIT 3")
         .all(idOrPrefix.trim(), id, id, id) as { id: string; scope: string }[],
   );
@@ -402,17 +436,17 @@ export function forget(
 ): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
   const hit = requireEntry(store, id);
   withHealing(store, () => {
-    store.db
+    dbOf(store)
       .transaction(() => {
         rmSync(hit.file, { force: true });
-        const row = store.db
+        const row = dbOf(store)
           .query("SELECT rowid FROM entries WHERE scope = ? AND id = ?")
           .get(hit.scope, hit.entry.id) as { rowid: number } | null;
         if (row) {
-          store.db.query("DELETE FROM entries_fts WHERE rowid = ?").run(row.rowid);
-          store.db.query("DELETE FROM entries WHERE rowid = ?").run(row.rowid);
+          dbOf(store).query("DELETE FROM entries_fts WHERE rowid = ?").run(row.rowid);
+          dbOf(store).query("DELETE FROM entries WHERE rowid = ?").run(row.rowid);
         }
-        touchScanDir(store.db, hit.scope);
+        touchScanDir(dbOf(store), hit.scope);
       })
       .immediate();
   });
@@ -434,7 +468,11 @@ export function replaceEntryText(store: Store, hit: Located, text: string, actor
   const changed = serializeEntry({ ...parsed, updated: hit.entry.updated }) !== serializeEntry(hit.entry);
   const entry = changed ? { ...parsed, updated: isoNow() } : hit.entry;
   if (changed) {
-    withHealing(store, () => store.db.transaction(() => writeEntryFile(store, hit.scope, entry)).immediate());
+    withHealing(store, () =>
+      dbOf(store)
+        .transaction(() => writeEntryFile(store, hit.scope, entry))
+        .immediate(),
+    );
     audit({ event: "entry_updated", id: entry.id, scope: hit.scopeName, actor, source: "cli" });
   }
   return entry;
@@ -453,9 +491,12 @@ export function listEntries(
   const where = `scope IN (${scopes.map(() => "?").join(",")})${opts.kind ? " AND kind = ?" : ""}`;
   const params: (string | number)[] = [...scopes, ...(opts.kind ? [opts.kind] : [])];
   return withHealing(store, () => {
-    const total = (store.db.query(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number })
-      .n;
-    const rows = store.db
+    const total = (
+      dbOf(store)
+        .query(`SELECT count(*) AS n FROM entries WHERE ${where}`)
+        .get(...params) as { n: number }
+    ).n;
+    const rows = dbOf(store)
       .query(`SELECT * FROM entries WHERE ${where} ORDER BY updated DESC, id DESC LIMIT ? OFFSET ?`)
       .all(...params, opts.limit ?? 50, opts.offset ?? 0) as Row[];
     return { total, entries: rows.map((r) => ({ ...rowToEntry(r), scope: scopeName(store, r.scope) })) };
@@ -626,7 +667,7 @@ export function storeStatus(store: Store): {
     const row = withHealing(
       store,
       () =>
-        store.db.query("SELECT count(*) AS n, max(updated) AS last FROM entries WHERE scope = ?").get(scope) as {
+        dbOf(store).query("SELECT count(*) AS n, max(updated) AS last FROM entries WHERE scope = ?").get(scope) as {
           n: number;
           last: string | null;
         },
@@ -651,7 +692,7 @@ export function storeStatus(store: Store): {
   try {
     dbBytes = statSync(paths.indexDb()).size;
   } catch {}
-  const total = (store.db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n;
+  const total = entryCount(store);
   return {
     home: paths.memory().replace(/\/memory$/, ""),
     scopes,

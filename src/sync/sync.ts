@@ -10,8 +10,7 @@ import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
-import { refreshScope } from "../store/indexer";
-import { closeStore, openStore, withHealing } from "../store/store";
+import { closeStore, openStore, refresh } from "../store/store";
 import {
   fallbackIdentity,
   type Git,
@@ -425,7 +424,7 @@ function reindexScopes(scopes: Set<string>): number {
   if (!scopes.size) return 0;
   const store = openStore({ freshness: "none", notice: () => {} });
   try {
-    return withHealing(store, () => [...scopes].reduce((n, s) => n + refreshScope(store.db, s, true, store.notice), 0));
+    return refresh(store, "deep", [...scopes]);
   } finally {
     closeStore(store);
   }

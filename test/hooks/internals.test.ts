@@ -3,43 +3,49 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { KEEP_PARENTS, KEEP_SUBAGENTS, readSession, sessionKey, updateSession } from "../../src/hooks/delivered";
-import { openIndexDb } from "../../src/store/db";
+import {
+  KEEP_PARENTS,
+  KEEP_SUBAGENTS,
+  readSession,
+  sessionCounts,
+  sessionKey,
+  updateSession,
+} from "../../src/store/delivered";
+import { closeStore, openStore } from "../../src/store/store";
 
 const dir = mkdtempSync(join(tmpdir(), "coffer-hook-internals-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("delivered-set cache", () => {
   test("keeps at most 200 parent and 100 subagent records and drops records older than 7 days", () => {
-    const { db } = openIndexDb(join(dir, "index.db"));
+    process.env.COFFER_HOME = join(dir, "coffer");
+    const store = openStore({ cwd: dir, freshness: "none" });
     const now = Date.now();
     const old = sessionKey("claude", "/w", "ancient");
-    updateSession(db, old, { delivered: [{ id: "E1", hash: "h" }] }, now - 8 * 86_400_000);
+    updateSession(store, old, { delivered: [{ id: "E1", hash: "h" }] }, now - 8 * 86_400_000);
     for (let i = 0; i < 250; i++)
-      updateSession(db, sessionKey("claude", "/w", `p${i}`), { delivered: [{ id: "E1", hash: "h" }] }, now - 250 + i);
+      updateSession(
+        store,
+        sessionKey("claude", "/w", `p${i}`),
+        { delivered: [{ id: "E1", hash: "h" }] },
+        now - 250 + i,
+      );
     for (let i = 0; i < 120; i++)
       updateSession(
-        db,
+        store,
         sessionKey("claude", "/w", "p249", `a${i}`),
         { delivered: [{ id: "E2", hash: "h" }] },
         now - 120 + i,
       );
-    const count = (subagent: number) =>
-      (db.query("SELECT count(*) AS n FROM hook_sessions WHERE subagent = ?").get(subagent) as { n: number }).n;
     // Pruning runs when a new session arrives over the limit: at most one over at any time.
-    expect(count(0)).toBeLessThanOrEqual(KEEP_PARENTS + 1);
-    expect(count(1)).toBeLessThanOrEqual(KEEP_SUBAGENTS + 1);
-    expect(readSession(db, old)).toBeUndefined();
+    expect(sessionCounts(store).parents).toBeLessThanOrEqual(KEEP_PARENTS + 1);
+    expect(sessionCounts(store).subagents).toBeLessThanOrEqual(KEEP_SUBAGENTS + 1);
+    expect(readSession(store, old)).toBeUndefined();
     // The newest survive, with their delivered rows; orphans are gone.
-    expect(readSession(db, sessionKey("claude", "/w", "p249"))?.delivered.get("E1")).toBe("h");
-    expect(readSession(db, sessionKey("claude", "/w", "p0"))).toBeUndefined();
-    const orphans = (
-      db.query("SELECT count(*) AS n FROM hook_delivered WHERE skey NOT IN (SELECT skey FROM hook_sessions)").get() as {
-        n: number;
-      }
-    ).n;
-    expect(orphans).toBe(0);
-    db.close();
+    expect(readSession(store, sessionKey("claude", "/w", "p249"))?.delivered.get("E1")).toBe("h");
+    expect(readSession(store, sessionKey("claude", "/w", "p0"))).toBeUndefined();
+    expect(sessionCounts(store).orphans).toBe(0);
+    closeStore(store);
   });
 
   test("keys never contain prompt text: host, cwd, session (and agent) only", () => {

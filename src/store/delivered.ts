@@ -5,7 +5,34 @@
  */
 import type { Database } from "bun:sqlite";
 import { sha256 } from "../lib/hash";
-import type { Host } from "../store/config";
+import type { Host } from "./config";
+import { dbOf } from "./db";
+import type { Store } from "./store";
+
+/**
+ * The cache's tables, created on first use by each open (a no-op read once they exist: no write
+ * lock). A schema upgrade of index.db drops them with the rest.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS hook_sessions(
+  skey TEXT PRIMARY KEY,
+  host TEXT NOT NULL,
+  cwd TEXT NOT NULL,
+  session TEXT NOT NULL,
+  subagent INTEGER NOT NULL,
+  bundle_sig TEXT,
+  slot_sig TEXT,
+  updated_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS hook_sessions_age ON hook_sessions(subagent, updated_ms);
+CREATE TABLE IF NOT EXISTS hook_delivered(
+  skey TEXT NOT NULL,
+  entry_id TEXT NOT NULL,
+  body_hash TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  PRIMARY KEY(skey, entry_id)
+) WITHOUT ROWID;
+`;
 
 export const KEEP_DAYS = 7;
 export const KEEP_PARENTS = 200;
@@ -18,9 +45,21 @@ export function sessionKey(host: Host, cwd: string, sessionId: string, agentId?:
   return { skey: sha256(`${host}\0${cwd}\0${session}`).slice(0, 32), host, cwd, session, subagent: !!agentId };
 }
 
+const ready = new WeakSet<Database>();
+
+function cacheDb(store: Store): Database {
+  const db = dbOf(store);
+  if (!ready.has(db)) {
+    db.run(SCHEMA);
+    ready.add(db);
+  }
+  return db;
+}
+
 export type SessionState = { bundleSig: string | null; slotSig: string | null; delivered: Map<string, string> };
 
-export function readSession(db: Database, key: SessionKey): SessionState | undefined {
+export function readSession(store: Store, key: SessionKey): SessionState | undefined {
+  const db = cacheDb(store);
   const row = db.query("SELECT bundle_sig, slot_sig FROM hook_sessions WHERE skey = ?").get(key.skey) as {
     bundle_sig: string | null;
     slot_sig: string | null;
@@ -45,7 +84,8 @@ export type SessionUpdate = {
 };
 
 /** Apply one hook's changes in one short write transaction; a new session prunes old records. */
-export function updateSession(db: Database, key: SessionKey, update: SessionUpdate, now = Date.now()): void {
+export function updateSession(store: Store, key: SessionKey, update: SessionUpdate, now = Date.now()): void {
+  const db = cacheDb(store);
   db.transaction(() => {
     const exists = db.query("SELECT 1 FROM hook_sessions WHERE skey = ?").get(key.skey);
     if (!exists) {
@@ -101,7 +141,7 @@ function needsPrune(db: Database, now: number): boolean {
 }
 
 /** Drop records older than 7 days; keep the newest 200 parent and 100 subagent sessions. */
-export function prune(db: Database, now = Date.now()): void {
+function prune(db: Database, now: number): void {
   const cutoff = now - KEEP_DAYS * 86_400_000;
   db.query("DELETE FROM hook_sessions WHERE updated_ms < ?").run(cutoff);
   for (const [subagent, keep] of [
@@ -114,4 +154,15 @@ export function prune(db: Database, now = Date.now()): void {
     ).run(subagent, keep);
   }
   db.query("DELETE FROM hook_delivered WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(cutoff);
+}
+
+/** Record counts (parents, subagents, delivered rows whose session is gone): for tests and status. */
+export function sessionCounts(store: Store): { parents: number; subagents: number; orphans: number } {
+  const db = cacheDb(store);
+  const n = (sql: string, ...args: number[]) => (db.query(sql).get(...args) as { n: number }).n;
+  return {
+    parents: n("SELECT count(*) AS n FROM hook_sessions WHERE subagent = ?", 0),
+    subagents: n("SELECT count(*) AS n FROM hook_sessions WHERE subagent = ?", 1),
+    orphans: n("SELECT count(*) AS n FROM hook_delivered WHERE skey NOT IN (SELECT skey FROM hook_sessions)"),
+  };
 }
