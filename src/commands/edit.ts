@@ -1,36 +1,94 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
+import { KINDS } from "../store/entry";
 import { replaceEntryText, requireEntry } from "../store/store";
 import { withExamples } from "./_run";
-import { cliStore, consola } from "./_shared";
+import { cliStore, consola, notice } from "./_shared";
+
+/**
+ * What is wrong with an edited entry file, before the store sees it: the store's parser forgives
+ * (an unknown kind becomes `note`), which is right for files on disk but silently changes what
+ * the user just typed.
+ */
+export function editProblem(text: string): string | undefined {
+  if (!/^---\r?\n/.test(text)) return "the frontmatter is gone: the file must start with a line `---`";
+  const m = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) return "the frontmatter is not closed: add a line `---` after the last field";
+  let meta: unknown;
+  try {
+    meta = Bun.YAML.parse(m[1]!);
+  } catch (err) {
+    return `the frontmatter is not valid YAML: ${(err as Error).message.split("\n")[0]}`;
+  }
+  if (!meta || typeof meta !== "object" || Array.isArray(meta)) return "the frontmatter must be `key: value` lines";
+  const kind = (meta as Record<string, unknown>).kind;
+  if (kind !== undefined && !(KINDS as readonly unknown[]).includes(kind))
+    return `unknown kind ${JSON.stringify(kind)} (allowed: ${KINDS.join(", ")})`;
+  for (const key of ["tags", "applies_to"]) {
+    const v = (meta as Record<string, unknown>)[key];
+    if (v !== undefined && v !== null && !Array.isArray(v) && typeof v !== "string")
+      return `${key} must be a list, e.g. ${key}: [a, b]`;
+  }
+  return undefined;
+}
+
+function runEditor(file: string): number | null {
+  const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+  return Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", file], {
+    stdio: ["inherit", "inherit", "inherit"],
+  }).exitCode;
+}
 
 export default withExamples(
   defineCommand({
     meta: { name: "edit", description: "Edit an entry in $EDITOR" },
     args: { id: { type: "positional", description: "Entry id (or a unique prefix)", required: true } },
-    run({ args }) {
+    async run({ args }) {
       const store = cliStore();
       const hit = requireEntry(store, args.id);
-      // Edit a copy: a broken edit is rejected and the entry stays as it was.
+      // Edit a copy (the draft): a broken edit never reaches the entry, and is never thrown away.
       const dir = join(paths.state(), "edit");
       mkdirSync(dir, { recursive: true });
-      const tmp = join(dir, `${hit.entry.id}.md`);
-      writeFileSync(tmp, readFileSync(hit.file, "utf8"));
-      try {
-        const editor = process.env.VISUAL || process.env.EDITOR || "vi";
-        const proc = Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", tmp], {
-          stdio: ["inherit", "inherit", "inherit"],
-        });
-        if (proc.exitCode !== 0)
-          throw new CofferError(`${editor} exited with ${proc.exitCode}; the entry was not changed`);
-        const entry = replaceEntryText(store, hit, readFileSync(tmp, "utf8"), "user");
-        if (entry === hit.entry) consola.info("No changes.");
-        else consola.success(`Saved ${entry.id}`);
-      } finally {
-        rmSync(tmp, { force: true });
+      const draft = join(dir, `${hit.entry.id}.md`);
+      if (existsSync(draft)) notice(`Continuing your unsaved edit from ${draft} (delete it to start over).`);
+      else writeFileSync(draft, readFileSync(hit.file, "utf8"));
+      const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+      for (;;) {
+        const code = runEditor(draft);
+        if (code !== 0) {
+          rmSync(draft, { force: true });
+          throw new CofferError(`the editor exited with ${code}; the entry was not changed`);
+        }
+        const text = readFileSync(draft, "utf8");
+        let problem = editProblem(text);
+        if (!problem) {
+          try {
+            const entry = replaceEntryText(store, hit, text, "user");
+            rmSync(draft, { force: true });
+            if (entry === hit.entry) notice("No changes.");
+            else consola.success(`Saved ${entry.id}`);
+            return;
+          } catch (err) {
+            if (!(err instanceof CofferError)) throw err;
+            problem = err.message;
+          }
+        }
+        consola.error(`Not saved: ${problem}`);
+        if (interactive) {
+          const again = await consola.prompt("Reopen the editor with your text to fix it?", {
+            type: "confirm",
+            initial: true,
+          });
+          if (again === true) continue;
+        }
+        throw new CofferError(
+          `the entry was not changed; your text is kept in ${draft}`,
+          1,
+          `Run \`coffer edit ${hit.entry.id}\` again to continue from it (delete the file to start over).`,
+        );
       }
     },
   }),
