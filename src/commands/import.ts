@@ -1,0 +1,145 @@
+import { defineCommand } from "citty";
+import { type ImportReport, listManifests, undoImport } from "../import/engine";
+import { manifestsText, reportText, undoText } from "../import/report";
+import type { ImportPlan } from "../import/types";
+import { usageError } from "../lib/errors";
+import { withExamples } from "./_run";
+import { printJson } from "./_shared";
+
+const common = {
+  "dry-run": { type: "boolean", description: "Print counts per scope and kind and three samples; write nothing" },
+  json: { type: "boolean", description: "Print machine-readable JSON" },
+} as const;
+
+async function finish(plan: ImportPlan, args: { "dry-run"?: boolean; json?: boolean }): Promise<ImportReport> {
+  const { applyImport } = await import("../import/engine");
+  const report = applyImport(plan, { dryRun: !!args["dry-run"] });
+  if (args.json) printJson(report);
+  else process.stdout.write(reportText(report));
+  return report;
+}
+
+const claudeMem = withExamples(
+  defineCommand({
+    meta: { name: "claude-mem", description: "Import claude-mem observations and session summaries" },
+    args: {
+      db: { type: "string", description: "claude-mem database (default ~/.claude-mem/claude-mem.db)" },
+      project: {
+        type: "string",
+        description: "Where projects without a repository go: <dir|global>, or name=<dir|global> pairs",
+      },
+      ...common,
+    },
+    async run({ args }) {
+      const { planClaudeMem } = await import("../import/claude-mem");
+      await finish(planClaudeMem({ db: args.db, project: args.project }), args);
+    },
+  }),
+  [
+    "coffer import claude-mem --dry-run",
+    "coffer import claude-mem --db ~/backup/claude-mem.db",
+    'coffer import claude-mem --project "old-app=~/src/app,scratch=global"',
+  ],
+);
+
+const engram = withExamples(
+  defineCommand({
+    meta: { name: "engram", description: "Import an `engram export` JSON file" },
+    args: {
+      file: { type: "positional", description: "The file `engram export` wrote", required: true },
+      project: {
+        type: "string",
+        description: "Where projects without a repository go: <dir|global>, or name=<dir|global> pairs",
+      },
+      ...common,
+    },
+    async run({ args }) {
+      const { planEngram } = await import("../import/engram");
+      await finish(planEngram({ file: args.file, project: args.project }), args);
+    },
+  }),
+  ["engram export memories.json && coffer import engram memories.json --dry-run"],
+);
+
+const native = withExamples(
+  defineCommand({
+    meta: {
+      name: "native",
+      description: "Import what the agents saved themselves (Claude auto memory, Gemini memories, Codex memories)",
+    },
+    args: {
+      host: { type: "string", description: "Only these hosts (comma-separated): claude, gemini, codex" },
+      project: {
+        type: "string",
+        description: "Where Claude project memories without a repository go: <dir|global>, or name=<dir|global>",
+      },
+      ...common,
+    },
+    async run({ args }) {
+      const { planNative } = await import("../import/native");
+      await finish(planNative({ hosts: args.host, project: args.project }), args);
+    },
+  }),
+  ["coffer import native --dry-run", "coffer import native --host claude"],
+);
+
+const coffer = withExamples(
+  defineCommand({
+    meta: { name: "coffer", description: "Import a `coffer export` JSONL file (ids, rules and handoffs kept)" },
+    args: {
+      file: { type: "positional", description: "The file `coffer export` wrote (- for stdin)", required: true },
+      ...common,
+    },
+    async run({ args }) {
+      const { planCoffer } = await import("../import/coffer");
+      const text = args.file === "-" ? await Bun.stdin.text() : undefined;
+      await finish(planCoffer({ file: args.file, text }), args);
+    },
+  }),
+  [
+    "coffer export --out memory.jsonl && coffer import coffer memory.jsonl",
+    "coffer import coffer teammate.jsonl --dry-run",
+  ],
+);
+
+const SUBS = ["claude-mem", "engram", "native", "coffer"];
+
+export default withExamples(
+  defineCommand({
+    meta: {
+      name: "import",
+      description: "Bring memories in from claude-mem, engram, the agents' own files, or Coffer",
+    },
+    args: {
+      undo: { type: "string", description: "Remove exactly what the import with this id added" },
+      list: { type: "boolean", description: "List the imports made on this machine" },
+      json: { type: "boolean", description: "Print machine-readable JSON" },
+    },
+    subCommands: { "claude-mem": claudeMem, engram, native, coffer },
+    run({ args, rawArgs }) {
+      if (rawArgs.some((a) => SUBS.includes(a))) return; // citty ran the sub-command already
+      if (args.undo) {
+        const r = undoImport(args.undo);
+        if (args.json) return printJson(r);
+        return void process.stdout.write(undoText(r));
+      }
+      if (args.list) {
+        const list = listManifests();
+        if (args.json) return printJson(list);
+        return void process.stdout.write(manifestsText(list));
+      }
+      throw usageError(
+        "name what to import: claude-mem, engram, native or coffer",
+        "e.g. coffer import claude-mem --dry-run; coffer import --undo <import-id>",
+      );
+    },
+  }),
+  [
+    "coffer import claude-mem --dry-run",
+    "coffer import engram engram-export.json",
+    "coffer import native",
+    "coffer import coffer teammate.jsonl",
+    "coffer import --list",
+    "coffer import --undo 01JD3K5M2Q8T1V9X0Y4Z7A6B5C",
+  ],
+);

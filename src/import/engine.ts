@@ -1,0 +1,528 @@
+/**
+ * Applying an import: every item is scrubbed, fitted to the store's limits, folded into a
+ * near-duplicate already in its scope (the store's normalized-text rule) or written as a new
+ * entry. An import is one audit record and one manifest (`state/imports/<id>.json`) listing exactly
+ * what it added, so `coffer import --undo <id>` can take it back out.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import { sha256 } from "../lib/hash";
+import { paths } from "../lib/paths";
+import { progressBar } from "../lib/progress";
+import { isoNow } from "../lib/time";
+import { ULID_RE, ulid } from "../lib/ulid";
+import { type BulkWriter, refreshScopes, withBulk } from "../store/bulk";
+import { type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
+import { entryPath, scopeDir } from "../store/indexer";
+import { GLOBAL, type ProjectScope, type ScopeKey } from "../store/scope";
+import { bodyMax, closeStore, openStore, type Store } from "../store/store";
+import { scrubText } from "../transcripts/scrub";
+import type { ImportFile, ImportItem, ImportPlan, ImportSource } from "./types";
+
+/** What an import added, kept so that `--undo` removes exactly that. */
+export type Manifest = {
+  import_id: string;
+  source: ImportSource;
+  from: string;
+  at: string;
+  undone_at?: string;
+  /** Entries this import created. */
+  created: { scope: ScopeKey; id: string; from?: string }[];
+  /** Existing entries a folded near-duplicate moved forward in time: `updated` before and after. */
+  merged: { scope: ScopeKey; id: string; before: string; after: string }[];
+  /** Originals folded into an existing entry (kept so a re-run counts them as already imported). */
+  folded: string[];
+  /** Whole files this import created (scope-relative name + content hash). */
+  files: { scope: ScopeKey; name: string; sha256: string }[];
+  /** Bullet lines appended to an existing rules.md. */
+  rule_lines: { scope: ScopeKey; line: string }[];
+};
+
+export type ScopeCount = { scope: ScopeKey; label: string; total: number; kinds: Record<string, number> };
+
+export type ImportReport = {
+  import_id: string | null;
+  source: ImportSource;
+  from: string;
+  dry_run: boolean;
+  /** Originals the importer found. */
+  found: number;
+  created: number;
+  /** Folded into an entry already in the store (same normalized text in the same scope). */
+  merged: number;
+  /** Imported by an earlier run (same original), or the same entry id already present. */
+  already: number;
+  /** Secrets replaced by [redacted]. */
+  redactions: number;
+  /** Bodies cut to the store's body limit. */
+  truncated: number;
+  files: { created: number; rules_added: number; kept: number };
+  by_scope: ScopeCount[];
+  samples: { scope: string; kind: string; title: string; body: string; from?: string }[];
+  skipped: { reason: string; count: number }[];
+};
+
+const CHUNK = 500;
+
+export function importsDir(): string {
+  return join(paths.state(), "imports");
+}
+
+function manifestPath(id: string): string {
+  return join(importsDir(), `${id}.json`);
+}
+
+export function readManifest(id: string): Manifest | undefined {
+  if (!ULID_RE.test(id)) return undefined;
+  try {
+    return JSON.parse(readFileSync(manifestPath(id), "utf8")) as Manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every import on this machine, newest first. */
+export function listManifests(): Manifest[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(importsDir()).filter((n) => n.endsWith(".json"));
+  } catch {}
+  const out: Manifest[] = [];
+  for (const n of names.sort().reverse()) {
+    const m = readManifest(n.slice(0, -5));
+    if (m) out.push(m);
+  }
+  return out;
+}
+
+function writeManifest(m: Manifest): void {
+  mkdirSync(importsDir(), { recursive: true });
+  writeFileAtomic(manifestPath(m.import_id), `${JSON.stringify(m)}\n`, 0o600);
+}
+
+/** `<private>…</private>` spans never leave the agent that wrote them. */
+function dropPrivate(text: string): string {
+  return text.includes("<private>") ? text.replace(/<private>[\s\S]*?(?:<\/private>|$)/g, "") : text;
+}
+
+/** Scrub secrets and private spans; counts what it replaced. */
+function clean(text: string, counter: { redactions: number }): string {
+  const s = scrubText(dropPrivate(text));
+  counter.redactions += s.redactions;
+  return s.text;
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}
+
+const validTag = (t: string) => t.trim() && t.length <= 64 && !/[\n,]/.test(t);
+const validGlob = (g: string) => g.trim() && !g.startsWith("/") && !g.includes("..");
+
+function projectLabel(scope: ScopeKey, project?: ProjectScope): string {
+  if (scope === GLOBAL) return "global";
+  if (project) return project.label;
+  try {
+    const m = /^label:\s*(.+)$/m.exec(readFileSync(join(scopeDir(scope), "project.md"), "utf8"));
+    if (m) {
+      const raw = m[1]!.trim();
+      return raw.startsWith('"') ? JSON.parse(raw) : raw;
+    }
+  } catch {}
+  return scope;
+}
+
+/** `project.md` for a project first written by an import: label and origin, never a machine path. */
+function ensureProjectFile(project: ProjectScope, manifest: Manifest | undefined): void {
+  const file = join(paths.projectScope(project.id), "project.md");
+  if (existsSync(file)) return;
+  const lines = ["---", `label: ${JSON.stringify(project.label)}`];
+  if (project.origin) lines.push(`origin: ${JSON.stringify(project.origin)}`);
+  lines.push("---", `# ${project.label}`, "");
+  const text = lines.join("\n");
+  writeFileAtomic(file, text);
+  manifest?.files.push({ scope: project.id, name: "project.md", sha256: sha256(text) });
+}
+
+/** Originals already brought in by earlier imports that were not undone. */
+function importedKeys(): Set<string> {
+  const keys = new Set<string>();
+  for (const m of listManifests()) {
+    if (m.undone_at) continue;
+    for (const c of m.created) if (c.from) keys.add(c.from);
+    for (const f of m.folded ?? []) keys.add(f);
+  }
+  return keys;
+}
+
+type Prepared = { item: ImportItem; entry: Entry; text?: string };
+
+/** Scrub, fit and validate one item into the entry it would become. */
+function prepare(
+  store: Store,
+  source: ImportSource,
+  item: ImportItem,
+  counter: { redactions: number; truncated: number },
+): Prepared {
+  const max = bodyMax(store);
+  let body = clean(item.body, counter).trim();
+  if (body.length > max) {
+    body = cut(body, max);
+    counter.truncated++;
+  }
+  const title = cut(clean(item.title, counter).replace(/\s+/g, " ").trim(), TITLE_MAX);
+  const entry: Entry = {
+    id: item.id && ULID_RE.test(item.id) ? item.id : ulid(Date.parse(item.created) || Date.now()),
+    kind: (KINDS as readonly string[]).includes(item.kind) ? item.kind : "note",
+    title,
+    tags: [...new Set(item.tags.map((t) => t.trim()).filter(validTag))],
+    applies_to: (item.applies_to ?? []).filter(validGlob),
+    actor: item.actor ?? `import:${source}`,
+    source: item.source ?? "import",
+    origin_session: item.origin_session,
+    imported_from: item.imported_from,
+    created: item.created,
+    updated: item.updated,
+    body,
+  };
+  // A Coffer export carries the file itself: keep it byte for byte when scrubbing changed nothing.
+  let text: string | undefined;
+  if (item.file) {
+    try {
+      const parsed = parseEntry(item.file, entry.id);
+      if (parsed.body === body && parsed.title === title)
+        text = item.file.endsWith("\n") ? item.file : `${item.file}\n`;
+    } catch {}
+  }
+  return { item, entry, text };
+}
+
+export type ApplyOptions = {
+  dryRun?: boolean;
+  actor?: string;
+  cwd?: string;
+  notice?: (m: string) => void;
+};
+
+/** Run an import plan against the store (or only count it, with `dryRun`). */
+export function applyImport(plan: ImportPlan, opts: ApplyOptions = {}): ImportReport {
+  const store = openStore({ cwd: opts.cwd ?? process.cwd(), freshness: "none", notice: opts.notice });
+  try {
+    return run(store, plan, opts);
+  } finally {
+    closeStore(store);
+  }
+}
+
+function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
+  const dryRun = !!opts.dryRun;
+  const counter = { redactions: 0, truncated: 0 };
+  const report: ImportReport = {
+    import_id: dryRun ? null : ulid(),
+    source: plan.source,
+    from: plan.from,
+    dry_run: dryRun,
+    found: plan.items.length,
+    created: 0,
+    merged: 0,
+    already: 0,
+    redactions: 0,
+    truncated: 0,
+    files: { created: 0, rules_added: 0, kept: 0 },
+    by_scope: [],
+    samples: [],
+    skipped: plan.skipped,
+  };
+  const manifest: Manifest | undefined = dryRun
+    ? undefined
+    : {
+        import_id: report.import_id!,
+        source: plan.source,
+        from: plan.from,
+        at: isoNow(),
+        created: [],
+        merged: [],
+        folded: [],
+        files: [],
+        rule_lines: [],
+      };
+
+  const scopes = [...new Set([...plan.items.map((i) => i.scope), ...(plan.files ?? []).map((f) => f.scope)])];
+  refreshScopes(store, scopes);
+
+  const done = importedKeys();
+  const counts = new Map<ScopeKey, ScopeCount>();
+  const projects = new Map<ScopeKey, ProjectScope>();
+  for (const i of plan.items) if (i.project) projects.set(i.scope, i.project);
+  /** normalized-text hashes and ids this run already placed, per scope (a dry run writes nothing). */
+  const seen = new Map<string, { id: string; updated: string }>();
+
+  if (manifest) writeManifest(manifest);
+  const bar = progressBar(`Importing from ${plan.source}`, plan.items.length);
+  let processed = 0;
+  for (let i = 0; i < plan.items.length; i += CHUNK) {
+    const chunk = plan.items.slice(i, i + CHUNK);
+    const step = (w: BulkWriter) => {
+      for (const item of chunk) {
+        bar.tick(++processed);
+        if (item.imported_from && done.has(item.imported_from)) {
+          report.already++;
+          continue;
+        }
+        const p = prepare(store, plan.source, item, counter);
+        if (!p.entry.body) continue;
+        const scope = item.scope;
+        if (item.id && (seen.has(`${scope}\0id\0${p.entry.id}`) || w.has(scope, p.entry.id))) {
+          report.already++;
+          continue;
+        }
+        const hash = normHash(p.entry.body);
+        const key = `${scope}\0${hash}`;
+        const dup = seen.get(key) ?? w.findDuplicate(scope, p.entry.body);
+        if (dup) {
+          report.merged++;
+          // The store's rule for a near-duplicate: the existing entry stays, its `updated` moves forward.
+          if (p.entry.updated > dup.updated) {
+            if (manifest) {
+              const file = entryPath(scope, dup.id);
+              try {
+                const existing = parseEntry(readFileSync(file, "utf8"), dup.id);
+                existing.id = dup.id;
+                w.write(scope, { ...existing, updated: p.entry.updated });
+                manifest.merged.push({ scope, id: dup.id, before: dup.updated, after: p.entry.updated });
+              } catch {}
+            }
+            seen.set(key, { id: dup.id, updated: p.entry.updated });
+          }
+          if (item.imported_from) {
+            done.add(item.imported_from);
+            manifest?.folded.push(item.imported_from);
+          }
+          continue;
+        }
+        report.created++;
+        const c = counts.get(scope) ?? {
+          scope,
+          label: projectLabel(scope, projects.get(scope)),
+          total: 0,
+          kinds: {},
+        };
+        c.total++;
+        c.kinds[p.entry.kind] = (c.kinds[p.entry.kind] ?? 0) + 1;
+        counts.set(scope, c);
+        if (report.samples.length < 3) {
+          report.samples.push({
+            scope: c.label,
+            kind: p.entry.kind,
+            title: p.entry.title,
+            body: cut(p.entry.body.replace(/\s+/g, " "), 200),
+            from: item.label ?? item.imported_from,
+          });
+        }
+        seen.set(key, { id: p.entry.id, updated: p.entry.updated });
+        if (item.id) seen.set(`${scope}\0id\0${p.entry.id}`, { id: p.entry.id, updated: p.entry.updated });
+        if (item.imported_from) done.add(item.imported_from);
+        if (!manifest) continue;
+        const project = projects.get(scope);
+        if (scope !== GLOBAL && project) ensureProjectFile(project, manifest);
+        w.write(scope, p.entry, p.text);
+        manifest.created.push({ scope, id: p.entry.id, from: item.imported_from });
+      }
+    };
+    withBulk(store, !!manifest, step);
+    if (manifest) writeManifest(manifest);
+  }
+  bar.done();
+
+  for (const f of plan.files ?? []) placeFile(f, report, manifest, counter);
+
+  if (manifest) {
+    writeManifest(manifest);
+    audit({
+      event: "import",
+      id: manifest.import_id,
+      source: plan.source,
+      actor: opts.actor ?? `import:${plan.source}`,
+      created: manifest.created.length,
+      merged: report.merged,
+      already: report.already,
+      files: manifest.files.length,
+      rule_lines: manifest.rule_lines.length,
+    });
+  }
+  report.redactions = counter.redactions;
+  report.truncated = counter.truncated;
+  report.by_scope = [...counts.values()].sort((a, b) => b.total - a.total || a.label.localeCompare(b.label));
+  return report;
+}
+
+const bullet = (l: string) => /^\s*[-*]\s+\S/.test(l);
+const ruleKey = (l: string) =>
+  l
+    .replace(/^\s*[-*]\s+/, "")
+    .trim()
+    .toLowerCase();
+
+/** Restore one whole file: written when absent; rules.md gains the bullets it lacks; others are kept. */
+function placeFile(
+  f: ImportFile,
+  report: ImportReport,
+  manifest: Manifest | undefined,
+  counter: { redactions: number },
+) {
+  if (!/^(?:project\.md|rules\.md|handoff\/[A-Za-z0-9._-]+\.md)$/.test(f.name) || f.name.includes("..")) return;
+  const file = join(scopeDir(f.scope), f.name);
+  const text = f.name === "project.md" ? f.text : clean(f.text, counter);
+  let current: string | undefined;
+  try {
+    current = readFileSync(file, "utf8");
+  } catch {}
+  if (current === undefined) {
+    report.files.created++;
+    if (!manifest) return;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomic(file, text);
+    manifest.files.push({ scope: f.scope, name: f.name, sha256: sha256(text) });
+    return;
+  }
+  if (f.name !== "rules.md") {
+    if (current !== text) report.files.kept++;
+    return;
+  }
+  const have = new Set(current.split("\n").filter(bullet).map(ruleKey));
+  const missing = text.split("\n").filter((l) => bullet(l) && !have.has(ruleKey(l)));
+  if (!missing.length) return;
+  report.files.rules_added += missing.length;
+  if (!manifest) return;
+  const next = `${current && !current.endsWith("\n") ? `${current}\n` : current}${missing.join("\n")}\n`;
+  writeFileAtomic(file, next);
+  for (const line of missing) manifest.rule_lines.push({ scope: f.scope, line });
+}
+
+export type UndoReport = {
+  import_id: string;
+  source: ImportSource;
+  removed: number;
+  /** Entries the import had created that were already gone. */
+  missing: number;
+  restored: number;
+  files_removed: number;
+  /** Files the import created that were edited since: left in place. */
+  files_kept: number;
+  rule_lines_removed: number;
+};
+
+/** Take an import back out: its entries, files and rule lines; folded entries get their old date back. */
+export function undoImport(importId: string, opts: { actor?: string; cwd?: string } = {}): UndoReport {
+  const id = importId.trim().toUpperCase();
+  const m = readManifest(id);
+  if (!m) {
+    throw new CofferError(
+      `no import with id "${importId}"`,
+      1,
+      "List imports with `coffer import --list`; the id is printed at the end of every import.",
+    );
+  }
+  if (m.undone_at) throw new CofferError(`import ${m.import_id} was already undone at ${m.undone_at}`);
+  const report: UndoReport = {
+    import_id: m.import_id,
+    source: m.source,
+    removed: 0,
+    missing: 0,
+    restored: 0,
+    files_removed: 0,
+    files_kept: 0,
+    rule_lines_removed: 0,
+  };
+  const store = openStore({ cwd: opts.cwd ?? process.cwd(), freshness: "none" });
+  try {
+    for (let i = 0; i < m.created.length; i += CHUNK) {
+      withBulk(store, true, (w) => {
+        for (const c of m.created.slice(i, i + CHUNK)) {
+          if (w.remove(c.scope, c.id)) report.removed++;
+          else report.missing++;
+        }
+      });
+    }
+    withBulk(store, true, (w) => {
+      for (const g of m.merged) {
+        try {
+          const e = parseEntry(readFileSync(entryPath(g.scope, g.id), "utf8"), g.id);
+          e.id = g.id;
+          if (e.updated !== g.after) continue; // changed since: leave it
+          w.write(g.scope, { ...e, updated: g.before });
+          report.restored++;
+        } catch {}
+      }
+    });
+  } finally {
+    closeStore(store);
+  }
+  for (const line of m.rule_lines) {
+    const file = join(scopeDir(line.scope), "rules.md");
+    try {
+      const lines = readFileSync(file, "utf8").split("\n");
+      const at = lines.lastIndexOf(line.line);
+      if (at < 0) continue;
+      lines.splice(at, 1);
+      writeFileAtomic(file, lines.join("\n"));
+      report.rule_lines_removed++;
+    } catch {}
+  }
+  // Handoffs and rules before project.md, so a project directory the import created can go too.
+  for (const f of [...m.files].sort((a, b) => (a.name === "project.md" ? 1 : 0) - (b.name === "project.md" ? 1 : 0))) {
+    const file = join(scopeDir(f.scope), f.name);
+    try {
+      if (sha256(readFileSync(file, "utf8")) !== f.sha256) {
+        report.files_kept++;
+        continue;
+      }
+    } catch {
+      continue;
+    }
+    if (f.name === "project.md" && hasOtherContent(f.scope)) {
+      report.files_kept++;
+      continue;
+    }
+    rmSync(file, { force: true });
+    report.files_removed++;
+  }
+  writeManifest({ ...m, undone_at: isoNow() });
+  audit({
+    event: "import_undone",
+    id: m.import_id,
+    source: m.source,
+    actor: opts.actor ?? "user",
+    removed: report.removed,
+    restored: report.restored,
+    files: report.files_removed,
+  });
+  return report;
+}
+
+/** True when a project directory holds anything besides project.md (entries, rules, handoffs). */
+function hasOtherContent(scope: ScopeKey): boolean {
+  const dir = scopeDir(scope);
+  const walk = (d: string): boolean => {
+    let names: string[] = [];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return false;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      if (p === join(dir, "project.md")) continue;
+      try {
+        if (statSync(p).isDirectory()) {
+          if (walk(p)) return true;
+        } else return true;
+      } catch {}
+    }
+    return false;
+  };
+  return walk(dir);
+}

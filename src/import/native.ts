@@ -1,0 +1,239 @@
+/**
+ * What the agents saved in their own memory files:
+ * - Claude Code auto memory: `~/.claude/projects/<project dir as dashes>/memory/` — `MEMORY.md` (an
+ *   index: pointer lines to topic files, plus loose notes) and one topic file per subject, with
+ *   optional frontmatter (name, description, type). The project's directory is read from the
+ *   transcripts beside it (their `cwd`).
+ * - Gemini CLI: the `## Gemini Added Memories` section `save_memory` appends to `~/.gemini/GEMINI.md`
+ *   (and to a repository's `GEMINI.md`).
+ * - Codex: `$CODEX_HOME/memories/MEMORY.md`, its consolidated durable memories (the other files
+ *   there are summaries of it or per-session inputs).
+ * Cursor, Windsurf and OpenCode keep no memory files Coffer can read.
+ * Each original is keyed by file and content hash, so a re-run imports only what is new.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { CofferError } from "../lib/errors";
+import { homeDir } from "../lib/paths";
+import { deriveTitle, type Kind, normHash } from "../store/entry";
+import { GLOBAL, resolveProject } from "../store/scope";
+import { claudeHead, claudeRoot } from "../transcripts/claude";
+import { entries } from "../transcripts/files";
+import { geminiHome } from "../transcripts/gemini";
+import { type Placement, parseProjectMap, placeProject } from "./scopes";
+import type { ImportItem, ImportPlan } from "./types";
+
+export const NATIVE_HOSTS = ["claude", "gemini", "codex"] as const;
+export type NativeHost = (typeof NATIVE_HOSTS)[number];
+const NO_FILES = ["cursor", "windsurf", "opencode"];
+
+type Source = { host: NativeHost; file: string; text: string; mtime: string };
+
+function readSource(host: NativeHost, file: string): Source | undefined {
+  try {
+    const st = statSync(file);
+    if (!st.isFile() || st.size > 4 * 1024 * 1024) return undefined;
+    return { host, file, text: readFileSync(file, "utf8"), mtime: st.mtime.toISOString().replace(/\.\d{3}Z$/, "Z") };
+  } catch {
+    return undefined;
+  }
+}
+
+const key = (s: Source, rel: string, text: string) => `${s.host}:${rel}#${normHash(text).slice(0, 16)}`;
+
+/** A kind for a one-line memory: the agents save preferences and facts. */
+function kindOf(text: string): Kind {
+  if (/\b(prefer|prefers|preferred|like[sd]?|favou?rite|dislike[sd]?)\b/i.test(text)) return "preference";
+  if (/^(always|never|use|do not|don't|avoid)\b/i.test(text.trim())) return "convention";
+  return "fact";
+}
+
+const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+function frontmatter(text: string): { meta: Record<string, unknown>; body: string } {
+  const m = FRONTMATTER.exec(text);
+  if (!m) return { meta: {}, body: text };
+  let meta: Record<string, unknown> = {};
+  try {
+    const v = Bun.YAML.parse(m[1]!);
+    if (v && typeof v === "object" && !Array.isArray(v)) meta = v as Record<string, unknown>;
+  } catch {}
+  return { meta, body: text.slice(m[0].length) };
+}
+
+/** Bullets (with their continuation lines) of a Markdown text, or of one section of it. */
+function bullets(text: string): string[] {
+  const out: string[] = [];
+  let cur: string | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    const b = /^\s{0,3}[-*+]\s+(.*)$/.exec(line);
+    if (b) {
+      if (cur?.trim()) out.push(cur.trim());
+      cur = b[1]!;
+    } else if (cur !== undefined && /^\s{2,}\S/.test(line)) cur += ` ${line.trim()}`;
+    else {
+      if (cur?.trim()) out.push(cur.trim());
+      cur = undefined;
+    }
+  }
+  if (cur?.trim()) out.push(cur.trim());
+  return out;
+}
+
+/** The body of a `## <heading>` section (to the next heading of the same or a higher level). */
+function section(text: string, heading: RegExp): string | undefined {
+  const lines = text.split(/\r?\n/);
+  const at = lines.findIndex((l) => heading.test(l));
+  if (at < 0) return undefined;
+  const out: string[] = [];
+  for (const l of lines.slice(at + 1)) {
+    if (/^#{1,2}\s/.test(l)) break;
+    out.push(l);
+  }
+  return out.join("\n");
+}
+
+/** Claude topic-file types -> kinds. */
+const CLAUDE_KIND: Record<string, Kind> = {
+  user: "preference",
+  feedback: "convention",
+  project: "fact",
+  reference: "fact",
+};
+
+/** A line of MEMORY.md that only points at a topic file (imported on its own). */
+const POINTER = /^\[[^\]]*\]\(([^)]+\.md)\)/;
+
+function claudeItems(
+  map: ReturnType<typeof parseProjectMap>,
+  cwd: string,
+  skipped: ImportPlan["skipped"],
+): ImportItem[] {
+  const root = claudeRoot();
+  const items: ImportItem[] = [];
+  for (const slug of entries(root).sort()) {
+    const memDir = join(root, slug, "memory");
+    const files = entries(memDir)
+      .filter((n) => n.endsWith(".md") && !n.startsWith("."))
+      .sort();
+    if (!files.length) continue;
+    // Where the project lives: the cwd its transcripts recorded.
+    const dirs: string[] = [];
+    for (const t of entries(join(root, slug)).filter((n) => n.endsWith(".jsonl"))) {
+      const c = claudeHead(join(root, slug, t)).cwd;
+      if (c && !dirs.includes(c)) dirs.push(c);
+      if (dirs.length >= 3) break;
+    }
+    const sources = files.map((f) => readSource("claude", join(memDir, f))).filter((s): s is Source => !!s);
+    const found: ImportItem[] = [];
+    for (const s of sources) {
+      const name = s.file.slice(memDir.length + 1);
+      const rel = `${slug}/memory/${name}`;
+      if (name === "MEMORY.md") {
+        for (const b of bullets(s.text)) {
+          if (POINTER.test(b)) continue;
+          found.push(native(s, rel, b, kindOf(b), deriveTitle(b)));
+        }
+        continue;
+      }
+      const { meta, body } = frontmatter(s.text);
+      const text = body.trim() || String(meta.description ?? "").trim();
+      if (!text) continue;
+      const title = String(meta.name ?? meta.description ?? "").trim() || deriveTitle(text);
+      const kind = CLAUDE_KIND[String(meta.type ?? "")] ?? "fact";
+      found.push(native(s, rel, text, kind, title));
+    }
+    if (!found.length) continue;
+    const p: Placement = placeProject(slug, dirs, map, cwd, "Claude Code", found.length);
+    if ("skip" in p) {
+      skipped.push({ reason: p.skip, count: found.length });
+      continue;
+    }
+    for (const i of found) items.push({ ...i, scope: p.scope, project: p.project });
+  }
+  return items;
+}
+
+function native(s: Source, rel: string, text: string, kind: Kind, title: string): ImportItem {
+  return {
+    scope: GLOBAL,
+    kind,
+    title,
+    body: text,
+    tags: [`${s.host}-memory`],
+    created: s.mtime,
+    updated: s.mtime,
+    imported_from: key(s, rel, text),
+    actor: `import:${s.host}`,
+    label: `${s.host} ${rel}`,
+  };
+}
+
+const GEMINI_SECTION = /^##\s+Gemini Added Memories\s*$/;
+
+function geminiItems(cwd: string): ImportItem[] {
+  const items: ImportItem[] = [];
+  const add = (file: string, rel: string, scope: string, project?: ReturnType<typeof resolveProject>) => {
+    const s = readSource("gemini", file);
+    const body = s && section(s.text, GEMINI_SECTION);
+    if (!s || !body) return;
+    for (const b of bullets(body)) items.push({ ...native(s, rel, b, kindOf(b), deriveTitle(b)), scope, project });
+  };
+  add(join(geminiHome(), "GEMINI.md"), "GEMINI.md", GLOBAL);
+  const project = resolveProject(cwd);
+  if (project) add(join(project.root, "GEMINI.md"), `${project.label}/GEMINI.md`, project.id, project);
+  return items;
+}
+
+function codexItems(): ImportItem[] {
+  const home = process.env.CODEX_HOME || join(homeDir(), ".codex");
+  const s = readSource("codex", join(home, "memories", "MEMORY.md"));
+  if (!s) return [];
+  const rel = "memories/MEMORY.md";
+  const { body } = frontmatter(s.text);
+  // Sections with a heading become one entry each; a file of loose bullets, one per bullet.
+  const parts = body.split(/^(?=#{2,3}\s)/m).filter((p) => /^#{2,3}\s/.test(p));
+  if (parts.length) {
+    return parts
+      .map((p) => {
+        const [head, ...rest] = p.split("\n");
+        const text = rest.join("\n").trim();
+        const title = head!.replace(/^#+\s*/, "").trim();
+        return text ? native(s, rel, `${text}`, kindOf(text), title || deriveTitle(text)) : undefined;
+      })
+      .filter((i): i is ImportItem => !!i);
+  }
+  return bullets(body).map((b) => native(s, rel, b, kindOf(b), deriveTitle(b)));
+}
+
+export type NativeOptions = { hosts?: string; project?: string; cwd?: string };
+
+export function planNative(opts: NativeOptions = {}): ImportPlan {
+  const cwd = opts.cwd ?? process.cwd();
+  const asked = (opts.hosts ?? NATIVE_HOSTS.join(","))
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const skipped: ImportPlan["skipped"] = [];
+  for (const h of asked) {
+    if (NO_FILES.includes(h)) skipped.push({ reason: `${h} keeps no memory files Coffer can read`, count: 0 });
+    else if (!(NATIVE_HOSTS as readonly string[]).includes(h))
+      throw new CofferError(`unknown host "${h}" (allowed: ${NATIVE_HOSTS.join(", ")})`, 2);
+  }
+  const map = parseProjectMap(opts.project);
+  const items: ImportItem[] = [];
+  const from: string[] = [];
+  if (asked.includes("claude")) {
+    items.push(...claudeItems(map, cwd, skipped));
+    from.push(claudeRoot());
+  }
+  if (asked.includes("gemini")) {
+    items.push(...geminiItems(cwd));
+    from.push(join(geminiHome(), "GEMINI.md"));
+  }
+  if (asked.includes("codex")) {
+    items.push(...codexItems());
+    from.push(join(process.env.CODEX_HOME || join(homeDir(), ".codex"), "memories"));
+  }
+  return { source: "native", from: from.join(", "), items, skipped };
+}

@@ -1,0 +1,64 @@
+import type { ImportReport, Manifest, UndoReport } from "./engine";
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The human summary of an import (or of a dry run). */
+export function reportText(r: ImportReport): string {
+  const out: string[] = [];
+  const verb = r.dry_run ? "Would import" : "Imported";
+  out.push(
+    `${verb} from ${r.source} (${r.from}): ${plural(r.created, "new entry", "new entries")}, ` +
+      `${r.merged} merged into existing, ${r.already} already imported` +
+      (r.redactions ? `; ${plural(r.redactions, "secret")} redacted` : "") +
+      (r.truncated ? `; ${plural(r.truncated, "body", "bodies")} cut to the size limit` : ""),
+  );
+  const width = Math.max(0, ...r.by_scope.map((s) => scopeName(s).length));
+  for (const s of r.by_scope) {
+    const kinds = Object.entries(s.kinds)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ");
+    out.push(`  ${scopeName(s).padEnd(width)}  ${String(s.total).padStart(6)}  ${kinds}`);
+  }
+  const f = r.files;
+  if (f.created || f.rules_added || f.kept) {
+    out.push(
+      `  files: ${f.created} created, ${plural(f.rules_added, "rule")} added, ${f.kept} kept as they were (already present and different)`,
+    );
+  }
+  for (const s of r.skipped) out.push(`Skipped: ${s.reason}`);
+  if (r.dry_run && r.samples.length) {
+    out.push("Samples:");
+    for (const s of r.samples) {
+      out.push(`  [${s.kind}] ${s.title}  (${s.scope}${s.from ? `; ${s.from}` : ""})`);
+      out.push(`      ${s.body}`);
+    }
+  }
+  if (r.dry_run) out.push("Nothing written (--dry-run).");
+  else if (r.import_id) out.push(`Import ${r.import_id}. Undo it with: coffer import --undo ${r.import_id}`);
+  return `${out.join("\n")}\n`;
+}
+
+function scopeName(s: { scope: string; label: string }): string {
+  return s.scope === "global" ? "global" : `project ${s.label}`;
+}
+
+export function undoText(r: UndoReport): string {
+  const parts = [`Undid import ${r.import_id} (${r.source}): removed ${plural(r.removed, "entry", "entries")}`];
+  if (r.missing) parts.push(`${r.missing} already gone`);
+  if (r.restored) parts.push(`${plural(r.restored, "merged entry", "merged entries")} given back their date`);
+  if (r.files_removed) parts.push(`${plural(r.files_removed, "file")} removed`);
+  if (r.files_kept) parts.push(`${plural(r.files_kept, "file")} kept (changed since)`);
+  if (r.rule_lines_removed) parts.push(`${plural(r.rule_lines_removed, "rule")} removed`);
+  return `${parts.join(", ")}\n`;
+}
+
+export function manifestsText(list: Manifest[]): string {
+  if (!list.length) return "No imports on this machine yet.\n";
+  return `${list
+    .map(
+      (m) =>
+        `${m.import_id}  ${m.at}  ${m.source.padEnd(10)}  ${String(m.created.length).padStart(6)} entries  ${m.from}${m.undone_at ? `  (undone ${m.undone_at})` : ""}`,
+    )
+    .join("\n")}\n`;
+}

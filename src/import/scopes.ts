@@ -1,0 +1,87 @@
+/**
+ * Placing another tool's "project" (a name, maybe a directory it saw) in a Coffer scope: the
+ * directory's repository when it still is one, else what the user said with `--project`.
+ */
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { CofferError } from "../lib/errors";
+import { homeDir } from "../lib/paths";
+import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey } from "../store/scope";
+
+export type Placement = { scope: ScopeKey; project?: ProjectScope } | { skip: string };
+
+/** `--project` as given: `name=<dir|global>` pairs (comma-separated), or one `<dir|global>` for everything unplaced. */
+export type ProjectMap = { byName: Map<string, string>; fallback?: string };
+
+export function parseProjectMap(raw: string | undefined): ProjectMap {
+  const map: ProjectMap = { byName: new Map() };
+  if (!raw?.trim()) return map;
+  for (const part of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const eq = part.indexOf("=");
+    if (eq > 0) map.byName.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+    else if (map.fallback === undefined) map.fallback = part;
+    else
+      throw new CofferError(
+        `--project has two targets without a name ("${map.fallback}", "${part}")`,
+        2,
+        "Give one directory for everything, or name=dir pairs: --project app=~/src/app,tools=global",
+      );
+  }
+  return map;
+}
+
+function expand(p: string, cwd: string): string {
+  const home = homeDir();
+  const q = p === "~" ? home : p.startsWith("~/") ? `${home}/${p.slice(2)}` : p;
+  return isAbsolute(q) ? q : resolve(cwd, q);
+}
+
+/** A `--project` target: `global`, or a directory inside a repository. */
+export function placeTarget(target: string, cwd: string): Placement {
+  if (target === "global") return { scope: GLOBAL };
+  const dir = expand(target, cwd);
+  const project = existsSync(dir) ? resolveProject(dir) : undefined;
+  if (!project)
+    throw new CofferError(
+      `--project ${target}: ${dir} is not inside a git repository`,
+      1,
+      "Name a directory inside the repository these memories belong to, or `global`.",
+    );
+  return { scope: project.id, project };
+}
+
+/** The repository a directory belongs to, if it still exists and is one. */
+export function placeDirectory(dir: string | undefined): ProjectScope | undefined {
+  if (!dir || !isAbsolute(dir) || !existsSync(dir)) return undefined;
+  return resolveProject(dir);
+}
+
+/**
+ * Place one named project: an explicit `--project name=...` wins, then the directories the
+ * tool recorded (first one that is a repository), then a plain `--project <dir>`.
+ */
+export function placeProject(
+  name: string,
+  dirs: string[],
+  map: ProjectMap,
+  cwd: string,
+  tool: string,
+  count: number,
+): Placement {
+  const explicit = map.byName.get(name);
+  if (explicit) return placeTarget(explicit, cwd);
+  for (const d of dirs) {
+    const p = placeDirectory(d);
+    if (p) return { scope: p.id, project: p };
+  }
+  if (map.fallback) return placeTarget(map.fallback, cwd);
+  const why = dirs.length
+    ? `its directory ${dirs[0]} no longer exists or is not a git repository`
+    : `${tool} recorded no directory for it`;
+  return {
+    skip: `project "${name}" (${count} ${count === 1 ? "memory" : "memories"}) skipped: ${why}. Map it with --project "${name}=<repo dir>" (or "${name}=global")`,
+  };
+}

@@ -1,0 +1,49 @@
+import type { Kind, Source } from "../store/entry";
+import type { ProjectScope, ScopeKey } from "../store/scope";
+
+export const IMPORT_SOURCES = ["claude-mem", "engram", "native", "coffer"] as const;
+export type ImportSource = (typeof IMPORT_SOURCES)[number];
+
+/** One memory to bring in, already mapped to Coffer's vocabulary (before scrubbing and folding). */
+export type ImportItem = {
+  /** `global` or a project id. */
+  scope: ScopeKey;
+  /** The project, when known on this machine (its project.md is written on first use). */
+  project?: ProjectScope;
+  kind: Kind;
+  title: string;
+  body: string;
+  tags: string[];
+  applies_to?: string[];
+  created: string;
+  updated: string;
+  /** Stable key of the original (`claude-mem:observation:42`); a re-run skips keys already imported. */
+  imported_from?: string;
+  origin_session?: string;
+  /** `coffer import` only: the entry keeps its id, actor and source, and its file text when given. */
+  id?: string;
+  actor?: string;
+  source?: Source;
+  file?: string;
+  /** A human label for the item's origin, shown in dry-run samples. */
+  label?: string;
+};
+
+/** A whole file to restore as it was (`coffer import`: project.md, rules.md, handoffs). */
+export type ImportFile = {
+  scope: ScopeKey;
+  /** Path inside the scope directory, e.g. `rules.md` or `handoff/main.md`. */
+  name: string;
+  text: string;
+};
+
+/** What an importer found: the items, plus what it could not place and why. */
+export type ImportPlan = {
+  source: ImportSource;
+  /** Where it read from (a path), for the summary and the audit record. */
+  from: string;
+  items: ImportItem[];
+  files?: ImportFile[];
+  /** One line per group of skipped originals ("project old-app: directory gone; map it with --project"). */
+  skipped: { reason: string; count: number }[];
+};

@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Sandbox, sandbox } from "../helpers";
+import { ClaudeMemDb } from "./claude-mem-db";
+import { allText, entriesOf, storedEntries } from "./helpers";
+
+const SECRET = "ghp_Zk3v9QmT2xW8rL5nB1cY7pD4sF6gH0jK2aE9";
+
+describe("coffer import claude-mem", () => {
+  let sb: Sandbox;
+  let app: string;
+  let tool: string;
+  let cm: ClaudeMemDb;
+  let firstImport = "";
+
+  beforeAll(() => {
+    sb = sandbox("coffer-import-cm-");
+    app = sb.repo("app", "git@github.com:acme/app.git");
+    tool = sb.repo("tool");
+    mkdirSync(join(tool, "pkg"), { recursive: true });
+    cm = new ClaudeMemDb(join(sb.root, "claude-mem.db"));
+    cm.session("s1", "app", app);
+    cm.session("s2", "app");
+    cm.session("s3", "tool", join(tool, "pkg")); // a subdirectory: still the tool repository
+    cm.session("s4", "gone", join(sb.root, "work", "gone")); // directory no longer exists
+    cm.observation({
+      project: "app",
+      session: "s1",
+      type: "decision",
+      title: "Use bun:sqlite for the index",
+      narrative: "We chose bun:sqlite over better-sqlite3 because it ships with the runtime.",
+      facts: ["No native dependencies", "WAL mode with a busy timeout"],
+      concepts: ["trade-off", "why-it-exists"],
+      files_modified: [join(app, "src", "db.ts")],
+      at: "2025-06-01T10:05:00.000Z",
+    });
+    cm.observation({
+      project: "app",
+      session: "s1",
+      type: "bugfix",
+      title: "Deploy script leaked a token",
+      narrative: `The deploy script printed GITHUB_TOKEN; the value was ${SECRET} and is now masked.`,
+      at: "2025-06-01T10:06:00.000Z",
+    });
+    cm.observation({
+      project: "app",
+      session: "s2",
+      type: "discovery",
+      title: "Tests drive the binary",
+      narrative: "Tests drive the compiled binary, never the sources.",
+      at: "2025-06-02T09:00:00.000Z",
+    });
+    cm.observation({
+      project: "app",
+      session: "s2",
+      type: "feature",
+      title: "Export command",
+      narrative: "Added coffer export with JSONL and Markdown formats.",
+      at: "2025-06-02T09:30:00.000Z",
+    });
+    cm.observation({
+      project: "app",
+      session: "s2",
+      type: "sensitive",
+      title: "Customer data",
+      narrative: "Customer list lives in the private bucket.",
+      at: "2025-06-02T09:40:00.000Z",
+    });
+    cm.summary({
+      project: "app",
+      session: "s2",
+      request: "Add an export command",
+      learned: "citty runs a parent's run after its sub-command.",
+      completed: "Export in JSONL and Markdown.",
+      next_steps: "Round-trip test.",
+      at: "2025-06-02T10:00:00.000Z",
+    });
+    cm.observation({
+      project: "tool",
+      session: "s3",
+      type: "refactor",
+      title: "Split the parser",
+      narrative: "The parser now lives in three modules.",
+      at: "2025-07-01T08:00:00.000Z",
+    });
+    cm.observation({
+      project: "tool",
+      session: "s3",
+      type: "change",
+      title: "Bumped Node",
+      narrative: "CI runs on Node 22.",
+      at: "2025-07-01T08:10:00.000Z",
+    });
+    cm.summary({
+      project: "tool",
+      session: "s3",
+      request: "Clean up the parser",
+      completed: "Parser split into lexer, parser and printer.",
+      at: "2025-07-01T09:00:00.000Z",
+    });
+    cm.observation({
+      project: "gone",
+      session: "s4",
+      type: "discovery",
+      title: "Old service port",
+      narrative: "The old service listened on port 8081.",
+      at: "2024-01-01T00:00:00.000Z",
+    });
+    cm.observation({
+      project: "gone",
+      session: "s4",
+      type: "decision",
+      title: "Retired the old service",
+      narrative: "We retired the old service in favour of the new API.",
+      at: "2024-01-02T00:00:00.000Z",
+    });
+    // Something the user already knows in the app project: the import folds into it.
+    expect(sb.run(["remember", "Tests drive the compiled binary, never the sources."], { cwd: app }).code).toBe(0);
+  });
+  afterAll(() => {
+    cm.close();
+    sb.cleanup();
+  });
+
+  test("--dry-run counts per scope and kind, shows samples, writes nothing", () => {
+    const r = sb.run(["import", "claude-mem", "--db", cm.path, "--dry-run", "--json"], { cwd: app });
+    expect(r.code).toBe(0);
+    const rep = r.json();
+    expect(rep.dry_run).toBe(true);
+    expect(rep.import_id).toBeNull();
+    expect(rep.found).toBe(8);
+    expect(rep.created).toBe(7);
+    expect(rep.merged).toBe(1);
+    const byLabel = Object.fromEntries(rep.by_scope.map((s: any) => [s.label, s.kinds]));
+    expect(byLabel.app).toEqual({ decision: 1, gotcha: 1, note: 2 });
+    expect(byLabel.tool).toEqual({ note: 3 });
+    expect(rep.samples).toHaveLength(3);
+    expect(rep.skipped.map((s: any) => s.reason).join("\n")).toContain('project "gone"');
+    expect(storedEntries(sb.cofferHome)).toHaveLength(1);
+    const human = sb.run(["import", "claude-mem", "--db", cm.path, "--dry-run"], { cwd: app });
+    expect(human.stdout).toContain("Would import from claude-mem");
+    expect(human.stdout).toContain("Samples:");
+    expect(human.stdout).toContain('--project "gone=<repo dir>"');
+  });
+
+  test("imports observations and summaries into the right projects, kinds mapped, secrets scrubbed", () => {
+    // claude-mem's worker holds a write transaction on its WAL database while we read.
+    cm.db.run("BEGIN IMMEDIATE");
+    cm.observation({
+      project: "app",
+      session: "s1",
+      type: "discovery",
+      title: "In flight",
+      narrative: "Written while the import ran.",
+      at: "2025-08-01T00:00:00Z",
+    });
+    const r = sb.run(["import", "claude-mem", "--db", cm.path, "--json"], { cwd: sb.home });
+    cm.db.run("COMMIT");
+    expect(r.code).toBe(0);
+    const rep = r.json();
+    firstImport = rep.import_id;
+    expect(rep.created).toBe(7);
+    expect(rep.merged).toBe(1);
+    expect(rep.redactions).toBeGreaterThanOrEqual(1);
+
+    const appEntries = entriesOf(sb.cofferHome, "app");
+    expect(appEntries).toHaveLength(5); // 4 new + the one already there
+    const decision = appEntries.find((e) => e.meta.title === "Use bun:sqlite for the index")!;
+    expect(decision.meta.kind).toBe("decision");
+    expect(decision.meta.source).toBe("import");
+    expect(decision.meta.actor).toBe("import:claude-mem");
+    expect(decision.meta.imported_from).toBe("claude-mem:observation:1");
+    expect(decision.meta.origin_session).toBe("claude-s1");
+    expect(decision.meta.created).toBe("2025-06-01T10:05:00Z");
+    expect(decision.meta.tags).toEqual(["claude-mem", "decision", "trade-off", "why-it-exists"]);
+    expect(decision.body).toContain("it ships with the runtime");
+    expect(decision.body).toContain("- No native dependencies");
+    expect(decision.body).toContain("Files: src/db.ts");
+    const bug = appEntries.find((e) => e.meta.imported_from === "claude-mem:observation:2")!;
+    expect(bug.meta.kind).toBe("gotcha");
+    expect(bug.body).toContain("[redacted]");
+    const summary = appEntries.find((e) => e.meta.imported_from === "claude-mem:summary:1")!;
+    expect(summary.meta.kind).toBe("note");
+    expect(summary.meta.title).toBe("Session: Add an export command");
+    expect(summary.body).toContain("**Learned:** citty runs");
+    expect(appEntries.some((e) => String(e.body).includes("private bucket"))).toBe(false); // "sensitive" stays out
+
+    const toolEntries = entriesOf(sb.cofferHome, "tool");
+    expect(toolEntries.map((e) => e.meta.kind).sort()).toEqual(["note", "note", "note"]);
+    expect(entriesOf(sb.cofferHome, "global")).toHaveLength(0);
+
+    expect(allText(sb.cofferHome)).not.toContain(SECRET);
+    expect(allText(join(sb.cofferHome, "memory"))).not.toContain("In flight");
+
+    // The index knows them: recall from inside the repository finds an imported entry.
+    const rec = sb.run(["recall", "bun:sqlite runtime", "--json"], { cwd: app });
+    expect(rec.code).toBe(0);
+    expect(rec.stdout).toContain("Use bun:sqlite for the index");
+
+    // One audit record for the whole import.
+    const auditLines = allText(join(sb.cofferHome, "state"))
+      .split("\n")
+      .filter((l) => l.includes('"event":"import"'));
+    expect(auditLines).toHaveLength(1);
+  });
+
+  test("a second run imports nothing (except the observation committed meanwhile)", () => {
+    const r = sb.run(["import", "claude-mem", "--db", cm.path, "--json"], { cwd: sb.home });
+    expect(r.code).toBe(0);
+    const rep = r.json();
+    expect(rep.already).toBe(8);
+    expect(rep.created).toBe(1); // "In flight", committed after the first run
+    expect(rep.merged).toBe(0);
+    const again = sb.run(["import", "claude-mem", "--db", cm.path, "--json"], { cwd: sb.home }).json();
+    expect(again.created).toBe(0);
+    expect(again.already).toBe(9);
+  });
+
+  test("--project maps a project whose directory is gone", () => {
+    const r = sb.run(["import", "claude-mem", "--db", cm.path, "--project", "gone=global", "--json"], { cwd: sb.home });
+    expect(r.code).toBe(0);
+    expect(r.json().created).toBe(2);
+    const global = entriesOf(sb.cofferHome, "global");
+    expect(global.map((e) => e.meta.kind).sort()).toEqual(["decision", "fact"]);
+    const bad = sb.run(["import", "claude-mem", "--db", cm.path, "--project", `gone=${sb.home}`], { cwd: sb.home });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("not inside a git repository");
+  });
+
+  test("--undo removes exactly what that import added", () => {
+    const before = storedEntries(sb.cofferHome).length;
+    const r = sb.run(["import", "--undo", firstImport], { cwd: sb.home });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("removed 7 entries");
+    const after = storedEntries(sb.cofferHome);
+    expect(after).toHaveLength(before - 7);
+    expect(after.some((e) => e.body === "Tests drive the compiled binary, never the sources.")).toBe(true);
+    expect(after.filter((e) => e.meta.imported_from === "claude-mem:observation:1")).toHaveLength(0);
+    expect(entriesOf(sb.cofferHome, "global")).toHaveLength(2); // the later import stays
+    const list = sb.run(["list", "--scope", "project", "--json"], { cwd: app }).json();
+    expect(list.total).toBe(2); // the remembered entry + "In flight" from the second import
+    const twice = sb.run(["import", "--undo", firstImport], { cwd: sb.home });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain("already undone");
+    const listed = sb.run(["import", "--list", "--json"], { cwd: sb.home }).json();
+    expect(listed).toHaveLength(4);
+  });
+
+  test("a missing database is a clear error", () => {
+    const r = sb.run(["import", "claude-mem"], { cwd: sb.home });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no claude-mem database");
+  });
+});
