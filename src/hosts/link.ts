@@ -48,16 +48,19 @@ export type PluginHooks = {
   events: string[];
 };
 
-export type JsonMcp = {
-  kind: "json";
+/** A config file the engine edits: JSON in one of its dialects, or TOML. */
+export type ConfigFile = { path: string; dialect: Dialect | "toml" };
+
+export type Mcp = {
   /** undefined: the host has no MCP config for this target (with a reason in `unavailable`). */
-  file: (t: Target) => JsonFile | undefined;
+  file: (t: Target) => ConfigFile | undefined;
+  /** Where the entry sits (`["mcpServers", "coffer"]`, `["mcp_servers", "coffer"]`). */
   path: string[];
   /** The whole entry as Coffer creates it. */
   value: (bin: string) => Record<string, unknown>;
   /**
-   * Keys a re-link keeps in sync (default command, args). Anything else in an existing entry
-   * (`env`, `trust`, `enabled`, timeouts) is the user's and stays as they set it.
+   * Keys a re-link keeps in sync (default: every key of `value`). Anything else in an existing
+   * entry (`env`, `trust`, `enabled`, timeouts) is the user's and stays as they set it.
    */
   managed?: string[];
   /** The binary a registration runs, to tell Coffer's entry from someone else's. */
@@ -65,19 +68,9 @@ export type JsonMcp = {
   unavailable?: (t: Target) => string;
 };
 
-export type TomlMcp = {
-  kind: "toml";
-  file: (t: Target) => string;
-  table: string[];
-  value: (bin: string) => Record<string, unknown>;
-  binaryOf: (entry: unknown) => string | undefined;
-};
-
 export type NativeSetting = { path: string[]; off: boolean };
 
-export type NativeMemory =
-  | { kind: "json"; file: (t: Target) => JsonFile; settings: NativeSetting[] }
-  | { kind: "toml"; file: (t: Target) => string; settings: NativeSetting[] };
+export type NativeMemory = { file: (t: Target) => ConfigFile; settings: NativeSetting[] };
 
 export type Problem = { message: string; fix: string };
 
@@ -86,7 +79,7 @@ export type HostLink = {
   /** The product's name, for messages. */
   name: string;
   hooks: JsonHooks | PluginHooks;
-  mcp: JsonMcp | TomlMcp;
+  mcp: Mcp;
   nativeMemory?: NativeMemory;
   /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */
   sessionEnd: "hook" | "sweep" | "none";

@@ -6,17 +6,15 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { parse as parseToml } from "smol-toml";
 import type { HostLink, Problem, Target } from "../hosts/link";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { findRepoRoot } from "../store/scope";
 import { commandBinary, isCofferBinaryPath } from "./command";
-import { planLink } from "./engine";
+import { planLink, readDoc } from "./engine";
 import { changed, tilde } from "./files";
 import { findManaged } from "./hooks-json";
-import { JsonDoc } from "./json-edit";
 
 export type HostReport = {
   host: string;
@@ -74,13 +72,6 @@ function binaryProblems(bins: string[], self: string, host: string, what: string
   return out;
 }
 
-function readJson(path: string, dialect: "json" | "json-comments" | "jsonc"): JsonDoc | undefined {
-  if (!existsSync(path)) return undefined;
-  const text = readFileSync(path, "utf8");
-  if (text.trim() === "") return undefined;
-  return new JsonDoc(text, tilde(path), dialect);
-}
-
 function inspectHost(h: HostLink, target: Target, self: string, config: Config): HostReport {
   const project = !!target.root;
   const fix = `coffer link ${h.host}${project ? " --project" : ""}`;
@@ -115,7 +106,7 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
     } else {
       const file = h.hooks.file(target);
       report.hook_file = file.path;
-      const doc = readJson(file.path, file.dialect);
+      const doc = readDoc(file);
       if (doc) {
         const managed = findManaged(doc, h.hooks.layout);
         report.events = [...new Set(managed.map((m) => m.event))];
@@ -141,28 +132,13 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
 
   // MCP registration.
   try {
-    const mcp = h.mcp;
-    if (mcp.kind === "json") {
-      const file = mcp.file(target);
-      if (file) {
-        report.mcp.file = file.path;
-        const entry = readJson(file.path, file.dialect)?.get(mcp.path);
-        if (entry !== undefined) {
-          report.mcp.registered = true;
-          report.mcp.binary = mcp.binaryOf(entry) ?? null;
-        }
-      }
-    } else {
-      const file = mcp.file(target);
-      report.mcp.file = file;
-      if (existsSync(file)) {
-        let cur: unknown = parseToml(readFileSync(file, "utf8"));
-        for (const seg of mcp.table)
-          cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
-        if (cur !== undefined) {
-          report.mcp.registered = true;
-          report.mcp.binary = mcp.binaryOf(cur) ?? null;
-        }
+    const file = h.mcp.file(target);
+    if (file) {
+      report.mcp.file = file.path;
+      const entry = readDoc(file)?.get(h.mcp.path);
+      if (entry !== undefined) {
+        report.mcp.registered = true;
+        report.mcp.binary = h.mcp.binaryOf(entry) ?? null;
       }
     }
   } catch (err) {
@@ -177,17 +153,8 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
     const nm = h.nativeMemory;
     if (nm) {
       const s = nm.settings[0]!;
-      if (nm.kind === "json") {
-        const file = nm.file(target);
-        const v = readJson(file.path, file.dialect)?.get(s.path);
-        report.native_memory.host_value = v === undefined ? "default (on)" : String(v);
-      } else {
-        const file = nm.file(target);
-        let cur: unknown = existsSync(file) ? parseToml(readFileSync(file, "utf8")) : {};
-        for (const seg of s.path)
-          cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[seg] : undefined;
-        report.native_memory.host_value = cur === undefined ? "default (on)" : String(cur);
-      }
+      const v = readDoc(nm.file(target))?.get(s.path);
+      report.native_memory.host_value = v === undefined ? "default (on)" : String(v);
       if (
         report.native_memory.setting === "off" &&
         report.native_memory.host_value !== String(s.off) &&

@@ -1,14 +1,13 @@
 /**
  * link / unlink for any host: read every file involved, plan all edits in memory (each one
  * verified by re-parsing), then write them together — or print the diff with --dry-run.
- * Host facts come from `src/hosts/<host>/link.ts`; nothing host-specific lives here.
+ * Host facts come from `src/hosts/<host>/link.ts`; nothing host-specific lives here, and nothing
+ * format-specific either: JSON and TOML files are both documents (`JsonDoc`, `TomlDoc`).
  */
 import { existsSync } from "node:fs";
-import { parse as parseToml } from "smol-toml";
-import type { HookSpec, HostLink, JsonFile, JsonHooks, NativeSetting, Target } from "../hosts/link";
+import type { ConfigFile, HookSpec, HostLink, JsonFile, JsonHooks, NativeSetting, Target } from "../hosts/link";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
-import { deleteTomlKey, deleteTomlTable, getTomlRaw, hasTomlTable, setTomlKey, setTomlTable } from "../lib/toml-edit";
 import { type Config, parseTomlStrict, validateConfigDoc } from "../store/config";
 import { findRepoRoot } from "../store/scope";
 import { hookCommand, isCofferBinaryPath } from "./command";
@@ -16,6 +15,7 @@ import { applyChanges, type FileChange, readTextOrNull, tilde } from "./files";
 import { type Containers, findManaged, syncManagedHooks } from "./hooks-json";
 import { deepEqual, JsonDoc, type JsonPath, newJsonText } from "./json-edit";
 import { type LinkState, readLinkState, type Saved, writeLinkState } from "./state";
+import { TomlDoc } from "./toml-doc";
 
 export type LinkOptions = {
   target: Target;
@@ -62,39 +62,34 @@ export function currentBinary(): string {
   return bin;
 }
 
-type Slot =
-  | {
-      kind: "json";
-      path: string;
-      before: string | null;
-      doc: JsonDoc;
-      fresh: boolean;
-      skeleton: Record<string, unknown>;
-      notes: string[];
-      audit: FileChange["audit"];
-    }
-  | {
-      kind: "toml";
-      path: string;
-      before: string | null;
-      text: string;
-      ops: TomlOp[];
-      notes: string[];
-      audit: FileChange["audit"];
-      verify: (t: string) => void;
-    }
-  | {
-      kind: "text";
-      path: string;
-      before: string | null;
-      text: string | null;
-      notes: string[];
-      audit: FileChange["audit"];
-    };
+type Doc = JsonDoc | TomlDoc;
+
+type Slot<D extends Doc = Doc> = {
+  path: string;
+  before: string | null;
+  doc: D;
+  /** True when Coffer writes the file from scratch (missing, or JSON with nothing in it). */
+  fresh: boolean;
+  /** The document counts as empty (nothing but what Coffer would create it with). */
+  empty: () => boolean;
+  /** The text of a file Coffer creates. */
+  freshText: () => string;
+  notes: string[];
+  audit: FileChange["audit"];
+};
+
+type TextSlot = {
+  path: string;
+  before: string | null;
+  text: string | null;
+  notes: string[];
+  audit: FileChange["audit"];
+};
 
 /** The files one plan touches, each read once; edits accumulate in memory. */
 class Workspace {
-  private slots = new Map<string, Slot>();
+  private docs = new Map<string, Slot>();
+  private texts = new Map<string, TextSlot>();
 
   constructor(private state: LinkState) {}
 
@@ -120,162 +115,111 @@ class Workspace {
     };
   }
 
-  json(file: JsonFile, skeleton: Record<string, unknown> = {}): Extract<Slot, { kind: "json" }> {
-    const hit = this.slots.get(file.path);
-    if (hit) return hit as Extract<Slot, { kind: "json" }>;
+  /** The document in `file` (JSON or TOML by its dialect); `check` vets every edited TOML text. */
+  doc(file: ConfigFile, opts: { skeleton?: Record<string, unknown>; check?: (text: string) => void } = {}): Slot {
+    const hit = this.docs.get(file.path);
+    if (hit) return hit;
     const before = readTextOrNull(file.path);
-    const fresh = before === null || before.trim() === "";
-    const doc = new JsonDoc(fresh ? newJsonText(skeleton) : before!, tilde(file.path), file.dialect);
-    const slot = { kind: "json" as const, path: file.path, before, doc, fresh, skeleton, notes: [], audit: [] };
-    this.slots.set(file.path, slot);
+    const slot =
+      file.dialect === "toml" ? tomlSlot(file.path, before, opts.check) : jsonSlot(file, before, opts.skeleton);
+    this.docs.set(file.path, slot);
     return slot;
   }
 
-  toml(path: string, verify: (t: string) => void = () => {}): Extract<Slot, { kind: "toml" }> {
-    const hit = this.slots.get(path);
-    if (hit) return hit as Extract<Slot, { kind: "toml" }>;
-    const before = readTextOrNull(path);
-    if (before !== null) checkToml(before, path);
-    const slot = {
-      kind: "toml" as const,
-      path,
-      before,
-      text: before ?? "",
-      ops: [] as TomlOp[],
-      notes: [],
-      audit: [],
-      verify,
-    };
-    this.slots.set(path, slot);
-    return slot;
+  json(file: ConfigFile, skeleton?: Record<string, unknown>): Slot<JsonDoc> {
+    const slot = this.doc(file, { skeleton });
+    if (!(slot.doc instanceof JsonDoc)) throw new Error(`${file.path} is not a JSON document`);
+    return slot as Slot<JsonDoc>;
   }
 
-  text(path: string): Extract<Slot, { kind: "text" }> {
-    const hit = this.slots.get(path);
-    if (hit) return hit as Extract<Slot, { kind: "text" }>;
+  text(path: string): TextSlot {
+    const hit = this.texts.get(path);
+    if (hit) return hit;
     const before = readTextOrNull(path);
-    const slot = { kind: "text" as const, path, before, text: before, notes: [], audit: [] };
-    this.slots.set(path, slot);
+    const slot = { path, before, text: before, notes: [], audit: [] };
+    this.texts.set(path, slot);
     return slot;
   }
 
   changes(): FileChange[] {
     const out: FileChange[] = [];
-    for (const s of this.slots.values()) {
+    const state = this.state;
+    for (const s of this.docs.values()) {
+      const empty = s.empty();
       let after: string | null;
-      if (s.kind === "json") {
-        const empty = deepEqual(s.doc.value, s.skeleton) || deepEqual(s.doc.value, {});
-        if (s.fresh) {
-          // A file Coffer creates is rendered fresh (never created just to hold nothing).
-          after = empty ? s.before : newJsonText(s.doc.value);
-          if (after !== s.before && s.before === null) this.state.created[s.path] = true;
-        } else if (empty && this.state.created[s.path] && s.doc.text !== s.before) {
-          after = null;
-        } else after = s.doc.text;
-        if (after === null || empty) delete this.state.created[s.path];
-        if (after === null) delete this.state.containers[s.path];
-      } else if (s.kind === "toml") {
-        // A TOML file Coffer created and emptied again goes away.
-        after = s.text === "" && (s.before === null || this.state.created[s.path]) ? null : s.text;
-        if (after === null) delete this.state.created[s.path];
-        else if (s.before === null) this.state.created[s.path] = true;
-        if (after !== null && after !== s.before) {
-          verifyToml(s.before ?? "", after, s.ops, s.path);
-          s.verify(after);
-        }
-      } else after = s.text;
+      if (s.fresh) {
+        // A file Coffer creates is rendered fresh (never created just to hold nothing).
+        after = empty ? s.before : s.freshText();
+        if (after !== s.before && s.before === null) state.created[s.path] = true;
+      } else if (empty && state.created[s.path] && s.doc.text !== s.before) {
+        // A file Coffer created and emptied again goes away.
+        after = null;
+      } else after = s.doc.text;
+      if (after === null || empty) delete state.created[s.path];
+      if (after === null) delete state.containers[s.path];
       out.push({ path: s.path, before: s.before, after, notes: s.notes, audit: s.audit });
     }
+    for (const s of this.texts.values())
+      out.push({ path: s.path, before: s.before, after: s.text, notes: s.notes, audit: s.audit });
     return out;
   }
 }
 
-function checkToml(text: string, path: string, ours = false): Record<string, unknown> {
-  try {
-    return parseToml(text) as Record<string, unknown>;
-  } catch (err) {
-    const e = err as { line?: number; message: string };
-    if (ours)
-      throw new CofferError(
-        `${tilde(path)}: an edit did not give valid TOML (${e.message.split("\n")[0]}); nothing was written`,
-        1,
-        "This is a bug in Coffer; please report it with a copy of the file.",
-      );
-    throw new CofferError(
-      `${tilde(path)}${e.line ? `:${e.line}` : ""}: not valid TOML (${e.message.split("\n")[0]}); left it untouched`,
-      1,
-      "Fix that line by hand (or move the file away), then run the command again.",
-    );
-  }
+function jsonSlot(file: ConfigFile, before: string | null, skeleton: Record<string, unknown> = {}): Slot {
+  const fresh = before === null || before.trim() === "";
+  const dialect = file.dialect === "toml" ? "json" : file.dialect;
+  const doc = new JsonDoc(fresh ? newJsonText(skeleton) : before!, tilde(file.path), dialect);
+  return {
+    path: file.path,
+    before,
+    doc,
+    fresh,
+    empty: () => deepEqual(doc.value, skeleton) || deepEqual(doc.value, {}),
+    freshText: () => newJsonText(doc.value),
+    notes: [],
+    audit: [],
+  };
 }
 
-/** One intended change to a TOML document, replayed on the parsed original to check the edit. */
-type TomlOp = { path: string[]; value?: unknown; delete?: boolean; merge?: Record<string, unknown> };
-
-function pruneEmpty(v: unknown): unknown {
-  if (!v || typeof v !== "object" || Array.isArray(v) || v instanceof Date) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const p = pruneEmpty(x);
-    if (p && typeof p === "object" && !Array.isArray(p) && !(p instanceof Date) && Object.keys(p).length === 0)
-      continue;
-    out[k] = p;
-  }
-  return out;
+function tomlSlot(path: string, before: string | null, check?: (text: string) => void): Slot {
+  const doc = new TomlDoc(before ?? "", tilde(path), check);
+  return {
+    path,
+    before,
+    doc,
+    fresh: before === null,
+    empty: () => doc.text === "",
+    freshText: () => doc.text,
+    notes: [],
+    audit: [],
+  };
 }
 
-/**
- * The edited text must parse, and to exactly the original document with the intended changes
- * (empty tables aside): a line-level editor that touched anything else is caught here.
- */
-function verifyToml(before: string, after: string, ops: TomlOp[], path: string): void {
-  const parsed = checkToml(after, path, true);
-  const expected = structuredClone(before ? (parseToml(before) as Record<string, unknown>) : {});
-  for (const op of ops) {
-    let cur = expected as Record<string, unknown>;
-    for (const seg of op.path.slice(0, -1)) {
-      if (!cur[seg] || typeof cur[seg] !== "object") cur[seg] = {};
-      cur = cur[seg] as Record<string, unknown>;
-    }
-    const last = op.path[op.path.length - 1]!;
-    if (op.delete) delete cur[last];
-    else if (op.merge) cur[last] = { ...((cur[last] as object) ?? {}), ...op.merge };
-    else cur[last] = op.value;
-  }
-  if (!deepEqual(pruneEmpty(parsed), pruneEmpty(expected))) {
-    throw new CofferError(
-      `${tilde(path)}: an edit did not give the intended document; nothing was written`,
-      1,
-      "This is a bug in Coffer; please report it with a copy of the file.",
-    );
-  }
+/** A config file as a document, read-only use (doctor); undefined when it is missing or blank. */
+export function readDoc(file: JsonFile): JsonDoc | undefined;
+export function readDoc(file: ConfigFile): Doc | undefined;
+export function readDoc(file: ConfigFile): Doc | undefined {
+  const text = readTextOrNull(file.path);
+  if (text === null || text.trim() === "") return undefined;
+  return file.dialect === "toml"
+    ? new TomlDoc(text, tilde(file.path))
+    : new JsonDoc(text, tilde(file.path), file.dialect);
 }
 
-type TomlSlot = { text: string; ops: TomlOp[] };
-
-function tomlSetKey(slot: TomlSlot, path: string[], value: unknown, raw?: string): void {
-  slot.text = setTomlKey(slot.text, path, value, raw);
-  slot.ops.push({ path, value: raw !== undefined ? (parseToml(`v = ${raw}`) as { v: unknown }).v : value });
+/** A value before Coffer changes it: its exact text, or absent (and whether its table was). */
+function snapshot(doc: Doc, path: string[]): Saved {
+  const raw = doc.raw(path);
+  if (raw !== undefined) return { raw };
+  return path.length > 1 ? { absent: true, tableAbsent: doc.get(path.slice(0, -1)) === undefined } : { absent: true };
 }
 
-function tomlDeleteKey(slot: TomlSlot, path: string[], dropEmptyTable: boolean): void {
-  slot.text = deleteTomlKey(slot.text, path, dropEmptyTable);
-  slot.ops.push({ path, delete: true });
+/** Put back what `snapshot` saw; a table that was absent goes again when the key was all it held. */
+function restore(doc: Doc, path: string[], prev: Saved): void {
+  if ("raw" in prev) doc.set(path, undefined, prev.raw);
+  else doc.remove(path, { dropEmptyParent: prev.tableAbsent === true });
 }
 
-function tomlRestore(slot: TomlSlot, path: string[], prev: Saved): void {
-  if ("raw" in prev) tomlSetKey(slot, path, undefined, prev.raw);
-  else tomlDeleteKey(slot, path, prev.tableAbsent === true);
-}
-
-function tomlGet(text: string, path: string[]): unknown {
-  let cur: unknown = text ? parseToml(text) : {};
-  for (const seg of path) {
-    if (!cur || typeof cur !== "object" || Array.isArray(cur)) return undefined;
-    cur = (cur as Record<string, unknown>)[seg];
-  }
-  return cur;
-}
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 // ---------------------------------------------------------------------------------------------
 // hooks
@@ -369,99 +313,66 @@ function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
 // ---------------------------------------------------------------------------------------------
 // MCP
 
-function foreignMcp(file: string, key: string): string {
-  return `Left the MCP server ${key} in ${file} alone: it does not run a coffer binary. Rename or remove it, then link again to register Coffer's.`;
-}
-
 function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[]): void {
   const mcp = h.mcp;
+  const file = mcp.file(opts.target);
+  if (!file) {
+    if (mcp.unavailable) notes.push(mcp.unavailable(opts.target));
+    return;
+  }
+  const slot = ws.doc(file);
+  const doc = slot.doc;
   const want = mcp.value(opts.bin);
-  if (mcp.kind === "json") {
-    const file = mcp.file(opts.target);
-    if (!file) {
-      if (mcp.unavailable) notes.push(mcp.unavailable(opts.target));
-      return;
-    }
-    const slot = ws.json(file);
-    const current = slot.doc.get(mcp.path);
-    if (deepEqual(current, want)) return;
-    if (current !== undefined && !isCofferBinaryPath(mcp.binaryOf(current))) {
-      notes.push(foreignMcp(tilde(file.path), `"${mcp.path.join(".")}"`));
-      return;
-    }
-    if (current && typeof current === "object" && !Array.isArray(current)) {
-      // An existing entry: only Coffer's keys are brought up to date; the user's additions stay.
-      const entry = current as Record<string, unknown>;
-      const stale = (mcp.managed ?? ["command", "args"]).filter((k) => k in want && !deepEqual(entry[k], want[k]));
-      if (!stale.length) return;
-      for (const k of stale) slot.doc.set([...mcp.path, k], want[k]);
-      slot.notes.push(`MCP server "${mcp.path[mcp.path.length - 1]}" updated (${stale.join(", ")})`);
-      slot.audit.push({ event: "mcp_registered", host: h.host });
-      return;
-    }
-    const containers = ws.containers(slot.path);
-    for (let i = 1; i < mcp.path.length; i++) {
-      const v = slot.doc.get(mcp.path.slice(0, i));
-      if (v && typeof v === "object" && Object.keys(v).length === 0) containers.noteEmpty(mcp.path.slice(0, i));
-    }
-    slot.doc.set(mcp.path, want);
-    slot.notes.push(
-      `MCP server "${mcp.path[mcp.path.length - 1]}" ${current === undefined ? "registered" : "updated"}`,
+  const current = doc.get(mcp.path);
+  const name = doc.label(mcp.path);
+  if (deepEqual(current, want)) return;
+  if (current !== undefined && !isCofferBinaryPath(mcp.binaryOf(current))) {
+    notes.push(
+      `Left the MCP server ${name} in ${tilde(file.path)} alone: it does not run a coffer binary. Rename or remove it, then link again to register Coffer's.`,
     );
+    return;
+  }
+  if (isObject(current)) {
+    // An existing entry: only Coffer's keys are brought up to date; the user's additions stay.
+    const stale = (mcp.managed ?? Object.keys(want)).filter((k) => k in want && !deepEqual(current[k], want[k]));
+    if (!stale.length) return;
+    doc.merge(mcp.path, Object.fromEntries(stale.map((k) => [k, want[k]])));
+    slot.notes.push(`MCP server ${name} updated (${stale.join(", ")})`);
     slot.audit.push({ event: "mcp_registered", host: h.host });
     return;
   }
-  const path = mcp.file(opts.target);
-  const slot = ws.toml(path);
-  const current = tomlGet(slot.text, mcp.table) as Record<string, unknown> | undefined;
-  if (current !== undefined && !isCofferBinaryPath(mcp.binaryOf(current))) {
-    notes.push(foreignMcp(tilde(path), `[${mcp.table.join(".")}]`));
-    return;
+  const containers = ws.containers(slot.path);
+  for (let i = 1; i < mcp.path.length; i++) {
+    const v = doc.get(mcp.path.slice(0, i));
+    if (isObject(v) && Object.keys(v).length === 0) containers.noteEmpty(mcp.path.slice(0, i));
   }
-  const stale = Object.fromEntries(Object.entries(want).filter(([k, v]) => !deepEqual(current?.[k], v)));
-  if (!Object.keys(stale).length) return;
-  slot.text = setTomlTable(slot.text, mcp.table, stale, current ?? {});
-  slot.ops.push({ path: mcp.table, merge: stale });
-  slot.notes.push(`MCP server [${mcp.table.join(".")}] ${current === undefined ? "registered" : "updated"}`);
+  doc.set(mcp.path, want);
+  slot.notes.push(`MCP server ${name} ${current === undefined ? "registered" : "updated"}`);
   slot.audit.push({ event: "mcp_registered", host: h.host });
 }
 
 function unlinkMcp(ws: Workspace, h: HostLink, target: Target): void {
   const mcp = h.mcp;
-  if (mcp.kind === "json") {
-    const file = mcp.file(target);
-    if (!file || !existsSync(file.path)) return;
-    const slot = ws.json(file);
-    const current = slot.doc.get(mcp.path);
-    if (current === undefined) return;
-    if (!isCofferBinaryPath(mcp.binaryOf(current))) {
-      slot.notes.push(`left MCP server "${mcp.path[mcp.path.length - 1]}" alone: it does not run a coffer binary`);
-      return;
-    }
-    slot.doc.remove(mcp.path);
-    const containers = ws.containers(slot.path);
-    for (let i = mcp.path.length - 1; i >= 1; i--) {
-      const parent = mcp.path.slice(0, i);
-      const rest = slot.doc.get(parent);
-      if (rest && typeof rest === "object" && Object.keys(rest).length === 0 && containers.mayDrop(parent))
-        slot.doc.remove(parent);
-    }
-    slot.notes.push(`MCP server "${mcp.path[mcp.path.length - 1]}" removed`);
-    slot.audit.push({ event: "mcp_unregistered", host: h.host });
-    return;
-  }
-  const path = mcp.file(target);
-  if (!existsSync(path)) return;
-  const slot = ws.toml(path);
-  const current = tomlGet(slot.text, mcp.table);
+  const file = mcp.file(target);
+  if (!file || !existsSync(file.path)) return;
+  const slot = ws.doc(file);
+  const doc = slot.doc;
+  const current = doc.get(mcp.path);
   if (current === undefined) return;
+  const name = doc.label(mcp.path);
   if (!isCofferBinaryPath(mcp.binaryOf(current))) {
-    slot.notes.push(`left [${mcp.table.join(".")}] alone: it does not run a coffer binary`);
+    slot.notes.push(`left MCP server ${name} alone: it does not run a coffer binary`);
     return;
   }
-  slot.text = deleteTomlTable(slot.text, mcp.table);
-  slot.ops.push({ path: mcp.table, delete: true });
-  slot.notes.push(`MCP server [${mcp.table.join(".")}] removed`);
+  doc.remove(mcp.path);
+  // Containers Coffer created for the entry go with it; ones that were there (empty) before stay.
+  const containers = ws.containers(slot.path);
+  for (let i = mcp.path.length - 1; i >= 1; i--) {
+    const parent = mcp.path.slice(0, i);
+    const rest = doc.get(parent);
+    if (isObject(rest) && Object.keys(rest).length === 0 && containers.mayDrop(parent)) doc.remove(parent);
+  }
+  slot.notes.push(`MCP server ${name} removed`);
   slot.audit.push({ event: "mcp_unregistered", host: h.host });
 }
 
@@ -473,85 +384,43 @@ const settingKey = (s: NativeSetting) => s.path.join(".");
 function nativeMemory(ws: Workspace, h: HostLink, target: Target, mode: "off" | "restore", state: LinkState): void {
   const nm = h.nativeMemory;
   if (!nm) return;
-  const file = nm.kind === "json" ? nm.file(target).path : nm.file(target);
-  state.native_memory[file] ??= {};
-  const saved = state.native_memory[file];
-  if (mode === "restore" && Object.keys(saved).length === 0) {
-    delete state.native_memory[file];
+  const file = nm.file(target);
+  state.native_memory[file.path] ??= {};
+  const saved = state.native_memory[file.path]!;
+  if (mode === "restore" && (Object.keys(saved).length === 0 || !existsSync(file.path))) {
+    delete state.native_memory[file.path];
     return;
   }
+  const slot = ws.doc(file);
+  const doc = slot.doc;
   const changed: string[] = [];
-  if (nm.kind === "json") {
-    const slot = ws.json(nm.file(target));
-    for (const s of nm.settings) {
-      const key = settingKey(s);
-      if (mode === "off") {
-        if (!saved[key]) {
-          const raw = slot.doc.raw(s.path);
-          saved[key] = raw === undefined ? { absent: true } : { raw };
-        }
-        if (slot.doc.get(s.path) !== s.off) {
-          slot.doc.set(s.path, s.off);
-          changed.push(`${key} = ${s.off}`);
-        }
-      } else if (saved[key]) {
-        // Restore only what is still as Coffer left it; a value the user changed since stays.
-        if (slot.doc.get(s.path) === s.off) {
-          const prev = saved[key]!;
-          const was = slot.doc.text;
-          if ("raw" in prev) slot.doc.set(s.path, undefined, prev.raw);
-          else slot.doc.remove(s.path);
-          if (slot.doc.text !== was) changed.push(`${key} restored`);
-        }
-        delete saved[key];
+  for (const s of nm.settings) {
+    const key = settingKey(s);
+    if (mode === "off") {
+      saved[key] ??= snapshot(doc, s.path);
+      if (doc.get(s.path) !== s.off) {
+        doc.set(s.path, s.off);
+        changed.push(`${key} = ${s.off}`);
       }
-    }
-    if (changed.length) {
-      slot.notes.push(`native memory: ${changed.join(", ")}`);
-      slot.audit.push({
-        event: mode === "off" ? "native_memory_off" : "native_memory_restored",
-        host: h.host,
-        keys: nm.settings.map(settingKey),
-      });
-    }
-  } else {
-    if (mode === "restore" && !existsSync(file)) {
-      delete state.native_memory[file];
-      return;
-    }
-    const slot = ws.toml(file);
-    for (const s of nm.settings) {
-      const key = settingKey(s);
-      if (mode === "off") {
-        if (!saved[key]) {
-          const raw = getTomlRaw(slot.text, s.path);
-          saved[key] =
-            raw === undefined ? { absent: true, tableAbsent: !hasTomlTable(slot.text, s.path.slice(0, -1)) } : { raw };
-        }
-        if (tomlGet(slot.text, s.path) !== s.off) {
-          tomlSetKey(slot, s.path, s.off);
-          changed.push(`${key} = ${s.off}`);
-        }
-      } else if (saved[key]) {
-        if (tomlGet(slot.text, s.path) === s.off) {
-          const prev = saved[key]!;
-          const was = slot.text;
-          tomlRestore(slot, s.path, prev);
-          if (slot.text !== was) changed.push(`${key} restored`);
-        }
-        delete saved[key];
+    } else if (saved[key]) {
+      // Restore only what is still as Coffer left it; a value the user changed since stays.
+      if (doc.get(s.path) === s.off) {
+        const was = doc.text;
+        restore(doc, s.path, saved[key]);
+        if (doc.text !== was) changed.push(`${key} restored`);
       }
-    }
-    if (changed.length) {
-      slot.notes.push(`native memory: ${changed.join(", ")}`);
-      slot.audit.push({
-        event: mode === "off" ? "native_memory_off" : "native_memory_restored",
-        host: h.host,
-        keys: nm.settings.map(settingKey),
-      });
+      delete saved[key];
     }
   }
-  if (Object.keys(saved).length === 0) delete state.native_memory[file];
+  if (changed.length) {
+    slot.notes.push(`native memory: ${changed.join(", ")}`);
+    slot.audit.push({
+      event: mode === "off" ? "native_memory_off" : "native_memory_restored",
+      host: h.host,
+      keys: nm.settings.map(settingKey),
+    });
+  }
+  if (Object.keys(saved).length === 0) delete state.native_memory[file.path];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -561,13 +430,18 @@ function verifyCofferConfig(text: string): void {
   validateConfigDoc(parseTomlStrict(text, paths.config()), paths.config());
 }
 
+const SWEEP = ["distill", "sweep"];
+
+function cofferConfig(ws: Workspace): Slot {
+  return ws.doc({ path: paths.config(), dialect: "toml" }, { check: verifyCofferConfig });
+}
+
 function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string[], config: Config): void {
-  const slot = ws.toml(paths.config(), verifyCofferConfig);
+  const slot = cofferConfig(ws);
   if (slot.before !== null) verifyCofferConfig(slot.before);
-  if (tomlGet(slot.text, ["distill", "sweep"]) !== true) {
-    const raw = getTomlRaw(slot.text, ["distill", "sweep"]);
-    state.sweep ??= raw === undefined ? { absent: true, tableAbsent: !hasTomlTable(slot.text, ["distill"]) } : { raw };
-    tomlSetKey(slot, ["distill", "sweep"], true);
+  if (slot.doc.get(SWEEP) !== true) {
+    state.sweep ??= snapshot(slot.doc, SWEEP);
+    slot.doc.set(SWEEP, true);
     slot.notes.push("distill.sweep = true");
     slot.audit.push({ event: "config_set", key: "distill.sweep", host: h.host });
   }
@@ -585,9 +459,9 @@ function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {
   if (!prev) return;
   delete state.sweep;
   if (!existsSync(paths.config())) return;
-  const slot = ws.toml(paths.config(), verifyCofferConfig);
-  if (tomlGet(slot.text, ["distill", "sweep"]) !== true) return;
-  tomlRestore(slot, ["distill", "sweep"], prev);
+  const slot = cofferConfig(ws);
+  if (slot.doc.get(SWEEP) !== true) return;
+  restore(slot.doc, SWEEP, prev);
   slot.notes.push("distill.sweep restored");
   slot.audit.push({ event: "config_set", key: "distill.sweep", host: h.host });
 }

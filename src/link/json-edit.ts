@@ -383,8 +383,29 @@ export class JsonDoc {
     this.update(applySplices(this.text, appendSplices(this.text, arr, undefined, value, styleOf(this.text))), expected);
   }
 
-  /** Remove the member at `path` (object property or array element). */
-  remove(path: JsonPath): void {
+  /** Make the object at `path` hold `entries`, each key set in place (its other keys stay as written). */
+  merge(path: JsonPath, entries: Record<string, unknown>): void {
+    for (const [k, v] of Object.entries(entries)) this.set([...path, k], v);
+  }
+
+  /** How messages name the entry at `path`: its key in quotes. */
+  label(path: JsonPath): string {
+    return `"${path[path.length - 1]}"`;
+  }
+
+  /**
+   * Remove the member at `path` (object property or array element). With `dropEmptyParent`, an
+   * object the removal leaves empty goes too.
+   */
+  remove(path: JsonPath, opts: { dropEmptyParent?: boolean } = {}): void {
+    this.removeMember(path);
+    const parent = path.slice(0, -1);
+    const rest = parent.length ? this.get(parent) : undefined;
+    if (opts.dropEmptyParent && rest && typeof rest === "object" && Object.keys(rest).length === 0)
+      this.removeMember(parent);
+  }
+
+  private removeMember(path: JsonPath): void {
     if (path.length === 0) throw new Error("cannot remove the document root");
     const parentPath = path.slice(0, -1);
     const parent = parentPath.length ? nodeAt(this.tree, parentPath) : this.tree;

@@ -30,7 +30,6 @@ export const link: HostLink = {
     entry: (command, spec) => ({ type: "command", command, timeout: spec.timeout }),
   },
   mcp: {
-    kind: "json",
     // `claude mcp add` writes this shape; Claude Code rewrites ~/.claude.json often, so only this key changes.
     file: (t) => ({ path: t.root ? join(t.root, ".mcp.json") : join(t.home, ".claude.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
@@ -38,7 +37,7 @@ export const link: HostLink = {
     managed: ["type", "command", "args"],
     binaryOf: commandOf,
   },
-  nativeMemory: { kind: "json", file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
+  nativeMemory: { file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
   sessionEnd: "hook",
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;

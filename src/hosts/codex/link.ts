@@ -53,15 +53,13 @@ export const link: HostLink = {
     entry: (command, spec) => ({ type: "command", command, timeout: spec.timeout }),
   },
   mcp: {
-    kind: "toml",
-    file: configToml,
-    table: ["mcp_servers", "coffer"],
+    file: (t) => ({ path: configToml(t), dialect: "toml" }),
+    path: ["mcp_servers", "coffer"],
     value: stdioServer,
     binaryOf: commandOf,
   },
   nativeMemory: {
-    kind: "toml",
-    file: configToml,
+    file: (t) => ({ path: configToml(t), dialect: "toml" }),
     settings: [
       { path: ["features", "memories"], off: false },
       { path: ["memories", "generate_memories"], off: false },

@@ -20,7 +20,6 @@ export const link: HostLink = {
     skeleton: { version: 1 },
   },
   mcp: {
-    kind: "json",
     file: (t) => ({ path: join(dir(t), "mcp.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
     value: stdioServer,

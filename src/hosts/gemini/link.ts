@@ -30,7 +30,6 @@ export const link: HostLink = {
     entry: (command, spec) => ({ type: "command", command, name: `coffer-${spec.event}`, timeout: spec.timeout }),
   },
   mcp: {
-    kind: "json",
     file: settings,
     path: ["mcpServers", "coffer"],
     value: stdioServer,

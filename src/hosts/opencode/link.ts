@@ -126,7 +126,6 @@ export const link: HostLink = {
     events: ["chat.message", "experimental.chat.system.transform"],
   },
   mcp: {
-    kind: "json",
     file: (t) => configFile(t.root ?? configDir(t)),
     path: ["mcp", "coffer"],
     value: (bin) => ({ type: "local", command: [bin, ...SERVE_ARGS], enabled: true }),

@@ -23,7 +23,6 @@ export const link: HostLink = {
     entry: (command) => ({ command, show_output: false }),
   },
   mcp: {
-    kind: "json",
     file: (t) => (t.root ? undefined : { path: join(userDir(t), "mcp_config.json"), dialect: "json" }),
     path: ["mcpServers", "coffer"],
     value: stdioServer,
