@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
+import { replaceEntryText, requireEntry } from "../store/entries";
 import { KINDS } from "../store/entry";
-import { replaceEntryText, requireEntry } from "../store/store";
 import { withExamples } from "./_run";
 import { cliStore, consola, notice } from "./_shared";
 

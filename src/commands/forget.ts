@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { forget } from "../store/store";
+import { forget } from "../store/entries";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson } from "./_shared";
 

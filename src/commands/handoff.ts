@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { setHandoff } from "../store/store";
+import { setHandoff } from "../store/handoff";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson, textFromArgs } from "./_shared";

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { listEntries } from "../store/store";
+import { listEntries } from "../store/entries";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, kindArg, notice, parseLimit, printJson, scopeArg } from "./_shared";
 

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { remember } from "../store/store";
+import { remember } from "../store/entries";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, kindArg, printJson, scopeArg, splitList, textFromArgs } from "./_shared";

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { freshnessNote, getHandoff } from "../store/store";
+import { freshnessNote, getHandoff } from "../store/handoff";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson } from "./_shared";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { requireEntry } from "../store/store";
+import { requireEntry } from "../store/entries";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
 

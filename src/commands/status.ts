@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { storeStatus } from "../store/store";
+import { storeStatus } from "../store/status";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, plural, printJson } from "./_shared";
 

@@ -5,7 +5,8 @@
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import type { Config } from "../store/config";
-import { closeStore, remember } from "../store/store";
+import { remember } from "../store/entries";
+import { closeStore } from "../store/store";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubText } from "../transcripts/scrub";

@@ -6,8 +6,9 @@
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config } from "../store/config";
 import { readSession, type SessionKey, sessionKey, updateSession } from "../store/delivered";
+import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
-import { readRules, type Store } from "../store/store";
+import type { Store } from "../store/store";
 import { promptPaths, touchedInside } from "./paths";
 import {
   type Bundle,

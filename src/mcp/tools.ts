@@ -6,23 +6,13 @@
  */
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
+import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KINDS } from "../store/entry";
+import { freshnessNote, getHandoff, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir } from "../store/scope";
 import { grep, recall } from "../store/search";
-import {
-  closeStore,
-  entryMeta,
-  findEntry,
-  forget,
-  freshnessNote,
-  getHandoff,
-  listEntries,
-  openStore,
-  remember,
-  type Store,
-  setHandoff,
-} from "../store/store";
+import { closeStore, openStore, type Store } from "../store/store";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";
 

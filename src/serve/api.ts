@@ -7,9 +7,11 @@ import * as v from "valibot";
 import { CofferError } from "../lib/errors";
 import { entryView, runTool, type ToolContext, ToolError, withStore } from "../mcp/tools";
 import { HOSTS, type Host } from "../store/config";
+import { findEntry, listEntries, remember } from "../store/entries";
 import { KINDS } from "../store/entry";
+import { readRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir } from "../store/scope";
-import { findEntry, listEntries, readRules, remember, scopeKey, writeRules } from "../store/store";
+import { scopeKey } from "../store/store";
 import { readJsonBody } from "./body";
 import { badRequest, HttpError, json, notFound } from "./errors";
 

@@ -1,8 +1,9 @@
 import { CofferError } from "../lib/errors";
 import { dbOf } from "./db";
+import { rowToEntry } from "./entries";
 import type { Entry } from "./entry";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
-import { activeScopes, rowToEntry, type Store, scopeKey, scopeName, withHealing } from "./store";
+import { activeScopes, type Store, scopeKey, scopeName, withHealing } from "./store";
 import { matchExpression, type QueryTerm, queryTerms, scopedMatch } from "./text";
 
 export type Hit = {

@@ -1,0 +1,345 @@
+/** Memory entries: validate, write (with near-duplicate check), find by id or prefix, forget, list. */
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import { sha256 } from "../lib/hash";
+import { isoNow } from "../lib/time";
+import { ulid } from "../lib/ulid";
+import { dbOf } from "./db";
+import {
+  deriveTitle,
+  type Entry,
+  KINDS,
+  type Kind,
+  normHash,
+  parseEntry,
+  type Source,
+  serializeEntry,
+  TITLE_MAX,
+} from "./entry";
+import { entryPath, refreshScope, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
+import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
+import { activeScopes, bodyMax, ensureProjectFile, type Store, scopeKey, scopeName, withHealing } from "./store";
+
+export type RememberInput = {
+  text: string;
+  title?: string;
+  kind?: string;
+  tags?: string[];
+  applies_to?: string[];
+  scope?: string;
+  /** Rewrite this entry instead of creating one. */
+  id?: string;
+  actor: string;
+  source: Source;
+  origin_session?: string;
+};
+
+export type RememberResult = {
+  id: string;
+  scope: ScopeName;
+  status: "created" | "updated" | "duplicate";
+  entry: Entry;
+};
+
+/** Check text, title, kind, tags; throws a CofferError that says what to fix. */
+export function validateEntryInput(
+  store: Store,
+  input: Pick<RememberInput, "text" | "title" | "kind" | "tags" | "applies_to">,
+): void {
+  const text = input.text?.trim() ?? "";
+  const max = bodyMax(store);
+  if (!text)
+    throw new CofferError(
+      "text is empty",
+      1,
+      'Give the memory some text, e.g. coffer remember "we deploy with make release".',
+    );
+  if (text.length > max) {
+    throw new CofferError(
+      `text is ${text.length} characters; the limit is ${max}`,
+      1,
+      "Shorten it or split it into several entries (limits.body_max in config.toml, up to 32768).",
+    );
+  }
+  if (input.title !== undefined && input.title.trim().length > TITLE_MAX) {
+    throw new CofferError(`title is ${input.title.trim().length} characters; the limit is ${TITLE_MAX}`);
+  }
+  if (input.kind !== undefined && !(KINDS as readonly string[]).includes(input.kind)) {
+    throw new CofferError(`unknown kind "${input.kind}" (allowed: ${KINDS.join(", ")})`);
+  }
+  for (const t of input.tags ?? [])
+    if (!t.trim() || t.length > 64 || /[\n,]/.test(t))
+      throw new CofferError(`invalid tag ${JSON.stringify(t)} (1..64 characters, no commas)`);
+  for (const g of input.applies_to ?? [])
+    if (!g.trim() || g.startsWith("/") || g.includes(".."))
+      throw new CofferError(`invalid applies_to glob ${JSON.stringify(g)} (relative to the project root, no "..")`);
+}
+
+/**
+ * Write an entry. A near-duplicate (same normalized text in the same scope) only refreshes the
+ * existing entry's `updated`. The check and the write happen under the index's write lock so
+ * concurrent writers never create the same entry twice.
+ */
+export function remember(store: Store, input: RememberInput): RememberResult {
+  validateEntryInput(store, input);
+  let scope: ScopeKey;
+  if (input.id) {
+    // A rewrite stays in the entry's own scope.
+    const hit = requireEntry(store, input.id);
+    if (input.scope && scopeKey(store, input.scope) !== hit.scope) {
+      throw new CofferError(
+        `entry ${hit.entry.id} is not in the ${input.scope} scope`,
+        1,
+        "Leave out scope when rewriting an entry.",
+      );
+    }
+    scope = hit.scope;
+    input = { ...input, id: hit.entry.id };
+  } else {
+    scope = scopeKey(store, input.scope)!;
+  }
+  if (scope !== GLOBAL && store.project?.id === scope) ensureProjectFile(store.project);
+  const body = input.text.trim();
+  const now = isoNow();
+  const result = withHealing(store, () => {
+    refreshScope(dbOf(store), scope, false, store.notice);
+    let result!: RememberResult;
+    dbOf(store)
+      .transaction(() => {
+        let existing: Entry | undefined;
+        let status: RememberResult["status"] = "created";
+        if (input.id) {
+          existing = readEntryRow(store, input.id, scope);
+          if (!existing) throw new CofferError(`no entry with id "${input.id}"`, 1, "List ids with `coffer list`.");
+          status = "updated";
+        } else {
+          const dup = dbOf(store)
+            .query("SELECT id FROM entries WHERE scope = ? AND norm_hash = ? LIMIT 1")
+            .get(scope, normHash(body)) as { id: string } | null;
+          existing = dup ? readEntryRow(store, dup.id, scope) : undefined;
+          if (existing) status = "duplicate";
+        }
+        const entry: Entry =
+          status === "duplicate" && existing
+            ? { ...existing, updated: now }
+            : {
+                id: existing?.id ?? ulid(),
+                kind: (input.kind as Kind | undefined) ?? existing?.kind ?? "note",
+                title: input.title?.trim() || deriveTitle(body),
+                tags: input.tags ?? existing?.tags ?? [],
+                applies_to: input.applies_to ?? existing?.applies_to ?? [],
+                actor: input.actor,
+                source: input.source,
+                origin_session: input.origin_session ?? existing?.origin_session,
+                created: existing?.created ?? now,
+                updated: now,
+                body,
+              };
+        writeEntryFile(store, scope, entry);
+        result = { id: entry.id, scope: scopeName(store, scope), status, entry };
+      })
+      .immediate();
+    return result;
+  });
+  audit({
+    event: result.status === "created" ? "entry_created" : "entry_updated",
+    id: result.id,
+    scope: result.scope,
+    actor: input.actor,
+    source: input.source,
+  });
+  return result;
+}
+
+/** Write the file atomically and index it; caller holds the write transaction. */
+function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
+  const file = entryPath(scope, entry.id);
+  const text = serializeEntry(entry);
+  writeFileAtomic(file, text);
+  const st = statSync(file);
+  upsertEntryRow(dbOf(store), scope, parseEntry(text, entry.id), {
+    name: `${entry.id}.md`,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    hash: sha256(text),
+  });
+  touchScanDir(dbOf(store), scope);
+}
+
+type Row = {
+  id: string;
+  scope: string;
+  kind: string;
+  title: string;
+  tags: string;
+  applies_to: string;
+  actor: string;
+  source: string;
+  origin_session: string | null;
+  created: string;
+  updated: string;
+  body: string;
+  file: string;
+};
+
+export function rowToEntry(r: Row): Entry {
+  return {
+    id: r.id,
+    kind: r.kind as Kind,
+    title: r.title,
+    tags: JSON.parse(r.tags),
+    applies_to: JSON.parse(r.applies_to),
+    actor: r.actor,
+    source: r.source as Source,
+    origin_session: r.origin_session ?? undefined,
+    created: r.created,
+    updated: r.updated,
+    body: r.body,
+  };
+}
+
+function readEntryRow(store: Store, id: string, scope: ScopeKey): Entry | undefined {
+  const r = dbOf(store).query("SELECT * FROM entries WHERE scope = ? AND id = ?").get(scope, id) as Row | null;
+  return r ? rowToEntry(r) : undefined;
+}
+
+/** Kind and last update of an indexed entry (for hits that carry only id and scope). */
+export function entryMeta(store: Store, scope: ScopeKey, id: string): { kind: Kind; updated: string } | undefined {
+  const r = withHealing(
+    store,
+    () =>
+      dbOf(store).query("SELECT kind, updated FROM entries WHERE scope = ? AND id = ?").get(scope, id) as {
+        kind: Kind;
+        updated: string;
+      } | null,
+  );
+  return r ?? undefined;
+}
+
+export type Located = { entry: Entry; scope: ScopeKey; scopeName: ScopeName | "other-project"; file: string };
+
+/**
+ * Find an entry by id (or a unique prefix of at least 6 characters) in any scope. The file is
+ * the truth: an index hit whose file is gone is ignored, and the file system is searched when
+ * the index does not know the id yet.
+ */
+export function findEntry(store: Store, idOrPrefix: string): Located | undefined {
+  const id = idOrPrefix.trim().toUpperCase();
+  if (!/^[0-9A-Za-z_.-]{1,64}$/.test(idOrPrefix.trim())) return undefined;
+  const located = (scope: ScopeKey, file: string): Located | undefined => {
+    try {
+      const entry = parseEntry(readFileSync(file, "utf8"), file.split("/").pop()!.slice(0, -3));
+      entry.id = file.split("/").pop()!.slice(0, -3);
+      const name = scope === GLOBAL ? "global" : scope === store.project?.id ? "project" : "other-project";
+      return { entry, scope, scopeName: name, file };
+    } catch {
+      return undefined;
+    }
+  };
+  const rows = withHealing(
+    store,
+    () =>
+      dbOf(store)
+        .query("SELECT id, scope FROM entries WHERE id = ? OR id = ? OR (length(?) >= 6 AND id LIKE ? || '%') LIMIT 3")
+        .all(idOrPrefix.trim(), id, id, id) as { id: string; scope: string }[],
+  );
+  const exact = rows.find((r) => r.id === idOrPrefix.trim() || r.id === id);
+  const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
+  if (rows.length > 1 && !exact)
+    throw new CofferError(`id prefix "${idOrPrefix}" matches several entries`, 1, "Give more characters of the id.");
+  if (pick) {
+    const hit = located(pick.scope, entryPath(pick.scope, pick.id));
+    if (hit) return hit;
+  }
+  for (const scope of scopesOnDisk()) {
+    for (const candidate of [idOrPrefix.trim(), id]) {
+      const file = entryPath(scope, candidate);
+      if (existsSync(file)) return located(scope, file);
+    }
+  }
+  return undefined;
+}
+
+export function requireEntry(store: Store, id: string): Located {
+  const hit = findEntry(store, id);
+  if (!hit)
+    throw new CofferError(`no entry with id "${id}"`, 1, "List ids with `coffer list` or search with `coffer recall`.");
+  return hit;
+}
+
+/** Delete an entry's file and index row. */
+export function forget(
+  store: Store,
+  id: string,
+  actor: string,
+): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
+  const hit = requireEntry(store, id);
+  withHealing(store, () => {
+    dbOf(store)
+      .transaction(() => {
+        rmSync(hit.file, { force: true });
+        const row = dbOf(store)
+          .query("SELECT rowid FROM entries WHERE scope = ? AND id = ?")
+          .get(hit.scope, hit.entry.id) as { rowid: number } | null;
+        if (row) {
+          dbOf(store).query("DELETE FROM entries_fts WHERE rowid = ?").run(row.rowid);
+          dbOf(store).query("DELETE FROM entries WHERE rowid = ?").run(row.rowid);
+        }
+        touchScanDir(dbOf(store), hit.scope);
+      })
+      .immediate();
+  });
+  audit({ event: "entry_deleted", id: hit.entry.id, scope: hit.scopeName, actor });
+  return { id: hit.entry.id, status: "deleted", scope: hit.scopeName };
+}
+
+/** Replace an entry's whole file content (after `coffer edit`), validated and re-indexed. */
+export function replaceEntryText(store: Store, hit: Located, text: string, actor: string): Entry {
+  const parsed = parseEntry(text, hit.entry.id);
+  parsed.id = hit.entry.id;
+  validateEntryInput(store, {
+    text: parsed.body,
+    title: parsed.title,
+    kind: parsed.kind,
+    tags: parsed.tags,
+    applies_to: parsed.applies_to,
+  });
+  const changed = serializeEntry({ ...parsed, updated: hit.entry.updated }) !== serializeEntry(hit.entry);
+  const entry = changed ? { ...parsed, updated: isoNow() } : hit.entry;
+  if (changed) {
+    withHealing(store, () =>
+      dbOf(store)
+        .transaction(() => writeEntryFile(store, hit.scope, entry))
+        .immediate(),
+    );
+    audit({ event: "entry_updated", id: entry.id, scope: hit.scopeName, actor, source: "cli" });
+  }
+  return entry;
+}
+
+export type ListOptions = { scope?: string; kind?: string; limit?: number; offset?: number };
+
+export function listEntries(
+  store: Store,
+  opts: ListOptions = {},
+): { total: number; entries: (Entry & { scope: ScopeName })[] } {
+  if (opts.kind && !(KINDS as readonly string[]).includes(opts.kind))
+    throw new CofferError(`unknown kind "${opts.kind}" (allowed: ${KINDS.join(", ")})`);
+  const one = scopeKey(store, opts.scope, "both");
+  const scopes = one ? [one] : activeScopes(store);
+  const where = `scope IN (${scopes.map(() => "?").join(",")})${opts.kind ? " AND kind = ?" : ""}`;
+  const params: (string | number)[] = [...scopes, ...(opts.kind ? [opts.kind] : [])];
+  return withHealing(store, () => {
+    const total = (
+      dbOf(store)
+        .query(`SELECT count(*) AS n FROM entries WHERE ${where}`)
+        .get(...params) as { n: number }
+    ).n;
+    const rows = dbOf(store)
+      .query(`SELECT * FROM entries WHERE ${where} ORDER BY updated DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...params, opts.limit ?? 50, opts.offset ?? 0) as Row[];
+    return { total, entries: rows.map((r) => ({ ...rowToEntry(r), scope: scopeName(store, r.scope) })) };
+  });
+}

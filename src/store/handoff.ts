@@ -1,0 +1,83 @@
+/** The handoff lane: one note per project branch saying where the work stands. */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import { sha256 } from "../lib/hash";
+import { paths } from "../lib/paths";
+import { isoNow } from "../lib/time";
+import type { ProjectScope } from "./scope";
+import { bodyMax, ensureProjectFile, type Store } from "./store";
+
+export function branchSlug(branch: string | undefined): string {
+  if (!branch) return "detached";
+  const slug =
+    branch
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[.-]+/, "")
+      .slice(0, 80) || "branch";
+  return slug === branch ? slug : `${slug}-${sha256(branch).slice(0, 6)}`;
+}
+
+export type Handoff = { branch: string | null; body: string; updated: string };
+
+function requireProject(store: Store): ProjectScope {
+  if (!store.project) {
+    throw new CofferError(
+      `handoff needs a git project: ${store.cwd} is not inside a repository`,
+      1,
+      "Run it inside the repository you are working on.",
+    );
+  }
+  return store.project;
+}
+
+export function handoffPath(project: ProjectScope): string {
+  return join(paths.projectScope(project.id), "handoff", `${branchSlug(project.branch)}.md`);
+}
+
+export function setHandoff(
+  store: Store,
+  body: string,
+  actor: string,
+): { status: "saved"; branch: string | null; scope: "project"; updated: string } {
+  const project = requireProject(store);
+  const text = body.trim();
+  if (!text) throw new CofferError("handoff text is empty", 1, "Say where the work stands and what comes next.");
+  const max = bodyMax(store);
+  if (text.length > max) throw new CofferError(`handoff is ${text.length} characters; the limit is ${max}`);
+  ensureProjectFile(project);
+  const updated = isoNow();
+  const branch = project.branch ?? null;
+  writeFileAtomic(
+    handoffPath(project),
+    ["---", `branch: ${JSON.stringify(branch)}`, `updated: ${updated}`, "---", text, ""].join("\n"),
+  );
+  audit({ event: "handoff_saved", scope: "project", actor });
+  return { status: "saved", branch, scope: "project", updated };
+}
+
+export function getHandoff(store: Store): Handoff | undefined {
+  const project = requireProject(store);
+  let text: string;
+  try {
+    text = readFileSync(handoffPath(project), "utf8");
+  } catch {
+    return undefined;
+  }
+  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+  let meta: Record<string, unknown> = {};
+  if (m) {
+    try {
+      meta = (Bun.YAML.parse(m[1]!) as Record<string, unknown>) ?? {};
+    } catch {}
+  }
+  const updated = meta.updated ? String(meta.updated) : isoNow(statSync(handoffPath(project)).mtime);
+  return { branch: project.branch ?? null, body: (m ? text.slice(m[0].length) : text).trim(), updated };
+}
+
+/** The freshness note every resume carries: a handoff is a hint, not an instruction. */
+export function freshnessNote(updated: string): string {
+  return `saved ${updated}, may be stale; ignore if unrelated`;
+}

@@ -1,0 +1,64 @@
+/** The rules lane: one rules.md per scope, a bullet list every session starts with. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import { scopeDir } from "./indexer";
+import { GLOBAL, type ScopeKey } from "./scope";
+import { ensureProjectFile, type Store, scopeName } from "./store";
+
+export function rulesPath(scope: ScopeKey): string {
+  return join(scopeDir(scope), "rules.md");
+}
+
+export function readRules(scope: ScopeKey): string {
+  try {
+    return readFileSync(rulesPath(scope), "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Append one bullet to a scope's rules.md (a rule already present is not added twice). */
+export function addRule(store: Store, scope: ScopeKey, text: string, actor: string): { added: boolean; file: string } {
+  const rule = text
+    .trim()
+    .replace(/^[-*]\s+/, "")
+    .replace(/\s*\n\s*/g, " ");
+  if (!rule) throw new CofferError("rule text is empty", 1, 'e.g. coffer rules add "Run bun test before committing"');
+  if (rule.length > 1000) throw new CofferError(`rule is ${rule.length} characters; the limit is 1000`);
+  if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
+  const file = rulesPath(scope);
+  const current = readRules(scope);
+  const norm = (s: string) =>
+    s
+      .replace(/^\s*[-*]\s+/, "")
+      .trim()
+      .toLowerCase();
+  if (current.split("\n").some((l) => norm(l) === rule.toLowerCase())) return { added: false, file };
+  const next = `${current && !current.endsWith("\n") ? `${current}\n` : current}- ${rule}\n`;
+  writeFileAtomic(file, next);
+  audit({ event: "rule_added", scope: scopeName(store, scope), actor });
+  return { added: true, file };
+}
+
+export const RULES_MAX = 65536;
+
+/** Replace a scope's whole rules.md (HTTP `PUT /api/v1/rules`); an empty text empties the lane. */
+export function writeRules(
+  store: Store,
+  scope: ScopeKey,
+  text: string,
+  actor: string,
+): { changed: boolean; file: string } {
+  if (text.length > RULES_MAX)
+    throw new CofferError(`rules text is ${text.length} characters; the limit is ${RULES_MAX}`);
+  if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
+  const file = rulesPath(scope);
+  const next = text.trim() ? `${text.replace(/\s+$/, "")}\n` : "";
+  if (readRules(scope) === next) return { changed: false, file };
+  writeFileAtomic(file, next);
+  audit({ event: "rules_replaced", scope: scopeName(store, scope), actor });
+  return { changed: true, file };
+}

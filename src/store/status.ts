@@ -1,0 +1,69 @@
+/** What `coffer status` shows: per scope entries, rules, bytes and last update; the index file. */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { paths } from "../lib/paths";
+import { dbOf } from "./db";
+import { entriesDir, scopesOnDisk } from "./indexer";
+import { readRules } from "./rules";
+import { GLOBAL } from "./scope";
+import { entryCount, type Store, withHealing } from "./store";
+
+export type ScopeStatus = {
+  scope: string;
+  label: string;
+  entries: number;
+  rules: number;
+  bytes: number;
+  last_updated: string | null;
+};
+
+function projectLabel(id: string): string {
+  try {
+    const text = readFileSync(join(paths.projectScope(id), "project.md"), "utf8");
+    const m = /^label:\s*(.+)$/m.exec(text);
+    if (m) return JSON.parse(m[1]!.trim().startsWith('"') ? m[1]!.trim() : JSON.stringify(m[1]!.trim()));
+  } catch {}
+  return id;
+}
+
+export function storeStatus(store: Store): {
+  home: string;
+  scopes: ScopeStatus[];
+  index: { file: string; bytes: number; entries: number };
+} {
+  const scopes = scopesOnDisk().map((scope) => {
+    const row = withHealing(
+      store,
+      () =>
+        dbOf(store).query("SELECT count(*) AS n, max(updated) AS last FROM entries WHERE scope = ?").get(scope) as {
+          n: number;
+          last: string | null;
+        },
+    );
+    let bytes = 0;
+    try {
+      for (const name of readdirSync(entriesDir(scope))) bytes += statSync(join(entriesDir(scope), name)).size;
+    } catch {}
+    const rules = readRules(scope)
+      .split("\n")
+      .filter((l) => /^\s*[-*]\s+\S/.test(l)).length;
+    return {
+      scope: scope === GLOBAL ? "global" : scope,
+      label: scope === GLOBAL ? "global" : projectLabel(scope),
+      entries: row.n,
+      rules,
+      bytes,
+      last_updated: row.last,
+    };
+  });
+  let dbBytes = 0;
+  try {
+    dbBytes = statSync(paths.indexDb()).size;
+  } catch {}
+  const total = entryCount(store);
+  return {
+    home: paths.memory().replace(/\/memory$/, ""),
+    scopes,
+    index: { file: paths.indexDb(), bytes: dbBytes, entries: total },
+  };
+}
