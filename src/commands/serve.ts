@@ -9,8 +9,8 @@ export default withExamples(
       stdio: { type: "boolean", description: "Serve MCP over stdin/stdout (what agents start); no HTTP, no worker" },
       port: {
         type: "string",
-        description: "TCP port (default: serve.port in config.toml, 7437; 0 picks a free one)",
-        valueHint: "7437",
+        description: "TCP port (default: serve.port in config.toml, 26333; 0 picks a free one)",
+        valueHint: "26333",
       },
       host: {
         type: "string",
@@ -40,7 +40,7 @@ export default withExamples(
     },
   }),
   [
-    "coffer serve                 # http://127.0.0.1:7437 (token in ~/.coffer/state/token)",
+    "coffer serve                 # http://127.0.0.1:26333 (token in ~/.coffer/state/token)",
     "coffer serve --port 0        # any free port; the URL is printed at start",
     "coffer serve --stdio         # MCP over stdio, as agents run it",
   ],

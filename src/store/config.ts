@@ -42,7 +42,7 @@ export const CONFIG_KEYS = {
   "inbox.max_files": { schema: int(1, 100000), default: 100, allowed: "an integer 1..100000" },
   "sync.auto": { schema: v.boolean(), default: false, allowed: "true or false" },
   "sync.interval_minutes": { schema: int(1, 1440), default: 15, allowed: "an integer 1..1440" },
-  "serve.port": { schema: int(1, 65535), default: 7437, allowed: "a port 1..65535" },
+  "serve.port": { schema: int(1, 65535), default: 26333, allowed: "a port 1..65535" },
   "serve.worker_interval_seconds": { schema: int(5, 86400), default: 300, allowed: "an integer 5..86400" },
 } satisfies Record<string, KeySpec>;
 
