@@ -1,7 +1,8 @@
 /**
  * One background capture pass (what `coffer serve`'s worker runs on its interval): drain the
  * session-end queue into the inbox, then (when `distill.sweep` is on and a model is configured)
- * distill idle sessions.
+ * distill idle sessions. An aborted `signal` (serve shutting down) ends the sweep after the
+ * session being distilled.
  */
 import { distillFile } from "../distill/distill";
 import { readLedger } from "../distill/ledger";
@@ -13,10 +14,10 @@ import { selectSweep, sweepPolicy } from "./sweep";
 
 export type WorkerReport = { observed: number; distilled: number; skipped: number; errors: string[] };
 
-export async function workerPass(): Promise<WorkerReport> {
+export async function workerPass(opts: { signal?: AbortSignal } = {}): Promise<WorkerReport> {
   const config = loadConfig();
   const report: WorkerReport = { observed: 0, distilled: 0, skipped: 0, errors: [] };
-  if (readQueue().length) {
+  if (readQueue().length && !opts.signal?.aborted) {
     try {
       const obs = observeQueue({ config });
       report.observed = obs.results.filter((r) => r.outcome === "stored").length;
@@ -28,6 +29,7 @@ export async function workerPass(): Promise<WorkerReport> {
   if (config["distill.sweep"] === true && modelSettings(config)) {
     const ledger = readLedger();
     for (const file of selectSweep(sweepPolicy(config), { ledger })) {
+      if (opts.signal?.aborted) break;
       const r = await distillFile(file, { config, ledger, via: "sweep" });
       if (r.outcome === "distilled") report.distilled++;
       else if (r.outcome === "failed") report.errors.push(`${file.host} ${file.session_id}: ${r.message}`);

@@ -1,7 +1,8 @@
 /**
  * `coffer serve`: one Bun HTTP server for `/healthz`, the `/api/v1` routes and MCP Streamable
- * HTTP at `/mcp`, plus the background worker and auto-sync. Loopback only unless `--host` is
- * given; every /api and /mcp request needs the bearer token; the Host header must name us.
+ * HTTP at `/mcp`, plus the background worker and auto-sync (shutdown waits for both). Loopback
+ * only unless `--host` is given; every /api and /mcp request needs the bearer token; the Host
+ * header must name us.
  */
 
 import pkg from "../../package.json" with { type: "json" };
@@ -145,7 +146,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     worker = startWorker({ intervalMs, log });
   }
   const { startAutoSync } = await import("../sync/auto");
-  const stopSync = startAutoSync(config);
+  const autoSync = startAutoSync(config);
 
   if (!LOOPBACK_BINDS.has(host))
     log(`listening on ${host}: the API is reachable from other machines (bearer token still required)`);
@@ -154,18 +155,24 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
 
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal while waiting for a background pass: the user insists.
+      log(`${signal} again: exiting now`);
+      removeServeInfo();
+      process.exit(1);
+    }
     stopping = true;
     log(`${signal}: shutting down`);
+    // A sync (commit, rebase, push) or a worker pass in progress finishes first; both are bounded
+    // (network and model timeouts), and the worker stops after the session it is distilling.
+    if (autoSync.running() || worker?.status().running)
+      log("waiting for the background pass in progress (send the signal again to exit at once)");
+    await Promise.all([autoSync.stop(), worker?.stop()]);
     // Never hang on a stuck request: exit within a few seconds whatever happens.
     setTimeout(() => {
       removeServeInfo();
       process.exit(0);
     }, 5000).unref();
-    try {
-      stopSync();
-    } catch {}
-    await worker?.stop(4000);
     await mcp.close();
     await server.stop();
     removeServeInfo();

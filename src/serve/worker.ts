@@ -1,25 +1,23 @@
 /**
- * The background worker inside `coffer serve`: on an interval, one distillation pass (drain the
- * session-end queue, then sweep idle transcripts). Passes never overlap; stop() waits for the
- * current one (bounded) so shutdown never cuts a write in half.
+ * The background worker inside `coffer serve`: on an interval, one capture pass (drain the
+ * session-end queue, then sweep idle transcripts). Passes never overlap; stop() asks the pass in
+ * progress to end after the session it is distilling and waits for it, so shutdown never cuts a
+ * write in half.
  */
-import type { WorkerReport } from "../capture/pass";
+import { type Periodic, startPeriodic } from "../lib/periodic";
 
 export type WorkerStatus = { running: boolean; passes: number; last_pass: string | null; last_error: string | null };
 
-export type Worker = { status: () => WorkerStatus; stop: (waitMs?: number) => Promise<void> };
+export type Worker = { status: () => WorkerStatus; stop: () => Promise<void> };
 
 export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; log: (m: string) => void }): Worker {
   const state: WorkerStatus = { running: false, passes: 0, last_pass: null, last_error: null };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let current: Promise<void> | undefined;
-  let stopped = false;
 
-  const pass = async () => {
+  const pass = async (signal: AbortSignal) => {
     state.running = true;
     try {
       const { workerPass } = await import("../capture/pass");
-      const report: WorkerReport = await workerPass();
+      const report = await workerPass({ signal });
       state.passes++;
       state.last_error = report.errors[0] ?? null;
       if (report.observed || report.distilled || report.errors.length) {
@@ -36,23 +34,6 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
     }
   };
 
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      current = pass().finally(() => {
-        current = undefined;
-        schedule(opts.intervalMs);
-      });
-    }, ms);
-  };
-  schedule(opts.firstDelayMs ?? 2000);
-
-  return {
-    status: () => ({ ...state }),
-    stop: async (waitMs = 10_000) => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      if (current) await Promise.race([current, Bun.sleep(waitMs)]);
-    },
-  };
+  const loop: Periodic = startPeriodic(pass, { intervalMs: opts.intervalMs, firstDelayMs: opts.firstDelayMs ?? 2000 });
+  return { status: () => ({ ...state }), stop: loop.stop };
 }

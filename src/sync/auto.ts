@@ -1,3 +1,4 @@
+import { type Periodic, startPeriodic } from "../lib/periodic";
 import type { Config } from "../store/config";
 import { isSyncRepo, memoryDir } from "./git";
 
@@ -10,26 +11,25 @@ export type AutoSyncOptions = {
   log?: (message: string) => void;
 };
 
+/** What startAutoSync returns when `sync.auto` is off: nothing runs, stop() resolves at once. */
+const IDLE: Periodic = { running: () => false, stop: async () => {} };
+
 /**
- * Start periodic sync inside `coffer serve` when `[sync] auto = true`. Returns a stop function.
- * Errors are logged (and recorded in state/sync.json for `coffer status`), never thrown; runs never overlap.
+ * Start periodic sync inside `coffer serve` when `[sync] auto = true`. Errors are logged (and
+ * recorded in state/sync.json for `coffer status`), never thrown; runs never overlap; `stop()`
+ * resolves after the sync in progress has finished (a commit, rebase or push is never cut short).
  */
-export function startAutoSync(config: Config, opts: AutoSyncOptions = {}): () => void {
-  if (config["sync.auto"] !== true) return () => {};
+export function startAutoSync(config: Config, opts: AutoSyncOptions = {}): Periodic {
+  if (config["sync.auto"] !== true) return IDLE;
   const log = opts.log ?? ((m: string) => process.stderr.write(`coffer: ${m}\n`));
-  const intervalMs = opts.intervalMs ?? Number(config["sync.interval_minutes"] ?? 15) * 60_000;
-  let running = false;
-  let stopped = false;
   let warnedOff = false;
 
-  const tick = async () => {
-    if (running || stopped) return;
+  const syncOnce = async () => {
     if (!isSyncRepo(memoryDir())) {
       if (!warnedOff) log("auto sync is on but sync is not set up; run `coffer sync --init <remote-url>`");
       warnedOff = true;
       return;
     }
-    running = true;
     try {
       const { runSync, summarize } = await import("./sync");
       const report = await runSync({ interactive: false });
@@ -39,19 +39,12 @@ export function startAutoSync(config: Config, opts: AutoSyncOptions = {}): () =>
       }
     } catch (err) {
       log(`auto sync failed: ${(err as Error).message}`);
-    } finally {
-      running = false;
     }
   };
 
-  const first = setTimeout(() => void tick(), opts.firstDelayMs ?? 10_000);
-  const timer = setInterval(() => void tick(), intervalMs);
-  // Timers alone never keep serve alive.
-  first.unref?.();
-  timer.unref?.();
-  return () => {
-    stopped = true;
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+  return startPeriodic(syncOnce, {
+    intervalMs: opts.intervalMs ?? Number(config["sync.interval_minutes"] ?? 15) * 60_000,
+    firstDelayMs: opts.firstDelayMs ?? 10_000,
+    onError: (err) => log(`auto sync failed: ${(err as Error)?.message ?? String(err)}`),
+  });
 }

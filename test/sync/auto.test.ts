@@ -16,10 +16,11 @@ afterEach(() => {
   w = undefined;
 });
 
-async function until(cond: () => boolean, ms = 15_000): Promise<void> {
+/** Wait for `cond`; on a timeout, say what the auto sync logged so far. */
+async function until(cond: () => boolean, logs: string[], ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
+    if (Date.now() > end) throw new Error(`timed out waiting; auto sync logged: ${JSON.stringify(logs)}`);
     await Bun.sleep(50);
   }
 }
@@ -36,44 +37,45 @@ test("auto sync commits and pushes on its interval; errors are logged, never thr
 
   const logs: string[] = [];
   a.ok(["remember", "Picked up by the auto sync"]);
-  const stop = startAutoSync(
+  const auto = startAutoSync(
     { "sync.auto": true, "sync.interval_minutes": 15 },
     { firstDelayMs: 0, intervalMs: 300, log: (m) => logs.push(m) },
   );
   try {
-    await until(() => onRemote(w!, "Picked up by the auto sync"));
-    await until(() => logs.some((l) => l.startsWith("auto sync: sent")));
+    await until(() => onRemote(w!, "Picked up by the auto sync"), logs);
+    await until(() => logs.some((l) => l.startsWith("auto sync: sent")), logs);
 
     // The remote goes away: the next runs fail, are logged and recorded, and the timer keeps going.
     renameSync(w.remote, `${w.remote}.away`);
     a.ok(["remember", "Written while the remote is away"]);
-    await until(() => logs.filter((l) => l.startsWith("auto sync failed")).length >= 2);
+    await until(() => logs.filter((l) => l.startsWith("auto sync failed")).length >= 2, logs);
     expect(a.ok(["status", "--json"]).json().sync.last_error).toContain("does not exist");
 
     renameSync(`${w.remote}.away`, w.remote);
-    await until(() => onRemote(w!, "Written while the remote is away"));
+    await until(() => onRemote(w!, "Written while the remote is away"), logs);
   } finally {
-    stop();
+    await auto.stop(); // resolves after the sync in progress (if any) has finished
   }
+  expect(auto.running()).toBe(false);
   const after = logs.length;
-  await Bun.sleep(700);
+  await Bun.sleep(700); // more than two intervals
   expect(logs.length).toBe(after); // stopped means stopped
-});
+}, 60_000); // several git round trips: far over bun's 5 s default on a busy 2-core machine
 
 test("auto sync off (the default) starts nothing; on without setup says how to set it up once", async () => {
   w = world();
   Object.assign(process.env, w.a.sb.env);
   const logs: string[] = [];
-  const stopOff = startAutoSync(
+  const off = startAutoSync(
     { "sync.auto": false, "sync.interval_minutes": 15 },
     { firstDelayMs: 0, intervalMs: 50, log: (m) => logs.push(m) },
   );
-  const stopOn = startAutoSync(
+  const on = startAutoSync(
     { "sync.auto": true, "sync.interval_minutes": 15 },
     { firstDelayMs: 0, intervalMs: 50, log: (m) => logs.push(m) },
   );
   await Bun.sleep(400);
-  stopOff();
-  stopOn();
+  await off.stop();
+  await on.stop();
   expect(logs).toEqual(["auto sync is on but sync is not set up; run `coffer sync --init <remote-url>`"]);
-});
+}, 30_000);
