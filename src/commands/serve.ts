@@ -36,7 +36,8 @@ export default withExamples(
           throw usageError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`);
       }
       const { runHttpServer } = await import("../serve/http");
-      await runHttpServer({ port, host: args.host, worker: args.worker !== false });
+      const { createWeb } = await import("../web/server");
+      await runHttpServer({ port, host: args.host, worker: args.worker !== false, ui: createWeb });
     },
   }),
   [

@@ -15,10 +15,11 @@ import { allowedHosts, ensureToken, hasBearer, hostAllowed, originAllowed } from
 import { BODY_MAX, declaredTooLarge, tooLarge } from "./body";
 import { errorResponse, HttpError, json } from "./errors";
 import { createMcpHttp } from "./mcp-http";
+import type { UiFactory, UiMount } from "./mount";
 import { readServeInfo, removeServeInfo, writeServeInfo } from "./state";
 import { startWorker, type Worker } from "./worker";
 
-export type HttpServerOptions = { port?: number; host?: string; worker?: boolean; cwd?: string };
+export type HttpServerOptions = { port?: number; host?: string; worker?: boolean; cwd?: string; ui?: UiFactory };
 
 const LOOPBACK_BINDS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -59,6 +60,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
   const hosts = allowedHosts(host);
   const mcp = createMcpHttp({ cwd, log });
   let worker: Worker | undefined;
+  let web: UiMount | undefined;
 
   async function route(req: Request): Promise<Response> {
     if (!hostAllowed(req, hosts)) {
@@ -77,12 +79,9 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
       return json({ ok: true, version: pkg.version, worker: worker?.status() ?? null });
     }
     const guarded = url.pathname === "/mcp" || url.pathname === "/api" || url.pathname.startsWith("/api/");
-    // The web UI (its own issue) mounts here, for the remaining paths.
-    if (!guarded)
-      throw new HttpError(404, "not_found", `no route ${req.method} ${url.pathname}`, {
-        see: "/healthz, /api/v1/..., /mcp",
-      });
-    if (!hasBearer(req, token)) {
+    // The web UI: its page, assets and login; its API calls pass the guard below with a session cookie.
+    if (!guarded && web) return web.page(req, url);
+    if (!hasBearer(req, token) && (url.pathname === "/mcp" || !web?.authorized(req))) {
       throw new HttpError(
         401,
         "unauthorized",
@@ -95,6 +94,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     }
     if (declaredTooLarge(req)) throw tooLarge();
     if (url.pathname === "/mcp") return mcp.handle(req);
+    if (web?.owns(url)) return web.api(req, url);
     return handleApi(req, url, { cwd, log });
   }
 
@@ -140,6 +140,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
   const actualPort = server.port ?? port;
   const url = urlFor(host, actualPort);
   writeServeInfo({ pid: process.pid, port: actualPort, host, url, started: isoNow() });
+  web = opts.ui?.({ port: actualPort, token, cwd, version: pkg.version });
 
   if (opts.worker !== false) {
     const intervalMs = Number(config["serve.worker_interval_seconds"] ?? 300) * 1000;
@@ -152,6 +153,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     log(`listening on ${host}: the API is reachable from other machines (bearer token still required)`);
   if (created) log(`created the API token in ${paths.token()}`);
   process.stdout.write(`Coffer serving on ${url} (MCP at ${url}/mcp; bearer token in ${paths.token()})\n`);
+  if (web) process.stdout.write(`Web UI: ${web.loginUrl(url)} (one-time login link)\n`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

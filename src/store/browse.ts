@@ -1,0 +1,483 @@
+/**
+ * What a person browsing the whole store needs (the web UI): entries of any scope filtered and
+ * paged on the server, every scope with its activity, handoffs per branch, the hook delivery
+ * records, and bulk moves/retags. The SQL lives here, next to the rest of the store's.
+ */
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { CofferError } from "../lib/errors";
+import { sha256 } from "../lib/hash";
+import { paths } from "../lib/paths";
+import { isoNow } from "../lib/time";
+import { dbOf } from "./db";
+import { remember, requireEntry, type rowToEntry } from "./entries";
+import { type Entry, parseEntry, serializeEntry } from "./entry";
+import { deleteEntryRow, entryPath, scopeDir, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
+import { GLOBAL, type ScopeKey } from "./scope";
+import { refresh, type Store, withHealing } from "./store";
+import { matchExpression, queryTerms, scopedMatch } from "./text";
+
+type Row = Parameters<typeof rowToEntry>[0];
+
+export type BrowseFilter = {
+  scopes: ScopeKey[];
+  q?: string;
+  mode?: "keyword" | "grep";
+  kind?: string;
+  tag?: string;
+  source?: string;
+  /** `user`, `agent` (any agent) or an exact actor such as `agent:claude`. */
+  actor?: string;
+  /** Inclusive dates (YYYY-MM-DD) on `updated`. */
+  since?: string;
+  until?: string;
+  limit: number;
+  offset: number;
+};
+
+export type BrowseRow = {
+  id: string;
+  scope: ScopeKey;
+  kind: string;
+  title: string;
+  tags: string[];
+  actor: string;
+  source: string;
+  created: string;
+  updated: string;
+  chars: number;
+  snippet: string;
+  /** grep mode: the matching lines (at most 3), numbered from 1. */
+  lines?: { line: number; text: string }[];
+};
+
+function toRow(r: Row): BrowseRow {
+  const body = r.body;
+  return {
+    id: r.id,
+    scope: r.scope,
+    kind: r.kind,
+    title: r.title,
+    tags: JSON.parse(r.tags),
+    actor: r.actor,
+    source: r.source,
+    created: r.created,
+    updated: r.updated,
+    chars: body.length,
+    snippet: body.length > 240 ? `${body.slice(0, 240)}…` : body,
+  };
+}
+
+function filterSql(f: BrowseFilter): { sql: string; params: (string | number)[] } {
+  const parts: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.kind) {
+    parts.push("e.kind = ?");
+    params.push(f.kind);
+  }
+  if (f.tag) {
+    parts.push("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)");
+    params.push(f.tag);
+  }
+  if (f.source) {
+    parts.push("e.source = ?");
+    params.push(f.source);
+  }
+  if (f.actor) {
+    if (f.actor === "agent") parts.push("e.actor LIKE 'agent:%'");
+    else {
+      parts.push("e.actor = ?");
+      params.push(f.actor);
+    }
+  }
+  if (f.since) {
+    parts.push("substr(e.updated, 1, 10) >= ?");
+    params.push(f.since);
+  }
+  if (f.until) {
+    parts.push("substr(e.updated, 1, 10) <= ?");
+    params.push(f.until);
+  }
+  return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
+}
+
+function lineTest(pattern: string): (line: string) => boolean {
+  const re = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
+  if (re) {
+    let rx: RegExp;
+    try {
+      rx = new RegExp(re[1]!, re[2]!.replace(/[gy]/g, ""));
+    } catch (err) {
+      throw new CofferError(`invalid regular expression ${pattern}: ${(err as Error).message}`);
+    }
+    return (line) => rx.test(line);
+  }
+  const needle = pattern.toLowerCase();
+  return (line) => line.toLowerCase().includes(needle);
+}
+
+/** Entries of the given scopes, filtered, newest first (or best first for a keyword query), one page. */
+export function browseEntries(store: Store, f: BrowseFilter): { total: number; entries: BrowseRow[] } {
+  if (!f.scopes.length) return { total: 0, entries: [] };
+  const filters = filterSql(f);
+  const inScopes = `e.scope IN (${f.scopes.map(() => "?").join(",")})`;
+  const q = f.q?.trim();
+  return withHealing(store, () => {
+    if (!q) {
+      const where = `${inScopes}${filters.sql}`;
+      const args = [...f.scopes, ...filters.params];
+      const total = (
+        dbOf(store)
+          .query(`SELECT count(*) AS n FROM entries e WHERE ${where}`)
+          .get(...args) as { n: number }
+      ).n;
+      const rows = dbOf(store)
+        .query(`SELECT e.* FROM entries e WHERE ${where} ORDER BY e.updated DESC, e.id DESC LIMIT ? OFFSET ?`)
+        .all(...args, f.limit, f.offset) as Row[];
+      return { total, entries: rows.map(toRow) };
+    }
+    if (q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
+    if (f.mode === "grep") {
+      const test = lineTest(q);
+      const matched: BrowseRow[] = [];
+      const it = dbOf(store)
+        .query(`SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql} ORDER BY e.updated DESC, e.id DESC`)
+        .iterate(...f.scopes, ...filters.params) as Iterable<Row>;
+      for (const r of it) {
+        const lines: { line: number; text: string }[] = [];
+        let n = 0;
+        for (const [i, line] of r.body.split("\n").entries()) {
+          if (!test(line)) continue;
+          n++;
+          if (lines.length < 3) lines.push({ line: i + 1, text: line.length > 300 ? `${line.slice(0, 300)}…` : line });
+        }
+        if (n) matched.push({ ...toRow(r), lines });
+      }
+      return { total: matched.length, entries: matched.slice(f.offset, f.offset + f.limit) };
+    }
+    const match = matchExpression(queryTerms(q));
+    if (!match) return { total: 0, entries: [] };
+    // BM25 per scope, then reciprocal rank fusion (k = 60) like recall; the first scope wins ties.
+    const want = Math.min(f.offset + f.limit, 5000);
+    const scored = new Map<string, { row: Row; score: number; order: number }>();
+    let total = 0;
+    for (const [order, scope] of f.scopes.entries()) {
+      const from = `FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid WHERE entries_fts MATCH ?${filters.sql}`;
+      const args = [scopedMatch(scope, match), ...filters.params];
+      total += (
+        dbOf(store)
+          .query(`SELECT count(*) AS n ${from}`)
+          .get(...args) as { n: number }
+      ).n;
+      const rows = dbOf(store)
+        .query(`SELECT e.* ${from} ORDER BY entries_fts.rank LIMIT ?`)
+        .all(...args, want) as Row[];
+      for (const [rank, row] of rows.entries())
+        scored.set(`${scope}:${row.id}`, { row, score: 1 / (61 + rank), order });
+    }
+    const ranked = [...scored.values()].sort((a, b) => b.score - a.score || a.order - b.order);
+    return { total, entries: ranked.slice(f.offset, f.offset + f.limit).map((s) => toRow(s.row)) };
+  });
+}
+
+/** Distinct tags, actors and sources in use in the given scopes (for the filter pickers). */
+export function facets(store: Store, scopes: ScopeKey[]): { tags: string[]; actors: string[]; sources: string[] } {
+  if (!scopes.length) return { tags: [], actors: [], sources: [] };
+  const inScopes = `scope IN (${scopes.map(() => "?").join(",")})`;
+  return withHealing(store, () => {
+    const col = (sql: string) =>
+      (
+        dbOf(store)
+          .query(sql)
+          .all(...scopes) as { v: string }[]
+      ).map((r) => r.v);
+    return {
+      tags: col(
+        `SELECT DISTINCT j.value AS v FROM entries, json_each(entries.tags) j WHERE ${inScopes} ORDER BY v LIMIT 500`,
+      ),
+      actors: col(`SELECT DISTINCT actor AS v FROM entries WHERE ${inScopes} ORDER BY v LIMIT 100`),
+      sources: col(`SELECT DISTINCT source AS v FROM entries WHERE ${inScopes} ORDER BY v`),
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scopes
+
+export type ScopeInfo = {
+  scope: ScopeKey;
+  label: string;
+  origin: string | null;
+  entries: number;
+  last_activity: string | null;
+  rules_chars: number;
+  handoffs: number;
+};
+
+function mtimeIso(file: string): string | null {
+  try {
+    return new Date(statSync(file).mtimeMs).toISOString().replace(/\.\d{3}Z$/, "Z");
+  } catch {
+    return null;
+  }
+}
+
+/** `project.md`'s label and origin (JSON-quoted YAML scalars), or the id when it is missing. */
+export function projectMeta(id: ScopeKey): { label: string; origin: string | null } {
+  if (id === GLOBAL) return { label: "global", origin: null };
+  try {
+    const text = readFileSync(join(paths.projectScope(id), "project.md"), "utf8");
+    const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+    const meta = (m ? Bun.YAML.parse(m[1]!) : {}) as { label?: unknown; origin?: unknown };
+    return {
+      label: typeof meta.label === "string" && meta.label ? meta.label : id,
+      origin: typeof meta.origin === "string" ? meta.origin : null,
+    };
+  } catch {
+    return { label: id, origin: null };
+  }
+}
+
+function handoffFiles(scope: ScopeKey): string[] {
+  if (scope === GLOBAL) return [];
+  try {
+    return readdirSync(join(paths.projectScope(scope), "handoff"))
+      .filter((n) => n.endsWith(".md") && !n.startsWith("."))
+      .map((n) => join(paths.projectScope(scope), "handoff", n));
+  } catch {
+    return [];
+  }
+}
+
+/** Every scope on disk (global first, then projects by last activity) with counts and activity. */
+export function scopeOverview(store: Store): ScopeInfo[] {
+  const scopes = scopesOnDisk();
+  if (!scopes.includes(GLOBAL)) scopes.unshift(GLOBAL);
+  refresh(store, "shallow", scopes);
+  const counts = new Map<string, { n: number; last: string | null }>();
+  withHealing(store, () => {
+    for (const r of dbOf(store)
+      .query("SELECT scope, count(*) AS n, max(updated) AS last FROM entries GROUP BY scope")
+      .all() as {
+      scope: string;
+      n: number;
+      last: string | null;
+    }[])
+      counts.set(r.scope, { n: r.n, last: r.last });
+  });
+  const out = scopes.map((scope) => {
+    const c = counts.get(scope);
+    const rules = join(scopeDir(scope), "rules.md");
+    const handoffs = handoffFiles(scope);
+    const times = [c?.last ?? null, mtimeIso(rules), ...handoffs.map(mtimeIso)].filter((t): t is string => !!t);
+    let rulesChars = 0;
+    try {
+      rulesChars = readFileSync(rules, "utf8").length;
+    } catch {}
+    return {
+      scope,
+      ...projectMeta(scope),
+      entries: c?.n ?? 0,
+      last_activity: times.sort().pop() ?? null,
+      rules_chars: rulesChars,
+      handoffs: handoffs.length,
+    };
+  });
+  return out.sort((a, b) =>
+    a.scope === GLOBAL ? -1 : b.scope === GLOBAL ? 1 : (b.last_activity ?? "").localeCompare(a.last_activity ?? ""),
+  );
+}
+
+export type HandoffInfo = { branch: string | null; file: string; body: string; updated: string | null };
+
+/** Every saved handoff of a project scope (one per branch), newest first. */
+export function listHandoffs(scope: ScopeKey): HandoffInfo[] {
+  const out: HandoffInfo[] = [];
+  for (const file of handoffFiles(scope)) {
+    let text: string;
+    try {
+      if (statSync(file).size > 1_000_000) continue;
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+    let meta: { branch?: unknown; updated?: unknown } = {};
+    try {
+      if (m) meta = (Bun.YAML.parse(m[1]!) as typeof meta) ?? {};
+    } catch {}
+    out.push({
+      branch: typeof meta.branch === "string" ? meta.branch : null,
+      file: file.slice(paths.memory().length + 1),
+      body: (m ? text.slice(m[0].length) : text).trim(),
+      updated: meta.updated ? String(meta.updated) : mtimeIso(file),
+    });
+  }
+  return out.sort((a, b) => (b.updated ?? "").localeCompare(a.updated ?? ""));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hook delivery records
+
+export type DeliveredEntry = { id: string; at: string; title: string | null; scope: string | null; chars: number };
+export type SessionRecord = {
+  host: string;
+  session: string;
+  cwd: string;
+  subagent: boolean;
+  updated: string;
+  bundle_sig: string | null;
+  delivered: DeliveredEntry[];
+  chars: number;
+};
+
+/** The hooks create the delivered-set tables on first use; before that there is nothing to show. */
+function hasCache(store: Store): boolean {
+  return !!dbOf(store).query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_delivered'").get();
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * What the hooks delivered, per (host, cwd, session): the delivered-set cache (ids and times,
+ * never prompt text), with each entry's current title and body size. Newest first.
+ */
+export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
+  return withHealing(store, () => {
+    if (!hasCache(store)) return [];
+    const sessions = dbOf(store)
+      .query(
+        "SELECT skey, host, cwd, session, subagent, bundle_sig, updated_ms FROM hook_sessions ORDER BY updated_ms DESC LIMIT ?",
+      )
+      .all(limit) as {
+      skey: string;
+      host: string;
+      cwd: string;
+      session: string;
+      subagent: number;
+      bundle_sig: string | null;
+      updated_ms: number;
+    }[];
+    const delivered = dbOf(store).query(
+      `SELECT d.entry_id AS id, d.at_ms, e.title, e.scope, length(e.body) AS chars
+       FROM hook_delivered d LEFT JOIN entries e ON e.id = d.entry_id
+       WHERE d.skey = ? GROUP BY d.entry_id ORDER BY d.at_ms, d.entry_id`,
+    );
+    return sessions.map((s) => {
+      const items = (
+        delivered.all(s.skey) as {
+          id: string;
+          at_ms: number;
+          title: string | null;
+          scope: string | null;
+          chars: number | null;
+        }[]
+      ).map((d) => ({ id: d.id, at: iso(d.at_ms), title: d.title, scope: d.scope, chars: d.chars ?? 0 }));
+      return {
+        host: s.host,
+        session: s.session,
+        cwd: s.cwd,
+        subagent: !!s.subagent,
+        updated: iso(s.updated_ms),
+        bundle_sig: s.bundle_sig,
+        delivered: items,
+        chars: items.reduce((n, d) => n + d.chars, 0),
+      };
+    });
+  });
+}
+
+/** Working directories the hooks have seen (candidates for rendering a project's session-start bundle). */
+export function knownCwds(store: Store): string[] {
+  return withHealing(store, () =>
+    !hasCache(store)
+      ? []
+      : (
+          dbOf(store).query("SELECT DISTINCT cwd FROM hook_sessions ORDER BY updated_ms DESC LIMIT 200").all() as {
+            cwd: string;
+          }[]
+        ).map((r) => r.cwd),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bulk changes
+
+/** Write an entry file (atomic) and its index row; the caller holds the write transaction. */
+function writeRow(store: Store, scope: ScopeKey, entry: Entry): void {
+  const text = serializeEntry(entry);
+  const file = entryPath(scope, entry.id);
+  writeFileAtomic(file, text);
+  const st = statSync(file);
+  upsertEntryRow(dbOf(store), scope, parseEntry(text, entry.id), {
+    name: `${entry.id}.md`,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    hash: sha256(text),
+  });
+  touchScanDir(dbOf(store), scope);
+}
+
+/** Put a whole entry (same id) back into a scope: the UI's undo of a delete. */
+export function putEntry(store: Store, scope: ScopeKey, entry: Entry, actor: string): void {
+  if (scope !== GLOBAL && !scopesOnDisk().includes(scope)) throw new CofferError(`no scope "${scope}" on disk`);
+  withHealing(store, () =>
+    dbOf(store)
+      .transaction(() => writeRow(store, scope, entry))
+      .immediate(),
+  );
+  audit({ event: "entry_restored", id: entry.id, scope: scope === GLOBAL ? "global" : "project", actor });
+}
+
+/** Move an entry (same id, same content) to another scope: the file moves, the index follows. */
+export function moveEntry(
+  store: Store,
+  id: string,
+  to: ScopeKey,
+  actor: string,
+): { id: string; from: ScopeKey; to: ScopeKey } {
+  const hit = requireEntry(store, id);
+  if (hit.scope === to) return { id: hit.entry.id, from: to, to };
+  if (to !== GLOBAL && !scopesOnDisk().includes(to)) throw new CofferError(`no scope "${to}" on disk`);
+  const entry: Entry = { ...hit.entry, updated: isoNow() };
+  withHealing(store, () =>
+    dbOf(store)
+      .transaction(() => {
+        writeRow(store, to, entry);
+        rmSync(hit.file, { force: true });
+        const row = dbOf(store)
+          .query("SELECT rowid FROM entries WHERE scope = ? AND id = ?")
+          .get(hit.scope, entry.id) as {
+          rowid: number;
+        } | null;
+        if (row) deleteEntryRow(dbOf(store), row.rowid);
+        touchScanDir(dbOf(store), hit.scope);
+      })
+      .immediate(),
+  );
+  audit({ event: "entry_moved", id: entry.id, from: hit.scope, to, actor });
+  return { id: entry.id, from: hit.scope, to };
+}
+
+/** Add and remove tags on an entry (validated like any write). */
+export function retagEntry(store: Store, id: string, add: string[], remove: string[], actor: string): string[] {
+  const hit = requireEntry(store, id);
+  const e = hit.entry;
+  const drop = new Set(remove);
+  const tags = [...new Set([...e.tags.filter((t) => !drop.has(t)), ...add])];
+  if (tags.length === e.tags.length && tags.every((t, i) => t === e.tags[i])) return tags;
+  remember(store, {
+    id: e.id,
+    text: e.body,
+    title: e.title,
+    kind: e.kind,
+    tags,
+    applies_to: e.applies_to,
+    origin_session: e.origin_session,
+    actor,
+    source: "http",
+  });
+  return tags;
+}

@@ -1,0 +1,651 @@
+/**
+ * The routes behind the web UI: `/api/v1/projects` and `/api/v1/ui/...`. They sit behind the
+ * same guard as the rest of `/api` (bearer token, or the UI's session cookie + CSRF header), and
+ * work on any scope by its key (`global` or a project id), since a person browses every project,
+ * not only the one `coffer serve` was started in.
+ */
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import * as v from "valibot";
+import { CofferError } from "../lib/errors";
+import { HOSTS, type Host, isHost } from "../lib/hosts";
+import { paths } from "../lib/paths";
+import { readJsonBody } from "../serve/body";
+import { badRequest, HttpError, json, notFound } from "../serve/errors";
+import {
+  type BrowseFilter,
+  browseEntries,
+  deliveryRecords,
+  facets,
+  knownCwds,
+  listHandoffs,
+  moveEntry,
+  projectMeta,
+  putEntry,
+  retagEntry,
+  scopeOverview,
+} from "../store/browse";
+import { loadConfigOrDefaults } from "../store/config";
+import { findEntry, forget, remember } from "../store/entries";
+import { type Entry, KINDS, SOURCES } from "../store/entry";
+import { scopesOnDisk } from "../store/indexer";
+import { readRules, writeRules } from "../store/rules";
+import { GLOBAL, isAbsoluteDir, resolveProject, type ScopeKey } from "../store/scope";
+import { closeStore, openStore, refresh, type Store } from "../store/store";
+import type { WebAuth } from "./auth";
+
+export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };
+
+type Params = Record<string, string>;
+type Handler = (req: Request, url: URL, params: Params, ctx: UiContext) => Promise<Response> | Response;
+const routes: { method: string; pattern: RegExp; keys: string[]; handler: Handler }[] = [];
+
+function route(method: string, path: string, handler: Handler): void {
+  const keys: string[] = [];
+  const pattern = new RegExp(
+    `^${path.replace(/\{(\w+)\}/g, (_m, k: string) => {
+      keys.push(k);
+      return "([^/]+)";
+    })}$`,
+  );
+  routes.push({ method, pattern, keys, handler });
+}
+
+/** True for the paths this module answers. */
+export function isUiApiPath(pathname: string): boolean {
+  return pathname === "/api/v1/projects" || pathname.startsWith("/api/v1/ui/");
+}
+
+export async function handleUiApi(req: Request, url: URL, ctx: UiContext): Promise<Response> {
+  const allowed: string[] = [];
+  for (const r of routes) {
+    const m = r.pattern.exec(url.pathname);
+    if (!m) continue;
+    if (r.method !== req.method) {
+      allowed.push(r.method);
+      continue;
+    }
+    const params: Params = {};
+    r.keys.forEach((k, i) => {
+      params[k] = decodeURIComponent(m[i + 1]!);
+    });
+    try {
+      return await r.handler(req, url, params, ctx);
+    } catch (err) {
+      if (err instanceof CofferError) {
+        const nf = /^no entry with id/.test(err.message);
+        throw new HttpError(
+          nf ? 404 : 400,
+          nf ? "not_found" : "bad_request",
+          err.message,
+          err.hint ? { hint: err.hint } : null,
+        );
+      }
+      throw err;
+    }
+  }
+  if (allowed.length)
+    throw new HttpError(
+      405,
+      "method_not_allowed",
+      `${req.method} is not allowed on ${url.pathname}`,
+      { allowed },
+      {
+        allow: allowed.join(", "),
+      },
+    );
+  throw notFound(`no route ${req.method} ${url.pathname}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function parse<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+  const res = v.safeParse(schema, input);
+  if (!res.success)
+    throw badRequest(
+      `invalid ${what}: ${res.issues
+        .map((i) => {
+          const path = i.path?.map((p) => String(p.key)).join(".");
+          return path && !i.message.startsWith(path) ? `${path}: ${i.message}` : i.message;
+        })
+        .join("; ")}`,
+    );
+  return res.output;
+}
+
+const SCOPE_RE = /^(global|[0-9A-Z]{26})$/;
+
+function scopeParam(raw: unknown): ScopeKey {
+  const s = String(raw ?? "");
+  if (!SCOPE_RE.test(s)) throw badRequest(`scope must be "global" or a project id (got ${JSON.stringify(s)})`);
+  if (s !== GLOBAL && !scopesOnDisk().includes(s)) throw notFound(`no project scope "${s}" in memory/`);
+  return s;
+}
+
+/** Open the store in the server's cwd; `scope` (a project id) becomes the store's project scope. */
+function withUiStore<T>(ctx: UiContext, scope: ScopeKey | undefined, fn: (store: Store) => T): T {
+  const store = openStore({ cwd: ctx.cwd, freshness: "none", notice: (m) => process.stderr.write(`coffer: ${m}\n`) });
+  try {
+    if (scope && scope !== GLOBAL && store.project?.id !== scope) {
+      const meta = projectMeta(scope);
+      store.project = {
+        id: scope,
+        root: "",
+        worktree: "",
+        gitDir: "",
+        label: meta.label,
+        ...(meta.origin ? { origin: meta.origin } : {}),
+      };
+    }
+    return fn(store);
+  } finally {
+    closeStore(store);
+  }
+}
+
+const scopeNameFor = (scope: ScopeKey) => (scope === GLOBAL ? "global" : "project");
+
+function entryJson(e: Entry, scope: ScopeKey) {
+  const { body, ...rest } = e;
+  return { ...rest, scope, scope_label: projectMeta(scope).label, text: body, file: `${scopeFile(scope)}/${e.id}.md` };
+}
+
+const scopeFile = (scope: ScopeKey) =>
+  scope === GLOBAL ? "memory/global/entries" : `memory/projects/${scope}/entries`;
+
+const tagList = v.pipe(
+  v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64)), "tags must be a list of strings"),
+  v.maxLength(32, "at most 32 tags"),
+);
+const globList = v.pipe(
+  v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)), "applies_to must be a list of globs"),
+  v.maxLength(32, "at most 32 globs"),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Session and scopes
+
+route("GET", "/api/v1/ui/session", (req, _url, _p, ctx) => {
+  const config = loadConfigOrDefaults();
+  return json({
+    csrf: ctx.auth.csrf(req) ?? null,
+    version: ctx.version,
+    hosts: HOSTS,
+    kinds: KINDS,
+    sources: SOURCES,
+    body_max: Number(config["limits.body_max"] ?? 8192),
+  });
+});
+
+route("GET", "/api/v1/ui/login-link", (req, _url, _p, ctx) => {
+  if (!ctx.bearer) throw new HttpError(403, "forbidden", "a new login link needs the bearer token");
+  const own = `http://${req.headers.get("host")}`;
+  return json({ url: `${own}/login?code=${ctx.auth.newLoginCode()}` });
+});
+
+route("GET", "/api/v1/projects", (_req, _url, _p, ctx) =>
+  withUiStore(ctx, undefined, (store) => {
+    const here = store.project?.id ?? null;
+    return json({ current: here, projects: scopeOverview(store) });
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Entries
+
+const intQ = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `${name} must be an integer`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
+const dateQ = (name: string) => v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, `${name} must be YYYY-MM-DD`));
+const optionalEmpty = <S extends v.GenericSchema>(s: S) =>
+  v.pipe(
+    v.optional(v.string()),
+    v.transform((x) => (x === "" ? undefined : x)),
+    v.optional(s as unknown as v.GenericSchema<string, v.InferOutput<S>>),
+  );
+
+const browseQuery = v.object({
+  scope: v.optional(v.string()),
+  q: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  mode: optionalEmpty(v.picklist(["keyword", "grep"], 'mode must be "keyword" or "grep"')),
+  kind: optionalEmpty(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
+  tag: optionalEmpty(v.pipe(v.string(), v.maxLength(64))),
+  source: optionalEmpty(v.picklist(SOURCES, `source must be one of: ${SOURCES.join(", ")}`)),
+  actor: optionalEmpty(v.pipe(v.string(), v.maxLength(100))),
+  since: optionalEmpty(dateQ("since")),
+  until: optionalEmpty(dateQ("until")),
+  limit: v.optional(intQ("limit", 1, 200)),
+  offset: v.optional(intQ("offset", 0, 1_000_000)),
+});
+
+route("GET", "/api/v1/ui/entries", (_req, url, _p, ctx) => {
+  const q = parse(browseQuery, Object.fromEntries(url.searchParams), "query");
+  const t0 = performance.now();
+  return withUiStore(ctx, undefined, (store) => {
+    const scopes = !q.scope || q.scope === "all" ? scopesOnDisk() : [scopeParam(q.scope)];
+    if (!scopes.includes(GLOBAL) && (!q.scope || q.scope === "all")) scopes.unshift(GLOBAL);
+    // Directory mtimes only: a page of a 10,000-entry scope stays fast; files edited in place
+    // are caught by the next command or a reload with ?deep=1.
+    refresh(store, url.searchParams.get("deep") === "1" ? "deep" : "shallow", scopes);
+    const filter: BrowseFilter = {
+      scopes,
+      q: q.q,
+      mode: q.mode,
+      kind: q.kind,
+      tag: q.tag,
+      source: q.source,
+      actor: q.actor,
+      since: q.since,
+      until: q.until,
+      limit: q.limit ?? 50,
+      offset: q.offset ?? 0,
+    };
+    const res = browseEntries(store, filter);
+    const labels = new Map<string, string>();
+    const entries = res.entries.map((e) => {
+      if (!labels.has(e.scope)) labels.set(e.scope, projectMeta(e.scope).label);
+      return { ...e, scope_label: labels.get(e.scope)! };
+    });
+    const withFacets = url.searchParams.get("facets") === "1" ? { facets: facets(store, scopes) } : {};
+    return json({ total: res.total, entries, took_ms: Math.round(performance.now() - t0), ...withFacets });
+  });
+});
+
+const ID_RE = /^[0-9A-Za-z]{6,64}$/;
+function idParam(p: Params): string {
+  const id = p.id ?? "";
+  if (!ID_RE.test(id)) throw badRequest("an entry id is letters and digits (a ULID)");
+  return id;
+}
+
+route("GET", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
+  withUiStore(ctx, undefined, (store) => {
+    const hit = findEntry(store, idParam(p));
+    if (!hit) throw notFound(`no entry with id "${p.id}"`);
+    return json(entryJson(hit.entry, hit.scope));
+  }),
+);
+
+const createBody = v.strictObject({
+  scope: v.string(),
+  text: v.pipe(v.string("text must be a string"), v.trim(), v.minLength(1, "text is empty")),
+  title: v.optional(v.string()),
+  kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
+  tags: v.optional(tagList),
+  applies_to: v.optional(globList),
+});
+
+route("POST", "/api/v1/ui/entries", async (req, _url, _p, ctx) => {
+  const body = parse(createBody, await readJsonBody(req), "entry");
+  const scope = scopeParam(body.scope);
+  return withUiStore(ctx, scope, (store) => {
+    const res = remember(store, {
+      text: body.text,
+      title: body.title?.trim() || undefined,
+      kind: body.kind,
+      tags: body.tags,
+      applies_to: body.applies_to,
+      scope: scopeNameFor(scope),
+      actor: "user",
+      source: "http",
+    });
+    return json({ status: res.status, entry: entryJson(res.entry, scope) }, res.status === "created" ? 201 : 200);
+  });
+});
+
+const patchBody = v.strictObject({
+  text: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "text is empty"))),
+  title: v.optional(v.string()),
+  kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
+  tags: v.optional(tagList),
+  applies_to: v.optional(globList),
+});
+
+route("PATCH", "/api/v1/ui/entries/{id}", async (req, _url, p, ctx) => {
+  const body = parse(patchBody, await readJsonBody(req), "entry");
+  return withUiStore(ctx, undefined, (store) => {
+    const hit = findEntry(store, idParam(p));
+    if (!hit) throw notFound(`no entry with id "${p.id}"`);
+    const e = hit.entry;
+    const res = remember(store, {
+      id: e.id,
+      text: body.text ?? e.body,
+      title: body.title?.trim() || (body.text !== undefined && body.title !== undefined ? undefined : e.title),
+      kind: body.kind ?? e.kind,
+      tags: body.tags ?? e.tags,
+      applies_to: body.applies_to ?? e.applies_to,
+      origin_session: e.origin_session,
+      actor: "user",
+      source: "http",
+    });
+    return json({ status: res.status, entry: entryJson(res.entry, hit.scope) });
+  });
+});
+
+// Deleted entries the UI can bring back (newest last); the store's own trash takes over when it has one.
+const undoBuffer = new Map<string, { entry: Entry; scope: ScopeKey; at: string }>();
+const UNDO_MAX = 500;
+
+function deleteOne(store: Store, id: string): { id: string; scope: ScopeKey; title: string } {
+  const hit = findEntry(store, id);
+  if (!hit) throw notFound(`no entry with id "${id}"`);
+  forget(store, hit.entry.id, "user");
+  undoBuffer.delete(hit.entry.id);
+  undoBuffer.set(hit.entry.id, { entry: hit.entry, scope: hit.scope, at: new Date().toISOString() });
+  while (undoBuffer.size > UNDO_MAX) undoBuffer.delete(undoBuffer.keys().next().value!);
+  return { id: hit.entry.id, scope: hit.scope, title: hit.entry.title };
+}
+
+function restoreOne(store: Store, id: string): { id: string; scope: ScopeKey } {
+  const held = undoBuffer.get(id);
+  if (!held) throw notFound(`entry ${id} is not in the trash`);
+  putEntry(store, held.scope, held.entry, "user");
+  undoBuffer.delete(id);
+  return { id, scope: held.scope };
+}
+
+route("DELETE", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
+  withUiStore(ctx, undefined, (store) => json({ status: "deleted", ...deleteOne(store, idParam(p)) })),
+);
+
+route("POST", "/api/v1/ui/entries/{id}/restore", (_req, _url, p, ctx) =>
+  withUiStore(ctx, undefined, (store) => json({ status: "restored", ...restoreOne(store, idParam(p)) })),
+);
+
+route("GET", "/api/v1/ui/trash", () =>
+  json({
+    items: [...undoBuffer.values()].reverse().map((h) => ({
+      id: h.entry.id,
+      title: h.entry.title,
+      kind: h.entry.kind,
+      scope: h.scope,
+      scope_label: projectMeta(h.scope).label,
+      deleted: h.at,
+    })),
+  }),
+);
+
+const bulkBody = v.strictObject({
+  ids: v.pipe(v.array(v.pipe(v.string(), v.regex(ID_RE, "ids are ULIDs"))), v.minLength(1), v.maxLength(500)),
+  action: v.picklist(["delete", "move", "retag"], "action must be delete, move or retag"),
+  to: v.optional(v.string()),
+  add: v.optional(tagList),
+  remove: v.optional(tagList),
+});
+
+route("POST", "/api/v1/ui/bulk", async (req, _url, _p, ctx) => {
+  const body = parse(bulkBody, await readJsonBody(req), "bulk request");
+  const to = body.action === "move" ? scopeParam(body.to) : undefined;
+  if (body.action === "retag" && !body.add?.length && !body.remove?.length)
+    throw badRequest("retag needs tags to add or remove");
+  return withUiStore(ctx, to, (store) => {
+    const results = body.ids.map((id) => {
+      try {
+        if (body.action === "delete") return { ok: true, ...deleteOne(store, id) };
+        if (body.action === "move") return { ok: true, ...moveEntry(store, id, to!, "user") };
+        return { id, ok: true, tags: retagEntry(store, id, body.add ?? [], body.remove ?? [], "user") };
+      } catch (err) {
+        return { id, ok: false, error: (err as Error).message };
+      }
+    });
+    return json({ action: body.action, results });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Rules and handoffs
+
+/** Directories that resolve to `scope`: the hooks' cwds and the server's own (to render a real bundle). */
+function cwdsFor(store: Store, ctx: UiContext, scope: ScopeKey): string[] {
+  const out: string[] = [];
+  for (const dir of [ctx.cwd, ...knownCwds(store)]) {
+    if (out.includes(dir) || !isAbsoluteDir(dir)) continue;
+    const p = resolveProject(dir);
+    if (scope === GLOBAL ? true : p?.id === scope) out.push(dir);
+    if (out.length >= 10) break;
+  }
+  return out;
+}
+
+route("GET", "/api/v1/ui/rules", async (_req, url, _p, ctx) => {
+  const scope = scopeParam(url.searchParams.get("scope") ?? GLOBAL);
+  const cwds = withUiStore(ctx, undefined, (store) => cwdsFor(store, ctx, scope));
+  const asked = url.searchParams.get("cwd");
+  if (asked && !isAbsoluteDir(asked)) throw badRequest("cwd must be an absolute path of an existing directory");
+  const cwd = asked || cwds[0] || null;
+  const bundles: { host: Host; text: string; size: number; limit: number; unit: string }[] = [];
+  if (cwd) {
+    const { sessionStartContext } = await import("../hooks/context");
+    const { loadHookAdapter } = await import("../hosts/index");
+    const config = loadConfigOrDefaults();
+    for (const host of HOSTS) {
+      const adapter = await loadHookAdapter(host);
+      if (!adapter.injects.includes("session-start")) continue;
+      const cap = adapter.capacity(config);
+      const text = await sessionStartContext(host, cwd);
+      bundles.push({ host, text, size: cap.measure(text), limit: cap.limit, unit: cap.unit });
+    }
+  }
+  return json({ scope, text: readRules(scope), cwd, cwds, bundles });
+});
+
+const rulesBody = v.strictObject({ scope: v.string(), text: v.pipe(v.string(), v.maxLength(65536)) });
+
+route("PUT", "/api/v1/ui/rules", async (req, _url, _p, ctx) => {
+  const body = parse(rulesBody, await readJsonBody(req), "rules");
+  const scope = scopeParam(body.scope);
+  return withUiStore(ctx, scope, (store) => {
+    const res = writeRules(store, scope, body.text, "user");
+    return json({ scope, changed: res.changed, text: readRules(scope) });
+  });
+});
+
+route("GET", "/api/v1/ui/handoffs", (_req, url) => {
+  const scope = scopeParam(url.searchParams.get("scope") ?? "");
+  return json({ scope, handoffs: listHandoffs(scope) });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Sessions (hook delivery records)
+
+route("GET", "/api/v1/ui/sessions", (_req, url, _p, ctx) =>
+  withUiStore(ctx, undefined, (store) => {
+    const limit = Math.min(Math.max(Number(url.searchParams.get("limit") ?? 100) || 100, 1), 500);
+    const records = deliveryRecords(store, limit).map((r) => {
+      const p = isAbsoluteDir(r.cwd) ? resolveProject(r.cwd) : undefined;
+      return { ...r, project: p ? { id: p.id, label: p.label } : null };
+    });
+    return json({ sessions: records });
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Inbox and distillation
+
+route("GET", "/api/v1/ui/inbox/{id}", async (_req, _url, p) => {
+  const { findTrace } = await import("../inbox/inbox");
+  const { traceText } = await import("../inbox/review");
+  const t = findTrace(p.id ?? "");
+  if (!t) throw notFound(`no inbox item "${p.id}"`);
+  return json({
+    id: t.id,
+    host: t.host,
+    session: t.session,
+    title: t.title,
+    project: t.project?.label ?? null,
+    created: t.created,
+    text: traceText(t),
+  });
+});
+
+type Pending = {
+  trace: string;
+  insights: unknown[];
+  decide: (ok: boolean) => void;
+  result: Promise<unknown>;
+  timer: ReturnType<typeof setTimeout>;
+};
+const pending = new Map<string, Pending>();
+
+/** Approve step 1: ask the model, hold its insights for the person to confirm (nothing written yet). */
+route("POST", "/api/v1/ui/inbox/{id}/preview", async (_req, _url, p) => {
+  const { findTrace } = await import("../inbox/inbox");
+  const { approveTrace } = await import("../inbox/review");
+  const trace = findTrace(p.id ?? "");
+  if (!trace) throw notFound(`no inbox item "${p.id}"`);
+  const pid = crypto.randomUUID();
+  let decide!: (ok: boolean) => void;
+  const decided = new Promise<boolean>((r) => {
+    decide = r;
+  });
+  let shown!: (insights: unknown[]) => void;
+  const preview = new Promise<unknown[]>((r) => {
+    shown = r;
+  });
+  const result = approveTrace(trace, loadConfigOrDefaults(), (insights) => {
+    shown(insights);
+    return decided;
+  });
+  // The model call either reaches the preview or fails/returns before it.
+  const first = await Promise.race([preview.then((insights) => ({ insights })), result.then((r) => ({ done: r }))]);
+  if ("done" in first) return json({ status: "done", result: first.done });
+  const timer = setTimeout(() => {
+    pending.get(pid)?.decide(false);
+    pending.delete(pid);
+  }, 15 * 60_000);
+  pending.set(pid, { trace: trace.id, insights: first.insights, decide, result, timer });
+  return json({ status: "preview", preview: pid, trace: trace.id, insights: first.insights });
+});
+
+route("POST", "/api/v1/ui/inbox/previews/{pid}/{decision}", async (_req, _url, p) => {
+  const held = pending.get(p.pid ?? "");
+  if (!held) throw notFound("this preview expired or was already decided; preview again");
+  if (p.decision !== "confirm" && p.decision !== "cancel") throw notFound("use .../confirm or .../cancel");
+  pending.delete(p.pid!);
+  clearTimeout(held.timer);
+  held.decide(p.decision === "confirm");
+  const r = (await held.result) as { status: string; entries: { id: string }[] };
+  return json({ status: r.status, trace: held.trace, entries: r.entries.map((e) => e.id) });
+});
+
+route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
+  const host = url.searchParams.get("host") ?? "claude";
+  if (!isHost(host)) throw badRequest(`unknown host "${host}"`);
+  const { listTranscripts } = await import("../serve/distill");
+  const { readQueue } = await import("../capture/queue");
+  const { readLedger } = await import("../distill/ledger");
+  const queued = new Set(readQueue().map((q) => `${q.host}\0${q.session}`));
+  const ledger = readLedger();
+  const list = (await listTranscripts(host, 100)).map((t) => {
+    const records = ledger.get(`${t.host}\0${t.session_id}`) ?? [];
+    const last = records[records.length - 1];
+    const status =
+      t.status === "done"
+        ? "done"
+        : queued.has(`${t.host}\0${t.session_id}`)
+          ? "queued"
+          : last?.outcome === "failed"
+            ? "failed"
+            : "never";
+    const { path: _path, cwd: _cwd, ...rest } = t;
+    return { ...rest, status, error: status === "failed" ? (last?.error ?? null) : null };
+  });
+  return json({ host, transcripts: list });
+});
+
+route("GET", "/api/v1/ui/model", async () => {
+  const { modelSettings } = await import("../distill/model");
+  const m = modelSettings(loadConfigOrDefaults());
+  return json({
+    model: m
+      ? {
+          provider: m.provider,
+          model: m.model,
+          base_url: m.baseUrl,
+          key_env: m.keyEnv ?? null,
+          key_set: m.keyEnv ? !!process.env[m.keyEnv] : null,
+        }
+      : null,
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Health
+
+function auditTail(max: number): unknown[] {
+  let text = "";
+  try {
+    const st = statSync(paths.audit());
+    const fd = openSync(paths.audit(), "r");
+    const len = Math.min(st.size, 256 * 1024);
+    const buf = Buffer.alloc(len);
+    readSync(fd, buf, 0, len, st.size - len);
+    closeSync(fd);
+    text = buf.toString("utf8");
+  } catch {
+    return [];
+  }
+  const lines = text.split("\n").filter((l) => l.trim());
+  const out: unknown[] = [];
+  for (const line of lines.slice(-max).reverse()) {
+    try {
+      out.push(JSON.parse(line));
+    } catch {}
+  }
+  return out;
+}
+
+route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
+  const overview = withUiStore(ctx, undefined, (store) => scopeOverview(store));
+  let indexBytes = 0;
+  for (const suffix of ["", "-wal"]) {
+    try {
+      indexBytes += statSync(paths.indexDb() + suffix).size;
+    } catch {}
+  }
+  const { runDoctor } = await import("../link/doctor");
+  const { allHostLinks } = await import("../hosts/index");
+  const { homeDir } = await import("../lib/paths");
+  const doctor = await runDoctor(await allHostLinks(), ctx.cwd, homeDir());
+  const { syncStatus } = await import("../sync/status");
+  let sync: unknown = null;
+  try {
+    sync = syncStatus() ?? null;
+  } catch (err) {
+    sync = { summary: `unknown (${(err as Error).message})` };
+  }
+  let inboxCount = 0;
+  try {
+    inboxCount = (await import("../inbox/inbox")).countTraces();
+  } catch {}
+  return json({
+    counts: {
+      entries: overview.reduce((n, s) => n + s.entries, 0),
+      projects: overview.filter((s) => s.scope !== GLOBAL).length,
+      inbox: inboxCount,
+    },
+    index: { bytes: indexBytes },
+    doctor: {
+      binary: doctor.binary,
+      hosts: doctor.hosts.map((h) => ({
+        host: h.host,
+        scope: h.scope,
+        status: h.status,
+        events: h.events,
+        missing_events: h.missing_events,
+        mcp: h.mcp.registered,
+        notes: h.notes,
+        problems: h.problems,
+      })),
+      store: { index: doctor.store.index.state, model: doctor.store.model, notes: doctor.store.notes },
+      problems: doctor.problems,
+    },
+    sync,
+    audit: auditTail(200),
+  });
+});

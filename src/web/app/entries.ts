@@ -1,0 +1,630 @@
+/** Entries: server-side search and filters, paged list or timeline, open/edit/add, delete with undo, bulk actions. */
+import {
+  api,
+  errorBox,
+  h,
+  loadScopes,
+  routeParams,
+  type Scope,
+  scopeLabel,
+  scopeSelect,
+  session,
+  setRouteParams,
+  toast,
+  when,
+} from "./lib";
+
+type Row = {
+  id: string;
+  scope: string;
+  scope_label: string;
+  kind: string;
+  title: string;
+  tags: string[];
+  actor: string;
+  source: string;
+  created: string;
+  updated: string;
+  chars: number;
+  snippet: string;
+  lines?: { line: number; text: string }[];
+};
+type Full = {
+  id: string;
+  scope: string;
+  scope_label: string;
+  kind: string;
+  title: string;
+  tags: string[];
+  applies_to: string[];
+  actor: string;
+  source: string;
+  origin_session?: string;
+  created: string;
+  updated: string;
+  text: string;
+  file: string;
+};
+
+const PAGE = 50;
+const FILTERS = ["scope", "q", "mode", "kind", "tag", "source", "actor", "since", "until", "view", "offset"] as const;
+
+export async function entriesPage(main: HTMLElement): Promise<void> {
+  const p = routeParams();
+  const get = (k: string) => p.get(k) ?? "";
+  const { projects } = await loadScopes();
+  const scope = get("scope") || "all";
+  const view = get("view") === "timeline" ? "timeline" : "list";
+  const offset = Number(get("offset")) || 0;
+
+  const form = h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Search entries" },
+    scopeSelect("f-scope", "Scope", projects, scope, { all: true }),
+    h(
+      "label",
+      { for: "f-q" },
+      "Search",
+      h("input", {
+        id: "f-q",
+        name: "q",
+        type: "search",
+        value: get("q"),
+        placeholder: "keywords, or text / /regex/ in grep mode",
+      }),
+    ),
+    h(
+      "label",
+      { for: "f-mode" },
+      "Mode",
+      h(
+        "select",
+        { id: "f-mode", name: "mode" },
+        h("option", { value: "keyword", selected: get("mode") !== "grep" }, "Keyword"),
+        h("option", { value: "grep", selected: get("mode") === "grep" }, "Grep (lines)"),
+      ),
+    ),
+    h(
+      "label",
+      { for: "f-kind" },
+      "Kind",
+      h(
+        "select",
+        { id: "f-kind", name: "kind" },
+        h("option", { value: "" }, "Any"),
+        (session?.kinds ?? []).map((k) => h("option", { value: k, selected: get("kind") === k }, k)),
+      ),
+    ),
+    h(
+      "label",
+      { for: "f-tag" },
+      "Tag",
+      h("input", { id: "f-tag", name: "tag", value: get("tag"), list: "tag-list", size: 12 }),
+    ),
+    h(
+      "label",
+      { for: "f-source" },
+      "Source",
+      h(
+        "select",
+        { id: "f-source", name: "source" },
+        h("option", { value: "" }, "Any"),
+        (session?.sources ?? []).map((s) => h("option", { value: s, selected: get("source") === s }, s)),
+      ),
+    ),
+    h(
+      "label",
+      { for: "f-actor" },
+      "Actor",
+      h("input", {
+        id: "f-actor",
+        name: "actor",
+        value: get("actor"),
+        list: "actor-list",
+        size: 12,
+        placeholder: "user, agent, agent:claude",
+      }),
+    ),
+    h(
+      "label",
+      { for: "f-since" },
+      "Updated from",
+      h("input", { id: "f-since", name: "since", type: "date", value: get("since") }),
+    ),
+    h(
+      "label",
+      { for: "f-until" },
+      "to",
+      h("input", { id: "f-until", name: "until", type: "date", value: get("until") }),
+    ),
+    h(
+      "label",
+      { for: "f-view" },
+      "View",
+      h(
+        "select",
+        { id: "f-view", name: "view" },
+        h("option", { value: "list", selected: view === "list" }, "List"),
+        h("option", { value: "timeline", selected: view === "timeline" }, "Timeline"),
+      ),
+    ),
+    h("button", { type: "submit" }, "Search"),
+    h("button", { type: "button", class: "ghost", onclick: () => openEditor(undefined, projects, scope) }, "New entry"),
+    h("datalist", { id: "tag-list" }),
+    h("datalist", { id: "actor-list" }),
+  );
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const data = new FormData(form);
+    const next: Record<string, string> = {};
+    for (const k of FILTERS) {
+      const v = data.get(k === "scope" ? "f-scope" : k);
+      if (typeof v === "string" && v) next[k] = v;
+    }
+    if (next.mode === "keyword") delete next.mode;
+    if (next.view === "list") delete next.view;
+    if (next.scope === "all") delete next.scope;
+    setRouteParams("entries", next);
+  });
+
+  const status = h("p", { class: "muted", id: "result-status", role: "status" }, "Searching…");
+  const results = h("div", { id: "results" });
+  main.replaceChildren(h("h1", {}, "Entries"), form, status, results);
+
+  const params: Record<string, string> = {};
+  for (const k of FILTERS) if (get(k) && k !== "view") params[k] = get(k);
+  if (params.scope === undefined) params.scope = "all";
+  params.limit = String(PAGE);
+  params.facets = "1";
+  let data: { total: number; entries: Row[]; took_ms: number; facets?: { tags: string[]; actors: string[] } };
+  try {
+    data = await api("GET", `/api/v1/ui/entries?${new URLSearchParams(params)}`);
+  } catch (err) {
+    status.replaceChildren(errorBox(err));
+    return;
+  }
+  document
+    .getElementById("tag-list")
+    ?.replaceChildren(...(data.facets?.tags ?? []).map((t) => h("option", { value: t })));
+  document
+    .getElementById("actor-list")
+    ?.replaceChildren(...["user", "agent", ...(data.facets?.actors ?? [])].map((t) => h("option", { value: t })));
+
+  const from = data.total ? offset + 1 : 0;
+  const to = Math.min(offset + data.entries.length, data.total);
+  status.textContent = `${data.total.toLocaleString()} entr${data.total === 1 ? "y" : "ies"}${data.total ? `, showing ${from}–${to}` : ""} (${data.took_ms} ms on the server)`;
+
+  const selected = new Set<string>();
+  const bulk = bulkBar(selected, projects, () => entriesPage(main));
+  const pager = h(
+    "nav",
+    { class: "pager", "aria-label": "Pages" },
+    h(
+      "button",
+      {
+        type: "button",
+        class: "ghost",
+        disabled: offset === 0,
+        onclick: () =>
+          setRouteParams("entries", { ...currentParams(), offset: Math.max(0, offset - PAGE) || undefined }),
+      },
+      "Previous",
+    ),
+    h("span", {}, `Page ${Math.floor(offset / PAGE) + 1} of ${Math.max(1, Math.ceil(data.total / PAGE))}`),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "ghost",
+        disabled: offset + PAGE >= data.total,
+        onclick: () => setRouteParams("entries", { ...currentParams(), offset: offset + PAGE }),
+      },
+      "Next",
+    ),
+  );
+  const body =
+    view === "timeline" ? timeline(data.entries, projects) : table(data.entries, selected, bulk.update, projects);
+  results.replaceChildren(bulk.el, body, data.total > PAGE ? pager : "");
+  (window as unknown as { __cofferRendered?: number }).__cofferRendered = performance.now();
+  performance.mark("coffer-entries-rendered");
+}
+
+function currentParams(): Record<string, string> {
+  return Object.fromEntries(routeParams());
+}
+
+function tags(list: string[]): HTMLElement[] {
+  return list.map((t) => h("span", { class: "tag" }, t));
+}
+
+function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes: Scope[]): HTMLElement {
+  if (!rows.length) return h("p", {}, "No entries match.");
+  const all = h("input", {
+    type: "checkbox",
+    id: "select-all",
+    "aria-label": "Select all entries on this page",
+    onchange: (ev: Event) => {
+      const on = (ev.target as HTMLInputElement).checked;
+      for (const box of document.querySelectorAll<HTMLInputElement>("input[data-id]")) {
+        box.checked = on;
+        if (on) selected.add(box.dataset.id!);
+        else selected.delete(box.dataset.id!);
+      }
+      onSelect();
+    },
+  });
+  return h(
+    "table",
+    { id: "entries-table" },
+    h(
+      "caption",
+      { class: "muted", style: "text-align:left" },
+      "Entries, newest first (best match first for a keyword search)",
+    ),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", { scope: "col" }, all),
+        h("th", { scope: "col" }, "Title"),
+        h("th", { scope: "col" }, "Kind"),
+        h("th", { scope: "col" }, "Scope"),
+        h("th", { scope: "col" }, "Tags"),
+        h("th", { scope: "col" }, "By"),
+        h("th", { scope: "col" }, "Updated"),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      rows.map((r) =>
+        h(
+          "tr",
+          { "data-row": r.id },
+          h(
+            "td",
+            {},
+            h("input", {
+              type: "checkbox",
+              "data-id": r.id,
+              "aria-label": `Select ${r.title}`,
+              onchange: (ev: Event) => {
+                if ((ev.target as HTMLInputElement).checked) selected.add(r.id);
+                else selected.delete(r.id);
+                onSelect();
+              },
+            }),
+          ),
+          h(
+            "td",
+            {},
+            h("button", { type: "button", class: "link", onclick: () => openEntry(r.id, scopes) }, r.title),
+            r.lines?.length
+              ? h(
+                  "div",
+                  { class: "snippet" },
+                  r.lines.map((l) => h("div", {}, h("code", {}, `${l.line}: ${l.text}`))),
+                )
+              : h("div", { class: "snippet" }, r.snippet.length > 160 ? `${r.snippet.slice(0, 160)}…` : r.snippet),
+          ),
+          h("td", { class: "kind" }, r.kind),
+          h("td", {}, r.scope === "global" ? "Global" : r.scope_label),
+          h("td", {}, tags(r.tags)),
+          h("td", {}, `${r.actor} · ${r.source}`),
+          h("td", {}, h("time", { datetime: r.updated }, when(r.updated))),
+        ),
+      ),
+    ),
+  );
+}
+
+function timeline(rows: Row[], scopes: Scope[]): HTMLElement {
+  if (!rows.length) return h("p", {}, "No entries match.");
+  const days = new Map<string, Row[]>();
+  for (const r of rows) {
+    const day = r.updated.slice(0, 10);
+    days.set(day, [...(days.get(day) ?? []), r]);
+  }
+  return h(
+    "div",
+    { class: "timeline" },
+    [...days.entries()].map(([day, list]) =>
+      h(
+        "section",
+        { "aria-label": day },
+        h("h2", {}, new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { dateStyle: "full", timeZone: "UTC" })),
+        h(
+          "ol",
+          {},
+          list.map((r) =>
+            h(
+              "li",
+              {},
+              h("time", { datetime: r.updated }, r.updated.slice(11, 16)),
+              h("span", { class: "kind" }, r.kind),
+              h("button", { type: "button", class: "link", onclick: () => openEntry(r.id, scopes) }, r.title),
+              h("span", { class: "muted" }, r.scope === "global" ? "Global" : r.scope_label),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function bulkBar(selected: Set<string>, scopes: Scope[], reload: () => void): { el: HTMLElement; update: () => void } {
+  const count = h("strong", { id: "bulk-count" }, "0 selected");
+  const moveTo = scopeSelect("bulk-to", "Move to", scopes, "global");
+  const addTags = h("input", { id: "bulk-add", size: 12, placeholder: "tag, tag" });
+  const removeTags = h("input", { id: "bulk-remove", size: 12, placeholder: "tag" });
+  const run = async (action: "delete" | "move" | "retag") => {
+    const ids = [...selected];
+    if (!ids.length) return;
+    const split = (s: string) =>
+      s
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
+    try {
+      const res = await api<{ results: { id: string; ok: boolean; error?: string }[] }>("POST", "/api/v1/ui/bulk", {
+        ids,
+        action,
+        to: action === "move" ? (moveTo.querySelector("select") as HTMLSelectElement).value : undefined,
+        add: action === "retag" ? split(addTags.value) : undefined,
+        remove: action === "retag" ? split(removeTags.value) : undefined,
+      });
+      const failed = res.results.filter((r) => !r.ok);
+      const done = res.results.length - failed.length;
+      const verb = action === "delete" ? "Deleted" : action === "move" ? "Moved" : "Retagged";
+      const msg = `${verb} ${done} entr${done === 1 ? "y" : "ies"}${failed.length ? `; ${failed.length} failed: ${failed[0]!.error}` : ""}`;
+      toast(
+        msg,
+        action === "delete" && done
+          ? {
+              label: "Undo",
+              run: async () => {
+                for (const r of res.results.filter((x) => x.ok))
+                  await api("POST", `/api/v1/ui/entries/${r.id}/restore`, {});
+                toast(`Restored ${done} entr${done === 1 ? "y" : "ies"}`);
+                reload();
+              },
+            }
+          : undefined,
+      );
+      reload();
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const el = h(
+    "div",
+    { class: "panel bulk row", id: "bulk", hidden: true, role: "region", "aria-label": "Bulk actions" },
+    count,
+    h("button", { type: "button", class: "danger", onclick: () => run("delete") }, "Delete selected"),
+    moveTo,
+    h("button", { type: "button", class: "ghost", onclick: () => run("move") }, "Move selected"),
+    h("label", { for: "bulk-add" }, "Add tags", addTags),
+    h("label", { for: "bulk-remove" }, "Remove tags", removeTags),
+    h("button", { type: "button", class: "ghost", onclick: () => run("retag") }, "Retag selected"),
+  );
+  return {
+    el,
+    update: () => {
+      el.hidden = selected.size === 0;
+      count.textContent = `${selected.size} selected`;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One entry: view, edit, add, delete
+
+function dialog(title: string, ...content: (Node | string)[]): HTMLDialogElement {
+  document.getElementById("entry-dialog")?.remove();
+  const d = h(
+    "dialog",
+    { id: "entry-dialog", "aria-labelledby": "dialog-title" },
+    h("h2", { id: "dialog-title" }, title),
+    ...content,
+  );
+  d.addEventListener("close", () => d.remove());
+  document.body.appendChild(d);
+  d.showModal();
+  return d;
+}
+
+export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
+  let e: Full;
+  try {
+    e = await api<Full>("GET", `/api/v1/ui/entries/${encodeURIComponent(id)}`);
+  } catch (err) {
+    toast(err instanceof Error ? err.message : String(err));
+    return;
+  }
+  const d = dialog(
+    e.title,
+    h(
+      "dl",
+      { class: "meta" },
+      h("dt", {}, "Id"),
+      h("dd", {}, h("code", {}, e.id)),
+      h("dt", {}, "Kind"),
+      h("dd", {}, e.kind),
+      h("dt", {}, "Scope"),
+      h("dd", {}, e.scope === "global" ? "Global" : `${e.scope_label} (${e.scope})`),
+      h("dt", {}, "Tags"),
+      h("dd", {}, e.tags.length ? tags(e.tags) : "—"),
+      h("dt", {}, "Applies to"),
+      h("dd", {}, e.applies_to.join(", ") || "—"),
+      h("dt", {}, "By"),
+      h("dd", {}, `${e.actor} via ${e.source}`),
+      h("dt", {}, "Created"),
+      h("dd", {}, when(e.created)),
+      h("dt", {}, "Updated"),
+      h("dd", {}, when(e.updated)),
+      e.origin_session ? [h("dt", {}, "From session"), h("dd", {}, e.origin_session)] : null,
+      h("dt", {}, "File"),
+      h("dd", {}, h("code", {}, e.file)),
+    ),
+    h("pre", { id: "entry-body" }, e.text),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: () => {
+            d.close();
+            openEditor(e, scopes, e.scope);
+          },
+        },
+        "Edit",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          onclick: async () => {
+            d.close();
+            await deleteEntry(e.id, e.title);
+          },
+        },
+        "Delete",
+      ),
+      h("button", { type: "button", class: "ghost", onclick: () => d.close() }, "Close"),
+    ),
+  );
+}
+
+export async function deleteEntry(id: string, title: string): Promise<void> {
+  try {
+    await api("DELETE", `/api/v1/ui/entries/${encodeURIComponent(id)}`);
+  } catch (err) {
+    toast(err instanceof Error ? err.message : String(err));
+    return;
+  }
+  rerender();
+  toast(`Deleted “${title}”`, {
+    label: "Undo",
+    run: async () => {
+      try {
+        await api("POST", `/api/v1/ui/entries/${encodeURIComponent(id)}/restore`, {});
+        toast(`Restored “${title}”`);
+      } catch (err) {
+        toast(err instanceof Error ? err.message : String(err));
+      }
+      rerender();
+    },
+  });
+}
+
+function rerender(): void {
+  window.dispatchEvent(new HashChangeEvent("hashchange"));
+}
+
+function openEditor(e: Full | undefined, scopes: Scope[], scope: string): void {
+  const max = session?.body_max ?? 8192;
+  const initialScope = e?.scope ?? (scope && scope !== "all" ? scope : "global");
+  const err = h("p", { class: "error", role: "alert", id: "editor-error" });
+  const text = h("textarea", { id: "ed-text", name: "text", rows: 10, required: true, maxlength: max }, e?.text ?? "");
+  const counter = h("span", { class: "muted", id: "ed-count" }, `${(e?.text ?? "").length} / ${max}`);
+  text.addEventListener("input", () => {
+    counter.textContent = `${text.value.length} / ${max}`;
+  });
+  const form = h(
+    "form",
+    { method: "dialog", id: "entry-form" },
+    e
+      ? h("p", { class: "muted" }, `Scope: ${e.scope === "global" ? "Global" : e.scope_label}`)
+      : scopeSelect("ed-scope", "Scope", scopes, initialScope),
+    h(
+      "label",
+      { for: "ed-title" },
+      "Title (optional, at most 120 characters)",
+      h("input", { id: "ed-title", name: "title", maxlength: 120, value: e?.title ?? "" }),
+    ),
+    h(
+      "label",
+      { for: "ed-kind" },
+      "Kind",
+      h(
+        "select",
+        { id: "ed-kind", name: "kind" },
+        (session?.kinds ?? ["note"]).map((k) => h("option", { value: k, selected: (e?.kind ?? "note") === k }, k)),
+      ),
+    ),
+    h(
+      "label",
+      { for: "ed-tags" },
+      "Tags (comma-separated)",
+      h("input", { id: "ed-tags", name: "tags", value: e?.tags.join(", ") ?? "" }),
+    ),
+    h(
+      "label",
+      { for: "ed-applies" },
+      "Applies to (globs relative to the project root, comma-separated)",
+      h("input", { id: "ed-applies", name: "applies_to", value: e?.applies_to.join(", ") ?? "" }),
+    ),
+    h("label", { for: "ed-text" }, "Text", text),
+    counter,
+    err,
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "submit", value: "save" }, e ? "Save changes" : "Add entry"),
+      h("button", { type: "button", class: "ghost", onclick: () => d.close() }, "Cancel"),
+    ),
+  );
+  const d = dialog(e ? `Edit “${e.title}”` : "New entry", form);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const list = (s: string) =>
+      s
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
+    const fd = new FormData(form);
+    const body = {
+      title: String(fd.get("title") ?? ""),
+      kind: String(fd.get("kind") ?? "note"),
+      tags: list(String(fd.get("tags") ?? "")),
+      applies_to: list(String(fd.get("applies_to") ?? "")),
+      text: String(fd.get("text") ?? ""),
+    };
+    if (!body.text.trim()) {
+      err.textContent = "Text is empty: give the memory some text.";
+      text.focus();
+      return;
+    }
+    if (body.text.trim().length > max) {
+      err.textContent = `Text is ${body.text.trim().length} characters; the limit is ${max}.`;
+      return;
+    }
+    try {
+      if (e) {
+        await api("PATCH", `/api/v1/ui/entries/${encodeURIComponent(e.id)}`, body);
+        toast(`Saved “${body.title || e.title}”`);
+      } else {
+        const scopeSel = String(fd.get("ed-scope") ?? "global");
+        const res = await api<{ status: string; entry: Full }>("POST", "/api/v1/ui/entries", {
+          ...body,
+          scope: scopeSel,
+        });
+        toast(
+          res.status === "duplicate" ? `Already there: “${res.entry.title}” (refreshed)` : `Added “${res.entry.title}”`,
+        );
+      }
+      d.close();
+      rerender();
+    } catch (error) {
+      err.textContent = error instanceof Error ? error.message : String(error);
+    }
+  });
+  (form.querySelector("input, select, textarea") as HTMLElement | null)?.focus();
+}
+
+export { scopeLabel };

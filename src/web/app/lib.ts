@@ -1,0 +1,191 @@
+/** Small DOM and API helpers shared by the pages. Text always goes in as text, never as HTML. */
+
+type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, string | number | boolean | null | undefined | ((ev: Event) => void)>;
+
+/** Create an element: attributes (`on*` are listeners, booleans toggle), then children as text or nodes. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (typeof v === "function") el.addEventListener(k.slice(2).toLowerCase(), v);
+    else if (v === true) el.setAttribute(k, "");
+    else if (k === "value" && "value" in el) (el as HTMLInputElement).value = String(v);
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el: Node, children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+  }
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrf = "";
+export type SessionInfo = {
+  csrf: string | null;
+  version: string;
+  hosts: string[];
+  kinds: string[];
+  sources: string[];
+  body_max: number;
+};
+export let session: SessionInfo | undefined;
+
+/** Log in state: the page learns its CSRF token here (the cookie itself is HttpOnly). */
+export async function loadSession(): Promise<SessionInfo | undefined> {
+  try {
+    session = await api<SessionInfo>("GET", "/api/v1/ui/session");
+    csrf = session.csrf ?? "";
+    return session;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return undefined;
+    throw err;
+  }
+}
+
+/** Call the API with the session cookie; state-changing calls carry the CSRF header. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (method !== "GET") headers["x-coffer-csrf"] = csrf;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {}
+  if (!res.ok) {
+    const e = (data as { error?: { code?: string; message?: string } } | null)?.error;
+    throw new ApiError(res.status, e?.code ?? "error", e?.message ?? `${res.status} ${res.statusText}`);
+  }
+  return data as T;
+}
+
+export function qs(params: Record<string, string | number | undefined | null>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") u.set(k, String(v));
+  const s = u.toString();
+  return s ? `?${s}` : "";
+}
+
+let toastTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** A short status message, optionally with one action button (e.g. Undo). */
+export function toast(message: string, action?: { label: string; run: () => void }): void {
+  const box = document.getElementById("toast")!;
+  const parts: Node[] = [h("span", {}, message)];
+  if (action)
+    parts.push(
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: () => {
+            box.replaceChildren();
+            action.run();
+          },
+        },
+        action.label,
+      ),
+    );
+  box.replaceChildren(...parts);
+  if (toastTimer) clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => box.replaceChildren(), action ? 12000 : 5000);
+}
+
+export function errorBox(err: unknown): HTMLElement {
+  const msg = err instanceof Error ? err.message : String(err);
+  return h("p", { class: "error", role: "alert" }, msg);
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export type Scope = {
+  scope: string;
+  label: string;
+  origin: string | null;
+  entries: number;
+  last_activity: string | null;
+  rules_chars: number;
+  handoffs: number;
+};
+
+let scopesCache: Promise<{ current: string | null; projects: Scope[] }> | undefined;
+
+export function loadScopes(fresh = false): Promise<{ current: string | null; projects: Scope[] }> {
+  if (fresh || !scopesCache) scopesCache = api("GET", "/api/v1/projects");
+  return scopesCache;
+}
+
+export function scopeLabel(s: Scope): string {
+  return s.scope === "global" ? "Global" : `${s.label} (${s.scope.slice(0, 6)})`;
+}
+
+/** A labelled <select> of scopes. */
+export function scopeSelect(
+  id: string,
+  label: string,
+  scopes: Scope[],
+  selected: string,
+  opts: { all?: boolean } = {},
+): HTMLLabelElement {
+  return h(
+    "label",
+    { for: id },
+    label,
+    h(
+      "select",
+      { id, name: id },
+      opts.all ? h("option", { value: "all", selected: selected === "all" }, "All scopes") : null,
+      scopes.map((s) => h("option", { value: s.scope, selected: s.scope === selected }, scopeLabel(s))),
+    ),
+  );
+}
+
+/** The hash route's query parameters (`#/entries?scope=x`). */
+export function routeParams(): URLSearchParams {
+  const hash = location.hash.replace(/^#/, "");
+  const i = hash.indexOf("?");
+  return new URLSearchParams(i >= 0 ? hash.slice(i + 1) : "");
+}
+
+export function setRouteParams(page: string, params: Record<string, string | number | undefined>, replace = false) {
+  const next = `#/${page}${qs(params)}`;
+  if (replace) history.replaceState(null, "", next);
+  else if (location.hash !== next) location.hash = next;
+}

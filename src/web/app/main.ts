@@ -1,0 +1,105 @@
+/** The web UI: a hash router over the pages, the theme switch, and the logged-out screen. */
+import { entriesPage } from "./entries";
+import { errorBox, h, loadSession } from "./lib";
+import { healthPage, inboxPage, projectsPage, rulesPage, sessionsPage, trashPage } from "./pages";
+
+// Framed by another site? Show nothing (the server also forbids framing).
+if (window.top !== window.self) document.documentElement.replaceChildren();
+
+const PAGES: Record<string, { title: string; render: (main: HTMLElement) => Promise<void> }> = {
+  entries: { title: "Entries", render: entriesPage },
+  projects: { title: "Projects", render: projectsPage },
+  rules: { title: "Rules", render: rulesPage },
+  sessions: { title: "Sessions", render: sessionsPage },
+  inbox: { title: "Inbox", render: inboxPage },
+  trash: { title: "Trash", render: trashPage },
+  health: { title: "Health", render: healthPage },
+};
+
+const THEMES = ["auto", "light", "dark"] as const;
+
+function applyTheme(theme: string): void {
+  if (theme === "auto") document.documentElement.removeAttribute("data-theme");
+  else document.documentElement.setAttribute("data-theme", theme);
+  const b = document.getElementById("theme");
+  if (b) b.textContent = `Theme: ${theme}`;
+}
+
+function setupTheme(): void {
+  let theme = localStorage.getItem("coffer-theme") ?? "auto";
+  applyTheme(theme);
+  document.getElementById("theme")?.addEventListener("click", () => {
+    theme = THEMES[(THEMES.indexOf(theme as (typeof THEMES)[number]) + 1) % THEMES.length]!;
+    localStorage.setItem("coffer-theme", theme);
+    applyTheme(theme);
+  });
+}
+
+let renderId = 0;
+
+async function render(focus: boolean): Promise<void> {
+  const main = document.getElementById("main")!;
+  const name = location.hash.replace(/^#\/?/, "").split(/[?#]/)[0] || "entries";
+  const page = PAGES[name] ?? PAGES.entries!;
+  for (const a of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
+    if (a.dataset.nav === name) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  document.title = `${page.title} · Coffer`;
+  const id = ++renderId;
+  try {
+    await page.render(main);
+  } catch (err) {
+    if (id === renderId) main.replaceChildren(h("h1", {}, page.title), errorBox(err));
+  }
+  if (focus && id === renderId) main.focus({ preventScroll: false });
+}
+
+function loggedOut(main: HTMLElement): void {
+  document.querySelector("nav")?.setAttribute("hidden", "");
+  main.replaceChildren(
+    h("h1", {}, "Log in to Coffer"),
+    h(
+      "p",
+      {},
+      "Open the one-time login link that ",
+      h("code", {}, "coffer serve"),
+      " printed in its terminal (it looks like http://127.0.0.1:<port>/login?code=…).",
+    ),
+    h(
+      "p",
+      { class: "muted" },
+      'Each link works once. For another browser, restart coffer serve, or ask the running server for a new link with the bearer token: curl -H "Authorization: Bearer $(cat ~/.coffer/state/token)" http://127.0.0.1:<port>/api/v1/ui/login-link',
+    ),
+  );
+}
+
+async function start(): Promise<void> {
+  setupTheme();
+  const main = document.getElementById("main")!;
+  try {
+    const s = await loadSession();
+    if (!s) {
+      loggedOut(main);
+      return;
+    }
+  } catch (err) {
+    main.replaceChildren(errorBox(err));
+    return;
+  }
+  window.addEventListener("hashchange", () => void render(true));
+  document.addEventListener("keydown", (ev) => {
+    // "/" jumps to the search box, as on many sites; not while typing.
+    const t = ev.target as HTMLElement | null;
+    if (ev.key === "/" && !(t && /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) && !t?.isContentEditable) {
+      const q = document.getElementById("f-q");
+      if (q) {
+        ev.preventDefault();
+        q.focus();
+      }
+    }
+  });
+  await render(false);
+}
+
+void start();
