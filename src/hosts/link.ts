@@ -83,7 +83,9 @@ export type HostLink = {
   nativeMemory?: NativeMemory;
   /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */
   sessionEnd: "hook" | "sweep" | "none";
-  /** Printed after a link (e.g. Codex's /hooks trust step). */
+  /** What the user must do for the link to work (Codex's /hooks trust step): printed after a link and by doctor. */
+  reminders?: string[];
+  /** Printed after a link. */
   linkNotes?: (t: Target) => string[];
   /** Host-specific checks for doctor (e.g. hooks switched off in the host's own settings). */
   doctorChecks?: (t: Target) => Problem[];

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import type { HostLink, Problem, Target } from "../hosts/link";
+import type { HostLink, JsonFile, JsonHooks, PluginHooks, Problem, Target } from "../hosts/link";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
@@ -72,13 +72,14 @@ function binaryProblems(bins: string[], self: string, host: string, what: string
   return out;
 }
 
-function inspectHost(h: HostLink, target: Target, self: string, config: Config): HostReport {
-  const project = !!target.root;
-  const fix = `coffer link ${h.host}${project ? " --project" : ""}`;
-  const report: HostReport = {
+/** What one host inspection works from: the host, where, and the command that fixes it. */
+type Inspect = { h: HostLink; target: Target; project: boolean; fix: string; report: HostReport };
+
+function startReport(h: HostLink, target: Target, config: Config): HostReport {
+  return {
     host: h.host,
     name: h.name,
-    scope: project ? "project" : "user",
+    scope: target.root ? "project" : "user",
     status: "not linked",
     hook_file: "",
     events: [],
@@ -89,115 +90,125 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
     notes: [],
     problems: [],
   };
-  try {
-    if (h.hooks.kind === "plugin") {
-      const file = h.hooks.file(target);
-      report.hook_file = file;
-      if (existsSync(file)) {
-        const text = readFileSync(file, "utf8");
-        if (text.split("\n", 1)[0]!.includes(h.hooks.marker)) {
-          report.status = "linked";
-          report.events = [...h.hooks.events];
-          const bin = h.hooks.binaryOf(text);
-          if (bin) report.binaries.push(bin);
-          else report.problems.push({ message: `${tilde(file)} has no binary path Coffer can read`, fix });
-        } else report.notes.push(`${tilde(file)} exists but is not Coffer's (no marker); Coffer leaves it alone`);
-      }
-    } else {
-      const file = h.hooks.file(target);
-      report.hook_file = file.path;
-      const doc = readDoc(file);
-      if (doc) {
-        const managed = findManaged(doc, h.hooks.layout);
-        report.events = [...new Set(managed.map((m) => m.event))];
-        report.binaries = managed.map((m) => commandBinary(m.command) ?? "");
-        const expected = h.hooks.events.filter((e) => !e.optIn).map((e) => e.native);
-        report.missing_events = expected.filter((e) => !report.events.includes(e));
-        if (report.events.length) report.status = report.missing_events.length ? "partial" : "linked";
-        if (report.status === "partial")
-          report.problems.push({
-            message: `hooks missing for ${report.missing_events.join(", ")} in ${tilde(file.path)}`,
-            fix,
-          });
-      }
-    }
-  } catch (err) {
-    report.status = "unreadable";
-    report.problems.push({
-      message: (err as Error).message,
-      fix: `fix ${tilde(report.hook_file)} by hand, then run: ${fix}`,
-    });
-    return report;
-  }
+}
 
-  // MCP registration.
+/** A generated plugin: linked when it carries the marker, and the binary it runs. */
+function inspectPlugin({ report, fix }: Inspect, hooks: PluginHooks, file: string): void {
+  report.hook_file = file;
+  if (!existsSync(file)) return;
+  const text = readFileSync(file, "utf8");
+  if (!text.split("\n", 1)[0]!.includes(hooks.marker)) {
+    report.notes.push(`${tilde(file)} exists but is not Coffer's (no marker); Coffer leaves it alone`);
+    return;
+  }
+  report.status = "linked";
+  report.events = [...hooks.events];
+  const bin = hooks.binaryOf(text);
+  if (bin) report.binaries.push(bin);
+  else report.problems.push({ message: `${tilde(file)} has no binary path Coffer can read`, fix });
+}
+
+/** A hooks file: Coffer's entries, the events missing from a full link, the binaries they run. */
+function inspectHookEntries({ report, fix }: Inspect, hooks: JsonHooks, file: JsonFile): void {
+  report.hook_file = file.path;
+  const doc = readDoc(file);
+  if (!doc) return;
+  const managed = findManaged(doc, hooks.layout);
+  report.events = [...new Set(managed.map((m) => m.event))];
+  report.binaries = managed.map((m) => commandBinary(m.command) ?? "");
+  const expected = hooks.events.filter((e) => !e.optIn).map((e) => e.native);
+  report.missing_events = expected.filter((e) => !report.events.includes(e));
+  if (report.events.length) report.status = report.missing_events.length ? "partial" : "linked";
+  if (report.status === "partial")
+    report.problems.push({
+      message: `hooks missing for ${report.missing_events.join(", ")} in ${tilde(file.path)}`,
+      fix,
+    });
+}
+
+/** Whether (and with which binary) the MCP server is registered. */
+function inspectMcp({ h, target, report, fix }: Inspect): void {
   try {
     const file = h.mcp.file(target);
-    if (file) {
-      report.mcp.file = file.path;
-      const entry = readDoc(file)?.get(h.mcp.path);
-      if (entry !== undefined) {
-        report.mcp.registered = true;
-        report.mcp.binary = h.mcp.binaryOf(entry) ?? null;
-      }
-    }
+    if (!file) return;
+    report.mcp.file = file.path;
+    const entry = readDoc(file)?.get(h.mcp.path);
+    if (entry === undefined) return;
+    report.mcp.registered = true;
+    report.mcp.binary = h.mcp.binaryOf(entry) ?? null;
   } catch (err) {
     report.problems.push({
       message: `MCP config: ${(err as Error).message}`,
       fix: `fix ${tilde(report.mcp.file ?? "")} by hand, then run: ${fix}`,
     });
   }
+}
 
-  // Native memory as the host sees it.
+/** Native memory as the host sees it, against `native_memory.<host>`. */
+function inspectNativeMemory({ h, target, report, fix }: Inspect): void {
+  const nm = h.nativeMemory;
+  if (!nm) return;
+  const s = nm.settings[0]!;
   try {
-    const nm = h.nativeMemory;
-    if (nm) {
-      const s = nm.settings[0]!;
-      const v = readDoc(nm.file(target))?.get(s.path);
-      report.native_memory.host_value = v === undefined ? "default (on)" : String(v);
-      if (
-        report.native_memory.setting === "off" &&
-        report.native_memory.host_value !== String(s.off) &&
-        report.status !== "not linked"
-      ) {
-        report.problems.push({
-          message: `native_memory.${h.host} = "off", but ${s.path.join(".")} is ${report.native_memory.host_value}`,
-          fix,
-        });
-      }
-    }
+    const v = readDoc(nm.file(target))?.get(s.path);
+    report.native_memory.host_value = v === undefined ? "default (on)" : String(v);
   } catch {
-    // The hooks/MCP checks above already reported an unreadable file.
+    return; // The hooks/MCP checks already reported an unreadable file.
   }
-
-  if (report.status === "not linked") {
-    if (report.mcp.registered) report.notes.push(`MCP registered in ${tilde(report.mcp.file!)}, but no hooks`);
-    return report;
+  const seen = report.native_memory;
+  if (seen.setting === "off" && seen.host_value !== String(s.off) && report.status !== "not linked") {
+    report.problems.push({
+      message: `native_memory.${h.host} = "off", but ${s.path.join(".")} is ${seen.host_value}`,
+      fix,
+    });
   }
+}
 
+/** The binaries the hooks and the MCP entry run must exist and be this one; MCP should be registered. */
+function checkBinaries({ h, project, report, fix }: Inspect, self: string): void {
   report.problems.push(...binaryProblems(report.binaries, self, h.host, "hooks", project));
   if (report.mcp.registered && report.mcp.binary !== null && isCofferBinaryPath(report.mcp.binary)) {
     report.problems.push(...binaryProblems([report.mcp.binary], self, h.host, "the MCP server would", project));
   } else if (!report.mcp.registered && report.mcp.file) {
     report.notes.push(`MCP server not registered (agents cannot call coffer__recall / coffer__remember): ${fix}`);
   }
-  report.problems.push(...(h.doctorChecks?.(target) ?? []));
+}
 
-  // Anything else a fresh link would still change (matchers, timeouts, stale events) is drift.
-  if (!report.problems.length) {
-    try {
-      const plan = planLink(h, { target, bin: self, mcp: report.mcp.registered, config });
-      const hookFile = report.hook_file;
-      if (plan.changes.some((c) => changed(c) && c.path === hookFile)) {
-        report.problems.push({ message: `Coffer's entries in ${tilde(hookFile)} are out of date`, fix });
-      }
-    } catch {}
+/** Anything else a fresh link would still change in the hooks file (matchers, timeouts, stale events) is drift. */
+function checkDrift({ h, target, report, fix }: Inspect, self: string, config: Config): void {
+  try {
+    const plan = planLink(h, { target, bin: self, mcp: report.mcp.registered, config });
+    const hookFile = report.hook_file;
+    if (plan.changes.some((c) => changed(c) && c.path === hookFile))
+      report.problems.push({ message: `Coffer's entries in ${tilde(hookFile)} are out of date`, fix });
+  } catch {}
+}
+
+function inspectHost(h: HostLink, target: Target, self: string, config: Config): HostReport {
+  const project = !!target.root;
+  const report = startReport(h, target, config);
+  const at: Inspect = { h, target, project, fix: `coffer link ${h.host}${project ? " --project" : ""}`, report };
+  try {
+    if (h.hooks.kind === "plugin") inspectPlugin(at, h.hooks, h.hooks.file(target));
+    else inspectHookEntries(at, h.hooks, h.hooks.file(target));
+  } catch (err) {
+    report.status = "unreadable";
+    report.problems.push({
+      message: (err as Error).message,
+      fix: `fix ${tilde(report.hook_file)} by hand, then run: ${at.fix}`,
+    });
+    return report;
   }
-  if (h.host === "codex") {
-    report.notes.push(
-      "Codex runs hooks only after you trust them: start Codex, type /hooks, and trust the Coffer entries (again after each re-link that changes them).",
-    );
+  inspectMcp(at);
+  inspectNativeMemory(at);
+  if (report.status === "not linked") {
+    if (report.mcp.registered) report.notes.push(`MCP registered in ${tilde(report.mcp.file!)}, but no hooks`);
+    return report;
   }
+  checkBinaries(at, self);
+  report.problems.push(...(h.doctorChecks?.(target) ?? []));
+  if (!report.problems.length) checkDrift(at, self, config);
+  report.notes.push(...(h.reminders ?? []));
   return report;
 }
 

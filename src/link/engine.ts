@@ -485,7 +485,7 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
     else if (h.sessionEnd === "none")
       notes.push(`${h.name} has no session-end event Coffer can use; --session-end changes nothing for it.`);
   }
-  notes.push(...(h.linkNotes?.(opts.target) ?? []));
+  notes.push(...(h.reminders ?? []), ...(h.linkNotes?.(opts.target) ?? []));
   return { host: h.host, scope: opts.target.root ? "project" : "user", changes: ws.changes(), notes, state };
 }
 

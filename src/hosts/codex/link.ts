@@ -66,8 +66,6 @@ export const link: HostLink = {
     ],
   },
   sessionEnd: "sweep",
-  linkNotes: () => [TRUST],
+  reminders: [TRUST],
   doctorChecks: hooksSwitchedOff,
 };
-
-export const CODEX_TRUST_REMINDER = TRUST;
