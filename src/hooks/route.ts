@@ -23,7 +23,7 @@ import {
   rowsByRowid,
   termFrequency,
   termHits,
-} from "../store/routing";
+} from "../store/hooks";
 import type { ScopeKey } from "../store/scope";
 import { activeScopes, entryCount, type Store } from "../store/store";
 import { queryTerms } from "../store/text";

@@ -5,7 +5,7 @@
 
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config } from "../store/config";
-import { readSession, type SessionKey, sessionKey, updateSession } from "../store/delivered";
+import { readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
 import type { Store } from "../store/store";

@@ -10,7 +10,7 @@ import {
   sessionCounts,
   sessionKey,
   updateSession,
-} from "../../src/store/delivered";
+} from "../../src/store/hooks";
 import { closeStore, openStore } from "../../src/store/store";
 
 const dir = mkdtempSync(join(tmpdir(), "coffer-hook-internals-"));
