@@ -79,6 +79,10 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
     description: "Bring memories in from claude-mem, engram, the agents' own files, or a Coffer export",
     load: () => import("./commands/import"),
   },
+  export: {
+    description: "Write every entry, rule and handoff to JSONL (lossless) or Markdown",
+    load: () => import("./commands/export"),
+  },
 };
 
 async function main(argv: string[]): Promise<void> {

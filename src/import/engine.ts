@@ -260,6 +260,8 @@ function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
   /** normalized-text hashes and ids this run already placed, per scope (a dry run writes nothing). */
   const seen = new Map<string, { id: string; updated: string }>();
 
+  /** Entries this run created (`scope\0id`). */
+  const placed = new Set<string>();
   if (manifest) writeManifest(manifest);
   const bar = progressBar(`Importing from ${plan.source}`, plan.items.length);
   let processed = 0;
@@ -281,7 +283,10 @@ function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
         }
         const hash = normHash(p.entry.body);
         const key = `${scope}\0${hash}`;
-        const dup = seen.get(key) ?? w.findDuplicate(scope, p.entry.body);
+        // A Coffer export keeps its entries as they were: fold them only into what was there before.
+        let dup = item.id ? undefined : seen.get(key);
+        dup ??= w.findDuplicate(scope, p.entry.body);
+        if (dup && item.id && placed.has(`${scope}\0${dup.id}`)) dup = undefined;
         if (dup) {
           report.merged++;
           // The store's rule for a near-duplicate: the existing entry stays, its `updated` moves forward.
@@ -323,6 +328,7 @@ function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
           });
         }
         seen.set(key, { id: p.entry.id, updated: p.entry.updated });
+        placed.add(`${scope}\0${p.entry.id}`);
         if (item.id) seen.set(`${scope}\0id\0${p.entry.id}`, { id: p.entry.id, updated: p.entry.updated });
         if (item.imported_from) done.add(item.imported_from);
         if (!manifest) continue;
