@@ -145,174 +145,230 @@ export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
   }
 }
 
+/** The remote this sync talks to and the branches on both sides. */
+type Remote = { url: string; branch: string; local: string; initialized: boolean };
+
+/** What one sync passes between its steps. */
+type SyncRun = Remote & { git: Git; timeoutMs: number; step: (s: SyncStep) => void };
+
+/** What the fetch/merge/push rounds gather for the report. */
+type Exchange = Pick<SyncReport, "sent" | "received" | "pushed" | "reindexed" | "conflicts">;
+
 async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
-  const dir = git.dir;
   const timeoutMs = opts.networkTimeoutMs ?? 120_000;
   const notice = opts.notice ?? (() => {});
   const step = (s: SyncStep) => opts.onStep?.(s, SYNC_STEPS.indexOf(s), SYNC_STEPS.length);
-  let initialized = false;
-  let created = false;
-
-  if (!isSyncRepo(dir)) {
-    if (!opts.init) {
-      throw new CofferError(
-        "sync is not set up: memory/ is not a git repository yet",
-        1,
-        "Run `coffer sync --init <remote-url>` once (an empty repository, or the one your other machines sync to).",
-      );
-    }
-    await git.run(["init", "-q"]);
-    created = true;
-  }
+  const created = await ensureRepository(git, Boolean(opts.init));
   git.extendEnv(await fallbackIdentity(git));
   await recoverInterruptedRebase(git, notice);
-
-  let url: string;
-  let branch: string;
-  let local = await localBranch(git);
-  if (opts.init) {
-    url = normalizeRemoteArg(opts.init);
-    const before = await git.run(["remote", "get-url", "origin"], { check: false });
-    const previous = before.code === 0 ? before.stdout.trim() : undefined;
-    if (previous === undefined) await git.run(["remote", "add", "origin", url]);
-    else if (previous !== url) await git.run(["remote", "set-url", "origin", url]);
-    const probe = await git.run(["ls-remote", "--symref", "origin"], { check: false, timeoutMs });
-    if (probe.code !== 0) {
-      // Leave memory/ as it was: a failed --init creates nothing.
-      if (created) rmSync(join(dir, ".git"), { recursive: true, force: true });
-      else if (previous === undefined) await git.run(["remote", "remove", "origin"], { check: false });
-      else if (previous !== url) await git.run(["remote", "set-url", "origin", previous], { check: false });
-      throw remoteError(
-        remoteProblem(probe),
-        url,
-        probe,
-        "memory/ is unchanged.",
-        `coffer sync --init ${redactUrl(url)}`,
-      );
-    }
-    if (previous !== undefined && previous !== url)
-      notice(`remote origin changed from ${redactUrl(previous)} to ${redactUrl(url)}`);
-    branch = remoteDefaultBranch(probe.stdout) ?? local;
-    if (local !== branch && !(await headSha(git))) {
-      // A new repository takes the remote's branch name.
-      await git.run(["symbolic-ref", "HEAD", `refs/heads/${branch}`]);
-      local = branch;
-    }
-    await git.run(["config", `branch.${local}.remote`, "origin"]);
-    await git.run(["config", `branch.${local}.merge`, `refs/heads/${branch}`]);
-    if (readText(join(dir, ".gitignore")) !== GITIGNORE) writeFileAtomic(join(dir, ".gitignore"), GITIGNORE);
-    initialized = created || previous !== url;
-  } else {
-    const r = await git.run(["remote", "get-url", "origin"], { check: false });
-    if (r.code !== 0) {
-      throw new CofferError(
-        "sync is not set up: memory/ has no remote named origin",
-        1,
-        "Run `coffer sync --init <remote-url>` to choose one.",
-      );
-    }
-    url = r.stdout.trim();
-    const merge = (await git.run(["config", "--get", `branch.${local}.merge`], { check: false })).stdout.trim();
-    branch = merge.replace(/^refs\/heads\//, "") || local;
-    if (!existsSync(join(dir, ".gitignore"))) writeFileAtomic(join(dir, ".gitignore"), GITIGNORE);
-  }
+  const remote = opts.init
+    ? await initRemote(git, opts.init, { created, timeoutMs, notice })
+    : await configuredRemote(git);
+  const run: SyncRun = { ...remote, git, timeoutMs, step };
 
   // 1. Commit this machine's pending changes.
   step("commit");
+  const { committed, untracked } = await commitPending(git);
+  const ex = await exchange(run, untracked);
+  return {
+    remote: redactUrl(remote.url),
+    branch: remote.branch,
+    initialized: remote.initialized,
+    committed,
+    sent: ex.sent,
+    received: ex.received,
+    pushed: ex.pushed,
+    reindexed: ex.reindexed,
+    conflicts: ex.conflicts,
+    untracked,
+  };
+}
+
+/** memory/ must be a repository; `--init` makes it one. Returns whether this run created it. */
+async function ensureRepository(git: Git, init: boolean): Promise<boolean> {
+  if (isSyncRepo(git.dir)) return false;
+  if (!init) {
+    throw new CofferError(
+      "sync is not set up: memory/ is not a git repository yet",
+      1,
+      "Run `coffer sync --init <remote-url>` once (an empty repository, or the one your other machines sync to).",
+    );
+  }
+  await git.run(["init", "-q"]);
+  return true;
+}
+
+/**
+ * `--init <url>`: point origin at the remote (probing it first; a failed --init leaves memory/
+ * as it was), adopt the remote's default branch for a new repository, track it, write .gitignore.
+ */
+async function initRemote(
+  git: Git,
+  initArg: string,
+  o: { created: boolean; timeoutMs: number; notice: (m: string) => void },
+): Promise<Remote> {
+  const dir = git.dir;
+  let local = await localBranch(git);
+  const url = normalizeRemoteArg(initArg);
+  const before = await git.run(["remote", "get-url", "origin"], { check: false });
+  const previous = before.code === 0 ? before.stdout.trim() : undefined;
+  if (previous === undefined) await git.run(["remote", "add", "origin", url]);
+  else if (previous !== url) await git.run(["remote", "set-url", "origin", url]);
+  const probe = await git.run(["ls-remote", "--symref", "origin"], { check: false, timeoutMs: o.timeoutMs });
+  if (probe.code !== 0) {
+    // Leave memory/ as it was: a failed --init creates nothing.
+    if (o.created) rmSync(join(dir, ".git"), { recursive: true, force: true });
+    else if (previous === undefined) await git.run(["remote", "remove", "origin"], { check: false });
+    else if (previous !== url) await git.run(["remote", "set-url", "origin", previous], { check: false });
+    throw remoteError(
+      remoteProblem(probe),
+      url,
+      probe,
+      "memory/ is unchanged.",
+      `coffer sync --init ${redactUrl(url)}`,
+    );
+  }
+  if (previous !== undefined && previous !== url)
+    o.notice(`remote origin changed from ${redactUrl(previous)} to ${redactUrl(url)}`);
+  const branch = remoteDefaultBranch(probe.stdout) ?? local;
+  if (local !== branch && !(await headSha(git))) {
+    // A new repository takes the remote's branch name.
+    await git.run(["symbolic-ref", "HEAD", `refs/heads/${branch}`]);
+    local = branch;
+  }
+  await git.run(["config", `branch.${local}.remote`, "origin"]);
+  await git.run(["config", `branch.${local}.merge`, `refs/heads/${branch}`]);
+  if (readText(join(dir, ".gitignore")) !== GITIGNORE) writeFileAtomic(join(dir, ".gitignore"), GITIGNORE);
+  return { url, branch, local, initialized: o.created || previous !== url };
+}
+
+/** A plain sync: the origin and upstream branch set up by an earlier --init. */
+async function configuredRemote(git: Git): Promise<Remote> {
+  const local = await localBranch(git);
+  const r = await git.run(["remote", "get-url", "origin"], { check: false });
+  if (r.code !== 0) {
+    throw new CofferError(
+      "sync is not set up: memory/ has no remote named origin",
+      1,
+      "Run `coffer sync --init <remote-url>` to choose one.",
+    );
+  }
+  const merge = (await git.run(["config", "--get", `branch.${local}.merge`], { check: false })).stdout.trim();
+  if (!existsSync(join(git.dir, ".gitignore"))) writeFileAtomic(join(git.dir, ".gitignore"), GITIGNORE);
+  return { url: r.stdout.trim(), branch: merge.replace(/^refs\/heads\//, "") || local, local, initialized: false };
+}
+
+/** Commit everything pending in memory/ (stray non-memory files are untracked first). */
+async function commitPending(git: Git): Promise<{ committed: SyncReport["committed"]; untracked: string[] }> {
   const untracked = await untrackStrays(git);
   await git.run(["add", "-A"]);
   const staged = parseNameStatus((await git.run(["diff", "--cached", "--name-status", "--no-renames", "-z"])).stdout);
-  let committed: SyncReport["committed"] = null;
-  if (staged.length || untracked.length) {
-    await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(staged, HOST()) });
-    committed = { commit: (await headSha(git))!, scopes: countByScope(staged) };
-  }
-  const pending = async () => {
-    const n = await aheadCount(git, branch);
-    return n > 0
-      ? `${n} local commit${n === 1 ? " is" : "s are"} kept in memory/ and will be pushed by the next sync.`
-      : "memory/ is unchanged.";
+  if (!staged.length && !untracked.length) return { committed: null, untracked };
+  await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(staged, HOST()) });
+  return { committed: { commit: (await headSha(git))!, scopes: countByScope(staged) }, untracked };
+}
+
+/** The "nothing was lost" half of a network error: what stays local until the next sync. */
+async function pendingNote(git: Git, branch: string): Promise<string> {
+  const n = await aheadCount(git, branch);
+  return n > 0
+    ? `${n} local commit${n === 1 ? " is" : "s are"} kept in memory/ and will be pushed by the next sync.`
+    : "memory/ is unchanged.";
+}
+
+/**
+ * Fetch, rebase onto the remote, reindex what arrived, push; again (up to 3 more rounds) when
+ * someone pushed between our fetch and our push. Stray files that arrive are untracked into `untracked`.
+ */
+async function exchange(run: SyncRun, untracked: string[]): Promise<Exchange> {
+  const ex: Exchange = {
+    sent: { scopes: [] },
+    received: { commits: 0, scopes: [] },
+    pushed: 0,
+    reindexed: 0,
+    conflicts: [],
   };
-
-  const conflicts: ConflictNote[] = [];
-  const received: SyncReport["received"] = { commits: 0, scopes: [] };
-  let pushed = 0;
-  let sent: ScopeCounts[] = [];
-  let reindexed = 0;
-  const upstream = `refs/remotes/origin/${branch}`;
-  let hasUpstream = false;
-
+  const upstream = `refs/remotes/origin/${run.branch}`;
   for (let round = 0; ; round++) {
     // 2. Fetch.
-    step("fetch");
-    const fetched = await git.run(["fetch", "-q", "--no-tags", "origin"], { check: false, timeoutMs });
-    if (fetched.code !== 0) throw remoteError(remoteProblem(fetched), url, fetched, await pending());
-
-    // 3. Rebase this machine's commits onto the remote.
-    step("merge");
-    const before = await headSha(git);
-    hasUpstream = await refExists(git, upstream);
-    if (hasUpstream) {
-      if (!before) {
-        received.commits += Number((await git.run(["rev-list", "--count", upstream])).stdout.trim()) || 0;
-        await git.run(["checkout", "-q", "-B", local, upstream]);
-      } else if (!(await isAncestor(git, upstream, before))) {
-        received.commits +=
-          Number((await git.run(["rev-list", "--count", `${before}..${upstream}`])).stdout.trim()) || 0;
-        await rebaseOnto(git, upstream, conflicts);
-      }
-    }
-    const after = await headSha(git);
-    if (after && after !== before) {
-      const changed = await changesBetween(git, before, after);
-      received.scopes = mergeCounts(received.scopes, countByScope(changed));
-      // 4. Reindex only the scopes whose entries changed on disk.
-      step("reindex");
-      reindexed += reindexScopes(
-        new Set(changed.filter((c) => pathKind(c.path) === "entry").map((c) => scopeOfPath(c.path)!)),
-      );
-    }
-
-    // The remote may carry files that are not memory content (pushed by hand or by another tool).
-    const arrived = await untrackStrays(git);
-    if (arrived.length) {
-      untracked.push(...arrived);
-      await git.run(["commit", "-q", "--no-edit", "-F", "-"], {
-        input: commitMessage(
-          arrived.map((path): Change => ({ status: "D", path })),
-          HOST(),
-        ),
-      });
-    }
-
-    // 5. Push.
-    step("push");
-    const ahead = await aheadCount(git, branch);
-    if (ahead === 0) break;
-    const outgoing = await changesBetween(git, hasUpstream ? upstream : undefined, "HEAD");
-    const push = await git.run(["push", "-q", "origin", `HEAD:refs/heads/${branch}`], { check: false, timeoutMs });
-    if (push.code === 0) {
-      pushed += ahead;
-      sent = countByScope(outgoing);
-      break;
-    }
-    // Someone pushed between our fetch and our push: fetch and rebase again.
-    if (round < 3 && /\[rejected\]|non-fast-forward|fetch first|stale info/i.test(push.stderr)) continue;
-    throw remoteError(remoteProblem(push), url, push, await pending());
+    run.step("fetch");
+    const fetched = await run.git.run(["fetch", "-q", "--no-tags", "origin"], {
+      check: false,
+      timeoutMs: run.timeoutMs,
+    });
+    if (fetched.code !== 0)
+      throw remoteError(remoteProblem(fetched), run.url, fetched, await pendingNote(run.git, run.branch));
+    const hasUpstream = await integrateRemote(run, upstream, ex);
+    untracked.push(...(await untrackArrivedStrays(run.git)));
+    if ((await pushOnce(run, hasUpstream ? upstream : undefined, round, ex)) === "done") return ex;
   }
+}
 
-  return {
-    remote: redactUrl(url),
-    branch,
-    initialized,
-    committed,
-    sent: { scopes: sent },
-    received,
-    pushed,
-    reindexed,
-    conflicts,
-    untracked,
-  };
+/** 3. Rebase this machine's commits onto the remote; 4. reindex the scopes whose entries changed. */
+async function integrateRemote(run: SyncRun, upstream: string, ex: Exchange): Promise<boolean> {
+  const { git } = run;
+  run.step("merge");
+  const before = await headSha(git);
+  const hasUpstream = await refExists(git, upstream);
+  if (hasUpstream) {
+    if (!before) {
+      ex.received.commits += Number((await git.run(["rev-list", "--count", upstream])).stdout.trim()) || 0;
+      await git.run(["checkout", "-q", "-B", run.local, upstream]);
+    } else if (!(await isAncestor(git, upstream, before))) {
+      ex.received.commits +=
+        Number((await git.run(["rev-list", "--count", `${before}..${upstream}`])).stdout.trim()) || 0;
+      await rebaseOnto(git, upstream, ex.conflicts);
+    }
+  }
+  const after = await headSha(git);
+  if (after && after !== before) {
+    const changed = await changesBetween(git, before, after);
+    ex.received.scopes = mergeCounts(ex.received.scopes, countByScope(changed));
+    run.step("reindex");
+    ex.reindexed += reindexScopes(
+      new Set(changed.filter((c) => pathKind(c.path) === "entry").map((c) => scopeOfPath(c.path)!)),
+    );
+  }
+  return hasUpstream;
+}
+
+/** The remote may carry files that are not memory content (pushed by hand or by another tool). */
+async function untrackArrivedStrays(git: Git): Promise<string[]> {
+  const arrived = await untrackStrays(git);
+  if (arrived.length) {
+    await git.run(["commit", "-q", "--no-edit", "-F", "-"], {
+      input: commitMessage(
+        arrived.map((path): Change => ({ status: "D", path })),
+        HOST(),
+      ),
+    });
+  }
+  return arrived;
+}
+
+/** 5. Push what is ahead of the remote; "retry" when the remote moved since our fetch. */
+async function pushOnce(
+  run: SyncRun,
+  upstream: string | undefined,
+  round: number,
+  ex: Exchange,
+): Promise<"done" | "retry"> {
+  run.step("push");
+  const ahead = await aheadCount(run.git, run.branch);
+  if (ahead === 0) return "done";
+  const outgoing = await changesBetween(run.git, upstream, "HEAD");
+  const push = await run.git.run(["push", "-q", "origin", `HEAD:refs/heads/${run.branch}`], {
+    check: false,
+    timeoutMs: run.timeoutMs,
+  });
+  if (push.code === 0) {
+    ex.pushed += ahead;
+    ex.sent = { scopes: countByScope(outgoing) };
+    return "done";
+  }
+  // Someone pushed between our fetch and our push: fetch and rebase again.
+  if (round < 3 && /\[rejected\]|non-fast-forward|fetch first|stale info/i.test(push.stderr)) return "retry";
+  throw remoteError(remoteProblem(push), run.url, push, await pendingNote(run.git, run.branch));
 }
 
 /** Files that differ between two commits (every file of `to` when there is no `from`). */
