@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { type Sandbox, sandbox, writeFile } from "../helpers";
+import { allText, entriesOf, storedEntries } from "./helpers";
+
+const SECRET = "hunter2-Sup3rS3cret-value";
+
+/** Claude Code's project directory name: the cwd with every non-alphanumeric character as "-". */
+const slug = (dir: string) => dir.replace(/[^A-Za-z0-9]/g, "-");
+
+describe("coffer import native", () => {
+  let sb: Sandbox;
+  let shop: string;
+
+  beforeAll(() => {
+    sb = sandbox("coffer-import-native-");
+    shop = sb.repo("shop", "git@github.com:acme/shop.git");
+    const claude = join(sb.home, ".claude", "projects");
+    // Claude Code: a transcript (its cwd tells the project) and the auto-memory directory beside it.
+    writeFile(
+      join(claude, slug(shop), "0b1c.jsonl"),
+      `${JSON.stringify({ type: "user", sessionId: "0b1c", cwd: shop, timestamp: "2026-01-05T10:00:00Z", message: { role: "user", content: "hi" } })}\n`,
+    );
+    writeFile(
+      join(claude, slug(shop), "memory", "MEMORY.md"),
+      [
+        "# Memory",
+        "",
+        "- [Running tests](testing.md) — how this repo runs its tests",
+        "- [Who the user is](user_role.md)",
+        "- User prefers tabs over spaces in Go files",
+        `- Staging DB: DB_PASSWORD=${SECRET} (rotate monthly)`,
+        "",
+      ].join("\n"),
+    );
+    writeFile(
+      join(claude, slug(shop), "memory", "testing.md"),
+      [
+        "---",
+        "name: Running tests",
+        "description: how this repo runs its tests",
+        "type: feedback",
+        "---",
+        "Run `bun test --bail`; never the whole suite on the shared runner.",
+        "",
+      ].join("\n"),
+    );
+    writeFile(
+      join(claude, slug(shop), "memory", "user_role.md"),
+      "---\nname: Who the user is\ntype: user\n---\nA backend developer who reviews every migration by hand.\n",
+    );
+    const gone = join(sb.root, "work", "gone");
+    writeFile(
+      join(claude, slug(gone), "9f.jsonl"),
+      `${JSON.stringify({ type: "user", sessionId: "9f", cwd: gone, message: { role: "user", content: "x" } })}\n`,
+    );
+    writeFile(join(claude, slug(gone), "memory", "MEMORY.md"), "- The gone project used port 9000\n");
+    // Gemini CLI: save_memory's section in the global GEMINI.md and in a repository's GEMINI.md.
+    writeFile(
+      join(sb.home, ".gemini", "GEMINI.md"),
+      [
+        "# My instructions",
+        "Be terse.",
+        "",
+        "## Gemini Added Memories",
+        "- My preferred programming language is Go.",
+        "- The user's team is called Platform.",
+        "",
+        "## Other notes",
+        "- not a saved memory",
+        "",
+      ].join("\n"),
+    );
+    writeFile(join(shop, "GEMINI.md"), "# Shop\n\n## Gemini Added Memories\n- Shop runs Stripe in test mode on CI.\n");
+    // Codex: the consolidated memories file.
+    writeFile(
+      join(sb.home, ".codex", "memories", "MEMORY.md"),
+      [
+        "# Codex memories",
+        "",
+        "## Build",
+        "Use `make build`; the Makefile wraps cargo and sets the features.",
+        "",
+        "## Preferences",
+        "The user prefers small commits with imperative subjects.",
+        "",
+      ].join("\n"),
+    );
+  });
+  afterAll(() => sb.cleanup());
+
+  test("imports Claude auto memory, Gemini's added memories and Codex memories into the right scopes", () => {
+    const dry = sb.run(["import", "native", "--dry-run", "--json"], { cwd: shop });
+    expect(dry.code).toBe(0);
+    expect(dry.json().created).toBe(9);
+    expect(storedEntries(sb.cofferHome)).toHaveLength(0);
+
+    const r = sb.run(["import", "native", "--json"], { cwd: shop });
+    expect(r.code).toBe(0);
+    const rep = r.json();
+    expect(rep.created).toBe(9);
+    expect(rep.skipped.map((s: any) => s.reason).join()).toContain("no longer exists");
+
+    const shopEntries = entriesOf(sb.cofferHome, "shop");
+    expect(shopEntries).toHaveLength(5);
+    const tests = shopEntries.find((e) => e.meta.title === "Running tests")!;
+    expect(tests.meta.kind).toBe("convention");
+    expect(tests.meta.actor).toBe("import:claude");
+    expect(tests.meta.source).toBe("import");
+    expect(String(tests.meta.imported_from)).toStartWith(`claude:${slug(shop)}/memory/testing.md#`);
+    expect(tests.body).toBe("Run `bun test --bail`; never the whole suite on the shared runner.");
+    expect(shopEntries.find((e) => e.meta.title === "Who the user is")!.meta.kind).toBe("preference");
+    expect(shopEntries.find((e) => e.body.startsWith("User prefers tabs"))!.meta.kind).toBe("preference");
+    expect(shopEntries.some((e) => e.body.includes("[Running tests](testing.md)"))).toBe(false); // index pointers
+    expect(shopEntries.find((e) => e.body.startsWith("Shop runs Stripe"))!.meta.actor).toBe("import:gemini");
+
+    const global = entriesOf(sb.cofferHome, "global");
+    expect(global.map((e) => e.body).sort()).toEqual([
+      "My preferred programming language is Go.",
+      "The user prefers small commits with imperative subjects.",
+      "The user's team is called Platform.",
+      "Use `make build`; the Makefile wraps cargo and sets the features.",
+    ]);
+    expect(global.find((e) => e.meta.title === "Build")!.meta.actor).toBe("import:codex");
+    expect(allText(sb.cofferHome)).not.toContain(SECRET);
+    expect(allText(join(sb.cofferHome, "memory"))).not.toContain("not a saved memory");
+  });
+
+  test("a re-run imports only what is new", () => {
+    const same = sb.run(["import", "native", "--json"], { cwd: shop }).json();
+    expect(same.created).toBe(0);
+    expect(same.already).toBe(9);
+    writeFile(
+      join(sb.home, ".gemini", "GEMINI.md"),
+      "## Gemini Added Memories\n- My preferred programming language is Go.\n- The user's team is called Platform.\n- Deploys happen on Tuesdays.\n",
+    );
+    const next = sb.run(["import", "native", "--host", "gemini", "--json"], { cwd: shop }).json();
+    expect(next.created).toBe(1);
+    expect(next.already).toBe(3);
+    expect(entriesOf(sb.cofferHome, "global").some((e) => e.body === "Deploys happen on Tuesdays.")).toBe(true);
+  });
+
+  test("--host picks hosts; hosts without memory files say so; unknown hosts are refused", () => {
+    const c = sb.run(["import", "native", "--host", "codex,cursor", "--dry-run"], { cwd: sb.home });
+    expect(c.code).toBe(0);
+    expect(c.stdout).toContain("cursor keeps no memory files");
+    expect(sb.run(["import", "native", "--host", "emacs"]).code).toBe(2);
+  });
+
+  test("--undo removes one native import and nothing else", () => {
+    const list = sb.run(["import", "--list", "--json"]).json();
+    const first = list[list.length - 1];
+    const before = storedEntries(sb.cofferHome).length;
+    const u = sb.run(["import", "--undo", first.import_id, "--json"]);
+    expect(u.code).toBe(0);
+    expect(u.json().removed).toBe(9);
+    const left = storedEntries(sb.cofferHome);
+    expect(left).toHaveLength(before - 9);
+    expect(left.map((e) => e.body)).toEqual(["Deploys happen on Tuesdays."]);
+  });
+});
