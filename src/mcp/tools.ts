@@ -377,7 +377,7 @@ export function runTool(name: ToolName, raw: unknown, ctx: ToolContext): Record<
     return (HANDLERS[name] as (a: unknown, c: ToolContext) => Record<string, unknown>)(args, ctx);
   } catch (err) {
     if (err instanceof CofferError) {
-      const notFound = /^no entry with id/.test(err.message);
+      const notFound = err.code === "not_found";
       // CLI hints name commands and flags; agents get the tool-level message instead.
       const hint = err.hint && !/`coffer |--\w/.test(err.hint) ? ` ${err.hint}` : "";
       throw new ToolError(

@@ -85,7 +85,7 @@ function toHttpError(err: unknown): unknown {
       err.details ?? null,
     );
   if (err instanceof CofferError) {
-    const notFoundErr = /^no entry with id/.test(err.message);
+    const notFoundErr = err.code === "not_found";
     return new HttpError(
       notFoundErr ? 404 : 400,
       notFoundErr ? "not_found" : "bad_request",

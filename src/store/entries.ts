@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
-import { CofferError } from "../lib/errors";
+import { CofferError, notFoundError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
@@ -112,7 +112,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
         let status: RememberResult["status"] = "created";
         if (input.id) {
           existing = readEntryRow(store, input.id, scope);
-          if (!existing) throw new CofferError(`no entry with id "${input.id}"`, 1, "List ids with `coffer list`.");
+          if (!existing) throw notFoundError(`no entry with id "${input.id}"`, "List ids with `coffer list`.");
           status = "updated";
         } else {
           const dup = dbOf(store)
@@ -248,7 +248,12 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
   const exact = rows.find((r) => r.id === idOrPrefix.trim() || r.id === id);
   const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
   if (rows.length > 1 && !exact)
-    throw new CofferError(`id prefix "${idOrPrefix}" matches several entries`, 1, "Give more characters of the id.");
+    throw new CofferError(
+      `id prefix "${idOrPrefix}" matches several entries`,
+      1,
+      "Give more characters of the id.",
+      "ambiguous",
+    );
   if (pick) {
     const hit = located(pick.scope, entryPath(pick.scope, pick.id));
     if (hit) return hit;
@@ -265,7 +270,7 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
 export function requireEntry(store: Store, id: string): Located {
   const hit = findEntry(store, id);
   if (!hit)
-    throw new CofferError(`no entry with id "${id}"`, 1, "List ids with `coffer list` or search with `coffer recall`.");
+    throw notFoundError(`no entry with id "${id}"`, "List ids with `coffer list` or search with `coffer recall`.");
   return hit;
 }
 
