@@ -1,8 +1,12 @@
+import { existsSync, rmSync } from "node:fs";
 import { defineCommand } from "citty";
-import { setHandoff } from "../store/handoff";
+import { audit } from "../lib/audit";
+import { getHandoff, handoffPath, setHandoff } from "../store/handoff";
+import type { Store } from "../store/store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
-import { cliStore, consola, jsonArg, printJson, textFromArgs } from "./_shared";
+import { cliStore, consola, jsonArg, notice, printJson, textFromArgs } from "./_shared";
+import { printHandoff } from "./resume";
 
 const set = withExamples(
   takesWords(
@@ -28,10 +32,54 @@ const set = withExamples(
   ],
 );
 
+/** Remove this branch's handoff file. */
+function clearHandoff(store: Store, actor: string): { status: "cleared" | "none"; branch: string | null } {
+  getHandoff(store); // the same "needs a git project" error as reading it
+  const project = store.project!;
+  const file = handoffPath(project);
+  const branch = project.branch ?? null;
+  if (!existsSync(file)) return { status: "none", branch };
+  rmSync(file, { force: true });
+  audit({ event: "handoff_cleared", scope: "project", actor });
+  return { status: "cleared", branch };
+}
+
+const show = withExamples(
+  defineCommand({
+    meta: { name: "show", description: "Print this branch's handoff with its freshness (same as `coffer resume`)" },
+    args: { ...jsonArg },
+    run({ args }) {
+      printHandoff(args.json);
+    },
+  }),
+  ["coffer handoff", "coffer handoff show --json"],
+);
+
+const clear = withExamples(
+  defineCommand({
+    meta: { name: "clear", description: "Remove this branch's handoff (the work it described is done)" },
+    args: { ...jsonArg },
+    run({ args }) {
+      const store = cliStore({ freshness: "none" });
+      const res = clearHandoff(store, "user");
+      if (args.json) return printJson(res);
+      const where = res.branch ? `branch ${res.branch}` : "detached HEAD";
+      if (res.status === "cleared") consola.success(`Handoff cleared for ${where} (${store.project?.label})`);
+      else notice(`No handoff for ${where}; nothing to clear.`);
+    },
+  }),
+  ["coffer handoff clear"],
+);
+
 export default withExamples(
   defineCommand({
     meta: { name: "handoff", description: "Save where work stands on this project + branch" },
-    subCommands: { set },
+    subCommands: { show, set, clear },
+    default: "show",
   }),
-  ['coffer handoff set "Half-way through the parser rewrite; tests in test/parse pass"'],
+  [
+    "coffer handoff                # this branch's handoff and whether the repository moved on since",
+    'coffer handoff set "Half-way through the parser rewrite; tests in test/parse pass"',
+    "coffer handoff clear",
+  ],
 );

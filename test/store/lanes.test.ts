@@ -52,7 +52,7 @@ describe("edit", () => {
     chmodSync(breaker, 0o755);
     const r = sb.run(["edit", id], { env: { EDITOR: breaker } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("invalid frontmatter");
+    expect(r.stderr).toContain("the frontmatter is not valid YAML");
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 });
@@ -64,8 +64,9 @@ describe("handoff and resume", () => {
     expect(sb.run(["handoff", "set", "Half-way through the parser; next: error recovery"], { cwd: repo }).code).toBe(0);
     const r = sb.run(["resume", "--json"], { cwd: repo }).json();
     expect(r).toMatchObject({ found: true, branch: "main", body: "Half-way through the parser; next: error recovery" });
-    expect(r.note).toBe(`saved ${r.updated}, may be stale; ignore if unrelated`);
-    expect(sb.run(["resume"], { cwd: repo }).stdout).toContain("may be stale; ignore if unrelated");
+    // Freshness comes from the repository: nothing committed or changed since, so not stale.
+    expect(r.note).toMatch(/^saved \d+ s ago; no commits or file changes since$/);
+    expect(sb.run(["resume"], { cwd: repo }).stdout).toContain("no commits or file changes since");
     // Another branch has its own handoff.
     writeFileSync(join(repo, ".git/HEAD"), "ref: refs/heads/feature/login\n");
     expect(sb.run(["resume", "--json"], { cwd: repo }).json()).toEqual({ found: false });

@@ -1,0 +1,299 @@
+/**
+ * Read a repository's history from the files under `.git` — never by spawning git, so the hook
+ * path can use it: the commit HEAD points at, and how many commits were made since a moment
+ * (loose objects, and pack files including deltified objects). Anything unreadable gives
+ * `undefined`, never an exception: callers fall back to wall-clock wording.
+ */
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { inflateSync } from "node:zlib";
+
+function readText(p: string): string | undefined {
+  try {
+    return readFileSync(p, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The shared `.git` of a (possibly linked) worktree's git dir. */
+export function commonGitDir(gitDir: string): string {
+  const common = readText(join(gitDir, "commondir"))?.trim();
+  return common ? resolve(gitDir, common) : gitDir;
+}
+
+/** The commit id HEAD resolves to (loose ref or packed-refs), or undefined. */
+export function headCommit(gitDir: string): string | undefined {
+  const head = readText(join(gitDir, "HEAD"))?.trim();
+  if (!head) return undefined;
+  if (/^[0-9a-f]{40}$/.test(head)) return head;
+  const ref = /^ref:\s*(.+)$/.exec(head)?.[1]?.trim();
+  if (!ref) return undefined;
+  const common = commonGitDir(gitDir);
+  for (const dir of [gitDir, common]) {
+    const loose = readText(join(dir, ref))?.trim();
+    if (loose && /^[0-9a-f]{40}$/.test(loose)) return loose;
+  }
+  for (const line of (readText(join(common, "packed-refs")) ?? "").split("\n")) {
+    const m = /^([0-9a-f]{40}) (.+)$/.exec(line.trim());
+    if (m && m[2] === ref) return m[1];
+  }
+  return undefined;
+}
+
+type Pack = { idx: Buffer; pack: string; count: number };
+
+/** Object reader for one repository: loose objects first, then every pack. */
+class ObjectReader {
+  private packs: Pack[] | undefined;
+  constructor(private readonly objects: string) {}
+
+  read(sha: string, depth = 0): { type: number; data: Buffer } | undefined {
+    if (depth > 50) return undefined;
+    const loose = join(this.objects, sha.slice(0, 2), sha.slice(2));
+    if (existsSync(loose)) {
+      const raw = inflateSync(readFileSync(loose));
+      const nul = raw.indexOf(0);
+      const kind = raw.subarray(0, raw.indexOf(32)).toString();
+      const type = { commit: 1, tree: 2, blob: 3, tag: 4 }[kind] ?? 0;
+      return { type, data: raw.subarray(nul + 1) };
+    }
+    for (const p of this.loadPacks()) {
+      const off = this.find(p, sha);
+      if (off !== undefined) return this.readPacked(p, off, depth);
+    }
+    return undefined;
+  }
+
+  private loadPacks(): Pack[] {
+    if (this.packs) return this.packs;
+    this.packs = [];
+    const dir = join(this.objects, "pack");
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir).filter((n) => n.endsWith(".idx"));
+    } catch {}
+    for (const n of names) {
+      const idx = readFileSync(join(dir, n));
+      // v2 only: "\xfftOc", version 2, 256-entry fan-out.
+      if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) continue;
+      this.packs.push({ idx, pack: join(dir, n.replace(/\.idx$/, ".pack")), count: idx.readUInt32BE(8 + 255 * 4) });
+    }
+    return this.packs;
+  }
+
+  private find(p: Pack, sha: string): number | undefined {
+    const want = Buffer.from(sha, "hex");
+    const first = want[0]!;
+    let lo = first === 0 ? 0 : p.idx.readUInt32BE(8 + (first - 1) * 4);
+    let hi = p.idx.readUInt32BE(8 + first * 4);
+    const names = 8 + 256 * 4;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const cmp = want.compare(p.idx, names + mid * 20, names + mid * 20 + 20);
+      if (cmp === 0) {
+        const offs = names + p.count * 24;
+        const o = p.idx.readUInt32BE(offs + mid * 4);
+        if (!(o & 0x80000000)) return o;
+        const big = offs + p.count * 4 + (o & 0x7fffffff) * 8;
+        return Number(p.idx.readBigUInt64BE(big));
+      }
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return undefined;
+  }
+
+  private readPacked(p: Pack, offset: number, depth: number): { type: number; data: Buffer } | undefined {
+    const fd = openSync(p.pack, "r");
+    try {
+      const size = statSync(p.pack).size;
+      let want = 64 * 1024;
+      for (;;) {
+        const len = Math.min(want, size - offset);
+        const buf = Buffer.alloc(len);
+        readSync(fd, buf, 0, len, offset);
+        let i = 0;
+        let c = buf[i++]!;
+        const type = (c >> 4) & 7;
+        while (c & 0x80) c = buf[i++]!;
+        let baseOffset: number | undefined;
+        let baseSha: string | undefined;
+        if (type === 6) {
+          c = buf[i++]!;
+          let o = c & 0x7f;
+          while (c & 0x80) {
+            c = buf[i++]!;
+            o = ((o + 1) << 7) | (c & 0x7f);
+          }
+          baseOffset = offset - o;
+        } else if (type === 7) {
+          baseSha = buf.subarray(i, i + 20).toString("hex");
+          i += 20;
+        }
+        let data: Buffer;
+        try {
+          data = inflateSync(buf.subarray(i));
+        } catch (err) {
+          if (len < size - offset && want < 64 * 1024 * 1024) {
+            want *= 4; // the compressed object is longer than what was read
+            continue;
+          }
+          throw err;
+        }
+        if (type >= 1 && type <= 4) return { type, data };
+        const base =
+          baseOffset !== undefined ? this.readPacked(p, baseOffset, depth + 1) : this.read(baseSha!, depth + 1);
+        return base && { type: base.type, data: applyDelta(base.data, data) };
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** Git's delta format: sizes, then copy-from-base and insert instructions. */
+function applyDelta(base: Buffer, delta: Buffer): Buffer {
+  let i = 0;
+  const varint = () => {
+    let n = 0;
+    let shift = 0;
+    let c: number;
+    do {
+      c = delta[i++]!;
+      n |= (c & 0x7f) << shift;
+      shift += 7;
+    } while (c & 0x80);
+    return n;
+  };
+  varint(); // base size
+  const out = Buffer.alloc(varint());
+  let o = 0;
+  while (i < delta.length) {
+    const op = delta[i++]!;
+    if (op & 0x80) {
+      let off = 0;
+      let len = 0;
+      for (let b = 0; b < 4; b++) if (op & (1 << b)) off |= delta[i++]! << (8 * b);
+      for (let b = 0; b < 3; b++) if (op & (1 << (4 + b))) len |= delta[i++]! << (8 * b);
+      if (len === 0) len = 0x10000;
+      base.copy(out, o, off >>> 0, (off >>> 0) + len);
+      o += len;
+    } else if (op) {
+      delta.copy(out, o, i, i + op);
+      o += op;
+      i += op;
+    }
+  }
+  return out;
+}
+
+function parseCommit(data: Buffer): { parents: string[]; time: number } {
+  const head = data.toString("utf8", 0, Math.min(data.length, 4096)).split("\n\n")[0]!;
+  const parents: string[] = [];
+  let time = 0;
+  for (const line of head.split("\n")) {
+    if (line.startsWith("parent ")) parents.push(line.slice(7, 47));
+    else if (line.startsWith("committer ")) time = Number(/ (\d+) [+-]\d{4}$/.exec(line)?.[1] ?? 0);
+  }
+  return { parents, time };
+}
+
+/**
+ * Commits reachable from HEAD made after `since` (epoch ms), counted up to `max`; `undefined`
+ * when HEAD or an object cannot be read. Walking stops at commits older than `since`.
+ */
+export function commitsSince(gitDir: string, since: number, max = 100): number | undefined {
+  try {
+    const head = headCommit(gitDir);
+    if (!head) return /^ref:\s*\S/.test(readText(join(gitDir, "HEAD")) ?? "") ? 0 : undefined; // unborn: no commits yet
+    const reader = new ObjectReader(join(commonGitDir(gitDir), "objects"));
+    const seen = new Set<string>();
+    const todo = [head];
+    let count = 0;
+    while (todo.length && count < max) {
+      const sha = todo.pop()!;
+      if (seen.has(sha)) continue;
+      seen.add(sha);
+      const obj = reader.read(sha);
+      if (!obj || obj.type !== 1) return undefined;
+      const c = parseCommit(obj.data);
+      if (c.time * 1000 <= since) continue;
+      count++;
+      todo.push(...c.parents);
+    }
+    return count;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Tracked files (from `.git/index`, versions 2 and 3) whose modification time is after `since`
+ * (epoch ms): what changed in the worktree since then, committed or not. `undefined` when the
+ * index cannot be read or holds more than `maxFiles` entries (a stat per file is the cost).
+ */
+export function filesChangedSince(
+  gitDir: string,
+  worktree: string,
+  since: number,
+  maxFiles = 20000,
+): string[] | undefined {
+  try {
+    const idx = readFileSync(join(gitDir, "index"));
+    if (idx.toString("latin1", 0, 4) !== "DIRC") return undefined;
+    const version = idx.readUInt32BE(4);
+    const count = idx.readUInt32BE(8);
+    if ((version !== 2 && version !== 3) || count > maxFiles) return undefined;
+    const changed: string[] = [];
+    let off = 12;
+    for (let n = 0; n < count; n++) {
+      const flags = idx.readUInt16BE(off + 60);
+      let p = off + 62 + (version === 3 && flags & 0x4000 ? 2 : 0);
+      const end = idx.indexOf(0, p);
+      const path = idx.toString("utf8", p, end);
+      p = end;
+      // entries are NUL-padded to a multiple of 8 bytes
+      off = off + Math.ceil((p - off + 1) / 8) * 8;
+      try {
+        if (statSync(join(worktree, path)).mtimeMs > since) changed.push(path);
+      } catch {
+        changed.push(path); // deleted since
+      }
+    }
+    return changed;
+  } catch {
+    return undefined;
+  }
+}
+
+export type RepoChanges = {
+  /** Commits on the current branch made since then; undefined when the history cannot be read. */
+  commits?: number;
+  /** Tracked files modified since then (committed or not); undefined when not checked or unreadable. */
+  files?: number;
+};
+
+/**
+ * How far a worktree moved on since `since` (epoch ms), from `.git` files only. `files: true`
+ * also stats every tracked file (the CLI can afford it; the hook path asks for commits only).
+ */
+export function repoChangesSince(
+  repo: { gitDir: string; worktree: string },
+  since: number,
+  opts: { files?: boolean } = {},
+): RepoChanges {
+  return {
+    commits: commitsSince(repo.gitDir, since),
+    files: opts.files ? filesChangedSince(repo.gitDir, repo.worktree, since)?.length : undefined,
+  };
+}
+
+/** "40 s", "12 min", "3 h", "2 d": how long ago, for people. */
+export function ageText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 90) return `${s} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 36 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}
