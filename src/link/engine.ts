@@ -88,8 +88,8 @@ type TextSlot = {
 
 /** The files one plan touches, each read once; edits accumulate in memory. */
 class Workspace {
-  private docs = new Map<string, Slot>();
-  private texts = new Map<string, TextSlot>();
+  /** By path, in the order first touched (the order changes are shown and written in). */
+  private files = new Map<string, Slot | TextSlot>();
 
   constructor(private state: LinkState) {}
 
@@ -117,12 +117,12 @@ class Workspace {
 
   /** The document in `file` (JSON or TOML by its dialect); `check` vets every edited TOML text. */
   doc(file: ConfigFile, opts: { skeleton?: Record<string, unknown>; check?: (text: string) => void } = {}): Slot {
-    const hit = this.docs.get(file.path);
-    if (hit) return hit;
+    const hit = this.files.get(file.path);
+    if (hit && "doc" in hit) return hit;
     const before = readTextOrNull(file.path);
     const slot =
       file.dialect === "toml" ? tomlSlot(file.path, before, opts.check) : jsonSlot(file, before, opts.skeleton);
-    this.docs.set(file.path, slot);
+    this.files.set(file.path, slot);
     return slot;
   }
 
@@ -133,18 +133,22 @@ class Workspace {
   }
 
   text(path: string): TextSlot {
-    const hit = this.texts.get(path);
-    if (hit) return hit;
+    const hit = this.files.get(path);
+    if (hit && !("doc" in hit)) return hit;
     const before = readTextOrNull(path);
     const slot = { path, before, text: before, notes: [], audit: [] };
-    this.texts.set(path, slot);
+    this.files.set(path, slot);
     return slot;
   }
 
   changes(): FileChange[] {
     const out: FileChange[] = [];
     const state = this.state;
-    for (const s of this.docs.values()) {
+    for (const s of this.files.values()) {
+      if (!("doc" in s)) {
+        out.push({ path: s.path, before: s.before, after: s.text, notes: s.notes, audit: s.audit });
+        continue;
+      }
       const empty = s.empty();
       let after: string | null;
       if (s.fresh) {
@@ -159,8 +163,6 @@ class Workspace {
       if (after === null) delete state.containers[s.path];
       out.push({ path: s.path, before: s.before, after, notes: s.notes, audit: s.audit });
     }
-    for (const s of this.texts.values())
-      out.push({ path: s.path, before: s.before, after: s.text, notes: s.notes, audit: s.audit });
     return out;
   }
 }
