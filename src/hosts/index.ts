@@ -8,38 +8,21 @@ import { HOSTS, type Host, isHost } from "../lib/hosts";
 import type { HostAdapter } from "./hook";
 import type { HostLink } from "./link";
 
-type HostModules = { hook: () => Promise<HostAdapter>; link: () => Promise<HostLink> };
+/** A host's two modules, each imported on first use (literal paths, so the compiled binary bundles them). */
+type HostModules = { hook: () => Promise<{ adapter: HostAdapter }>; link: () => Promise<{ link: HostLink }> };
 
 const REGISTRY: Record<Host, HostModules> = {
-  claude: {
-    hook: () => import("./claude/hook").then((m) => m.adapter),
-    link: () => import("./claude/link").then((m) => m.link),
-  },
-  codex: {
-    hook: () => import("./codex/hook").then((m) => m.adapter),
-    link: () => import("./codex/link").then((m) => m.link),
-  },
-  gemini: {
-    hook: () => import("./gemini/hook").then((m) => m.adapter),
-    link: () => import("./gemini/link").then((m) => m.link),
-  },
-  cursor: {
-    hook: () => import("./cursor/hook").then((m) => m.adapter),
-    link: () => import("./cursor/link").then((m) => m.link),
-  },
-  windsurf: {
-    hook: () => import("./windsurf/hook").then((m) => m.adapter),
-    link: () => import("./windsurf/link").then((m) => m.link),
-  },
-  opencode: {
-    hook: () => import("./opencode/hook").then((m) => m.adapter),
-    link: () => import("./opencode/link").then((m) => m.link),
-  },
+  claude: { hook: () => import("./claude/hook"), link: () => import("./claude/link") },
+  codex: { hook: () => import("./codex/hook"), link: () => import("./codex/link") },
+  gemini: { hook: () => import("./gemini/hook"), link: () => import("./gemini/link") },
+  cursor: { hook: () => import("./cursor/hook"), link: () => import("./cursor/link") },
+  windsurf: { hook: () => import("./windsurf/hook"), link: () => import("./windsurf/link") },
+  opencode: { hook: () => import("./opencode/hook"), link: () => import("./opencode/link") },
 };
 
 /** One host's hook adapter (stdin schema, output shapes, payload cap). */
 export function loadHookAdapter(host: Host): Promise<HostAdapter> {
-  return REGISTRY[host].hook();
+  return REGISTRY[host].hook().then((m) => m.adapter);
 }
 
 /** The link facts of the host a user named on the command line (case-insensitive). */
@@ -48,9 +31,9 @@ export async function loadHostLink(name: string | undefined): Promise<HostLink> 
     throw new CofferError("which agent? name one host", 2, `Hosts: ${HOSTS.join(", ")}. Example: coffer link claude`);
   const host = name.toLowerCase();
   if (!isHost(host)) throw new CofferError(`unknown host "${name}"`, 2, `Hosts: ${HOSTS.join(", ")}.`);
-  return REGISTRY[host].link();
+  return REGISTRY[host].link().then((m) => m.link);
 }
 
 export function allHostLinks(): Promise<HostLink[]> {
-  return Promise.all(HOSTS.map((h) => REGISTRY[h].link()));
+  return Promise.all(HOSTS.map((h) => REGISTRY[h].link().then((m) => m.link)));
 }
