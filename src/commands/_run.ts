@@ -80,6 +80,10 @@ function quietOnClosedPipe(): void {
 export async function runCli(argv: string[], commands: Record<string, Entry>, version: string): Promise<void> {
   quietOnClosedPipe();
   const [name, ...rest] = argv;
+  if (name === "help" && rest[0] && Object.hasOwn(commands, rest[0])) {
+    // `coffer help remember` = `coffer remember --help`
+    return runCli([rest[0], ...rest.slice(1), "--help"], commands, version);
+  }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(`${mainHelp(commands, version)}\n`);
     return;
@@ -89,6 +93,14 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
     return;
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry && name.startsWith("-")) {
+    const guess = didYouMean(name.replace(/^-+/, ""), ["help", "version"]);
+    fail(
+      `unknown option ${name}`,
+      guess ? `Did you mean --${guess}?` : "Run `coffer --help` for the list of commands.",
+      2,
+    );
+  }
   if (!entry) {
     const guess = didYouMean(
       name,

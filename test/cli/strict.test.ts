@@ -106,6 +106,15 @@ test("unknown commands and sub-commands get a did-you-mean", () => {
   expect(s.stderr).toContain("Did you mean `coffer rules add`?");
 });
 
+test("top-level typos and `coffer help <command>`", () => {
+  const v = sb.run(["--verison"]);
+  expect(v.code).toBe(2);
+  expect(v.stderr).toContain("Did you mean --version?");
+  const h = sb.run(["help", "remember"]);
+  expect(h.code).toBe(0);
+  expect(h.stdout).toContain("--tags");
+});
+
 test("bad --kind, --scope, --limit, --mode values are usage errors (exit 2)", () => {
   const kind = sb.run(["remember", "x y z", "--kind", "banana"], { cwd: repo });
   expect(kind.code).toBe(2);
