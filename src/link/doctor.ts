@@ -12,9 +12,10 @@ import { type Config, loadConfig } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { findRepoRoot } from "../store/scope";
 import { commandBinary, isCofferBinaryPath } from "./command";
-import { planLink, readDoc } from "./engine";
+import { planLink } from "./engine";
 import { changed, tilde } from "./files";
 import { findManaged } from "./hooks-json";
+import { readDoc } from "./workspace";
 
 export type HostReport = {
   host: string;

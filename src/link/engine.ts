@@ -5,17 +5,17 @@
  * format-specific either: JSON and TOML files are both documents (`JsonDoc`, `TomlDoc`).
  */
 import { existsSync } from "node:fs";
-import type { ConfigFile, HookSpec, HostLink, JsonFile, JsonHooks, NativeSetting, Target } from "../hosts/link";
+import type { HookSpec, HostLink, JsonHooks, NativeSetting, Target } from "../hosts/link";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { type Config, parseTomlStrict, validateConfigDoc } from "../store/config";
 import { findRepoRoot } from "../store/scope";
 import { hookCommand, isCofferBinaryPath } from "./command";
-import { applyChanges, type FileChange, readTextOrNull, tilde } from "./files";
-import { type Containers, findManaged, syncManagedHooks } from "./hooks-json";
-import { deepEqual, JsonDoc, type JsonPath, newJsonText } from "./json-edit";
+import { applyChanges, type FileChange, tilde } from "./files";
+import { findManaged, syncManagedHooks } from "./hooks-json";
+import { deepEqual } from "./json-edit";
 import { type LinkState, readLinkState, type Saved, writeLinkState } from "./state";
-import { TomlDoc } from "./toml-doc";
+import { isObject, restore, type Slot, snapshot, Workspace } from "./workspace";
 
 export type LinkOptions = {
   target: Target;
@@ -61,167 +61,6 @@ export function currentBinary(): string {
   }
   return bin;
 }
-
-type Doc = JsonDoc | TomlDoc;
-
-type Slot<D extends Doc = Doc> = {
-  path: string;
-  before: string | null;
-  doc: D;
-  /** True when Coffer writes the file from scratch (missing, or JSON with nothing in it). */
-  fresh: boolean;
-  /** The document counts as empty (nothing but what Coffer would create it with). */
-  empty: () => boolean;
-  /** The text of a file Coffer creates. */
-  freshText: () => string;
-  notes: string[];
-  audit: FileChange["audit"];
-};
-
-type TextSlot = {
-  path: string;
-  before: string | null;
-  text: string | null;
-  notes: string[];
-  audit: FileChange["audit"];
-};
-
-/** The files one plan touches, each read once; edits accumulate in memory. */
-class Workspace {
-  /** By path, in the order first touched (the order changes are shown and written in). */
-  private files = new Map<string, Slot | TextSlot>();
-
-  constructor(private state: LinkState) {}
-
-  /** Container bookkeeping for one file (see `Containers`). */
-  containers(file: string): Containers {
-    const state = this.state;
-    const list = () => (state.containers[file] ??= []);
-    const drop = (key: string) => {
-      state.containers[file] = list().filter((k) => k !== key);
-      if (!state.containers[file]!.length) delete state.containers[file];
-    };
-    return {
-      noteEmpty: (path: JsonPath) => {
-        const key = JSON.stringify(path);
-        if (!list().includes(key)) list().push(key);
-      },
-      mayDrop: (path: JsonPath) => {
-        const key = JSON.stringify(path);
-        const keep = (state.containers[file] ?? []).includes(key);
-        if (keep) drop(key);
-        return !keep;
-      },
-    };
-  }
-
-  /** The document in `file` (JSON or TOML by its dialect); `check` vets every edited TOML text. */
-  doc(file: ConfigFile, opts: { skeleton?: Record<string, unknown>; check?: (text: string) => void } = {}): Slot {
-    const hit = this.files.get(file.path);
-    if (hit && "doc" in hit) return hit;
-    const before = readTextOrNull(file.path);
-    const slot =
-      file.dialect === "toml" ? tomlSlot(file.path, before, opts.check) : jsonSlot(file, before, opts.skeleton);
-    this.files.set(file.path, slot);
-    return slot;
-  }
-
-  json(file: ConfigFile, skeleton?: Record<string, unknown>): Slot<JsonDoc> {
-    const slot = this.doc(file, { skeleton });
-    if (!(slot.doc instanceof JsonDoc)) throw new Error(`${file.path} is not a JSON document`);
-    return slot as Slot<JsonDoc>;
-  }
-
-  text(path: string): TextSlot {
-    const hit = this.files.get(path);
-    if (hit && !("doc" in hit)) return hit;
-    const before = readTextOrNull(path);
-    const slot = { path, before, text: before, notes: [], audit: [] };
-    this.files.set(path, slot);
-    return slot;
-  }
-
-  changes(): FileChange[] {
-    const out: FileChange[] = [];
-    const state = this.state;
-    for (const s of this.files.values()) {
-      if (!("doc" in s)) {
-        out.push({ path: s.path, before: s.before, after: s.text, notes: s.notes, audit: s.audit });
-        continue;
-      }
-      const empty = s.empty();
-      let after: string | null;
-      if (s.fresh) {
-        // A file Coffer creates is rendered fresh (never created just to hold nothing).
-        after = empty ? s.before : s.freshText();
-        if (after !== s.before && s.before === null) state.created[s.path] = true;
-      } else if (empty && state.created[s.path] && s.doc.text !== s.before) {
-        // A file Coffer created and emptied again goes away.
-        after = null;
-      } else after = s.doc.text;
-      if (after === null || empty) delete state.created[s.path];
-      if (after === null) delete state.containers[s.path];
-      out.push({ path: s.path, before: s.before, after, notes: s.notes, audit: s.audit });
-    }
-    return out;
-  }
-}
-
-function jsonSlot(file: ConfigFile, before: string | null, skeleton: Record<string, unknown> = {}): Slot {
-  const fresh = before === null || before.trim() === "";
-  const dialect = file.dialect === "toml" ? "json" : file.dialect;
-  const doc = new JsonDoc(fresh ? newJsonText(skeleton) : before!, tilde(file.path), dialect);
-  return {
-    path: file.path,
-    before,
-    doc,
-    fresh,
-    empty: () => deepEqual(doc.value, skeleton) || deepEqual(doc.value, {}),
-    freshText: () => newJsonText(doc.value),
-    notes: [],
-    audit: [],
-  };
-}
-
-function tomlSlot(path: string, before: string | null, check?: (text: string) => void): Slot {
-  const doc = new TomlDoc(before ?? "", tilde(path), check);
-  return {
-    path,
-    before,
-    doc,
-    fresh: before === null,
-    empty: () => doc.text === "",
-    freshText: () => doc.text,
-    notes: [],
-    audit: [],
-  };
-}
-
-/** A config file as a document, read-only use (doctor); undefined when it is missing or blank. */
-export function readDoc(file: JsonFile): JsonDoc | undefined;
-export function readDoc(file: ConfigFile): Doc | undefined;
-export function readDoc(file: ConfigFile): Doc | undefined {
-  const text = readTextOrNull(file.path);
-  if (text === null || text.trim() === "") return undefined;
-  return file.dialect === "toml"
-    ? new TomlDoc(text, tilde(file.path))
-    : new JsonDoc(text, tilde(file.path), file.dialect);
-}
-
-/** A value before Coffer changes it: its exact text, or absent (and whether its table was). */
-function snapshot(doc: Doc, path: string[]): Saved {
-  const raw = doc.raw(path);
-  if (raw !== undefined) return { raw };
-  return path.length > 1 ? { absent: true, tableAbsent: doc.get(path.slice(0, -1)) === undefined } : { absent: true };
-}
-
-/** Put back what `snapshot` saw; a table that was absent goes again when the key was all it held. */
-function restore(doc: Doc, path: string[], prev: Saved): void {
-  if ("raw" in prev) doc.set(path, undefined, prev.raw);
-  else doc.remove(path, { dropEmptyParent: prev.tableAbsent === true });
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 // ---------------------------------------------------------------------------------------------
 // hooks
