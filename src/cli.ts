@@ -86,8 +86,9 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
 };
 
 async function main(argv: string[]): Promise<void> {
-  if (argv[0] === "hook") {
-    // Hot path: no citty, no consola; the hook module validates its own arguments.
+  if (argv[0] === "hook" && !argv.includes("--help") && !argv.includes("-h")) {
+    // Hot path: no citty, no consola; the hook module validates its own arguments. `coffer hook
+    // --help` is ordinary CLI help (below), so the hook runtime never imports the commands.
     const { runHookCli } = await import("./hooks/entry");
     await runHookCli(argv.slice(1));
     return;

@@ -58,15 +58,6 @@ export function checkInput(input: HookInput): string | undefined {
   return undefined;
 }
 
-async function printHelp(): Promise<void> {
-  const [{ runCli }, pkg] = await Promise.all([import("../commands/_run"), import("../../package.json")]);
-  await runCli(
-    ["hook", "--help"],
-    { hook: { description: "Hook entry point the agents call", load: () => import("../commands/hook") } },
-    pkg.default.version,
-  );
-}
-
 function finish(json: string): never {
   answer(json);
   exitNow();
@@ -74,10 +65,6 @@ function finish(json: string): never {
 
 export async function runHookCli(argv: string[]): Promise<void> {
   const started = Date.now();
-  if (argv.includes("--help") || argv.includes("-h")) {
-    await printHelp();
-    return;
-  }
   const { event, host } = parseHookArgs(argv);
   if (!event || !host) {
     hookLog(`bad arguments: ${JSON.stringify(argv).slice(0, 200)} (usage: coffer hook <event> --agent <host>)`);
