@@ -1,17 +1,74 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineCommand } from "citty";
-import { forget } from "../store/entries";
+import { CofferError } from "../lib/errors";
+import { paths } from "../lib/paths";
+import { forget, type Located, requireEntry } from "../store/entries";
+import type { Store } from "../store/store";
+import { takesWords } from "./_args";
 import { withExamples } from "./_run";
-import { cliStore, consola, jsonArg, printJson } from "./_shared";
+import { cliStore, consola, jsonArg, plural, printJson, short } from "./_shared";
+
+/** "global", "project app (this one)", "project billing (another project)". */
+function where(store: Store, hit: Located): string {
+  if (hit.scopeName === "global") return "global";
+  if (hit.scopeName === "project") return `project ${store.project?.label ?? hit.scope}`;
+  let label = hit.scope;
+  try {
+    const m = /^label:\s*(.+)$/m.exec(readFileSync(join(paths.projectScope(hit.scope), "project.md"), "utf8"));
+    if (m) label = String(Bun.YAML.parse(m[1]!.trim()));
+  } catch {}
+  return `project ${label}, not this one`;
+}
 
 export default withExamples(
-  defineCommand({
-    meta: { name: "forget", description: "Delete an entry" },
-    args: { id: { type: "positional", description: "Entry id (or a unique prefix)", required: true }, ...jsonArg },
-    run({ args }) {
-      const res = forget(cliStore(), args.id, "user");
-      if (args.json) return printJson(res);
-      consola.success(`Forgot ${res.id}`);
-    },
-  }),
-  ["coffer forget 01JD3K5Z8Q2WXYZ123ABCDEFGH"],
+  takesWords(
+    defineCommand({
+      meta: { name: "forget", description: "Delete an entry" },
+      args: {
+        id: {
+          type: "positional",
+          description: "Entry id (or a unique prefix); several ids forget several",
+          required: true,
+        },
+        yes: {
+          type: "boolean",
+          alias: "y",
+          description: "Do not ask (needed for several entries, or one outside this project, without a terminal)",
+        },
+        ...jsonArg,
+      },
+      async run({ args }) {
+        const store = cliStore();
+        const ids = [...new Set(args._.length ? args._ : [args.id])];
+        // Resolve every id first: a typo in the third id deletes nothing.
+        const hits = ids.map((id) => requireEntry(store, id));
+        const outside = hits.filter((h) => h.scopeName === "other-project");
+        if ((hits.length > 1 || outside.length) && !args.yes) {
+          const reason =
+            hits.length > 1
+              ? `forgetting ${plural(hits.length, "entry", "entries")}`
+              : `${hits[0]!.entry.id} is in ${where(store, hits[0]!)}`;
+          const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !args.json;
+          if (!interactive)
+            throw new CofferError(
+              `${reason}: confirm with --yes`,
+              1,
+              `coffer forget ${hits.map((h) => h.entry.id).join(" ")} --yes`,
+            );
+          for (const h of hits)
+            process.stderr.write(`  ${h.entry.id}  ${where(store, h)}  ${short(h.entry.title, 60)}\n`);
+          const ok = await consola.prompt(`Forget ${hits.length === 1 ? "this entry" : `these ${hits.length}`}?`, {
+            type: "confirm",
+            initial: false,
+          });
+          if (ok !== true) throw new CofferError("nothing forgotten");
+        }
+        const results = hits.map((h) => ({ ...forget(store, h.entry.id, "user"), where: where(store, h) }));
+        if (args.json) return printJson(results.length === 1 ? results[0] : { forgotten: results });
+        for (const r of results) consola.success(`Forgot ${r.id} (${r.where})`);
+      },
+    }),
+  ),
+  ["coffer forget 01JD3K5Z8Q2WXYZ123ABCDEFGH", "coffer forget 01JD3K5Z 01JD3K7A --yes"],
 );
