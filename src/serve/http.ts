@@ -8,13 +8,14 @@
 import pkg from "../../package.json" with { type: "json" };
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
+import type { Periodic } from "../lib/periodic";
 import { isoNow } from "../lib/time";
 import { loadConfig } from "../store/config";
 import { handleApi } from "./api";
 import { allowedHosts, ensureToken, hasBearer, hostAllowed, originAllowed } from "./auth";
 import { BODY_MAX, declaredTooLarge, tooLarge } from "./body";
 import { errorResponse, HttpError, json } from "./errors";
-import { createMcpHttp } from "./mcp-http";
+import { createMcpHttp, type McpHttp } from "./mcp-http";
 import type { UiFactory, UiMount } from "./mount";
 import { readServeInfo, removeServeInfo, writeServeInfo } from "./state";
 import { startWorker, type Worker } from "./worker";
@@ -46,6 +47,11 @@ function isAddrInUse(err: unknown): boolean {
   return e?.code === "EADDRINUSE" || /EADDRINUSE|address already in use|port \d+ in use/i.test(e?.message ?? "");
 }
 
+/** What requests reach besides the API: set up before listening (mcp) or right after (worker, web UI). */
+type Mounts = { mcp: McpHttp; worker?: Worker; web?: UiMount };
+
+type RouteContext = { hosts: Set<string>; token: string; cwd: string; mounts: Mounts };
+
 /** Start the server and keep running until SIGINT/SIGTERM. */
 export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void> {
   const config = loadConfig();
@@ -57,60 +63,83 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     log(`note: another coffer serve (pid ${previous.pid}) is running at ${previous.url}`);
   }
   const { token, created } = ensureToken();
-  const hosts = allowedHosts(host);
-  const mcp = createMcpHttp({ cwd, log });
-  let worker: Worker | undefined;
-  let web: UiMount | undefined;
+  const mounts: Mounts = { mcp: createMcpHttp({ cwd, log }) };
+  const server = listen(host, port, previous, handlerFor({ hosts: allowedHosts(host), token, cwd, mounts }));
 
-  async function route(req: Request): Promise<Response> {
-    if (!hostAllowed(req, hosts)) {
-      throw new HttpError(
-        403,
-        "forbidden",
-        `Host header ${JSON.stringify(req.headers.get("host") ?? "")} is not allowed; use http://127.0.0.1:<port>`,
-      );
-    }
-    if (!originAllowed(req, hosts))
-      throw new HttpError(403, "forbidden", `Origin ${req.headers.get("origin")} is not allowed`);
-    const url = new URL(req.url);
-    if (url.pathname === "/healthz") {
-      if (req.method !== "GET" && req.method !== "HEAD")
-        throw new HttpError(405, "method_not_allowed", "use GET /healthz", null, { allow: "GET" });
-      return json({ ok: true, version: pkg.version, worker: worker?.status() ?? null });
-    }
-    const guarded = url.pathname === "/mcp" || url.pathname === "/api" || url.pathname.startsWith("/api/");
-    // The web UI: its page, assets and login; its API calls pass the guard below with a session cookie.
-    if (!guarded && web) return web.page(req, url);
-    if (!hasBearer(req, token) && (url.pathname === "/mcp" || !web?.authorized(req))) {
-      throw new HttpError(
-        401,
-        "unauthorized",
-        `missing or wrong bearer token; send "Authorization: Bearer <token>" with the token from ${paths.token()}`,
-        null,
-        {
-          "www-authenticate": 'Bearer realm="coffer"',
-        },
-      );
-    }
-    if (declaredTooLarge(req)) throw tooLarge();
-    if (url.pathname === "/mcp") return mcp.handle(req);
-    if (web?.owns(url)) return web.api(req, url);
-    return handleApi(req, url, { cwd, log });
+  const actualPort = server.port ?? port;
+  const url = urlFor(host, actualPort);
+  writeServeInfo({ pid: process.pid, port: actualPort, host, url, started: isoNow() });
+  mounts.web = opts.ui?.({ port: actualPort, token, cwd, version: pkg.version });
+  if (opts.worker !== false) {
+    const intervalMs = Number(config["serve.worker_interval_seconds"] ?? 300) * 1000;
+    mounts.worker = startWorker({ intervalMs, log });
   }
+  const { startAutoSync } = await import("../sync/auto");
+  const autoSync = startAutoSync(config);
+  announce(host, url, created, mounts.web);
+  stopOnSignals(server, mounts, autoSync);
+}
 
-  const fetch = async (req: Request): Promise<Response> => {
+/** Every request: Host/Origin checks, /healthz, the web UI's pages, the bearer guard, then /mcp or /api. */
+async function route(req: Request, ctx: RouteContext): Promise<Response> {
+  if (!hostAllowed(req, ctx.hosts)) {
+    throw new HttpError(
+      403,
+      "forbidden",
+      `Host header ${JSON.stringify(req.headers.get("host") ?? "")} is not allowed; use http://127.0.0.1:<port>`,
+    );
+  }
+  if (!originAllowed(req, ctx.hosts))
+    throw new HttpError(403, "forbidden", `Origin ${req.headers.get("origin")} is not allowed`);
+  const url = new URL(req.url);
+  const { mcp, web, worker } = ctx.mounts;
+  if (url.pathname === "/healthz") {
+    if (req.method !== "GET" && req.method !== "HEAD")
+      throw new HttpError(405, "method_not_allowed", "use GET /healthz", null, { allow: "GET" });
+    return json({ ok: true, version: pkg.version, worker: worker?.status() ?? null });
+  }
+  const guarded = url.pathname === "/mcp" || url.pathname === "/api" || url.pathname.startsWith("/api/");
+  // The web UI: its page, assets and login; its API calls pass the guard below with a session cookie.
+  if (!guarded && web) return web.page(req, url);
+  if (!hasBearer(req, ctx.token) && (url.pathname === "/mcp" || !web?.authorized(req))) {
+    throw new HttpError(
+      401,
+      "unauthorized",
+      `missing or wrong bearer token; send "Authorization: Bearer <token>" with the token from ${paths.token()}`,
+      null,
+      {
+        "www-authenticate": 'Bearer realm="coffer"',
+      },
+    );
+  }
+  if (declaredTooLarge(req)) throw tooLarge();
+  if (url.pathname === "/mcp") return mcp.handle(req);
+  if (web?.owns(url)) return web.api(req, url);
+  return handleApi(req, url, { cwd: ctx.cwd, log });
+}
+
+/** route() with every failure turned into an error envelope (500s are logged with their stack). */
+function handlerFor(ctx: RouteContext): (req: Request) => Promise<Response> {
+  return async (req) => {
     try {
-      return await route(req);
+      return await route(req, ctx);
     } catch (err) {
       if (err instanceof HttpError) return errorResponse(err);
       log(`${req.method} ${new URL(req.url).pathname} failed: ${(err as Error)?.stack ?? String(err)}`);
       return errorResponse(new HttpError(500, "internal", `internal error: ${(err as Error)?.message ?? String(err)}`));
     }
   };
+}
 
-  let server: ReturnType<typeof Bun.serve>;
+/** Bind the port, or explain who holds it. */
+function listen(
+  host: string,
+  port: number,
+  previous: ReturnType<typeof readServeInfo>,
+  fetch: (req: Request) => Promise<Response>,
+): ReturnType<typeof Bun.serve> {
   try {
-    server = Bun.serve({
+    return Bun.serve({
       hostname: host,
       port,
       // Our own cap (1 MiB -> 413 with an error envelope) applies first; this is the backstop.
@@ -136,25 +165,21 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     }
     throw new CofferError(`cannot listen on ${host}:${port}: ${(err as Error).message}`, 1, "Check --host and --port.");
   }
+}
 
-  const actualPort = server.port ?? port;
-  const url = urlFor(host, actualPort);
-  writeServeInfo({ pid: process.pid, port: actualPort, host, url, started: isoNow() });
-  web = opts.ui?.({ port: actualPort, token, cwd, version: pkg.version });
-
-  if (opts.worker !== false) {
-    const intervalMs = Number(config["serve.worker_interval_seconds"] ?? 300) * 1000;
-    worker = startWorker({ intervalMs, log });
-  }
-  const { startAutoSync } = await import("../sync/auto");
-  const autoSync = startAutoSync(config);
-
+function announce(host: string, url: string, createdToken: boolean, web: UiMount | undefined): void {
   if (!LOOPBACK_BINDS.has(host))
     log(`listening on ${host}: the API is reachable from other machines (bearer token still required)`);
-  if (created) log(`created the API token in ${paths.token()}`);
+  if (createdToken) log(`created the API token in ${paths.token()}`);
   process.stdout.write(`Coffer serving on ${url} (MCP at ${url}/mcp; bearer token in ${paths.token()})\n`);
   if (web) process.stdout.write(`Web UI: ${web.loginUrl(url)} (one-time login link)\n`);
+}
 
+/**
+ * SIGINT/SIGTERM: let the background loops finish the pass in progress, then close MCP sessions
+ * and the server and exit 0. A second signal exits at once.
+ */
+function stopOnSignals(server: ReturnType<typeof Bun.serve>, mounts: Mounts, autoSync: Periodic): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -167,15 +192,15 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
     log(`${signal}: shutting down`);
     // A sync (commit, rebase, push) or a worker pass in progress finishes first; both are bounded
     // (network and model timeouts), and the worker stops after the session it is distilling.
-    if (autoSync.running() || worker?.status().running)
+    if (autoSync.running() || mounts.worker?.status().running)
       log("waiting for the background pass in progress (send the signal again to exit at once)");
-    await Promise.all([autoSync.stop(), worker?.stop()]);
+    await Promise.all([autoSync.stop(), mounts.worker?.stop()]);
     // Never hang on a stuck request: exit within a few seconds whatever happens.
     setTimeout(() => {
       removeServeInfo();
       process.exit(0);
     }, 5000).unref();
-    await mcp.close();
+    await mounts.mcp.close();
     await server.stop();
     removeServeInfo();
     process.exit(0);
