@@ -128,7 +128,7 @@ function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLed
 export function observeQueue(opts: { config: Config; dryRun?: boolean; limit?: number }): ObserveReport {
   const items = readQueue();
   const ledger = readLedger();
-  const max = Number(opts.config["inbox.max_files"] ?? 100);
+  const max = opts.config["inbox.max_files"];
   const limit = opts.limit ?? Infinity;
   let count = countTraces();
   const done = new Set<QueueItem>();

@@ -17,9 +17,9 @@ export type SweepPolicy = { settleMs: number; recencyMs: number; max: number };
 
 export function sweepPolicy(config: Config): SweepPolicy {
   return {
-    settleMs: Number(config["distill.settle_minutes"] ?? 15) * 60_000,
-    recencyMs: Number(config["distill.recency_days"] ?? 7) * 86_400_000,
-    max: Number(config["distill.max_per_pass"] ?? 20),
+    settleMs: config["distill.settle_minutes"] * 60_000,
+    recencyMs: config["distill.recency_days"] * 86_400_000,
+    max: config["distill.max_per_pass"],
   };
 }
 

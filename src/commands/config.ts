@@ -6,6 +6,7 @@ import { paths } from "../lib/paths";
 import { setTomlKey } from "../lib/toml-edit";
 import {
   CONFIG_KEYS,
+  type ConfigKey,
   coerceCliValue,
   isConfigKey,
   loadConfig,
@@ -46,7 +47,7 @@ const get = withExamples(
         return;
       }
       if (args.json) return printJson(config);
-      for (const k of Object.keys(CONFIG_KEYS))
+      for (const k of Object.keys(CONFIG_KEYS) as ConfigKey[])
         process.stdout.write(`${k} = ${config[k] === undefined ? "(unset)" : JSON.stringify(config[k])}\n`);
     },
   }),

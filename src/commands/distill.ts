@@ -188,7 +188,7 @@ const run = withExamples(
       if (named.length) files = named.map((s) => fileFor(s, args.agent));
       else {
         const config = loadConfig();
-        const sinceMs = args.since ? parseSince(args.since) : Number(config["distill.recency_days"] ?? 7) * 86_400_000;
+        const sinceMs = args.since ? parseSince(args.since) : config["distill.recency_days"] * 86_400_000;
         files = listSessions(hosts, Date.now() - sinceMs).reverse(); // oldest first
       }
       if (args.pending) {

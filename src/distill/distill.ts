@@ -45,7 +45,7 @@ export type PreparedSession = {
 export const MAX_FAILED_ATTEMPTS = 3;
 
 export function budgetChars(config: Config): number {
-  return Number(config["distill.budget_chars"] ?? 12000);
+  return config["distill.budget_chars"];
 }
 
 export function prepareSession(file: SessionFile, config: Config): PreparedSession {

@@ -32,17 +32,17 @@ export const CONFIGURE_MODEL_HINT = [
 
 /** The configured model, or undefined when `[model]` names no provider. */
 export function modelSettings(config: Config): ModelSettings | undefined {
-  const provider = config["model.provider"] as Provider | undefined;
-  const model = config["model.model"] as string | undefined;
+  const provider = config["model.provider"];
+  const model = config["model.model"];
   if (!provider || !model) return undefined;
-  const explicitUrl = config["model.base_url"] as string | undefined;
+  const explicitUrl = config["model.base_url"];
   const baseUrl = (explicitUrl || (provider === "openai" ? OPENAI_URL : ANTHROPIC_URL)).replace(/\/+$/, "");
   // A key is sent where the user said (api_key_env) or to the provider's own endpoint; never
   // implicitly to some other server (a local Ollama does not need the user's OpenAI key).
   const keyEnv =
-    (config["model.api_key_env"] as string | undefined) ??
+    config["model.api_key_env"] ??
     (explicitUrl ? undefined : provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
-  return { provider, model, baseUrl, keyEnv, timeoutMs: Number(config["model.timeout_ms"] ?? 60000) };
+  return { provider, model, baseUrl, keyEnv, timeoutMs: config["model.timeout_ms"] };
 }
 
 export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "malformed";

@@ -81,7 +81,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
     empty = adapter.empty(event);
     if (!existsSync(cofferHome())) finish(empty); // no store: nothing to inject, nothing to log into
     const config = loadConfigOrDefaults((err) => hookLog(`config.toml ignored: ${err.message}`, where));
-    armDeadline(started + Number(config["hook.deadline_ms"] ?? 1500), empty, paths.hookLog());
+    armDeadline(started + config["hook.deadline_ms"], empty, paths.hookLog());
 
     const raw = await readStdin(STDIN_MAX);
     if (raw === undefined) {
@@ -123,7 +123,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
 
     const [{ openStore }, { runEvent }] = await Promise.all([import("../store/store"), import("./run")]);
     // Our own reads and writes wait for a busy index at most until shortly before the deadline.
-    const left = started + Number(config["hook.deadline_ms"] ?? 1500) - Date.now();
+    const left = started + config["hook.deadline_ms"] - Date.now();
     const store = openStore({
       cwd: input.cwd,
       freshness: "shallow",

@@ -4,7 +4,7 @@
  */
 
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
-import type { Config } from "../store/config";
+import type { Config, READ_MODES } from "../store/config";
 import { readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
@@ -23,7 +23,7 @@ import {
 } from "./plan";
 import { globPaths, loadBodies, projectCards, type Routed, routeByPaths, routedByIds, routePrompt } from "./route";
 
-export type ReadMode = "startup" | "auto" | "always" | "manual" | "off";
+export type ReadMode = (typeof READ_MODES)[number];
 
 /** What a handler decided: context to inject (undefined = the host's empty output). */
 export type HookResult = { context?: string };
@@ -40,8 +40,7 @@ export type HookContext = {
 export const TOOL_MAX_BODIES = 3;
 
 export function readMode(config: Config): ReadMode {
-  const m = String(config["hook.read"] ?? "auto");
-  return (["startup", "auto", "always", "manual", "off"].includes(m) ? m : "auto") as ReadMode;
+  return config["hook.read"];
 }
 
 const proofOn = (config: Config) => config["hook.proof"] === "compact";

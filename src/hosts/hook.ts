@@ -188,7 +188,7 @@ export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8
 
 /** `load.max_tokens` (default 1,600) as chars: tokens = chars / 4. */
 export function maxTokensCapacity(config: Config): Capacity {
-  const tokens = Number(config["load.max_tokens"] ?? 1600) || 1600;
+  const tokens = config["load.max_tokens"];
   return { limit: tokens * 4, unit: "chars", measure: charCount };
 }
 

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { HostLink, JsonFile, JsonHooks, PluginHooks, Problem, Target } from "../hosts/link";
 import { paths } from "../lib/paths";
-import { type Config, loadConfig } from "../store/config";
+import { type Config, configDefaults, loadConfig } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { findRepoRoot } from "../store/scope";
 import { commandBinary, isCofferBinaryPath } from "./command";
@@ -283,7 +283,7 @@ function inspectStore(): StoreReport {
 
 export async function runDoctor(hosts: HostLink[], cwd: string, home: string): Promise<DoctorReport> {
   const self = process.execPath;
-  let config: Config = {};
+  let config: Config = configDefaults();
   try {
     config = loadConfig();
   } catch {}

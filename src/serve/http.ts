@@ -56,7 +56,7 @@ type RouteContext = { hosts: Set<string>; token: string; cwd: string; mounts: Mo
 export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void> {
   const config = loadConfig();
   const host = opts.host?.trim() || "127.0.0.1";
-  const port = opts.port ?? Number(config["serve.port"] ?? 7437);
+  const port = opts.port ?? config["serve.port"];
   const cwd = opts.cwd ?? process.cwd();
   const previous = readServeInfo();
   if (previous && previous.pid !== process.pid && previous.port !== port && pidAlive(previous.pid)) {
@@ -71,7 +71,7 @@ export async function runHttpServer(opts: HttpServerOptions = {}): Promise<void>
   writeServeInfo({ pid: process.pid, port: actualPort, host, url, started: isoNow() });
   mounts.web = opts.ui?.({ port: actualPort, token, cwd, version: pkg.version });
   if (opts.worker !== false) {
-    const intervalMs = Number(config["serve.worker_interval_seconds"] ?? 300) * 1000;
+    const intervalMs = config["serve.worker_interval_seconds"] * 1000;
     mounts.worker = startWorker({ intervalMs, log });
   }
   const { startAutoSync } = await import("../sync/auto");

@@ -21,6 +21,15 @@ export const PROOF_MODES = ["off", "compact"] as const;
 /** The host names live in lib/hosts.ts (the registry is src/hosts/index.ts); re-exported for older imports. */
 export { HOSTS, type Host };
 
+const keepOff = () => ({ ...pick("keep", "off"), default: "keep" });
+
+/** `native_memory.<host>` for every host, typed per key (Object.fromEntries would lose the names). */
+function nativeMemoryKeys() {
+  return Object.fromEntries(HOSTS.map((h) => [`native_memory.${h}`, keepOff()])) as {
+    [H in Host as `native_memory.${H}`]: ReturnType<typeof keepOff>;
+  };
+}
+
 /** Every key `config.toml` may hold, as `section.key`. One place: validation, defaults, `config get|set`. */
 export const CONFIG_KEYS = {
   "limits.body_max": { schema: int(64, 32768), default: 8192, allowed: "an integer 64..32768" },
@@ -28,7 +37,7 @@ export const CONFIG_KEYS = {
   "hook.read": { ...pick(...READ_MODES), default: "auto" },
   "hook.proof": { ...pick(...PROOF_MODES), default: "off" },
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
-  ...Object.fromEntries(HOSTS.map((h) => [`native_memory.${h}`, { ...pick("keep", "off"), default: "keep" }])),
+  ...nativeMemoryKeys(),
   "model.provider": pick("openai", "anthropic"),
   "model.base_url": str("an http(s) URL, e.g. http://127.0.0.1:11434/v1"),
   "model.model": str("a model name, e.g. gpt-4o-mini"),
@@ -47,10 +56,20 @@ export const CONFIG_KEYS = {
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
-/** The effective configuration: file values over defaults, flattened by `section.key`. */
-export type Config = Record<string, string | number | boolean | undefined>;
+type Specs = typeof CONFIG_KEYS;
+/** A key's value as its schema outputs it (`hook.deadline_ms` -> number, `hook.read` -> the read modes). */
+export type ConfigValue<K extends ConfigKey> = v.InferOutput<Specs[K]["schema"]>;
+/**
+ * The effective configuration: file values over defaults, flattened by `section.key`. A key
+ * with a default always has a value; one without (the model keys) may be undefined.
+ */
+export type Config = {
+  [K in ConfigKey]: Specs[K] extends { default: unknown } ? ConfigValue<K> : ConfigValue<K> | undefined;
+};
+/** Only what a file sets. */
+export type ConfigFile = Partial<Config>;
 
-const SPECS = CONFIG_KEYS as Record<string, KeySpec>;
+const SPECS = CONFIG_KEYS as Record<ConfigKey, KeySpec>;
 
 export function isConfigKey(key: string): key is ConfigKey {
   return Object.hasOwn(SPECS, key);
@@ -98,8 +117,8 @@ export function coerceCliValue(key: string, raw: string): string | number | bool
 }
 
 /** Flatten and validate a parsed TOML document. */
-export function validateConfigDoc(doc: Record<string, unknown>, file = "config.toml"): Config {
-  const out: Config = {};
+export function validateConfigDoc(doc: Record<string, unknown>, file = "config.toml"): ConfigFile {
+  const out: Record<string, unknown> = {};
   for (const [section, table] of Object.entries(doc)) {
     if (!table || typeof table !== "object" || Array.isArray(table)) {
       throw unknownKeyError(section, file);
@@ -109,7 +128,7 @@ export function validateConfigDoc(doc: Record<string, unknown>, file = "config.t
       out[key] = validateValue(key, value, file);
     }
   }
-  return out;
+  return out as ConfigFile;
 }
 
 /** Parse TOML text (Bun's native parser; smol-toml re-parses a broken file to name the line). */
@@ -132,17 +151,22 @@ export function parseTomlStrict(text: string, file: string): Record<string, unkn
 }
 
 /** Only the keys present in the file (no defaults). */
-export function readConfigFile(): Config {
+export function readConfigFile(): ConfigFile {
   const file = paths.config();
   if (!existsSync(file)) return {};
   return validateConfigDoc(parseTomlStrict(readFileSync(file, "utf8"), file), file);
 }
 
+/** Every key at its default (keys without one are absent, i.e. undefined). */
+export function configDefaults(): Config {
+  const out: Record<string, unknown> = {};
+  for (const [k, spec] of Object.entries(SPECS)) if (spec.default !== undefined) out[k] = spec.default;
+  return out as Config;
+}
+
 /** The effective configuration. Throws a CofferError for a malformed or invalid file. */
 export function loadConfig(): Config {
-  const out: Config = {};
-  for (const [k, spec] of Object.entries(SPECS)) out[k] = spec.default;
-  return Object.assign(out, readConfigFile());
+  return { ...configDefaults(), ...readConfigFile() };
 }
 
 /** The effective config, or defaults when the file is broken (for hooks, which must never fail). */
@@ -151,14 +175,8 @@ export function loadConfigOrDefaults(onError?: (err: Error) => void): Config {
     return loadConfig();
   } catch (err) {
     onError?.(err as Error);
-    const out: Config = {};
-    for (const [k, spec] of Object.entries(SPECS)) out[k] = spec.default;
-    return out;
+    return configDefaults();
   }
-}
-
-export function configDefault(key: ConfigKey) {
-  return SPECS[key]!.default;
 }
 
 export function allowedFor(key: ConfigKey): string {

@@ -7,7 +7,6 @@ export const SOURCES = ["cli", "mcp", "distill", "http", "import"] as const;
 export type Source = (typeof SOURCES)[number];
 
 export const TITLE_MAX = 120;
-export const BODY_MAX_DEFAULT = 8192;
 
 /** One memory entry: frontmatter fields + Markdown body. */
 export type Entry = {

@@ -151,7 +151,7 @@ export function ensureProjectFile(project: ProjectScope): void {
 }
 
 export function bodyMax(store: Store): number {
-  return Number(store.config["limits.body_max"] ?? 8192);
+  return store.config["limits.body_max"];
 }
 
 export function ensureDir(dir: string): void {

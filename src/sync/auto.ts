@@ -19,7 +19,10 @@ const IDLE: Periodic = { running: () => false, stop: async () => {} };
  * recorded in state/sync.json for `coffer status`), never thrown; runs never overlap; `stop()`
  * resolves after the sync in progress has finished (a commit, rebase or push is never cut short).
  */
-export function startAutoSync(config: Config, opts: AutoSyncOptions = {}): Periodic {
+export function startAutoSync(
+  config: Pick<Config, "sync.auto" | "sync.interval_minutes">,
+  opts: AutoSyncOptions = {},
+): Periodic {
   if (config["sync.auto"] !== true) return IDLE;
   const log = opts.log ?? ((m: string) => process.stderr.write(`coffer: ${m}\n`));
   let warnedOff = false;
@@ -43,7 +46,7 @@ export function startAutoSync(config: Config, opts: AutoSyncOptions = {}): Perio
   };
 
   return startPeriodic(syncOnce, {
-    intervalMs: opts.intervalMs ?? Number(config["sync.interval_minutes"] ?? 15) * 60_000,
+    intervalMs: opts.intervalMs ?? config["sync.interval_minutes"] * 60_000,
     firstDelayMs: opts.firstDelayMs ?? 10_000,
     onError: (err) => log(`auto sync failed: ${(err as Error)?.message ?? String(err)}`),
   });
