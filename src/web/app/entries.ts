@@ -70,7 +70,7 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
         name: "q",
         type: "search",
         value: get("q"),
-        placeholder: "keywords, or text / /regex/ in grep mode",
+        placeholder: "words, or /regex/ in grep mode",
       }),
     ),
     h(
@@ -256,11 +256,7 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
   return h(
     "table",
     { id: "entries-table" },
-    h(
-      "caption",
-      { class: "muted", style: "text-align:left" },
-      "Entries, newest first (best match first for a keyword search)",
-    ),
+    h("caption", { class: "muted caption" }, "Entries, newest first (best match first for a keyword search)"),
     h(
       "thead",
       {},

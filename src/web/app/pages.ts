@@ -102,7 +102,7 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
     { id: "rules-form" },
     h(
       "label",
-      { for: "rules-text", style: "display:flex" },
+      { for: "rules-text", class: "block" },
       "rules.md (bullets of guidance, delivered whole at session start)",
       area,
     ),
@@ -370,7 +370,7 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
   const items = inbox.items.length
     ? h(
         "ul",
-        { id: "inbox-list", style: "list-style:none;padding:0" },
+        { id: "inbox-list", class: "plain" },
         inbox.items.map((t) => inboxItem(t, main)),
       )
     : h("p", {}, "The inbox is empty. Sessions queued at session end land here after coffer observe --queue.");
@@ -565,7 +565,7 @@ function previewBox(pid: string, insights: Insight[], main: HTMLElement): HTMLEl
       );
       toast(
         decision === "confirm"
-          ? `Approved: ${r.entries.length} entries written`
+          ? `Approved: ${r.entries.length} entr${r.entries.length === 1 ? "y" : "ies"} written`
           : "Cancelled; the trace stays in the inbox",
       );
     } catch (err) {
