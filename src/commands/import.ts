@@ -13,7 +13,7 @@ const common = {
 
 async function finish(plan: ImportPlan, args: { "dry-run"?: boolean; json?: boolean }): Promise<ImportReport> {
   const { applyImport } = await import("../import/engine");
-  const report = applyImport(plan, { dryRun: !!args["dry-run"] });
+  const report = await applyImport(plan, { dryRun: !!args["dry-run"] });
   if (args.json) printJson(report);
   else process.stdout.write(reportText(report));
   return report;

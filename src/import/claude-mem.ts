@@ -117,42 +117,36 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
     const projExpr = (cols: Set<string>) =>
       cols.has("merged_into_project") ? "COALESCE(NULLIF(merged_into_project, ''), project)" : "project";
 
-    const obs = obsCols.size
-      ? (db
-          .query(
-            `SELECT id, ${projExpr(obsCols)} AS proj, memory_session_id, type, ${pick(obsCols, [
-              "text",
-              "title",
-              "subtitle",
-              "facts",
-              "narrative",
-              "concepts",
-              "files_read",
-              "files_modified",
-              "created_at",
-              "created_at_epoch",
-            ])} FROM observations ORDER BY id`,
-          )
-          .all() as ObsRow[])
-      : [];
-    const sums = sumCols.size
-      ? (db
-          .query(
-            `SELECT id, ${projExpr(sumCols)} AS proj, memory_session_id, ${pick(sumCols, [
-              "request",
-              "investigated",
-              "learned",
-              "completed",
-              "next_steps",
-              "notes",
-              "files_edited",
-              "created_at",
-              "created_at_epoch",
-            ])} FROM session_summaries ORDER BY id`,
-          )
-          .all() as SumRow[])
-      : [];
-
+    // Rows are streamed (iterate), never all held at once: a database of years weighs tens of MB.
+    const obsSql = obsCols.size
+      ? `SELECT id, ${projExpr(obsCols)} AS proj, memory_session_id, type, ${pick(obsCols, [
+          "text",
+          "title",
+          "subtitle",
+          "facts",
+          "narrative",
+          "concepts",
+          "files_read",
+          "files_modified",
+          "created_at",
+          "created_at_epoch",
+        ])} FROM observations ORDER BY id`
+      : undefined;
+    const sumSql = sumCols.size
+      ? `SELECT id, ${projExpr(sumCols)} AS proj, memory_session_id, ${pick(sumCols, [
+          "request",
+          "investigated",
+          "learned",
+          "completed",
+          "next_steps",
+          "notes",
+          "files_edited",
+          "created_at",
+          "created_at_epoch",
+        ])} FROM session_summaries ORDER BY id`
+      : undefined;
+    const obs = (): Iterable<ObsRow> => (obsSql ? (db.query(obsSql).iterate() as Iterable<ObsRow>) : []);
+    const sums = (): Iterable<SumRow> => (sumSql ? (db.query(sumSql).iterate() as Iterable<SumRow>) : []);
     // The agent's own session id for each claude-mem memory session.
     const sessions = new Map<string, string>();
     const sessCols = columns(db, "sdk_sessions");
@@ -183,21 +177,31 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         `SELECT s.project AS proj, p.cwd AS cwd FROM pending_messages p JOIN sdk_sessions s ON s.id = p.session_db_id
          WHERE p.cwd IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC`,
       );
-    // Absolute file paths an observation touched point at the project too.
-    for (const o of obs) {
-      const list = dirs.get(o.proj) ?? [];
-      if (list.length >= 3) continue;
-      for (const f of [...jsonList(o.files_modified), ...jsonList(o.files_read)]) {
-        if (!isAbsolute(f)) continue;
-        const dir = f.slice(0, f.lastIndexOf("/")) || "/";
-        if (!list.includes(dir)) list.push(dir);
-        break;
-      }
-      dirs.set(o.proj, list);
-    }
-
     const counts = new Map<string, number>();
-    for (const r of [...obs, ...sums]) counts.set(r.proj, (counts.get(r.proj) ?? 0) + 1);
+    for (const table of [obsCols.size ? "observations" : "", sumCols.size ? "session_summaries" : ""].filter(Boolean)) {
+      const expr = projExpr(table === "observations" ? obsCols : sumCols);
+      for (const r of db.query(`SELECT ${expr} AS proj, count(*) AS n FROM ${table} GROUP BY 1`).all() as {
+        proj: string;
+        n: number;
+      }[])
+        counts.set(r.proj, (counts.get(r.proj) ?? 0) + r.n);
+    }
+    // Absolute file paths an observation touched point at the project too (a sample per project).
+    if (obsCols.has("files_modified") && obsCols.has("files_read")) {
+      const sample = db.query(
+        `SELECT files_modified, files_read FROM observations WHERE ${projExpr(obsCols)} = ? ORDER BY id DESC LIMIT 50`,
+      );
+      for (const name of counts.keys()) {
+        const list = dirs.get(name) ?? [];
+        for (const r of sample.all(name) as { files_modified: unknown; files_read: unknown }[]) {
+          if (list.length >= 3) break;
+          const f = [...jsonList(r.files_modified), ...jsonList(r.files_read)].find((x) => isAbsolute(x));
+          const dir = f ? f.slice(0, f.lastIndexOf("/")) || "/" : undefined;
+          if (dir && !list.includes(dir)) list.push(dir);
+        }
+        dirs.set(name, list);
+      }
+    }
     const placement = new Map<string, Placement>();
     for (const [name, n] of counts)
       placement.set(name, placeProject(name, dirs.get(name) ?? [], map, cwd, "claude-mem", n));
@@ -207,7 +211,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
     for (const [name, p] of placement) if ("skip" in p) skipped.push({ reason: p.skip, count: counts.get(name)! });
     let sensitive = 0;
 
-    for (const o of obs) {
+    for (const o of obs()) {
       const p = placement.get(o.proj)!;
       if ("skip" in p) continue;
       if (SKIPPED_TYPES.has(o.type)) {
@@ -244,7 +248,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         label: `claude-mem observation ${o.id} (${o.proj})`,
       });
     }
-    for (const s of sums) {
+    for (const s of sums()) {
       const p = placement.get(s.proj)!;
       if ("skip" in p) continue;
       const section = (label: string, v: unknown) =>

@@ -14,7 +14,7 @@ import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
 import { isoNow } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
-import { type BulkWriter, refreshScopes, withBulk } from "../store/bulk";
+import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
 import { type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
 import { entryPath, scopeDir } from "../store/indexer";
 import { GLOBAL, type ProjectScope, type ScopeKey } from "../store/scope";
@@ -208,16 +208,16 @@ export type ApplyOptions = {
 };
 
 /** Run an import plan against the store (or only count it, with `dryRun`). */
-export function applyImport(plan: ImportPlan, opts: ApplyOptions = {}): ImportReport {
+export async function applyImport(plan: ImportPlan, opts: ApplyOptions = {}): Promise<ImportReport> {
   const store = openStore({ cwd: opts.cwd ?? process.cwd(), freshness: "none", notice: opts.notice });
   try {
-    return run(store, plan, opts);
+    return await run(store, plan, opts);
   } finally {
     closeStore(store);
   }
 }
 
-function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
+async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<ImportReport> {
   const dryRun = !!opts.dryRun;
   const counter = { redactions: 0, truncated: 0 };
   const report: ImportReport = {
@@ -267,6 +267,8 @@ function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
   let processed = 0;
   for (let i = 0; i < plan.items.length; i += CHUNK) {
     const chunk = plan.items.slice(i, i + CHUNK);
+    /** Files this chunk writes, by `scope\0id` (an entry folded into twice is written once). */
+    const pending = new Map<string, PutEntry>();
     const step = (w: BulkWriter) => {
       for (const item of chunk) {
         bar.tick(++processed);
@@ -292,13 +294,20 @@ function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
           // The store's rule for a near-duplicate: the existing entry stays, its `updated` moves forward.
           if (p.entry.updated > dup.updated) {
             if (manifest) {
-              const file = entryPath(scope, dup.id);
-              try {
-                const existing = parseEntry(readFileSync(file, "utf8"), dup.id);
-                existing.id = dup.id;
-                w.write(scope, { ...existing, updated: p.entry.updated });
+              const k = `${scope}\0${dup.id}`;
+              const queued = pending.get(k);
+              if (queued) {
+                queued.entry = { ...queued.entry, updated: p.entry.updated };
+                queued.text = undefined;
+              } else {
+                try {
+                  const existing = parseEntry(readFileSync(entryPath(scope, dup.id), "utf8"), dup.id);
+                  existing.id = dup.id;
+                  pending.set(k, { scope, entry: { ...existing, updated: p.entry.updated } });
+                } catch {}
+              }
+              if (!placed.has(k))
                 manifest.merged.push({ scope, id: dup.id, before: dup.updated, after: p.entry.updated });
-              } catch {}
             }
             seen.set(key, { id: dup.id, updated: p.entry.updated });
           }
@@ -334,12 +343,16 @@ function run(store: Store, plan: ImportPlan, opts: ApplyOptions): ImportReport {
         if (!manifest) continue;
         const project = projects.get(scope);
         if (scope !== GLOBAL && project) ensureProjectFile(project, manifest);
-        w.write(scope, p.entry, p.text);
+        pending.set(`${scope}\0${p.entry.id}`, { scope, entry: p.entry, text: p.text });
         manifest.created.push({ scope, id: p.entry.id, from: item.imported_from });
       }
     };
-    withBulk(store, !!manifest, step);
-    if (manifest) writeManifest(manifest);
+    withBulk(store, false, step);
+    if (manifest) {
+      // The manifest names the entries before they exist, so an interrupted import can still be undone.
+      writeManifest(manifest);
+      await putEntries(store, [...pending.values()]);
+    }
   }
   bar.done();
 
@@ -454,7 +467,7 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
       });
     }
     withBulk(store, true, (w) => {
-      for (const g of m.merged) {
+      for (const g of [...m.merged].reverse()) {
         try {
           const e = parseEntry(readFileSync(entryPath(g.scope, g.id), "utf8"), g.id);
           e.id = g.id;

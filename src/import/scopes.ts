@@ -3,7 +3,7 @@
  * directory's repository when it still is one, else what the user said with `--project`.
  */
 import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { CofferError } from "../lib/errors";
 import { homeDir } from "../lib/paths";
 import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey } from "../store/scope";
@@ -55,8 +55,15 @@ export function placeTarget(target: string, cwd: string): Placement {
 
 /** The repository a directory belongs to, if it still exists and is one. */
 export function placeDirectory(dir: string | undefined): ProjectScope | undefined {
-  if (!dir || !isAbsolute(dir) || !existsSync(dir)) return undefined;
-  return resolveProject(dir);
+  if (!dir || !isAbsolute(dir)) return undefined;
+  // A file or folder deleted since still belongs to the repository around it, if that remains.
+  let d = resolve(dir);
+  while (!existsSync(d)) {
+    const up = dirname(d);
+    if (up === d) return undefined;
+    d = up;
+  }
+  return resolveProject(d);
 }
 
 /**

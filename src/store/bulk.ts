@@ -4,7 +4,7 @@
  * everywhere; one write transaction per batch so other writers wait at most one batch.
  */
 import { existsSync, rmSync, statSync } from "node:fs";
-import { writeFileAtomic } from "../lib/atomic";
+import { writeFileAtomic, writeFilesAtomic } from "../lib/atomic";
 import { sha256 } from "../lib/hash";
 import { dbOf } from "./db";
 import { type Entry, normHash, parseEntry, serializeEntry } from "./entry";
@@ -75,5 +75,37 @@ export function withBulk<T>(store: Store, write: boolean, fn: (w: BulkWriter) =>
         return out;
       })
       .immediate();
+  });
+}
+
+export type PutEntry = { scope: ScopeKey; entry: Entry; text?: string };
+
+/**
+ * Write many entries (new or rewritten, ids given): every file atomically and durably, their
+ * fsyncs grouped, then all their index rows in one transaction. Files first, index after, so a
+ * crash in between leaves files the next refresh indexes.
+ */
+export async function putEntries(store: Store, batch: PutEntry[]): Promise<void> {
+  if (!batch.length) return;
+  const texts = batch.map((b) => b.text ?? serializeEntry(b.entry));
+  await writeFilesAtomic(batch.map((b, i) => ({ path: entryPath(b.scope, b.entry.id), data: texts[i]! })));
+  withHealing(store, () => {
+    const db = dbOf(store);
+    db.transaction(() => {
+      const touched = new Set<ScopeKey>();
+      batch.forEach((b, i) => {
+        const st = statSync(entryPath(b.scope, b.entry.id));
+        const parsed = parseEntry(texts[i]!, b.entry.id);
+        parsed.id = b.entry.id;
+        upsertEntryRow(db, b.scope, parsed, {
+          name: `${b.entry.id}.md`,
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          hash: sha256(texts[i]!),
+        });
+        touched.add(b.scope);
+      });
+      for (const s of touched) touchScanDir(db, s);
+    }).immediate();
   });
 }
