@@ -251,10 +251,17 @@ route("GET", "/api/v1/ui/entries", (_req, url, _p, ctx) => {
       if (!labels.has(e.scope)) labels.set(e.scope, projectMeta(e.scope).label);
       return { ...e, scope_label: labels.get(e.scope)! };
     });
-    const withFacets = url.searchParams.get("facets") === "1" ? { facets: facets(store, scopes) } : {};
-    return json({ total: res.total, entries, took_ms: Math.round(performance.now() - t0), ...withFacets });
+    return json({ total: res.total, entries, took_ms: Math.round(performance.now() - t0) });
   });
 });
+
+route("GET", "/api/v1/ui/facets", (_req, url, _p, ctx) =>
+  withUiStore(ctx, undefined, (store) => {
+    const q = url.searchParams.get("scope") ?? "all";
+    const scopes = q === "all" ? [GLOBAL, ...scopesOnDisk().filter((s) => s !== GLOBAL)] : [scopeParam(q)];
+    return json(facets(store, scopes));
+  }),
+);
 
 const ID_RE = /^[0-9A-Za-z]{6,64}$/;
 function idParam(p: Params): string {

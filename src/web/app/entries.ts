@@ -52,6 +52,18 @@ const FILTERS = ["scope", "q", "mode", "kind", "tag", "source", "actor", "since"
 export async function entriesPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
   const get = (k: string) => p.get(k) ?? "";
+  // The scopes and the first page load side by side; the filter suggestions come after the rows.
+  const params: Record<string, string> = {};
+  for (const k of FILTERS) if (get(k) && k !== "view") params[k] = get(k);
+  if (params.scope === undefined) params.scope = "all";
+  params.limit = String(PAGE);
+  const pageP = api<{ total: number; entries: Row[]; took_ms: number }>(
+    "GET",
+    `/api/v1/ui/entries?${new URLSearchParams(params)}`,
+  ).then(
+    (data) => ({ data }),
+    (error: unknown) => ({ error }),
+  );
   const { projects } = await loadScopes();
   const scope = get("scope") || "all";
   const view = get("view") === "timeline" ? "timeline" : "list";
@@ -171,25 +183,12 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
   const results = h("div", { id: "results" });
   main.replaceChildren(h("h1", {}, "Entries"), form, status, results);
 
-  const params: Record<string, string> = {};
-  for (const k of FILTERS) if (get(k) && k !== "view") params[k] = get(k);
-  if (params.scope === undefined) params.scope = "all";
-  params.limit = String(PAGE);
-  params.facets = "1";
-  let data: { total: number; entries: Row[]; took_ms: number; facets?: { tags: string[]; actors: string[] } };
-  try {
-    data = await api("GET", `/api/v1/ui/entries?${new URLSearchParams(params)}`);
-  } catch (err) {
-    status.replaceChildren(errorBox(err));
+  const loaded = await pageP;
+  if ("error" in loaded) {
+    status.replaceChildren(errorBox(loaded.error));
     return;
   }
-  document
-    .getElementById("tag-list")
-    ?.replaceChildren(...(data.facets?.tags ?? []).map((t) => h("option", { value: t })));
-  document
-    .getElementById("actor-list")
-    ?.replaceChildren(...["user", "agent", ...(data.facets?.actors ?? [])].map((t) => h("option", { value: t })));
-
+  const data = loaded.data;
   const from = data.total ? offset + 1 : 0;
   const to = Math.min(offset + data.entries.length, data.total);
   status.textContent = `${data.total.toLocaleString()} entr${data.total === 1 ? "y" : "ies"}${data.total ? `, showing ${from}–${to}` : ""} (${data.took_ms} ms on the server)`;
@@ -227,6 +226,21 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
   results.replaceChildren(bulk.el, body, data.total > PAGE ? pager : "");
   (window as unknown as { __cofferRendered?: number }).__cofferRendered = performance.now();
   performance.mark("coffer-entries-rendered");
+  void suggestions(params.scope);
+}
+
+/** Tags and actors in use, for the filter inputs' suggestion lists. */
+async function suggestions(scope: string | undefined): Promise<void> {
+  try {
+    const f = await api<{ tags: string[]; actors: string[] }>(
+      "GET",
+      `/api/v1/ui/facets?scope=${encodeURIComponent(scope ?? "all")}`,
+    );
+    document.getElementById("tag-list")?.replaceChildren(...f.tags.map((t) => h("option", { value: t })));
+    document
+      .getElementById("actor-list")
+      ?.replaceChildren(...["user", "agent", ...f.actors].map((t) => h("option", { value: t })));
+  } catch {}
 }
 
 function currentParams(): Record<string, string> {
