@@ -166,3 +166,38 @@ describe("coffer import engram", () => {
     expect(sb.run(["import", "engram", notJson]).stderr).toContain("as JSON");
   });
 });
+
+describe("folding into an entry that was already there", () => {
+  test("the existing entry's date moves forward; undo gives it back", () => {
+    const sb = sandbox("coffer-import-fold-");
+    try {
+      const api = sb.repo("api", "https://github.com/acme/api.git");
+      const file = join(sb.root, "engram-export.json");
+      writeFile(file, JSON.stringify(engramExport(api, join(sb.root, "work", "legacy")), null, 2));
+      // The user already wrote the same memory (different case and punctuation) long ago.
+      expect(
+        sb.run(["remember", "**what**: Auth moved to a JWT middleware. **why**: one place to check tokens!"], {
+          cwd: api,
+        }).code,
+      ).toBe(0);
+      const mine = storedEntries(sb.cofferHome)[0]!;
+      const old = mine.text.replace(/^(created|updated): .*$/gm, "$1: 2020-01-01T00:00:00Z");
+      writeFile(join(sb.cofferHome, "memory", "projects", mine.scope, "entries", `${mine.id}.md`), old);
+
+      const r = sb.run(["import", "engram", file, "--json"]).json();
+      expect(r.merged).toBe(1);
+      expect(r.created).toBe(3);
+      const folded = storedEntries(sb.cofferHome).find((e) => e.id === mine.id)!;
+      expect(folded.meta.updated).toBe("2026-01-11T10:00:00Z");
+      expect(folded.meta.created).toBe("2020-01-01T00:00:00Z");
+      expect(folded.body).toBe(mine.body);
+
+      expect(sb.run(["import", "--undo", r.import_id]).code).toBe(0);
+      const after = storedEntries(sb.cofferHome);
+      expect(after).toHaveLength(1);
+      expect(after[0]!.text).toBe(old);
+    } finally {
+      sb.cleanup();
+    }
+  });
+});
