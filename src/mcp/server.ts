@@ -42,7 +42,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
         `unknown tool "${req.params.name}" (available: ${TOOL_NAMES.map((n) => TOOL_PREFIX + n).join(", ")})`,
       );
     try {
-      const result = runTool(name, req.params.arguments, {
+      const result = await runTool(name, req.params.arguments, {
         cwd: opts.cwd,
         actor: actorFor(server.getClientVersion()?.name),
         source: opts.source,

@@ -12,7 +12,7 @@ import { KINDS } from "../store/entry";
 import { freshnessNote, getHandoff, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir } from "../store/scope";
 import { grep, recall } from "../store/search";
-import { closeStore, openStore, type Store } from "../store/store";
+import { type Store, withOpenStore } from "../store/store";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";
 
@@ -162,33 +162,15 @@ export function entryView(entry: Entry, scopeName: string): EntryView {
 // ---------------------------------------------------------------------------------------------
 // Store access
 
-const BUSY_RETRIES = 8;
-
-function isBusy(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return /^SQLITE_(BUSY|LOCKED)/.test(e?.code ?? "") || /database is (locked|busy)/i.test(e?.message ?? "");
-}
-
 /**
  * Open the store for one call (so changes by other processes are seen), run `fn`, close it.
  * Searches compare the whole scope with its files first ("deep", like the CLI); writes and reads
  * by id need no pass of their own: remember() refreshes the scope it writes, and lookups by id
- * go to the entry's file, which is the truth.
- * A busy index (another process holding the write lock past busy_timeout) is retried, never surfaced.
+ * go to the entry's file, which is the truth. A busy index is retried by the store without
+ * blocking the event loop (withOpenStore), never surfaced.
  */
-export function withStore<T>(dir: string, freshness: "deep" | "shallow" | "none", fn: (store: Store) => T): T {
-  for (let attempt = 0; ; attempt++) {
-    let store: Store | undefined;
-    try {
-      store = openStore({ cwd: dir, freshness, notice: (m) => process.stderr.write(`coffer: ${m}\n`) });
-      return fn(store);
-    } catch (err) {
-      if (!isBusy(err) || attempt >= BUSY_RETRIES) throw err;
-      Bun.sleepSync(20 + Math.floor(Math.random() * 80) * (attempt + 1));
-    } finally {
-      if (store) closeStore(store);
-    }
-  }
+export function withStore<T>(dir: string, freshness: "deep" | "shallow" | "none", fn: (store: Store) => T): Promise<T> {
+  return withOpenStore({ cwd: dir, freshness, notice: (m) => process.stderr.write(`coffer: ${m}\n`) }, fn);
 }
 
 function callDir(ctx: ToolContext, cwdArg: string | undefined): string {
@@ -226,7 +208,7 @@ export type RecallHit = {
   updated: string;
 };
 
-function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } {
+function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: RecallHit[] }> {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     const limit = a.top_k ?? 5;
@@ -264,7 +246,7 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): { hits: RecallHit[] } 
 function rememberTool(
   a: Args<"remember">,
   ctx: ToolContext,
-): { id: string; scope: string; status: "created" | "updated" | "duplicate" } {
+): Promise<{ id: string; scope: string; status: "created" | "updated" | "duplicate" }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     if (a.id) locate(store, a.id);
@@ -273,7 +255,7 @@ function rememberTool(
   });
 }
 
-function readTool(a: Args<"read">, ctx: ToolContext): EntryView {
+function readTool(a: Args<"read">, ctx: ToolContext): Promise<EntryView> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     const hit = locate(store, a.id);
     return entryView(hit.entry, hit.scopeName);
@@ -283,7 +265,7 @@ function readTool(a: Args<"read">, ctx: ToolContext): EntryView {
 function listTool(
   a: Args<"list">,
   ctx: ToolContext,
-): { total: number; entries: { id: string; title: string; kind: string; updated: string }[] } {
+): Promise<{ total: number; entries: { id: string; title: string; kind: string; updated: string }[] }> {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     const res = listEntries(store, { scope: a.scope, kind: a.kind, limit: a.limit ?? 50 });
@@ -294,7 +276,7 @@ function listTool(
   });
 }
 
-function forgetTool(a: Args<"forget">, ctx: ToolContext): { id: string; status: "deleted" } {
+function forgetTool(a: Args<"forget">, ctx: ToolContext): Promise<{ id: string; status: "deleted" }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     locate(store, a.id);
     const res = forget(store, a.id, ctx.actor);
@@ -305,7 +287,7 @@ function forgetTool(a: Args<"forget">, ctx: ToolContext): { id: string; status: 
 function setHandoffTool(
   a: Args<"set_handoff">,
   ctx: ToolContext,
-): { status: "saved"; branch: string | null; scope: "project" } {
+): Promise<{ status: "saved"; branch: string | null; scope: "project" }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const res = setHandoff(store, a.body, ctx.actor);
@@ -316,7 +298,7 @@ function setHandoffTool(
 function resumeTool(
   a: Args<"resume">,
   ctx: ToolContext,
-): { found: false } | { found: true; branch: string | null; body: string; updated: string; note: string } {
+): Promise<{ found: false } | { found: true; branch: string | null; body: string; updated: string; note: string }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const h = getHandoff(store);
@@ -326,7 +308,7 @@ function resumeTool(
   });
 }
 
-const HANDLERS: { [N in ToolName]: (a: Args<N>, ctx: ToolContext) => Record<string, unknown> } = {
+const HANDLERS: { [N in ToolName]: (a: Args<N>, ctx: ToolContext) => Promise<Record<string, unknown>> } = {
   recall: recallTool,
   remember: rememberTool,
   read: readTool,
@@ -371,10 +353,10 @@ export function parseArgs<N extends ToolName>(name: N, raw: unknown): Args<N> {
 }
 
 /** Validate and run one tool. Errors a caller can fix come back as ToolError (CofferErrors are converted). */
-export function runTool(name: ToolName, raw: unknown, ctx: ToolContext): Record<string, unknown> {
+export async function runTool(name: ToolName, raw: unknown, ctx: ToolContext): Promise<Record<string, unknown>> {
   const args = parseArgs(name, raw);
   try {
-    return (HANDLERS[name] as (a: unknown, c: ToolContext) => Record<string, unknown>)(args, ctx);
+    return await (HANDLERS[name] as (a: unknown, c: ToolContext) => Promise<Record<string, unknown>>)(args, ctx);
   } catch (err) {
     if (err instanceof CofferError) {
       const notFound = err.code === "not_found";

@@ -225,14 +225,14 @@ route("GET", "/api/v1/entries", (_req, url, _params, ctx) => {
 route("POST", "/api/v1/entries", async (req, _url, _params, ctx) => {
   const body = (await readJsonBody(req)) as Record<string, unknown>;
   const dir = requestDir(ctx, body?.cwd);
-  const res = runTool("remember", body, toolCtx(ctx)) as { id: string; scope: string; status: string };
-  const entry = runTool("read", { id: res.id, cwd: dir }, toolCtx(ctx));
+  const res = (await runTool("remember", body, toolCtx(ctx))) as { id: string; scope: string; status: string };
+  const entry = await runTool("read", { id: res.id, cwd: dir }, toolCtx(ctx));
   return json({ ...res, entry }, res.status === "created" ? 201 : 200);
 });
 
-route("GET", "/api/v1/entries/{id}", (_req, url, params, ctx) => {
+route("GET", "/api/v1/entries/{id}", async (_req, url, params, ctx) => {
   const dir = requestDir(ctx, url.searchParams.get("cwd"));
-  return json(runTool("read", { id: params.id, cwd: dir }, toolCtx(ctx)));
+  return json(await runTool("read", { id: params.id, cwd: dir }, toolCtx(ctx)));
 });
 
 const patchBody = v.strictObject({
@@ -269,13 +269,13 @@ route("PATCH", "/api/v1/entries/{id}", async (req, _url, params, ctx) => {
   });
 });
 
-route("DELETE", "/api/v1/entries/{id}", (_req, url, params, ctx) => {
+route("DELETE", "/api/v1/entries/{id}", async (_req, url, params, ctx) => {
   const dir = requestDir(ctx, url.searchParams.get("cwd"));
-  return json(runTool("forget", { id: params.id, cwd: dir }, toolCtx(ctx)));
+  return json(await runTool("forget", { id: params.id, cwd: dir }, toolCtx(ctx)));
 });
 
 route("POST", "/api/v1/recall", async (req, _url, _params, ctx) => {
-  return json(runTool("recall", await readJsonBody(req), toolCtx(ctx)));
+  return json(await runTool("recall", await readJsonBody(req), toolCtx(ctx)));
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -64,6 +64,12 @@ function removeDbFiles(file: string): void {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
 }
 
+/** SQLite's "another connection holds the lock" (past busy_timeout): worth retrying, not a failure. */
+export function isBusy(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return /^SQLITE_(BUSY|LOCKED)/.test(e?.code ?? "") || /database is (locked|busy)/i.test(e?.message ?? "");
+}
+
 /** SQLite errors that mean "this file is not a usable index": rebuild instead of failing. */
 export function isCorruption(err: unknown): boolean {
   const e = err as { code?: string; message?: string };

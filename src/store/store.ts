@@ -4,7 +4,7 @@ import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "./config";
-import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isCorruption, openIndexDb } from "./db";
+import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
 import { rebuildIndex, refreshScope, scopesOnDisk } from "./indexer";
 import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey, type ScopeName } from "./scope";
 
@@ -113,6 +113,31 @@ export function reindex(store: Store, progress?: (done: number, total: number) =
 
 export function closeStore(store: Store): void {
   detachDb(store);
+}
+
+/** How a server waits for a busy index: short waits inside SQLite, awaited pauses between them. */
+const SERVER_BUSY = { busyTimeoutMs: 100, totalMs: 20_000 };
+
+/**
+ * Open a store for one call (so changes by other processes are seen), run `fn`, close it — for
+ * servers (MCP, HTTP). A busy index (another process holding the write lock) is retried after
+ * an awaited pause, so the event loop keeps serving other requests; `fn` runs again from the
+ * start, which is safe because each store write checks and writes in one transaction.
+ */
+export async function withOpenStore<T>(opts: OpenOptions, fn: (store: Store) => T): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    let store: Store | undefined;
+    try {
+      store = openStore({ busyTimeoutMs: SERVER_BUSY.busyTimeoutMs, ...opts });
+      return fn(store);
+    } catch (err) {
+      if (!isBusy(err) || Date.now() - started > SERVER_BUSY.totalMs) throw err;
+    } finally {
+      if (store) closeStore(store);
+    }
+    await Bun.sleep(Math.min(200, 10 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random()));
+  }
 }
 
 /** Resolve a user-facing scope name; `project` outside a repository is a clear error. */

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { connect } from "node:net";
@@ -402,5 +403,36 @@ describe("entries, recall, rules, inbox", () => {
     const info = JSON.parse(readFileSync(join(sb.cofferHome, "state", "serve.json"), "utf8"));
     expect(info).toMatchObject({ pid: served.proc.pid, port: served.port });
     expect(typeof info.started).toBe("string");
+  });
+});
+
+describe("a busy index", () => {
+  test("a write waiting for another process's lock does not stall other requests; it lands once the lock is gone", async () => {
+    expect((await served.api(`/api/v1/entries?cwd=${encodeURIComponent(repo)}`)).status).toBe(200); // index.db exists
+    // Another process (this test) holds index.db's write lock.
+    const db = new Database(join(sb.cofferHome, "state", "index.db"));
+    db.run("BEGIN IMMEDIATE");
+    let released = false;
+    try {
+      const write = served
+        .api("/api/v1/entries", { method: "POST", body: { text: "Written while the index was locked", cwd: repo } })
+        .then(async (res) => ({ status: res.status, body: await res.json(), released }));
+      // Reads need no write lock: they are answered while the write is still waiting.
+      for (let i = 0; i < 3; i++) {
+        const rules = await served.api(`/api/v1/rules?cwd=${encodeURIComponent(repo)}`);
+        expect(rules.status).toBe(200);
+      }
+      const settled = await Promise.race([write.then(() => true), Bun.sleep(300).then(() => false)]);
+      expect(settled).toBe(false); // still waiting for the lock, not failed
+      db.run("ROLLBACK");
+      released = true;
+      const res = await write;
+      expect(res.status).toBe(201);
+      expect(res.released).toBe(true);
+      expect(res.body.entry.text).toBe("Written while the index was locked");
+    } finally {
+      if (!released) db.run("ROLLBACK");
+      db.close();
+    }
   });
 });
