@@ -113,13 +113,20 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         "Is it a claude-mem database?",
       );
     }
-    const pick = (cols: Set<string>, names: string[]) => names.filter((n) => cols.has(n)).join(", ");
+    const pick = (cols: Set<string>, names: string[]) =>
+      names
+        .filter((n) => cols.has(n))
+        .map((n) => `, ${n}`)
+        .join("");
+    // Before claude-mem's rename migration the session column was `sdk_session_id`.
+    const sessionCol = (cols: Set<string>) =>
+      cols.has("memory_session_id") ? "memory_session_id" : cols.has("sdk_session_id") ? "sdk_session_id" : "NULL";
     const projExpr = (cols: Set<string>) =>
       cols.has("merged_into_project") ? "COALESCE(NULLIF(merged_into_project, ''), project)" : "project";
 
     // Rows are streamed (iterate), never all held at once: a database of years weighs tens of MB.
     const obsSql = obsCols.size
-      ? `SELECT id, ${projExpr(obsCols)} AS proj, memory_session_id, type, ${pick(obsCols, [
+      ? `SELECT id, ${projExpr(obsCols)} AS proj, ${sessionCol(obsCols)} AS memory_session_id, type${pick(obsCols, [
           "text",
           "title",
           "subtitle",
@@ -133,7 +140,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         ])} FROM observations ORDER BY id`
       : undefined;
     const sumSql = sumCols.size
-      ? `SELECT id, ${projExpr(sumCols)} AS proj, memory_session_id, ${pick(sumCols, [
+      ? `SELECT id, ${projExpr(sumCols)} AS proj, ${sessionCol(sumCols)} AS memory_session_id${pick(sumCols, [
           "request",
           "investigated",
           "learned",

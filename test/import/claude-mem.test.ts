@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -252,4 +253,41 @@ describe("coffer import claude-mem", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("no claude-mem database");
   });
+});
+
+test("a database from before claude-mem's column renames and structured observations", () => {
+  const sb = sandbox("coffer-import-cm-old-");
+  try {
+    const repo = sb.repo("old", "git@github.com:acme/old.git");
+    const path = join(sb.root, "old.db");
+    const db = new Database(path, { create: true });
+    // The columns claude-mem's v17 migration renamed (claude_session_id, sdk_session_id), and
+    // observations as they were before title/facts/narrative existed: one `text`.
+    db.run(`CREATE TABLE sdk_sessions (id INTEGER PRIMARY KEY AUTOINCREMENT, claude_session_id TEXT NOT NULL,
+      sdk_session_id TEXT UNIQUE, project TEXT NOT NULL, user_prompt TEXT, started_at TEXT NOT NULL,
+      started_at_epoch INTEGER NOT NULL, completed_at TEXT, completed_at_epoch INTEGER, status TEXT NOT NULL DEFAULT 'active')`);
+    db.run(`CREATE TABLE observations (id INTEGER PRIMARY KEY AUTOINCREMENT, sdk_session_id TEXT NOT NULL,
+      project TEXT NOT NULL, text TEXT NOT NULL, type TEXT NOT NULL, created_at TEXT NOT NULL, created_at_epoch INTEGER NOT NULL)`);
+    db.run(`CREATE TABLE session_summaries (id INTEGER PRIMARY KEY AUTOINCREMENT, sdk_session_id TEXT NOT NULL,
+      project TEXT NOT NULL, request TEXT, investigated TEXT, learned TEXT, completed TEXT, next_steps TEXT,
+      files_read TEXT, files_edited TEXT, notes TEXT, created_at TEXT NOT NULL, created_at_epoch INTEGER NOT NULL)`);
+    db.run(`INSERT INTO sdk_sessions(claude_session_id, sdk_session_id, project, started_at, started_at_epoch)
+      VALUES ('claude-old-1', 'sdk-1', 'old', '2024-03-01T00:00:00Z', 1709251200000)`);
+    db.run(`INSERT INTO observations(sdk_session_id, project, text, type, created_at, created_at_epoch)
+      VALUES ('sdk-1', 'old', 'The cache is invalidated on every deploy.', 'discovery', '2024-03-01T00:01:00.000Z', 1709251260000)`);
+    db.run(`INSERT INTO session_summaries(sdk_session_id, project, request, learned, created_at, created_at_epoch)
+      VALUES ('sdk-1', 'old', 'Speed up deploys', 'The cache is the slow part.', '2024-03-01T01:00:00.000Z', 1709254800000)`);
+    db.close();
+    const r = sb.run(["import", "claude-mem", "--db", path, "--project", repo, "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.json().created).toBe(2);
+    const entries = entriesOf(sb.cofferHome, "old");
+    const fact = entries.find((e) => e.meta.kind === "fact")!;
+    expect(fact.body).toBe("The cache is invalidated on every deploy.");
+    expect(fact.meta.title).toBe("The cache is invalidated on every deploy.");
+    expect(fact.meta.origin_session).toBe("claude-old-1");
+    expect(entries.find((e) => e.meta.kind === "note")!.body).toContain("**Learned:** The cache is the slow part.");
+  } finally {
+    sb.cleanup();
+  }
 });
