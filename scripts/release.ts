@@ -6,7 +6,7 @@
  * COFFER_RELEASE_TARGETS=linux-x64,darwin-arm64 builds a subset.
  */
 
-import { createReadStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { sourceFingerprint, TARGETS } from "./targets";
@@ -21,10 +21,10 @@ if (only && targets.length !== only.length) {
 }
 
 const source = sourceFingerprint(root); // before building: what the binaries are built from
-mkdirSync(outDir, { recursive: true });
-// A release directory holds one release: old binaries and sums go first.
-for (const f of readdirSync(outDir))
-  if (f.startsWith("coffer-") || f === "SHA256SUMS" || f === "manifest.json") rmSync(join(outDir, f));
+// Build into a staging directory beside the release: a failed build leaves the last release whole.
+const stage = `${outDir}.staging-${process.pid}`;
+rmSync(stage, { recursive: true, force: true });
+mkdirSync(stage, { recursive: true });
 
 async function sha256(file: string): Promise<string> {
   const h = new Bun.CryptoHasher("sha256");
@@ -34,7 +34,7 @@ async function sha256(file: string): Promise<string> {
 
 const built: { name: string; file: string; bun: string; format: string; size: number; sha256: string }[] = [];
 for (const t of targets) {
-  const out = join(outDir, t.file);
+  const out = join(stage, t.file);
   const started = performance.now();
   const p = Bun.spawnSync(["bun", join(root, "scripts", "build.ts")], {
     cwd: root,
@@ -44,6 +44,7 @@ for (const t of targets) {
   });
   if (p.exitCode !== 0) {
     console.error(`release: building ${t.name} failed\n${p.stderr.toString()}${p.stdout.toString()}`);
+    rmSync(stage, { recursive: true, force: true });
     process.exit(1);
   }
   const size = statSync(out).size;
@@ -52,7 +53,7 @@ for (const t of targets) {
   console.log(`${t.file.padEnd(28)} ${(size / 1024 / 1024).toFixed(1).padStart(6)} MiB  ${secs}s`);
 }
 
-writeFileSync(join(outDir, "SHA256SUMS"), built.map((b) => `${b.sha256}  ${b.file}\n`).join(""));
+writeFileSync(join(stage, "SHA256SUMS"), built.map((b) => `${b.sha256}  ${b.file}\n`).join(""));
 const manifest = {
   name: "coffer",
   version: pkg.version,
@@ -61,5 +62,11 @@ const manifest = {
   source,
   targets: built,
 };
-writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+writeFileSync(join(stage, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+// A release directory holds one release: the old files go, the new ones move in.
+mkdirSync(outDir, { recursive: true });
+for (const f of readdirSync(outDir))
+  if (f.startsWith("coffer-") || f === "SHA256SUMS" || f === "manifest.json") rmSync(join(outDir, f));
+for (const f of readdirSync(stage)) renameSync(join(stage, f), join(outDir, f));
+rmSync(stage, { recursive: true, force: true });
 console.log(`release ${pkg.version}: ${built.length} targets in ${outDir}`);

@@ -1,0 +1,151 @@
+/**
+ * install.sh against dist/release served from a loopback HTTP server: it picks linux-x64,
+ * verifies the checksum, installs into ~/.local/bin of a throwaway HOME, and the installed coffer
+ * links Claude; a corrupted download is refused with a clear message and the old binary stays.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type Sandbox, sandbox } from "../helpers";
+import { ensureRelease, type Manifest, RELEASE_DIR, ROOT } from "./_release";
+
+const INSTALL_SH = join(ROOT, "install.sh");
+const linuxX64 = process.platform === "linux" && process.arch === "x64";
+
+let manifest: Manifest;
+let server: ReturnType<typeof Bun.serve>;
+let sb: Sandbox;
+const requests: string[] = [];
+
+beforeAll(() => {
+  manifest = ensureRelease();
+  sb = sandbox("coffer-install-");
+  // /good/<file>: the release as built. /bad/<file>: the same SHA256SUMS, but one flipped byte
+  // in the middle of every binary (a corrupted or tampered download).
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      requests.push(path);
+      const m = /^\/(good|bad)\/([A-Za-z0-9._-]+)$/.exec(path);
+      if (!m) return new Response("not found", { status: 404 });
+      const file = join(RELEASE_DIR, m[2]!);
+      if (!existsSync(file)) return new Response("not found", { status: 404 });
+      if (m[1] === "good" || m[2] === "SHA256SUMS") return new Response(Bun.file(file));
+      const bytes = new Uint8Array(await Bun.file(file).arrayBuffer());
+      const mid = bytes.length >> 1;
+      bytes[mid] = bytes[mid]! ^ 0xff;
+      return new Response(bytes);
+    },
+  });
+}, 600_000);
+
+afterAll(() => {
+  server?.stop(true);
+  sb?.cleanup();
+});
+
+const url = (kind: "good" | "bad") => `http://127.0.0.1:${server.port}/${kind}`;
+const binDir = () => join(sb.home, ".local", "bin");
+const installed = () => join(binDir(), "coffer");
+
+/** Asynchronous on purpose: the HTTP server runs in this process and must keep answering. */
+async function install(shell: string, env: Record<string, string>, args: string[] = []) {
+  const p = Bun.spawn([shell, INSTALL_SH, ...args], {
+    cwd: sb.home,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: sb.home, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [code, stdout, stderr] = await Promise.all([
+    p.exited,
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+  ]);
+  return { code, stdout, stderr };
+}
+
+async function sha256(file: string): Promise<string> {
+  const h = new Bun.CryptoHasher("sha256");
+  h.update(new Uint8Array(await Bun.file(file).arrayBuffer()));
+  return h.digest("hex");
+}
+
+test("install.sh is POSIX sh: sh -n and dash -n accept it", () => {
+  for (const shell of ["sh", "dash"]) {
+    const p = Bun.spawnSync([shell, "-n", INSTALL_SH], { stderr: "pipe" });
+    expect({ shell, code: p.exitCode, err: p.stderr.toString() }).toEqual({ shell, code: 0, err: "" });
+  }
+});
+
+describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
+  test("picks linux-x64, verifies the checksum, installs into ~/.local/bin (created), says what next", async () => {
+    expect(existsSync(binDir())).toBe(false);
+    const r = await install("dash", { COFFER_RELEASE_URL: url("good") });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(requests).toContain("/good/SHA256SUMS");
+    expect(requests).toContain("/good/coffer-linux-x64");
+    const expected = manifest.targets.find((t) => t.name === "linux-x64")!.sha256;
+    expect(r.stdout).toContain(`checksum ok: sha256 ${expected}`);
+    expect(await sha256(installed())).toBe(expected);
+    expect(statSync(installed()).mode & 0o777).toBe(0o755);
+    // Not on PATH in this environment: the installer says how to add it, and the next command.
+    expect(r.stdout).toContain(`export PATH="${binDir()}:$PATH"`);
+    expect(r.stdout).toContain("coffer link");
+    const v = Bun.spawnSync([installed(), "--version"]);
+    expect(v.stdout.toString().trim()).toBe(`${manifest.version} (linux-x64)`);
+    // Nothing but the binary is left in the install directory.
+    expect(readdirSync(binDir())).toEqual(["coffer"]);
+  });
+
+  test("the installed coffer links Claude Code in that HOME", () => {
+    const p = Bun.spawnSync([installed(), "link", "claude"], {
+      cwd: sb.home,
+      env: { ...sb.env, PATH: `${binDir()}:/usr/bin:/bin` },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(p.stderr.toString()).toBe("");
+    expect(p.exitCode).toBe(0);
+    const settings = JSON.parse(readFileSync(join(sb.home, ".claude", "settings.json"), "utf8"));
+    const start = settings.hooks.SessionStart[0].hooks[0].command as string;
+    expect(start).toBe(`${installed()} hook session-start --agent claude`);
+    const mcp = JSON.parse(readFileSync(join(sb.home, ".claude.json"), "utf8")).mcpServers.coffer;
+    expect(mcp.command).toBe(installed());
+  });
+
+  test("a corrupted download is refused with a clear message; the installed binary stays as it was", async () => {
+    const before = await sha256(installed());
+    const r = await install("sh", { COFFER_RELEASE_URL: url("bad") });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("checksum mismatch for coffer-linux-x64");
+    expect(r.stderr).toContain("nothing was installed");
+    expect(await sha256(installed())).toBe(before);
+    expect(readdirSync(binDir())).toEqual(["coffer"]); // no temp file left behind
+  });
+
+  test("re-running upgrades in place (one rename), from a local directory this time", async () => {
+    const ino = statSync(installed()).ino;
+    const r = await install("sh", {}, [RELEASE_DIR]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`upgraded ${installed()}`);
+    // A new file took the old name (rename), rather than the old file being rewritten in place.
+    expect(statSync(installed()).ino).not.toBe(ino);
+    expect(readdirSync(binDir())).toEqual(["coffer"]);
+  });
+
+  test("COFFER_INSTALL_DIR and a missing target are honoured", async () => {
+    const dir = join(sb.root, "opt", "bin");
+    mkdirSync(join(sb.root, "opt"), { recursive: true });
+    const ok = await install("sh", { COFFER_RELEASE_URL: url("good"), COFFER_INSTALL_DIR: dir });
+    expect(ok.code).toBe(0);
+    expect(existsSync(join(dir, "coffer"))).toBe(true);
+    const none = await install("sh", { COFFER_RELEASE_URL: url("good"), COFFER_TARGET: "linux-riscv64" });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("SHA256SUMS has no line for coffer-linux-riscv64");
+  });
+});
