@@ -7,11 +7,9 @@
  * working directories it saw in `tool_uses.cwd` / `pending_messages.cwd`. Older databases lack some
  * columns; only the ones present are read.
  */
-import { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
-import { CofferError } from "../lib/errors";
 import { homeDir } from "../lib/paths";
+import { openClaudeMemDb } from "../store/claude-mem-db";
 import { deriveTitle, type Kind } from "../store/entry";
 import { type Placement, parseProjectMap, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
@@ -34,29 +32,6 @@ const KIND_OF: Record<string, Kind> = {
 
 /** Observation types never brought over: claude-mem itself flags them as sensitive. */
 const SKIPPED_TYPES = new Set(["sensitive"]);
-
-function openReadOnly(path: string): Database {
-  if (!existsSync(path)) {
-    throw new CofferError(
-      `no claude-mem database at ${path}`,
-      1,
-      "Point at it with --db <path> (claude-mem keeps it in ~/.claude-mem/claude-mem.db).",
-    );
-  }
-  try {
-    const db = new Database(path, { readonly: true });
-    // claude-mem's worker may be writing (WAL): wait for its locks instead of failing.
-    db.run("PRAGMA busy_timeout = 5000");
-    db.query("SELECT count(*) FROM sqlite_master").get();
-    return db;
-  } catch (err) {
-    throw new CofferError(`cannot read ${path}: ${(err as Error).message}`, 1, "Is it a claude-mem database?");
-  }
-}
-
-function columns(db: Database, table: string): Set<string> {
-  return new Set((db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((r) => r.name));
-}
 
 function jsonList(raw: unknown): string[] {
   if (typeof raw !== "string" || !raw.trim()) return [];
@@ -92,9 +67,6 @@ function fileLine(files: string[], root: string | undefined): string | undefined
   return shown.length ? `Files: ${shown.join(", ")}${files.length > 10 ? ", …" : ""}` : undefined;
 }
 
-type ObsRow = Record<string, unknown> & { id: number; proj: string; type: string; memory_session_id: string };
-type SumRow = Record<string, unknown> & { id: number; proj: string; memory_session_id: string };
-
 export type ClaudeMemOptions = { db?: string; project?: string; cwd?: string };
 
 /** Read claude-mem's database into an import plan (nothing is written). */
@@ -102,112 +74,21 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
   const path = opts.db ?? defaultClaudeMemDb();
   const cwd = opts.cwd ?? process.cwd();
   const map = parseProjectMap(opts.project);
-  const db = openReadOnly(path);
+  const db = openClaudeMemDb(path);
   try {
-    const obsCols = columns(db, "observations");
-    const sumCols = columns(db, "session_summaries");
-    if (!obsCols.size && !sumCols.size) {
-      throw new CofferError(
-        `${path} has no observations or session_summaries table`,
-        1,
-        "Is it a claude-mem database?",
-      );
-    }
-    const pick = (cols: Set<string>, names: string[]) =>
-      names
-        .filter((n) => cols.has(n))
-        .map((n) => `, ${n}`)
-        .join("");
-    // Before claude-mem's rename migration the session column was `sdk_session_id`.
-    const sessionCol = (cols: Set<string>) =>
-      cols.has("memory_session_id") ? "memory_session_id" : cols.has("sdk_session_id") ? "sdk_session_id" : "NULL";
-    const projExpr = (cols: Set<string>) =>
-      cols.has("merged_into_project") ? "COALESCE(NULLIF(merged_into_project, ''), project)" : "project";
-
-    // Rows are streamed (iterate), never all held at once: a database of years weighs tens of MB.
-    const obsSql = obsCols.size
-      ? `SELECT id, ${projExpr(obsCols)} AS proj, ${sessionCol(obsCols)} AS memory_session_id, type${pick(obsCols, [
-          "text",
-          "title",
-          "subtitle",
-          "facts",
-          "narrative",
-          "concepts",
-          "files_read",
-          "files_modified",
-          "created_at",
-          "created_at_epoch",
-        ])} FROM observations ORDER BY id`
-      : undefined;
-    const sumSql = sumCols.size
-      ? `SELECT id, ${projExpr(sumCols)} AS proj, ${sessionCol(sumCols)} AS memory_session_id${pick(sumCols, [
-          "request",
-          "investigated",
-          "learned",
-          "completed",
-          "next_steps",
-          "notes",
-          "files_edited",
-          "created_at",
-          "created_at_epoch",
-        ])} FROM session_summaries ORDER BY id`
-      : undefined;
-    const obs = (): Iterable<ObsRow> => (obsSql ? (db.query(obsSql).iterate() as Iterable<ObsRow>) : []);
-    const sums = (): Iterable<SumRow> => (sumSql ? (db.query(sumSql).iterate() as Iterable<SumRow>) : []);
-    // The agent's own session id for each claude-mem memory session.
-    const sessions = new Map<string, string>();
-    const sessCols = columns(db, "sdk_sessions");
-    const sessKey = sessCols.has("memory_session_id") ? "memory_session_id" : "sdk_session_id";
-    const agentKey = sessCols.has("content_session_id") ? "content_session_id" : "claude_session_id";
-    if (sessCols.has(sessKey) && sessCols.has(agentKey)) {
-      for (const r of db.query(`SELECT ${sessKey} AS m, ${agentKey} AS c FROM sdk_sessions`).all() as {
-        m: string | null;
-        c: string | null;
-      }[])
-        if (r.m && r.c) sessions.set(r.m, r.c);
-    }
-
-    // Directories claude-mem saw per project, most used first.
-    const dirs = new Map<string, string[]>();
-    const addDirs = (sql: string) => {
-      for (const r of db.query(sql).all() as { proj: string; cwd: string }[]) {
-        if (!r.cwd) continue;
-        const list = dirs.get(r.proj) ?? [];
-        if (!list.includes(r.cwd)) list.push(r.cwd);
-        dirs.set(r.proj, list);
-      }
-    };
-    if (columns(db, "tool_uses").has("cwd"))
-      addDirs("SELECT project AS proj, cwd FROM tool_uses WHERE cwd IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC");
-    if (columns(db, "pending_messages").has("cwd") && sessCols.has("id"))
-      addDirs(
-        `SELECT s.project AS proj, p.cwd AS cwd FROM pending_messages p JOIN sdk_sessions s ON s.id = p.session_db_id
-         WHERE p.cwd IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC`,
-      );
-    const counts = new Map<string, number>();
-    for (const table of [obsCols.size ? "observations" : "", sumCols.size ? "session_summaries" : ""].filter(Boolean)) {
-      const expr = projExpr(table === "observations" ? obsCols : sumCols);
-      for (const r of db.query(`SELECT ${expr} AS proj, count(*) AS n FROM ${table} GROUP BY 1`).all() as {
-        proj: string;
-        n: number;
-      }[])
-        counts.set(r.proj, (counts.get(r.proj) ?? 0) + r.n);
-    }
+    const sessions = db.agentSessions();
+    const dirs = db.directories();
+    const counts = db.counts();
     // Absolute file paths an observation touched point at the project too (a sample per project).
-    if (obsCols.has("files_modified") && obsCols.has("files_read")) {
-      const sample = db.query(
-        `SELECT files_modified, files_read FROM observations WHERE ${projExpr(obsCols)} = ? ORDER BY id DESC LIMIT 50`,
-      );
-      for (const name of counts.keys()) {
-        const list = dirs.get(name) ?? [];
-        for (const r of sample.all(name) as { files_modified: unknown; files_read: unknown }[]) {
-          if (list.length >= 3) break;
-          const f = [...jsonList(r.files_modified), ...jsonList(r.files_read)].find((x) => isAbsolute(x));
-          const dir = f ? f.slice(0, f.lastIndexOf("/")) || "/" : undefined;
-          if (dir && !list.includes(dir)) list.push(dir);
-        }
-        dirs.set(name, list);
+    for (const name of counts.keys()) {
+      const list = dirs.get(name) ?? [];
+      for (const r of db.fileLists(name, 50)) {
+        if (list.length >= 3) break;
+        const f = [...jsonList(r.files_modified), ...jsonList(r.files_read)].find((x) => isAbsolute(x));
+        const dir = f ? f.slice(0, f.lastIndexOf("/")) || "/" : undefined;
+        if (dir && !list.includes(dir)) list.push(dir);
       }
+      dirs.set(name, list);
     }
     const placement = new Map<string, Placement>();
     for (const [name, n] of counts)
@@ -218,10 +99,11 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
     for (const [name, p] of placement) if ("skip" in p) skipped.push({ reason: p.skip, count: counts.get(name)! });
     let sensitive = 0;
 
-    for (const o of obs()) {
+    for (const o of db.observations()) {
       const p = placement.get(o.proj)!;
       if ("skip" in p) continue;
-      if (SKIPPED_TYPES.has(o.type)) {
+      const type = typeof o.type === "string" ? o.type : "";
+      if (SKIPPED_TYPES.has(type)) {
         sensitive++;
         continue;
       }
@@ -244,18 +126,18 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
       items.push({
         scope: p.scope,
         project: p.project,
-        kind: KIND_OF[o.type] ?? "note",
+        kind: KIND_OF[type] ?? "note",
         title,
         body,
-        tags: ["claude-mem", ...(o.type && o.type !== "discovery" ? [tagOf(o.type)!] : []), ...concepts].slice(0, 8),
+        tags: ["claude-mem", ...(type && type !== "discovery" ? [tagOf(type)!] : []), ...concepts].slice(0, 8),
         created: time,
         updated: time,
         imported_from: `claude-mem:observation:${o.id}`,
-        origin_session: sessions.get(o.memory_session_id),
+        origin_session: o.session ? sessions.get(o.session) : undefined,
         label: `claude-mem observation ${o.id} (${o.proj})`,
       });
     }
-    for (const s of sums()) {
+    for (const s of db.summaries()) {
       const p = placement.get(s.proj)!;
       if ("skip" in p) continue;
       const section = (label: string, v: unknown) =>
@@ -282,7 +164,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         created: time,
         updated: time,
         imported_from: `claude-mem:summary:${s.id}`,
-        origin_session: sessions.get(s.memory_session_id),
+        origin_session: s.session ? sessions.get(s.session) : undefined,
         label: `claude-mem session summary ${s.id} (${s.proj})`,
       });
     }
