@@ -511,6 +511,13 @@ describe("accessibility and looks", () => {
       const url = await newLoginUrl(served);
       const other = await launch({ colorScheme: "dark" });
       try {
+        // Not logged in yet: the page says how to log in, and shows no data.
+        const out = await other.context.newPage();
+        await out.goto(`${served.url}/#/entries`);
+        await out.waitForSelector("h1:has-text('Log in to Coffer')");
+        expect(await out.locator("#entries-table").count()).toBe(0);
+        await screenshot(out, "logged-out-dark");
+        await out.close();
         const p = await loggedInPage(other.context, url);
         expect(await p.textContent("h1")).toBe("Entries");
       } finally {

@@ -12,6 +12,7 @@ import {
   setRouteParams,
   toast,
   when,
+  whenSession,
 } from "./lib";
 
 type Row = {
@@ -64,7 +65,7 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
     (data) => ({ data }),
     (error: unknown) => ({ error }),
   );
-  const { projects } = await loadScopes();
+  const [{ projects }] = await Promise.all([loadScopes(), whenSession()]);
   const scope = get("scope") || "all";
   const view = get("view") === "timeline" ? "timeline" : "list";
   const offset = Number(get("offset")) || 0;

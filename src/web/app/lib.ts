@@ -50,8 +50,16 @@ export type SessionInfo = {
 };
 export let session: SessionInfo | undefined;
 
+let sessionP: Promise<SessionInfo | undefined> | undefined;
+
+/** The session, once loaded (pages may start their own requests before it arrives). */
+export function whenSession(): Promise<SessionInfo | undefined> {
+  sessionP ??= loadSession();
+  return sessionP;
+}
+
 /** Log in state: the page learns its CSRF token here (the cookie itself is HttpOnly). */
-export async function loadSession(): Promise<SessionInfo | undefined> {
+async function loadSession(): Promise<SessionInfo | undefined> {
   try {
     session = await api<SessionInfo>("GET", "/api/v1/ui/session");
     csrf = session.csrf ?? "";

@@ -1,6 +1,6 @@
 /** The web UI: a hash router over the pages, the theme switch, and the logged-out screen. */
 import { entriesPage } from "./entries";
-import { errorBox, h, loadSession } from "./lib";
+import { errorBox, h, loadScopes, whenSession } from "./lib";
 import { healthPage, inboxPage, projectsPage, rulesPage, sessionsPage, trashPage } from "./pages";
 
 // Framed by another site? Show nothing (the server also forbids framing).
@@ -77,13 +77,19 @@ function loggedOut(main: HTMLElement): void {
 async function start(): Promise<void> {
   setupTheme();
   const main = document.getElementById("main")!;
+  // The session, the scopes and the page's own data load side by side; a 401 means logged out.
+  const sessionP = whenSession();
+  void loadScopes().catch(() => {});
+  const first = render(false);
   try {
-    const s = await loadSession();
+    const s = await sessionP;
     if (!s) {
+      renderId++;
       loggedOut(main);
       return;
     }
   } catch (err) {
+    renderId++;
     main.replaceChildren(errorBox(err));
     return;
   }
@@ -99,7 +105,7 @@ async function start(): Promise<void> {
       }
     }
   });
-  await render(false);
+  await first;
 }
 
 void start();
