@@ -39,7 +39,7 @@ export type JsonHooks = {
 export type PluginHooks = {
   kind: "plugin";
   file: (t: Target) => string;
-  /** Text on line 1 that marks the file as Coffer's; a file without it is never overwritten. */
+  /** The exact first line that marks the file as Coffer's; a file without it is never overwritten. */
   marker: string;
   render: (bin: string) => string;
   /** The binary path a generated plugin runs (for doctor). */
@@ -90,6 +90,13 @@ export type HostLink = {
   /** Host-specific checks for doctor (e.g. hooks switched off in the host's own settings). */
   doctorChecks?: (t: Target) => Problem[];
 };
+
+/** True when `text`'s first line is exactly the plugin's marker line (a similar line is someone else's). */
+export function carriesMarker(text: string, marker: string): boolean {
+  const nl = text.indexOf("\n");
+  const first = nl < 0 ? text : text.slice(0, nl);
+  return first.replace(/\r$/, "") === marker;
+}
 
 /** A host's config folder (`.claude`, `.codex`, ...) under the repository with `--project`, else under home. */
 export function configDir(t: Target, name: string): string {

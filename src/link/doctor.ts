@@ -6,7 +6,15 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import type { HostLink, JsonFile, JsonHooks, PluginHooks, Problem, Target } from "../hosts/link";
+import {
+  carriesMarker,
+  type HostLink,
+  type JsonFile,
+  type JsonHooks,
+  type PluginHooks,
+  type Problem,
+  type Target,
+} from "../hosts/link";
 import { paths } from "../lib/paths";
 import { type Config, configDefaults, loadConfig } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
@@ -98,8 +106,8 @@ function inspectPlugin({ report, fix }: Inspect, hooks: PluginHooks, file: strin
   report.hook_file = file;
   if (!existsSync(file)) return;
   const text = readFileSync(file, "utf8");
-  if (!text.split("\n", 1)[0]!.includes(hooks.marker)) {
-    report.notes.push(`${tilde(file)} exists but is not Coffer's (no marker); Coffer leaves it alone`);
+  if (!carriesMarker(text, hooks.marker)) {
+    report.notes.push(`${tilde(file)} exists but is not Coffer's (no marker line); Coffer leaves it alone`);
     return;
   }
   report.status = "linked";

@@ -5,7 +5,14 @@
  * format-specific either: JSON and TOML files are both documents (`JsonDoc`, `TomlDoc`).
  */
 import { existsSync } from "node:fs";
-import type { HookSpec, HostLink, JsonHooks, NativeSetting, Target } from "../hosts/link";
+import {
+  carriesMarker,
+  type HookSpec,
+  type HostLink,
+  type JsonHooks,
+  type NativeSetting,
+  type Target,
+} from "../hosts/link";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { type Config, parseTomlStrict, validateConfigDoc } from "../store/config";
@@ -90,9 +97,9 @@ function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[
   if (hooks.kind === "plugin") {
     const file = hooks.file(opts.target);
     const slot = ws.text(file);
-    if (slot.before !== null && !slot.before.split("\n", 1)[0]!.includes(hooks.marker)) {
+    if (slot.before !== null && !carriesMarker(slot.before, hooks.marker)) {
       throw new CofferError(
-        `${tilde(file)} exists and was not written by Coffer (no "${hooks.marker}" marker on line 1); left it untouched`,
+        `${tilde(file)} exists and was not written by Coffer (its first line is not Coffer's marker line); left it untouched`,
         1,
         "Move or rename that file, then run the command again.",
       );
@@ -132,8 +139,8 @@ function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
     const file = hooks.file(target);
     const slot = ws.text(file);
     if (slot.before === null) return;
-    if (!slot.before.split("\n", 1)[0]!.includes(hooks.marker)) {
-      slot.notes.push("left alone: not written by Coffer (no marker on line 1)");
+    if (!carriesMarker(slot.before, hooks.marker)) {
+      slot.notes.push("left alone: not written by Coffer (its first line is not Coffer's marker line)");
       return;
     }
     slot.text = null;
