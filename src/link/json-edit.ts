@@ -34,6 +34,12 @@ const DIALECT_NAME: Record<Dialect, string> = {
  * line and column — Coffer never edits what it cannot read.
  */
 export function parseJsonStrict(text: string, file: string, dialect: Dialect): { tree: Node; value: unknown } {
+  if (text.charCodeAt(0) === 0xfeff)
+    throw new CofferError(
+      `${file}:1:1: starts with a UTF-8 byte order mark (BOM), which JSON does not allow; left it untouched`,
+      1,
+      'Save the file as UTF-8 without a BOM (most editors: "UTF-8", not "UTF-8 with BOM"), then run the command again.',
+    );
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, parseOptions(dialect));
   if (errors.length || !tree) {
@@ -46,7 +52,39 @@ export function parseJsonStrict(text: string, file: string, dialect: Dialect): {
       "Fix that line by hand (or move the file away), then run the command again.",
     );
   }
+  const dup = firstDuplicateKey(tree);
+  if (dup) {
+    const at = lineCol(text, dup.offset);
+    const first = lineCol(text, dup.firstOffset);
+    throw new CofferError(
+      `${file}:${at.line}:${at.col}: duplicate key "${dup.key}" (also on line ${first.line}); left it untouched`,
+      1,
+      "Hosts read only one of the two: remove the one you do not want, then run the command again.",
+    );
+  }
   return { tree, value: parse(text, [], parseOptions(dialect)) };
+}
+
+/** The first object key that appears twice in one object (its offset and its first occurrence's). */
+function firstDuplicateKey(root: Node): { key: string; offset: number; firstOffset: number } | undefined {
+  const stack: Node[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    const kids = n.children;
+    if (!kids) continue;
+    if (n.type === "object") {
+      const seen = new Map<string, number>();
+      for (const prop of kids) {
+        const k = prop.children?.[0];
+        if (!k || typeof k.value !== "string") continue;
+        const prev = seen.get(k.value);
+        if (prev !== undefined) return { key: k.value, offset: k.offset, firstOffset: prev };
+        seen.set(k.value, k.offset);
+      }
+    }
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+  }
+  return undefined;
 }
 
 export function detectEol(text: string): string {

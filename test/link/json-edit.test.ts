@@ -196,9 +196,10 @@ describe("parse errors name the file, line and column", () => {
   });
 });
 
-test("duplicate keys: an edit that would expose a shadowed value is refused", () => {
-  const d = doc(`{\n  "a": 1,\n  "a": 2\n}`);
-  expect(() => d.remove(["a"])).toThrow(/did not give the intended document/);
+test("duplicate keys: the document is refused up front, naming the key and both lines", () => {
+  expect(() => doc(`{\n  "a": 1,\n  "a": 2\n}`)).toThrow(/:3:3: duplicate key "a" \(also on line 2\)/);
+  expect(() => doc(`{"x": {"b": 1, "b": 2}}`)).toThrow(/duplicate key "b"/);
+  expect(() => doc(`{"a": {"b": 1}, "c": {"b": 2}}`)).not.toThrow();
 });
 
 test("detectIndentUnit", () => {
