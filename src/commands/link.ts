@@ -26,6 +26,11 @@ export default withExamples(
       },
       mcp: { type: "boolean", default: true, description: "Register Coffer's MCP server (--no-mcp skips it)" },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
+      force: {
+        type: "boolean",
+        description:
+          "Replace an MCP entry named coffer that Coffer did not write (unlink puts it back); write read-only configs",
+      },
       ...jsonArg,
     },
     async run({ args, rawArgs }) {
@@ -39,8 +44,9 @@ export default withExamples(
         sessionEnd: triState(rawArgs, "session-end"),
         mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false,
         config: loadConfig(),
+        force: !!args.force,
       });
-      if (!dryRun) applyPlan(plan);
+      if (!dryRun) applyPlan(plan, { force: !!args.force });
       if (args.json) return printJson(planJson(plan, "link", dryRun, bin));
       process.stdout.write(planText(plan, h.name, "link", dryRun, bin));
     },

@@ -15,6 +15,7 @@ export default withExamples(
       host: { type: "positional", description: "claude, codex, gemini, cursor, windsurf or opencode", required: false },
       project: { type: "boolean", description: "Edit this repository's config instead of your user config" },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
+      force: { type: "boolean", description: "Write read-only configs too" },
       ...jsonArg,
     },
     async run({ args }) {
@@ -27,7 +28,7 @@ export default withExamples(
       const target = resolveTarget(!!args.project, process.cwd(), homeDir());
       const dryRun = !!args["dry-run"];
       const plan = planUnlink(h, target);
-      if (!dryRun) applyPlan(plan);
+      if (!dryRun) applyPlan(plan, { force: !!args.force });
       if (args.json) return printJson(planJson(plan, "unlink", dryRun));
       process.stdout.write(planText(plan, h.name, "unlink", dryRun));
     },

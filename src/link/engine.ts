@@ -32,6 +32,8 @@ export type LinkOptions = {
   sessionEnd?: boolean;
   mcp: boolean;
   config: Config;
+  /** Replace an MCP entry Coffer did not write (unlink puts it back). */
+  force?: boolean;
 };
 
 export type Plan = {
@@ -161,7 +163,26 @@ function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
 // ---------------------------------------------------------------------------------------------
 // MCP
 
-function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[]): void {
+/** An entry exactly as Coffer writes it (for some coffer binary): Coffer's, from before ownership was recorded. */
+function looksLikeOurs(mcp: HostLink["mcp"], entry: unknown): boolean {
+  const bin = mcp.binaryOf(entry);
+  return isCofferBinaryPath(bin) && deepEqual(entry, mcp.value(bin));
+}
+
+/** The MCP entries Coffer wrote in `file` (see `LinkState.owned`). */
+function ownedIn(state: LinkState, file: string): Record<string, Saved> {
+  state.owned[file] ??= {};
+  return state.owned[file];
+}
+
+function disown(state: LinkState, file: string, key: string): void {
+  const o = state.owned[file];
+  if (!o) return;
+  delete o[key];
+  if (!Object.keys(o).length) delete state.owned[file];
+}
+
+function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, state: LinkState, notes: string[]): void {
   const mcp = h.mcp;
   const file = mcp.file(opts.target);
   if (!file) {
@@ -173,15 +194,31 @@ function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[])
   const want = mcp.value(opts.bin);
   const current = doc.get(mcp.path);
   const name = doc.label(mcp.path);
+  const key = mcp.path.join(".");
+  const owned = state.owned[file.path]?.[key];
+  const ours = current !== undefined && (owned !== undefined || looksLikeOurs(mcp, current));
+  if (ours && owned === undefined) ownedIn(state, file.path)[key] = { absent: true };
   if (deepEqual(current, want)) return;
-  if (current !== undefined && !isCofferBinaryPath(mcp.binaryOf(current))) {
+  const foreign = current !== undefined && (!ours || !isCofferBinaryPath(mcp.binaryOf(current)));
+  if (foreign && !opts.force) {
+    const why = isCofferBinaryPath(mcp.binaryOf(current))
+      ? "Coffer did not write it"
+      : "it does not run a coffer binary";
     notes.push(
-      `Left the MCP server ${name} in ${tilde(file.path)} alone: it does not run a coffer binary. Rename or remove it, then link again to register Coffer's.`,
+      `Left the MCP server ${name} in ${tilde(file.path)} alone: ${why}. Rename or remove it and link again, or link with --force to replace it (unlink puts yours back).`,
     );
     return;
   }
+  if (foreign) {
+    // --force: Coffer's entry replaces the user's whole; unlink restores theirs exactly.
+    ownedIn(state, file.path)[key] = owned && !("absent" in owned) ? owned : snapshot(doc, mcp.path);
+    doc.set(mcp.path, want);
+    slot.notes.push(`MCP server ${name} replaced (--force; unlink puts the previous one back)`);
+    slot.audit.push({ event: "mcp_registered", host: h.host });
+    return;
+  }
   if (isObject(current)) {
-    // An existing entry: only Coffer's keys are brought up to date; the user's additions stay.
+    // Coffer's entry: only Coffer's keys are brought up to date; what the user added stays.
     const stale = (mcp.managed ?? Object.keys(want)).filter((k) => k in want && !deepEqual(current[k], want[k]));
     if (!stale.length) return;
     doc.merge(mcp.path, Object.fromEntries(stale.map((k) => [k, want[k]])));
@@ -194,22 +231,41 @@ function linkMcp(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[])
     const v = doc.get(mcp.path.slice(0, i));
     if (isObject(v) && Object.keys(v).length === 0) containers.noteEmpty(mcp.path.slice(0, i));
   }
+  if (current === undefined) ownedIn(state, file.path)[key] = { absent: true };
   doc.set(mcp.path, want);
   slot.notes.push(`MCP server ${name} ${current === undefined ? "registered" : "updated"}`);
   slot.audit.push({ event: "mcp_registered", host: h.host });
 }
 
-function unlinkMcp(ws: Workspace, h: HostLink, target: Target): void {
+function unlinkMcp(ws: Workspace, h: HostLink, target: Target, state: LinkState): void {
   const mcp = h.mcp;
   const file = mcp.file(target);
   if (!file || !existsSync(file.path)) return;
   const slot = ws.doc(file);
   const doc = slot.doc;
   const current = doc.get(mcp.path);
-  if (current === undefined) return;
+  const key = mcp.path.join(".");
+  const owned = state.owned[file.path]?.[key];
+  if (current === undefined) {
+    disown(state, file.path, key);
+    return;
+  }
   const name = doc.label(mcp.path);
   if (!isCofferBinaryPath(mcp.binaryOf(current))) {
     slot.notes.push(`left MCP server ${name} alone: it does not run a coffer binary`);
+    disown(state, file.path, key);
+    return;
+  }
+  if (owned === undefined && !looksLikeOurs(mcp, current)) {
+    slot.notes.push(`left MCP server ${name} alone: Coffer did not write it`);
+    return;
+  }
+  disown(state, file.path, key);
+  if (owned && !("absent" in owned)) {
+    // The entry `link --force` replaced comes back exactly.
+    restore(doc, mcp.path, owned);
+    slot.notes.push(`MCP server ${name} restored to the one link --force replaced`);
+    slot.audit.push({ event: "mcp_unregistered", host: h.host });
     return;
   }
   doc.remove(mcp.path);
@@ -321,7 +377,7 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
   const ws = new Workspace(state);
   const notes: string[] = [];
   linkHooks(ws, h, opts, notes);
-  if (opts.mcp) linkMcp(ws, h, opts, notes);
+  if (opts.mcp) linkMcp(ws, h, opts, state, notes);
   const mode = opts.config[`native_memory.${h.host}`] === "off" ? "off" : "restore";
   if (h.nativeMemory) nativeMemory(ws, h, opts.target, mode, state);
   else if (mode === "off")
@@ -341,15 +397,15 @@ export function planUnlink(h: HostLink, target: Target): Plan {
   const state = readLinkState();
   const ws = new Workspace(state);
   unlinkHooks(ws, h, target);
-  unlinkMcp(ws, h, target);
+  unlinkMcp(ws, h, target, state);
   nativeMemory(ws, h, target, "restore", state);
   if (h.sessionEnd === "sweep") restoreSweep(ws, h, state);
   return { host: h.host, scope: target.root ? "project" : "user", changes: ws.changes(), notes: [], state };
 }
 
-/** Write a plan's files and the link state. */
-export function applyPlan(plan: Plan): void {
-  applyChanges(plan.changes);
+/** Write a plan's files and the link state; `force` writes read-only files too. */
+export function applyPlan(plan: Plan, opts: { force?: boolean } = {}): void {
+  applyChanges(plan.changes, { force: opts.force, backups: plan.state.backups });
   writeLinkState(plan.state);
 }
 

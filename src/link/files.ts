@@ -1,8 +1,10 @@
 /**
  * Applying planned config changes safely: every file is read and planned before any is
- * written; each write keeps `<file>.bak` of the previous bytes, goes through temp + rename,
- * keeps the file's mode, and follows a symlinked config to its real file (so a dotfiles
- * checkout stays a symlink). A file that changed between planning and writing is not touched.
+ * written; each write keeps a backup of the previous bytes (see `backupPath`), goes through
+ * temp + rename, keeps the file's mode, and follows a symlinked config to its real file (so a
+ * dotfiles checkout stays a symlink). A file that changed between planning and writing is not
+ * touched; a read-only one only with --force. Configs are read as bytes and must be UTF-8:
+ * Coffer never rewrites bytes it cannot decode.
  */
 import { chmodSync, existsSync, lstatSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
@@ -21,8 +23,13 @@ export type FileChange = {
   /** What changed, one short phrase each (for the summary). */
   notes: string[];
   audit: AuditEvent[];
+  /** Where the previous bytes were saved (set when written). */
+  backup?: string;
 };
 
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The text of a config file, or null when it is missing. Bytes that are not UTF-8 are refused, never replaced. */
 export function readTextOrNull(path: string): string | null {
   if (!existsSync(path)) return null;
   const st = statSync(path);
@@ -32,7 +39,64 @@ export function readTextOrNull(path: string): string | null {
       1,
       "Move it away, then run the command again.",
     );
-  return readFileSync(path, "utf8");
+  const bytes = readFileSync(path);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    let line = 1;
+    for (let i = 0; i < at; i++) if (bytes[i] === 10) line++;
+    throw new CofferError(
+      `${tilde(path)}:${line}: not valid UTF-8 (byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, "0")} at offset ${at}); left it untouched`,
+      1,
+      "Coffer edits only UTF-8 files and never rewrites bytes it cannot read: save the file as UTF-8, then run the command again.",
+    );
+  }
+}
+
+/** Offset of the first byte that does not start a valid UTF-8 sequence (bytes.length when all are valid). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    if (n === 0 || i + n > bytes.length) return i;
+    try {
+      utf8.decode(bytes.subarray(i, i + n));
+    } catch {
+      return i;
+    }
+    i += n;
+  }
+  return bytes.length;
+}
+
+/**
+ * The backup file for `path`. The one place backup names are chosen: `<file>.bak` when it is
+ * free or Coffer wrote it (recorded in `mine`), else the first free `<file>.bak.1`, `.bak.2`, ...:
+ * a backup the user made is never overwritten.
+ */
+export function backupPath(path: string, mine: string | undefined): string {
+  const base = `${path}.bak`;
+  if (mine && (mine === base || mine.startsWith(`${base}.`)) && !isNotOurs(mine)) return mine;
+  if (!existsSync(base)) return base;
+  for (let i = 1; ; i++) {
+    const p = `${base}.${i}`;
+    if (!existsSync(p)) return p;
+  }
+}
+
+/** A recorded backup that is no longer a regular file is not reused. */
+function isNotOurs(p: string): boolean {
+  try {
+    return !lstatSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isReadOnly(mode: number): boolean {
+  return (mode & 0o222) === 0;
 }
 
 /** `~/...` for paths under $HOME, for messages. */
@@ -61,9 +125,17 @@ function realTarget(path: string): string {
   }
 }
 
-/** Write every changed file (with `.bak`), then append the audit records. */
-export function applyChanges(changes: FileChange[]): void {
+/**
+ * Write every changed file (the previous bytes saved as its backup), then append the audit
+ * records. `backups` maps a config to the backup Coffer wrote for it (kept in the link state);
+ * it is updated here. A read-only file is refused unless `force`.
+ */
+export function applyChanges(
+  changes: FileChange[],
+  opts: { force?: boolean; backups?: Record<string, string> } = {},
+): void {
   const todo = changes.filter(changed);
+  const backups = opts.backups ?? {};
   // Nothing may have moved under us since planning (agents rewrite their own configs).
   for (const c of todo) {
     const now = readTextOrNull(c.path);
@@ -74,13 +146,25 @@ export function applyChanges(changes: FileChange[]): void {
         "Run the command again.",
       );
     }
+    if (c.before !== null && !opts.force) {
+      const mode = statSync(realTarget(c.path)).mode & 0o777;
+      if (isReadOnly(mode))
+        throw new CofferError(
+          `${tilde(c.path)} is read-only (mode ${mode.toString(8)}); nothing was written`,
+          1,
+          `Someone made it read-only on purpose: make it writable (chmod u+w ${tilde(c.path)}), or run the command again with --force to write it anyway (its mode stays ${mode.toString(8)}).`,
+        );
+    }
   }
   for (const c of todo) {
     const target = realTarget(c.path);
     const mode = c.before !== null ? statSync(target).mode & 0o777 : 0o644;
     if (c.before !== null) {
-      writeFileAtomic(`${c.path}.bak`, c.before, mode);
-      chmodSync(`${c.path}.bak`, mode);
+      const bak = backupPath(c.path, backups[c.path]);
+      writeFileAtomic(bak, c.before, mode | 0o200);
+      chmodSync(bak, mode);
+      backups[c.path] = bak;
+      c.backup = bak;
     }
     if (c.after === null) unlinkSync(target);
     else {

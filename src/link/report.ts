@@ -20,7 +20,7 @@ export function planJson(plan: Plan, verb: "link" | "unlink", dryRun: boolean, b
       path: c.path,
       status: status(c),
       changes: c.notes,
-      backup: changed(c) && c.before !== null && !dryRun ? `${c.path}.bak` : null,
+      backup: changed(c) && c.before !== null && !dryRun ? (c.backup ?? null) : null,
     })),
     ...(dryRun ? { diff: diffChanges(plan.changes) } : {}),
     notes: plan.notes,
@@ -50,7 +50,7 @@ export function planText(plan: Plan, name: string, verb: "link" | "unlink", dryR
     for (const c of todo) {
       const s = status(c);
       const what = c.notes.length ? c.notes.join("; ") : s;
-      const bak = c.before !== null ? ` (previous version: ${tilde(c.path)}.bak)` : "";
+      const bak = c.backup ? ` (previous version: ${tilde(c.backup)})` : "";
       lines.push(`  ${tilde(c.path)}: ${s === "updated" ? "" : `${s}, `}${what}${bak}`);
     }
     if (bin && verb === "link") lines.push(`Commands run ${bin}`);

@@ -1,7 +1,8 @@
 /**
  * What link must remember to undo itself exactly: the previous value of every native-memory
- * switch it turned off (or that the key was absent), the files it created, and the sweep
- * setting `link codex --session-end` changed. Kept in `state/link.json` (machine-local).
+ * switch it turned off (or that the key was absent), the files it created, the MCP entries it
+ * wrote (and what was there before), the backups it wrote, and the sweep setting
+ * `link codex --session-end` changed. Kept in `state/link.json` (machine-local).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
 
 /** A value before Coffer changed it: its exact source text, or absent (optionally with its table). */
-export type Saved = { raw: string } | { absent: true; tableAbsent?: boolean };
+export type Saved = { raw: string } | { value: unknown } | { absent: true; tableAbsent?: boolean };
 
 export type LinkState = {
   version: 1;
@@ -21,6 +22,13 @@ export type LinkState = {
   containers: Record<string, string[]>;
   /** `distill.sweep` before `link codex --session-end` turned it on. */
   sweep?: Saved;
+  /**
+   * file -> entry path (joined with ".") -> what was there before Coffer wrote its entry (absent,
+   * or the user's entry `link --force` replaced). Coffer changes and removes only these entries.
+   */
+  owned: Record<string, Record<string, Saved>>;
+  /** file -> the backup Coffer last wrote for it (a `.bak` Coffer did not write is never overwritten). */
+  backups: Record<string, string>;
 };
 
 export function linkStatePath(): string {
@@ -29,7 +37,7 @@ export function linkStatePath(): string {
 
 export function readLinkState(): LinkState {
   const file = linkStatePath();
-  const empty: LinkState = { version: 1, native_memory: {}, created: {}, containers: {} };
+  const empty: LinkState = { version: 1, native_memory: {}, created: {}, containers: {}, owned: {}, backups: {} };
   if (!existsSync(file)) return empty;
   try {
     const raw = JSON.parse(readFileSync(file, "utf8")) as Partial<LinkState>;
@@ -39,6 +47,8 @@ export function readLinkState(): LinkState {
       native_memory: raw.native_memory && typeof raw.native_memory === "object" ? raw.native_memory : {},
       created: raw.created && typeof raw.created === "object" ? raw.created : {},
       containers: raw.containers && typeof raw.containers === "object" ? raw.containers : {},
+      owned: raw.owned && typeof raw.owned === "object" ? raw.owned : {},
+      backups: raw.backups && typeof raw.backups === "object" ? raw.backups : {},
       ...(raw.sweep ? { sweep: raw.sweep } : {}),
     };
   } catch {

@@ -157,16 +157,22 @@ export function readDoc(file: ConfigFile): Doc | undefined {
     : new JsonDoc(text, tilde(file.path), file.dialect);
 }
 
-/** A value before Coffer changes it: its exact text, or absent (and whether its table was). */
+/**
+ * A value before Coffer changes it: its exact text, or its value (a TOML table written under
+ * its own header has no single text), or absent (and whether its table was).
+ */
 export function snapshot(doc: Doc, path: string[]): Saved {
   const raw = doc.raw(path);
   if (raw !== undefined) return { raw };
+  const value = doc.get(path);
+  if (value !== undefined) return { value: structuredClone(value) };
   return path.length > 1 ? { absent: true, tableAbsent: doc.get(path.slice(0, -1)) === undefined } : { absent: true };
 }
 
 /** Put back what `snapshot` saw; a table that was absent goes again when the key was all it held. */
 export function restore(doc: Doc, path: string[], prev: Saved): void {
   if ("raw" in prev) doc.set(path, undefined, prev.raw);
+  else if ("value" in prev) doc.set(path, prev.value);
   else doc.remove(path, { dropEmptyParent: prev.tableAbsent === true });
 }
 

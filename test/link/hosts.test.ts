@@ -517,20 +517,16 @@ describe("MCP entries the user adjusted", () => {
     expect(read(file)).toBe(foreign);
   });
 
-  test("Claude: env the user filled in is kept; an MCP entry that is not a coffer binary is left by unlink", () => {
+  test("Claude: an entry the user wrote (env filled in) is left alone; one that is not a coffer binary is left by unlink", () => {
     const file = join(sb.home, ".claude.json");
-    writeFile(
-      file,
-      `{\n  "mcpServers": {\n    "coffer": { "type": "stdio", "command": "/old/coffer", "args": ["serve", "--stdio"], "env": { "COFFER_HOME": "/data/coffer" } }\n  }\n}\n`,
-    );
-    expect(sb.run(["link", "claude"]).code).toBe(0);
-    expect(JSON.parse(read(file)!).mcpServers.coffer).toEqual({
-      type: "stdio",
-      command: BIN,
-      args: ["serve", "--stdio"],
-      env: { COFFER_HOME: "/data/coffer" },
-    });
+    const mine = `{\n  "mcpServers": {\n    "coffer": { "type": "stdio", "command": "/old/coffer", "args": ["serve", "--stdio"], "env": { "COFFER_HOME": "/data/coffer" } }\n  }\n}\n`;
+    writeFile(file, mine);
+    const l = sb.run(["link", "claude"]);
+    expect(l.code).toBe(0);
+    expect(l.stdout).toContain("Coffer did not write it");
+    expect(read(file)).toBe(mine);
     sb.run(["unlink", "claude"]);
+    expect(read(file)).toBe(mine);
     const foreign = `{\n  "mcpServers": {\n    "coffer": { "command": "npx", "args": ["coffer-mcp"] }\n  }\n}\n`;
     writeFile(file, foreign);
     const u = sb.run(["unlink", "claude"]);
