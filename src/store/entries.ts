@@ -133,6 +133,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
                 actor: input.actor,
                 source: input.source,
                 origin_session: input.origin_session ?? existing?.origin_session,
+                imported_from: existing?.imported_from,
                 created: existing?.created ?? now,
                 updated: now,
                 body,
@@ -202,7 +203,15 @@ export function rowToEntry(r: Row): Entry {
 
 function readEntryRow(store: Store, id: string, scope: ScopeKey): Entry | undefined {
   const r = dbOf(store).query("SELECT * FROM entries WHERE scope = ? AND id = ?").get(scope, id) as Row | null;
-  return r ? rowToEntry(r) : undefined;
+  if (!r) return undefined;
+  // The file is the truth: what the index does not keep (imported_from, ...) survives a rewrite.
+  try {
+    const e = parseEntry(readFileSync(entryPath(scope, id), "utf8"), id);
+    e.id = id;
+    return e;
+  } catch {
+    return rowToEntry(r);
+  }
 }
 
 /** Kind and last update of an indexed entry (for hits that carry only id and scope). */

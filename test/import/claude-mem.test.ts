@@ -206,6 +206,15 @@ describe("coffer import claude-mem", () => {
     expect(auditLines).toHaveLength(1);
   });
 
+  test("remembering an imported memory again keeps its provenance", () => {
+    const decision = entriesOf(sb.cofferHome, "app").find((e) => e.meta.imported_from === "claude-mem:observation:1")!;
+    const r = sb.run(["remember", "-", "--json"], { cwd: app, stdin: decision.body });
+    expect(r.json().status).toBe("duplicate");
+    const again = entriesOf(sb.cofferHome, "app").find((e) => e.id === decision.id)!;
+    expect(again.meta.imported_from).toBe("claude-mem:observation:1");
+    expect(again.meta.actor).toBe("import:claude-mem");
+  });
+
   test("a second run imports nothing (except the observation committed meanwhile)", () => {
     const r = sb.run(["import", "claude-mem", "--db", cm.path, "--json"], { cwd: sb.home });
     expect(r.code).toBe(0);
