@@ -70,6 +70,9 @@ function isConversation(r: Record<string, any>): boolean {
   const m = r.message;
   if (!m || typeof m !== "object") return false;
   if (m.model === "<synthetic>") return false; // "No response requested." and the like
+  // A background task's result handed to the model as a user message: nobody typed it.
+  if (r.type === "user" && r.origin && typeof r.origin === "object" && r.origin.kind === "task-notification")
+    return false;
   return true;
 }
 

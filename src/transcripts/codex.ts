@@ -84,6 +84,16 @@ function blockTexts(content: unknown): string[] {
     .map((b) => b.text as string);
 }
 
+/**
+ * A response item that is a message: `"type": "message"`, or (older Codex versions) no `type`
+ * at all, just `role` and `content`. Other typed items (tool calls, reasoning, inter-agent
+ * `agent_message`s) are not conversation.
+ */
+function isMessage(p: Record<string, any>): boolean {
+  if (p.type === "message") return true;
+  return p.type === undefined && typeof p.role === "string" && p.content !== undefined;
+}
+
 export function parseCodex(text: string): ParsedTranscript {
   const parsed: ParsedTranscript = { host: "codex", title: "", turns: [] };
   const head: SessionHead = {};
@@ -122,7 +132,7 @@ export function parseCodex(text: string): ParsedTranscript {
     const p = r.payload && typeof r.payload === "object" ? r.payload : r.type === "message" ? r : undefined;
     if (!p) continue;
     const kind = r.payload ? r.type : "response_item";
-    if (kind === "response_item" && p.type === "message") {
+    if (kind === "response_item" && isMessage(p)) {
       // developer/system messages are instructions and injected context, never conversation
       if (p.role === "user" || p.role === "assistant") add(p.role, blockTexts(p.content), r.timestamp);
     } else if (kind === "event_msg") {

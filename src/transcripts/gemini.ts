@@ -138,7 +138,7 @@ export function parseGemini(text: string): ParsedTranscript {
     const source =
       role === "user" && m.displayContent !== undefined && partTexts(m.displayContent).join("").trim()
         ? m.displayContent
-        : m.content;
+        : (m.content ?? m.parts); // `parts`: a message kept in the API's own Content shape
     const cleaned = partTexts(source).map(cleanText).filter(Boolean).join("\n\n");
     if (cleaned) parsed.turns.push({ role, text: cleaned, at: isoOrUndefined(m.timestamp) });
   }

@@ -8,6 +8,8 @@ import type { ParsedTranscript, TranscriptHost } from "../../src/transcripts/typ
 export const SHARED = join(import.meta.dir, "..", "fixtures", "upstream");
 export const OWN = join(import.meta.dir, "..", "fixtures", "transcripts");
 export const GOLDEN = join(import.meta.dir, "..", "fixtures", "golden");
+/** Further public samples (open-source transcript viewers' test data; licences in its SOURCES.md). */
+export const PUBLIC = join(import.meta.dir, "..", "fixtures", "public");
 
 export type Fixture = { host: TranscriptHost; name: string; path: string; golden: string };
 
@@ -17,6 +19,7 @@ export function fixtures(): Fixture[] {
   for (const [origin, root] of [
     ["shared", SHARED],
     ["own", OWN],
+    ["public", PUBLIC],
   ] as const) {
     for (const host of ["claude", "codex", "gemini"] as const) {
       let names: string[] = [];

@@ -95,6 +95,28 @@ const FORBIDDEN: Record<string, string[]> = {
     "interrupted the previous turn",
     "cut sho",
   ],
+  "own/codex/untyped-response-items.jsonl": [
+    "environment_context",
+    "Looking at rounding",
+    "toFixed",
+    "Sandbox: workspace-write",
+    "NEW_TASK",
+    "audit rounding",
+  ],
+  "public/claude/agent-sessions-schema_drift.jsonl": ["List files", "cat README.md", "# Title"],
+  "public/claude/agent-sessions-large.jsonl": ["Plan\n1)", "line1"],
+  "public/codex/agent-sessions-large.jsonl": ["printf", "line1", "<cwd>"],
+  "public/codex/claude-code-log-structured.jsonl": [
+    "SYNTHETIC_ENCRYPTED",
+    "I will inspect",
+    "find . -maxdepth",
+    "./alpha.txt",
+    "Begin Patch",
+    "Done!",
+    "status",
+    "ignored",
+  ],
+  "public/gemini/agent-sessions-large.json": ["printf", "non-existent", "Request cancelled", "Placeholder thoughts"],
   // Real sessions of the pinned CLIs with Coffer's hooks injecting context (see SOURCES.md).
   "own/claude/observed-2.1.328.jsonl": [
     "via Coffer",
@@ -199,6 +221,64 @@ test("Codex user text recorded as event, response item and item_completed counts
   const zoo = parseFixture(all.find((x) => x.name === "shared/codex/record-zoo-0.146.jsonl")!).turns;
   expect(zoo.filter((t) => t.text === "List the files").length).toBe(1);
   expect(zoo.filter((t) => t.text === "Found 2 files.").length).toBe(1);
+});
+
+describe("shapes seen in public samples", () => {
+  const codexLine = (payload: unknown, ts = "2025-09-02T09:00:00.000Z") =>
+    JSON.stringify({ timestamp: ts, type: "response_item", payload });
+
+  test("Codex: response items with role + content but no type (older versions) are conversation", () => {
+    const text = [
+      JSON.stringify({ type: "session_meta", payload: { id: "s1", cwd: "/w", timestamp: "2025-09-02T09:00:00Z" } }),
+      codexLine({ role: "user", content: [{ type: "input_text", text: "Why is the total off by a cent?" }] }),
+      codexLine({ role: "assistant", content: [{ type: "output_text", text: "Floats; use integer cents." }] }),
+      codexLine({ role: "user", content: "Use cents then." }),
+      codexLine({ role: "developer", content: [{ type: "input_text", text: "sandbox rules" }] }),
+      codexLine({ role: "system", content: "system prompt" }),
+      codexLine({ type: "agent_message", author: "/root", content: [{ type: "input_text", text: "NEW_TASK" }] }),
+      codexLine({ type: "reasoning", role: "assistant", content: [{ type: "text", text: "thinking" }] }),
+    ].join("\n");
+    expect(parseCodex(text).turns.map((t) => [t.role, t.text])).toEqual([
+      ["user", "Why is the total off by a cent?"],
+      ["assistant", "Floats; use integer cents."],
+      ["user", "Use cents then."],
+    ]);
+  });
+
+  test("Codex: an untyped item and its event_msg copy count once", () => {
+    const f = all.find((x) => x.name === "own/codex/untyped-response-items.jsonl")!;
+    const turns = parseFixture(f).turns;
+    expect(turns.filter((t) => t.text === "Why do the monthly totals drift by a cent?").length).toBe(1);
+    expect(turns.filter((t) => t.text.startsWith("Amounts are summed as floats")).length).toBe(1);
+    expect(turns.map((t) => t.role)).toEqual(["user", "assistant", "assistant", "user", "assistant"]);
+  });
+
+  test("Claude: a user message that is a task notification is dropped, the typed ones kept", () => {
+    const rec = (content: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ type: "user", sessionId: "s", message: { role: "user", content }, ...extra });
+    const text = [
+      rec("Run the tests in the background"),
+      rec("Background task finished: 12 passed", { origin: { kind: "task-notification" } }),
+      rec("Now fix the flaky one", { origin: { kind: "human" } }),
+    ].join("\n");
+    expect(parseClaude(text).turns.map((t) => t.text)).toEqual([
+      "Run the tests in the background",
+      "Now fix the flaky one",
+    ]);
+    const drift = parseFixture(all.find((x) => x.name === "public/claude/agent-sessions-schema_drift.jsonl")!);
+    expect(drift.turns.map((t) => t.text)).toEqual(["Open README", "Read README and extracted the title."]);
+  });
+
+  test("Gemini: a model message carrying API-style parts is read", () => {
+    const f = parseFixture(all.find((x) => x.name === "public/gemini/agent-sessions-large.json")!);
+    expect(f.turns.map((t) => t.role)).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+
+  test("every public sample parses to at least one turn", () => {
+    const pub = all.filter((f) => f.name.startsWith("public/"));
+    expect(pub.length).toBeGreaterThanOrEqual(6);
+    for (const f of pub) expect(parseFixture(f).turns.length).toBeGreaterThan(0);
+  });
 });
 
 test("titles: the host's own title first, else the first user line, at most 80 characters", () => {
