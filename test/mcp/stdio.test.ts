@@ -388,9 +388,11 @@ describe("stdio hygiene", () => {
     const lines = out.split("\n").filter(Boolean);
     expect(lines.length).toBe(3);
     for (const line of lines) expect(JSON.parse(line).jsonrpc).toBe("2.0");
-    const recall = JSON.parse(lines[1]!).result;
-    expect(recall.structuredContent.hits[0].title).toBe("Release process");
-    expect(JSON.parse(lines[2]!).result.isError).toBe(true);
+    // Responses are matched by id (JSON-RPC): tool calls run concurrently and may answer out of order.
+    const byId = new Map(lines.map((l) => [JSON.parse(l).id, JSON.parse(l)]));
+    expect([...byId.keys()].sort()).toEqual([1, 2, 3]);
+    expect(byId.get(2).result.structuredContent.hits[0].title).toBe("Release process");
+    expect(byId.get(3).result.isError).toBe(true);
     expect(await new Response(proc.stderr).text()).toContain("index.db was missing; rebuilt it");
   });
 });
