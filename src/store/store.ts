@@ -48,7 +48,12 @@ export function openStore(opts: OpenOptions = {}): Store {
     { cwd, config, project, notice, busyTimeoutMs: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS },
     opts.rebuildAll ?? true,
   );
-  if (opts.freshness !== "none") refresh(store, opts.freshness === "shallow" ? "shallow" : "deep");
+  try {
+    if (opts.freshness !== "none") refresh(store, opts.freshness === "shallow" ? "shallow" : "deep");
+  } catch (err) {
+    closeStore(store); // e.g. busy: the caller may retry with a new open
+    throw err;
+  }
   return store;
 }
 
@@ -60,7 +65,13 @@ function openWithHealing(store: Store, rebuildAll: boolean): Store {
   const { db, created } = openIndexDb(undefined, store.busyTimeoutMs);
   attachDb(store, db);
   if (created && rebuildAll) {
-    const n = fillIndex(store);
+    let n: number;
+    try {
+      n = fillIndex(store);
+    } catch (err) {
+      detachDb(store);
+      throw err;
+    }
     const why = lost ? "missing" : created === "upgraded" ? "out of date" : created === "replaced" ? "unreadable" : "";
     if (why) store.notice(`index.db was ${why}; rebuilt it from memory/ (${n} entries)`);
   }
