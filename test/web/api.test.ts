@@ -1,0 +1,307 @@
+/**
+ * The web UI's server side without a browser: the one-time login, the cookie + CSRF + origin
+ * checks on every /api route, and the UI routes' answers (filters, paging, validation, bulk,
+ * scopes, rules bundle, inbox preview cancel) against the compiled `coffer serve`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { sandbox } from "../helpers";
+import { newLoginUrl, type ServedUi, serveUi } from "./_browser";
+
+const sb = sandbox("coffer-webapi-");
+let repo = "";
+let projectId = "";
+let served: ServedUi;
+let cookie = "";
+let csrf = "";
+
+/** A call as the page makes it: cookie, own Origin, CSRF header on writes. */
+async function ui(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const method = init.method ?? "GET";
+  const headers: Record<string, string> = { cookie, ...init.headers };
+  if (method !== "GET") {
+    headers["x-coffer-csrf"] ??= csrf;
+    headers.origin ??= served.url;
+  }
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(served.url + path, {
+    method,
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function login(url: string): Promise<string> {
+  const res = await fetch(url, { redirect: "manual" });
+  expect(res.status).toBe(303);
+  expect(res.headers.get("location")).toBe("/");
+  const set = res.headers.get("set-cookie")!;
+  expect(set).toContain("HttpOnly");
+  expect(set).toContain("SameSite=Strict");
+  expect(set).toContain("Path=/");
+  return set.split(";")[0]!;
+}
+
+beforeAll(async () => {
+  repo = sb.repo("gadgets", "git@github.com:acme/gadgets.git");
+  for (let i = 0; i < 60; i++) {
+    const r = sb.run(
+      ["remember", `Gadget fact number ${i}: the widget ${i % 2 ? "spins" : "hums"}`, "--tags", `t${i % 3}`],
+      {
+        cwd: repo,
+      },
+    );
+    if (r.code !== 0) throw new Error(r.stderr);
+  }
+  sb.run(["remember", "Use tabs in Makefiles", "--scope", "global", "--kind", "convention"], { cwd: repo });
+  projectId = readdirSync(join(sb.cofferHome, "memory", "projects"))[0]!;
+  served = await serveUi(sb, repo);
+  cookie = await login(served.loginUrl);
+  csrf = (await ui("/api/v1/ui/session")).body.csrf;
+  expect(csrf).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+}, 60_000);
+
+afterAll(async () => {
+  await served?.stop();
+  sb.cleanup();
+});
+
+describe("login and checks", () => {
+  test("the login code works once; unknown codes and missing cookies get nothing", async () => {
+    expect((await fetch(served.loginUrl, { redirect: "manual" })).status).toBe(403);
+    expect((await fetch(`${served.url}/login`, { redirect: "manual" })).status).toBe(403);
+    const anon = await fetch(`${served.url}/api/v1/ui/entries`);
+    expect(anon.status).toBe(401);
+    const wrong = await fetch(`${served.url}/api/v1/ui/entries`, { headers: { cookie: `${cookie}x` } });
+    expect(wrong.status).toBe(401);
+    // /mcp never accepts the cookie.
+    const mcp = await fetch(`${served.url}/mcp`, {
+      method: "POST",
+      headers: { cookie, "x-coffer-csrf": csrf, origin: served.url },
+    });
+    expect(mcp.status).toBe(401);
+    // The stdout line names the login URL, never the token.
+    expect(served.stdout()).not.toContain(served.token);
+  });
+
+  test("writes need the CSRF header; a foreign Origin or a cross-site fetch is refused", async () => {
+    const noCsrf = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: "global", text: "x1" },
+      headers: { "x-coffer-csrf": "" },
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body.error.code).toBe("csrf");
+    const foreign = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: "global", text: "x2" },
+      headers: { origin: "http://127.0.0.1:1" },
+    });
+    expect(foreign.status).toBe(403);
+    const site = await ui("/api/v1/ui/entries", { headers: { "sec-fetch-site": "cross-site" } });
+    expect(site.status).toBe(403);
+    const evilHost = await fetch(`${served.url}/`, { headers: { host: "evil.example" } });
+    expect(evilHost.status).toBe(403);
+    // The existing API takes the cookie too, with the same checks.
+    const list = await ui("/api/v1/entries?scope=global");
+    expect(list.status).toBe(200);
+    const del = await ui(`/api/v1/entries/${list.body.entries[0].id}`, {
+      method: "DELETE",
+      headers: { "x-coffer-csrf": "nope" },
+    });
+    expect(del.status).toBe(403);
+    expect(JSON.stringify(readdirSync(join(sb.cofferHome, "memory", "global", "entries")))).toContain(
+      list.body.entries[0].id,
+    );
+  });
+
+  test("a new login link needs the bearer token; logout ends the session", async () => {
+    expect((await ui("/api/v1/ui/login-link")).status).toBe(403);
+    const url = await newLoginUrl(served);
+    const second = await login(url);
+    const out = await fetch(`${served.url}/logout`, {
+      method: "POST",
+      headers: { cookie: second, origin: served.url },
+      redirect: "manual",
+    });
+    expect(out.status).toBe(303);
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect((await fetch(`${served.url}/api/v1/ui/session`, { headers: { cookie: second } })).status).toBe(401);
+    // The first session is untouched.
+    expect((await ui("/api/v1/ui/session")).status).toBe(200);
+  });
+
+  test("the page and its assets are served from the binary with a strict CSP", async () => {
+    const res = await fetch(`${served.url}/`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const a of assets) {
+      const r = await fetch(served.url + a);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toMatch(/javascript|css/);
+    }
+    expect((await fetch(`${served.url}/nope.js`)).status).toBe(404);
+    expect((await fetch(`${served.url}/`, { method: "POST" })).status).toBe(405);
+  });
+});
+
+describe("UI routes", () => {
+  test("projects: label, origin, entry count, last activity", async () => {
+    const r = await ui("/api/v1/projects");
+    expect(r.status).toBe(200);
+    expect(r.body.current).toBe(projectId);
+    const p = r.body.projects.find((x: any) => x.scope === projectId);
+    expect(p).toMatchObject({ label: "gadgets", origin: "github.com/acme/gadgets", entries: 60 });
+    expect(p.last_activity).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(r.body.projects[0].scope).toBe("global");
+    // The bearer token works as well (same route for scripts).
+    expect((await served.api("/api/v1/projects")).status).toBe(200);
+  });
+
+  test("entries: paged, filtered by tag, kind, actor, date; keyword and grep", async () => {
+    const p1 = await ui(`/api/v1/ui/entries?scope=${projectId}&limit=25`);
+    expect(p1.body.total).toBe(60);
+    expect(p1.body.entries.length).toBe(25);
+    const p3 = await ui(`/api/v1/ui/entries?scope=${projectId}&limit=25&offset=50`);
+    expect(p3.body.entries.length).toBe(10);
+    const ids = new Set([...p1.body.entries, ...p3.body.entries].map((e: any) => e.id));
+    expect(ids.size).toBe(35);
+    const all = await ui("/api/v1/ui/entries?limit=200");
+    expect(all.body.total).toBe(61);
+    const sorted = [...all.body.entries].map((e: any) => e.updated);
+    expect(sorted).toEqual([...sorted].sort().reverse());
+
+    expect((await ui(`/api/v1/ui/entries?scope=${projectId}&tag=t1`)).body.total).toBe(20);
+    expect((await ui("/api/v1/ui/entries?kind=convention")).body.total).toBe(1);
+    expect((await ui("/api/v1/ui/entries?actor=user")).body.total).toBe(61);
+    expect((await ui("/api/v1/ui/entries?actor=agent")).body.total).toBe(0);
+    expect((await ui("/api/v1/ui/entries?since=2000-01-01")).body.total).toBe(61);
+    expect((await ui("/api/v1/ui/entries?until=2000-01-01")).body.total).toBe(0);
+
+    const kw = await ui(`/api/v1/ui/entries?q=${encodeURIComponent("spins")}&scope=${projectId}`);
+    expect(kw.body.total).toBe(30);
+    const grep = await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("/number 1\\d:/")}`);
+    expect(grep.body.total).toBe(10);
+    expect(grep.body.entries[0].lines[0].line).toBe(1);
+
+    const facets = await ui(`/api/v1/ui/facets?scope=${projectId}`);
+    expect(facets.body.tags).toEqual(["t0", "t1", "t2"]);
+
+    for (const bad of [
+      "kind=nope",
+      "limit=0",
+      "since=yesterday",
+      "mode=fuzzy",
+      "scope=../etc",
+      `scope=${"Z".repeat(26)}`,
+    ]) {
+      const r = await ui(`/api/v1/ui/entries?${bad}`);
+      expect([400, 404]).toContain(r.status);
+      expect(r.body.error.message.length).toBeGreaterThan(5);
+    }
+    expect((await ui("/api/v1/ui/entries?mode=grep&q=/[/")).status).toBe(400);
+  });
+
+  test("add, edit, delete, restore, validation like the CLI", async () => {
+    const bad = await ui("/api/v1/ui/entries", { method: "POST", body: { scope: projectId, text: "   " } });
+    expect(bad.status).toBe(400);
+    const long = await ui("/api/v1/ui/entries", { method: "POST", body: { scope: projectId, text: "x".repeat(9000) } });
+    expect(long.status).toBe(400);
+    expect(long.body.error.message).toContain("limit is 8192");
+    const tag = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: projectId, text: "ok", tags: ["a,b"] },
+    });
+    expect(tag.status).toBe(400);
+
+    const add = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: projectId, text: "The gizmo needs a reset after updates", kind: "gotcha", tags: ["gizmo"] },
+    });
+    expect(add.status).toBe(201);
+    const id = add.body.entry.id;
+    const file = join(sb.cofferHome, "memory", "projects", projectId, "entries", `${id}.md`);
+    expect(readFileSync(file, "utf8")).toContain("kind: gotcha");
+    const dup = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: projectId, text: "the gizmo needs a reset after updates!" },
+    });
+    expect(dup.body.status).toBe("duplicate");
+
+    const edit = await ui(`/api/v1/ui/entries/${id}`, { method: "PATCH", body: { title: "Gizmo reset", tags: [] } });
+    expect(edit.status).toBe(200);
+    expect(readFileSync(file, "utf8")).toContain("title: Gizmo reset");
+    expect((await ui(`/api/v1/ui/entries/${id}`, { method: "PATCH", body: { kind: "nope" } })).status).toBe(400);
+    expect(
+      (await ui("/api/v1/ui/entries/01ZZZZZZZZZZZZZZZZZZZZZZZZ", { method: "PATCH", body: { title: "x" } })).status,
+    ).toBe(404);
+
+    expect((await ui(`/api/v1/ui/entries/${id}`, { method: "DELETE" })).status).toBe(200);
+    expect(existsSync(file)).toBe(false);
+    const trash = await ui("/api/v1/ui/trash");
+    expect(trash.body.items.map((t: any) => t.id)).toContain(id);
+    expect((await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status).toBe(200);
+    expect(readFileSync(file, "utf8")).toContain("title: Gizmo reset");
+    expect((await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status).toBe(404);
+    // The index follows: search finds it again.
+    expect((await ui(`/api/v1/ui/entries?q=gizmo&scope=${projectId}`)).body.total).toBe(1);
+  });
+
+  test("bulk: per-id results, unknown ids reported, scope checked", async () => {
+    const list = await ui(`/api/v1/ui/entries?scope=${projectId}&tag=t2&limit=3`);
+    const ids = list.body.entries.map((e: any) => e.id);
+    const r = await ui("/api/v1/ui/bulk", {
+      method: "POST",
+      body: { ids: [...ids, "01ZZZZZZZZZZZZZZZZZZZZZZZZ"], action: "retag", add: ["bulk"], remove: ["t2"] },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results.filter((x: any) => x.ok).length).toBe(3);
+    expect(r.body.results.at(-1).ok).toBe(false);
+    expect((await ui(`/api/v1/ui/entries?scope=${projectId}&tag=bulk`)).body.total).toBe(3);
+    expect((await ui("/api/v1/ui/bulk", { method: "POST", body: { ids, action: "move", to: "nowhere" } })).status).toBe(
+      400,
+    );
+    expect((await ui("/api/v1/ui/bulk", { method: "POST", body: { ids, action: "explode" } })).status).toBe(400);
+    expect((await ui("/api/v1/ui/bulk", { method: "POST", body: { ids: [], action: "delete" } })).status).toBe(400);
+  });
+
+  test("rules: bundle per host for a known working directory; handoffs per branch", async () => {
+    sb.run(["handoff", "set", "Halfway through the gizmo refactor"], { cwd: repo });
+    const put = await ui("/api/v1/ui/rules", {
+      method: "PUT",
+      body: { scope: projectId, text: "- Keep gadgets small" },
+    });
+    expect(put.body.changed).toBe(true);
+    const r = await ui(`/api/v1/ui/rules?scope=${projectId}`);
+    expect(r.body.cwd).toBe(repo);
+    const claude = r.body.bundles.find((b: any) => b.host === "claude");
+    expect(claude.text).toContain("Keep gadgets small");
+    expect(claude.limit).toBe(9500);
+    expect(claude.size).toBe(claude.text.length);
+    expect(r.body.bundles.find((b: any) => b.host === "windsurf")).toBeUndefined();
+    const h = await ui(`/api/v1/ui/handoffs?scope=${projectId}`);
+    expect(h.body.handoffs.length).toBe(1);
+    expect(h.body.handoffs[0].body).toContain("gizmo refactor");
+    expect(h.body.handoffs[0].branch).toBe("main");
+    expect((await ui("/api/v1/ui/rules?scope=global&cwd=relative/path")).status).toBe(400);
+  });
+
+  test("inbox, transcripts, model, health answer without a model configured", async () => {
+    expect((await ui("/api/v1/ui/model")).body.model).toBeNull();
+    expect((await ui("/api/v1/ui/inbox/nope/preview", { method: "POST" })).status).toBe(404);
+    expect((await ui("/api/v1/ui/inbox/previews/nope/confirm", { method: "POST" })).status).toBe(404);
+    expect((await ui("/api/v1/ui/transcripts?host=claude")).body.transcripts).toEqual([]);
+    expect((await ui("/api/v1/ui/transcripts?host=vim")).status).toBe(400);
+    const health = await ui("/api/v1/ui/health");
+    expect(health.body.counts.entries).toBeGreaterThanOrEqual(61);
+    expect(health.body.index.bytes).toBeGreaterThan(0);
+    expect(health.body.doctor.hosts.length).toBeGreaterThanOrEqual(6);
+    expect(health.body.audit[0].event).toBeDefined();
+    expect(JSON.stringify(health.body)).not.toContain(served.token);
+    expect((await ui("/api/v1/ui/sessions")).body.sessions).toEqual([]);
+  });
+});
