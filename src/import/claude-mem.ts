@@ -14,7 +14,7 @@ import { deriveTitle, type Kind } from "../store/entry";
 import { type Placement, parseProjectMap, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
-export function defaultClaudeMemDb(): string {
+function defaultClaudeMemDb(): string {
   return join(process.env.CLAUDE_MEM_DATA_DIR || join(homeDir(), ".claude-mem"), "claude-mem.db");
 }
 

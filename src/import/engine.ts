@@ -41,7 +41,7 @@ export type Manifest = {
   rule_lines: { scope: ScopeKey; line: string }[];
 };
 
-export type ScopeCount = { scope: ScopeKey; label: string; total: number; kinds: Record<string, number> };
+type ScopeCount = { scope: ScopeKey; label: string; total: number; kinds: Record<string, number> };
 
 export type ImportReport = {
   import_id: string | null;
@@ -67,7 +67,7 @@ export type ImportReport = {
 
 const CHUNK = 500;
 
-export function importsDir(): string {
+function importsDir(): string {
   return join(paths.state(), "imports");
 }
 
@@ -75,7 +75,7 @@ function manifestPath(id: string): string {
   return join(importsDir(), `${id}.json`);
 }
 
-export function readManifest(id: string): Manifest | undefined {
+function readManifest(id: string): Manifest | undefined {
   if (!ULID_RE.test(id)) return undefined;
   try {
     return JSON.parse(readFileSync(manifestPath(id), "utf8")) as Manifest;

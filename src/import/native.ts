@@ -24,7 +24,7 @@ import { type Placement, parseProjectMap, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
 export const NATIVE_HOSTS = ["claude", "gemini", "codex"] as const;
-export type NativeHost = (typeof NATIVE_HOSTS)[number];
+type NativeHost = (typeof NATIVE_HOSTS)[number];
 const NO_FILES = ["cursor", "windsurf", "opencode"];
 
 type Source = { host: NativeHost; file: string; text: string; mtime: string };

@@ -40,7 +40,7 @@ function expand(p: string, cwd: string): string {
 }
 
 /** A `--project` target: `global`, or a directory inside a repository. */
-export function placeTarget(target: string, cwd: string): Placement {
+function placeTarget(target: string, cwd: string): Placement {
   if (target === "global") return { scope: GLOBAL };
   const dir = expand(target, cwd);
   const project = existsSync(dir) ? resolveProject(dir) : undefined;
@@ -54,7 +54,7 @@ export function placeTarget(target: string, cwd: string): Placement {
 }
 
 /** The repository a directory belongs to, if it still exists and is one. */
-export function placeDirectory(dir: string | undefined): ProjectScope | undefined {
+function placeDirectory(dir: string | undefined): ProjectScope | undefined {
   if (!dir || !isAbsolute(dir)) return undefined;
   // A file or folder deleted since still belongs to the repository around it, if that remains.
   let d = resolve(dir);

@@ -1,8 +1,7 @@
 import type { Kind, Source } from "../store/entry";
 import type { ProjectScope, ScopeKey } from "../store/scope";
 
-export const IMPORT_SOURCES = ["claude-mem", "engram", "native", "coffer"] as const;
-export type ImportSource = (typeof IMPORT_SOURCES)[number];
+export type ImportSource = "claude-mem" | "engram" | "native" | "coffer";
 
 /** One memory to bring in, already mapped to Coffer's vocabulary (before scrubbing and folding). */
 export type ImportItem = {

@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { CofferError } from "../lib/errors";
 
-export type ClaudeMemRow = Record<string, unknown> & { id: number; proj: string; session: string | null };
+type ClaudeMemRow = Record<string, unknown> & { id: number; proj: string; session: string | null };
 
 export type ClaudeMemReader = {
   hasObservations: boolean;

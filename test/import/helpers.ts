@@ -28,7 +28,7 @@ export function storedEntries(cofferHome: string): StoredEntry[] {
 }
 
 /** Project id -> label, from each project's project.md. */
-export function projectLabels(cofferHome: string): Map<string, string> {
+function projectLabels(cofferHome: string): Map<string, string> {
   const dir = join(cofferHome, "memory", "projects");
   const out = new Map<string, string>();
   if (!existsSync(dir)) return out;
