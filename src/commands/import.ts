@@ -111,7 +111,11 @@ export default withExamples(
       description: "Bring memories in from claude-mem, engram, the agents' own files, or Coffer",
     },
     args: {
-      undo: { type: "string", description: "Remove exactly what the import with this id added" },
+      undo: {
+        type: "string",
+        valueHint: "import-id",
+        description: "Remove exactly what the import with this id added",
+      },
       list: { type: "boolean", description: "List the imports made on this machine" },
       json: { type: "boolean", description: "Print machine-readable JSON" },
     },

@@ -15,7 +15,7 @@ import { progressBar } from "../lib/progress";
 import { isoNow } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
-import { type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
+import { deriveTitle, type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
 import { entryPath, scopeDir } from "../store/indexer";
 import { GLOBAL, type ProjectScope, type ScopeKey } from "../store/scope";
 import { bodyMax, closeStore, openStore, type Store } from "../store/store";
@@ -173,7 +173,7 @@ function prepare(
     body = cut(body, max);
     counter.truncated++;
   }
-  const title = cut(clean(item.title, counter).replace(/\s+/g, " ").trim(), TITLE_MAX);
+  const title = cut(clean(item.title, counter).replace(/\s+/g, " ").trim() || deriveTitle(body), TITLE_MAX);
   const entry: Entry = {
     id: item.id && ULID_RE.test(item.id) ? item.id : ulid(Date.parse(item.created) || Date.now()),
     kind: (KINDS as readonly string[]).includes(item.kind) ? item.kind : "note",
