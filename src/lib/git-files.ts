@@ -4,17 +4,18 @@
  * (loose objects, and pack files including deltified objects). Anything unreadable gives
  * `undefined`, never an exception: callers fall back to wall-clock wording.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { inflateSync } from "node:zlib";
+import { readRegularFile, readSmallText } from "./small-file";
 
+/** Refs, HEAD, packed-refs: regular files of bounded size only (a FIFO or /dev/zero reads as nothing). */
 function readText(p: string): string | undefined {
-  try {
-    return readFileSync(p, "utf8");
-  } catch {
-    return undefined;
-  }
+  return readSmallText(p, 64 * 1024 * 1024);
 }
+
+/** Object and index files: regular files only, bounded. */
+const MAX_BINARY = 1024 * 1024 * 1024;
 
 /** The shared `.git` of a (possibly linked) worktree's git dir. */
 export function commonGitDir(gitDir: string): string {
@@ -52,7 +53,9 @@ class ObjectReader {
     if (depth > 50) return undefined;
     const loose = join(this.objects, sha.slice(0, 2), sha.slice(2));
     if (existsSync(loose)) {
-      const raw = inflateSync(readFileSync(loose));
+      const bytes = readRegularFile(loose, MAX_BINARY);
+      if (!bytes) return undefined;
+      const raw = inflateSync(bytes);
       const nul = raw.indexOf(0);
       const kind = raw.subarray(0, raw.indexOf(32)).toString();
       const type = { commit: 1, tree: 2, blob: 3, tag: 4 }[kind] ?? 0;
@@ -74,7 +77,8 @@ class ObjectReader {
       names = readdirSync(dir).filter((n) => n.endsWith(".idx"));
     } catch {}
     for (const n of names) {
-      const idx = readFileSync(join(dir, n));
+      const idx = readRegularFile(join(dir, n), MAX_BINARY);
+      if (!idx || idx.length < 8 + 256 * 4) continue;
       // v2 only: "\xfftOc", version 2, 256-entry fan-out.
       if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) continue;
       this.packs.push({ idx, pack: join(dir, n.replace(/\.idx$/, ".pack")), count: idx.readUInt32BE(8 + 255 * 4) });
@@ -105,9 +109,11 @@ class ObjectReader {
   }
 
   private readPacked(p: Pack, offset: number, depth: number): { type: number; data: Buffer } | undefined {
-    const fd = openSync(p.pack, "r");
+    const fd = openSync(p.pack, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
-      const size = statSync(p.pack).size;
+      const st = fstatSync(fd);
+      if (!st.isFile()) return undefined;
+      const size = st.size;
       let want = 64 * 1024;
       for (;;) {
         const len = Math.min(want, size - offset);
@@ -240,7 +246,8 @@ export function filesChangedSince(
   maxFiles = 20000,
 ): string[] | undefined {
   try {
-    const idx = readFileSync(join(gitDir, "index"));
+    const idx = readRegularFile(join(gitDir, "index"), MAX_BINARY);
+    if (!idx) return undefined;
     if (idx.toString("latin1", 0, 4) !== "DIRC") return undefined;
     const version = idx.readUInt32BE(4);
     const count = idx.readUInt32BE(8);

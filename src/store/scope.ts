@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { crockford32 } from "../lib/hash";
 import { homeDir } from "../lib/paths";
+import { readSmallText } from "../lib/small-file";
 
 /** A repository scope, resolved from files under `.git` only (never by spawning git). */
 export type ProjectScope = {
@@ -31,12 +32,9 @@ function isDir(p: string): boolean {
   }
 }
 
+/** Git metadata (HEAD, config, commondir, a `.git` file): small regular files only, never a blocking read. */
 function readText(p: string): string | undefined {
-  try {
-    return readFileSync(p, "utf8");
-  } catch {
-    return undefined;
-  }
+  return readSmallText(p, 1024 * 1024);
 }
 
 /**
