@@ -5,7 +5,7 @@
 
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config, READ_MODES } from "../store/config";
-import { readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
+import { logHookEvent, readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
 import type { Store } from "../store/store";
@@ -249,8 +249,17 @@ function subagentStart(ctx: HookContext): HookResult {
   return { context: prefix || undefined };
 }
 
-/** Dispatch one event that needs the store. */
+/** Dispatch one event that needs the store, and log what it delivered (counts, never text). */
 export function runEvent(ctx: HookContext): HookResult {
+  const result = dispatch(ctx);
+  if (ctx.input.event === "session-end") return result;
+  try {
+    logHookEvent(ctx.store, keyOf(ctx), ctx.input.event, result.context?.length ?? 0, ctx.now);
+  } catch {} // the log never costs the agent its context
+  return result;
+}
+
+function dispatch(ctx: HookContext): HookResult {
   switch (ctx.input.event) {
     case "session-start":
       return sessionStart(ctx);

@@ -324,6 +324,7 @@ export function listHandoffs(scope: ScopeKey): HandoffInfo[] {
 // Hook delivery records
 
 export type DeliveredEntry = { id: string; at: string; title: string | null; scope: string | null; chars: number };
+export type HookEventRecord = { event: string; at: string; entries: number; chars: number };
 export type SessionRecord = {
   host: string;
   session: string;
@@ -332,7 +333,10 @@ export type SessionRecord = {
   updated: string;
   bundle_sig: string | null;
   delivered: DeliveredEntry[];
+  /** Characters of the delivered bodies, as they are now. */
   chars: number;
+  /** The delivery log, newest first (absent before the hooks kept one). */
+  events: HookEventRecord[];
 };
 
 /** The hooks create the delivered-set tables on first use; before that there is nothing to show. */
@@ -367,6 +371,14 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
        FROM hook_delivered d LEFT JOIN entries e ON e.id = d.entry_id
        WHERE d.skey = ? GROUP BY d.entry_id ORDER BY d.at_ms, d.entry_id`,
     );
+    const logged = !!dbOf(store)
+      .query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_events'")
+      .get();
+    const events = logged
+      ? dbOf(store).query(
+          "SELECT event, at_ms, entries, chars FROM hook_events WHERE skey = ? ORDER BY at_ms DESC, rowid DESC LIMIT 100",
+        )
+      : undefined;
     return sessions.map((s) => {
       const items = (
         delivered.all(s.skey) as {
@@ -386,6 +398,9 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
         bundle_sig: s.bundle_sig,
         delivered: items,
         chars: items.reduce((n, d) => n + d.chars, 0),
+        events: ((events?.all(s.skey) ?? []) as { event: string; at_ms: number; entries: number; chars: number }[]).map(
+          (e) => ({ event: e.event, at: iso(e.at_ms), entries: e.entries, chars: e.chars }),
+        ),
       };
     });
   });

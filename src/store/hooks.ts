@@ -143,6 +143,14 @@ CREATE TABLE IF NOT EXISTS hook_delivered(
   at_ms INTEGER NOT NULL,
   PRIMARY KEY(skey, entry_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hook_events(
+  skey TEXT NOT NULL,
+  event TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  entries INTEGER NOT NULL,
+  chars INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
 `;
 
 export const KEEP_DAYS = 7;
@@ -265,6 +273,28 @@ function prune(db: Database, now: number): void {
     ).run(subagent, keep);
   }
   db.query("DELETE FROM hook_delivered WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(cutoff);
+  db.query("DELETE FROM hook_events WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(cutoff);
+}
+
+export const KEEP_EVENTS = 100;
+
+/**
+ * The delivery log (the web UI's Sessions page): per hook event, when, which event, how many
+ * entry bodies it delivered and how many characters it injected. Counts only, never text; the
+ * newest 100 events per session are kept, and they go with their session when it is pruned.
+ */
+export function logHookEvent(store: Store, key: SessionKey, event: string, chars: number, now: number): void {
+  const db = cacheDb(store);
+  db.transaction(() => {
+    db.query(
+      `INSERT INTO hook_events(skey, event, at_ms, entries, chars)
+       VALUES(?1, ?2, ?3, (SELECT count(*) FROM hook_delivered WHERE skey = ?1 AND at_ms = ?3), ?4)`,
+    ).run(key.skey, event, now, chars);
+    db.query(
+      `DELETE FROM hook_events WHERE skey = ?1 AND rowid <=
+         (SELECT rowid FROM hook_events WHERE skey = ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2)`,
+    ).run(key.skey, KEEP_EVENTS);
+  }).immediate();
 }
 
 /** Record counts (parents, subagents, delivered rows whose session is gone): for tests and status. */

@@ -393,6 +393,14 @@ describe("rules, sessions, inbox", () => {
       await row.locator("text=We deploy with make release").waitFor();
       expect(await row.textContent()).toContain("claude");
       expect(await row.textContent()).toContain("widgets");
+      // The delivery log: the prompt event (newest first) with its body count and injected characters.
+      const events = row.locator("table.events tbody tr");
+      expect(await events.count()).toBe(2);
+      const cells = await events.first().locator("td").allTextContents();
+      expect(cells[1]).toBe("prompt");
+      expect(cells[2]).toBe("1");
+      expect(cells[3]).toBe(contextOf(r).length.toLocaleString("en-US"));
+      expect(await events.nth(1).locator("td").nth(1).textContent()).toBe("session-start");
     },
     T,
   );
@@ -427,7 +435,8 @@ describe("rules, sessions, inbox", () => {
       await go("#/inbox", "#inbox-list");
       expect(await page.textContent("#model-state")).toContain("openai test-model");
       await page.click("#inbox-list >> text=Approve…");
-      await page.waitForSelector("text=Cut releases from main");
+      await page.waitForSelector("section[aria-label='Insights preview'], #inbox-list .error");
+      expect(await page.textContent("#inbox-list")).toContain("Cut releases from main");
       // Nothing written before the confirmation.
       expect(entryFiles(sb).some((f) => f.text.includes("Releases are cut from main"))).toBe(false);
       await page.click("text=Confirm and write");

@@ -235,6 +235,7 @@ type SessionRec = {
   bundle_sig: string | null;
   chars: number;
   delivered: { id: string; at: string; title: string | null; chars: number }[];
+  events: { event: string; at: string; entries: number; chars: number }[];
   project: { id: string; label: string } | null;
 };
 
@@ -258,8 +259,8 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
             h(
               "tr",
               {},
-              ["Host", "Session", "Project", "Last hook", "Rules bundle", "Entries", "Characters"].map((c, i) =>
-                h("th", { scope: "col", class: i >= 5 ? "num" : null }, c),
+              ["Host", "Session", "Project", "Last hook", "Rules bundle", "Events", "Bodies", "Injected chars"].map(
+                (c, i) => h("th", { scope: "col", class: i >= 5 ? "num" : null }, c),
               ),
             ),
           ),
@@ -279,6 +280,39 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
                     {},
                     h("summary", {}, h("code", {}, s.session), s.subagent ? " (subagent)" : ""),
                     h("p", { class: "muted" }, "cwd ", h("code", {}, s.cwd)),
+                    s.events.length
+                      ? h(
+                          "table",
+                          { class: "events" },
+                          h("caption", { class: "caption muted" }, "Hook events, newest first"),
+                          h(
+                            "thead",
+                            {},
+                            h(
+                              "tr",
+                              {},
+                              ["Time", "Event", "Bodies", "Characters"].map((c, i) =>
+                                h("th", { scope: "col", class: i >= 2 ? "num" : null }, c),
+                              ),
+                            ),
+                          ),
+                          h(
+                            "tbody",
+                            {},
+                            s.events.map((e) =>
+                              h(
+                                "tr",
+                                {},
+                                h("td", {}, when(e.at)),
+                                h("td", {}, e.event),
+                                h("td", { class: "num" }, String(e.entries)),
+                                h("td", { class: "num" }, e.chars.toLocaleString()),
+                              ),
+                            ),
+                          ),
+                        )
+                      : null,
+                    h("h4", {}, "Entry bodies delivered"),
                     s.delivered.length
                       ? h(
                           "ol",
@@ -302,8 +336,9 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
                 h("td", {}, s.project?.label ?? "—"),
                 h("td", {}, when(s.updated)),
                 h("td", {}, s.bundle_sig ? h("code", {}, s.bundle_sig.slice(0, 8)) : "—"),
+                h("td", { class: "num" }, String(s.events.length)),
                 h("td", { class: "num" }, String(s.delivered.length)),
-                h("td", { class: "num" }, s.chars.toLocaleString()),
+                h("td", { class: "num" }, s.events.reduce((n, e) => n + e.chars, 0).toLocaleString()),
               ),
             ),
           ),
