@@ -5,6 +5,7 @@
  * meanwhile and every item that could not be stored yet (inbox at its quota, `--limit`).
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { budgetChars } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { projectForSession } from "../distill/project";
@@ -37,7 +38,7 @@ type Checked = { ok: true; text: string; size: number; mtimeMs: number } | { ok:
 
 /** The transcript must be a regular file (not a symlink), with no other hard link, at most 5 MiB. */
 export function readTranscriptSafely(path: string): Checked {
-  if (!path.startsWith("/")) return { ok: false, reason: "transcript path is not absolute" };
+  if (!isAbsolute(path)) return { ok: false, reason: "transcript path is not absolute" };
   let st: import("node:fs").Stats;
   try {
     st = lstatSync(path);

@@ -51,7 +51,7 @@ export function checkInput(input: HookInput): string | undefined {
   if (!isAbsoluteDir(input.cwd)) return "cwd is not an absolute, existing directory";
   if (
     input.transcriptPath !== undefined &&
-    (!input.transcriptPath.startsWith("/") || input.transcriptPath.length > 4096 || input.transcriptPath.includes("\0"))
+    (!isAbsolute(input.transcriptPath) || input.transcriptPath.length > 4096 || input.transcriptPath.includes("\0"))
   ) {
     return "transcript_path is not an absolute path";
   }

@@ -1,15 +1,35 @@
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { renameRetry } from "./platform";
 
 let counter = 0;
+
+/** `rename(from, to)` over an existing file, retried where the OS refuses it briefly (Windows: see `renameRetry`). */
+export function renameOver(
+  from: string,
+  to: string,
+  policy = renameRetry(),
+  rename: (from: string, to: string) => void = renameSync,
+): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      rename(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? "";
+      if (attempt >= policy.delaysMs.length || !policy.codes.includes(code)) throw err;
+      Bun.sleepSync(policy.delaysMs[attempt]!);
+    }
+  }
+}
 
 /**
  * Write a file so that readers see either the old or the new content, never a mix:
  * write a temp file in the same directory, fsync it, rename it over the target.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${Date.now().toString(36)}${(counter++).toString(36)}.tmp`);
   const fd = openSync(tmp, "wx", mode);
   try {
@@ -26,7 +46,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   }
   closeSync(fd);
   try {
-    renameSync(tmp, path);
+    renameOver(tmp, path);
   } catch (err) {
     try {
       unlinkSync(tmp);
@@ -73,7 +93,7 @@ async function writeWindow(files: { path: string; data: string }[], mode: number
       const o = open[0]!;
       closeSync(o.fd);
       o.fd = -1;
-      renameSync(o.tmp, o.path);
+      renameOver(o.tmp, o.path);
       open.shift();
     }
   } finally {

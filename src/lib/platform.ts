@@ -143,6 +143,82 @@ export function commandLine(program: string, args: string[], shell: HookShell): 
 }
 
 /**
+ * Renaming over a file: atomic on every OS, but Windows refuses it for a moment (EPERM, EACCES,
+ * EBUSY) while another process holds the target open without FILE_SHARE_DELETE (a virus
+ * scanner, an indexer, an editor). There the rename is retried with these delays (~1.6 s in
+ * all); on Unix a rename over an open file just works, so nothing is retried.
+ */
+export function renameRetry(platform: Platform = currentPlatform()): { codes: string[]; delaysMs: number[] } {
+  return platform === "win32"
+    ? { codes: ["EPERM", "EACCES", "EBUSY"], delaysMs: [5, 10, 20, 40, 80, 160, 320, 500, 500] }
+    : { codes: [], delaysMs: [] };
+}
+
+/**
+ * The words of a command line as the shell that runs it would split them (quotes honoured, no
+ * expansion), at most `max`. A leading PowerShell call operator `&` is dropped. POSIX: backslash
+ * escapes outside single quotes. Windows: backslashes are path separators (never written as
+ * escapes there), `''` inside single quotes is a quote (PowerShell), and `\"` `\$` `` \` `` inside
+ * double quotes are escapes (Git Bash).
+ */
+export function splitCommandLine(line: string, platform: Platform = currentPlatform(), max = Infinity): string[] {
+  const win = platform === "win32";
+  const words: string[] = [];
+  let cur = "";
+  let inWord = false;
+  let i = 0;
+  const text = line.replace(/^\s*&\s+/, "");
+  while (i < text.length && words.length < max) {
+    const ch = text[i]!;
+    if (ch === "'") {
+      let j = i + 1;
+      for (;;) {
+        const close = text.indexOf("'", j);
+        if (close < 0) {
+          cur += text.slice(j);
+          j = text.length;
+          break;
+        }
+        cur += text.slice(j, close);
+        j = close + 1;
+        if (win && text[j] === "'") {
+          cur += "'";
+          j++;
+          continue;
+        }
+        break;
+      }
+      i = j;
+      inWord = true;
+    } else if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') {
+        if (text[j] === "\\" && j + 1 < text.length && (win ? '"$`' : '"\\$`').includes(text[j + 1]!)) j++;
+        cur += text[j];
+        j++;
+      }
+      i = j + 1;
+      inWord = true;
+    } else if (ch === "\\" && !win && i + 1 < text.length) {
+      cur += text[i + 1];
+      i += 2;
+      inWord = true;
+    } else if (ch === " " || ch === "\t" || ch === "\n") {
+      if (inWord) words.push(cur);
+      cur = "";
+      inWord = false;
+      i++;
+    } else {
+      cur += ch;
+      i++;
+      inWord = true;
+    }
+  }
+  if (inWord && words.length < max) words.push(cur);
+  return words;
+}
+
+/**
  * How the hook watchdog ends the whole process from its worker thread, when the main thread is
  * stuck in a synchronous call. `process.exit` and `process.reallyExit` in a Bun worker end only
  * the worker, so the watchdog calls the C library through bun:ffi: `_exit(0)` on Linux (glibc

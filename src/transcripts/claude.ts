@@ -4,7 +4,7 @@
  * list of blocks; everything else (attachments such as hook output, progress, snapshots, system
  * records, titles) is metadata or noise.
  */
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
@@ -39,7 +39,7 @@ export function claudeHead(path: string): SessionHead {
       const r = jsonObject(line);
       if (!r) continue;
       if (!head.session_id && typeof r.sessionId === "string") head.session_id = r.sessionId;
-      if (!head.cwd && typeof r.cwd === "string" && r.cwd.startsWith("/")) head.cwd = r.cwd;
+      if (!head.cwd && typeof r.cwd === "string" && isAbsolute(r.cwd)) head.cwd = r.cwd;
       if (!head.first_activity && typeof r.timestamp === "string" && /^\d{4}-/.test(r.timestamp))
         head.first_activity = r.timestamp;
     }
@@ -97,7 +97,7 @@ export function parseClaude(text: string): ParsedTranscript {
         continue;
     }
     if (!parsed.session_id && typeof r.sessionId === "string") parsed.session_id = r.sessionId;
-    if (!parsed.cwd && typeof r.cwd === "string" && r.cwd.startsWith("/")) parsed.cwd = r.cwd;
+    if (!parsed.cwd && typeof r.cwd === "string" && isAbsolute(r.cwd)) parsed.cwd = r.cwd;
     widen(parsed, r.timestamp);
     if (!isConversation(r)) continue;
     const role = r.type as Turn["role"];

@@ -4,7 +4,7 @@
  * messages (what the model saw, preambles included), as `event_msg` user/agent messages (what the
  * UI showed) and, in newer versions, as `item_completed` items. Each turn is counted once.
  */
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { normalizeOrigin } from "../store/scope";
 import { cleanText } from "./clean";
@@ -45,7 +45,7 @@ function metaOf(r: Record<string, any>): Record<string, any> | undefined {
 
 function applyMeta(target: SessionHead, meta: Record<string, any>): void {
   if (typeof meta.id === "string") target.session_id ??= meta.id;
-  if (typeof meta.cwd === "string" && meta.cwd.startsWith("/")) target.cwd ??= meta.cwd;
+  if (typeof meta.cwd === "string" && isAbsolute(meta.cwd)) target.cwd ??= meta.cwd;
   if (typeof meta.timestamp === "string") target.first_activity ??= meta.timestamp;
   const url = meta.git?.repository_url;
   if (typeof url === "string" && url) target.origin ??= normalizeOrigin(url);

@@ -3,7 +3,7 @@
  * (`distill show <session|path>`) to one file.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, resolve, sep } from "node:path";
 import { CofferError } from "../lib/errors";
 import { claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
 import { codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
@@ -34,7 +34,7 @@ export function listSessions(hosts: readonly TranscriptHost[] = TRANSCRIPT_HOSTS
   return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
 }
 
-const under = (path: string, root: string) => path.startsWith(root.endsWith("/") ? root : `${root}/`);
+const under = (path: string, root: string) => path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 
 /** Which host wrote a file: by where it lives, else by what its first line looks like. */
 export function detectHost(path: string): TranscriptHost | undefined {
@@ -67,18 +67,13 @@ export function sessionFileAt(path: string, host?: TranscriptHost): SessionFile 
     );
   const h = host ?? detectHost(abs);
   if (!h) throw new CofferError(`cannot tell which agent wrote ${abs}`, 1, "Name it with --agent claude|codex|gemini.");
-  const id =
-    ADAPTERS[h].head(abs).session_id ??
-    abs
-      .split("/")
-      .pop()!
-      .replace(/\.jsonl?$/, "");
+  const id = ADAPTERS[h].head(abs).session_id ?? basename(abs).replace(/\.jsonl?$/, "");
   return { host: h, path: abs, session_id: id, ...st };
 }
 
 /** A session by path, id, or unique id prefix (at least 4 characters). */
 export function resolveSession(arg: string, hosts: readonly TranscriptHost[] = TRANSCRIPT_HOSTS): SessionFile {
-  const looksLikePath = arg.includes("/") || /\.jsonl?$/.test(arg);
+  const looksLikePath = arg.includes("/") || arg.includes(sep) || /\.jsonl?$/.test(arg);
   if (looksLikePath || existsSync(arg)) return sessionFileAt(arg, hosts.length === 1 ? hosts[0] : undefined);
   const all = listSessions(hosts);
   const exact = all.filter((f) => f.session_id === arg);

@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
@@ -43,7 +43,7 @@ export function geminiProjectPath(chatFile: string): string | undefined {
   const projectDir = dirname(dirname(chatFile));
   try {
     const marker = readFileSync(join(projectDir, ".project_root"), "utf8").trim();
-    if (marker.startsWith("/")) return marker;
+    if (isAbsolute(marker)) return marker;
   } catch {}
   const slug = basename(projectDir);
   let registry: Record<string, string> = {};

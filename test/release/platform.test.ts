@@ -1,6 +1,7 @@
 /** Platform facts per OS: the Windows and macOS branches run here on Linux through path.win32 and fake envs. */
 import { describe, expect, test } from "bun:test";
-import path from "node:path";
+import { tmpdir } from "node:os";
+import path, { join } from "node:path";
 import {
   baseNameAny,
   binaryName,
@@ -14,6 +15,8 @@ import {
   isCofferBinaryName,
   pathFor,
   quoteWord,
+  renameRetry,
+  splitCommandLine,
   userConfigDir,
   watchdogExit,
   xdgConfigDir,
@@ -137,6 +140,33 @@ describe("hook command quoting per host shell", () => {
   });
 });
 
+describe("reading a hook command back (how link recognises its own entries)", () => {
+  const args = ["hook", "session-start", "--agent", "claude"];
+  test("every quoting round-trips through the splitter of that platform", () => {
+    for (const bin of ["/usr/local/bin/coffer", "/Users/Ada Lovelace/it's $here/coffer"]) {
+      expect(splitCommandLine(commandLine(bin, args, "sh"), "linux")).toEqual([bin, ...args]);
+      expect(splitCommandLine(commandLine(bin, args, "sh"), "darwin")).toEqual([bin, ...args]);
+    }
+    for (const bin of [
+      "C:\\tools\\coffer.exe",
+      "C:\\Users\\Ada O'Brien\\.local\\bin\\coffer.exe",
+      "D:\\a $b `c`\\coffer.exe",
+    ]) {
+      expect(splitCommandLine(commandLine(bin, args, "powershell"), "win32")).toEqual([bin, ...args]);
+      expect(splitCommandLine(commandLine(bin, args, "bash-win"), "win32")).toEqual([
+        bin.replaceAll("\\", "/"),
+        ...args,
+      ]);
+    }
+  });
+
+  test("max words, and POSIX backslash escapes", () => {
+    expect(splitCommandLine("/a\\ b/coffer hook prompt", "linux", 2)).toEqual(["/a b/coffer", "hook"]);
+    expect(splitCommandLine('"/x y/coffer" hook', "linux", 1)).toEqual(["/x y/coffer"]);
+    expect(splitCommandLine("C:\\tools\\coffer.exe hook", "win32", 2)).toEqual(["C:\\tools\\coffer.exe", "hook"]);
+  });
+});
+
 describe("watchdog exit strategy", () => {
   test("no glibc-only library: musl and macOS have their own, Windows uses kernel32", () => {
     const linux = watchdogExit("linux");
@@ -161,5 +191,50 @@ describe("watchdog exit strategy", () => {
       } catch {}
     }
     expect(opened).toBeGreaterThan(0);
+  });
+});
+
+describe("atomic rename over a busy file", () => {
+  const { renameOver } = require("../../src/lib/atomic") as typeof import("../../src/lib/atomic");
+  const busy = (failures: number, code = "EPERM") => {
+    const calls: string[] = [];
+    const rename = (from: string, to: string) => {
+      calls.push(`${from}->${to}`);
+      if (calls.length <= failures) throw Object.assign(new Error(`${code}: busy`), { code });
+    };
+    return { calls, rename };
+  };
+
+  test("Windows: EPERM/EACCES/EBUSY while another process holds the target are retried until the rename goes through", () => {
+    const b = busy(3, "EBUSY");
+    renameOver("a.tmp", "a", renameRetry("win32"), b.rename);
+    expect(b.calls).toHaveLength(4);
+  });
+
+  test("Windows: a file that stays busy fails after the retries; another error fails at once", () => {
+    const stuck = busy(100);
+    expect(() => renameOver("a.tmp", "a", renameRetry("win32"), stuck.rename)).toThrow("EPERM");
+    expect(stuck.calls).toHaveLength(renameRetry("win32").delaysMs.length + 1);
+    const gone = busy(1, "ENOENT");
+    expect(() => renameOver("a.tmp", "a", renameRetry("win32"), gone.rename)).toThrow("ENOENT");
+    expect(gone.calls).toHaveLength(1);
+  });
+
+  test("Unix: no retries (a rename over an open file succeeds; a real one here proves it)", () => {
+    const b = busy(1);
+    expect(() => renameOver("a.tmp", "a", renameRetry("linux"), b.rename)).toThrow("EPERM");
+    expect(b.calls).toHaveLength(1);
+    const { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, rmSync } = require("node:fs");
+    const dir = mkdtempSync(join(tmpdir(), "coffer-rename-"));
+    try {
+      writeFileSync(join(dir, "t"), "old");
+      const fd = openSync(join(dir, "t"), "r");
+      writeFileSync(join(dir, "t.tmp"), "new");
+      renameOver(join(dir, "t.tmp"), join(dir, "t"));
+      closeSync(fd);
+      expect(readFileSync(join(dir, "t"), "utf8")).toBe("new");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
