@@ -1,7 +1,7 @@
 /**
  * One background capture pass (what `coffer serve`'s worker runs on its interval): drain the
  * session-end queue into the inbox, then (when `distill.sweep` is on and a model is configured)
- * distill idle sessions. An aborted `signal` (serve shutting down) ends the sweep after the
+ * distill idle sessions, stopping at the daily token budget. An aborted `signal` (serve shutting down) ends the sweep after the
  * session being distilled.
  */
 import { distillFile } from "../distill/distill";
@@ -12,7 +12,14 @@ import { observeQueue } from "./observe";
 import { readQueue } from "./queue";
 import { selectSweep, sweepPolicy } from "./sweep";
 
-export type WorkerReport = { observed: number; distilled: number; skipped: number; errors: string[] };
+export type WorkerReport = {
+  observed: number;
+  distilled: number;
+  skipped: number;
+  errors: string[];
+  /** The sweep stopped at the daily token budget (it resumes the next day). */
+  over_budget?: boolean;
+};
 
 export async function workerPass(opts: { signal?: AbortSignal } = {}): Promise<WorkerReport> {
   const config = loadConfig();
@@ -31,6 +38,10 @@ export async function workerPass(opts: { signal?: AbortSignal } = {}): Promise<W
     for (const file of selectSweep(sweepPolicy(config), { ledger })) {
       if (opts.signal?.aborted) break;
       const r = await distillFile(file, { config, ledger, via: "sweep" });
+      if (r.outcome === "over_budget") {
+        report.over_budget = true;
+        break;
+      }
       if (r.outcome === "distilled") report.distilled++;
       else if (r.outcome === "failed") report.errors.push(`${file.host} ${file.session_id}: ${r.message}`);
       else report.skipped++;

@@ -1,7 +1,7 @@
 /**
  * Choosing sessions to distill without being asked: idle for `distill.settle_minutes` (15),
  * touched within `distill.recency_days` (7), not in the ledger, not waiting in the inbox, in a
- * git project; at most `distill.max_per_pass` (20), oldest first. This is how sessions of hosts
+ * git project; at most `distill.max_sessions_per_sweep` (20), oldest first. This is how sessions of hosts
  * without a session-end hook (Codex) are captured.
  */
 
@@ -19,7 +19,8 @@ export function sweepPolicy(config: Config): SweepPolicy {
   return {
     settleMs: config["distill.settle_minutes"] * 60_000,
     recencyMs: config["distill.recency_days"] * 86_400_000,
-    max: config["distill.max_per_pass"],
+    // The older key still caps a pass when a config file sets it.
+    max: Math.min(config["distill.max_sessions_per_sweep"], config["distill.max_per_pass"] ?? Infinity),
   };
 }
 

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { selectSweep, sweepPolicy } from "../capture/sweep";
+import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
 import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
@@ -115,6 +116,9 @@ function report(r: DistillResult): void {
     case "failed":
       consola.error(`${who}: ${r.message}`);
       break;
+    case "over_budget":
+      consola.warn(`${who}: ${r.message}`);
+      break;
     default:
       consola.info(`${who}: ${r.message}`);
   }
@@ -146,13 +150,27 @@ async function distillAll(
     const r = await distillFile(f, { config, ledger, dryRun: opts.dryRun, force: opts.force, via: opts.via });
     results.push(r);
     bar?.tick(i + 1);
+    if (r.outcome === "over_budget") break; // the rest waits for tomorrow's budget too
   }
   bar?.done();
-  if (opts.json) printJson({ results });
+  const waiting = files.length - results.length;
+  const overBudget = results.some((r) => r.outcome === "over_budget");
+  if (opts.json) printJson({ results, ...(overBudget ? { budget: budgetStatus(config), waiting } : {}) });
   else {
     if (!results.length) consola.info("No sessions to distill.");
     results.forEach(report);
+    if (overBudget)
+      consola.warn(
+        `Stopped at the daily token budget: ${waiting + 1} ${waiting ? "sessions wait" : "session waits"} for tomorrow (coffer status shows the budget).`,
+      );
   }
+  // Named sessions not distilled because of the budget: the user asked for them, say it in the exit code.
+  if (overBudget && opts.via === "run")
+    throw new CofferError(
+      "the daily token budget stopped the run",
+      1,
+      "Run again with --force to distill now anyway, or raise distill.daily_token_budget.",
+    );
   const failed = results.filter((r) => r.outcome === "failed").length;
   if (failed)
     throw new CofferError(
@@ -178,7 +196,10 @@ const run = withExamples(
       },
       pending: { type: "boolean", description: "Only sessions not distilled yet" },
       "dry-run": { type: "boolean", description: "Say what would be sent; send and write nothing" },
-      force: { type: "boolean", description: "Distill even sessions the ledger marks as done" },
+      force: {
+        type: "boolean",
+        description: "Distill even sessions the ledger marks as done, and even over the daily token budget",
+      },
       ...jsonArg,
     },
     async run({ args }) {
@@ -210,7 +231,8 @@ const sweep = withExamples(
   defineCommand({
     meta: {
       name: "sweep",
-      description: "Distill idle sessions now: idle >= 15 min, within 7 days, not done, at most 20, oldest first",
+      description:
+        "Distill idle sessions now: idle >= 15 min, within 7 days, not done, at most 20, oldest first, within the daily token budget",
     },
     args: {
       ...agentArg,

@@ -27,7 +27,9 @@ export default withExamples(
           }
         : null;
       const sync = await import("../sync/status").then((m) => m.syncStatus()).catch(() => undefined);
-      if (args.json) return printJson({ ...status, project: current, ...(sync ? { sync } : {}) });
+      const distill = await import("../serve/distill").then((m) => m.distillBudget()).catch(() => undefined);
+      if (args.json)
+        return printJson({ ...status, project: current, ...(sync ? { sync } : {}), ...(distill ? { distill } : {}) });
       const out: string[] = [`Coffer home: ${status.home}`];
       out.push(
         current
@@ -45,6 +47,7 @@ export default withExamples(
         `Index: ${plural(status.index.entries, "entry", "entries")}, ${size(status.index.bytes)} (${status.index.file})`,
       );
       if (sync) out.push(`Sync: ${sync.summary}`);
+      if (distill) out.push(`Distill: ${distill.model ? distill.summary : "no model configured"}`);
       process.stdout.write(`${out.join("\n")}\n`);
     },
   }),

@@ -11,13 +11,22 @@ import { type PreparedConversation, prepareConversation } from "../transcripts/c
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubText } from "../transcripts/scrub";
 import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
+import { checkBudget, estimateSession } from "./budget";
 import { type Insight, parseInsights } from "./insights";
 import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger } from "./ledger";
-import { CONFIGURE_MODEL_HINT, complete, ModelError, type ModelSettings, modelSettings } from "./model";
+import { CONFIGURE_MODEL_HINT, complete, ModelError, type ModelSettings, modelSettings, type Usage } from "./model";
 import { openProjectStore, type ProjectRef, projectForSession } from "./project";
 import { renderConversation, SYSTEM_PROMPT } from "./prompt";
 
-export type DistillOutcome = "distilled" | "already_distilled" | "no_model" | "not_found" | "skipped" | "failed";
+export type DistillOutcome =
+  | "distilled"
+  | "already_distilled"
+  | "no_model"
+  | "not_found"
+  | "skipped"
+  | "failed"
+  /** Not sent: today's token budget would be exceeded; the session waits for the next day. */
+  | "over_budget";
 
 export type WrittenEntry = { id: string; status: "created" | "updated" | "duplicate"; kind: string; title: string };
 
@@ -81,16 +90,62 @@ export function writeInsights(
   }
 }
 
-/** Ask the model for insights about a rendered conversation. Throws ModelError. */
-export async function askModel(model: ModelSettings, text: string): Promise<{ insights: Insight[]; dropped: number }> {
-  return parseInsights(await complete(model, SYSTEM_PROMPT, text));
+/** What one model call cost, as the ledger records it. */
+export type CallCost = {
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  tokens_estimated: boolean;
+  duration_ms: number;
+};
+
+export const modelLabel = (m: ModelSettings) => `${m.provider}/${m.model}`;
+
+function callCost(model: ModelSettings, usage: Usage | undefined, started: number): CallCost | undefined {
+  if (!usage) return undefined;
+  return {
+    model: modelLabel(model),
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    tokens_estimated: usage.estimated,
+    duration_ms: Math.max(0, Math.round(performance.now() - started)),
+  };
+}
+
+export type Asked = { insights: Insight[]; dropped: number; cost: CallCost };
+
+/**
+ * Ask the model for insights about a rendered conversation. Throws ModelError (carrying the
+ * call's cost in `cost` when the model answered but the answer was unusable).
+ */
+export async function askModel(model: ModelSettings, text: string): Promise<Asked> {
+  const started = performance.now();
+  let reply: Awaited<ReturnType<typeof complete>>;
+  try {
+    reply = await complete(model, SYSTEM_PROMPT, text);
+  } catch (err) {
+    if (err instanceof ModelError) (err as ModelError & { cost?: CallCost }).cost = callCost(model, err.usage, started);
+    throw err;
+  }
+  const cost = callCost(model, reply.usage, started)!;
+  try {
+    return { ...parseInsights(reply.text), cost };
+  } catch (err) {
+    if (err instanceof ModelError) (err as ModelError & { cost?: CallCost }).cost = cost;
+    throw err;
+  }
+}
+
+/** The cost a failed call still had (the model answered something unusable), if any. */
+export function costOf(err: ModelError): CallCost | undefined {
+  return (err as ModelError & { cost?: CallCost }).cost;
 }
 
 export type DistillOptions = {
   config: Config;
   ledger?: Ledger;
   dryRun?: boolean;
-  /** Distill even when the ledger says this content was done. */
+  /** Distill even when the ledger says this content was done, and even over today's token budget. */
   force?: boolean;
   via?: string;
 };
@@ -171,10 +226,14 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
   }
   if (!model)
     return { ...result, outcome: "no_model", message: `no model configured, nothing sent.\n${CONFIGURE_MODEL_HINT}` };
+  if (!opts.force) {
+    const budget = checkBudget(opts.config, estimateSession(text));
+    if (!budget.ok) return { ...result, outcome: "over_budget", message: budget.message };
+  }
   try {
-    const { insights, dropped } = await askModel(model, text);
+    const { insights, dropped, cost } = await askModel(model, text);
     const entries = writeInsights(project, insights, { host: file.host, session: file.session_id });
-    appendLedger({ ...record, outcome: "distilled", entries: entries.length });
+    appendLedger({ ...record, outcome: "distilled", entries: entries.length, ...cost });
     audit({
       event: "session_distilled",
       actor: `agent:${file.host}`,
@@ -185,7 +244,14 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
     return { ...result, outcome: "distilled", entries, message: summarize(entries, dropped) };
   } catch (err) {
     if (!(err instanceof ModelError)) throw err;
-    appendLedger({ ...record, outcome: "failed", entries: 0, error: err.kind });
+    appendLedger({
+      ...record,
+      outcome: "failed",
+      entries: 0,
+      error: err.kind,
+      model: modelLabel(model),
+      ...costOf(err),
+    });
     const tries = failedAttempts(readLedger(), file);
     const next =
       tries < MAX_FAILED_ATTEMPTS

@@ -3,12 +3,14 @@
  * transcript file, its size and mtime, the outcome). The truth for "already distilled": a session
  * whose current file hash was distilled is a no-op. Size + mtime let the common case (file not
  * touched since) answer without hashing; only a same-size file with a new mtime is hashed.
+ * Each record of a model call also says what it cost: model, input/output tokens (reported by
+ * the provider or estimated, marked so), duration. Never content.
  */
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
-import { isoNow } from "../lib/time";
+import { isoNow, nowMs } from "../lib/time";
 
 export type LedgerOutcome = "distilled" | "failed";
 
@@ -25,6 +27,15 @@ export type LedgerRecord = {
   error?: string;
   /** How the session got here: distill run/sweep, or inbox approve. */
   via?: string;
+  /** The model asked (`provider/model`); absent when no call was made. */
+  model?: string;
+  /** Tokens the call cost (input = prompt, output = completion), as reported or estimated. */
+  input_tokens?: number;
+  output_tokens?: number;
+  /** True when the provider reported no usage and the tokens are estimated from characters. */
+  tokens_estimated?: boolean;
+  /** How long the model call took, retries included. */
+  duration_ms?: number;
 };
 
 export type Ledger = Map<string, LedgerRecord[]>;
@@ -57,7 +68,17 @@ export function readLedger(): Ledger {
 export function appendLedger(record: Omit<LedgerRecord, "at">): void {
   const file = paths.ledger();
   mkdirSync(dirname(file), { recursive: true });
-  appendFileSync(file, `${JSON.stringify({ at: isoNow(), ...record })}\n`, { mode: 0o600 });
+  appendFileSync(file, `${JSON.stringify({ at: isoNow(new Date(nowMs())), ...record })}\n`, { mode: 0o600 });
+}
+
+/** Every record in file order (the ledger as a log: token accounting, stats). */
+export function ledgerRecords(ledger: Ledger = readLedger()): LedgerRecord[] {
+  return [...ledger.values()].flat().sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/** Tokens a record cost, input + output (0 for a record without a model call). */
+export function recordTokens(r: LedgerRecord): number {
+  return (r.input_tokens ?? 0) + (r.output_tokens ?? 0);
 }
 
 /** A transcript file as it is now (a SessionFile is one). */

@@ -47,16 +47,63 @@ export function modelSettings(config: Config): ModelSettings | undefined {
 
 export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "malformed";
 
+/**
+ * Tokens one call cost: what the provider reported (`usage`), or, when it reported nothing,
+ * an estimate from the characters sent and received (`estimated: true`).
+ */
+export type Usage = { input_tokens: number; output_tokens: number; estimated: boolean };
+
+/** The usual rule of thumb for English text and code: about four characters per token. */
+export const CHARS_PER_TOKEN = 4;
+
+export function estimateTokens(chars: number): number {
+  return Math.ceil(Math.max(0, chars) / CHARS_PER_TOKEN);
+}
+
+const count = (n: unknown): number | undefined =>
+  typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
+
+/**
+ * The provider's `usage` in either shape: OpenAI-compatible `{prompt_tokens, completion_tokens}`
+ * (OpenAI, Ollama, LM Studio, vLLM, OpenRouter) or Anthropic `{input_tokens, output_tokens}` (cache
+ * reads and writes are input too). Undefined when neither is there.
+ */
+export function usageOf(body: unknown): Omit<Usage, "estimated"> | undefined {
+  const u = (body as { usage?: Record<string, unknown> } | undefined)?.usage;
+  if (!u || typeof u !== "object") return undefined;
+  const prompt = count(u.prompt_tokens);
+  const completion = count(u.completion_tokens);
+  if (prompt !== undefined || completion !== undefined)
+    return { input_tokens: prompt ?? 0, output_tokens: completion ?? 0 };
+  const input = count(u.input_tokens);
+  const output = count(u.output_tokens);
+  if (input === undefined && output === undefined) return undefined;
+  const cached = (count(u.cache_creation_input_tokens) ?? 0) + (count(u.cache_read_input_tokens) ?? 0);
+  return { input_tokens: (input ?? 0) + cached, output_tokens: output ?? 0 };
+}
+
+/** Reported usage, or an estimate from the characters of the request and the reply. */
+export function usageOrEstimate(body: unknown, sentChars: number, replyChars: number): Usage {
+  const reported = usageOf(body);
+  if (reported) return { ...reported, estimated: false };
+  return { input_tokens: estimateTokens(sentChars), output_tokens: estimateTokens(replyChars), estimated: true };
+}
+
 /** A model call that did not produce usable output; `message` is safe to print and store. */
 export class ModelError extends Error {
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
+    /** What the call cost when the model did answer (a malformed answer is still paid for). */
+    public usage?: Usage,
   ) {
     super(message);
     this.name = "ModelError";
   }
 }
+
+/** One completion's reply text and what it cost. */
+export type Completion = { text: string; usage: Usage };
 
 export type CallOptions = {
   /** Attempts in all (first try + retries) for 429/5xx/network errors. */
@@ -131,13 +178,13 @@ function retryDelay(res: Response | undefined, attempt: number, backoffMs: numbe
   return backoffMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
 }
 
-/** One completion: `system` + `user` in, the reply text out. Throws ModelError. */
+/** One completion: `system` + `user` in, the reply text and its token usage out. Throws ModelError. */
 export async function complete(
   s: ModelSettings,
   system: string,
   user: string,
   opts: CallOptions = {},
-): Promise<string> {
+): Promise<Completion> {
   const attempts = opts.attempts ?? 3;
   const backoffMs = opts.backoffMs ?? 500;
   const { url, init, key } = request(s, system, user);
@@ -171,9 +218,14 @@ export async function complete(
           );
         }
         const reply = replyText(s, body);
+        const sent = system.length + user.length;
         if (reply === undefined)
-          throw new ModelError("malformed", `the model at ${where} answered without a message: ${excerpt(text, key)}`);
-        return reply;
+          throw new ModelError(
+            "malformed",
+            `the model at ${where} answered without a message: ${excerpt(text, key)}`,
+            usageOrEstimate(body, sent, 0),
+          );
+        return { text: reply, usage: usageOrEstimate(body, sent, reply.length) };
       }
       const detail = excerpt(await res.text().catch(() => ""), key);
       if (res.status === 401 || res.status === 403) {

@@ -75,6 +75,7 @@ export async function approveTrace(
     outcome: "distilled",
     entries: entries.length,
     via: "inbox",
+    ...asked.cost,
   });
   deleteTrace(trace.id);
   audit({ event: "trace_approved", actor: "user", id: trace.id, entries: entries.length });

@@ -2,3 +2,29 @@
 export function isoNow(now = new Date()): string {
   return now.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
+
+/**
+ * The current time in ms. `COFFER_NOW` (an ISO time) fixes it, for tests of behaviour bound to the
+ * calendar day (the daily distillation budget); unset or unparsable, it is the real clock.
+ */
+export function nowMs(): number {
+  const fixed = process.env.COFFER_NOW;
+  if (fixed) {
+    const t = Date.parse(fixed);
+    if (!Number.isNaN(t)) return t;
+  }
+  return Date.now();
+}
+
+/** The local calendar day of a time, `YYYY-MM-DD` (budgets and daily figures follow the user's day). */
+export function localDay(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** The start (local midnight) of the day after the one `ms` falls in. */
+export function nextLocalMidnight(ms: number): number {
+  const d = new Date(ms);
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1).getTime();
+}

@@ -45,7 +45,17 @@ export const CONFIG_KEYS = {
   "model.timeout_ms": { schema: int(1000, 600000), default: 60000, allowed: "an integer 1000..600000" },
   "distill.settle_minutes": { schema: int(0, 10080), default: 15, allowed: "an integer 0..10080" },
   "distill.recency_days": { schema: int(1, 365), default: 7, allowed: "an integer 1..365" },
-  "distill.max_per_pass": { schema: int(1, 1000), default: 20, allowed: "an integer 1..1000" },
+  "distill.max_sessions_per_sweep": { schema: int(1, 1000), default: 20, allowed: "an integer 1..1000" },
+  /** The older name of distill.max_sessions_per_sweep, still read (no default: the new key's applies). */
+  "distill.max_per_pass": {
+    schema: int(1, 1000),
+    allowed: "an integer 1..1000 (older name of max_sessions_per_sweep)",
+  },
+  "distill.daily_token_budget": {
+    schema: int(0, 1_000_000_000),
+    default: 200_000,
+    allowed: "an integer 0..1000000000 (tokens per day; 0 = no limit)",
+  },
   "distill.budget_chars": { schema: int(1000, 200000), default: 12000, allowed: "an integer 1000..200000" },
   "distill.sweep": { schema: v.boolean(), default: false, allowed: "true or false" },
   "inbox.max_files": { schema: int(1, 100000), default: 100, allowed: "an integer 1..100000" },

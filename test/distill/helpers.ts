@@ -1,6 +1,6 @@
 /**
  * Helpers for the distillation tests: fake model servers on loopback that record every request
- * body, an async runner (the servers live in the test process, so the binary must not be run
+ * body and report token usage in the provider's own shape when a reply carries some, an async runner (the servers live in the test process, so the binary must not be run
  * with spawnSync), and ways to place transcripts where the agents keep them.
  */
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
@@ -26,8 +26,11 @@ export async function runAsync(sb: Sandbox, args: string[], opts: RunOptions = {
 
 export type Insight = { kind: string; title: string; body: string };
 
+/** Token usage a reply reports, in the server's own shape; `null` leaves `usage` out of the body. */
+export type ReplyUsage = { input: number; output: number; cacheRead?: number; cacheWrite?: number } | null;
+
 export type Reply =
-  | { status?: number; text: string; headers?: Record<string, string>; delayMs?: number }
+  | { status?: number; text: string; headers?: Record<string, string>; delayMs?: number; usage?: ReplyUsage }
   | { status: number; raw: string; headers?: Record<string, string> };
 
 export type ModelServer = {
@@ -51,6 +54,7 @@ export function modelServer(kind: "openai" | "anthropic", replies: Reply[]): Mod
       const reply = state.replies[Math.min(n++, state.replies.length - 1)]!;
       if ("delayMs" in reply && reply.delayMs) await Bun.sleep(reply.delayMs);
       if ("raw" in reply) return new Response(reply.raw, { status: reply.status, headers: reply.headers });
+      const u = reply.usage;
       const payload =
         kind === "openai"
           ? {
@@ -58,6 +62,9 @@ export function modelServer(kind: "openai" | "anthropic", replies: Reply[]): Mod
               object: "chat.completion",
               model: "test",
               choices: [{ index: 0, message: { role: "assistant", content: reply.text }, finish_reason: "stop" }],
+              ...(u
+                ? { usage: { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output } }
+                : {}),
             }
           : {
               id: "msg_1",
@@ -66,6 +73,16 @@ export function modelServer(kind: "openai" | "anthropic", replies: Reply[]): Mod
               model: "test",
               content: [{ type: "text", text: reply.text }],
               stop_reason: "end_turn",
+              ...(u
+                ? {
+                    usage: {
+                      input_tokens: u.input,
+                      output_tokens: u.output,
+                      ...(u.cacheRead !== undefined ? { cache_read_input_tokens: u.cacheRead } : {}),
+                      ...(u.cacheWrite !== undefined ? { cache_creation_input_tokens: u.cacheWrite } : {}),
+                    },
+                  }
+                : {}),
             };
       return Response.json(payload, { status: reply.status ?? 200, headers: reply.headers });
     },
@@ -213,6 +230,19 @@ export function writeQueue(sb: Sandbox, items: QueueEntry[]): void {
 export function readQueueFile(sb: Sandbox): QueueEntry[] {
   try {
     return JSON.parse(readFileSync(join(sb.cofferHome, "queue", "session-queue.json"), "utf8"));
+  } catch {
+    return [];
+  }
+}
+
+/** `state/distilled.jsonl` as records (empty when there is none). */
+export function ledgerLines(sb: Sandbox): Record<string, any>[] {
+  try {
+    return readFileSync(join(sb.cofferHome, "state", "distilled.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   } catch {
     return [];
   }
