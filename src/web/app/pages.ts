@@ -247,7 +247,7 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
     h(
       "p",
       { class: "muted" },
-      "What the hooks delivered to each agent session (from the delivery records: entry ids and times, never prompt text). Records older than 7 days are pruned.",
+      "What the hooks delivered to each agent session, from the delivery records: each hook event with the entry bodies and characters it injected (counts and ids, never prompt text). Records older than 7 days are pruned.",
     ),
     data.sessions.length
       ? h(
