@@ -11,6 +11,8 @@ import type { Turn } from "../../src/transcripts/types";
 const SECRETS_DIR = join(import.meta.dir, "..", "fixtures", "transcripts", "secrets");
 
 describe("every secret kind is redacted", () => {
+  // values look machine-made (random), as real keys do; made-up ones like `abcdef` or `EXAMPLE` are
+  // judged as examples by the scrubber (see test/scrub/ for those rules)
   const cases: [string, string, string][] = [
     [
       "PEM private key",
@@ -19,44 +21,44 @@ describe("every secret kind is redacted", () => {
     ],
     [
       "PEM block cut short",
-      "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIFakeFakeFakeFakeFake",
-      "MHcCAQEEIFakeFakeFakeFakeFake",
+      "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIFq7Rk2mVx9Lp4Tz8Wn3Jc6Hd1Ys",
+      "MHcCAQEEIFq7Rk2mVx9Lp4Tz8Wn3Jc6Hd1Ys",
     ],
-    ["OpenAI key", "use sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12 here", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12"],
+    ["OpenAI key", "use sk-proj-Qw7Er2Ty9Ui4Op6As1Df8Gh here", "sk-proj-Qw7Er2Ty9Ui4Op6As1Df8Gh"],
     [
       "Anthropic key",
-      "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz-_0123",
-      "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz-_0123",
+      "key sk-ant-api03-Xq7fR9t2Lm4Np6Kw8Zb3Vc5Hd1Jg0Fs-_Qp3",
+      "sk-ant-api03-Xq7fR9t2Lm4Np6Kw8Zb3Vc5Hd1Jg0Fs-_Qp3",
     ],
-    ["GitHub classic", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"],
+    ["GitHub classic", "ghp_Zq8vR2mK9xLw4Tn7Bc3Hd6Fg1Js5Kp0Qa2W", "ghp_Zq8vR2mK9xLw4Tn7Bc3Hd6Fg1Js5Kp0Qa2W"],
     [
       "GitHub other prefixes",
-      "gho_AbCdEfGhIjKlMnOpQrStUv ghu_AbCdEfGhIjKlMnOpQrStUv ghs_AbCdEfGhIjKlMnOpQrStUv ghr_AbCdEfGhIjKlMnOpQrStUv",
-      "AbCdEfGhIjKlMnOpQrStUv",
+      "gho_Xk4Lm8Np2Qr6St0Uv3Wx7Yz1Ab5Cd9Ef ghu_Xk4Lm8Np2Qr6St0Uv3Wx7Yz1Ab5Cd9Ef ghs_Xk4Lm8Np2Qr6St0Uv3Wx7Yz1Ab5Cd9Ef ghr_Xk4Lm8Np2Qr6St0Uv3Wx7Yz1Ab5Cd9Ef",
+      "Xk4Lm8Np2Qr6St0Uv3Wx7Yz1Ab5Cd9Ef",
     ],
     [
       "GitHub fine-grained",
-      "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz",
-      "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz",
+      "github_pat_11AQ7R2KY0a8Wm3Zr5Tx_Lp9Vb2Nc7Qd4Hs6Jf1Kg8",
+      "github_pat_11AQ7R2KY0a8Wm3Zr5Tx_Lp9Vb2Nc7Qd4Hs6Jf1Kg8",
     ],
     [
       "Slack",
-      "xoxb-123-456-AbCdEfGhIj and xoxa-2-abcdefghijkl xoxr-1-abcdefghijkl xoxs-1-abcdefghijkl xoxp-1-abcdefghijkl",
-      "abcdefghijkl",
+      "xoxb-583920174628-4719305826417-Qm3Zr8Tx2Lp9Vb4Nc7Wd1Hs and xoxp-583920174628-471930582641-739201846521-9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+      "4719305826417-Qm3Zr8Tx2Lp9Vb4Nc7Wd1Hs",
     ],
-    ["AWS access key id", "AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"],
+    ["AWS access key id", "AKIAZ7QK3RT5MW2XP4LN", "AKIAZ7QK3RT5MW2XP4LN"],
     [
       "AWS secret assignment",
-      "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      "aws_secret_access_key = q7Vd2Lx/9KpTz3Wm8RbN/4hYc6JfG1sE0uAaQ5oI",
+      "q7Vd2Lx/9KpTz3Wm8RbN/4hYc6JfG1sE0uAaQ5oI",
     ],
     [
       "AWS secret in JSON",
-      '{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
-      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      '{"SecretAccessKey": "q7Vd2Lx/9KpTz3Wm8RbN/4hYc6JfG1sE0uAaQ5oI"}',
+      "q7Vd2Lx/9KpTz3Wm8RbN/4hYc6JfG1sE0uAaQ5oI",
     ],
-    ["Google API key", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "AIzaSyA-1234567890abcdefghijklmnopqrstu"],
-    ["GitLab", "glpat-AbCdEfGhIjKlMnOpQrSt", "glpat-AbCdEfGhIjKlMnOpQrSt"],
+    ["Google API key", "AIzaSyD7q2Lx9KpTz3Wm8RbN4hYc6JfG1sE0uAa", "AIzaSyD7q2Lx9KpTz3Wm8RbN4hYc6JfG1sE0uAa"],
+    ["GitLab", "glpat-Qm3Zr8Tx2Lp9Vb4Nc7Wd", "glpat-Qm3Zr8Tx2Lp9Vb4Nc7Wd"],
     ["Bearer", "Authorization: Bearer abc123def456ghi789jkl", "abc123def456ghi789jkl"],
     [
       "JWT",
@@ -66,15 +68,19 @@ describe("every secret kind is redacted", () => {
     ["password =", "password = hunter22", "hunter22"],
     ["passwd:", "passwd: letmein99", "letmein99"],
     ["pwd=", "pwd=Zz9!zz9", "Zz9!zz9"],
-    ["secret quoted", 'secret: "top-secret-value"', "top-secret-value"],
-    ["token=", "token=abc.def.ghi", "abc.def.ghi"],
+    ["secret quoted", 'secret: "t0p-s3cret-v4lue"', "t0p-s3cret-v4lue"],
+    ["token=", "token=abc.d3f.ghi9", "abc.d3f.ghi9"],
     ["api_key single-quoted", "api_key='k-123456'", "k-123456"],
     ["apiKey in JSON", '{"apiKey": "k-987654"}', "k-987654"],
     ["URL credentials", "postgres://admin:p@ss:w0rd@db.example.com:5432/app", "p@ss:w0rd"],
     ["URL user", "https://deploy:tok123@git.example.com/repo.git", "tok123"],
-    [".env *_KEY", "STRIPE_KEY=sk_live_abcdef", "sk_live_abcdef"],
-    [".env *_TOKEN", "export NPM_TOKEN=npm_abcdefghij", "npm_abcdefghij"],
-    [".env *_SECRET quoted", 'JWT_SECRET="very secret words"', "very secret words"],
+    [".env *_KEY", "STRIPE_KEY=sk_live_51Hq7Rk2mVx9Lp4Tz8Wn", "sk_live_51Hq7Rk2mVx9Lp4Tz8Wn"],
+    [
+      ".env *_TOKEN",
+      "export NPM_TOKEN=npm_Qm3Zr8Tx2Lp9Vb4Nc7Wd1Hs6Jf0Kg5Ya8Xe2Ru",
+      "npm_Qm3Zr8Tx2Lp9Vb4Nc7Wd1Hs6Jf0Kg5Ya8Xe2Ru",
+    ],
+    [".env *_SECRET quoted", 'JWT_SECRET="very secret w0rds 9!"', "very secret w0rds 9!"],
   ];
   for (const [name, input, secret] of cases) {
     test(name, () => {
@@ -86,8 +92,9 @@ describe("every secret kind is redacted", () => {
   }
 
   test("the key name of an assignment stays, so the text still makes sense", () => {
-    expect(scrubText("STRIPE_KEY=sk_live_abc").text).toBe("STRIPE_KEY=[redacted]");
-    expect(scrubText("postgres://admin:pw1@db/app").text).toBe("postgres://[redacted]@db/app");
+    expect(scrubText("STRIPE_KEY=sk_live_51Hq7Rk2mVx9Lp4Tz8Wn").text).toBe("STRIPE_KEY=[redacted]");
+    // the user name stays; the password goes
+    expect(scrubText("postgres://admin:pw1x9@db/app").text).toBe("postgres://admin:[redacted]@db/app");
     expect(scrubText("Authorization: Bearer abc123def456ghi789").text).toBe("Authorization: Bearer [redacted]");
   });
 

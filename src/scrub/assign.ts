@@ -1,0 +1,719 @@
+/**
+ * Generic rule: a value assigned to (or following) a secret-ish name, in any common syntax:
+ * `name = v`, `name: v`, `name := v`, `::=`, `:::=`, `?=`, `.=`, `+=`, `??=`, `||=`, `=>`,
+ * `var name string = v`, `val name: String = v`, `"name": v`, `setProperty("NAME", v)`,
+ * `<add key="Name" value="v"/>`, `<name>v</name>`, `--name v`, `-Name 'v'`, `name is v` (prose).
+ *
+ * Driven by one keyword regex (no leading repetition, so it is linear); each hit is then parsed by
+ * hand within bounded windows, and the scan resumes after the hit's identifier.
+ */
+import { KNOWN_PUBLIC, NAMED_FORMATS } from "./providers";
+import type { Span } from "./types";
+import { isPlaceholder, isProseSecret, isSecretValue, type Strength } from "./values";
+
+const HIT = /p(?:ass|w|sw|at)|secret|token|cred|auth|key|sas|otp|bearer/gi;
+const MAX_IDENT = 64;
+const MAX_VALUE = 4096;
+
+const isIdent = (c: number) =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+
+/** Split an identifier into lower-case words: `AWS_SECRET_ACCESS_KEY`, `clientSecret`, `APIKey`, `--api-key`. */
+export function words(ident: string): string[] {
+  return ident
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[\s_.-]+/)
+    .filter(Boolean);
+}
+
+const STOP_WORDS = new Set([
+  "tokenizer",
+  "tokenizers",
+  "tokenize",
+  "tokenized",
+  "tokenization",
+  "tokenizing",
+  "keyboard",
+  "keyword",
+  "keywords",
+  "keypress",
+  "keyring",
+  "keychain",
+  "keyframe",
+  "keyframes",
+  "keyup",
+  "keydown",
+  "keycode",
+  "keystroke",
+  "keystrokes",
+  "keyof",
+  "keyset",
+  "monkey",
+  "donkey",
+  "turkey",
+  "hockey",
+  "jockey",
+  "whiskey",
+  "passport",
+  "bypass",
+  "compass",
+  "passthrough",
+  "passenger",
+  "passengers",
+  "passive",
+  "passage",
+  "passed",
+  "passes",
+  "passing",
+  "author",
+  "authors",
+  "authority",
+  "authored",
+  "authentication",
+  "authenticated",
+  "authenticate",
+  "authenticator",
+  "authorize",
+  "authorized",
+  "authorizer",
+  "authz",
+  "secretary",
+  "passwordless",
+  "jsonwebtoken",
+  "secrets",
+  "tokens",
+]);
+
+/** Words after "key" that make it a UI/data key (`key_down`, `keyPressed`, `KeyPair`, `keyStr`). */
+const KEY_SUFFIX_STOP = new Set([
+  "alias",
+  "board",
+  "code",
+  "frame",
+  "length",
+  "mesh",
+  "meshing",
+  "pair",
+  "pairs",
+  "press",
+  "pressed",
+  "ring",
+  "selector",
+  "signature",
+  "signatures",
+  "stone",
+  "storetype",
+  "word",
+  "up",
+  "down",
+  "left",
+  "right",
+  "vault",
+  "chars",
+  "str",
+  "event",
+  "events",
+  "map",
+  "set",
+  "binding",
+  "bindings",
+  "listener",
+  "stroke",
+  "fn",
+  "func",
+  "function",
+  "of",
+  "in",
+  "by",
+  "value",
+  "values",
+]);
+
+/** Words after the secret word that make the name describe something else (`token_url`, `password_hash`). */
+const SUFFIX_STOP = new Set([
+  "id",
+  "ids",
+  "name",
+  "names",
+  "type",
+  "types",
+  "url",
+  "uri",
+  "urls",
+  "endpoint",
+  "file",
+  "files",
+  "path",
+  "paths",
+  "dir",
+  "length",
+  "len",
+  "size",
+  "count",
+  "expiry",
+  "expires",
+  "expiration",
+  "exp",
+  "ttl",
+  "lifetime",
+  "timeout",
+  "header",
+  "headers",
+  "field",
+  "fields",
+  "label",
+  "hash",
+  "hashed",
+  "hasher",
+  "hashers",
+  "validator",
+  "validators",
+  "policy",
+  "min",
+  "max",
+  "format",
+  "prefix",
+  "suffix",
+  "kind",
+  "version",
+  "mode",
+  "required",
+  "enabled",
+  "disabled",
+  "ref",
+  "arn",
+  "helper",
+  "manager",
+  "provider",
+  "input",
+  "env",
+  "var",
+  "variable",
+  "rotation",
+  "strength",
+  "regex",
+  "pattern",
+  "placeholder",
+  "hint",
+  "help",
+  "prompt",
+  "error",
+  "errors",
+  "message",
+  "msg",
+  "title",
+  "column",
+  "mask",
+  "visible",
+  "visibility",
+  "toggle",
+  "icon",
+  "button",
+  "btn",
+  "form",
+  "changed",
+  "updated",
+  "created",
+  "at",
+  "date",
+  "time",
+  "location",
+  "source",
+  "alias",
+  "index",
+  "limit",
+  "budget",
+  "usage",
+  "used",
+  "stdin",
+  "cmd",
+  "command",
+  "method",
+  "reset",
+  "confirm",
+  "confirmation",
+  "check",
+  "verify",
+  "store",
+  "storage",
+  "service",
+  "request",
+  "response",
+  "resp",
+  "res",
+  "req",
+  "status",
+  "state",
+  "result",
+  "callback",
+  "handler",
+  "generator",
+  "factory",
+  "class",
+  "util",
+  "utils",
+  "spec",
+  "test",
+  "tests",
+  "mock",
+  "fixture",
+  "param",
+  "parameter",
+  "key",
+]);
+
+/** Words before "token" that make it something else (`csrf_token`, `max_tokens`, `next_token`). */
+const TOKEN_PREFIX_STOP = new Set([
+  "csrf",
+  "xsrf",
+  "public",
+  "next",
+  "prev",
+  "previous",
+  "page",
+  "continuation",
+  "pagination",
+  "cancel",
+  "cancellation",
+  "max",
+  "min",
+  "num",
+  "total",
+  "input",
+  "output",
+  "prompt",
+  "completion",
+  "special",
+  "eos",
+  "bos",
+  "pad",
+  "unk",
+  "sep",
+  "cls",
+  "mask",
+  "design",
+  "sync",
+  "lexer",
+  "parser",
+  "authenticity",
+]);
+
+/** Words before "key" that make a key a secret key. */
+const KEY_STRONG_PREFIX = new Set([
+  "api",
+  "access",
+  "secret",
+  "private",
+  "client",
+  "app",
+  "application",
+  "master",
+  "account",
+  "encryption",
+  "encrypt",
+  "signing",
+  "sign",
+  "license",
+  "licence",
+  "auth",
+  "shared",
+  "admin",
+  "sas",
+  "consumer",
+  "subscription",
+  "webhook",
+  "hmac",
+  "jwt",
+  "session",
+  "deploy",
+  "aes",
+  "crypt",
+  "cipher",
+  "decryption",
+  "root",
+  "write",
+  "read",
+  "ingest",
+  "ingestion",
+  "management",
+  "server",
+  "service",
+  "rest",
+  "developer",
+  "dev",
+  "prod",
+  "live",
+  "test",
+  "x",
+]);
+
+/** Words before "key" that make a key not a secret (`public_key`, `primaryKey`, `PARTITION_KEY`). */
+const KEY_PREFIX_STOP = new Set([
+  "public",
+  "pub",
+  "primary",
+  "foreign",
+  "partition",
+  "sort",
+  "cache",
+  "idempotency",
+  "hot",
+  "natural",
+  "bucket",
+  "schema",
+  "sequence",
+  "row",
+  "unique",
+  "index",
+  "idx",
+  "map",
+  "dict",
+  "object",
+  "lookup",
+  "hash",
+  "group",
+  "item",
+  "list",
+  "message",
+  "route",
+  "react",
+  "dedup",
+  "dedupe",
+  "composite",
+  "range",
+  "field",
+  "column",
+  "table",
+  "order",
+  "translation",
+  "i18n",
+  "locale",
+  "config",
+  "settings",
+  "state",
+  "storage",
+  "registry",
+  "shortcut",
+  "hotkey",
+  "menu",
+  "query",
+  "tab",
+  "s3",
+  "object",
+  "file",
+  "data",
+  "json",
+  "yaml",
+  "dom",
+  "node",
+  "child",
+  "parent",
+  "sub",
+  "component",
+  "prop",
+  "props",
+  "ref",
+  "id",
+  "name",
+  "label",
+  "sorting",
+  "new",
+  "old",
+  "ssh", // ssh keys are set as paths; a real key is a PEM block, caught on its own
+]);
+
+export type KeyClass = { strength: Strength; family: string } | null;
+
+const classified = new Map<string, KeyClass>();
+
+/** How sure is this name that its value is a secret? (memoised: names repeat) */
+export function classify(ident: string): KeyClass {
+  let c = classified.get(ident);
+  if (c !== undefined) return c;
+  if (classified.size > 4096) classified.clear();
+  c = classifyWords(ident);
+  classified.set(ident, c);
+  return c;
+}
+
+function classifyWords(ident: string): KeyClass {
+  const ws = words(ident);
+  if (!ws.length || ws.length > 12) return null;
+  let last = -1;
+  let family = "";
+  let strength: Strength = "strong";
+  for (let i = 0; i < ws.length; i++) {
+    const w = ws[i]!;
+    if (STOP_WORDS.has(w)) continue;
+    let f = "";
+    let s: Strength = "strong";
+    if (
+      w === "password" ||
+      w === "passwd" ||
+      w === "passphrase" ||
+      w === "pass" ||
+      w === "pwd" ||
+      w === "pw" ||
+      w === "psw" ||
+      w === "pword" ||
+      w === "passwords" ||
+      w.endsWith("password") ||
+      w.endsWith("passwd")
+    ) {
+      f = "password";
+      s = "password";
+    } else if (w.includes("secret")) f = "secret";
+    else if (w.includes("token") && w !== "tokens") f = "token";
+    else if (w.startsWith("credential") || w === "creds" || w === "cred") f = "credential";
+    else if (w === "auth" || w === "authorization" || w === "bearer" || w === "oauth") f = "auth";
+    else if (w === "sas" || w === "pat" || w === "otp") f = "token";
+    else if (w === "apikey" || (w === "key" && ws[i - 1] === "api")) f = "api-key";
+    else if (w === "key" || w === "keys" || (w.endsWith("key") && w.length <= 20)) {
+      const prev = w === "key" || w === "keys" ? ws[i - 1] : w.slice(0, -3);
+      if (prev && KEY_PREFIX_STOP.has(prev)) {
+        // a non-secret key kind: it does not count as the secret word
+        continue;
+      }
+      if (ws[i + 1] && KEY_SUFFIX_STOP.has(ws[i + 1]!)) continue;
+      f = "key";
+      const envStyle = /^[A-Z0-9_]+$/.test(ident.replace(/^-+/, "")) && ws.length > 1;
+      s = (prev && KEY_STRONG_PREFIX.has(prev)) || envStyle ? "strong" : "weak";
+    }
+    if (!f) continue;
+    if (f === "token" && i > 0 && TOKEN_PREFIX_STOP.has(ws[i - 1]!)) continue;
+    last = i;
+    family = f;
+    strength = s;
+  }
+  if (last < 0) return null;
+  for (let j = last + 1; j < ws.length; j++) if (SUFFIX_STOP.has(ws[j]!) && ws[j] !== "key") return null;
+  return { strength, family };
+}
+
+const SCHEME =
+  /^(?:Bearer|Basic|Token|Digest|Bot|ApiKey|Api-Key|Api-Token|ApiToken|SSWS|OAuth|JWT|GenieKey|Key)[ \t]+/i;
+
+type Value = { start: number; end: number; quoted: boolean; code: boolean; rawEnd?: number };
+
+/** How far the last value read looked (also when it found nothing): hits before it are inside that value. */
+let lookedTo = 0;
+
+/** The value starting at `p` (after the operator and spaces), or null. Never crosses a line unless `element`. */
+function readValue(text: string, p: number, element: boolean): Value | null {
+  const n = text.length;
+  if (p >= n) return null;
+  if (element) {
+    let s = p;
+    while (s < n && s - p < 200 && /\s/.test(text[s]!)) s++;
+    let e = s;
+    while (e < n && e - s < MAX_VALUE && text[e] !== "<") e++;
+    if (text[e] !== "<") return null;
+    let t = e;
+    while (t > s && /\s/.test(text[t - 1]!)) t--;
+    return t > s ? { start: s, end: t, quoted: true, code: false } : null;
+  }
+  let c = text[p]!;
+  // Python string prefixes: f"..", r'..', b".."
+  let fstring = false;
+  if ((c === "f" || c === "r" || c === "b") && (text[p + 1] === '"' || text[p + 1] === "'")) {
+    fstring = c === "f";
+    p++;
+    c = text[p]!;
+  }
+  if (c === "\\" && (text[p + 1] === '"' || text[p + 1] === "'")) {
+    // an escaped quote: JSON inside a string
+    const q = `\\${text[p + 1]}`;
+    let nl = text.indexOf("\n", p);
+    if (nl < 0 || nl - p > MAX_VALUE) nl = Math.min(n, p + MAX_VALUE);
+    const end = text.slice(p + 2, nl).indexOf(q);
+    lookedTo = end < 0 ? nl : p + 2 + end;
+    if (end < 0) return null;
+    return { start: p + 2, end: p + 2 + end, quoted: true, code: false };
+  }
+  if (c === '"' || c === "'" || c === "`") {
+    let e = p + 1;
+    while (e < n && e - p < MAX_VALUE) {
+      const ch = text[e]!;
+      if (ch === "\\") {
+        e += 2;
+        continue;
+      }
+      if (ch === c) break;
+      if (ch === "\n" && c !== "`") break;
+      e++;
+    }
+    lookedTo = e;
+    if (text[e] !== c) return null;
+    const v = text.slice(p + 1, e);
+    if (fstring && /\{[\w.]+\}/.test(v)) return null;
+    return { start: p + 1, end: e, quoted: true, code: false };
+  }
+  if (c === "{" || c === "[" || c === "(" || c === "\n" || c === "\r") return null;
+  let e = p;
+  while (e < n && e - p < MAX_VALUE) {
+    const ch = text.charCodeAt(e);
+    // whitespace, quotes, , ; ) } ] > < & \ ( [ |
+    if (
+      ch <= 32 ||
+      ch === 34 ||
+      ch === 39 ||
+      ch === 96 ||
+      ch === 44 ||
+      ch === 59 ||
+      ch === 41 ||
+      ch === 125 ||
+      ch === 93 ||
+      ch === 62 ||
+      ch === 60 ||
+      ch === 38 ||
+      ch === 92 ||
+      ch === 40 ||
+      ch === 91 ||
+      ch === 124
+    )
+      break;
+    e++;
+  }
+  lookedTo = e;
+  if (e === p) return null;
+  const stop = text[e];
+  // `getAccessToken(session)`, `os.environ["X"]`: code, not a value
+  const code = stop === "(" || stop === "[";
+  // a trailing sentence period is not part of the value
+  let end = e;
+  while (end > p && (text[end - 1] === "." || text[end - 1] === ":")) end--;
+  return { start: p, end, quoted: false, code, rawEnd: e };
+}
+
+/** Operators, longest first. `==`, `===`, `!=`, `<=`, `>=` are comparisons, not assignments. */
+const OPERATOR = /(?:::?:?=|\?\?=|\|\|=|\?=|\.=|\+=|=>|\?:|:(?!:)|=(?![=~]))/y;
+const TYPE_THEN_ASSIGN = /[ \t]*:[ \t]*[&*]?[A-Za-z_][\w.<>[\]?*|, ]{0,40}?[ \t]*=(?![=>])/y;
+const GO_TYPE_THEN_ASSIGN = /[ \t]+[&*[\]]{0,4}[A-Za-z_][\w.]{0,30}[ \t]*=(?![=>])/y;
+const XML_VALUE_ATTR = /[ \t]*(?:value|secret|password)[ \t]*=[ \t]*/iy;
+const PROSE_GAP =
+  /(?:[ \t]+(?:is|was|=|:|to|as|of|for|set|now|here|are|key|token|secret|id|value|be)\b){0,3}[ \t]*[:=]?[ \t]*/iy;
+const SETTER_OPEN = /\(\s*$/;
+
+/** Find assignments of secret values; push one span per value. */
+export function assignmentSpans(text: string, spans: Span[], malformed: (v: string) => boolean = () => false): void {
+  HIT.lastIndex = 0;
+  const n = text.length;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: the usual exec loop
+  while ((m = HIT.exec(text))) {
+    const h = m.index;
+    let s = h;
+    while (s > 0 && h - s < MAX_IDENT && isIdent(text.charCodeAt(s - 1))) s--;
+    let e = h + m[0].length;
+    while (e < n && e - h < MAX_IDENT && isIdent(text.charCodeAt(e))) e++;
+    HIT.lastIndex = e;
+    if (h - s >= MAX_IDENT || e - h >= MAX_IDENT) continue; // a long blob, not a name
+    while (e > s && (text[e - 1] === "." || text[e - 1] === "-")) e--;
+    const ident = text.slice(s, e);
+    const cls = classify(ident);
+    if (!cls) continue;
+    const flag = ident.startsWith("-") && (s === 0 || /[\s"'(]/.test(text[s - 1]!));
+    const prevCh = s > 0 ? text[s - 1]! : "";
+    const quotedIdent = prevCh === '"' || prevCh === "'" || prevCh === "`";
+    const element = prevCh === "<" && text[e] === ">";
+    let p = e;
+    let ok = false;
+    let isElement = false;
+    if (element) {
+      p = e + 1;
+      ok = true;
+      isElement = true;
+    } else {
+      // closing quotes / brackets around the name: "name": / ['NAME'] = / \"name\":
+      let k = 0;
+      while (p < n && k < 4 && /["'`\]\\]/.test(text[p]!)) {
+        p++;
+        k++;
+      }
+      const afterName = p;
+      while (p < n && (text[p] === " " || text[p] === "\t")) p++;
+      if (quotedIdent && text[p] === ",") {
+        // setProperty("NAME", "v") / put('name', 'v') / Setenv("NAME", "v")
+        const before = text.slice(Math.max(0, s - 40), s - 1);
+        if (SETTER_OPEN.test(before)) {
+          p++;
+          ok = true;
+        }
+      } else if (quotedIdent && /(?:key|name|id)\s*=\s*$/i.test(text.slice(Math.max(0, s - 12), s - 1))) {
+        // <add key="Password" value="..."/>
+        XML_VALUE_ATTR.lastIndex = p;
+        if (XML_VALUE_ATTR.test(text)) {
+          p = XML_VALUE_ATTR.lastIndex;
+          ok = true;
+        }
+      }
+      if (!ok) {
+        TYPE_THEN_ASSIGN.lastIndex = afterName;
+        GO_TYPE_THEN_ASSIGN.lastIndex = afterName;
+        OPERATOR.lastIndex = p;
+        if (text[afterName] !== "," && TYPE_THEN_ASSIGN.test(text)) {
+          p = TYPE_THEN_ASSIGN.lastIndex;
+          ok = true;
+        } else if (!quotedIdent && !flag && GO_TYPE_THEN_ASSIGN.test(text)) {
+          p = GO_TYPE_THEN_ASSIGN.lastIndex;
+          ok = true;
+        } else if (OPERATOR.test(text)) {
+          p = OPERATOR.lastIndex;
+          ok = true;
+        } else if (flag && p > afterName) {
+          ok = true; // --token VALUE
+        }
+      }
+    }
+    if (ok && !isElement) while (p < n && (text[p] === " " || text[p] === "\t")) p++;
+    let prose = false;
+    if (!ok) {
+      if (cls.strength === "weak" || quotedIdent) continue;
+      PROSE_GAP.lastIndex = e;
+      if (!PROSE_GAP.test(text)) continue;
+      p = PROSE_GAP.lastIndex;
+      if (p === e) continue;
+      prose = true;
+    }
+    // an auth scheme before the credential: "Bearer x", "Basic x", "Token x"
+    let q = p;
+    if (text[q] === '"' || text[q] === "'") q++;
+    SCHEME.lastIndex = 0;
+    const scheme = SCHEME.exec(text.slice(q, q + 20));
+    let v: Value | null;
+    if (scheme && (cls.family === "auth" || cls.family === "token" || cls.family === "api-key")) {
+      v = readValue(text, q + scheme[0].length, false);
+      if (v && text[p] === text[v.end] && (text[p] === '"' || text[p] === "'")) v.quoted = true;
+    } else v = readValue(text, p, isElement);
+    // whatever the verdict, the text a long value covered is not scanned for names again
+    // (a short quoted one may be a name itself: <add key="ClearTextPassword" value="..."/>)
+    if (lookedTo > HIT.lastIndex && !isElement && !(v?.quoted && lookedTo - p < 64)) HIT.lastIndex = lookedTo;
+    if (!v || v.code) continue;
+    let value = text.slice(v.start, v.end);
+    if (!v.quoted && text.slice(v.start, (v.rawEnd ?? v.end) + 3).includes("...")) continue; // a truncated example
+    // <add key="Name" value="..."/>: `key=` holds the name; the value attribute is judged with that name
+    if (/^key$/i.test(ident) && v.quoted && /^["']\s+value\s*=/i.test(text.slice(v.end, v.end + 20))) continue;
+    if (flag && value.startsWith("-")) continue;
+    if (!v.quoted && cls.family === "auth" && /^[A-Za-z]+$/.test(value)) continue;
+    if (prose) {
+      if (!isProseSecret(value)) continue;
+    } else if (!isSecretValue(value, cls.strength, v.quoted)) {
+      // a key with a curl-style user:password value is handled elsewhere; nothing here
+      continue;
+    }
+    if (KNOWN_PUBLIC.has(value) || malformed(value)) continue;
+    // a namespaced type name (`clm212:AgencyIdentificationCodeContentType`) is not a secret
+    if (cls.strength !== "password" && /(?:[A-Z][a-z]{2,}){3}/.test(value)) continue;
+    const ws = words(ident);
+    const named = NAMED_FORMATS.find(([w]) => ws.some((x) => w.test(x)));
+    if (named && !named[1].test(value)) continue;
+    // the whole value, and nothing but the value
+    if (value.endsWith("\\") && !v.quoted) value = value.slice(0, -1);
+    spans.push({ start: v.start, end: v.start + value.length, family: cls.family, rank: 3 });
+    HIT.lastIndex = Math.max(HIT.lastIndex, v.start + value.length);
+  }
+}
+
+export { isPlaceholder };

@@ -1,0 +1,201 @@
+/**
+ * The secret scrubber: one place that decides what is a secret, for every way text comes in
+ * (transcripts, remember, handoff, rules, inbox, distilled insights, hand-edited files, scan).
+ *
+ *   scrub(text) -> { text, found: [{ family, count }], redactions }
+ *
+ * Rules only find spans in the original text; the spans are then merged and each merged span is
+ * replaced once by `[redacted]` (or removed, for `<private>` spans). So rules never see each
+ * other's output, a value is replaced whole, and overlapping findings count once.
+ *
+ * Linear time: provider patterns run only when one of their keywords occurs (one keyword pass
+ * decides), every pattern starts with a literal behind a left boundary and has bounded repetition,
+ * and the generic finders parse bounded windows by hand. Imports nothing outside src/scrub.
+ */
+import { assignmentSpans } from "./assign";
+import { KNOWN_PUBLIC, PROVIDERS, plausibleToken, TOKEN_TAIL } from "./providers";
+import {
+  bearerSpans,
+  commandSpans,
+  dsnSpans,
+  jwtSpans,
+  kubernetesSpans,
+  pemSpans,
+  pgpassSpans,
+  privateSpans,
+  urlSpans,
+} from "./structural";
+import type { Found, ScrubResult, Span } from "./types";
+import { isPlaceholder } from "./values";
+
+export type { Found, ScrubResult } from "./types";
+export { isPlaceholder, isSecretValue } from "./values";
+
+export const REDACTED = "[redacted]";
+
+type Compiled = { family: string; res: { re: RegExp; exact: boolean }[]; check: (t: string) => boolean };
+let compiled: { rules: Compiled[]; byKeyword: Map<string, number[]>; keywordRe: RegExp; ciKeywords: string[] } | null =
+  null;
+
+function compile() {
+  if (compiled) return compiled;
+  const rules: Compiled[] = [];
+  const byKeyword = new Map<string, number[]>();
+  const ciKeywords: string[] = [];
+  PROVIDERS.forEach((r, i) => {
+    rules.push({
+      family: r.family,
+      check: r.check ?? plausibleToken,
+      res: r.patterns.map((p) => ({
+        re: new RegExp(typeof p === "string" ? p : p.exact, r.ci ? "gi" : "g"),
+        exact: typeof p !== "string",
+      })),
+    });
+    for (const k of r.keywords) {
+      const list = byKeyword.get(k) ?? [];
+      list.push(i);
+      byKeyword.set(k, list);
+    }
+  });
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // longest first, so "sk-ant-" is reported before "sk-"; both families still run (each keyword maps to its rules)
+  const keys = [...byKeyword.keys()].sort((a, b) => b.length - a.length);
+  const keywordRe = new RegExp(keys.map(esc).join("|"), "g");
+  compiled = { rules, byKeyword, keywordRe, ciKeywords };
+  return compiled;
+}
+
+/** Which provider rules have a keyword in the text: one pass of one literal alternation. */
+function activeRules(text: string): number[] {
+  const c = compile();
+  const seen = new Set<string>();
+  const active = new Set<number>();
+  c.keywordRe.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = c.keywordRe.exec(text))) {
+    const k = m[0];
+    if (seen.has(k)) continue;
+    seen.add(k);
+    for (const i of c.byKeyword.get(k)!) active.add(i);
+    // a keyword that is a prefix of a longer one ("sk-" in "sk-ant-") is found through the longer one's rules too
+    for (const [kw, rules] of c.byKeyword) if (kw !== k && k.startsWith(kw)) for (const i of rules) active.add(i);
+  }
+  return [...active].sort((a, b) => a - b);
+}
+
+function providerSpans(text: string, spans: Span[]): void {
+  const c = compile();
+  for (const i of activeRules(text)) {
+    const rule = c.rules[i]!;
+    for (const { re, exact } of rule.res) {
+      re.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+      while ((m = re.exec(text))) {
+        const g = m[1];
+        let start = m.index;
+        let end = m.index + m[0].length;
+        if (g !== undefined) {
+          start = m.index + m[0].lastIndexOf(g);
+          end = start + g.length;
+        }
+        if (!exact) {
+          // a token longer than the pattern allows is still one token
+          let k = 0;
+          while (end < text.length && k++ < 2048 && TOKEN_TAIL.test(text[end]!)) end++;
+        }
+        // a rejected token is skipped whole, so a long run of prefixes is looked at once
+        if (re.lastIndex < end) re.lastIndex = end;
+        const value = text.slice(start, end);
+        if (/^[#*•]{3}/.test(text.slice(end, end + 3))) continue; // partly masked: xoxp-5723...-####
+        if (KNOWN_PUBLIC.has(value) || isPlaceholder(value.replace(/^[A-Za-z0-9]{1,12}[_-]/, ""))) continue;
+        if (!exact && !rule.check(value)) continue;
+        spans.push({ start, end, family: rule.family, rank: 1 });
+      }
+    }
+  }
+}
+
+/** Families whose prefixes are specific enough that a non-matching value is a malformed example. */
+const STRICT_PREFIX = new Set(["slack", "settlemint"]);
+
+/**
+ * A value that starts with a provider's prefix (`xoxp-`, `sm_pat_`) but matches none of that
+ * provider's patterns is a malformed example, not a token (`"token1": "xoxp-1234567890"`).
+ */
+export function malformedProviderToken(value: string): boolean {
+  const c = compile();
+  for (const [kw, rules] of c.byKeyword) {
+    if (!/[_.-]$/.test(kw) || !value.startsWith(kw)) continue;
+    if (!rules.some((i) => STRICT_PREFIX.has(c.rules[i]!.family))) continue;
+    for (const i of rules)
+      for (const { re } of c.rules[i]!.res) {
+        re.lastIndex = 0;
+        const m = re.exec(value);
+        if (m && m.index === 0) return false;
+      }
+    return true;
+  }
+  return false;
+}
+
+/** Spans of every secret in `text` (unmerged, in no particular order). */
+export function findSecrets(text: string): Span[] {
+  const spans: Span[] = [];
+  if (!text) return spans;
+  privateSpans(text, spans);
+  pemSpans(text, spans);
+  providerSpans(text, spans);
+  jwtSpans(text, spans);
+  urlSpans(text, spans);
+  bearerSpans(text, spans);
+  dsnSpans(text, spans);
+  if (text.includes(":")) pgpassSpans(text, spans);
+  kubernetesSpans(text, spans);
+  commandSpans(text, spans);
+  assignmentSpans(text, spans, malformedProviderToken);
+  return spans;
+}
+
+/** Replace every secret in `text` with `[redacted]` (and drop `<private>` spans). */
+export function scrub(text: string): ScrubResult {
+  const spans = findSecrets(text);
+  if (!spans.length) return { text, found: [], redactions: 0 };
+  spans.sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
+  const out: string[] = [];
+  const counts = new Map<string, number>();
+  let pos = 0;
+  let i = 0;
+  while (i < spans.length) {
+    const first = spans[i]!;
+    let start = first.start;
+    let end = first.end;
+    let best = first;
+    let j = i + 1;
+    // merge overlapping (and touching) spans; the lowest rank names the family
+    while (j < spans.length && spans[j]!.start <= end) {
+      const s = spans[j]!;
+      if (s.end > end) end = s.end;
+      if (s.rank < best.rank) best = s;
+      j++;
+    }
+    if (start < pos) start = pos;
+    if (end > start) {
+      out.push(text.slice(pos, start), best.with ?? REDACTED);
+      counts.set(best.family, (counts.get(best.family) ?? 0) + 1);
+      pos = end;
+    }
+    i = j;
+  }
+  out.push(text.slice(pos));
+  const found: Found[] = [...counts].map(([family, count]) => ({ family, count }));
+  const redactions = found.reduce((n, f) => n + f.count, 0);
+  return { text: out.join(""), found, redactions };
+}
+
+/** "1 secret (stripe)", "3 secrets (password, jwt)". */
+export function describeFound(found: Found[]): string {
+  const n = found.reduce((a, f) => a + f.count, 0);
+  return `${n} secret${n === 1 ? "" : "s"} (${found.map((f) => f.family).join(", ")})`;
+}

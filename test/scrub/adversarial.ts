@@ -1,0 +1,54 @@
+/**
+ * Adversarial inputs for the scrubber: about 1 MB each, built to make a backtracking pattern
+ * or a naive scan go quadratic. Shared by test/scrub/linear.test.ts and scripts/bench/clean.ts.
+ */
+import { PROVIDERS } from "../../src/scrub/providers";
+
+const MB = 1 << 20;
+const fill = (unit: string, size = MB) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+
+export function adversarialInputs(): { name: string; text: string }[] {
+  const b64 = fill("AbCd0123EfGh4567IjKl89-_");
+  const out: { name: string; text: string }[] = [
+    { name: "token= + base64url blob", text: `token=${b64}` },
+    { name: "token + base64url blob", text: `token ${b64}` },
+    { name: "a-a-a-", text: fill("a-") },
+    { name: "a.a.a.", text: fill("a.") },
+    { name: "token repeated", text: fill("token") },
+    { name: "password= repeated", text: fill("password=") },
+    { name: "password: x repeated", text: fill("password: x\n") },
+    { name: "key=key=", text: fill("key=") },
+    { name: "quote never closed", text: `password = "${fill("a")}` },
+    { name: "eyJ repeated", text: fill("eyJ") },
+    { name: "eyJ + long segment", text: `eyJ${fill("a")}` },
+    { name: "eyJx.eyJx. repeated", text: fill("eyJabcdefghij.") },
+    { name: "ZXlK repeated", text: fill("ZXlK") },
+    { name: "-----BEGIN repeated", text: fill("-----BEGIN ") },
+    { name: "PEM header repeated", text: fill("-----BEGIN RSA PRIVATE KEY-----") },
+    { name: ":// repeated", text: fill("a://") },
+    { name: "url userinfo without @", text: `https://${fill("a:")}` },
+    { name: "@tcp( repeated", text: fill("a:b@tcp(") },
+    { name: "pgpass-like fields", text: fill("a:1:b:c:") },
+    { name: "kind: Secret + data lines", text: `kind: Secret\n${fill("data:\n  a: b\n")}` },
+    { name: "curl repeated", text: fill("curl ") },
+    { name: "curl -u repeated", text: `curl ${fill(" -u a:")}` },
+    { name: "mysql -p repeated", text: `mysql ${fill(" -p")}` },
+    { name: "<private> repeated", text: fill("<private>") },
+    { name: "Bearer repeated", text: fill("Bearer ") },
+    { name: "Bearer + blob", text: `Bearer ${b64}` },
+    { name: "the password is x repeated", text: fill("the password is ") },
+    { name: "--token -- repeated", text: fill("--token ") },
+    { name: "XML element open", text: `<password>${fill(" ")}` },
+    { name: "setProperty( repeated", text: fill('("TOKEN", ') },
+    { name: "long identifier", text: fill("secret_") },
+    { name: "whitespace", text: fill(" ") },
+    { name: "newlines", text: fill("\n") },
+    { name: "digits", text: fill("1234567890") },
+  ];
+  for (const rule of PROVIDERS) {
+    const kw = rule.keywords[0]!;
+    out.push({ name: `${rule.family}: keyword repeated`, text: fill(kw) });
+    out.push({ name: `${rule.family}: keyword + long body`, text: `${kw}${fill("a1B2")}` });
+  }
+  return out;
+}
