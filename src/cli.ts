@@ -4,6 +4,7 @@
  * another's modules. `coffer hook` skips the CLI framework entirely — it is on every agent turn.
  */
 import pkg from "../package.json" with { type: "json" };
+import { privateUmask } from "./lib/permissions";
 
 /** The target this binary was built for (scripts/build.ts defines it), e.g. `linux-x64-musl`; `source` under `bun src/cli.ts`. */
 declare const COFFER_BUILD_TARGET: string | undefined;
@@ -86,6 +87,8 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
 };
 
 async function main(argv: string[]): Promise<void> {
+  // Everything Coffer creates (memory/, state/, index.db, logs, git's files) is private to the user.
+  privateUmask();
   if (argv[0] === "hook" && !argv.includes("--help") && !argv.includes("-h")) {
     // Hot path: no citty, no consola; the hook module validates its own arguments. `coffer hook
     // --help` is ordinary CLI help (below), so the hook runtime never imports the commands.

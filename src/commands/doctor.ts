@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { allHostLinks } from "../hosts/index";
-import { homeDir } from "../lib/paths";
+import { cofferHome, homeDir } from "../lib/paths";
+import { loosePaths, tighten } from "../lib/permissions";
 import { type DoctorReport, type HostReport, runDoctor } from "../link/doctor";
 import { tilde } from "../link/files";
 import { withExamples } from "./_run";
@@ -58,13 +59,23 @@ function render(report: DoctorReport): string {
 export default withExamples(
   defineCommand({
     meta: { name: "doctor", description: "Check links, binary paths, index health; print fixes" },
-    args: { ...jsonArg },
+    args: {
+      fix: { type: "boolean", description: "Make COFFER_HOME private again (folders 700, files 600)" },
+      ...jsonArg,
+    },
     async run({ args }) {
+      if (args.fix) {
+        const n = tighten(loosePaths(cofferHome()));
+        if (n && !args.json)
+          process.stderr.write(
+            `Made ${plural(n, "file or folder", "files or folders")} in ${tilde(cofferHome())} private (700/600).\n`,
+          );
+      }
       const report = await runDoctor(await allHostLinks(), process.cwd(), homeDir());
       if (args.json) printJson({ ok: report.problems.length === 0, ...report });
       else process.stdout.write(render(report));
       if (report.problems.length) process.exitCode = 1;
     },
   }),
-  ["coffer doctor", "coffer doctor --json"],
+  ["coffer doctor", "coffer doctor --json", "coffer doctor --fix      # make COFFER_HOME private again"],
 );

@@ -16,7 +16,7 @@ export function hookLog(message: string, fields: Record<string, string | number 
     if (!existsSync(dir)) {
       // Only inside an existing Coffer home: a hook never creates one just to complain.
       if (!existsSync(dirname(dir))) return;
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
     }
     try {
       if (statSync(file).size > HOOK_LOG_MAX) renameSync(file, `${file}.1`);
@@ -27,6 +27,6 @@ export function hookLog(message: string, fields: Record<string, string | number 
       ...fields,
       msg: message.slice(0, 2000),
     });
-    appendFileSync(file, `${line}\n`);
+    appendFileSync(file, `${line}\n`, { mode: 0o600 });
   } catch {}
 }

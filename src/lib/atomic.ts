@@ -65,7 +65,7 @@ export function isAtomicTemp(name: string): boolean {
  * fsyncs in flight together: the file system commits them as a group, about ten times faster
  * than one after another for an import of thousands of entries.
  */
-export async function writeFilesAtomic(files: { path: string; data: string }[], mode = 0o644): Promise<void> {
+export async function writeFilesAtomic(files: { path: string; data: string }[], mode = 0o600): Promise<void> {
   // A window of files at a time keeps open descriptors well under any platform's limit.
   for (let i = 0; i < files.length; i += 128) await writeWindow(files.slice(i, i + 128), mode);
 }
@@ -76,7 +76,7 @@ async function writeWindow(files: { path: string; data: string }[], mode: number
   try {
     for (const f of files) {
       const dir = dirname(f.path);
-      if (!dirs.has(dir)) mkdirSync(dir, { recursive: true });
+      if (!dirs.has(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
       dirs.add(dir);
       const tmp = join(
         dir,

@@ -12,7 +12,7 @@ export type AuditEvent = {
 /** Append one line to `state/audit.jsonl`: who changed what, never the content itself. */
 export function audit(record: AuditEvent): void {
   const file = paths.audit();
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   // One short O_APPEND write per event keeps concurrent writers' lines whole.
-  appendFileSync(file, `${JSON.stringify({ at: isoNow(), ...record })}\n`);
+  appendFileSync(file, `${JSON.stringify({ at: isoNow(), ...record })}\n`, { mode: 0o600 });
 }

@@ -15,7 +15,8 @@ import {
   type Problem,
   type Target,
 } from "../hosts/link";
-import { paths } from "../lib/paths";
+import { cofferHome, paths } from "../lib/paths";
+import { loosePaths } from "../lib/permissions";
 import { type Config, configDefaults, loadConfig } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { findRepoRoot } from "../store/scope";
@@ -229,6 +230,19 @@ function countEntries(dir: string): number {
   }
 }
 
+/** Files and folders in COFFER_HOME that other users could read (stores made before Coffer kept them private). */
+function checkPermissions(report: StoreReport): void {
+  const home = cofferHome();
+  if (!existsSync(home)) return;
+  const loose = loosePaths(home);
+  if (!loose.length) return;
+  const first = loose[0]!;
+  report.problems.push({
+    message: `${loose.length} file${loose.length === 1 ? "" : "s"} or folder${loose.length === 1 ? "" : "s"} in ${tilde(home)} can be read by other users (e.g. ${tilde(first.path)} is ${first.mode.toString(8)}; Coffer keeps folders 700 and files 600)`,
+    fix: "coffer doctor --fix",
+  });
+}
+
 function inspectStore(): StoreReport {
   const report: StoreReport = {
     home: paths.memory().replace(/\/memory$/, ""),
@@ -255,6 +269,7 @@ function inspectStore(): StoreReport {
       fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)`,
     });
   }
+  checkPermissions(report);
   report.entries.global = countEntries(join(paths.globalScope(), "entries"));
   try {
     for (const id of readdirSync(paths.projectsRoot())) {
