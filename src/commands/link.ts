@@ -35,7 +35,9 @@ export default withExamples(
     },
     async run({ args, rawArgs }) {
       const h = await loadHostLink(args.host);
-      const bin = currentBinary();
+      // A repository's config is shared with teammates: it names `coffer` from PATH, not this machine's path.
+      const self = currentBinary();
+      const bin = args.project ? "coffer" : self;
       const target = resolveTarget(!!args.project, process.cwd(), homeDir());
       const dryRun = !!args["dry-run"];
       const plan = planLink(h, {
@@ -47,6 +49,11 @@ export default withExamples(
         force: !!args.force,
       });
       if (!dryRun) applyPlan(plan, { force: !!args.force });
+      const onPath = Bun.which("coffer");
+      if (args.project && !onPath)
+        plan.notes.push(
+          "`coffer` is not on PATH here: agents run the project's hooks as `coffer ...`, so put the binary on PATH (see the README's set-up).",
+        );
       if (args.json) return printJson(planJson(plan, "link", dryRun, bin));
       process.stdout.write(planText(plan, h.name, "link", dryRun, bin));
     },

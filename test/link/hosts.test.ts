@@ -387,7 +387,7 @@ describe("link details", () => {
     const r = sb.run(["link", "claude", "--project"], { cwd: join(repo) });
     expect(r.code).toBe(0);
     expect(JSON.parse(read(join(repo, ".claude", "settings.json"))!).hooks.SessionStart).toBeDefined();
-    expect(JSON.parse(read(join(repo, ".mcp.json"))!).mcpServers.coffer.command).toBe(BIN);
+    expect(JSON.parse(read(join(repo, ".mcp.json"))!).mcpServers.coffer.command).toBe("coffer"); // portable
     for (const [f, text] of userFiles) expect(read(f)).toBe(text);
     expect(sb.run(["unlink", "claude", "--project"], { cwd: repo }).code).toBe(0);
     expect(existsSync(join(repo, ".claude", "settings.json"))).toBe(false);
@@ -402,7 +402,7 @@ describe("link details", () => {
     const r = sb.run(["link", "windsurf", "--project"], { cwd: repo });
     expect(r.code).toBe(0);
     expect(JSON.parse(read(join(repo, ".windsurf", "hooks.json"))!).hooks.pre_user_prompt[0]).toEqual({
-      command: `${BIN} hook prompt --agent windsurf`,
+      command: "coffer hook prompt --agent windsurf", // a repository's config names coffer from PATH
       show_output: false,
     });
     expect(r.stdout).toContain("mcp_config.json");
