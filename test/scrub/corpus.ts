@@ -1,0 +1,45 @@
+/** Loading the scrubber corpus (test/fixtures/secrets) and judging one output. Shared by tests and scripts. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const SECRETS_DIR = join(import.meta.dir, "..", "fixtures", "secrets");
+
+export type TruePositive = { group: string; rule: string; sample: string; secret: string };
+export type FalsePositive = { group: string; rule: string; sample: string };
+export type SyntaxCase = { syntax: string; sample: string; secrets: string[] };
+
+const jsonl = <T>(name: string): T[] =>
+  readFileSync(join(SECRETS_DIR, name), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+
+export const truePositives = () => jsonl<TruePositive>("gitleaks-tp.jsonl");
+export const falsePositives = () => jsonl<FalsePositive>("gitleaks-fp.jsonl");
+export const syntaxCases = () => jsonl<SyntaxCase>("syntax.jsonl");
+export const contexts = (): string[] =>
+  JSON.parse(readFileSync(join(SECRETS_DIR, "contexts.json"), "utf8")).contexts as string[];
+export const ordinaryLines = (): string[] =>
+  readFileSync(join(SECRETS_DIR, "ordinary.txt"), "utf8")
+    .split("\n")
+    .filter((l) => l.length > 0);
+
+/** Place a sample in a chat-message context. */
+export const inContext = (context: string, sample: string) => context.replace("{sample}", () => sample);
+
+/**
+ * Did any part of `secret` survive in `out`? The whole value, or (for values of 16+ characters)
+ * either half: a redaction that keeps half a key has not replaced the whole value. For
+ * `user:password` values only the password part counts (the user name may stay).
+ */
+export function leaked(out: string, secret: string): boolean {
+  if (out.includes(secret)) return true;
+  const colon = secret.indexOf(":");
+  const value = colon > 0 && colon < secret.length - 1 && !secret.includes("://") ? secret.slice(colon + 1) : secret;
+  if (value !== secret && out.includes(value) && value.length >= 4) return true;
+  if (value.length >= 16) {
+    const h = Math.floor(value.length / 2);
+    if (out.includes(value.slice(0, h)) || out.includes(value.slice(h))) return true;
+  }
+  return false;
+}
