@@ -144,9 +144,13 @@ export function browseEntries(store: Store, f: BrowseFilter): { total: number; e
     if (f.mode === "grep") {
       const test = lineTest(q);
       const matched: BrowseRow[] = [];
+      // A plain ASCII needle lets SQLite skip bodies without it (LIKE folds ASCII case, like the line test).
+      const literal = !/^\/.+\/[a-z]*$/s.test(q) && /^[\x20-\x7e]+$/.test(q);
+      const pre = literal ? " AND e.body LIKE ? ESCAPE '\\'" : "";
+      const like = literal ? [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
       const it = dbOf(store)
-        .query(`SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql} ORDER BY e.updated DESC, e.id DESC`)
-        .iterate(...f.scopes, ...filters.params) as Iterable<Row>;
+        .query(`SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql}${pre} ORDER BY e.updated DESC, e.id DESC`)
+        .iterate(...f.scopes, ...filters.params, ...like) as Iterable<Row>;
       for (const r of it) {
         const lines: { line: number; text: string }[] = [];
         let n = 0;

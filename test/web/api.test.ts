@@ -187,6 +187,10 @@ describe("UI routes", () => {
     const grep = await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("/number 1\\d:/")}`);
     expect(grep.body.total).toBe(10);
     expect(grep.body.entries[0].lines[0].line).toBe(1);
+    // A literal needle: case folded, % and _ taken literally.
+    expect((await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("WIDGET Spins")}`)).body.total).toBe(30);
+    expect((await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("number_1")}`)).body.total).toBe(0);
+    expect((await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("100%")}`)).body.total).toBe(0);
 
     const facets = await ui(`/api/v1/ui/facets?scope=${projectId}`);
     expect(facets.body.tags).toEqual(["t0", "t1", "t2"]);
