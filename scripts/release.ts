@@ -6,9 +6,19 @@
  * COFFER_RELEASE_TARGETS=linux-x64,darwin-arm64 builds a subset.
  */
 
-import { createReadStream, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
+import { adhocSign, verifyCodeSignature } from "./macho";
 import { sourceFingerprint, TARGETS } from "./targets";
 
 const root = resolve(import.meta.dir, "..");
@@ -46,6 +56,20 @@ for (const t of targets) {
     console.error(`release: building ${t.name} failed\n${p.stderr.toString()}${p.stdout.toString()}`);
     rmSync(stage, { recursive: true, force: true });
     process.exit(1);
+  }
+  if (t.format.startsWith("macho")) {
+    // macOS kills a binary whose signature does not cover its bytes (Bun's darwin-x64 cross build).
+    const bytes = readFileSync(out);
+    if (!verifyCodeSignature(bytes).ok) {
+      const signed = adhocSign(bytes, "coffer");
+      const check = verifyCodeSignature(signed);
+      if (!check.ok) {
+        console.error(`release: re-signing ${t.file} failed: ${check.reason}`);
+        process.exit(1);
+      }
+      writeFileSync(out, signed, { mode: 0o755 });
+      console.log(`${t.file}: re-signed ad hoc (Bun's signature did not cover the program)`);
+    }
   }
   const size = statSync(out).size;
   built.push({ name: t.name, file: t.file, bun: t.bun, format: t.format, size, sha256: await sha256(out) });

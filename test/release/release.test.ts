@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { verifyCodeSignature } from "../../scripts/macho";
 import { TARGETS } from "../../scripts/targets";
 import { type Sandbox, sandbox } from "../helpers";
 import { ensureRelease, type Manifest, RELEASE_DIR } from "./_release";
@@ -57,6 +58,16 @@ describe("release artifacts", () => {
       if (!t.file.endsWith(".exe")) expect(statSync(file).mode & 0o111).not.toBe(0);
     }
     expect(TARGETS.find((t) => t.name === "windows-x64")!.file).toBe("coffer-windows-x64.exe");
+  });
+
+  test("the macOS binaries carry a code signature that covers every page (else macOS kills them)", () => {
+    for (const t of TARGETS.filter((t) => t.format.startsWith("macho"))) {
+      const bytes = readFileSync(join(RELEASE_DIR, t.file));
+      expect({ file: t.file, ...verifyCodeSignature(bytes) }).toMatchObject({ file: t.file, ok: true });
+      // The check is real: one changed byte in the program is caught.
+      bytes[10 * 4096 + 7] = bytes[10 * 4096 + 7]! ^ 1;
+      expect(verifyCodeSignature(bytes)).toEqual({ ok: false, reason: "page 10 does not match its hash" });
+    }
   });
 
   test("SHA256SUMS matches every file's bytes, and the manifest its sizes", async () => {
