@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { CofferError } from "../lib/errors";
 import { HOSTS, type Host, isHost } from "../lib/hosts";
 import { paths } from "../lib/paths";
+import { describeFound, type Found, scrub } from "../scrub/index";
 import { readJsonBody } from "../serve/body";
 import { badRequest, HttpError, json, notFound } from "../serve/errors";
 import {
@@ -162,6 +163,19 @@ const globList = v.pipe(
   v.maxLength(32, "at most 32 globs"),
 );
 
+/** Secrets never land in memory: every text a person saves is scrubbed first, and told so. */
+function scrubbed<T extends Record<string, unknown>>(fields: T): { fields: T; note: string | null } {
+  const found: Found[] = [];
+  const out: Record<string, unknown> = { ...fields };
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v !== "string") continue;
+    const r = scrub(v);
+    out[k] = r.text;
+    found.push(...r.found);
+  }
+  return { fields: out as T, note: found.length ? `scrubbed ${describeFound(found)}` : null };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Session and scopes
 
@@ -288,8 +302,9 @@ const createBody = v.strictObject({
 });
 
 route("POST", "/api/v1/ui/entries", async (req, _url, _p, ctx) => {
-  const body = parse(createBody, await readJsonBody(req), "entry");
-  const scope = scopeParam(body.scope);
+  const parsed = parse(createBody, await readJsonBody(req), "entry");
+  const scope = scopeParam(parsed.scope);
+  const { fields: body, note } = scrubbed(parsed);
   return withUiStore(ctx, scope, (store) => {
     const res = remember(store, {
       text: body.text,
@@ -301,7 +316,10 @@ route("POST", "/api/v1/ui/entries", async (req, _url, _p, ctx) => {
       actor: "user",
       source: "http",
     });
-    return json({ status: res.status, entry: entryJson(res.entry, scope) }, res.status === "created" ? 201 : 200);
+    return json(
+      { status: res.status, scrubbed: note, entry: entryJson(res.entry, scope) },
+      res.status === "created" ? 201 : 200,
+    );
   });
 });
 
@@ -314,7 +332,7 @@ const patchBody = v.strictObject({
 });
 
 route("PATCH", "/api/v1/ui/entries/{id}", async (req, _url, p, ctx) => {
-  const body = parse(patchBody, await readJsonBody(req), "entry");
+  const { fields: body, note } = scrubbed(parse(patchBody, await readJsonBody(req), "entry"));
   return withUiStore(ctx, undefined, (store) => {
     const hit = findEntry(store, idParam(p));
     if (!hit) throw notFound(`no entry with id "${p.id}"`);
@@ -330,7 +348,7 @@ route("PATCH", "/api/v1/ui/entries/{id}", async (req, _url, p, ctx) => {
       actor: "user",
       source: "http",
     });
-    return json({ status: res.status, entry: entryJson(res.entry, hit.scope) });
+    return json({ status: res.status, scrubbed: note, entry: entryJson(res.entry, hit.scope) });
   });
 });
 
@@ -444,11 +462,12 @@ route("GET", "/api/v1/ui/rules", async (_req, url, _p, ctx) => {
 const rulesBody = v.strictObject({ scope: v.string(), text: v.pipe(v.string(), v.maxLength(65536)) });
 
 route("PUT", "/api/v1/ui/rules", async (req, _url, _p, ctx) => {
-  const body = parse(rulesBody, await readJsonBody(req), "rules");
-  const scope = scopeParam(body.scope);
+  const parsed = parse(rulesBody, await readJsonBody(req), "rules");
+  const scope = scopeParam(parsed.scope);
+  const { fields: body, note } = scrubbed(parsed);
   return withUiStore(ctx, scope, (store) => {
     const res = writeRules(store, scope, body.text, "user");
-    return json({ scope, changed: res.changed, text: readRules(scope) });
+    return json({ scope, changed: res.changed, scrubbed: note, text: readRules(scope) });
   });
 });
 

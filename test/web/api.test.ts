@@ -251,6 +251,24 @@ describe("UI routes", () => {
     expect((await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status).toBe(200);
     expect(readFileSync(file, "utf8")).toContain("title: Gizmo reset");
     expect((await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status).toBe(404);
+    // Scrubbed on save: the secret never reaches the file, and the answer says so.
+    const token = `ghp_${"A1b2C3d4E5".repeat(3)}abcdef`;
+    const secret = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: projectId, text: `CI pushes with GITHUB_TOKEN=${token} from the vault`, title: `token ${token}` },
+    });
+    expect(secret.status).toBe(201);
+    expect(secret.body.scrubbed).toMatch(/^scrubbed \d secrets? \(/);
+    const secretFile = join(sb.cofferHome, "memory", "projects", projectId, "entries", `${secret.body.entry.id}.md`);
+    expect(readFileSync(secretFile, "utf8")).not.toContain(token);
+    expect(readFileSync(secretFile, "utf8")).toContain("[redacted]");
+    const rules = await ui("/api/v1/ui/rules", {
+      method: "PUT",
+      body: { scope: "global", text: `- token is ${token}` },
+    });
+    expect(rules.body.scrubbed).toContain("scrubbed");
+    expect(readFileSync(join(sb.cofferHome, "memory", "global", "rules.md"), "utf8")).not.toContain(token);
+    await ui("/api/v1/ui/rules", { method: "PUT", body: { scope: "global", text: "" } });
     // The index follows: search finds it again.
     expect((await ui(`/api/v1/ui/entries?q=gizmo&scope=${projectId}`)).body.total).toBe(1);
   });

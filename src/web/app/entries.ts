@@ -617,16 +617,22 @@ function openEditor(e: Full | undefined, scopes: Scope[], scope: string): void {
     }
     try {
       if (e) {
-        await api("PATCH", `/api/v1/ui/entries/${encodeURIComponent(e.id)}`, body);
-        toast(`Saved “${body.title || e.title}”`);
+        const res = await api<{ scrubbed: string | null; entry: Full }>(
+          "PATCH",
+          `/api/v1/ui/entries/${encodeURIComponent(e.id)}`,
+          body,
+        );
+        toast(`Saved “${res.entry.title}”${res.scrubbed ? ` (${res.scrubbed})` : ""}`);
       } else {
         const scopeSel = String(fd.get("ed-scope") ?? "global");
-        const res = await api<{ status: string; entry: Full }>("POST", "/api/v1/ui/entries", {
+        const res = await api<{ status: string; scrubbed: string | null; entry: Full }>("POST", "/api/v1/ui/entries", {
           ...body,
           scope: scopeSel,
         });
         toast(
-          res.status === "duplicate" ? `Already there: “${res.entry.title}” (refreshed)` : `Added “${res.entry.title}”`,
+          (res.status === "duplicate"
+            ? `Already there: “${res.entry.title}” (refreshed)`
+            : `Added “${res.entry.title}”`) + (res.scrubbed ? ` (${res.scrubbed})` : ""),
         );
       }
       d.close();

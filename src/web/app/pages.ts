@@ -116,9 +116,12 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
   editor.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {
-      const r = await api<{ changed: boolean }>("PUT", "/api/v1/ui/rules", { scope, text: area.value });
+      const r = await api<{ changed: boolean; scrubbed: string | null }>("PUT", "/api/v1/ui/rules", {
+        scope,
+        text: area.value,
+      });
       saved.textContent = r.changed ? "Saved." : "No change.";
-      toast(r.changed ? "Rules saved" : "Rules unchanged");
+      toast((r.changed ? "Rules saved" : "Rules unchanged") + (r.scrubbed ? ` (${r.scrubbed})` : ""));
       await rulesPage(main);
     } catch (err) {
       saved.replaceChildren(errorBox(err));
