@@ -68,7 +68,7 @@ export const CONFIG_KEYS = {
 export type ConfigKey = keyof typeof CONFIG_KEYS;
 type Specs = typeof CONFIG_KEYS;
 /** A key's value as its schema outputs it (`hook.deadline_ms` -> number, `hook.read` -> the read modes). */
-export type ConfigValue<K extends ConfigKey> = v.InferOutput<Specs[K]["schema"]>;
+type ConfigValue<K extends ConfigKey> = v.InferOutput<Specs[K]["schema"]>;
 /**
  * The effective configuration: file values over defaults, flattened by `section.key`. A key
  * with a default always has a value; one without (the model keys) may be undefined.

@@ -49,7 +49,7 @@ CREATE INDEX IF NOT EXISTS entries_applies ON entries(scope) WHERE applies_to !=
 `;
 
 /** What an open did to the schema: nothing, created it in an empty file, or replaced an older or unreadable one. */
-export type Created = false | "new" | "upgraded" | "replaced";
+type Created = false | "new" | "upgraded" | "replaced";
 
 export type IndexDb = {
   db: Database;

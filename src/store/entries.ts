@@ -44,7 +44,7 @@ export type RememberResult = {
 };
 
 /** Check text, title, kind, tags; throws a CofferError that says what to fix. */
-export function validateEntryInput(
+function validateEntryInput(
   store: Store,
   input: Pick<RememberInput, "text" | "title" | "kind" | "tags" | "applies_to">,
 ): void {

@@ -10,7 +10,7 @@ import { isoNow } from "../lib/time";
 import type { ProjectScope } from "./scope";
 import { bodyMax, ensureProjectFile, type Store } from "./store";
 
-export function branchSlug(branch: string | undefined): string {
+function branchSlug(branch: string | undefined): string {
   if (!branch) return "detached";
   const slug =
     branch

@@ -153,7 +153,7 @@ CREATE TABLE IF NOT EXISTS hook_events(
 CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
 `;
 
-export const KEEP_DAYS = 7;
+const KEEP_DAYS = 7;
 export const KEEP_PARENTS = 200;
 export const KEEP_SUBAGENTS = 100;
 

@@ -43,7 +43,7 @@ export function addRule(store: Store, scope: ScopeKey, text: string, actor: stri
   return { added: true, file };
 }
 
-export const RULES_MAX = 65536;
+const RULES_MAX = 65536;
 
 /** Replace a scope's whole rules.md (HTTP `PUT /api/v1/rules`); an empty text empties the lane. */
 export function writeRules(

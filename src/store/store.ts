@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
@@ -8,7 +8,7 @@ import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCo
 import { rebuildIndex, refreshScope, scopesOnDisk } from "./indexer";
 import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey, type ScopeName } from "./scope";
 
-export type Freshness = "deep" | "shallow" | "none";
+type Freshness = "deep" | "shallow" | "none";
 
 /**
  * An open store: the configuration and the scopes of one working directory, plus its index
@@ -188,8 +188,4 @@ export function ensureProjectFile(project: ProjectScope): void {
 
 export function bodyMax(store: Store): number {
   return store.config["limits.body_max"];
-}
-
-export function ensureDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
 }
