@@ -4,12 +4,17 @@
  * fire while one of them hangs (a locked index, a huge catch-up): a watchdog worker holds the
  * empty output and, at the deadline, writes it and ends the process with status 0 (the C
  * library's exit through bun:ffi, per OS: see `watchdogExit`). A shared flag decides who
- * answers first; the loser stays silent.
+ * answers first; the loser stays silent — and when the watchdog won, the main thread does not
+ * end the process until the watchdog's answer is completely written (else the host would see
+ * an empty stdout).
  */
 import { writeSync } from "node:fs";
 import { watchdogExit } from "../lib/platform";
 
+/** 0: nobody answered yet; 1: the main thread answers; 2: the watchdog is writing; 3: the watchdog has written. */
 const flag = new Int32Array(new SharedArrayBuffer(4));
+const MAIN = 1;
+const WATCHDOG_WRITING = 2;
 
 /** Write `text` to fd 1 completely (a pipe may take it in pieces or say EAGAIN). */
 function writeAll(text: string): void {
@@ -28,19 +33,40 @@ function writeAll(text: string): void {
 
 /** Print the answer unless the watchdog already did. Returns false when it was too late. */
 export function answer(json: string): boolean {
-  if (Atomics.compareExchange(flag, 0, 0, 1) !== 0) return false;
+  if (Atomics.compareExchange(flag, 0, 0, MAIN) !== 0) return false;
   writeAll(`${json}\n`);
   return true;
+}
+
+/** When the watchdog is writing its answer, wait (bounded) until it is out: exiting now would cut it off. */
+function awaitWatchdogAnswer(): void {
+  if (Atomics.load(flag, 0) !== WATCHDOG_WRITING) return;
+  try {
+    Atomics.wait(flag, 0, WATCHDOG_WRITING, 2000);
+  } catch {
+    const until = Date.now() + 2000;
+    while (Atomics.load(flag, 0) === WATCHDOG_WRITING && Date.now() < until) Bun.sleepSync(1);
+  }
 }
 
 const WATCHDOG = `
 self.onmessage = (e) => {
   const { flag, at, out } = e.data;
   setTimeout(() => {
-    if (Atomics.compareExchange(flag, 0, 0, 1) !== 0) return;
+    if (Atomics.compareExchange(flag, 0, 0, 2) !== 0) return;
     const fs = require("node:fs");
-    try { fs.writeSync(1, out); } catch {}
-    try { fs.appendFileSync(e.data.log, JSON.stringify({ at: new Date().toISOString(), msg: "deadline reached; answered the empty output" }) + "\\n"); } catch {}
+    // The whole answer, however the pipe takes it (in pieces, or EAGAIN for a moment).
+    const buf = Buffer.from(out);
+    let off = 0;
+    let spins = 0;
+    while (off < buf.length && spins < 2000) {
+      try { off += fs.writeSync(1, buf, off, buf.length - off); }
+      catch (err) { if (err && err.code === "EAGAIN") { spins++; Bun.sleepSync(1); } else break; }
+    }
+    try { fs.appendFileSync(e.data.log, JSON.stringify({ at: new Date().toISOString(), msg: "deadline reached; answered the empty output" }) + "\\n", { mode: 0o600 }); } catch {}
+    // Now the main thread may end the process too (it waits for this while it is 2).
+    Atomics.store(flag, 0, 3);
+    Atomics.notify(flag, 0);
     // process.exit and process.reallyExit in a worker end only the worker: ask the C library.
     const how = e.data.exit;
     try {
@@ -66,6 +92,7 @@ self.onmessage = (e) => {
  * hook writes is already on disk or in the kernel (synchronous writes, SQLite commits).
  */
 export function exitNow(): never {
+  awaitWatchdogAnswer();
   const p = process as unknown as { reallyExit?: (code: number) => never };
   if (typeof p.reallyExit === "function") p.reallyExit(0);
   process.exit(0);
