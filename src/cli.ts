@@ -76,6 +76,10 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   sync: { description: "Sync memory/ across machines with git", load: () => import("./commands/sync") },
   reindex: { description: "Rebuild the search index from memory/", load: () => import("./commands/reindex") },
   status: { description: "Counts, sizes and last activity per scope", load: () => import("./commands/status") },
+  stats: {
+    description: "Tokens spent distilling and injected by hooks; entries added, delivered, stale",
+    load: () => import("./commands/stats"),
+  },
   import: {
     description: "Bring memories in from claude-mem, engram, the agents' own files, or a Coffer export",
     load: () => import("./commands/import"),

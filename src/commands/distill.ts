@@ -10,6 +10,7 @@ import { progressBar } from "../lib/progress";
 import { loadConfig } from "../store/config";
 import { listSessions, resolveSession, type SessionFile } from "../transcripts/discovery";
 import { isTranscriptHost, TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
+import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { consola, jsonArg, parseLimit, printJson, short } from "./_shared";
 
@@ -181,44 +182,47 @@ async function distillAll(
 }
 
 const run = withExamples(
-  defineCommand({
-    meta: { name: "run", description: "Distill sessions into project entries (one model call per session)" },
-    args: {
-      sessions: {
-        type: "positional",
-        description: "Session ids or transcript paths (default: recent sessions)",
-        required: false,
+  // Several sessions may be named: every remaining word is one.
+  takesWords(
+    defineCommand({
+      meta: { name: "run", description: "Distill sessions into project entries (one model call per session)" },
+      args: {
+        sessions: {
+          type: "positional",
+          description: "Session ids or transcript paths (default: recent sessions)",
+          required: false,
+        },
+        ...agentArg,
+        since: {
+          type: "string",
+          description: "Without sessions: those active within this long (default: distill.recency_days), e.g. 7d, 12h",
+        },
+        pending: { type: "boolean", description: "Only sessions not distilled yet" },
+        "dry-run": { type: "boolean", description: "Say what would be sent; send and write nothing" },
+        force: {
+          type: "boolean",
+          description: "Distill even sessions the ledger marks as done, and even over the daily token budget",
+        },
+        ...jsonArg,
       },
-      ...agentArg,
-      since: {
-        type: "string",
-        description: "Without sessions: those active within this long (default: distill.recency_days), e.g. 7d, 12h",
+      async run({ args }) {
+        const hosts = hostsFrom(args.agent);
+        const named = (args._ as string[]).filter(Boolean);
+        let files: SessionFile[];
+        if (named.length) files = named.map((s) => fileFor(s, args.agent));
+        else {
+          const config = loadConfig();
+          const sinceMs = args.since ? parseSince(args.since) : config["distill.recency_days"] * 86_400_000;
+          files = listSessions(hosts, Date.now() - sinceMs).reverse(); // oldest first
+        }
+        if (args.pending) {
+          const ledger = readLedger();
+          files = files.filter((f) => !isDistilled(ledger, f));
+        }
+        await distillAll(files, { json: args.json, dryRun: args["dry-run"], force: args.force, via: "run" });
       },
-      pending: { type: "boolean", description: "Only sessions not distilled yet" },
-      "dry-run": { type: "boolean", description: "Say what would be sent; send and write nothing" },
-      force: {
-        type: "boolean",
-        description: "Distill even sessions the ledger marks as done, and even over the daily token budget",
-      },
-      ...jsonArg,
-    },
-    async run({ args }) {
-      const hosts = hostsFrom(args.agent);
-      const named = (args._ as string[]).filter(Boolean);
-      let files: SessionFile[];
-      if (named.length) files = named.map((s) => fileFor(s, args.agent));
-      else {
-        const config = loadConfig();
-        const sinceMs = args.since ? parseSince(args.since) : config["distill.recency_days"] * 86_400_000;
-        files = listSessions(hosts, Date.now() - sinceMs).reverse(); // oldest first
-      }
-      if (args.pending) {
-        const ledger = readLedger();
-        files = files.filter((f) => !isDistilled(ledger, f));
-      }
-      await distillAll(files, { json: args.json, dryRun: args["dry-run"], force: args.force, via: "run" });
-    },
-  }),
+    }),
+  ),
   [
     "coffer distill run 7c1f9a2e",
     "coffer distill run --agent codex --since 2d --pending",

@@ -10,11 +10,13 @@ import { listSessionInfos, type SessionInfo } from "../distill/catalog";
 import { type DistillOutcome, distillFile, modelLabel, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
+import { collectStats, type Stats } from "../distill/stats";
 import { findTrace, listTraces, type Trace } from "../inbox/inbox";
 import { approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { type Host, loadConfig } from "../store/config";
+import { withOpenStore } from "../store/store";
 import { listSessions, resolveSession, type SessionFile, sessionFileAt } from "../transcripts/discovery";
 import { isTranscriptHost } from "../transcripts/types";
 
@@ -56,6 +58,18 @@ export async function endSession(host: Host, sessionId: string, transcriptPath?:
     return "no_model";
   }
   return (await distillFile(file, { config, ledger, via: "http" })).outcome;
+}
+
+/**
+ * `coffer stats` for the web UI: tokens spent distilling (by model), tokens injected by hooks (by
+ * host and event), sessions distilled/pending/failed, entries added by source, most delivered and
+ * not delivered in 90 days, with one value per day for each series (`days`, `per_day`).
+ */
+export async function usageStats(opts: { days?: number; cwd?: string } = {}): Promise<Stats> {
+  const days = Math.max(1, Math.min(365, Math.floor(opts.days ?? 7)));
+  return withOpenStore({ cwd: opts.cwd, freshness: "none" }, (store) =>
+    collectStats({ config: loadConfig(), store, windowMs: days * 86_400_000 }),
+  );
 }
 
 /** Sessions of one host found on disk, newest first. */

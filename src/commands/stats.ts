@@ -1,0 +1,94 @@
+import { defineCommand } from "citty";
+import { collectStats, type Stats } from "../distill/stats";
+import { loadConfig } from "../store/config";
+import { closeStore } from "../store/store";
+import { withExamples } from "./_run";
+import { cliStore, jsonArg, plural, printJson, short } from "./_shared";
+import { parseSince } from "./distill";
+
+const BARS = "▁▂▃▄▅▆▇█";
+
+/** One character per value, scaled to the largest (all zero: a flat baseline). */
+export function sparkline(values: number[]): string {
+  const max = Math.max(0, ...values);
+  return values
+    .map((v) =>
+      max <= 0 || v <= 0 ? BARS[0] : BARS[Math.min(BARS.length - 1, Math.ceil((v / max) * (BARS.length - 1)))],
+    )
+    .join("");
+}
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+function render(s: Stats, tty: boolean): string {
+  const out: string[] = [];
+  const spark = (values: number[]) => (tty && values.length > 1 ? `  ${sparkline(values)}` : "");
+  out.push(`Since ${s.since} (${plural(s.days.length, "day")})`, "");
+
+  const d = s.distill;
+  const est = d.estimated_tokens ? ` (${n(d.estimated_tokens)} estimated)` : "";
+  out.push(
+    `Distilling: ${n(d.tokens)} tokens in ${plural(d.calls, "call")}, ${n(d.input_tokens)} in / ${n(d.output_tokens)} out${est}${spark(d.per_day)}`,
+  );
+  for (const m of d.by_model)
+    out.push(
+      `  ${m.model}: ${n(m.input_tokens + m.output_tokens)} tokens, ${plural(m.calls, "call")}${m.estimated_tokens ? ` (${n(m.estimated_tokens)} estimated)` : ""}`,
+    );
+  out.push(`  budget today: ${d.budget.summary}`);
+  out.push(
+    `Sessions: ${n(s.sessions.distilled)} distilled, ${n(s.sessions.pending)} pending, ${n(s.sessions.failed)} failed`,
+    "",
+  );
+
+  const h = s.hooks;
+  out.push(
+    `Hooks injected: about ${n(h.tokens)} tokens (${n(h.chars)} characters) in ${plural(h.events, "event")}, ${plural(h.deliveries, "entry body", "entry bodies")}${spark(h.per_day)}`,
+  );
+  for (const x of h.by_host) out.push(`  ${x.host}: about ${n(x.tokens)} tokens, ${plural(x.events, "event")}`);
+  if (h.by_event.length)
+    out.push(`  by event: ${h.by_event.map((e) => `${e.event} ${n(e.tokens)}`).join(", ")} (tokens, about)`);
+  if (!h.counted_since) out.push("  (nothing counted yet: the hooks count what they inject from this version on)");
+  out.push("");
+
+  const e = s.entries;
+  const sources = Object.entries(e.added)
+    .map(([k, v]) => `${k} ${n(v)}`)
+    .join(", ");
+  out.push(`Entries added: ${n(e.added_total)}${sources ? ` (${sources})` : ""}${spark(e.per_day)}`);
+  if (e.most_delivered.length) {
+    out.push("Delivered most often:");
+    for (const x of e.most_delivered)
+      out.push(`  ${String(x.deliveries).padStart(5)}  ${x.id}  ${short(x.title ?? "(entry gone)", 70)}`);
+  }
+  const stale = e.never_delivered;
+  out.push(
+    `Not delivered in ${stale.days} days: ${n(stale.total)} ${stale.total === 1 ? "entry" : "entries"} (candidates to prune${h.counted_since ? `; counting since ${h.counted_since}` : ""})`,
+  );
+  for (const x of stale.entries) out.push(`  ${x.id}  ${x.created.slice(0, 10)}  ${short(x.title, 70)}`);
+  return `${out.join("\n")}\n`;
+}
+
+export default withExamples(
+  defineCommand({
+    meta: {
+      name: "stats",
+      description: "Tokens spent distilling and injected by hooks, sessions, entries added and delivered",
+    },
+    args: {
+      since: { type: "string", description: "The window, e.g. 7d (default), 24h, 4w", valueHint: "7d" },
+      ...jsonArg,
+    },
+    async run({ args }) {
+      const windowMs = parseSince(args.since ?? "7d");
+      const store = cliStore();
+      try {
+        const stats = collectStats({ config: loadConfig(), store, windowMs });
+        if (args.json) return printJson(stats);
+        process.stdout.write(render(stats, Boolean(process.stdout.isTTY)));
+      } finally {
+        closeStore(store);
+      }
+    },
+  }),
+  ["coffer stats", "coffer stats --since 30d", "coffer stats --json"],
+);

@@ -1,0 +1,167 @@
+/**
+ * What the hooks inject, counted for `coffer stats`: per local day, host and event, how many hook
+ * events injected something and how many characters; per entry and day, how often its body was
+ * delivered. Counts only, never prompt or context text. The tables live in index.db next to the
+ * delivered-set cache but are not pruned with its sessions: rows are kept for KEEP_USAGE_DAYS
+ * (a schema upgrade of index.db starts the counts afresh, like every other cached table).
+ */
+import type { Database } from "bun:sqlite";
+import { localDay } from "../lib/time";
+import { dbOf } from "./db";
+import type { Store } from "./store";
+
+export const KEEP_USAGE_DAYS = 400;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS hook_usage(
+  day TEXT NOT NULL,
+  host TEXT NOT NULL,
+  event TEXT NOT NULL,
+  events INTEGER NOT NULL,
+  chars INTEGER NOT NULL,
+  PRIMARY KEY(day, host, event)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entry_deliveries(
+  entry_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY(entry_id, day)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entry_deliveries_day ON entry_deliveries(day);
+`;
+
+const ready = new WeakSet<Database>();
+
+function usageDb(store: Store): Database {
+  const db = dbOf(store);
+  if (!ready.has(db)) {
+    db.run(SCHEMA);
+    ready.add(db);
+  }
+  return db;
+}
+
+/** The tables exist only once a hook counted something; reads before that see nothing. */
+function hasUsage(db: Database): boolean {
+  return !!db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_usage'").get();
+}
+
+export type Injection = {
+  host: string;
+  event: string;
+  /** Characters of context the hook answered with (0: it injected nothing). */
+  chars: number;
+  /** Entries whose bodies this event delivered. */
+  entries: string[];
+};
+
+/**
+ * Count one hook event (one short write transaction). Nothing is counted for an event that
+ * injected nothing. The first write of a day drops rows older than KEEP_USAGE_DAYS.
+ */
+export function recordInjection(store: Store, inj: Injection, now = Date.now()): void {
+  if (inj.chars <= 0 && !inj.entries.length) return;
+  const db = usageDb(store);
+  const day = localDay(now);
+  db.transaction(() => {
+    const firstToday = !db.query("SELECT 1 FROM hook_usage WHERE day = ? LIMIT 1").get(day);
+    db.query(
+      `INSERT INTO hook_usage(day, host, event, events, chars) VALUES(?, ?, ?, 1, ?)
+       ON CONFLICT(day, host, event) DO UPDATE SET events = events + 1, chars = chars + excluded.chars`,
+    ).run(day, inj.host, inj.event, Math.max(0, inj.chars));
+    const put = db.query(
+      "INSERT INTO entry_deliveries(entry_id, day, n) VALUES(?, ?, 1) ON CONFLICT(entry_id, day) DO UPDATE SET n = n + 1",
+    );
+    for (const id of new Set(inj.entries)) put.run(id, day);
+    if (firstToday) {
+      const cutoff = localDay(now - KEEP_USAGE_DAYS * 86_400_000);
+      db.query("DELETE FROM hook_usage WHERE day < ?").run(cutoff);
+      db.query("DELETE FROM entry_deliveries WHERE day < ?").run(cutoff);
+    }
+  }).immediate();
+}
+
+export type InjectionRow = { day: string; host: string; event: string; events: number; chars: number };
+
+/** Injection counts from `sinceDay` (YYYY-MM-DD, inclusive) on, by day, host and event. */
+export function injectionRows(store: Store, sinceDay: string): InjectionRow[] {
+  const db = dbOf(store);
+  if (!hasUsage(db)) return [];
+  return db
+    .query("SELECT day, host, event, events, chars FROM hook_usage WHERE day >= ? ORDER BY day, host, event")
+    .all(sinceDay) as InjectionRow[];
+}
+
+/** The first day anything was counted (null: never). */
+export function usageSince(store: Store): string | null {
+  const db = dbOf(store);
+  if (!hasUsage(db)) return null;
+  const r = db.query("SELECT min(day) AS day FROM hook_usage").get() as { day: string | null };
+  return r.day;
+}
+
+export type DeliveredCount = { id: string; scope: string | null; title: string | null; deliveries: number };
+
+/** Entries delivered most often from `sinceDay` on, most first (ties by id). */
+export function mostDelivered(store: Store, sinceDay: string, limit: number): DeliveredCount[] {
+  const db = dbOf(store);
+  if (!hasUsage(db)) return [];
+  return db
+    .query(
+      `SELECT d.id AS id, e.scope AS scope, e.title AS title, d.total AS deliveries
+       FROM (SELECT entry_id AS id, sum(n) AS total FROM entry_deliveries WHERE day >= ? GROUP BY entry_id) AS d
+       LEFT JOIN entries AS e ON e.id = d.id
+       GROUP BY d.id ORDER BY d.total DESC, d.id LIMIT ?`,
+    )
+    .all(sinceDay, limit) as DeliveredCount[];
+}
+
+/** Total deliveries from `sinceDay` on (every entry body sent once counts one). */
+export function deliveryTotal(store: Store, sinceDay: string): number {
+  const db = dbOf(store);
+  if (!hasUsage(db)) return 0;
+  return (
+    db.query("SELECT coalesce(sum(n), 0) AS n FROM entry_deliveries WHERE day >= ?").get(sinceDay) as { n: number }
+  ).n;
+}
+
+export type UndeliveredEntry = { id: string; scope: string; title: string; created: string; source: string };
+
+/**
+ * Entries created before `sinceDay` and not delivered on or after it (candidates to prune),
+ * oldest first, at most `limit`; `total` counts them all.
+ */
+export function undelivered(
+  store: Store,
+  sinceDay: string,
+  limit: number,
+): { total: number; entries: UndeliveredEntry[] } {
+  const db = dbOf(store);
+  const delivered = hasUsage(db)
+    ? "AND NOT EXISTS (SELECT 1 FROM entry_deliveries d WHERE d.entry_id = e.id AND d.day >= ?1)"
+    : "";
+  const where = `FROM entries AS e WHERE substr(e.created, 1, 10) < ?1 ${delivered}`;
+  const total = (db.query(`SELECT count(*) AS n ${where}`).get(sinceDay) as { n: number }).n;
+  const entries = db
+    .query(`SELECT e.id AS id, e.scope AS scope, e.title AS title, e.created AS created, e.source AS source ${where}
+            ORDER BY e.created, e.id LIMIT ?2`)
+    .all(sinceDay, limit) as UndeliveredEntry[];
+  return { total, entries };
+}
+
+/** Entries created from `sinceIso` on, counted by source (cli, mcp, distill, http, import). */
+export function entriesBySource(store: Store, sinceIso: string): Record<string, number> {
+  const rows = dbOf(store)
+    .query("SELECT source, count(*) AS n FROM entries WHERE created >= ? GROUP BY source ORDER BY source")
+    .all(sinceIso) as { source: string; n: number }[];
+  return Object.fromEntries(rows.map((r) => [r.source, r.n]));
+}
+
+/** Entries created per local day from `sinceIso` on (UTC timestamps bucketed by the day they fall on here). */
+export function createdTimes(store: Store, sinceIso: string): string[] {
+  return (
+    dbOf(store).query("SELECT created FROM entries WHERE created >= ? ORDER BY created").all(sinceIso) as {
+      created: string;
+    }[]
+  ).map((r) => r.created);
+}

@@ -1,0 +1,144 @@
+/**
+ * `coffer stats`: its figures add up against the ledger (distillation tokens by model, sessions)
+ * and against what the hooks actually injected (characters per host and event, deliveries), and
+ * entries are counted by source.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { sparkline } from "../../src/commands/stats";
+import {
+  fenced,
+  ledgerLines,
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  runAsync,
+  simpleClaudeSession,
+  writeModelConfig,
+} from "../distill/helpers";
+import { type Sandbox, sandbox } from "../helpers";
+
+const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
+const ids = {
+  a: "cccccccc-0000-4000-8000-0000000000a1",
+  b: "cccccccc-0000-4000-8000-0000000000a2",
+  c: "cccccccc-0000-4000-8000-0000000000a3",
+  pending: "cccccccc-0000-4000-8000-0000000000a4",
+  failing: "cccccccc-0000-4000-8000-0000000000a5",
+};
+
+let sb: Sandbox;
+let repo: string;
+const servers: ModelServer[] = [];
+
+beforeAll(async () => {
+  sb = sandbox("coffer-stats-");
+  repo = sb.repo("shop", "git@github.com:acme/shop.git");
+  for (const [k, id] of Object.entries(ids))
+    placeClaude(sb, simpleClaudeSession(`Session ${k}: how do we deploy?`, `Answer ${k}: with make release.`), {
+      id,
+      cwd: repo,
+      ageMinutes: 30,
+    });
+  const insights = (k: string) => [
+    { kind: "convention", title: `Deploy rule ${k}`, body: `Deploy ${k} goes through make release.` },
+  ];
+  // Two calls reporting usage (OpenAI shape), one without (estimated), one malformed answer.
+  const openai = modelServer("openai", [
+    { text: fenced(insights("a")), usage: { input: 1500, output: 120 } },
+    { text: fenced(insights("b")), usage: { input: 1700, output: 80 } },
+  ]);
+  servers.push(openai);
+  writeModelConfig(sb, "openai", openai.url);
+  expect((await runAsync(sb, ["distill", "run", ids.a, ids.b], { env })).code).toBe(0);
+  const anthropic = modelServer("anthropic", [{ text: JSON.stringify(insights("c")) }]);
+  servers.push(anthropic);
+  writeModelConfig(sb, "anthropic", anthropic.url);
+  expect((await runAsync(sb, ["distill", "run", ids.c], { env })).code).toBe(0);
+  const broken = modelServer("openai", [{ text: "no idea", usage: { input: 900, output: 3 } }]);
+  servers.push(broken);
+  writeModelConfig(sb, "openai", broken.url);
+  expect((await runAsync(sb, ["distill", "run", ids.failing], { env })).code).toBe(1);
+  // Two entries by hand.
+  expect(sb.run(["remember", "Staging is reset every Monday"], { cwd: repo }).code).toBe(0);
+  expect(sb.run(["remember", "--scope", "global", "I prefer short answers"]).code).toBe(0);
+});
+afterAll(() => {
+  for (const s of servers) s.stop();
+  sb.cleanup();
+});
+
+describe("distillation figures", () => {
+  test("tokens by model add up against the ledger; sessions distilled, failed, pending", async () => {
+    const r = await runAsync(sb, ["stats", "--json"]);
+    expect(r.code).toBe(0);
+    const s = r.json();
+    const ledger = ledgerLines(sb).filter((x) => x.model);
+    const sum = (rows: Record<string, any>[], k: string) => rows.reduce((n, x) => n + (x[k] ?? 0), 0);
+    expect(s.distill.calls).toBe(ledger.length);
+    expect(s.distill.calls).toBe(4);
+    expect(s.distill.input_tokens).toBe(sum(ledger, "input_tokens"));
+    expect(s.distill.output_tokens).toBe(sum(ledger, "output_tokens"));
+    expect(s.distill.tokens).toBe(s.distill.input_tokens + s.distill.output_tokens);
+    const byModel = Object.fromEntries(s.distill.by_model.map((m: Record<string, any>) => [m.model, m])) as Record<
+      string,
+      Record<string, number>
+    >;
+    expect(byModel["openai/test-model"]).toMatchObject({
+      calls: 3,
+      input_tokens: 1500 + 1700 + 900,
+      output_tokens: 203,
+    });
+    const est = ledger.find((x) => x.model === "anthropic/test-model")!;
+    expect(est.tokens_estimated).toBe(true);
+    expect(byModel["anthropic/test-model"]).toMatchObject({
+      calls: 1,
+      input_tokens: est.input_tokens,
+      estimated_tokens: est.input_tokens + est.output_tokens,
+    });
+    expect(s.distill.estimated_tokens).toBe(est.input_tokens + est.output_tokens);
+    // Every token of the window falls on some day of the series.
+    expect(s.distill.per_day.reduce((a: number, b: number) => a + b, 0)).toBe(s.distill.tokens);
+    expect(s.distill.per_day.length).toBe(s.days.length);
+    expect(s.days.length).toBe(7);
+    expect(s.sessions).toEqual({ distilled: 3, failed: 1, pending: 2 });
+  });
+
+  test("entries added by source; the series adds up", async () => {
+    const s = (await runAsync(sb, ["stats", "--json"])).json();
+    expect(s.entries.added).toEqual({ cli: 2, distill: 3 });
+    expect(s.entries.added_total).toBe(5);
+    expect(s.entries.per_day.reduce((a: number, b: number) => a + b, 0)).toBe(5);
+  });
+
+  test("--since outside the window: nothing counted; a bad --since exits 2", async () => {
+    // Records dated long ago fall outside a one-hour window.
+    appendFileSync(
+      join(sb.cofferHome, "state", "distilled.jsonl"),
+      `${JSON.stringify({ at: "2020-01-01T00:00:00Z", host: "claude", session_id: "old", sha256: "x", size: 1, mtime_ms: 1, outcome: "distilled", entries: 0, model: "openai/old", input_tokens: 5, output_tokens: 5 })}\n`,
+    );
+    const s = (await runAsync(sb, ["stats", "--since", "30d", "--json"])).json();
+    expect(s.distill.by_model.map((m: { model: string }) => m.model)).not.toContain("openai/old");
+    expect(s.days.length).toBe(30);
+    const bad = await runAsync(sb, ["stats", "--since", "lots"]);
+    expect(bad.code).toBe(2);
+  });
+
+  test("the text report names models and budget; sparklines only on a terminal", async () => {
+    const r = await runAsync(sb, ["stats"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("openai/test-model");
+    expect(r.stdout).toContain("anthropic/test-model");
+    expect(r.stdout).toMatch(/budget today: [\d,]+ of 200,000 tokens spent today/);
+    expect(r.stdout).toContain("Sessions: 3 distilled, 2 pending, 1 failed");
+    expect(r.stdout).not.toMatch(/[▁▂▃▄▅▆▇█]/);
+  });
+});
+
+test("sparkline: one bar per value scaled to the largest, zeros on the baseline", () => {
+  expect(sparkline([0, 1, 2, 4, 8])).toBe("▁▂▃▅█");
+  expect(sparkline([0, 0, 0])).toBe("▁▁▁");
+  expect(sparkline([5])).toBe("█");
+  expect(sparkline([3, 3])).toBe("██");
+});
