@@ -6,13 +6,17 @@
  * Generates a Claude Code transcript of about `--mb` megabytes (tool traffic, thinking, hook
  * attachments, prose, a secret now and then), then measures, side by side:
  *   - in-process: read + parse + clean + scrub + budget (prepareConversation), median of runs;
- *   - the compiled binary: `coffer distill show <file> --json`, process start to exit, median.
+ *   - the compiled binary: `coffer distill show <file> --json`, process start to exit, median;
+ *   - the scrubber alone on each 1 MB adversarial input (test/scrub/adversarial.ts), median of
+ *     `--runs`, with the worst one named (target: each under 100 ms).
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { scrub } from "../../src/scrub/index";
 import { parseClaude } from "../../src/transcripts/claude";
 import { prepareConversation } from "../../src/transcripts/conversation";
+import { adversarialInputs } from "../../test/scrub/adversarial";
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -173,6 +177,25 @@ try {
     );
   else console.log(`binary: ${binaryNote}`);
   console.log(`target: >= 50 MB/s`);
+
+  // adversarial inputs: the scrubber alone, each input timed `runs` times (median)
+  const times: [string, number][] = [];
+  for (const { name, text } of adversarialInputs()) {
+    const runsMs: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      scrub(text);
+      runsMs.push(performance.now() - t0);
+    }
+    times.push([name, median(runsMs)]);
+  }
+  times.sort((a, b) => b[1] - a[1]);
+  const over = times.filter(([, ms]) => ms >= 100).length;
+  console.log(
+    `adversarial (1 MB each, ${times.length} inputs): worst ${times[0]![1].toFixed(1)} ms (${times[0]![0]}); ` +
+      `median of all ${median(times.map((t) => t[1])).toFixed(1)} ms; ${over} at or over 100 ms`,
+  );
+  for (const [name, ms] of times.slice(0, 5)) console.log(`  ${ms.toFixed(1).padStart(7)} ms  ${name}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -151,7 +151,7 @@ export function findSecrets(text: string): Span[] {
   urlSpans(text, spans);
   bearerSpans(text, spans);
   dsnSpans(text, spans);
-  if (text.includes(":")) pgpassSpans(text, spans);
+  if (/:(?:\d{1,5}|\*):/.test(text)) pgpassSpans(text, spans);
   kubernetesSpans(text, spans);
   commandSpans(text, spans);
   assignmentSpans(text, spans, malformedProviderToken);

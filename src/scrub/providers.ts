@@ -320,7 +320,7 @@ export const PROVIDERS: ProviderRule[] = [
   {
     family: "twitter",
     keywords: ["AAAAAAAAAAAAAAAAAAAAA"],
-    patterns: [{ exact: "AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,300}" }],
+    patterns: [{ exact: `${B}AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,300}` }],
   },
   { family: "typeform", keywords: ["tfp_"], patterns: [`${B}tfp_[A-Za-z0-9_.=-]{59}`] },
   {

@@ -12,7 +12,7 @@ import { isPlaceholder, isSecretValue } from "./values";
 
 /** `<private>...</private>`: dropped whole (to the end of the text when unclosed). */
 export function privateSpans(text: string, spans: Span[]): void {
-  if (!/<private>/i.test(text)) return;
+  if (!text.includes("<") || !/<private>/i.test(text)) return;
   const open = /<private>/gi;
   const close = /<\/private>/gi;
   let m: RegExpExecArray | null;
@@ -99,7 +99,7 @@ const BEARER = /(?<![\w-])(bearer|basic|token)[ \t]+([A-Za-z0-9._~+/-]{8,4096}=*
 
 /** `Bearer <token>` / `Basic <base64>` anywhere (a credential, not the English word). */
 export function bearerSpans(text: string, spans: Span[]): void {
-  if (!/bearer|basic|token/i.test(text)) return;
+  if (!/[Bb]earer|[Bb]asic|[Tt]oken|BEARER|BASIC|TOKEN/.test(text)) return;
   BEARER.lastIndex = 0;
   let m: RegExpExecArray | null;
   // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
@@ -229,9 +229,11 @@ export function kubernetesSpans(text: string, spans: Span[]): void {
         const raw = kv[2]!.replace(/[ \t]+$/, "");
         if (/^[|>][-+]?$/.test(raw)) block = ind;
         else {
-          const v = raw.replace(/^(["'])(.*)\1$/, "$2");
+          // data: one base64 token (quoted or not); stringData: the quoted string or the rest of the line
+          const q = /^(["'])(.*?)\1/.exec(raw);
+          const v = q ? q[2]! : m[2] === "data" ? /^\S*/.exec(raw)![0] : raw;
           if (v && v.replace(/=+$/, "").length >= minLen && !isPlaceholder(v)) {
-            const vs = pos + lead.length + kv[0].length - kv[2]!.length + raw.indexOf(v);
+            const vs = pos + lead.length + kv[0].length - kv[2]!.length + (q ? 1 : 0);
             spans.push({ start: vs, end: vs + v.length, family: "kubernetes", rank: 2 });
           }
         }
@@ -269,7 +271,7 @@ function commandEnd(text: string, from: number): number {
 
 /** Credentials on command lines. Each line region is searched once. */
 export function commandSpans(text: string, spans: Span[]): void {
-  if (!/curl|mysql|mariadb|sshpass|docker|SecureString/i.test(text)) return;
+  if (!/curl|mysql|mariadb|sshpass|docker|SecureString/.test(text)) return;
   COMMAND.lastIndex = 0;
   let scanned = 0;
   let m: RegExpExecArray | null;
