@@ -31,7 +31,7 @@ import { type Entry, KINDS, SOURCES } from "../store/entry";
 import { scopesOnDisk } from "../store/indexer";
 import { readRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, resolveProject, type ScopeKey } from "../store/scope";
-import { closeStore, openStore, refresh, type Store } from "../store/store";
+import { refresh, type Store, withOpenStore } from "../store/store";
 import type { WebAuth } from "./auth";
 
 export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };
@@ -123,25 +123,28 @@ function scopeParam(raw: unknown): ScopeKey {
   return s;
 }
 
-/** Open the store in the server's cwd; `scope` (a project id) becomes the store's project scope. */
-function withUiStore<T>(ctx: UiContext, scope: ScopeKey | undefined, fn: (store: Store) => T): T {
-  const store = openStore({ cwd: ctx.cwd, freshness: "none", notice: (m) => process.stderr.write(`coffer: ${m}\n`) });
-  try {
-    if (scope && scope !== GLOBAL && store.project?.id !== scope) {
-      const meta = projectMeta(scope);
-      store.project = {
-        id: scope,
-        root: "",
-        worktree: "",
-        gitDir: "",
-        label: meta.label,
-        ...(meta.origin ? { origin: meta.origin } : {}),
-      };
-    }
-    return fn(store);
-  } finally {
-    closeStore(store);
-  }
+/**
+ * Open the store in the server's cwd for one call (busy retries awaited, never blocking the
+ * event loop); `scope` (a project id) becomes the store's project scope.
+ */
+function withUiStore<T>(ctx: UiContext, scope: ScopeKey | undefined, fn: (store: Store) => T): Promise<T> {
+  return withOpenStore(
+    { cwd: ctx.cwd, freshness: "none", notice: (m) => process.stderr.write(`coffer: ${m}\n`) },
+    (store) => {
+      if (scope && scope !== GLOBAL && store.project?.id !== scope) {
+        const meta = projectMeta(scope);
+        store.project = {
+          id: scope,
+          root: "",
+          worktree: "",
+          gitDir: "",
+          label: meta.label,
+          ...(meta.origin ? { origin: meta.origin } : {}),
+        };
+      }
+      return fn(store);
+    },
+  );
 }
 
 const scopeNameFor = (scope: ScopeKey) => (scope === GLOBAL ? "global" : "project");
@@ -439,7 +442,7 @@ function cwdsFor(store: Store, ctx: UiContext, scope: ScopeKey): string[] {
 
 route("GET", "/api/v1/ui/rules", async (_req, url, _p, ctx) => {
   const scope = scopeParam(url.searchParams.get("scope") ?? GLOBAL);
-  const cwds = withUiStore(ctx, undefined, (store) => cwdsFor(store, ctx, scope));
+  const cwds = await withUiStore(ctx, undefined, (store) => cwdsFor(store, ctx, scope));
   const asked = url.searchParams.get("cwd");
   if (asked && !isAbsoluteDir(asked)) throw badRequest("cwd must be an absolute path of an existing directory");
   const cwd = asked || cwds[0] || null;
@@ -627,7 +630,7 @@ function auditTail(max: number): unknown[] {
 }
 
 route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
-  const overview = withUiStore(ctx, undefined, (store) => scopeOverview(store));
+  const overview = await withUiStore(ctx, undefined, (store) => scopeOverview(store));
   let indexBytes = 0;
   for (const suffix of ["", "-wal"]) {
     try {
