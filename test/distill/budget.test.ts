@@ -5,7 +5,7 @@
  * day's sweep (clock fixed with COFFER_NOW) goes on; `distill run --force` overrides.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SYSTEM_PROMPT } from "../../src/distill/prompt";
 import { type Sandbox, sandbox } from "../helpers";
@@ -212,4 +212,28 @@ describe("daily token budget", () => {
     const s = (await runAsync(sb, ["status", "--json"], { env: { ...env, COFFER_NOW: DAY1 } })).json().distill;
     expect(s).toMatchObject({ budget: 0, spent: 180200, remaining: null, paused: false });
   });
+});
+
+test("the README's local-model config.toml works as written: no key sent, usage recorded, no budget", async () => {
+  const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+  const block = /```toml\n# ~\/\.coffer\/config\.toml\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(block).toBeDefined();
+  expect(block).toContain('base_url = "http://127.0.0.1:11434/v1"');
+  placeClaude(sb, simpleClaudeSession(), { id: ids[0]!, cwd: repo });
+  // Ollama's OpenAI-compatible answer reports usage in the OpenAI shape.
+  server = modelServer("openai", [{ text: fenced(INSIGHT), usage: { input: 812, output: 64 } }]);
+  mkdirSync(sb.cofferHome, { recursive: true });
+  writeFileSync(join(sb.cofferHome, "config.toml"), block!.replace("http://127.0.0.1:11434", server.url));
+  const r = await runAsync(sb, ["distill", "run", ids[0]!, "--json"], {
+    env: { OPENAI_API_KEY: "sk-must-not-be-sent" },
+  });
+  expect(r.code).toBe(0);
+  expect(r.json().results[0].outcome).toBe("distilled");
+  const req = server.requests[0]!;
+  expect(req.path).toBe("/v1/chat/completions");
+  expect(req.headers.authorization).toBeUndefined();
+  expect(JSON.parse(req.body).model).toBe("qwen2.5:7b");
+  expect(ledgerLines(sb)[0]).toMatchObject({ model: "openai/qwen2.5:7b", input_tokens: 812, output_tokens: 64 });
+  const s = (await runAsync(sb, ["status", "--json"])).json().distill;
+  expect(s).toMatchObject({ budget: 0, spent: 876, paused: false });
 });
