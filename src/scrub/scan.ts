@@ -1,0 +1,76 @@
+/**
+ * `coffer scan`: find secrets already written under memory/ (entries, rules, handoffs, hand-edited
+ * files) and, with `fix`, redact them in place. Files only: symlinks and anything but regular
+ * files are skipped, reads are size-bounded, every fix is an atomic write, every fix is audited
+ * (path and families, never the content). The index picks the fixed files up on its next refresh.
+ */
+import { lstatSync, readdirSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { paths } from "../lib/paths";
+import { readRegularFile } from "../lib/small-file";
+import { type Found, scrub } from "./index";
+
+/** Files larger than this are not entries; they are reported as skipped, not read. */
+export const SCAN_MAX_BYTES = 4 * 1024 * 1024;
+const SCANNED = /\.(?:md|markdown|txt|toml|json|jsonl|ya?ml)$/i;
+
+export type ScanFinding = { path: string; found: Found[]; fixed: boolean };
+export type ScanResult = { files: number; findings: ScanFinding[]; secrets: number; skipped: string[] };
+
+/** Every regular text file under `root`, depth-first, in a stable order; `.git` and symlinks are not followed. */
+function* walk(root: string): Generator<string> {
+  let names: string[];
+  try {
+    names = readdirSync(root).sort();
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name === ".git") continue;
+    const full = join(root, name);
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(full);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) continue;
+    if (st.isDirectory()) yield* walk(full);
+    else if (st.isFile() && SCANNED.test(name) && !(name.startsWith(".") && name.endsWith(".tmp"))) yield full;
+  }
+}
+
+/** Scan memory/ (or `root`); with `fix`, replace each secret by [redacted] in place. */
+export function scanMemory(opts: { fix?: boolean; root?: string; actor?: string } = {}): ScanResult {
+  const root = opts.root ?? paths.memory();
+  const result: ScanResult = { files: 0, findings: [], secrets: 0, skipped: [] };
+  for (const file of walk(root)) {
+    const rel = relative(root, file).split(sep).join("/");
+    const buf = readRegularFile(file, SCAN_MAX_BYTES);
+    if (!buf) {
+      result.skipped.push(rel);
+      continue;
+    }
+    result.files++;
+    const text = buf.toString("utf8");
+    const r = scrub(text);
+    if (!r.redactions) continue;
+    result.secrets += r.redactions;
+    let fixed = false;
+    if (opts.fix) {
+      writeFileAtomic(file, r.text);
+      fixed = true;
+      audit({
+        event: "scan.fix",
+        actor: opts.actor ?? "user",
+        path: rel,
+        redactions: r.redactions,
+        families: r.found.map((f) => f.family),
+      });
+    }
+    result.findings.push({ path: rel, found: r.found, fixed });
+  }
+  return result;
+}
