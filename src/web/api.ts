@@ -603,6 +603,13 @@ route("GET", "/api/v1/ui/model", async () => {
   });
 });
 
+route("GET", "/api/v1/ui/stats", async (_req, url, _p, ctx) => {
+  const days = Number(url.searchParams.get("days") ?? 30);
+  if (!Number.isInteger(days) || days < 1 || days > 365) throw badRequest("days must be an integer 1..365");
+  const { usageStats } = await import("../serve/distill");
+  return json(await usageStats({ days, cwd: ctx.cwd }));
+});
+
 // ---------------------------------------------------------------------------------------------
 // Health
 

@@ -449,6 +449,11 @@ describe("rules, sessions, inbox", () => {
       await page.waitForSelector("text=The inbox is empty");
       // The transcript list shows the session as distilled.
       await page.waitForSelector("#transcripts-table >> text=done");
+      // The Stats page counts that model call.
+      await go("#/stats", "#stats-models");
+      const row = await page.locator("#stats-models tbody tr").first().locator("td").allTextContents();
+      expect(row[0]).toContain("test-model");
+      expect(row[1]).toBe("1");
     },
     T,
   );
@@ -463,6 +468,7 @@ describe("accessibility and looks", () => {
     ["inbox", "#/inbox", "#transcripts"],
     ["trash", "#/trash", "main h1"],
     ["health", "#/health", "#audit-table"],
+    ["stats", "#/stats", "#stats-models"],
   ];
 
   test(

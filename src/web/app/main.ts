@@ -1,7 +1,7 @@
 /** The web UI: a hash router over the pages, the theme switch, and the logged-out screen. */
 import { entriesPage } from "./entries";
 import { errorBox, h, loadScopes, whenSession } from "./lib";
-import { healthPage, inboxPage, projectsPage, rulesPage, sessionsPage, trashPage } from "./pages";
+import { healthPage, inboxPage, projectsPage, rulesPage, sessionsPage, statsPage, trashPage } from "./pages";
 
 // Framed by another site? Show nothing (the server also forbids framing).
 if (window.top !== window.self) document.documentElement.replaceChildren();
@@ -13,6 +13,7 @@ const PAGES: Record<string, { title: string; render: (main: HTMLElement) => Prom
   sessions: { title: "Sessions", render: sessionsPage },
   inbox: { title: "Inbox", render: inboxPage },
   trash: { title: "Trash", render: trashPage },
+  stats: { title: "Stats", render: statsPage },
   health: { title: "Health", render: healthPage },
 };
 

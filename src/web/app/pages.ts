@@ -831,3 +831,218 @@ export async function healthPage(main: HTMLElement): Promise<void> {
 }
 
 export { scopeLabel };
+
+type Stats = {
+  since: string;
+  until: string;
+  days: string[];
+  distill: {
+    calls: number;
+    input_tokens: number;
+    output_tokens: number;
+    tokens: number;
+    estimated_tokens: number;
+    by_model: { model: string; calls: number; input_tokens: number; output_tokens: number; estimated_tokens: number }[];
+    per_day: number[];
+    budget: { day: string; budget: number; spent: number; remaining: number | null; paused: boolean };
+  };
+  sessions: { distilled: number; failed: number; pending: number };
+  hooks: {
+    events: number;
+    chars: number;
+    tokens: number;
+    by_host: { host: string; events: number; chars: number; tokens: number }[];
+    by_event: { event: string; events: number; chars: number; tokens: number }[];
+    per_day: number[];
+    deliveries: number;
+    counted_since: string | null;
+  };
+  entries: {
+    added: Record<string, number>;
+    added_total: number;
+    per_day: number[];
+    most_delivered: { id: string; scope: string | null; title: string | null; deliveries: number }[];
+    never_delivered: { days: number; total: number; entries: { id: string; title: string; created: string }[] };
+  };
+};
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A per-day series as a small line chart, described in words for screen readers. */
+function sparkline(values: number[], days: string[], what: string): Element {
+  const w = 180;
+  const hgt = 36;
+  const max = Math.max(1, ...values);
+  const step = values.length > 1 ? w / (values.length - 1) : w;
+  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(hgt - 2 - (v / max) * (hgt - 4)).toFixed(1)}`);
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  svg.setAttribute("width", String(w));
+  svg.setAttribute("height", String(hgt));
+  svg.setAttribute("role", "img");
+  const total = values.reduce((a, b) => a + b, 0);
+  const peak = values.indexOf(Math.max(...values));
+  svg.setAttribute(
+    "aria-label",
+    `${what} per day from ${days[0]} to ${days.at(-1)}: ${total.toLocaleString()} in all${total ? `, most on ${days[peak]} (${values[peak]!.toLocaleString()})` : ""}`,
+  );
+  svg.classList.add("spark");
+  const line = document.createElementNS(SVG, "polyline");
+  line.setAttribute("points", points.join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("stroke", "currentColor");
+  line.setAttribute("stroke-width", "2");
+  svg.appendChild(line);
+  return svg;
+}
+
+function table(id: string, head: string[], rows: (string | number | Node)[][], numFrom = 1): HTMLElement {
+  return h(
+    "table",
+    { id, class: "compact" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        head.map((c, i) => h("th", { scope: "col", class: i >= numFrom ? "num" : null }, c)),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      rows.map((r) =>
+        h(
+          "tr",
+          {},
+          r.map((c, i) =>
+            h("td", { class: i >= numFrom ? "num" : null }, typeof c === "number" ? c.toLocaleString() : c),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+export async function statsPage(main: HTMLElement): Promise<void> {
+  const days = Number(routeParams().get("days")) || 30;
+  const { projects } = await loadScopes();
+  const s = await api<Stats>("GET", `/api/v1/ui/stats?days=${days}`);
+  const picker = h(
+    "form",
+    { class: "row", "aria-label": "Window" },
+    h(
+      "label",
+      { for: "stats-days" },
+      "Window",
+      h(
+        "select",
+        { id: "stats-days" },
+        [7, 30, 90, 365].map((d) => h("option", { value: d, selected: d === days }, `last ${d} days`)),
+      ),
+    ),
+    h("button", { type: "submit", class: "ghost" }, "Show"),
+  );
+  picker.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    setRouteParams("stats", { days: (picker.querySelector("select") as HTMLSelectElement).value });
+  });
+  const b = s.distill.budget;
+  const card = (title: string, value: string, spark: Element, note?: string) =>
+    h(
+      "section",
+      { class: "panel card" },
+      h("h2", {}, title),
+      h("p", { class: "big" }, value),
+      spark,
+      note ? h("p", { class: "muted" }, note) : null,
+    );
+  main.replaceChildren(
+    h("h1", {}, "Stats"),
+    picker,
+    h("p", { class: "muted" }, `${s.since} to ${s.until}`),
+    h(
+      "div",
+      { class: "cards" },
+      card(
+        "Distillation",
+        `${s.distill.tokens.toLocaleString()} tokens`,
+        sparkline(s.distill.per_day, s.days, "Tokens spent distilling"),
+        `${s.distill.calls} model call${s.distill.calls === 1 ? "" : "s"}${s.distill.estimated_tokens ? `, ${s.distill.estimated_tokens.toLocaleString()} tokens estimated` : ""}. Today: ${b.spent.toLocaleString()}${b.budget ? ` of ${b.budget.toLocaleString()}` : ""}${b.paused ? " — paused at the daily budget" : ""}.`,
+      ),
+      card(
+        "Injected by hooks",
+        `≈ ${s.hooks.tokens.toLocaleString()} tokens`,
+        sparkline(s.hooks.per_day, s.days, "Characters injected by hooks"),
+        `${s.hooks.events.toLocaleString()} events, ${s.hooks.chars.toLocaleString()} characters, ${s.hooks.deliveries.toLocaleString()} bodies${s.hooks.counted_since ? ` (counted since ${s.hooks.counted_since})` : " (nothing counted yet)"}.`,
+      ),
+      card(
+        "Entries added",
+        s.entries.added_total.toLocaleString(),
+        sparkline(s.entries.per_day, s.days, "Entries added"),
+        Object.entries(s.entries.added)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ") || "none",
+      ),
+      h(
+        "section",
+        { class: "panel card" },
+        h("h2", {}, "Sessions"),
+        h("p", { class: "big" }, `${s.sessions.distilled} distilled`),
+        h("p", {}, `${s.sessions.pending} pending, ${s.sessions.failed} failed`),
+      ),
+    ),
+    h("h2", {}, "Distillation by model"),
+    s.distill.by_model.length
+      ? table(
+          "stats-models",
+          ["Model", "Calls", "Input tokens", "Output tokens", "Estimated"],
+          s.distill.by_model.map((m) => [m.model, m.calls, m.input_tokens, m.output_tokens, m.estimated_tokens]),
+        )
+      : h("p", {}, "No model calls in this window."),
+    h("h2", {}, "Injected by host and event"),
+    s.hooks.by_host.length
+      ? h(
+          "div",
+          { class: "row" },
+          table(
+            "stats-hosts",
+            ["Host", "Events", "Characters", "≈ Tokens"],
+            s.hooks.by_host.map((x) => [x.host, x.events, x.chars, x.tokens]),
+          ),
+          table(
+            "stats-events",
+            ["Event", "Events", "Characters", "≈ Tokens"],
+            s.hooks.by_event.map((x) => [x.event, x.events, x.chars, x.tokens]),
+          ),
+        )
+      : h("p", {}, "The hooks injected nothing in this window."),
+    h("h2", {}, "Delivered most often"),
+    s.entries.most_delivered.length
+      ? table(
+          "stats-most",
+          ["Entry", "Deliveries"],
+          s.entries.most_delivered.map((d) => [
+            h("button", { type: "button", class: "link", onclick: () => openEntry(d.id, projects) }, d.title ?? d.id),
+            d.deliveries,
+          ]),
+        )
+      : h("p", {}, "No deliveries counted in this window."),
+    h("h2", {}, `Not delivered in ${s.entries.never_delivered.days} days (${s.entries.never_delivered.total})`),
+    s.entries.never_delivered.entries.length
+      ? h(
+          "ul",
+          {},
+          s.entries.never_delivered.entries.map((e) =>
+            h(
+              "li",
+              {},
+              h("button", { type: "button", class: "link", onclick: () => openEntry(e.id, projects) }, e.title),
+              h("span", { class: "muted" }, ` · created ${when(e.created)}`),
+            ),
+          ),
+        )
+      : h("p", {}, "Every older entry was delivered recently: nothing to prune."),
+  );
+}
