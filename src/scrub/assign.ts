@@ -700,7 +700,14 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     if (!v.quoted && cls.family === "auth" && /^[A-Za-z]+$/.test(value)) continue;
     if (prose) {
       if (!isProseSecret(value)) continue;
-    } else if (!isSecretValue(value, cls.strength, v.quoted)) {
+    } else if (
+      !isSecretValue(
+        value,
+        cls.strength,
+        v.quoted,
+        cls.strength !== "weak" && /^\$?[A-Z][A-Z0-9]*_[A-Z0-9_]*$/.test(ident),
+      )
+    ) {
       // a key with a curl-style user:password value is handled elsewhere; nothing here
       continue;
     }

@@ -42,6 +42,18 @@ function* walk(root: string): Generator<string> {
   }
 }
 
+/** Which of these files (paths relative to `root`) hold a secret, and of what kind: sync's commit check. */
+export function filesWithSecrets(root: string, rels: string[]): { path: string; found: Found[] }[] {
+  const out: { path: string; found: Found[] }[] = [];
+  for (const rel of rels) {
+    const buf = readRegularFile(join(root, rel), SCAN_MAX_BYTES);
+    if (!buf) continue;
+    const r = scrub(buf.toString("utf8"));
+    if (r.redactions) out.push({ path: rel, found: r.found });
+  }
+  return out;
+}
+
 /** Scan memory/ (or `root`); with `fix`, replace each secret by [redacted] in place. */
 export function scanMemory(opts: { fix?: boolean; root?: string; actor?: string } = {}): ScanResult {
   const root = opts.root ?? paths.memory();

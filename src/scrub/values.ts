@@ -80,6 +80,35 @@ const PLACEHOLDER_WORDS = new Set([
   "passw0rd",
   "p4ssw0rd",
   "s3cr3t",
+  // type names (`password: str`) and configuration words (`AUTH_SECRET_MODE=production`)
+  "str",
+  "int",
+  "number",
+  "bool",
+  "boolean",
+  "any",
+  "unknown",
+  "object",
+  "bytes",
+  "text",
+  "varchar",
+  "char",
+  "option",
+  "maybe",
+  "void",
+  "date",
+  "secretstr",
+  "production",
+  "development",
+  "staging",
+  "local",
+  "localhost",
+  "debug",
+  "enabled",
+  "disabled",
+  "inherit",
+  "prompt",
+  "environment",
 ]);
 
 /**
@@ -193,7 +222,7 @@ export type Strength = "strong" | "weak" | "password";
  *  - "strong": token/secret/credential keys; as above, but a lone dictionary-looking word is not.
  *  - "weak": a key that may or may not hold a secret (`stripe_key`); the value must look random.
  */
-export function isSecretValue(v: string, strength: Strength, quoted = false): boolean {
+export function isSecretValue(v: string, strength: Strength, quoted = false, envStyle = false): boolean {
   const s = v.trim();
   if (s.length < 4 || s.length > 4096) return false;
   if (isPlaceholder(s) || isReference(s) || ordinaryShape(s) || looksFake(s, true)) return false;
@@ -222,7 +251,9 @@ export function isSecretValue(v: string, strength: Strength, quoted = false): bo
     return (
       randomLetters(s.replace(/[_.\-/]/g, "")) ||
       (s.length >= 24 && entropy(s) >= 4) ||
-      (quoted && strength === "password" && s.length >= 6 && !/[._/]/.test(s))
+      (quoted && strength === "password" && s.length >= 6 && !/[._/]/.test(s)) ||
+      // .env style (`DB_PASSWORD=supersecret`): a word there is the value, not code
+      (envStyle && s.length >= 8 && !/[._/]/.test(s))
     );
   return true;
 }
