@@ -27,7 +27,7 @@ const PAGE_HEADERS = {
   "content-security-policy": CSP,
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
 };
@@ -84,7 +84,10 @@ export async function handlePage(req: Request, url: URL, auth: WebAuth): Promise
     return redirect("/", { "set-cookie": auth.sessionCookie(sid) });
   }
   if (url.pathname === "/logout") {
-    // A cross-site POST carries no Strict cookie, so this can only end one's own session.
+    // Only a POST from our own page: another site's form (or a link) cannot log anyone out.
+    const origin = req.headers.get("origin");
+    if (req.method !== "POST" || (origin !== null && origin !== `http://${req.headers.get("host")}`))
+      throw new HttpError(403, "forbidden", "log out with the page's Log out button");
     auth.logout(req);
     return redirect("/", { "set-cookie": auth.clearCookie() });
   }

@@ -121,6 +121,15 @@ describe("login and checks", () => {
     expect((await ui("/api/v1/ui/login-link")).status).toBe(403);
     const url = await newLoginUrl(served);
     const second = await login(url);
+    // Another origin's form post, or a GET, does not log out.
+    const foreign = await fetch(`${served.url}/logout`, {
+      method: "POST",
+      headers: { cookie: second, origin: "http://127.0.0.1:1" },
+      redirect: "manual",
+    });
+    expect(foreign.status).toBe(403);
+    expect((await fetch(`${served.url}/logout`, { headers: { cookie: second }, redirect: "manual" })).status).toBe(403);
+    expect((await fetch(`${served.url}/api/v1/ui/session`, { headers: { cookie: second } })).status).toBe(200);
     const out = await fetch(`${served.url}/logout`, {
       method: "POST",
       headers: { cookie: second, origin: served.url },

@@ -536,6 +536,10 @@ describe("accessibility and looks", () => {
         await out.close();
         const p = await loggedInPage(other.context, url);
         expect(await p.textContent("h1")).toBe("Entries");
+        // Log out: the cookie is gone and the page asks for a login again.
+        await p.click("#logout button");
+        await p.waitForSelector("h1:has-text('Log in to Coffer')");
+        expect((await other.context.cookies(served.url)).some((c) => c.name.startsWith("coffer_session_"))).toBe(false);
       } finally {
         await other.close();
       }

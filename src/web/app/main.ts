@@ -58,6 +58,7 @@ async function render(focus: boolean): Promise<void> {
 
 function loggedOut(main: HTMLElement): void {
   document.querySelector("nav")?.setAttribute("hidden", "");
+  document.getElementById("logout")?.setAttribute("hidden", "");
   main.replaceChildren(
     h("h1", {}, "Log in to Coffer"),
     h(
