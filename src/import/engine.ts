@@ -14,12 +14,12 @@ import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
 import { isoNow } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
+import { describeFound, scrub } from "../scrub";
 import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
 import { deriveTitle, type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
 import { entryPath, scopeDir } from "../store/indexer";
 import { GLOBAL, type ProjectScope, type ScopeKey } from "../store/scope";
 import { bodyMax, closeStore, openStore, type Store } from "../store/store";
-import { scrubText } from "../transcripts/scrub";
 import type { ImportFile, ImportItem, ImportPlan, ImportSource } from "./types";
 
 /** What an import added, kept so that `--undo` removes exactly that. */
@@ -55,8 +55,10 @@ export type ImportReport = {
   merged: number;
   /** Imported by an earlier run (same original), or the same entry id already present. */
   already: number;
-  /** Secrets replaced by [redacted]. */
+  /** Secrets replaced by [redacted] (and `<private>` spans dropped). */
   redactions: number;
+  /** What they were: "2 secrets (github, password)". */
+  scrubbed?: string;
   /** Bodies cut to the store's body limit. */
   truncated: number;
   files: { created: number; rules_added: number; kept: number };
@@ -103,17 +105,16 @@ function writeManifest(m: Manifest): void {
   writeFileAtomic(manifestPath(m.import_id), `${JSON.stringify(m)}\n`, 0o600);
 }
 
-/** `<private>…</private>` spans never leave the agent that wrote them. */
-function dropPrivate(text: string): string {
-  return text.includes("<private>") ? text.replace(/<private>[\s\S]*?(?:<\/private>|$)/g, "") : text;
-}
-
-/** Scrub secrets and private spans; counts what it replaced. */
-function clean(text: string, counter: { redactions: number }): string {
-  const s = scrubText(dropPrivate(text));
+/** The scrubber every write goes through: secrets become [redacted], `<private>` spans go. */
+function clean(text: string, counter: Counter): string {
+  const s = scrub(text);
+  if (!s.redactions) return text;
   counter.redactions += s.redactions;
+  for (const f of s.found) counter.found.set(f.family, (counter.found.get(f.family) ?? 0) + f.count);
   return s.text;
 }
+
+type Counter = { redactions: number; truncated: number; found: Map<string, number> };
 
 function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
@@ -161,12 +162,7 @@ function importedKeys(): Set<string> {
 type Prepared = { item: ImportItem; entry: Entry; text?: string };
 
 /** Scrub, fit and validate one item into the entry it would become. */
-function prepare(
-  store: Store,
-  source: ImportSource,
-  item: ImportItem,
-  counter: { redactions: number; truncated: number },
-): Prepared {
+function prepare(store: Store, source: ImportSource, item: ImportItem, counter: Counter): Prepared {
   const max = bodyMax(store);
   let body = clean(item.body, counter).trim();
   if (body.length > max) {
@@ -219,7 +215,7 @@ export async function applyImport(plan: ImportPlan, opts: ApplyOptions = {}): Pr
 
 async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<ImportReport> {
   const dryRun = !!opts.dryRun;
-  const counter = { redactions: 0, truncated: 0 };
+  const counter: Counter = { redactions: 0, truncated: 0, found: new Map() };
   const report: ImportReport = {
     import_id: dryRun ? null : ulid(),
     source: plan.source,
@@ -373,6 +369,8 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
     });
   }
   report.redactions = counter.redactions;
+  if (counter.redactions)
+    report.scrubbed = describeFound([...counter.found].map(([family, count]) => ({ family, count })));
   report.truncated = counter.truncated;
   report.by_scope = [...counts.values()].sort((a, b) => b.total - a.total || a.label.localeCompare(b.label));
   return report;
@@ -386,12 +384,7 @@ const ruleKey = (l: string) =>
     .toLowerCase();
 
 /** Restore one whole file: written when absent; rules.md gains the bullets it lacks; others are kept. */
-function placeFile(
-  f: ImportFile,
-  report: ImportReport,
-  manifest: Manifest | undefined,
-  counter: { redactions: number },
-) {
+function placeFile(f: ImportFile, report: ImportReport, manifest: Manifest | undefined, counter: Counter) {
   if (!/^(?:project\.md|rules\.md|handoff\/[A-Za-z0-9._-]+\.md)$/.test(f.name) || f.name.includes("..")) return;
   const file = join(scopeDir(f.scope), f.name);
   const text = f.name === "project.md" ? f.text : clean(f.text, counter);

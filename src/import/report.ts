@@ -9,7 +9,7 @@ export function reportText(r: ImportReport): string {
   out.push(
     `${verb} from ${r.source} (${r.from}): ${plural(r.created, "new entry", "new entries")}, ` +
       `${r.merged} merged into existing, ${r.already} already imported` +
-      (r.redactions ? `; ${plural(r.redactions, "secret")} redacted` : "") +
+      (r.redactions ? `; ${r.scrubbed ?? plural(r.redactions, "secret")} redacted` : "") +
       (r.truncated ? `; ${plural(r.truncated, "body", "bodies")} cut to the size limit` : ""),
   );
   const width = Math.max(0, ...r.by_scope.map((s) => scopeName(s).length));

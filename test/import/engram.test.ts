@@ -27,7 +27,8 @@ function engramExport(api: string, gone: string) {
         session_id: "sess-api",
         type: "architecture",
         title: "JWT auth middleware",
-        content: "**What**: auth moved to a JWT middleware\n**Why**: one place to check tokens",
+        content:
+          "**What**: auth moved to a JWT middleware\n**Why**: one place to check tokens<private> (the old one lived in vault/prod-auth)</private>",
         project: "api",
         scope: "project",
         topic_key: "architecture/auth-model",
@@ -131,6 +132,7 @@ describe("coffer import engram", () => {
     expect(jwt.meta.updated).toBe("2026-01-11T10:00:00Z");
     expect(jwt.meta.actor).toBe("import:engram");
     expect(jwt.body).toContain("**Why**: one place to check tokens");
+    expect(jwt.body).not.toContain("vault/prod-auth"); // <private> spans are dropped
     expect(apiEntries.find((e) => e.meta.imported_from === "engram:observation:2")!.meta.kind).toBe("gotcha");
     expect(apiEntries.find((e) => e.meta.imported_from === "engram:session:sess-api")!.body).toContain(
       "JWT middleware",
