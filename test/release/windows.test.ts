@@ -1,0 +1,147 @@
+/**
+ * The windows-x64 release binary, run under Wine (Debian's wine64) where it is installed: the
+ * Windows branches for real — home from USERPROFILE (Wine passes no HOME to Windows programs),
+ * Windows paths as cwd, the hook answering, and the watchdog ending a stuck process through
+ * kernel32 TerminateProcess with status 0. Wine 8 lacks bcryptprimitives.dll (Bun imports
+ * ProcessPrng from it), so a shim built with mingw-w64 from fixtures/ goes into the prefix.
+ * Skips where wine64 or the mingw-w64 compiler is missing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { type Sandbox, sandbox } from "../helpers";
+import { ensureRelease, type Manifest, RELEASE_DIR, ROOT } from "./_release";
+
+const WINE = ["/usr/lib/wine/wine64", Bun.which("wine64") ?? ""].find((p) => p && existsSync(p));
+const MINGW = Bun.which("x86_64-w64-mingw32-gcc");
+const canRun = process.platform === "linux" && process.arch === "x64" && !!WINE && !!MINGW;
+
+let manifest: Manifest;
+let sb: Sandbox;
+let env: Record<string, string>;
+let prefix: string;
+/** The Windows profile directory inside the prefix (C:\users\<name>), as a Linux path and as Windows sees it. */
+let profile: { unix: string; win: string };
+const TOOLS = "My Tools"; // a space in the binary's path, as in "C:\Users\Ada Lovelace"
+
+type Run = { code: number; stdout: string; stderr: string };
+
+async function wine(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<Run> {
+  const p = Bun.spawn([WINE!, ...args], {
+    cwd: sb.root,
+    env,
+    stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), opts.timeoutMs ?? 60_000);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
+  clearTimeout(timer);
+  return { code, stdout: stdout.replaceAll("\r\n", "\n"), stderr };
+}
+
+const coffer = (args: string[], opts: { stdin?: string } = {}) =>
+  wine([`${profile.win}\\${TOOLS}\\coffer.exe`, ...args], opts);
+
+describe.skipIf(!canRun)("windows-x64 under Wine", () => {
+  beforeAll(async () => {
+    manifest = ensureRelease();
+    sb = sandbox("coffer-wine-");
+    prefix = join(sb.root, "wineprefix");
+    // Wine itself gets the sandbox as HOME and XDG dirs (it never sees the real home); no menu entries.
+    env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: sb.home,
+      XDG_CONFIG_HOME: join(sb.root, "xdg-config"),
+      XDG_DATA_HOME: join(sb.root, "xdg-data"),
+      XDG_CACHE_HOME: join(sb.root, "xdg-cache"),
+      WINEPREFIX: prefix,
+      WINEDEBUG: "-all",
+      WINEDLLOVERRIDES: "winemenubuilder.exe=d",
+      NO_COLOR: "1",
+    };
+    const init = await wine(["cmd", "/c", "echo %USERPROFILE%"], { timeoutMs: 120_000 });
+    const win = init.stdout.trim().split("\n").pop()!.trim();
+    expect(win).toMatch(/^C:\\users\\/i);
+    const users = join(prefix, "drive_c", "users");
+    const name = readdirSync(users).find((u) => u.toLowerCase() === win.split("\\").pop()!.toLowerCase())!;
+    profile = { unix: join(users, name), win };
+    const dll = join(prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll");
+    const cc = Bun.spawnSync(
+      [MINGW!, "-shared", "-O2", "-o", dll, join(import.meta.dir, "fixtures", "bcryptprimitives.c"), "-ladvapi32"],
+      { stderr: "pipe" },
+    );
+    if (cc.exitCode !== 0) throw new Error(`building the ProcessPrng shim failed: ${cc.stderr}`);
+    mkdirSync(join(profile.unix, TOOLS), { recursive: true });
+    copyFileSync(join(RELEASE_DIR, "coffer-windows-x64.exe"), join(profile.unix, TOOLS, "coffer.exe"));
+  }, 600_000);
+  afterAll(() => sb?.cleanup());
+
+  test("--version names the Windows build", async () => {
+    const v = await coffer(["--version"]);
+    expect(v.code).toBe(0);
+    expect(v.stdout.trim()).toBe(`${manifest.version} (windows-x64)`);
+  });
+
+  test("remember and recall keep the store under %USERPROFILE%\\.coffer", async () => {
+    const r = await coffer(["remember", "Wine smoke: the otter key is in the blue vault", "--scope", "global"]);
+    expect(r.code).toBe(0);
+    const entries = join(profile.unix, ".coffer", "memory", "global", "entries");
+    expect(readdirSync(entries).filter((f) => f.endsWith(".md"))).toHaveLength(1);
+    const q = await coffer(["recall", "otter"]);
+    expect(q.code).toBe(0);
+    expect(q.stdout).toContain("otter key is in the blue vault");
+  });
+
+  test("a session-start hook in a C:\\ project answers with the rules bundle", async () => {
+    mkdirSync(join(profile.unix, "proj"), { recursive: true });
+    expect(
+      (await coffer(["rules", "add", "Windows rule: paths keep their backslashes", "--scope", "global"])).code,
+    ).toBe(0);
+    const payload = {
+      session_id: "wine-1",
+      transcript_path: `${profile.win}\\.claude\\projects\\proj\\wine-1.jsonl`,
+      cwd: `${profile.win}\\proj`,
+      hook_event_name: "SessionStart",
+      source: "startup",
+    };
+    const h = await coffer(["hook", "session-start", "--agent", "claude"], { stdin: JSON.stringify(payload) });
+    expect(h.code).toBe(0);
+    const out = JSON.parse(h.stdout);
+    expect(out.hookSpecificOutput.additionalContext).toContain("Windows rule: paths keep their backslashes");
+  });
+
+  // The hook watchdog, run by Bun's own Windows runtime (the one `bun build --compile` embeds).
+  const runtime = join(
+    process.env.BUN_INSTALL_CACHE_DIR ?? join(homedir(), ".bun", "install", "cache"),
+    `bun-windows-x64-v${Bun.version}`,
+  );
+  test.skipIf(!existsSync(runtime))(
+    "a stuck main thread: the watchdog answers and TerminateProcess exits 0",
+    async () => {
+      const bunExe = join(profile.unix, "bun.exe");
+      copyFileSync(runtime, bunExe);
+      const log = join(sb.root, "win-hook.log");
+      const script = join(sb.root, "stuck.ts");
+      writeFileSync(
+        script,
+        `import { armDeadline } from ${JSON.stringify(`Z:${join(ROOT, "src", "hooks", "deadline.ts")}`)};
+armDeadline(Date.now() + 300, "{}", ${JSON.stringify(`Z:${log}`)});
+const t = Date.now();
+while (Date.now() - t < 20_000) {}
+console.log("main thread finished: the watchdog did not end the process");
+process.exit(3);
+`,
+      );
+      const r = await wine([`${profile.win}\\bun.exe`, `Z:${script}`]);
+      expect(r.stdout).toBe("{}\n");
+      expect(r.code).toBe(0);
+      expect(readFileSync(log, "utf8")).toContain("deadline reached");
+    },
+  );
+});
