@@ -1,31 +1,57 @@
 import { defineCommand } from "citty";
+import { type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
 import type { Insight } from "../distill/insights";
 import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
-import { approveTrace, rejectTrace, traceText } from "../inbox/review";
+import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, plural, printJson, short } from "./_shared";
 
-const idArg = { id: { type: "positional", description: "Trace id (or a unique prefix)", required: true } } as const;
+const idArg = {
+  id: { type: "positional", description: "Trace or conflict id (or a unique prefix)", required: true },
+} as const;
 
 function requireTrace(id: string): Trace {
   const t = findTrace(id);
-  if (!t) throw new CofferError(`no inbox trace "${id}"`, 1, "List them with `coffer inbox list`.");
+  if (!t) throw new CofferError(`no inbox trace or conflict "${id}"`, 1, "List them with `coffer inbox list`.");
   return t;
+}
+
+function conflictLines(c: Conflict): string {
+  return [
+    `id: ${c.id} (a contradiction for you to settle)`,
+    `project: ${c.project.label}`,
+    `found: ${c.created} in ${c.host} session ${c.session}`,
+    "",
+    `existing entry ${c.existing.id} [${c.existing.kind}] ${c.existing.title}`,
+    c.existing.body,
+    "",
+    `new insight [${c.insight.kind}] ${c.insight.title}`,
+    c.insight.body,
+    "",
+    `coffer inbox approve ${c.id}   # the new insight replaces the entry (which is kept, marked superseded)`,
+    `coffer inbox reject ${c.id}    # the entry stays as it is`,
+    "",
+  ].join("\n");
 }
 
 const list = withExamples(
   defineCommand({
-    meta: { name: "list", description: "Traces waiting for review, oldest first" },
+    meta: { name: "list", description: "Traces and contradictions waiting for review, oldest first" },
     args: { ...jsonArg },
     run({ args }) {
       const traces = listTraces();
-      if (args.json) return printJson({ traces: traces.map(summary) });
-      if (!traces.length) {
+      const conflicts = listConflicts();
+      if (args.json) return printJson({ traces: traces.map(summary), conflicts });
+      if (!traces.length && !conflicts.length) {
         consola.info("The inbox is empty.");
         return;
       }
+      for (const c of conflicts)
+        process.stdout.write(
+          `${c.id}  conflict  ${c.project.label.slice(0, 20).padEnd(20)}  "${short(c.insight.title, 40)}" vs ${c.existing.id} "${short(c.existing.title, 40)}"\n`,
+        );
       for (const t of traces) {
         process.stdout.write(
           `${t.id}  ${t.host.padEnd(6)}  ${(t.project?.label ?? "-").slice(0, 20).padEnd(20)}  ${String(t.messages).padStart(3)} msgs  ${String(t.redactions).padStart(2)} redacted  ${short(t.title, 50)}\n`,
@@ -41,6 +67,8 @@ const show = withExamples(
     meta: { name: "show", description: "Print a trace: its wrapper and the conversation approve would send" },
     args: { ...idArg, ...jsonArg },
     run({ args }) {
+      const c = findConflict(args.id);
+      if (c) return args.json ? printJson(c) : process.stdout.write(conflictLines(c));
       const t = requireTrace(args.id);
       if (args.json) return printJson(t);
       const s = summary(t);
@@ -59,7 +87,7 @@ const show = withExamples(
           "",
         ].join("\n") +
           "\n" +
-          traceText(t),
+          approveRequest(t).text,
       );
     },
   }),
@@ -119,9 +147,18 @@ const approve = withExamples(
 
 const reject = withExamples(
   defineCommand({
-    meta: { name: "reject", description: "Delete a trace without distilling it" },
+    meta: {
+      name: "reject",
+      description: "Delete a trace without distilling it, or keep the entry a contradiction is about",
+    },
     args: { ...idArg, ...jsonArg },
     run({ args }) {
+      const c = findConflict(args.id);
+      if (c) {
+        rejectConflict(c);
+        if (args.json) return printJson({ id: c.id, status: "rejected", kept: c.existing.id });
+        return consola.success(`Rejected ${c.id}: entry ${c.existing.id} stays as it is`);
+      }
       const trace = requireTrace(args.id);
       rejectTrace(trace);
       if (args.json) return printJson({ id: trace.id, status: "rejected" });
@@ -133,7 +170,10 @@ const reject = withExamples(
 
 export default withExamples(
   defineCommand({
-    meta: { name: "inbox", description: "Review observed session traces (list, show, approve, reject)" },
+    meta: {
+      name: "inbox",
+      description: "Review observed session traces and contradictions (list, show, approve, reject)",
+    },
     subCommands: { list, show, approve, reject },
     default: "list",
   }),

@@ -4,6 +4,8 @@
  */
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
+import { isoNow } from "../lib/time";
+import { ulid } from "../lib/ulid";
 import type { Config } from "../store/config";
 import { remember } from "../store/entries";
 import { closeStore } from "../store/store";
@@ -12,11 +14,13 @@ import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubText } from "../transcripts/scrub";
 import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
 import { checkBudget, estimateSession } from "./budget";
-import { type Insight, parseInsights } from "./insights";
+import { type Conflict, writeConflict } from "./conflicts";
+import { checkReferences, type Insight, parseInsights } from "./insights";
 import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger } from "./ledger";
 import { CONFIGURE_MODEL_HINT, complete, ModelError, type ModelSettings, modelSettings, type Usage } from "./model";
 import { openProjectStore, type ProjectRef, projectForSession } from "./project";
 import { renderConversation, SYSTEM_PROMPT } from "./prompt";
+import { type RelatedEntry, relatedEntries, renderRelated } from "./related";
 
 export type DistillOutcome =
   | "distilled"
@@ -28,7 +32,17 @@ export type DistillOutcome =
   /** Not sent: today's token budget would be exceeded; the session waits for the next day. */
   | "over_budget";
 
-export type WrittenEntry = { id: string; status: "created" | "updated" | "duplicate"; kind: string; title: string };
+export type WrittenEntry = {
+  id: string;
+  /** "conflict": not written, waiting in the inbox (`id` is the conflict's). */
+  status: "created" | "updated" | "duplicate" | "conflict";
+  kind: string;
+  title: string;
+  /** The entry this one superseded. */
+  supersedes?: string;
+  /** The entry a conflict is about. */
+  contradicts?: string;
+};
 
 export type DistillResult = {
   host: TranscriptHost;
@@ -47,6 +61,8 @@ export type PreparedSession = {
   parsed: ParsedTranscript;
   project?: ProjectRef;
   conversation: PreparedConversation;
+  /** Existing project entries listed after the conversation (what an insight may supersede). */
+  related: RelatedEntry[];
   text: string;
 };
 
@@ -61,19 +77,45 @@ export function prepareSession(file: SessionFile, config: Config): PreparedSessi
   const parsed = parseSessionFile(file);
   const project = projectForSession(parsed.cwd, parsed.origin);
   const conversation = prepareConversation(parsed.turns, { budget: budgetChars(config) });
-  const text = renderConversation(conversation, { host: file.host, project: project?.label });
-  return { file, parsed, project, conversation, text };
+  const related = project && conversation.turns.length ? relatedEntries(project, parsed.title, conversation.turns) : [];
+  const text = renderConversation(conversation, { host: file.host, project: project?.label }) + renderRelated(related);
+  return { file, parsed, project, conversation, related, text };
 }
 
-/** Write insights as entries in the project scope (scrubbed once more: a model can echo anything). */
+/**
+ * Write insights as entries in the project scope (scrubbed once more: a model can echo anything).
+ * An insight that contradicts an existing entry without settling it is not written: it goes to
+ * the inbox for a person (status "conflict", the conflict's id).
+ */
 export function writeInsights(
   project: ProjectRef,
   insights: Insight[],
   origin: { host: string; session: string },
+  related: RelatedEntry[] = [],
 ): WrittenEntry[] {
   const store = openProjectStore(project);
   try {
-    return insights.map((ins) => {
+    return insights.map((ins): WrittenEntry => {
+      const title = scrubText(ins.title).text;
+      if (ins.contradicts) {
+        const existing = related.find((r) => r.id === ins.contradicts);
+        if (existing) {
+          const conflict: Conflict = {
+            version: 1,
+            kind: "conflict",
+            id: ulid(),
+            created: isoNow(),
+            host: origin.host,
+            session: origin.session,
+            project: { id: project.id, label: project.label, ...(project.origin ? { origin: project.origin } : {}) },
+            existing,
+            insight: { kind: ins.kind, title, body: scrubText(ins.body).text },
+          };
+          writeConflict(conflict);
+          audit({ event: "conflict_found", actor: `agent:${origin.host}`, id: conflict.id, entry: existing.id });
+          return { id: conflict.id, status: "conflict", kind: ins.kind, title, contradicts: existing.id };
+        }
+      }
       const res = remember(store, {
         text: scrubText(ins.body).text,
         title: scrubText(ins.title).text,
@@ -115,10 +157,11 @@ function callCost(model: ModelSettings, usage: Usage | undefined, started: numbe
 export type Asked = { insights: Insight[]; dropped: number; cost: CallCost };
 
 /**
- * Ask the model for insights about a rendered conversation. Throws ModelError (carrying the
+ * Ask the model for insights about a rendered conversation (with the `related` entries it was
+ * shown: only their ids may be superseded or contradicted). Throws ModelError (carrying the
  * call's cost in `cost` when the model answered but the answer was unusable).
  */
-export async function askModel(model: ModelSettings, text: string): Promise<Asked> {
+export async function askModel(model: ModelSettings, text: string, related: RelatedEntry[] = []): Promise<Asked> {
   const started = performance.now();
   let reply: Awaited<ReturnType<typeof complete>>;
   try {
@@ -129,7 +172,9 @@ export async function askModel(model: ModelSettings, text: string): Promise<Aske
   }
   const cost = callCost(model, reply.usage, started)!;
   try {
-    return { ...parseInsights(reply.text), cost };
+    const parsed = parseInsights(reply.text);
+    const shown = new Set(related.map((r) => r.id));
+    return { insights: checkReferences(parsed.insights, shown), dropped: parsed.dropped, cost };
   } catch (err) {
     if (err instanceof ModelError) (err as ModelError & { cost?: CallCost }).cost = cost;
     throw err;
@@ -150,15 +195,21 @@ export type DistillOptions = {
   via?: string;
 };
 
-function summarize(entries: WrittenEntry[], dropped: number): string {
+function summarize(all: WrittenEntry[], dropped: number): string {
+  const conflicts = all.filter((e) => e.status === "conflict").length;
+  const entries = all.filter((e) => e.status !== "conflict");
   const created = entries.filter((e) => e.status === "created").length;
   const dup = entries.length - created;
+  const superseded = entries.filter((e) => e.supersedes).length;
   const parts = [`${entries.length} ${entries.length === 1 ? "entry" : "entries"}`];
   if (entries.length) parts.push(`${created} new, ${dup} already known`);
+  if (superseded) parts.push(`${superseded} superseding an older entry`);
+  if (conflicts)
+    parts.push(`${conflicts} ${conflicts === 1 ? "contradiction" : "contradictions"} left in the inbox for you`);
   if (dropped) parts.push(`${dropped} invalid ${dropped === 1 ? "item" : "items"} dropped`);
-  return entries.length
-    ? `${parts[0]} (${parts.slice(1).join("; ")})`
-    : `no insights worth keeping${dropped ? ` (${parts.slice(1).join("; ")})` : ""}`;
+  if (entries.length) return `${parts[0]} (${parts.slice(1).join("; ")})`;
+  const rest = parts.slice(1).join("; ");
+  return conflicts ? `no new entries (${rest})` : `no insights worth keeping${rest ? ` (${rest})` : ""}`;
 }
 
 export async function distillFile(file: SessionFile, opts: DistillOptions): Promise<DistillResult> {
@@ -180,7 +231,7 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
     if (err instanceof CofferError) throw err;
     return { ...base, outcome: "not_found", message: `cannot read the transcript: ${(err as Error).message}` };
   }
-  const { parsed, project, conversation, text } = prepared;
+  const { parsed, project, conversation, related, text } = prepared;
   const result = { ...base, title: parsed.title, project: project?.label ?? null };
   if (parsed.subagent)
     return {
@@ -231,8 +282,8 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
     if (!budget.ok) return { ...result, outcome: "over_budget", message: budget.message };
   }
   try {
-    const { insights, dropped, cost } = await askModel(model, text);
-    const entries = writeInsights(project, insights, { host: file.host, session: file.session_id });
+    const { insights, dropped, cost } = await askModel(model, text, related);
+    const entries = writeInsights(project, insights, { host: file.host, session: file.session_id }, related);
     appendLedger({ ...record, outcome: "distilled", entries: entries.length, ...cost });
     audit({
       event: "session_distilled",

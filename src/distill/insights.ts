@@ -10,10 +10,22 @@ export const INSIGHTS_MAX = 8;
 
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
+/** An entry id as the model was shown it (ULID-like); anything else is ignored, not fatal. */
+const entryRef = v.optional(
+  v.pipe(
+    v.unknown(),
+    v.transform((x) => (typeof x === "string" && /^[0-9A-Za-z]{8,40}$/.test(x.trim()) ? x.trim() : undefined)),
+  ),
+);
+
 export const InsightSchema = v.object({
   kind: v.picklist(INSIGHT_KINDS),
   title: text(80),
   body: text(1000),
+  /** The existing entry (listed with the transcript) this insight replaces. */
+  supersedes: entryRef,
+  /** An existing entry this insight contradicts without the session settling it: for a person. */
+  contradicts: entryRef,
 });
 export type Insight = v.InferOutput<typeof InsightSchema>;
 
@@ -30,6 +42,19 @@ function jsonPart(reply: string): string {
     if (start >= 0 && end > start) t = t.slice(start, end + 1);
   }
   return t;
+}
+
+/**
+ * Keep `supersedes`/`contradicts` only for ids that were shown to the model (a model can invent
+ * ids); an insight that names both supersedes (it settled the question).
+ */
+export function checkReferences(insights: Insight[], shown: ReadonlySet<string>): Insight[] {
+  return insights.map((ins) => {
+    const out: Insight = { kind: ins.kind, title: ins.title, body: ins.body };
+    if (ins.supersedes && shown.has(ins.supersedes)) out.supersedes = ins.supersedes;
+    else if (ins.contradicts && shown.has(ins.contradicts)) out.contradicts = ins.contradicts;
+    return out;
+  });
 }
 
 export function parseInsights(reply: string): ParsedInsights {

@@ -5,6 +5,7 @@ import type { Insight } from "../distill/insights";
 import { appendLedger } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, ModelError, modelSettings } from "../distill/model";
 import { renderConversation } from "../distill/prompt";
+import { type RelatedEntry, relatedEntries, renderRelated } from "../distill/related";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import type { Config } from "../store/config";
@@ -22,6 +23,15 @@ export function traceText(trace: Trace): string {
     },
     { host: trace.host, project: trace.project?.label },
   );
+}
+
+/**
+ * What approve sends: the trace's conversation, then the project's existing entries it relates to
+ * (an insight may supersede one of them). `coffer inbox show` prints exactly this.
+ */
+export function approveRequest(trace: Trace): { text: string; related: RelatedEntry[] } {
+  const related = trace.project ? relatedEntries(trace.project, trace.title, trace.turns) : [];
+  return { text: traceText(trace) + renderRelated(related), related };
 }
 
 export type ApproveResult = {
@@ -50,9 +60,10 @@ export async function approveTrace(
       1,
       `Reject it: coffer inbox reject ${trace.id}`,
     );
+  const request = approveRequest(trace);
   let asked: Awaited<ReturnType<typeof askModel>>;
   try {
-    asked = await askModel(model, traceText(trace));
+    asked = await askModel(model, request.text, request.related);
   } catch (err) {
     if (err instanceof ModelError)
       throw new CofferError(
@@ -64,7 +75,7 @@ export async function approveTrace(
   }
   if (!(await confirm(asked.insights))) return { id: trace.id, status: "cancelled", entries: [], ...asked };
   const entries = asked.insights.length
-    ? writeInsights(trace.project, asked.insights, { host: trace.host, session: trace.session })
+    ? writeInsights(trace.project, asked.insights, { host: trace.host, session: trace.session }, request.related)
     : [];
   appendLedger({
     host: trace.host,

@@ -1,0 +1,85 @@
+/**
+ * Contradictions for a person: when distillation finds an insight that contradicts an existing
+ * entry and the session does not settle which is right, nothing is overwritten. The insight and
+ * a copy of the entry wait in `inbox/conflict-<id>.json` until someone decides: approve (the
+ * insight becomes an entry and supersedes the old one) or reject (the old entry stays).
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+import { writeFileAtomic } from "../lib/atomic";
+import { audit } from "../lib/audit";
+import { paths } from "../lib/paths";
+
+const ID = v.pipe(v.string(), v.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/));
+
+export const ConflictSchema = v.object({
+  version: v.literal(1),
+  kind: v.literal("conflict"),
+  id: ID,
+  created: v.string(),
+  host: v.string(),
+  session: v.string(),
+  project: v.object({ id: v.string(), label: v.string(), origin: v.optional(v.string()) }),
+  /** The entry as it was when the contradiction was found. */
+  existing: v.object({ id: v.string(), kind: v.string(), title: v.string(), body: v.string() }),
+  /** The new insight (already scrubbed). */
+  insight: v.object({ kind: v.string(), title: v.string(), body: v.string() }),
+});
+export type Conflict = v.InferOutput<typeof ConflictSchema>;
+
+const PREFIX = "conflict-";
+const file = (id: string) => join(paths.inbox(), `${PREFIX}${id}.json`);
+
+function ids(): string[] {
+  try {
+    return readdirSync(paths.inbox())
+      .filter((n) => n.startsWith(PREFIX) && n.endsWith(".json"))
+      .map((n) => n.slice(PREFIX.length, -5))
+      .filter((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+export function readConflict(id: string): Conflict | undefined {
+  try {
+    const r = v.safeParse(ConflictSchema, JSON.parse(readFileSync(file(id), "utf8")));
+    return r.success ? r.output : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every readable conflict, oldest first. */
+export function listConflicts(): Conflict[] {
+  return ids()
+    .map(readConflict)
+    .filter((c): c is Conflict => Boolean(c));
+}
+
+/** A conflict by id or unique id prefix. */
+export function findConflict(idOrPrefix: string): Conflict | undefined {
+  const want = idOrPrefix.trim().toUpperCase();
+  if (!/^[0-9A-Z]{4,26}$/.test(want)) return undefined;
+  const hits = ids().filter((id) => id.startsWith(want));
+  return hits.length === 1 ? readConflict(hits[0]!) : undefined;
+}
+
+export function writeConflict(c: Conflict): void {
+  writeFileAtomic(file(c.id), `${JSON.stringify(c, null, 2)}\n`, 0o600);
+}
+
+export function deleteConflict(id: string): boolean {
+  const f = file(id);
+  if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id) || !existsSync(f)) return false;
+  rmSync(f, { force: true });
+  return true;
+}
+
+/** Keep the existing entry: the contradiction is dropped. */
+export function rejectConflict(c: Conflict): void {
+  deleteConflict(c.id);
+  audit({ event: "conflict_rejected", actor: "user", id: c.id, entry: c.existing.id });
+}

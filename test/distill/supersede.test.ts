@@ -1,0 +1,114 @@
+/**
+ * Memory that stays true: the distillation request lists the project's existing entries the
+ * conversation relates to; the model may answer that an insight supersedes one (the old entry is
+ * kept, marked superseded, never routed or injected) or contradicts one without settling it (the
+ * insight waits in the inbox for a person). Scripted model answers on a loopback server.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { type Sandbox, sandbox } from "../helpers";
+import {
+  entryFiles,
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  runAsync,
+  simpleClaudeSession,
+  writeModelConfig,
+} from "./helpers";
+
+const SESSION = "dddddddd-0000-4000-8000-0000000000d1";
+const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
+const OLD = "Deploys go through make release; never push tags by hand.";
+
+let sb: Sandbox;
+let repo: string;
+let server: ModelServer | undefined;
+let oldId: string;
+
+beforeEach(() => {
+  sb = sandbox("coffer-supersede-");
+  repo = sb.repo("shop", "git@github.com:acme/shop.git");
+  const r = sb.run(["remember", OLD, "--kind", "decision", "--json"], { cwd: repo });
+  expect(r.code).toBe(0);
+  oldId = r.json().id;
+  placeClaude(
+    sb,
+    simpleClaudeSession(
+      "How do we deploy now that make release is gone?",
+      "We deploy with the GitHub Actions release workflow now; make release was removed.",
+    ),
+    { id: SESSION, cwd: repo },
+  );
+});
+afterEach(() => {
+  server?.stop();
+  server = undefined;
+  sb.cleanup();
+});
+
+const insight = (extra: Record<string, string> = {}) => [
+  {
+    kind: "decision",
+    title: "Releases run in the GitHub Actions workflow",
+    body: "Deploys go through the release workflow in GitHub Actions; make release was removed.",
+    ...extra,
+  },
+];
+
+describe("the request lists related entries", () => {
+  test("distill show and the request carry the existing entry with its id; the prompt explains supersedes", async () => {
+    server = modelServer("openai", [{ text: JSON.stringify(insight()) }]);
+    writeModelConfig(sb, "openai", server.url);
+    const shown = await runAsync(sb, ["distill", "show", SESSION]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("Existing entries of this project that may be related");
+    expect(shown.stdout).toContain(`[${oldId}] (decision)`);
+    expect(shown.stdout).toContain(OLD);
+    expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
+    const body = JSON.parse(server.requests[0]!.body);
+    expect(body.messages[0].content).toContain('"supersedes"');
+    expect(body.messages[1].content).toBe(shown.stdout);
+  });
+});
+
+describe("contradictions go to the inbox", () => {
+  test("an insight that contradicts an entry is not written; the inbox shows both; reject keeps the entry", async () => {
+    server = modelServer("openai", [{ text: JSON.stringify(insight({ contradicts: oldId })) }]);
+    writeModelConfig(sb, "openai", server.url);
+    const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
+    expect(r.code).toBe(0);
+    const [res] = r.json().results;
+    expect(res.outcome).toBe("distilled");
+    expect(res.entries).toMatchObject([{ status: "conflict", contradicts: oldId }]);
+    expect(res.message).toContain("1 contradiction left in the inbox");
+    expect(entryFiles(sb).length).toBe(1); // only the old entry
+
+    const inbox = (await runAsync(sb, ["inbox", "list", "--json"])).json();
+    expect(inbox.conflicts.length).toBe(1);
+    const c = inbox.conflicts[0];
+    expect(c.existing).toMatchObject({ id: oldId, body: OLD });
+    expect(c.insight.title).toBe("Releases run in the GitHub Actions workflow");
+    const shown = await runAsync(sb, ["inbox", "show", c.id]);
+    expect(shown.stdout).toContain(`existing entry ${oldId}`);
+    expect(shown.stdout).toContain("new insight [decision]");
+
+    const before = entryFiles(sb)[0]!.text;
+    expect((await runAsync(sb, ["inbox", "reject", c.id])).code).toBe(0);
+    expect((await runAsync(sb, ["inbox", "list", "--json"])).json().conflicts).toEqual([]);
+    expect(entryFiles(sb)[0]!.text).toBe(before);
+  });
+
+  test("an id the model was not shown is ignored: the insight is written as a plain entry", async () => {
+    server = modelServer("openai", [{ text: JSON.stringify(insight({ supersedes: "01ZZZZZZZZZZZZZZZZZZZZZZZZ" })) }]);
+    writeModelConfig(sb, "openai", server.url);
+    const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
+    expect(r.code).toBe(0);
+    const [e] = r.json().results[0].entries;
+    expect(e.status).toBe("created");
+    expect(e.supersedes).toBeUndefined();
+    const old = entryFiles(sb).find((f) => f.text.includes(`id: ${oldId}`))!;
+    expect(old.text).not.toContain("superseded");
+    expect(readFileSync(old.path, "utf8")).toContain(OLD);
+  });
+});
