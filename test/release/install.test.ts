@@ -4,7 +4,7 @@
  * links Claude; a corrupted download is refused with a clear message and the old binary stays.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { ensureRelease, type Manifest, RELEASE_DIR, ROOT } from "./_release";
@@ -136,6 +136,42 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
     // A new file took the old name (rename), rather than the old file being rewritten in place.
     expect(statSync(installed()).ino).not.toBe(ino);
     expect(readdirSync(binDir())).toEqual(["coffer"]);
+  });
+
+  test("without curl it downloads with wget", async () => {
+    // A PATH with every tool install.sh uses, except curl.
+    const tools = join(sb.root, "no-curl-bin");
+    mkdirSync(tools, { recursive: true });
+    for (const t of [
+      "sh",
+      "uname",
+      "getconf",
+      "ls",
+      "grep",
+      "ldd",
+      "mkdir",
+      "cp",
+      "rm",
+      "awk",
+      "cut",
+      "sed",
+      "sha256sum",
+      "chmod",
+      "mv",
+      "wget",
+      "dirname",
+      "cat",
+    ]) {
+      const real = Bun.which(t);
+      if (real) symlinkSync(real, join(tools, t));
+    }
+    expect(existsSync(join(tools, "curl"))).toBe(false);
+    const dir = join(sb.root, "wget-bin");
+    const r = await install("sh", { COFFER_RELEASE_URL: url("good"), COFFER_INSTALL_DIR: dir, PATH: tools });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("checksum ok");
+    expect(existsSync(join(dir, "coffer"))).toBe(true);
   });
 
   test("COFFER_INSTALL_DIR and a missing target are honoured", async () => {
