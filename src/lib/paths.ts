@@ -1,9 +1,14 @@
 import { join } from "node:path";
-import { homeDirFor } from "./platform";
+import { homeDirFor, hostConfigDirs } from "./platform";
 
 /** The user's home directory; `$HOME` wins so tests and sandboxes can move it (then USERPROFILE on Windows). */
 export function homeDir(): string {
   return homeDirFor();
+}
+
+/** An agent's own config directory (`~/.claude`, `$CODEX_HOME`, `~/.gemini`, ...): see `hostConfigDirs`. */
+export function agentDir(host: keyof ReturnType<typeof hostConfigDirs>): string {
+  return hostConfigDirs(undefined, undefined, homeDir())[host];
 }
 
 /** Root of everything Coffer owns (`COFFER_HOME`, default `~/.coffer`). */

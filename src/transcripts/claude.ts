@@ -5,13 +5,13 @@
  * records, titles) is metadata or noise.
  */
 import { isAbsolute, join } from "node:path";
-import { homeDir } from "../lib/paths";
+import { agentDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { isoOrUndefined, type ParsedTranscript, sessionTitle, type Turn, widen } from "./types";
 
 export function claudeRoot(): string {
-  return join(process.env.CLAUDE_CONFIG_DIR || join(homeDir(), ".claude"), "projects");
+  return join(agentDir("claude"), "projects");
 }
 
 /** Top-level session files only: subagent transcripts live in `<session>/subagents/` (or `agent-*.jsonl` in old versions). */

@@ -5,14 +5,14 @@
  * UI showed) and, in newer versions, as `item_completed` items. Each turn is counted once.
  */
 import { isAbsolute, join } from "node:path";
-import { homeDir } from "../lib/paths";
+import { agentDir } from "../lib/paths";
 import { normalizeOrigin } from "../store/scope";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { isoOrUndefined, type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
 
 export function codexRoot(): string {
-  return join(process.env.CODEX_HOME || join(homeDir(), ".codex"), "sessions");
+  return join(agentDir("codex"), "sessions");
 }
 
 const UUID_AT_END = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;

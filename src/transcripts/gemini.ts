@@ -9,13 +9,13 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
-import { homeDir } from "../lib/paths";
+import { agentDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { isoOrUndefined, type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
 
 export function geminiHome(): string {
-  return join(homeDir(), ".gemini");
+  return agentDir("gemini");
 }
 
 export function geminiRoot(): string {
