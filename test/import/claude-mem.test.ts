@@ -300,3 +300,38 @@ test("a database from before claude-mem's column renames and structured observat
     sb.cleanup();
   }
 });
+
+test("an import alongside concurrent writers loses nothing", async () => {
+  const sb = sandbox("coffer-import-cm-busy-");
+  try {
+    const repo = sb.repo("busy", "git@github.com:acme/busy.git");
+    const cm = new ClaudeMemDb(join(sb.root, "busy.db"));
+    cm.session("b1", "busy", repo);
+    cm.db.run("BEGIN");
+    for (let i = 0; i < 800; i++)
+      cm.observation({
+        project: "busy",
+        session: "b1",
+        type: "discovery",
+        title: `Finding ${i}`,
+        narrative: `Observation number ${i} about module m${i % 37}.`,
+        at: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(),
+      });
+    cm.db.run("COMMIT");
+    cm.close();
+    expect(sb.run(["remember", "warm up", "--scope", "global"]).code).toBe(0);
+    const importing = sb.spawn(["import", "claude-mem", "--db", cm.path, "--json"]);
+    const writers = Array.from({ length: 10 }, (_, i) =>
+      sb.spawn(["remember", `written during the import ${i}`], { cwd: repo }),
+    );
+    const codes = await Promise.all(writers.map((w) => w.exited));
+    expect(codes.every((c) => c === 0)).toBe(true);
+    expect(await importing.exited).toBe(0);
+    expect(JSON.parse(await new Response(importing.stdout).text()).created).toBe(800);
+    expect(entriesOf(sb.cofferHome, "busy")).toHaveLength(810);
+    const listed = sb.run(["list", "--scope", "project", "--json", "--limit", "1"], { cwd: repo }).json();
+    expect(listed.total).toBe(810); // the index agrees with the files
+  } finally {
+    sb.cleanup();
+  }
+});
