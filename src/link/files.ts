@@ -6,7 +6,20 @@
  * touched; a read-only one only with --force. Configs are read as bytes and must be UTF-8:
  * Coffer never rewrites bytes it cannot decode.
  */
-import { chmodSync, existsSync, lstatSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { writeFileAtomic } from "../lib/atomic";
 import { type AuditEvent, audit } from "../lib/audit";
@@ -29,6 +42,26 @@ export type FileChange = {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** A hash of the bytes each config had when it was read (to tell, before writing, whether it changed since). */
+const readHashes = new Map<string, string>();
+
+/** sha256 of a file's bytes, read in pieces (a big config is never held twice). */
+function hashFile(path: string): string {
+  const h = new Bun.CryptoHasher("sha256");
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0) break;
+      h.update(buf.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return h.digest("hex");
+}
+
 /** The text of a config file, or null when it is missing. Bytes that are not UTF-8 are refused, never replaced. */
 export function readTextOrNull(path: string): string | null {
   if (!existsSync(path)) return null;
@@ -40,6 +73,7 @@ export function readTextOrNull(path: string): string | null {
       "Move it away, then run the command again.",
     );
   const bytes = readFileSync(path);
+  readHashes.set(path, new Bun.CryptoHasher("sha256").update(bytes).digest("hex"));
   try {
     return utf8.decode(bytes);
   } catch {
@@ -95,6 +129,27 @@ function isNotOurs(p: string): boolean {
   }
 }
 
+/** True when the file still holds what planning read (bytes compared by hash: no second copy as text). */
+function unchangedSince(c: FileChange): boolean {
+  const hash = readHashes.get(c.path);
+  if (hash === undefined || c.before === null) return readTextOrNull(c.path) === c.before;
+  try {
+    return hashFile(c.path) === hash;
+  } catch {
+    return false;
+  }
+}
+
+/** The backup: a copy of the file's bytes (temp + rename, so a reader sees the old backup or the new one). */
+function writeBackup(from: string, bak: string, mode: number): void {
+  const tmp = `${bak}.${process.pid}.tmp`;
+  copyFileSync(from, tmp);
+  chmodSync(tmp, mode);
+  renameSync(tmp, bak);
+}
+
+const BIG = 8 * 1024 * 1024;
+
 function isReadOnly(mode: number): boolean {
   return (mode & 0o222) === 0;
 }
@@ -136,10 +191,11 @@ export function applyChanges(
 ): void {
   const todo = changes.filter(changed);
   const backups = opts.backups ?? {};
+  // Planning a big config (a 40 MB ~/.claude.json) leaves its garbage behind: collect it before writing.
+  if (todo.some((c) => (c.before?.length ?? 0) > BIG)) Bun.gc(true);
   // Nothing may have moved under us since planning (agents rewrite their own configs).
   for (const c of todo) {
-    const now = readTextOrNull(c.path);
-    if (now !== c.before) {
+    if (!unchangedSince(c)) {
       throw new CofferError(
         `${tilde(c.path)} changed while Coffer was editing it; nothing was written`,
         1,
@@ -161,8 +217,7 @@ export function applyChanges(
     const mode = c.before !== null ? statSync(target).mode & 0o777 : 0o644;
     if (c.before !== null) {
       const bak = backupPath(c.path, backups[c.path]);
-      writeFileAtomic(bak, c.before, mode | 0o200);
-      chmodSync(bak, mode);
+      writeBackup(target, bak, mode);
       backups[c.path] = bak;
       c.backup = bak;
     }

@@ -5,7 +5,7 @@
  * and removing it again gives back the original bytes.
  */
 
-import { findNodeAtLocation, type Node, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+import { type Node, type NodeType, type ParseError, parse, parseTree, printParseErrorCode, visit } from "jsonc-parser";
 import { CofferError } from "../lib/errors";
 import { type Dialect, dialectOptions as parseOptions } from "../lib/jsonc";
 
@@ -29,11 +29,39 @@ const DIALECT_NAME: Record<Dialect, string> = {
   jsonc: "JSONC",
 };
 
+/** A syntax-tree node (jsonc-parser's shape, mutable); `lazy`: a container whose children are not built yet. */
+type LNode = {
+  type: NodeType;
+  offset: number;
+  length: number;
+  colonOffset?: number;
+  parent?: LNode;
+  children?: LNode[];
+  // biome-ignore lint/suspicious/noExplicitAny: jsonc-parser's literal value
+  value?: any;
+  lazy?: boolean;
+};
+
+/** Containers this deep (root = 0) start out lazy: big documents cost little until a path needs them. */
+const EAGER_DEPTH = 2;
+
+function refuse(text: string, file: string, dialect: Dialect, offset: number, what: string): never {
+  const at = lineCol(text, offset);
+  throw new CofferError(
+    `${file}:${at.line}:${at.col}: not valid ${DIALECT_NAME[dialect]} (${what}); left it untouched`,
+    1,
+    "Fix that line by hand (or move the file away), then run the command again.",
+  );
+}
+
 /**
- * Parse `text` as the host would. A file that does not parse is a user error naming the file,
- * line and column — Coffer never edits what it cannot read.
+ * Parse `text` as the host would, in one streaming pass: syntax errors, a BOM and duplicate
+ * keys are refused naming the file, line and column (Coffer never edits what it cannot read
+ * unambiguously). The tree is built only `EAGER_DEPTH` levels deep; deeper containers are lazy
+ * nodes (offset and length only) that `expand` builds when a path goes through them, so a 44 MB
+ * ~/.claude.json costs about its own size, not a tree of millions of nodes.
  */
-export function parseJsonStrict(text: string, file: string, dialect: Dialect): { tree: Node; value: unknown } {
+function parseShallow(text: string, file: string, dialect: Dialect): LNode {
   if (text.charCodeAt(0) === 0xfeff)
     throw new CofferError(
       `${file}:1:1: starts with a UTF-8 byte order mark (BOM), which JSON does not allow; left it untouched`,
@@ -41,50 +69,114 @@ export function parseJsonStrict(text: string, file: string, dialect: Dialect): {
       'Save the file as UTF-8 without a BOM (most editors: "UTF-8", not "UTF-8 with BOM"), then run the command again.',
     );
   const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, parseOptions(dialect));
-  if (errors.length || !tree) {
-    const e = errors[0];
-    const at = e ? lineCol(text, e.offset) : { line: 1, col: 1 };
-    const what = e ? printParseErrorCode(e.error) : "empty document";
-    throw new CofferError(
-      `${file}:${at.line}:${at.col}: not valid ${DIALECT_NAME[dialect]} (${what}); left it untouched`,
-      1,
-      "Fix that line by hand (or move the file away), then run the command again.",
-    );
-  }
-  const dup = firstDuplicateKey(tree);
+  let parent: LNode = { type: "array", offset: -1, length: -1, children: [] } as LNode;
+  /** Open containers below the built tree (inside a lazy node). */
+  let skip = 0;
+  let lazy: LNode | undefined;
+  /** Keys seen so far in each open object (null for arrays), for duplicate keys at any depth. */
+  const keys: (Map<string, number> | null)[] = [];
+  let dup: { key: string; offset: number; first: number } | undefined;
+  const closeProperty = (end: number) => {
+    if (parent.type === "property") {
+      parent.length = end - parent.offset;
+      parent = parent.parent as LNode;
+    }
+  };
+  const begin = (type: "object" | "array", offset: number) => {
+    keys.push(type === "object" ? new Map() : null);
+    if (skip > 0) {
+      skip++;
+      return;
+    }
+    const node: LNode = { type, offset, length: -1, parent, children: [] };
+    parent.children!.push(node);
+    if (keys.length - 1 >= EAGER_DEPTH + 1) {
+      node.lazy = true;
+      delete node.children;
+      lazy = node;
+      skip = 1;
+      return;
+    }
+    parent = node;
+  };
+  const end = (offset: number, length: number) => {
+    keys.pop();
+    if (skip > 0) {
+      skip--;
+      if (skip > 0) return;
+      lazy!.length = offset + length - lazy!.offset;
+      lazy = undefined;
+      closeProperty(offset + length);
+      return;
+    }
+    closeProperty(offset + length);
+    parent.length = offset + length - parent.offset;
+    parent = parent.parent as LNode;
+    closeProperty(offset + length);
+  };
+  visit(
+    text,
+    {
+      onObjectBegin: (offset) => begin("object", offset),
+      onArrayBegin: (offset) => begin("array", offset),
+      onObjectEnd: end,
+      onArrayEnd: end,
+      onObjectProperty: (name, offset, length) => {
+        const seen = keys[keys.length - 1];
+        if (seen) {
+          const first = seen.get(name);
+          if (first !== undefined && !dup) dup = { key: name, offset, first };
+          else seen.set(name, offset);
+        }
+        if (skip > 0) return;
+        const prop: LNode = { type: "property", offset, length: -1, parent, children: [] };
+        parent.children!.push(prop);
+        prop.children!.push({ type: "string", value: name, offset, length, parent: prop });
+        parent = prop;
+      },
+      onLiteralValue: (value, offset, length) => {
+        if (skip > 0) return;
+        parent.children!.push({ type: getNodeTypeOf(value), offset, length, parent, value });
+        closeProperty(offset + length);
+      },
+      onSeparator: (sep, offset) => {
+        if (skip > 0 || parent.type !== "property") return;
+        if (sep === ":") parent.colonOffset = offset;
+        else if (sep === ",") closeProperty(offset);
+      },
+      onError: (error, offset, length) => {
+        errors.push({ error, offset, length });
+      },
+    },
+    parseOptions(dialect),
+  );
+  if (errors.length) refuse(text, file, dialect, errors[0]!.offset, printParseErrorCode(errors[0]!.error));
+  const root = parent.children![0];
+  if (!root) refuse(text, file, dialect, 0, "empty document");
   if (dup) {
     const at = lineCol(text, dup.offset);
-    const first = lineCol(text, dup.firstOffset);
+    const first = lineCol(text, dup.first);
     throw new CofferError(
       `${file}:${at.line}:${at.col}: duplicate key "${dup.key}" (also on line ${first.line}); left it untouched`,
       1,
       "Hosts read only one of the two: remove the one you do not want, then run the command again.",
     );
   }
-  return { tree, value: parse(text, [], parseOptions(dialect)) };
+  delete root.parent;
+  return root;
 }
 
-/** The first object key that appears twice in one object (its offset and its first occurrence's). */
-function firstDuplicateKey(root: Node): { key: string; offset: number; firstOffset: number } | undefined {
-  const stack: Node[] = [root];
-  while (stack.length) {
-    const n = stack.pop()!;
-    const kids = n.children;
-    if (!kids) continue;
-    if (n.type === "object") {
-      const seen = new Map<string, number>();
-      for (const prop of kids) {
-        const k = prop.children?.[0];
-        if (!k || typeof k.value !== "string") continue;
-        const prev = seen.get(k.value);
-        if (prev !== undefined) return { key: k.value, offset: k.offset, firstOffset: prev };
-        seen.set(k.value, k.offset);
-      }
-    }
-    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+function getNodeTypeOf(value: unknown): NodeType {
+  switch (typeof value) {
+    case "boolean":
+      return "boolean";
+    case "number":
+      return "number";
+    case "string":
+      return "string";
+    default:
+      return value === null ? "null" : Array.isArray(value) ? "array" : "object";
   }
-  return undefined;
 }
 
 export function detectEol(text: string): string {
@@ -285,10 +377,6 @@ function removeSplices(text: string, container: Node, index: number): Splice[] {
   return [{ offset: start, length: (after >= 0 ? after + 1 : xe) - start, content: "" }];
 }
 
-function nodeAt(tree: Node, path: JsonPath): Node | undefined {
-  return findNodeAtLocation(tree, path);
-}
-
 /** The value at `path` in a parsed document (undefined when absent). */
 export function getAt(value: unknown, path: JsonPath): unknown {
   let cur: unknown = value;
@@ -305,56 +393,174 @@ export function getAt(value: unknown, path: JsonPath): unknown {
   return cur;
 }
 
-/** A JSON document being edited: text plus its tree, re-parsed after every edit. */
+const NONE = Symbol("none");
+const BIG_TEXT = 8 * 1024 * 1024;
+
+/** Move every offset of a subtree parsed on its own to where it sits in the whole text. */
+function shift(n: LNode, by: number): void {
+  const stack: LNode[] = [n];
+  while (stack.length) {
+    const x = stack.pop()!;
+    x.offset += by;
+    if (x.colonOffset !== undefined) x.colonOffset += by;
+    if (x.children) for (const c of x.children) stack.push(c);
+  }
+}
+
+/** A plain object from entries, `__proto__` included as an ordinary key. */
+function defineAll(entries: [string, unknown][]): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of entries)
+    Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return o;
+}
+
+/**
+ * A JSON document being edited: its text and a shallow syntax tree (deep containers built on
+ * demand). Every edit is a splice inside one node, checked by re-parsing: the edited node must
+ * span the same place, members that were not edited must keep their exact text, and the edited
+ * member must hold exactly the intended value; otherwise nothing is written.
+ */
 export class JsonDoc {
   text: string;
-  private tree: Node;
-  value: unknown;
+  private tree: LNode;
+  private cached: unknown = NONE;
 
   constructor(
     text: string,
     readonly file: string,
     readonly dialect: Dialect,
   ) {
-    const parsed = parseJsonStrict(text, file, dialect);
+    this.tree = parseShallow(text, file, dialect);
     this.text = text;
-    this.tree = parsed.tree;
-    this.value = parsed.value;
+    if (text.length > BIG_TEXT) Bun.gc(true);
   }
 
-  /** Re-parse after an edit and check the document is exactly the one intended. */
-  private update(text: string, expected: unknown): void {
-    const parsed = parseJsonStrict(text, this.file, this.dialect);
-    if (!deepEqual(parsed.value, expected)) {
-      throw new CofferError(
-        `${this.file}: an edit did not give the intended document; nothing was written`,
-        1,
-        "This is a bug in Coffer; please report it with a copy of the file.",
-      );
+  /** The whole document's value, built on demand (the engine asks for it on small files only). */
+  get value(): unknown {
+    if (this.cached === NONE) this.cached = this.valueOf(this.tree);
+    return this.cached;
+  }
+
+  /** Members at the top level (no value built). */
+  get topLevelCount(): number {
+    return this.tree.children?.length ?? 0;
+  }
+
+  /** Build the children of a lazy node (parsing only its own text). */
+  private expand(n: LNode): void {
+    if (!n.lazy) return;
+    const sub = parseTree(this.text.slice(n.offset, n.offset + n.length), [], parseOptions(this.dialect)) as
+      | LNode
+      | undefined;
+    if (!sub) throw new Error(`${this.file}: a part of the document no longer parses`);
+    shift(sub, n.offset);
+    n.children = sub.children ?? [];
+    for (const c of n.children) c.parent = n;
+    delete n.lazy;
+  }
+
+  private nodeAt(path: JsonPath, expand = false): LNode | undefined {
+    let node: LNode = this.tree;
+    for (const seg of path) {
+      this.expand(node);
+      const kids: LNode[] = node.children ?? [];
+      if (typeof seg === "string") {
+        if (node.type !== "object") return undefined;
+        const prop = kids.find((p) => p.children?.[0]?.value === seg && p.children.length === 2);
+        if (!prop) return undefined;
+        node = prop.children![1]!;
+      } else {
+        if (node.type !== "array" || seg < 0 || seg >= kids.length) return undefined;
+        node = kids[seg]!;
+      }
     }
-    this.text = text;
-    this.tree = parsed.tree;
-    this.value = parsed.value;
+    if (expand) this.expand(node);
+    return node;
   }
 
-  private expect(mutate: (root: unknown) => void): unknown {
-    const copy = structuredClone(this.value);
-    mutate(copy);
-    return copy;
+  private valueOf(n: LNode): unknown {
+    if (n.lazy) return parse(this.text.slice(n.offset, n.offset + n.length), [], parseOptions(this.dialect));
+    if (n.type === "object")
+      return defineAll(
+        (n.children ?? [])
+          .filter((p) => p.children?.length === 2)
+          .map((p) => [p.children![0]!.value as string, this.valueOf(p.children![1]!)]),
+      );
+    if (n.type === "array") return (n.children ?? []).map((c) => this.valueOf(c));
+    return n.value;
+  }
+
+  private slice(n: Node): string {
+    return this.text.slice(n.offset, n.offset + n.length);
+  }
+
+  private bug(): never {
+    throw new CofferError(
+      `${this.file}: an edit did not give the intended document; nothing was written`,
+      1,
+      "This is a bug in Coffer; please report it with a copy of the file.",
+    );
+  }
+
+  /**
+   * Apply `splices` (all inside the node at `at`) and check the result: the document parses,
+   * the node at `at` spans the same place, and `verify` accepts its new content.
+   */
+  private update(at: JsonPath, splices: Splice[], verify: (old: LNode, now: LNode, next: JsonDoc) => boolean): void {
+    const old = this.nodeAt(at, true);
+    if (!old) this.bug();
+    for (const sp of splices) if (sp.offset < old.offset || sp.offset + sp.length > old.offset + old.length) this.bug();
+    const text = applySplices(this.text, splices);
+    const next = new JsonDoc(text, this.file, this.dialect);
+    const now = next.nodeAt(at, true);
+    const delta = text.length - this.text.length;
+    if (!now || now.offset !== old.offset || now.length !== old.length + delta || !verify(old, now, next)) this.bug();
+    this.text = text;
+    this.tree = next.tree;
+    this.cached = NONE;
+    // Parsing a big document leaves garbage the size of the document: collect it now.
+    if (text.length > BIG_TEXT) Bun.gc(true);
+  }
+
+  /** The members of `old` kept with their exact text, one inserted at `insertAt` or removed at `removeAt`. */
+  private membersMatch(
+    old: LNode,
+    now: LNode,
+    next: JsonDoc,
+    change: { insertAt: number; key?: string; value: unknown } | { removeAt: number },
+  ): boolean {
+    const before = old.children ?? [];
+    const after = now.children ?? [];
+    const kept = before.filter((_, i) => !("removeAt" in change) || i !== change.removeAt);
+    if (after.length !== kept.length + ("insertAt" in change ? 1 : 0)) return false;
+    let j = 0;
+    for (let i = 0; i < after.length; i++) {
+      const n = after[i]!;
+      if ("insertAt" in change && i === change.insertAt) {
+        const valueNode = old.type === "object" ? n.children?.[1] : n;
+        if (old.type === "object" && n.children?.[0]?.value !== change.key) return false;
+        if (!valueNode || !deepEqual(next.valueOf(valueNode), change.value)) return false;
+        continue;
+      }
+      if (this.slice(kept[j++]!) !== next.slice(n)) return false;
+    }
+    return true;
   }
 
   get(path: JsonPath): unknown {
-    return getAt(this.value, path);
+    const n = this.nodeAt(path);
+    return n ? this.valueOf(n) : undefined;
   }
 
   has(path: JsonPath): boolean {
-    return nodeAt(this.tree, path) !== undefined;
+    return this.nodeAt(path) !== undefined;
   }
 
   /** The exact source text of the value at `path` (for restoring it later byte-for-byte). */
   raw(path: JsonPath): string | undefined {
-    const n = nodeAt(this.tree, path);
-    return n ? this.text.slice(n.offset, n.offset + n.length) : undefined;
+    const n = this.nodeAt(path);
+    return n ? this.slice(n) : undefined;
   }
 
   /**
@@ -365,20 +571,21 @@ export class JsonDoc {
   set(path: JsonPath, value: unknown, rawText?: string): void {
     const style = styleOf(this.text);
     const final = rawText !== undefined ? parse(rawText) : value;
-    const existing = nodeAt(this.tree, path);
+    const existing = this.nodeAt(path);
     if (existing) {
-      const expected = this.expect((root) => setIn(root, path, final));
       const content =
         rawText ??
         renderJson(value, indentAt(this.text, existing.offset), style.unit, style.eol, isMultilineDoc(this.text));
-      this.update(applySplices(this.text, [{ offset: existing.offset, length: existing.length, content }]), expected);
+      this.update(path, [{ offset: existing.offset, length: existing.length, content }], (_, now, next) =>
+        deepEqual(next.valueOf(now), final),
+      );
       return;
     }
     // Walk up to the deepest existing ancestor; build the rest as one nested value.
     let depth = path.length - 1;
-    while (depth > 0 && !nodeAt(this.tree, path.slice(0, depth))) depth--;
+    while (depth > 0 && !this.nodeAt(path.slice(0, depth))) depth--;
     const parentPath = path.slice(0, depth);
-    const parent = depth === 0 ? this.tree : nodeAt(this.tree, parentPath)!;
+    const parent = this.nodeAt(parentPath, true)!;
     if (parent.type !== "object") {
       throw new CofferError(
         `${this.file}: expected an object at "${parentPath.join(".") || "(top level)"}", found ${parent.type}; left it untouched`,
@@ -386,26 +593,29 @@ export class JsonDoc {
         "Fix that part of the file by hand, then run the command again.",
       );
     }
-    const expected = this.expect((root) => setIn(root, path, final));
     let nested: unknown = value;
     for (let i = path.length - 1; i > depth; i--) nested = { [path[i] as string]: nested };
     const key = path[depth] as string;
+    const insertAt = parent.children?.length ?? 0;
     if (rawText !== undefined && depth === path.length - 1) {
       // Insert a placeholder, then swap in the raw text.
-      this.update(
-        applySplices(this.text, appendSplices(this.text, parent, key, null, style)),
-        this.expect((root) => setIn(root, path, null)),
+      this.update(parentPath, appendSplices(this.text, parent, key, null, style), (old, now, next) =>
+        this.membersMatch(old, now, next, { insertAt, key, value: null }),
       );
-      const n = nodeAt(this.tree, path)!;
-      this.update(applySplices(this.text, [{ offset: n.offset, length: n.length, content: rawText }]), expected);
+      const n = this.nodeAt(path)!;
+      this.update(path, [{ offset: n.offset, length: n.length, content: rawText }], (_, now, next) =>
+        deepEqual(next.valueOf(now), final),
+      );
       return;
     }
-    this.update(applySplices(this.text, appendSplices(this.text, parent, key, nested, style)), expected);
+    this.update(parentPath, appendSplices(this.text, parent, key, nested, style), (old, now, next) =>
+      this.membersMatch(old, now, next, { insertAt, key, value: nested }),
+    );
   }
 
   /** Append `value` to the array at `path` (created when missing). */
   append(path: JsonPath, value: unknown): void {
-    const arr = nodeAt(this.tree, path);
+    const arr = this.nodeAt(path, true);
     if (!arr) {
       this.set(path, [value]);
       return;
@@ -417,8 +627,10 @@ export class JsonDoc {
         "Fix that part of the file by hand, then run the command again.",
       );
     }
-    const expected = this.expect((root) => (getAt(root, path) as unknown[]).push(structuredClone(value)));
-    this.update(applySplices(this.text, appendSplices(this.text, arr, undefined, value, styleOf(this.text))), expected);
+    const insertAt = arr.children?.length ?? 0;
+    this.update(path, appendSplices(this.text, arr, undefined, value, styleOf(this.text)), (old, now, next) =>
+      this.membersMatch(old, now, next, { insertAt, value }),
+    );
   }
 
   /** Make the object at `path` hold `entries`, each key set in place (its other keys stay as written). */
@@ -446,7 +658,7 @@ export class JsonDoc {
   private removeMember(path: JsonPath): void {
     if (path.length === 0) throw new Error("cannot remove the document root");
     const parentPath = path.slice(0, -1);
-    const parent = parentPath.length ? nodeAt(this.tree, parentPath) : this.tree;
+    const parent = this.nodeAt(parentPath, true);
     if (!parent) return;
     const last = path[path.length - 1]!;
     let index: number;
@@ -454,30 +666,13 @@ export class JsonDoc {
       if (typeof last !== "number") return;
       index = last;
     } else if (parent.type === "object") {
-      // The last property with that name is the one parsers keep.
-      index = -1;
-      (parent.children ?? []).forEach((p, i) => {
-        if (p.children?.[0]?.value === last) index = i;
-      });
+      index = (parent.children ?? []).findIndex((p) => p.children?.[0]?.value === last);
     } else return;
     if (index < 0 || index >= (parent.children?.length ?? 0)) return;
-    const expected = this.expect((root) => {
-      const container = parentPath.length ? getAt(root, parentPath) : root;
-      if (Array.isArray(container)) container.splice(last as number, 1);
-      else delete (container as Record<string, unknown>)[last as string];
-    });
-    this.update(applySplices(this.text, removeSplices(this.text, parent, index)), expected);
+    this.update(parentPath, removeSplices(this.text, parent, index), (old, now, next) =>
+      this.membersMatch(old, now, next, { removeAt: index }),
+    );
   }
-}
-
-function setIn(root: unknown, path: JsonPath, value: unknown): void {
-  let cur = root as Record<string | number, unknown>;
-  for (let i = 0; i < path.length - 1; i++) {
-    const seg = path[i]!;
-    if (cur[seg] === undefined || cur[seg] === null || typeof cur[seg] !== "object") cur[seg] = {};
-    cur = cur[seg] as Record<string | number, unknown>;
-  }
-  cur[path[path.length - 1]!] = structuredClone(value);
 }
 
 /** Fresh file text for a document Coffer creates. */

@@ -125,7 +125,9 @@ function jsonSlot(file: ConfigFile, before: string | null, skeleton: Record<stri
     before,
     doc,
     fresh,
-    empty: () => deepEqual(doc.value, skeleton) || deepEqual(doc.value, {}),
+    // Counted first: a big document is never built as a value just to learn it is not empty.
+    empty: () =>
+      doc.topLevelCount <= Object.keys(skeleton).length && (deepEqual(doc.value, skeleton) || deepEqual(doc.value, {})),
     freshText: () => newJsonText(doc.value),
     notes: [],
     audit: [],

@@ -226,3 +226,25 @@ describe("configs Coffer must not edit as they are", () => {
     expect(read(file)).toBe(text);
   });
 });
+
+describe("a big ~/.claude.json", () => {
+  test("link and unlink stay within a small multiple of the file's size, and unlink restores it exactly", async () => {
+    const { bigClaudeJson } = await import("../../scripts/bench/link-memory");
+    const file = join(sb.home, ".claude.json");
+    const text = bigClaudeJson(20 * 1024 * 1024);
+    writeFileSync(file, text);
+    const mb = text.length / 1024 / 1024;
+    const peak = (args: string[]) => {
+      const out = join(sb.root, "time.txt");
+      const p = Bun.spawnSync(["/usr/bin/time", "-v", "-o", out, BIN, ...args], { env: sb.env, cwd: sb.home });
+      expect(p.exitCode).toBe(0);
+      return Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(out, "utf8"))![1]) / 1024;
+    };
+    // Before: about 20x the file to link and 35x to unlink (888 MB / 1.37 GB for 44 MB).
+    const bound = 8 * mb + 60;
+    expect(peak(["link", "claude"])).toBeLessThan(bound);
+    expect(JSON.parse(read(file)!).mcpServers.coffer.command).toBe(BIN);
+    expect(peak(["unlink", "claude"])).toBeLessThan(bound);
+    expect(read(file)).toBe(text);
+  }, 120_000);
+});
