@@ -125,7 +125,9 @@ chmod 755 "$tmp"
 
 version=
 if [ -z "${COFFER_TARGET:-}" ]; then # a forced target may be for another machine
-  version=$("$tmp" --version 2>/dev/null) || die "the downloaded $file does not run on this machine; nothing was installed"
+  hint=
+  case "$target" in *-musl) hint=" (on Alpine it needs: apk add libstdc++)" ;; esac
+  version=$("$tmp" --version 2>/dev/null) || die "the downloaded $file does not run on this machine$hint; nothing was installed"
 fi
 
 previous=

@@ -174,6 +174,46 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
     expect(existsSync(join(dir, "coffer"))).toBe(true);
   });
 
+  // Where getconf cannot name a glibc and a musl loader exists, the installer takes the musl build.
+  // Here (Debian's musl, no musl libstdc++) that binary cannot start: refused, old binary kept.
+  test.skipIf(!existsSync("/lib/ld-musl-x86_64.so.1"))(
+    "musl is detected without glibc; a binary that cannot start is refused",
+    async () => {
+      const tools = join(sb.root, "musl-bin");
+      mkdirSync(tools, { recursive: true });
+      for (const t of [
+        "sh",
+        "uname",
+        "ls",
+        "grep",
+        "mkdir",
+        "cp",
+        "rm",
+        "awk",
+        "cut",
+        "sed",
+        "sha256sum",
+        "chmod",
+        "mv",
+        "curl",
+        "dirname",
+      ]) {
+        const real = Bun.which(t);
+        if (real) symlinkSync(real, join(tools, t));
+      }
+      const before = await sha256(installed());
+      const r = await install("sh", { COFFER_RELEASE_URL: url("good"), PATH: tools });
+      expect(requests).toContain("/good/coffer-linux-x64-musl");
+      expect(r.stdout).toContain("checksum ok");
+      if (r.code === 0) return; // a machine with a musl libstdc++ runs it: installed, fine
+      expect(r.stderr).toContain(
+        "coffer-linux-x64-musl does not run on this machine (on Alpine it needs: apk add libstdc++)",
+      );
+      expect(await sha256(installed())).toBe(before);
+      expect(readdirSync(binDir())).toEqual(["coffer"]);
+    },
+  );
+
   test("COFFER_INSTALL_DIR and a missing target are honoured", async () => {
     const dir = join(sb.root, "opt", "bin");
     mkdirSync(join(sb.root, "opt"), { recursive: true });
