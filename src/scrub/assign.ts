@@ -262,6 +262,11 @@ const SUFFIX_STOP = new Set([
   "fixture",
   "param",
   "parameter",
+  "algorithm",
+  "algorithms",
+  "info",
+  "algo",
+  "alg",
   "key",
 ]);
 
@@ -420,6 +425,7 @@ const KEY_PREFIX_STOP = new Set([
   "name",
   "label",
   "sorting",
+  "header",
   "new",
   "old",
   "ssh", // ssh keys are set as paths; a real key is a PEM block, caught on its own
@@ -450,7 +456,11 @@ function classifyWords(ident: string): KeyClass {
     if (STOP_WORDS.has(w)) continue;
     let f = "";
     let s: Strength = "strong";
-    if (
+    if (w === "pass" && ws.length === 1) {
+      // a lone "pass" is as often a test outcome ("pass": "...") as a password: the value must look random
+      f = "password";
+      s = "weak";
+    } else if (
       w === "password" ||
       w === "passwd" ||
       w === "passphrase" ||
@@ -552,6 +562,7 @@ function readValue(text: string, p: number, element: boolean): Value | null {
     return { start: p + 1, end: e, quoted: true, code: false };
   }
   if (c === "{" || c === "[" || c === "(" || c === "\n" || c === "\r") return null;
+  if (text.startsWith("/*", p) || text.startsWith("//", p)) return null; // a comment, not a value
   let e = p;
   while (e < n && e - p < MAX_VALUE) {
     const ch = text.charCodeAt(e);
@@ -580,8 +591,8 @@ function readValue(text: string, p: number, element: boolean): Value | null {
   lookedTo = e;
   if (e === p) return null;
   const stop = text[e];
-  // `getAccessToken(session)`, `os.environ["X"]`: code, not a value
-  const code = stop === "(" || stop === "[";
+  // `getAccessToken(session)`, `os.environ["X"]`, `options?.authInfo`: code, not a value
+  const code = stop === "(" || stop === "[" || /\?\.|!\.|=>/.test(text.slice(p, e));
   // a trailing sentence period is not part of the value
   let end = e;
   while (end > p && (text[end - 1] === "." || text[end - 1] === ":")) end--;
@@ -596,6 +607,19 @@ const XML_VALUE_ATTR = /[ \t]*(?:value|secret|password)[ \t]*=[ \t]*/iy;
 const PROSE_GAP =
   /(?:[ \t]+(?:is|was|=|:|to|as|of|for|set|now|here|are|key|token|secret|id|value|be)\b){0,3}[ \t]*[:=]?[ \t]*/iy;
 const SETTER_OPEN = /\(\s*$/;
+
+/**
+ * A .env-style assignment: `NAME=value` (no spaces around `=`), NAME in UPPER_SNAKE, standing on
+ * its own (after a space or at a line start), not declared in code (`const NAME = ...`).
+ */
+function envLine(text: string, s: number, ident: string): boolean {
+  if (!/^[A-Z][A-Z0-9]*_[A-Z0-9_]*$/.test(ident)) return false;
+  const e = s + ident.length;
+  if (text[e] !== "=" || text[e + 1] === "=" || (s > 0 && !/\s/.test(text[s - 1]!))) return false;
+  return !/\b(?:const|let|var|val|final|static|readonly|public|private|def)[ \t]+$/.test(
+    text.slice(Math.max(0, s - 20), s),
+  );
+}
 
 /** Find assignments of secret values; push one span per value. */
 export function assignmentSpans(text: string, spans: Span[], malformed: (v: string) => boolean = () => false): void {
@@ -623,6 +647,9 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     let ok = false;
     let isElement = false;
     if (element) {
+      // <password>value</password>: only with the closing tag right after the value
+      const close = text.indexOf("<", e + 1);
+      if (close < 0 || close - e > MAX_VALUE || !text.startsWith(`</${ident}>`, close)) continue;
       p = e + 1;
       ok = true;
       isElement = true;
@@ -662,7 +689,14 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
           ok = true;
         } else if (OPERATOR.test(text)) {
           p = OPERATOR.lastIndex;
-          ok = true;
+          // `oauth:client-assertion` (no space after ':', nothing quoted) is a URN or a path, not YAML
+          ok = !(
+            text[p - 1] === ":" &&
+            text[p - 2] !== ":" &&
+            !quotedIdent &&
+            text[afterName] === ":" &&
+            !/[\s"'`]/.test(text[p] ?? " ")
+          );
         } else if (flag && p > afterName) {
           ok = true; // --token VALUE
         }
@@ -699,15 +733,8 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     if (flag && value.startsWith("-")) continue;
     if (!v.quoted && cls.family === "auth" && /^[A-Za-z]+$/.test(value)) continue;
     if (prose) {
-      if (!isProseSecret(value)) continue;
-    } else if (
-      !isSecretValue(
-        value,
-        cls.strength,
-        v.quoted,
-        cls.strength !== "weak" && /^\$?[A-Z][A-Z0-9]*_[A-Z0-9_]*$/.test(ident),
-      )
-    ) {
+      if (value.startsWith("-") || !isProseSecret(value)) continue;
+    } else if (!isSecretValue(value, cls.strength, v.quoted, cls.strength !== "weak" && envLine(text, s, ident))) {
       // a key with a curl-style user:password value is handled elsewhere; nothing here
       continue;
     }

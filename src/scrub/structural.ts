@@ -29,6 +29,7 @@ export function privateSpans(text: string, spans: Span[]): void {
 /** PEM private-key blocks (also with `\n` escapes inside JSON), to the END line or the end of the text. */
 export function pemSpans(text: string, spans: Span[]): void {
   let from = 0;
+  let nextEnd = -2; // -2: not searched yet; -1: none left
   for (;;) {
     const b = text.indexOf("-----BEGIN", from);
     if (b < 0) return;
@@ -42,15 +43,18 @@ export function pemSpans(text: string, spans: Span[]): void {
       from = headEnd + 5;
       continue;
     }
-    const endAt = text.indexOf("-----END", headEnd + 5);
+    // the next END marker, searched again only once passed (a run of headers stays linear)
+    if (nextEnd !== -1 && nextEnd < headEnd + 5) nextEnd = text.indexOf("-----END", headEnd + 5);
+    const endAt = nextEnd;
     let end = text.length;
     if (endAt >= 0) {
       const close = text.indexOf("-----", endAt + 8);
       end = close >= 0 && close - endAt < 120 ? close + 5 : endAt + 8;
     }
-    // a key has a body: "-----BEGIN PRIVATE KEY-----\nanything\n-----END..." in docs is not one
-    const body = text.slice(headEnd + 5, endAt >= 0 ? endAt : Math.min(text.length, headEnd + 400));
-    if (body.replace(/\\n|\s/g, "").length < 32) {
+    // a key has a base64 body: "-----BEGIN PRIVATE KEY-----\nanything\n-----END..." in docs, or code
+    // that looks for the header, is not one
+    const body = text.slice(headEnd + 5, Math.min(endAt >= 0 ? endAt : text.length, headEnd + 800));
+    if (!/[A-Za-z0-9+/]{32}/.test(body.replace(/\\n|\r?\n[ \t]*/g, ""))) {
       from = headEnd + 5;
       continue;
     }
@@ -86,7 +90,7 @@ export function urlSpans(text: string, spans: Span[]): void {
     if (colon >= 0) {
       const pw = userinfo.slice(colon + 1);
       const user = userinfo.slice(0, colon);
-      if (pw && !isPlaceholder(pw) && !(user.startsWith("$") || user.startsWith("{")))
+      if (pw.length >= 3 && !isPlaceholder(pw) && !(user.startsWith("$") || user.startsWith("{")))
         spans.push({ start: i + 3 + colon + 1, end: at, family: "url-credentials", rank: 2 });
     } else if (userinfo.length >= 16 && isSecretValue(userinfo, "weak")) {
       spans.push({ start: i + 3, end: at, family: "url-credentials", rank: 2 });
@@ -117,7 +121,11 @@ export function bearerSpans(text: string, spans: Span[]): void {
     const digits = /\d/.test(v);
     const mixed = /[a-z]/.test(v) && /[A-Z]/.test(v.slice(1));
     const symbols = /[._~+/=-]/.test(v);
-    if (scheme === "basic" && !(digits || v.endsWith("=") || /[+/]/.test(v) || mixed)) continue;
+    if (
+      scheme === "basic" &&
+      (!/^[A-Za-z0-9+/]+=*$/.test(v) || !(digits || v.endsWith("=") || /[+/]/.test(v) || mixed))
+    )
+      continue;
     if (!(digits || mixed || (symbols && v.length >= 12))) continue;
     spans.push({ start, end: start + v.length, family: "auth-header", rank: 2 });
   }
@@ -162,7 +170,7 @@ export function dsnSpans(text: string, spans: Span[]): void {
 }
 
 const PGPASS =
-  /(?<![^\s>`'"(])(\*|[A-Za-z0-9_][A-Za-z0-9._-]{0,252}):(\d{1,5}|\*):([^\s:]{1,128}):([^\s:]{1,128}):([^\s'"`]{1,256})(?![^\s'"`])/g;
+  /(?<![^\s>`'"(])(\*|[A-Za-z0-9_][A-Za-z0-9._-]{0,252}):(\d{1,5}|\*):([^\s:]{1,128}):([^\s:]{1,128}):((?:\\:|[^\s:'"`]){1,256})(?![^\s'"`])/g;
 
 /** `.pgpass` lines: hostname:port:database:username:password. */
 export function pgpassSpans(text: string, spans: Span[]): void {
@@ -171,7 +179,8 @@ export function pgpassSpans(text: string, spans: Span[]): void {
   // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
   while ((m = PGPASS.exec(text))) {
     const pw = m[5]!.replace(/[.,;)]+$/, "");
-    if (isPlaceholder(pw) || pw.includes("://") || /^\d+$/.test(m[4]!)) continue;
+    // a host is '*', a name or an address (a hex pair like "74" is a fingerprint, not a host)
+    if (isPlaceholder(pw) || /^\d+$/.test(m[4]!) || !(m[1] === "*" || /[A-Za-z.]/.test(m[1]!))) continue;
     const end = m.index + m[0].length - (m[5]!.length - pw.length);
     spans.push({ start: end - pw.length, end, family: "pgpass", rank: 2 });
   }

@@ -72,6 +72,7 @@ const PLACEHOLDER_WORDS = new Set([
   "xxx",
   "yyy",
   "zzz",
+  "xyz",
   "abc",
   "abc123",
   "123456",
@@ -203,6 +204,13 @@ export function looksFake(s: string, loose = false): boolean {
   return /((.)(?!\2).{0,3})\1{4,}/.test(s) || /(.{5,10})\1{3,}/.test(s);
 }
 
+/** Mostly made of lower-case words (`value%23still-query#first`): text, not a random token. */
+function wordy(s: string): boolean {
+  let covered = 0;
+  for (const w of s.match(/[a-z]{4,}/g) ?? []) if (/[aeiou]/.test(w)) covered += w.length;
+  return covered > s.length * 0.5;
+}
+
 /** Values that are never secrets whatever their key: paths, URLs, versions, dates, emails, numbers. */
 function ordinaryShape(s: string): boolean {
   if (s.includes("://")) return true;
@@ -211,6 +219,8 @@ function ordinaryShape(s: string): boolean {
   if (/^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$/.test(s)) return true;
   if (/^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/.test(s)) return true;
   if (/^-?\d+(?:\.\d+)?$/.test(s) && s.length < 12) return true;
+  // a regular expression or a character class (`[A-Za-z0-9._~+/-]+=*`)
+  if (/\[(?:A-Z|a-z|0-9|\^)|\\[dwsb]|\(\?[:=!<]/.test(s)) return true;
   return false;
 }
 
@@ -226,12 +236,18 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
   const s = v.trim();
   if (s.length < 4 || s.length > 4096) return false;
   if (isPlaceholder(s) || isReference(s) || ordinaryShape(s) || looksFake(s, true)) return false;
+  // keys and tokens are ASCII; text in another script is a message, not a credential
+  if (/[^\x20-\x7e]/.test(s)) return false;
   if (/\s/.test(s)) {
     // a phrase: only a password key makes a multi-word value a secret (a passphrase), and only with a digit/symbol
+    // a passphrase is short: a sentence (5+ words, or non-ASCII text) is prose, not a password
     return (
       (strength === "password" || (strength === "strong" && quoted)) &&
       s.length >= 8 &&
+      s.length <= 64 &&
+      s.split(/\s+/).length <= 4 &&
       /[\d!@#$%^&*]/.test(s) &&
+      !/[^\x20-\x7e]/.test(s) &&
       !/\s{2,}/.test(s)
     );
   }
@@ -239,10 +255,10 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
   const digits = hasDigit(s);
   const symbols = /[^A-Za-z0-9_.\-/]/.test(s);
   if (strength === "weak") {
-    if (s.length < 12) return false;
+    if (s.length < 12 || wordy(s)) return false;
     const nd = s.replace(/\D/g, "").length;
     if (letters && nd >= 2 && s.length - nd >= 4 && entropy(s) >= 3.2) return true;
-    return randomLetters(s) || (symbols && letters && s.length >= 16 && entropy(s) >= 3.5);
+    return randomLetters(s);
   }
   if (!letters) return digits && (strength === "password" ? s.length >= 6 : s.length >= 12);
   // letters with '_', '.', '-', '/' only: a word or identifier (`hashed`, `auth.token`), unless random;
@@ -250,10 +266,9 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
   if (!digits && !symbols)
     return (
       randomLetters(s.replace(/[_.\-/]/g, "")) ||
-      (s.length >= 24 && entropy(s) >= 4) ||
       (quoted && strength === "password" && s.length >= 6 && !/[._/]/.test(s)) ||
       // .env style (`DB_PASSWORD=supersecret`): a word there is the value, not code
-      (envStyle && s.length >= 8 && !/[._/]/.test(s))
+      (envStyle && s.length >= 8 && !/[-._/]/.test(s))
     );
   return true;
 }
