@@ -157,14 +157,15 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
   });
 
   const bundles = data.cwd
-    ? data.bundles.map((b) =>
+    ? data.bundles.map((b, i) =>
         h(
-          "section",
-          { class: "panel", "aria-label": `${b.host} bundle`, "data-host": b.host },
-          h("h3", {}, b.host),
+          "details",
+          { class: "panel", "data-host": b.host, open: i === 0 },
           h(
-            "p",
+            "summary",
             {},
+            h("strong", {}, b.host),
+            ": ",
             h(
               "span",
               { class: b.size > b.limit ? "over" : "" },
