@@ -374,6 +374,11 @@ describe("rules, sessions, inbox", () => {
         `${after.length.toLocaleString("en-US")} of 9,500 chars`,
       );
       expect(await page.locator("[data-host=codex]").count()).toBe(1);
+      // The Projects page links here, to the rules and to the handoffs.
+      await go("#/projects", "#projects-table");
+      await page.click(`#projects-table a[href="#/rules?scope=${projectId}&show=handoffs"]`);
+      await page.waitForSelector("#handoffs");
+      expect(await page.textContent("h1")).toContain("widgets");
     },
     T,
   );

@@ -58,7 +58,9 @@ export async function projectsPage(main: HTMLElement): Promise<void> {
             h(
               "td",
               {},
-              s.scope === "global" ? "—" : h("a", { href: `#/rules?scope=${s.scope}#handoffs` }, String(s.handoffs)),
+              s.scope === "global"
+                ? "—"
+                : h("a", { href: `#/rules?scope=${s.scope}&show=handoffs` }, String(s.handoffs)),
             ),
           ),
         ),
@@ -228,6 +230,7 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
     ...bundles,
     ...handoffs,
   );
+  if (p.get("show") === "handoffs") document.getElementById("handoffs")?.scrollIntoView();
 }
 
 type SessionRec = {
