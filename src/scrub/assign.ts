@@ -579,7 +579,7 @@ function readValue(text: string, p: number, element: boolean): Value | null {
       ch === 93 ||
       ch === 62 ||
       ch === 60 ||
-      ch === 38 ||
+      (ch === 38 && /^&[\w.-]{1,40}=/.test(text.slice(e, e + 42))) ||
       ch === 92 ||
       ch === 40 ||
       ch === 91 ||
@@ -605,7 +605,7 @@ const TYPE_THEN_ASSIGN = /[ \t]*:[ \t]*[&*]?[A-Za-z_][\w.<>[\]?*|, ]{0,40}?[ \t]
 const GO_TYPE_THEN_ASSIGN = /[ \t]+[&*[\]]{0,4}[A-Za-z_][\w.]{0,30}[ \t]*=(?![=>])/y;
 const XML_VALUE_ATTR = /[ \t]*(?:value|secret|password)[ \t]*=[ \t]*/iy;
 const PROSE_GAP =
-  /(?:[ \t]+(?:is|was|=|:|to|as|of|for|set|now|here|are|key|token|secret|id|value|be)\b){0,3}[ \t]*[:=]?[ \t]*/iy;
+  /(?:[ \t]+(?:is|was|=|:|to|as|of|for|set|now|here|are|key|token|secret|id|value|be)\b){0,3}[ \t]*[:=|]?[ \t]*/iy;
 const SETTER_OPEN = /\(\s*$/;
 
 /**
