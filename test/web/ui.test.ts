@@ -346,6 +346,12 @@ describe("entries", () => {
       await page.click("text=Delete selected");
       await page.waitForSelector("#toast:has-text('Deleted 2')");
       expect(entryFiles(sb).some((f) => f.text.includes("Bulk "))).toBe(false);
+      // Undo brings both back, where they were.
+      await page.click("#toast >> text=Undo");
+      await page.waitForSelector("#toast:has-text('Restored 2')");
+      const back = entryFiles(sb).filter((f) => f.text.includes("Bulk "));
+      expect(back.length).toBe(2);
+      expect(back.every((f) => f.path.includes("/memory/global/entries/"))).toBe(true);
     },
     T,
   );
@@ -454,11 +460,29 @@ describe("rules, sessions, inbox", () => {
       await page.waitForSelector("text=The inbox is empty");
       // The transcript list shows the session as distilled.
       await page.waitForSelector("#transcripts-table >> text=done");
-      // The Stats page counts that model call.
+
+      // A transcript that never went through the inbox: its Distill button.
+      placeClaude(sb, simpleClaudeSession("Where do logs go?", "Logs go to state/hook.log, capped in size."), {
+        id: "distill-btn-1",
+        cwd: repo,
+      });
+      model.replies.push({
+        text: fenced([
+          { kind: "gotcha", title: "Hook log is capped", body: "The hook log in state/hook.log is size-capped." },
+        ]),
+      });
+      await go("#/inbox?host=claude", "#transcripts-table");
+      const tr = page.locator("#transcripts-table tr", { hasText: "distill-btn-1" });
+      expect(await tr.locator("td").nth(4).textContent()).toBe("never");
+      await tr.locator("button", { hasText: "Distill" }).click();
+      await page.waitForSelector("#toast:has-text('distilled')");
+      expect(entryFiles(sb).some((f) => f.text.includes("The hook log in state/hook.log is size-capped."))).toBe(true);
+      await page.waitForSelector("#transcripts-table tr:has-text('distill-btn-1') >> text=done");
+      // The Stats page counts both model calls.
       await go("#/stats", "#stats-models");
       const row = await page.locator("#stats-models tbody tr").first().locator("td").allTextContents();
       expect(row[0]).toContain("test-model");
-      expect(row[1]).toBe("1");
+      expect(row[1]).toBe("2");
     },
     T,
   );
