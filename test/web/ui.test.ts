@@ -236,6 +236,7 @@ describe("entries", () => {
       await page.waitForSelector("#entries-table >> text=部署流程");
       expect(await page.locator("#entries-table tbody tr").count()).toBe(1);
       expect(page.url()).toContain("q=%E9%83%A8%E7%BD%B2");
+      await screenshot(page, "search-cjk-light");
 
       await page.fill("#f-q", "/push --tags$/");
       await page.selectOption("#f-mode", "grep");
