@@ -604,8 +604,56 @@ const OPERATOR = /(?:::?:?=|\?\?=|\|\|=|\?=|\.=|\+=|=>|\?:|:(?!:)|=(?![=~]))/y;
 const TYPE_THEN_ASSIGN = /[ \t]*:[ \t]*[&*]?[A-Za-z_][\w.<>[\]?*|, ]{0,40}?[ \t]*=(?![=>])/y;
 const GO_TYPE_THEN_ASSIGN = /[ \t]+[&*[\]]{0,4}[A-Za-z_][\w.]{0,30}[ \t]*=(?![=>])/y;
 const XML_VALUE_ATTR = /[ \t]*(?:value|secret|password)[ \t]*=[ \t]*/iy;
-const PROSE_GAP =
-  /(?:[ \t]+(?:is|was|=|:|to|as|of|for|set|now|here|are|key|token|secret|id|value|be)\b){0,3}[ \t]*[:=|]?[ \t]*/iy;
+/** Words after which, in prose, the next word is the value: "is", "was", "to", "key" ("secret key X"). */
+const LINK = new Set([
+  "is",
+  "was",
+  "are",
+  "be",
+  "to",
+  "as",
+  "=",
+  ":",
+  "|",
+  "key",
+  "token",
+  "secret",
+  "id",
+  "value",
+  "now",
+  "here",
+]);
+
+/**
+ * In a sentence after a secret word: the first word, within 8 words and before the sentence ends,
+ * that follows a linking word (or a ':'/'=') and looks machine-made (isProseSecret).
+ */
+function proseValue(text: string, from: number, password: boolean): [number, number] | null {
+  let p = from;
+  let linked = /^\s*[:=|]/.test(text.slice(from, from + 4));
+  for (let k = 0; k < 9 && p < text.length; k++) {
+    while (
+      p < text.length &&
+      (text[p] === " " || text[p] === "\t" || text[p] === ":" || text[p] === "=" || text[p] === "|")
+    )
+      p++;
+    if (p >= text.length || text[p] === "\n" || text[p] === "\r") return null;
+    let e = p;
+    while (e < text.length && e - p < 256 && !/\s/.test(text[e]!)) e++;
+    let s0 = p;
+    let e0 = e;
+    // quotes/backticks around the word, and sentence punctuation after it
+    while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
+    while (e0 > s0 && "`'\").,;:!?".includes(text[e0 - 1]!)) e0--;
+    const word = text.slice(s0, e0);
+    if (linked && word && isProseSecret(word, password)) return [s0, e0];
+    linked = LINK.has(word.toLowerCase()) || /[:=]$/.test(text.slice(p, e));
+    // a sentence ends at '.', '!' or '?' after a word
+    if (/[.!?]$/.test(text.slice(p, e)) && !/\d[.]$/.test(text.slice(p, e))) return null;
+    p = e;
+  }
+  return null;
+}
 const SETTER_OPEN = /\(\s*$/;
 
 /**
@@ -703,14 +751,16 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
       }
     }
     if (ok && !isElement) while (p < n && (text[p] === " " || text[p] === "\t")) p++;
-    let prose = false;
     if (!ok) {
-      if (cls.strength === "weak" || quotedIdent) continue;
-      PROSE_GAP.lastIndex = e;
-      if (!PROSE_GAP.test(text)) continue;
-      p = PROSE_GAP.lastIndex;
-      if (p === e) continue;
-      prose = true;
+      // prose: "the password for the staging DB is hunter2", "aws secret is Hj8K..."
+      // (a name followed by '(' or '.' is code, not a sentence)
+      if (cls.strength === "weak" || quotedIdent || !(text[e] === " " || text[e] === "\t")) continue;
+      const found = proseValue(text, e, cls.family === "password");
+      if (found) {
+        spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
+        HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
+      }
+      continue;
     }
     // an auth scheme before the credential: "Bearer x", "Basic x", "Token x"
     let q = p;
@@ -732,12 +782,7 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     if (/^key$/i.test(ident) && v.quoted && /^["']\s+value\s*=/i.test(text.slice(v.end, v.end + 20))) continue;
     if (flag && value.startsWith("-")) continue;
     if (!v.quoted && cls.family === "auth" && /^[A-Za-z]+$/.test(value)) continue;
-    if (prose) {
-      if (value.startsWith("-") || !isProseSecret(value)) continue;
-    } else if (!isSecretValue(value, cls.strength, v.quoted, cls.strength !== "weak" && envLine(text, s, ident))) {
-      // a key with a curl-style user:password value is handled elsewhere; nothing here
-      continue;
-    }
+    if (!isSecretValue(value, cls.strength, v.quoted, cls.strength !== "weak" && envLine(text, s, ident))) continue;
     if (KNOWN_PUBLIC.has(value) || malformed(value)) continue;
     // a namespaced type name (`clm212:AgencyIdentificationCodeContentType`) is not a secret
     if (cls.strength !== "password" && /(?:[A-Z][a-z]{2,}){3}/.test(value)) continue;

@@ -274,10 +274,15 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
 }
 
 /** Stricter check for a value found in prose ("the password is X"): it must look machine-made. */
-export function isProseSecret(v: string): boolean {
+export function isProseSecret(v: string, password = false): boolean {
   const s = v.trim();
-  if (s.length < 8 || s.length > 1024 || isPlaceholder(s) || ordinaryShape(s) || looksFake(s)) return false;
-  if (!hasLetter(s)) return false;
+  if (s.length < (password ? 6 : 8) || s.length > 1024 || isPlaceholder(s) || ordinaryShape(s) || looksFake(s))
+    return false;
+  if (!hasLetter(s) || /[^\x20-\x7e]/.test(s)) return false;
+  // "the password is hunter2": after a password word, letters with a digit are enough
+  if (password && hasDigit(s)) return true;
+  // CamelCase words with a digit (`Pbkdf2Params`, `Uint8Array`) are type names
+  if (/(?:[A-Z][a-z]{2,}).*[A-Z][a-z]{2,}|^[A-Z][a-z]+\d[A-Z][a-z]+$/.test(s) && !/[^\w]/.test(s)) return false;
   if (hasDigit(s))
     return entropy(s) >= 2.5 && !/^[a-z]+\d{1,4}$/i.test(s.replace(/[!?.,]$/, "")) ? true : /[^\w]/.test(s);
   return randomLetters(s);
