@@ -54,7 +54,9 @@ export function pemSpans(text: string, spans: Span[]): void {
     // a key has a base64 body: "-----BEGIN PRIVATE KEY-----\nanything\n-----END..." in docs, or code
     // that looks for the header, is not one
     const body = text.slice(headEnd + 5, Math.min(endAt >= 0 ? endAt : text.length, headEnd + 800));
-    if (!/[A-Za-z0-9+/]{32}/.test(body.replace(/\\n|\r?\n[ \t]*/g, ""))) {
+    // the first word of the body is base64 (16+ characters) or an armor header ("Proc-Type:", "Version:")
+    const first = body.replace(/\\n/g, "\n").trim().split(/\s+/, 1)[0] ?? "";
+    if (!/^[A-Za-z0-9+/=]{16,}$/.test(first) && !/^[A-Za-z-]{2,20}:$/.test(first)) {
       from = headEnd + 5;
       continue;
     }
