@@ -407,6 +407,22 @@ function shift(n: LNode, by: number): void {
   }
 }
 
+/** The value of a node in `text` (a lazy node is parsed from its own text). */
+function valueIn(text: string, dialect: Dialect, n: LNode): unknown {
+  if (n.lazy) return parse(text.slice(n.offset, n.offset + n.length), [], parseOptions(dialect));
+  if (n.type === "object")
+    return defineAll(
+      (n.children ?? [])
+        .filter((p) => p.children?.length === 2)
+        .map((p) => [p.children![0]!.value as string, valueIn(text, dialect, p.children![1]!)]),
+    );
+  if (n.type === "array") return (n.children ?? []).map((c) => valueIn(text, dialect, c));
+  return n.value;
+}
+
+/** Reading nodes of an edited text before it becomes the document's. */
+type View = { valueOf: (n: LNode) => unknown; slice: (n: Node) => string };
+
 /** A plain object from entries, `__proto__` included as an ordinary key. */
 function defineAll(entries: [string, unknown][]): Record<string, unknown> {
   const o: Record<string, unknown> = {};
@@ -480,15 +496,7 @@ export class JsonDoc {
   }
 
   private valueOf(n: LNode): unknown {
-    if (n.lazy) return parse(this.text.slice(n.offset, n.offset + n.length), [], parseOptions(this.dialect));
-    if (n.type === "object")
-      return defineAll(
-        (n.children ?? [])
-          .filter((p) => p.children?.length === 2)
-          .map((p) => [p.children![0]!.value as string, this.valueOf(p.children![1]!)]),
-      );
-    if (n.type === "array") return (n.children ?? []).map((c) => this.valueOf(c));
-    return n.value;
+    return valueIn(this.text, this.dialect, n);
   }
 
   private slice(n: Node): string {
@@ -507,27 +515,67 @@ export class JsonDoc {
    * Apply `splices` (all inside the node at `at`) and check the result: the document parses,
    * the node at `at` spans the same place, and `verify` accepts its new content.
    */
-  private update(at: JsonPath, splices: Splice[], verify: (old: LNode, now: LNode, next: JsonDoc) => boolean): void {
+  private update(
+    at: JsonPath,
+    splices: Splice[],
+    verify: (old: LNode, now: LNode, next: View, splices: Splice[]) => boolean,
+  ): void {
     const old = this.nodeAt(at, true);
     if (!old) this.bug();
     for (const sp of splices) if (sp.offset < old.offset || sp.offset + sp.length > old.offset + old.length) this.bug();
     const text = applySplices(this.text, splices);
-    const next = new JsonDoc(text, this.file, this.dialect);
-    const now = next.nodeAt(at, true);
     const delta = text.length - this.text.length;
-    if (!now || now.offset !== old.offset || now.length !== old.length + delta || !verify(old, now, next)) this.bug();
+    // Only the edited node is parsed again: every byte before and after it is unchanged, and a
+    // JSON value ends where its own text says, so the rest of the document reads as before.
+    let now: LNode;
+    try {
+      now = parseShallow(text.slice(old.offset, old.offset + old.length + delta), this.file, this.dialect);
+    } catch {
+      this.bug();
+    }
+    if (now.offset !== 0 || now.length !== old.length + delta) this.bug();
+    shift(now, old.offset);
+    const next: View = {
+      valueOf: (n) => valueIn(text, this.dialect, n),
+      slice: (n) => text.slice(n.offset, n.offset + n.length),
+    };
+    if (!verify(old, now, next, splices)) this.bug();
+    this.graft(old, now, delta);
     this.text = text;
-    this.tree = next.tree;
     this.cached = NONE;
-    // Parsing a big document leaves garbage the size of the document: collect it now.
-    if (text.length > BIG_TEXT) Bun.gc(true);
+    // A big document's pieces of text are garbage now: collect them.
+    if (text.length > BIG_TEXT && now.length > BIG_TEXT) Bun.gc(true);
   }
 
-  /** The members of `old` kept with their exact text, one inserted at `insertAt` or removed at `removeAt`. */
+  /** Put `now` where `old` was; what follows moves by `delta` and every ancestor grows by it. */
+  private graft(old: LNode, now: LNode, delta: number): void {
+    const parent = old.parent;
+    if (!parent) {
+      this.tree = now;
+      return;
+    }
+    const kids = parent.children!;
+    kids[kids.indexOf(old)] = now;
+    now.parent = parent;
+    let child = now;
+    for (let anc: LNode | undefined = parent; anc; anc = anc.parent) {
+      anc.length += delta;
+      const siblings = anc.children!;
+      for (let k = siblings.indexOf(child) + 1; k < siblings.length; k++) shift(siblings[k]!, delta);
+      child = anc;
+    }
+  }
+
+  /**
+   * The members of `old` kept with their exact text (no splice touched them, and the new parse
+   * found each where the splices moved it, just as long), one inserted at `insertAt` holding
+   * exactly `value`, or the one at `removeAt` gone.
+   */
   private membersMatch(
     old: LNode,
     now: LNode,
-    next: JsonDoc,
+    next: View,
+    splices: Splice[],
     change: { insertAt: number; key?: string; value: unknown } | { removeAt: number },
   ): boolean {
     const before = old.children ?? [];
@@ -543,7 +591,14 @@ export class JsonDoc {
         if (!valueNode || !deepEqual(next.valueOf(valueNode), change.value)) return false;
         continue;
       }
-      if (this.slice(kept[j++]!) !== next.slice(n)) return false;
+      const was = kept[j++]!;
+      const end = was.offset + was.length;
+      let moved = was.offset;
+      for (const sp of splices) {
+        if (sp.offset < end && sp.offset + sp.length > was.offset) return false;
+        if (sp.offset + sp.length <= was.offset) moved += sp.content.length - sp.length;
+      }
+      if (n.offset !== moved || n.length !== was.length) return false;
     }
     return true;
   }
@@ -599,8 +654,8 @@ export class JsonDoc {
     const insertAt = parent.children?.length ?? 0;
     if (rawText !== undefined && depth === path.length - 1) {
       // Insert a placeholder, then swap in the raw text.
-      this.update(parentPath, appendSplices(this.text, parent, key, null, style), (old, now, next) =>
-        this.membersMatch(old, now, next, { insertAt, key, value: null }),
+      this.update(parentPath, appendSplices(this.text, parent, key, null, style), (old, now, next, splices) =>
+        this.membersMatch(old, now, next, splices, { insertAt, key, value: null }),
       );
       const n = this.nodeAt(path)!;
       this.update(path, [{ offset: n.offset, length: n.length, content: rawText }], (_, now, next) =>
@@ -608,8 +663,8 @@ export class JsonDoc {
       );
       return;
     }
-    this.update(parentPath, appendSplices(this.text, parent, key, nested, style), (old, now, next) =>
-      this.membersMatch(old, now, next, { insertAt, key, value: nested }),
+    this.update(parentPath, appendSplices(this.text, parent, key, nested, style), (old, now, next, splices) =>
+      this.membersMatch(old, now, next, splices, { insertAt, key, value: nested }),
     );
   }
 
@@ -628,8 +683,8 @@ export class JsonDoc {
       );
     }
     const insertAt = arr.children?.length ?? 0;
-    this.update(path, appendSplices(this.text, arr, undefined, value, styleOf(this.text)), (old, now, next) =>
-      this.membersMatch(old, now, next, { insertAt, value }),
+    this.update(path, appendSplices(this.text, arr, undefined, value, styleOf(this.text)), (old, now, next, splices) =>
+      this.membersMatch(old, now, next, splices, { insertAt, value }),
     );
   }
 
@@ -669,8 +724,8 @@ export class JsonDoc {
       index = (parent.children ?? []).findIndex((p) => p.children?.[0]?.value === last);
     } else return;
     if (index < 0 || index >= (parent.children?.length ?? 0)) return;
-    this.update(parentPath, removeSplices(this.text, parent, index), (old, now, next) =>
-      this.membersMatch(old, now, next, { removeAt: index }),
+    this.update(parentPath, removeSplices(this.text, parent, index), (old, now, next, splices) =>
+      this.membersMatch(old, now, next, splices, { removeAt: index }),
     );
   }
 }

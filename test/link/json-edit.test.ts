@@ -207,3 +207,40 @@ test("detectIndentUnit", () => {
   expect(detectIndentUnit(`{\n\t"a": 1\n}`)).toBe("\t");
   expect(detectIndentUnit(`{"a":1}`)).toBe("  ");
 });
+
+test("after any sequence of edits, the document reads exactly like the same text parsed afresh", () => {
+  // Deep enough that edits go through lazy (not yet built) containers and shift the ones after them.
+  let seed = 42;
+  const r = () => {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const keys = ["a", "b", "c", "d"];
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
+  const paths = (v: unknown, at: (string | number)[] = []): (string | number)[][] => {
+    if (!v || typeof v !== "object") return [at];
+    const kids = Array.isArray(v)
+      ? v.map((x, i) => paths(x, [...at, i]))
+      : Object.entries(v).map(([k, x]) => paths(x, [...at, k]));
+    return [at, ...kids.flat()];
+  };
+  for (let round = 0; round < 40; round++) {
+    const start = { a: { b: { c: { d: [1, { a: 2 }] } }, c: [[1], [2, [3]]] }, b: "x", c: { a: { b: { c: {} } } } };
+    const d = new JsonDoc(`${JSON.stringify(start, null, r() < 0.5 ? 2 : "\t")}\n`, "f.json", "jsonc");
+    for (let step = 0; step < 12; step++) {
+      const all = paths(d.value).filter((p) => p.length > 0);
+      if (!all.length) break;
+      const target = pick(all);
+      const k = r();
+      const v = d.get(target);
+      const isObj = !!v && typeof v === "object" && !Array.isArray(v);
+      if (k < 0.35 && isObj) d.set([...target, pick(keys)], { n: step, l: [step] });
+      else if (k < 0.6) d.remove(target);
+      else if (k < 0.8 && Array.isArray(v)) d.append(target, { s: step });
+      else d.set(target, step);
+      const fresh = new JsonDoc(d.text, "f.json", "jsonc");
+      expect(d.value).toEqual(fresh.value);
+      for (const p of paths(fresh.value)) expect(d.raw(p)).toBe(fresh.raw(p));
+    }
+  }
+});
