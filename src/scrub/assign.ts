@@ -265,6 +265,15 @@ const SUFFIX_STOP = new Set([
   "algorithm",
   "algorithms",
   "info",
+  "encryption",
+  "scheme",
+  "args",
+  "arg",
+  "argv",
+  "options",
+  "opts",
+  "config",
+  "settings",
   "algo",
   "alg",
   "key",
@@ -732,7 +741,7 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
         if (text[afterName] !== "," && TYPE_THEN_ASSIGN.test(text)) {
           p = TYPE_THEN_ASSIGN.lastIndex;
           ok = true;
-        } else if (!quotedIdent && !flag && GO_TYPE_THEN_ASSIGN.test(text)) {
+        } else if (!quotedIdent && !flag && afterName === e && GO_TYPE_THEN_ASSIGN.test(text)) {
           p = GO_TYPE_THEN_ASSIGN.lastIndex;
           ok = true;
         } else if (OPERATOR.test(text)) {
@@ -745,8 +754,8 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
             text[afterName] === ":" &&
             !/[\s"'`]/.test(text[p] ?? " ")
           );
-        } else if (flag && p > afterName) {
-          ok = true; // --token VALUE
+        } else if (flag && p > afterName && cls.strength !== "weak") {
+          ok = true; // --token VALUE (not --recv-keys FINGERPRINT: a flag must name a secret plainly)
         }
       }
     }

@@ -92,7 +92,13 @@ export function urlSpans(text: string, spans: Span[]): void {
     if (colon >= 0) {
       const pw = userinfo.slice(colon + 1);
       const user = userinfo.slice(0, colon);
-      if (pw.length >= 3 && !isPlaceholder(pw) && !(user.startsWith("$") || user.startsWith("{")))
+      // (`cvs://:pserver:anoncvs@host` is a CVS method, not a password)
+      if (
+        pw.length >= 3 &&
+        !isPlaceholder(pw) &&
+        !(user.startsWith("$") || user.startsWith("{")) &&
+        !(user === "" && pw.includes(":"))
+      )
         spans.push({ start: i + 3 + colon + 1, end: at, family: "url-credentials", rank: 2 });
     } else if (userinfo.length >= 16 && isSecretValue(userinfo, "weak")) {
       spans.push({ start: i + 3, end: at, family: "url-credentials", rank: 2 });

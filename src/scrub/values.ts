@@ -75,6 +75,8 @@ const PLACEHOLDER_WORDS = new Set([
   "xyz",
   "abc",
   "abc123",
+  "123",
+  "1234",
   "123456",
   "12345678",
   "password123",
@@ -122,6 +124,7 @@ export function isPlaceholder(v: string): boolean {
   const c = s[0]!;
   if (c === "$" && /^\$(?:[{(\w]|$)/.test(s)) return true;
   if (/^%\w+%$/.test(s) || /^![A-Za-z]/.test(s)) return true; // %WINDOWS_VAR%, a YAML tag (!vault, !Ref)
+  if (/^[@%][A-Za-z_]\w*$/.test(s) || /^&(?:#x?[0-9a-f]+|[a-z]+);?$/i.test(s)) return true; // @ARGV, %ENV, &lt;string>
   if (/[#*•]{4}/.test(s)) return true; // partly masked: xoxp-5723...-####
   if (s.includes("{{") || s.includes("{%") || s.includes("<%") || s.includes("${") || s.includes("#{")) return true;
   if (s.includes("%(") || /^%[sdv]$/.test(s) || s.includes("...") || s.includes("…")) return true;
@@ -219,6 +222,13 @@ function ordinaryShape(s: string): boolean {
   if (/^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$/.test(s)) return true;
   if (/^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/.test(s)) return true;
   if (/^-?\d+(?:\.\d+)?$/.test(s) && s.length < 12) return true;
+  // an algorithm's name, not a secret (`password_encryption = scram-sha-256`, `alg: HS256`)
+  if (
+    /^(?:scram-)?sha-?\d{1,3}$|^md5$|^(?:hs|rs|es|ps)\d{3}$|^aes-?\d{3}(?:-\w+)?$|^argon2(?:id|i|d)?$|^[bs]crypt$|^pbkdf2/i.test(
+      s,
+    )
+  )
+    return true;
   // a regular expression or a character class (`[A-Za-z0-9._~+/-]+=*`)
   if (/\[(?:A-Z|a-z|0-9|\^)|\\[dwsb]|\(\?[:=!<]/.test(s)) return true;
   return false;
@@ -278,7 +288,7 @@ export function isProseSecret(v: string, password = false): boolean {
   const s = v.trim();
   if (s.length < (password ? 6 : 8) || s.length > 1024 || isPlaceholder(s) || ordinaryShape(s) || looksFake(s))
     return false;
-  if (!hasLetter(s) || /[^\x20-\x7e]/.test(s)) return false;
+  if (!hasLetter(s) || /[^\x20-\x7e]|[<>]/.test(s)) return false;
   // "the password is hunter2": after a password word, letters with a digit are enough
   if (password && hasDigit(s)) return true;
   // CamelCase words with a digit (`Pbkdf2Params`, `Uint8Array`) are type names
