@@ -441,17 +441,6 @@ function writeRow(store: Store, scope: ScopeKey, entry: Entry): void {
   touchScanDir(dbOf(store), scope);
 }
 
-/** Put a whole entry (same id) back into a scope: the UI's undo of a delete. */
-export function putEntry(store: Store, scope: ScopeKey, entry: Entry, actor: string): void {
-  if (scope !== GLOBAL && !scopesOnDisk().includes(scope)) throw new CofferError(`no scope "${scope}" on disk`);
-  withHealing(store, () =>
-    dbOf(store)
-      .transaction(() => writeRow(store, scope, entry))
-      .immediate(),
-  );
-  audit({ event: "entry_restored", id: entry.id, scope: scope === GLOBAL ? "global" : "project", actor });
-}
-
 /** Move an entry (same id, same content) to another scope: the file moves, the index follows. */
 export function moveEntry(
   store: Store,

@@ -21,17 +21,17 @@ import {
   listHandoffs,
   moveEntry,
   projectMeta,
-  putEntry,
   retagEntry,
   scopeOverview,
 } from "../store/browse";
 import { loadConfigOrDefaults } from "../store/config";
-import { findEntry, forget, remember } from "../store/entries";
+import { findEntry, remember } from "../store/entries";
 import { type Entry, KINDS, SOURCES } from "../store/entry";
 import { scopesOnDisk } from "../store/indexer";
 import { readRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, resolveProject, type ScopeKey } from "../store/scope";
 import { refresh, type Store, withOpenStore } from "../store/store";
+import { listTrash, restoreEntry, trashEntry } from "../store/trash";
 import type { WebAuth } from "./auth";
 
 export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };
@@ -355,26 +355,20 @@ route("PATCH", "/api/v1/ui/entries/{id}", async (req, _url, p, ctx) => {
   });
 });
 
-// Deleted entries the UI can bring back (newest last); the store's own trash takes over when it has one.
-const undoBuffer = new Map<string, { entry: Entry; scope: ScopeKey; at: string }>();
-const UNDO_MAX = 500;
-
+// Deletes are soft: the entry waits in the trash (state/trash/, 30 days) and comes back on restore.
 function deleteOne(store: Store, id: string): { id: string; scope: ScopeKey; title: string } {
-  const hit = findEntry(store, id);
-  if (!hit) throw notFound(`no entry with id "${id}"`);
-  forget(store, hit.entry.id, "user");
-  undoBuffer.delete(hit.entry.id);
-  undoBuffer.set(hit.entry.id, { entry: hit.entry, scope: hit.scope, at: new Date().toISOString() });
-  while (undoBuffer.size > UNDO_MAX) undoBuffer.delete(undoBuffer.keys().next().value!);
-  return { id: hit.entry.id, scope: hit.scope, title: hit.entry.title };
+  if (!findEntry(store, id)) throw notFound(`no entry with id "${id}"`);
+  const item = trashEntry(store, id, "user");
+  return { id: item.id, scope: item.scope, title: item.title };
 }
 
 function restoreOne(store: Store, id: string): { id: string; scope: ScopeKey } {
-  const held = undoBuffer.get(id);
-  if (!held) throw notFound(`entry ${id} is not in the trash`);
-  putEntry(store, held.scope, held.entry, "user");
-  undoBuffer.delete(id);
-  return { id, scope: held.scope };
+  try {
+    return restoreEntry(store, id, "user");
+  } catch (err) {
+    if (err instanceof CofferError && /not in the trash/.test(err.message)) throw notFound(err.message);
+    throw err;
+  }
 }
 
 route("DELETE", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
@@ -386,16 +380,7 @@ route("POST", "/api/v1/ui/entries/{id}/restore", (_req, _url, p, ctx) =>
 );
 
 route("GET", "/api/v1/ui/trash", () =>
-  json({
-    items: [...undoBuffer.values()].reverse().map((h) => ({
-      id: h.entry.id,
-      title: h.entry.title,
-      kind: h.entry.kind,
-      scope: h.scope,
-      scope_label: projectMeta(h.scope).label,
-      deleted: h.at,
-    })),
-  }),
+  json({ items: listTrash().map((t) => ({ ...t, scope_label: projectMeta(t.scope).label })) }),
 );
 
 const bulkBody = v.strictObject({

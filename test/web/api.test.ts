@@ -4,7 +4,7 @@
  * scopes, rules bundle, inbox preview cancel) against the compiled `coffer serve`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox } from "../helpers";
 import { newLoginUrl, type ServedUi, serveUi } from "./_browser";
@@ -255,11 +255,29 @@ describe("UI routes", () => {
 
     expect((await ui(`/api/v1/ui/entries/${id}`, { method: "DELETE" })).status).toBe(200);
     expect(existsSync(file)).toBe(false);
+    // Soft: the file waits in state/trash/ (outside memory/: never indexed, never synced).
+    const trashed = join(sb.cofferHome, "state", "trash", projectId, `${id}.md`);
+    expect(readFileSync(trashed, "utf8")).toContain("title: Gizmo reset");
+    expect((await ui(`/api/v1/ui/entries?q=gizmo&scope=${projectId}`)).body.total).toBe(0);
     const trash = await ui("/api/v1/ui/trash");
     expect(trash.body.items.map((t: any) => t.id)).toContain(id);
     expect((await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status).toBe(200);
     expect(readFileSync(file, "utf8")).toContain("title: Gizmo reset");
     expect((await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status).toBe(404);
+    expect(existsSync(trashed)).toBe(false);
+
+    // Trash older than 30 days is purged when the trash is listed.
+    const old = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: "global", text: "Soon forgotten for good" },
+    });
+    const oldId = old.body.entry.id;
+    await ui(`/api/v1/ui/entries/${oldId}`, { method: "DELETE" });
+    const meta = join(sb.cofferHome, "state", "trash", "global", `${oldId}.json`);
+    const note = JSON.parse(readFileSync(meta, "utf8"));
+    writeFileSync(meta, JSON.stringify({ ...note, deleted: new Date(Date.now() - 31 * 86_400_000).toISOString() }));
+    expect((await ui("/api/v1/ui/trash")).body.items.map((t: any) => t.id)).not.toContain(oldId);
+    expect(existsSync(join(sb.cofferHome, "state", "trash", "global", `${oldId}.md`))).toBe(false);
     // Scrubbed on save: the secret never reaches the file, and the answer says so.
     const token = `ghp_${"A1b2C3d4E5".repeat(3)}abcdef`;
     const secret = await ui("/api/v1/ui/entries", {

@@ -641,7 +641,11 @@ export async function trashPage(main: HTMLElement): Promise<void> {
   }>("GET", "/api/v1/ui/trash");
   main.replaceChildren(
     h("h1", {}, "Trash"),
-    h("p", { class: "muted" }, "Entries deleted from this page can be restored here."),
+    h(
+      "p",
+      { class: "muted" },
+      "Deleted entries wait here for 30 days (in state/trash/ on this machine: never indexed, never synced); Restore brings one back with the same id.",
+    ),
     data.items.length
       ? h(
           "table",
