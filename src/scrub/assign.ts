@@ -637,28 +637,41 @@ const LINK = new Set([
  * In a sentence after a secret word: the first word, within 8 words and before the sentence ends,
  * that follows a linking word (or a ':'/'=') and looks machine-made (isProseSecret).
  */
+/** Where the last prose window ended (set by proseValue), for skipping repeats of a name inside it. */
+let proseEnd = 0;
+
 function proseValue(text: string, from: number, password: boolean): [number, number] | null {
+  const n = text.length;
+  proseEnd = from;
   let p = from;
-  let linked = /^\s*[:=|]/.test(text.slice(from, from + 4));
-  for (let k = 0; k < 9 && p < text.length; k++) {
-    while (
-      p < text.length &&
-      (text[p] === " " || text[p] === "\t" || text[p] === ":" || text[p] === "=" || text[p] === "|")
-    )
-      p++;
-    if (p >= text.length || text[p] === "\n" || text[p] === "\r") return null;
+  let linked = false;
+  for (let k = 0; k < 9 && p < n; k++) {
+    let c = text.charCodeAt(p);
+    // spaces, tabs and the linking punctuation ':' '=' '|' between words
+    while (p < n && (c === 32 || c === 9 || c === 58 || c === 61 || c === 124)) {
+      if (c !== 32 && c !== 9) linked = true;
+      c = text.charCodeAt(++p);
+    }
+    if (p >= n || c === 10 || c === 13) return null;
     let e = p;
-    while (e < text.length && e - p < 256 && !/\s/.test(text[e]!)) e++;
-    let s0 = p;
-    let e0 = e;
-    // quotes/backticks around the word, and sentence punctuation after it
-    while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
-    while (e0 > s0 && "`'\").,;:!?".includes(text[e0 - 1]!)) e0--;
-    const word = text.slice(s0, e0);
-    if (linked && word && isProseSecret(word, password)) return [s0, e0];
-    linked = LINK.has(word.toLowerCase()) || /[:=]$/.test(text.slice(p, e));
-    // a sentence ends at '.', '!' or '?' after a word
-    if (/[.!?]$/.test(text.slice(p, e)) && !/\d[.]$/.test(text.slice(p, e))) return null;
+    while (e < n && e - p < 256) {
+      const d = text.charCodeAt(e);
+      if (d === 32 || d === 9 || d === 10 || d === 13) break;
+      e++;
+    }
+    if (linked) {
+      // quotes/backticks around the word, and sentence punctuation after it
+      let s0 = p;
+      let e0 = e;
+      while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
+      while (e0 > s0 && "`'\").,;:!?".includes(text[e0 - 1]!)) e0--;
+      if (e0 - s0 >= 6 && isProseSecret(text.slice(s0, e0), password)) return [s0, e0];
+    }
+    proseEnd = e;
+    const last = text[e - 1]!;
+    linked = last === ":" || last === "=" || (e - p <= 6 && LINK.has(text.slice(p, e).toLowerCase()));
+    // a sentence ends at '.', '!' or '?' after a word (not "1.5")
+    if ((last === "." || last === "!" || last === "?") && !(e - p > 1 && /\d/.test(text[e - 2]!))) return null;
     p = e;
   }
   return null;
@@ -680,6 +693,8 @@ function envLine(text: string, s: number, ident: string): boolean {
 
 /** Find assignments of secret values; push one span per value. */
 export function assignmentSpans(text: string, spans: Span[], malformed: (v: string) => boolean = () => false): void {
+  let proseIdent = "";
+  let proseTo = -1;
   HIT.lastIndex = 0;
   const n = text.length;
   let m: RegExpExecArray | null;
@@ -764,10 +779,15 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
       // prose: "the password for the staging DB is hunter2", "aws secret is Hj8K..."
       // (a name followed by '(' or '.' is code, not a sentence)
       if (cls.strength === "weak" || quotedIdent || !(text[e] === " " || text[e] === "\t")) continue;
+      // the same name again inside a window already read finds nothing new ("Bearer Bearer Bearer ...")
+      if (ident === proseIdent && s < proseTo) continue;
       const found = proseValue(text, e, cls.family === "password");
       if (found) {
         spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
         HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
+      } else {
+        proseIdent = ident;
+        proseTo = proseEnd;
       }
       continue;
     }
