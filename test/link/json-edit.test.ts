@@ -1,6 +1,6 @@
 /** src/link/json-edit.ts: splices that keep every other byte, and appends that remove exactly. */
 import { describe, expect, test } from "bun:test";
-import { detectIndentUnit, JsonDoc } from "../../src/link/json-edit";
+import { detectIndentUnit, JsonDoc, shallowTreeBy } from "../../src/link/json-edit";
 
 const doc = (text: string, dialect: "json" | "json-comments" | "jsonc" = "jsonc") =>
   new JsonDoc(text, "f.json", dialect);
@@ -243,4 +243,53 @@ test("after any sequence of edits, the document reads exactly like the same text
       for (const p of paths(fresh.value)) expect(d.raw(p)).toBe(fresh.raw(p));
     }
   }
+});
+
+test("the fast scanner and jsonc-parser agree: same tree when the fast one accepts, never accepting what jsonc rejects", () => {
+  let seed = 7;
+  const r = () => {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
+  const ws = () => pick(["", " ", "\n", "\t", "\r\n  ", " /* c */ ", " // c\n", "\u00a0", "\u2028"]);
+  const scalars = [
+    '"a"',
+    '"é\\n\\u00e9"',
+    '"tab\\t"',
+    "0",
+    "-1.5e3",
+    "12",
+    "true",
+    "false",
+    "null",
+    '"\\x"',
+    "01",
+    "1.",
+    "tru",
+    '"a\u2028b"',
+  ];
+  const value = (d: number): string => {
+    const k = r();
+    if (d > 4 || k < 0.4) return pick(scalars);
+    const n = Math.floor(r() * 4);
+    const items = Array.from({ length: n }, (_, i) =>
+      k < 0.7
+        ? `${ws()}${pick(['"k"', `"k${i}"`, '"\\u006b"', "k"])}${ws()}:${ws()}${value(d + 1)}${ws()}`
+        : `${ws()}${value(d + 1)}${ws()}`,
+    );
+    const trailing = n && r() < 0.15 ? "," : "";
+    return k < 0.7 ? `{${items.join(",")}${trailing}${ws()}}` : `[${items.join(",")}${trailing}${ws()}]`;
+  };
+  let accepted = 0;
+  for (let i = 0; i < 3000; i++) {
+    const text = `${ws()}${value(0)}${ws()}`;
+    for (const dialect of ["json", "json-comments", "jsonc"] as const) {
+      const fast = shallowTreeBy("fast", text, dialect);
+      if (fast === undefined) continue;
+      accepted++;
+      expect(shallowTreeBy("jsonc", text, dialect)).toEqual(fast);
+    }
+  }
+  expect(accepted).toBeGreaterThan(1000);
 });
