@@ -241,7 +241,7 @@ describe("a big ~/.claude.json", () => {
       return Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(out, "utf8"))![1]) / 1024;
     };
     // Before: about 20x the file to link and 35x to unlink (888 MB / 1.37 GB for 44 MB).
-    const bound = 8 * mb + 60;
+    const bound = 6 * mb + 60;
     expect(peak(["link", "claude"])).toBeLessThan(bound);
     expect(JSON.parse(read(file)!).mcpServers.coffer.command).toBe(BIN);
     expect(peak(["unlink", "claude"])).toBeLessThan(bound);
