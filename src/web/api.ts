@@ -67,7 +67,11 @@ export async function handleUiApi(req: Request, url: URL, ctx: UiContext): Promi
     }
     const params: Params = {};
     r.keys.forEach((k, i) => {
-      params[k] = decodeURIComponent(m[i + 1]!);
+      try {
+        params[k] = decodeURIComponent(m[i + 1]!);
+      } catch {
+        throw badRequest(`malformed path segment for ${k}`);
+      }
     });
     try {
       return await r.handler(req, url, params, ctx);

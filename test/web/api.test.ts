@@ -217,6 +217,9 @@ describe("UI routes", () => {
       expect(r.body.error.message.length).toBeGreaterThan(5);
     }
     expect((await ui("/api/v1/ui/entries?mode=grep&q=/[/")).status).toBe(400);
+    expect((await ui("/api/v1/ui/entries/%E0%A4%A")).status).toBe(400);
+    expect((await ui("/api/v1/ui/nothing-here")).status).toBe(404);
+    expect((await ui("/api/v1/ui/entries", { method: "PUT" })).status).toBe(405);
   });
 
   test("add, edit, delete, restore, validation like the CLI", async () => {
