@@ -10,11 +10,22 @@ import { join } from "node:path";
 export const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
 
+/** The umask the process started with (what the user's own files get). */
+let startUmask = 0o022;
+
 /** New files and folders get no group or other permissions (a no-op on Windows). */
 export function privateUmask(): void {
   try {
-    process.umask(0o077);
+    startUmask = process.umask(0o077);
   } catch {}
+}
+
+/**
+ * The mode a new file or folder outside COFFER_HOME should get (an agent's config Coffer creates,
+ * a `--project` file in a repository): what the user's own umask gives, not Coffer's private one.
+ */
+export function userMode(dir: boolean): number {
+  return (dir ? 0o777 : 0o666) & ~startUmask;
 }
 
 export type LoosePath = { path: string; mode: number; dir: boolean };

@@ -12,6 +12,7 @@ import {
   copyFileSync,
   existsSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readFileSync,
   readSync,
@@ -21,10 +22,12 @@ import {
   unlinkSync,
 } from "node:fs";
 import { homedir } from "node:os";
+import { dirname } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { type AuditEvent, audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { homeDir } from "../lib/paths";
+import { userMode } from "../lib/permissions";
 import { unifiedDiff } from "./diff";
 
 export type FileChange = {
@@ -150,6 +153,14 @@ function writeBackup(from: string, bak: string, mode: number): void {
 
 const BIG = 8 * 1024 * 1024;
 
+/** Create a config's missing folders with the user's usual mode (not Coffer's private one). */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  makeDirs(dirname(dir));
+  mkdirSync(dir);
+  chmodSync(dir, userMode(true));
+}
+
 function isReadOnly(mode: number): boolean {
   return (mode & 0o222) === 0;
 }
@@ -214,7 +225,8 @@ export function applyChanges(
   }
   for (const c of todo) {
     const target = realTarget(c.path);
-    const mode = c.before !== null ? statSync(target).mode & 0o777 : 0o644;
+    const mode = c.before !== null ? statSync(target).mode & 0o777 : userMode(false);
+    if (c.before === null) makeDirs(dirname(target));
     if (c.before !== null) {
       const bak = backupPath(c.path, backups[c.path]);
       writeBackup(target, bak, mode);

@@ -62,3 +62,17 @@ test("doctor reports a store others can read; doctor --fix makes it private", ()
   const loose = modes(sb.cofferHome).filter(([, mode, dir]) => mode !== (dir ? "700" : "600"));
   expect(loose).toEqual([]);
 });
+
+test("configs link creates outside COFFER_HOME keep the user's usual modes (not Coffer's private ones)", () => {
+  process.umask(0o022);
+  const repo = sb.repo("proj-modes");
+  expect(sb.run(["link", "gemini", "--no-mcp"]).code).toBe(0);
+  expect(sb.run(["link", "claude", "--project", "--no-mcp"], { cwd: repo }).code).toBe(0);
+  const mode = (p: string) => (lstatSync(p).mode & 0o777).toString(8);
+  expect(mode(join(sb.home, ".gemini"))).toBe("755");
+  expect(mode(join(sb.home, ".gemini", "settings.json"))).toBe("644");
+  expect(mode(join(repo, ".claude"))).toBe("755");
+  expect(mode(join(repo, ".claude", "settings.json"))).toBe("644");
+  // Coffer's own state from the same runs stays private.
+  expect(mode(join(sb.cofferHome, "state", "link.json"))).toBe("600");
+});
