@@ -65,7 +65,7 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
     (data) => ({ data }),
     (error: unknown) => ({ error }),
   );
-  const [{ projects }] = await Promise.all([loadScopes(), whenSession()]);
+  const [{ projects, current }] = await Promise.all([loadScopes(), whenSession()]);
   const scope = get("scope") || "all";
   const view = get("view") === "timeline" ? "timeline" : "list";
   const offset = Number(get("offset")) || 0;
@@ -162,7 +162,15 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
       ),
     ),
     h("button", { type: "submit" }, "Search"),
-    h("button", { type: "button", class: "ghost", onclick: () => openEditor(undefined, projects, scope) }, "New entry"),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "ghost",
+        onclick: () => openEditor(undefined, projects, scope === "all" ? (current ?? "global") : scope),
+      },
+      "New entry",
+    ),
     h("datalist", { id: "tag-list" }),
     h("datalist", { id: "actor-list" }),
   );
