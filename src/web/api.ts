@@ -529,6 +529,8 @@ route("POST", "/api/v1/ui/inbox/{id}/preview", async (_req, _url, p) => {
     shown(insights);
     return decided;
   });
+  // Whoever decides awaits the result; a preview left to time out must not become an unhandled rejection.
+  result.catch(() => {});
   // The model call either reaches the preview or fails/returns before it.
   const first = await Promise.race([preview.then((insights) => ({ insights })), result.then((r) => ({ done: r }))]);
   if ("done" in first) return json({ status: "done", result: first.done });
