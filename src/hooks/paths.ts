@@ -19,9 +19,10 @@ const TRAIL = /[.,;:!?)\]}>'"`]+$/;
 const LEAD = /^[(<['"`]+/;
 
 /**
- * File paths a prompt names that exist under cwd: tokens with a `/` or a file extension, or
- * capitalized/dot names (Makefile, .env), stripped of quotes, trailing punctuation and
- * `:line[:col]`; at most `max` existing files, after at most 32 lookups.
+ * File paths a prompt names under cwd: tokens with a `/` or a file extension (whether or not the
+ * file exists yet: `applies_to` globs match the path), or capitalized/dot names (Makefile, .env)
+ * that exist, stripped of quotes, trailing punctuation and `:line[:col]`; at most `max` paths,
+ * after at most 32 lookups.
  */
 export function promptPaths(prompt: string, cwd: string, max = 12): string[] {
   const out: string[] = [];
@@ -47,6 +48,10 @@ export function promptPaths(prompt: string, cwd: string, max = 12): string[] {
     const abs = touchedInside(cwd, token);
     if (!abs || seen.has(abs)) continue;
     seen.add(abs);
+    if (token.includes("/") || /\.[A-Za-z0-9]{1,10}$/.test(token)) {
+      if (!token.endsWith("/")) out.push(abs);
+      continue;
+    }
     if (++lookups > 32) break;
     try {
       if (statSync(abs).isFile()) out.push(abs);

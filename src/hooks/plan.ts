@@ -1,9 +1,10 @@
 /**
  * Budget planning and rendering of injected context. Every block starts with a heading line
  * ending in `(via Coffer)` so transcript parsers can recognise Coffer's own context.
- * Over the host's cap the planner re-plans: the lowest-ranked bodies become one-line cards,
- * then the lowest-ranked cards are dropped. A body is never cut; output bytes depend only on
- * the planned set (bodies and cards are printed in id order).
+ * A prompt first gets its own small budget (a few bodies, then a few one-line cards, then
+ * nothing); over the host's cap the planner re-plans: the lowest-ranked bodies become one-line
+ * cards, then the lowest-ranked cards are dropped. A body is never cut. Bodies and cards are
+ * printed best-first, so output bytes depend only on the planned (ranked) set.
  */
 import type { Capacity } from "../hosts/hook";
 
@@ -29,6 +30,12 @@ export type MemoryItem = { id: string; title: string; body: string; hash: string
 
 export type MemoryPlan = { text: string; sent: MemoryItem[]; cards: MemoryItem[]; dropped: MemoryItem[] };
 
+/** A per-prompt budget: at most `bodies` bodies in `chars` characters, then `cards` one-line cards. */
+export type PromptBudget = { chars: number; bodies: number; cards: number };
+
+export const PROMPT_BODIES = 3;
+export const PROMPT_CARDS = 3;
+
 export type MemoryRequest = {
   /** Self-contained text placed first (rules for a subagent or a replace-slot host). */
   prefix?: string;
@@ -38,33 +45,92 @@ export type MemoryRequest = {
   alreadyLoaded: string[];
   /** The proof line for `sent` bodies (undefined: proof off). Must not grow as `sent` shrinks. */
   proof?: (sent: number) => string;
+  /** The prompt's own budget inside the cap (undefined: only the cap). */
+  budget?: PromptBudget;
   cap: Capacity;
 };
 
 export const cardLine = (item: { id: string; title: string }) => `- [${item.id}] ${oneLine(item.title)}`;
-const bodyBlock = (item: MemoryItem) => `## [${item.id}] ${oneLine(item.title)}\n${item.body.trim()}`;
+
+const fold = (text: string) =>
+  text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}\s]+/gu, " ")
+    .trim();
+
+/** The body as printed under its heading: without a first line (or whole text) that repeats the title. */
+export function bodyText(title: string, body: string): string {
+  const text = body.trim();
+  const t = fold(title);
+  if (!t || fold(text) === t) return "";
+  const nl = text.indexOf("\n");
+  if (nl > 0 && fold(text.slice(0, nl).replace(/^#+\s*/, "")) === t) return text.slice(nl + 1).trim();
+  return text;
+}
+
+const bodyBlock = (item: MemoryItem) => {
+  const text = bodyText(item.title, item.body);
+  return `## [${item.id}] ${oneLine(item.title)}${text ? `\n${text}` : ""}`;
+};
+
+/** The shortest prefixes (at least 6 characters) that tell each of `ids` apart from every id in `among`. */
+export function shortIds(ids: string[], among: string[]): string[] {
+  const all = [...new Set([...ids, ...among])];
+  return ids.map((id) => {
+    for (let n = 6; n < id.length; n++) {
+      const p = id.slice(0, n);
+      if (all.every((o) => o === id || !o.startsWith(p))) return p;
+    }
+    return id;
+  });
+}
 
 function renderMemory(req: MemoryRequest, bodies: MemoryItem[], cards: MemoryItem[]): string {
   const parts: string[] = [];
   if (req.prefix) parts.push(req.prefix);
   parts.push(MEMORY_HEADING);
-  for (const b of [...bodies].sort(byId)) parts.push(bodyBlock(b));
-  if (cards.length) parts.push([CARDS_HEADER, ...[...cards].sort(byId).map(cardLine)].join("\n"));
+  for (const b of bodies) parts.push(bodyBlock(b));
+  if (cards.length) parts.push([CARDS_HEADER, ...cards.map(cardLine)].join("\n"));
   const tail: string[] = [];
-  if (req.alreadyLoaded.length) tail.push(`already loaded: ${[...req.alreadyLoaded].sort().join(", ")}`);
+  // "already loaded" only matters next to something new; alone it is noise.
+  if (req.alreadyLoaded.length && (bodies.length || cards.length)) {
+    const among = [...req.alreadyLoaded, ...req.candidates.map((c) => c.id)];
+    tail.push(`already loaded: ${shortIds([...req.alreadyLoaded].sort(), among).join(", ")}`);
+  }
   const proof = req.proof?.(bodies.length);
   if (proof) tail.push(proof);
   if (tail.length) parts.push(tail.join("\n"));
   return parts.join("\n\n");
 }
 
+/** Split best-first candidates by the prompt budget: bodies while they fit, then cards, then nothing. */
+function byBudget(items: MemoryItem[], budget: PromptBudget | undefined): MemoryItem[][] {
+  if (!budget) return [items, []];
+  const bodies: MemoryItem[] = [];
+  const cards: MemoryItem[] = [];
+  let used = 0;
+  for (const item of items) {
+    const size = bodyBlock(item).length + 2;
+    // The best match is always a body (the host cap still applies); the rest must fit the budget.
+    if (!cards.length && bodies.length < budget.bodies && (bodies.length === 0 || used + size <= budget.chars)) {
+      bodies.push(item);
+      used += size;
+    } else if (cards.length < budget.cards) cards.push(item);
+    else break;
+  }
+  return [bodies, cards];
+}
+
 /**
- * Fit routed memory into the cap. Returns undefined when there is nothing to say (no bodies,
- * cards, already-loaded ids or proof) or when not even the fixed lines fit.
+ * Fit routed memory into the prompt budget and the cap. Returns undefined when there is nothing
+ * to say (no body or card, and no proof) or when not even the fixed lines fit.
  */
 export function planMemory(req: MemoryRequest): MemoryPlan | undefined {
-  const items = req.candidates;
-  if (!items.length && !req.alreadyLoaded.length && !req.proof) return undefined;
+  if (!req.candidates.length && !req.proof) return undefined;
+  const [chosen, carded] = byBudget(req.candidates, req.budget);
+  const items = [...chosen!, ...carded!];
+  const overBudget = req.candidates.slice(items.length);
   const { limit, measure } = req.cap;
   // Additive estimate first (measure is additive over concatenation), so the exact loop
   // below starts at or next to the answer instead of re-rendering forty times.
@@ -79,8 +145,8 @@ export function planMemory(req: MemoryRequest): MemoryPlan | undefined {
     for (let i = b; i < b + c; i++) n += cardSize[i]!;
     return n;
   };
-  let b = items.length;
-  let c = 0;
+  let b = chosen!.length;
+  let c = carded!.length;
   const step = () => {
     if (b > 0) {
       b--;
@@ -97,8 +163,13 @@ export function planMemory(req: MemoryRequest): MemoryPlan | undefined {
   for (;;) {
     const text = renderMemory(req, items.slice(0, b), items.slice(b, b + c));
     if (measure(text) <= limit) {
-      if (b === 0 && c === 0 && !req.alreadyLoaded.length && !req.proof) return undefined;
-      return { text, sent: items.slice(0, b), cards: items.slice(b, b + c), dropped: items.slice(b + c) };
+      if (b === 0 && c === 0 && !req.proof) return undefined;
+      return {
+        text,
+        sent: items.slice(0, b),
+        cards: items.slice(b, b + c),
+        dropped: [...items.slice(b + c), ...overBudget],
+      };
     }
     if (!step()) return undefined;
   }
@@ -164,57 +235,72 @@ export function bundleSig(projectRules: string | undefined, globalRules: string)
     .slice(0, 16);
 }
 
+export type Card = { id: string; title: string };
+
+/** What session start carries besides the rules: a handoff note, global cards, project cards. */
+export type StartExtras = {
+  /** One line announcing this branch's handoff (undefined: none). */
+  handoff?: string;
+  /** Global entries that apply everywhere (conventions, preferences), best first. */
+  global: Card[];
+  /** This project's most useful entries, best first. */
+  project: Card[];
+};
+
 function renderBundle(
   bundle: Bundle,
   keepProject: number,
   keepGlobal: number,
-  cards: { id: string; title: string }[],
+  extras: StartExtras,
+  keepCards: number,
   proof?: string,
 ): string {
   const cut = (bundle.project?.length ?? 0) - keepProject + bundle.global.length - keepGlobal;
-  const lane = (blocks: string[] | undefined, keep: number, missing: string) =>
-    blocks === undefined
-      ? missing
-      : blocks.length === 0
-        ? "(none)"
-        : keep === 0
-          ? ""
-          : blocks.slice(0, keep).join("\n");
-  const sections = [
-    RULES_HEADING,
-    `## Project\n${lane(bundle.project, keepProject, "(not in a git project)")}`.trimEnd(),
-    `## Global\n${lane(bundle.global, keepGlobal, "(none)")}`.trimEnd() +
-      (cut > 0
-        ? `\n- (${cut} more rule${cut === 1 ? "" : "s"} did not fit; \`coffer rules show\` lists them all)`
-        : ""),
-    `## Coffer built-in\n${BUILTIN_RULES.join("\n")}`,
-  ];
-  if (cards.length) sections.push(`## Project memory\n${cards.map(cardLine).join("\n")}`);
+  const note =
+    cut > 0 ? `- (${cut} more rule${cut === 1 ? "" : "s"} did not fit; \`coffer rules show\` lists them all)` : "";
+  const project = bundle.project?.slice(0, keepProject) ?? [];
+  const global = bundle.global.slice(0, keepGlobal);
+  const sections = [RULES_HEADING];
+  // Empty lanes are left out; the note about cut rules follows the last lane printed.
+  if (project.length) sections.push(`## Project\n${project.join("\n")}${note && !global.length ? `\n${note}` : ""}`);
+  if (global.length) sections.push(`## Global\n${global.join("\n")}${note ? `\n${note}` : ""}`);
+  sections.push(
+    `## Coffer built-in\n${note && !project.length && !global.length ? `${note}\n` : ""}${BUILTIN_RULES.join("\n")}`,
+  );
+  if (extras.handoff) sections.push(`## Handoff\n${extras.handoff}`);
+  const g = extras.global.slice(0, keepCards);
+  const p = extras.project.slice(0, Math.max(0, keepCards - extras.global.length));
+  if (g.length) sections.push(`## Everywhere (global conventions and preferences)\n${g.map(cardLine).join("\n")}`);
+  if (p.length) sections.push(`## Project memory\n${p.map(cardLine).join("\n")}`);
   if (proof) sections.push(proof);
   return sections.join("\n\n");
 }
 
 /**
- * The session-start text: rules (project, global, built-in), then project memory cards in the
- * remaining budget. Cards go first when over the cap, then user rules from the end at block
- * boundaries; the built-in rules always stay. undefined when not even they fit.
+ * The session-start text: rules (project, global, built-in), the handoff line, then global
+ * convention/preference cards and project memory cards in the remaining budget. Cards go first
+ * when over the cap (project cards from the end, then global ones), then user rules from the
+ * end at block boundaries; the built-in rules always stay. undefined when there is nothing to
+ * carry (no rules, handoff or cards: an empty store injects nothing) or when not even the
+ * built-in rules fit.
  */
 export function planBundle(
   bundle: Bundle,
-  cards: { id: string; title: string }[],
+  extras: StartExtras,
   limit: number,
   measure: (text: string) => number,
   proof?: (cards: number) => string,
 ): { text: string; cards: number } | undefined {
   const P = bundle.project?.length ?? 0;
   const G = bundle.global.length;
-  const C = cards.length;
+  const C = extras.global.length + extras.project.length;
+  if (!P && !G && !C && !extras.handoff) return undefined;
   // Remove `r` items in order: cards from the end, then global rules, then project rules.
   const render = (r: number) => {
     const c = Math.max(0, C - r);
     const g = Math.max(0, G - Math.max(0, r - C));
     const p = Math.max(0, P - Math.max(0, r - C - G));
-    return { text: renderBundle(bundle, p, g, cards.slice(0, c), proof?.(c)), cards: c };
+    return { text: renderBundle(bundle, p, g, extras, c, proof?.(c)), cards: c };
   };
   // Size shrinks as r grows within [0, C] and within [C + 1, C + G + P] (the first cut rule
   // adds a note line), so binary-search each range for the fewest removals that fit.

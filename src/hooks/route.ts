@@ -2,36 +2,34 @@
  * Which entries a prompt or a touched file routes. Text routing is deliberately strict: a
  * prompt that merely shares a common word with an entry must not route it.
  *
- * - Terms are the prompt's words minus stopwords and generic coding words ("fix", "test",
- *   "file", "update", ...), plus CJK bigrams. A term found in more than half of the store
- *   (once it has 20+ entries) carries no information and is dropped.
- * - Entries are scored by the IDF of the prompt terms they match (title/tag hits count
- *   double). One passes the gate when it matches two or more terms, or one term in its title
- *   or tags, or the prompt's only term; and (once the store has 20+ entries) its score is at
- *   least the IDF of a term found in a tenth of the store — one common word is never enough.
- * - Entries under 35% of the best score are dropped as a long tail.
- * - File paths the prompt names (existing under cwd) route entries whose `applies_to` globs
- *   match, ahead of text matches. Project before global, then newer, then id.
+ * - Terms are the prompt's specific content (store/text.ts promptGroups): words minus stopwords
+ *   and generic coding words ("fix", "rename", "variable", ...), matched on stems, plus the
+ *   phrases and alternatives of the coding vocabulary (store/vocabulary.json: "database" also
+ *   finds postgres/mysql/sqlite). A prompt without specific content routes no text at all. A
+ *   term found in more than half of the store (once it has 20+ entries) says nothing.
+ * - Entries score the IDF of the terms they match, weighted by field (title over tags and
+ *   keywords over body); an entry must explain a share of the prompt (unknown words count
+ *   against it), pass the store's evidence floor, and be near the best match.
+ * - File paths the prompt names route entries whose `applies_to` globs match, whether or not the
+ *   file exists yet, ahead of text matches. Then score, project before global, id.
  */
 import {
   appliesToRows,
   bodiesByRowid,
-  newestCards,
+  newestKindCards,
+  newestOfKinds,
   type RouteRow,
   rowidsInScopes,
   rowsByIds,
   rowsByRowid,
-  termFrequency,
   termHits,
 } from "../store/hooks";
-import type { ScopeKey } from "../store/scope";
+import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, entryCount, type Store } from "../store/store";
-import { queryTerms } from "../store/text";
+import { promptGroups } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
 export const ROUTE_MAX = 40;
-/** Entries scoring under this share of the best match are a long tail, not relevant memory. */
-export const TAIL = 0.35;
 
 export type Routed = {
   rowid: number;
@@ -46,56 +44,16 @@ export type Routed = {
   pathHit: boolean;
 };
 
-const GENERIC = new Set(
-  (
-    "add added adding change changed changes changing check code create created delete do done error errors explain fail failed " +
-    "failing fails file files fix fixed fixes fixing function help implement issue issues line lines look need new now old " +
-    "please problem remove run running see show something src still test tests thing things try update updated want work " +
-    "working works write wrong good bad more most one two first last next same other each every like know think go going " +
-    "tell give take put set keep start stop open close find search able actually really maybe might must can't don't doesn't " +
-    "isn't it's i'm i've we're you're here way ways lot yes yeah sometimes always never again already thing stuff"
-  ).split(" "),
-);
-
-const _CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
-type Term = { text: string; cjk: boolean };
-
-/** The prompt's specific terms (CJK runs as bigrams), at most `max` before frequency checks. */
-export function specificTerms(prompt: string, max = 24): Term[] {
-  const out: Term[] = [];
-  const seen = new Set<string>();
-  const add = (text: string, cjk: boolean) => {
-    if (seen.has(text) || out.length >= max) return;
-    seen.add(text);
-    out.push({ text, cjk });
-  };
-  for (const t of queryTerms(prompt.slice(0, 8000), 64)) {
-    if (t.cjk) {
-      const chars = Array.from(t.text);
-      if (chars.length === 1) continue;
-      for (let i = 0; i + 1 < chars.length; i++) add(chars[i]! + chars[i + 1]!, true);
-      continue;
-    }
-    const w = t.text;
-    if (GENERIC.has(w) || !/\p{L}/u.test(w)) continue;
-    if (w.length < 3 && !(/\d/.test(w) && /\p{L}/u.test(w))) continue;
-    add(w, false);
-  }
-  return out;
-}
-
 function scopeOrder(store: Store): Map<ScopeKey, number> {
   return new Map(activeScopes(store).map((s, i) => [s, i]));
 }
 
-/** Stable order: path hits, score, project before global, newer first, id. */
+/** Stable order: path hits, score, project before global, id. */
 function compareRouted(order: Map<ScopeKey, number>) {
   return (a: Routed, b: Routed) =>
     Number(b.pathHit) - Number(a.pathHit) ||
     b.score - a.score ||
     (order.get(a.scope) ?? 9) - (order.get(b.scope) ?? 9) ||
-    (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0) ||
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
@@ -146,65 +104,130 @@ export function globPaths(store: Store, absPaths: string[]): string[] {
   });
 }
 
-/** Route a prompt: text terms through the gate above, plus applies_to of the files it names. */
+/** Weight of a match by where it is: title over tags and keywords over body. */
+const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
+/** A vocabulary alternative ("postgres" for "database") counts less than the prompt's own word. */
+const ALT_WEIGHT = 0.7;
+/**
+ * An entry must explain at least this share of what the prompt is about (its terms' weight):
+ * COVER when it matches two or more of the prompt's terms, COVER_ONE when it matches one.
+ */
+export const COVER = 0.2;
+export const COVER_ONE = 0.4;
+/** Entries scoring under this share of the best match are a long tail, not relevant memory. */
+export const RELATIVE = 0.5;
+/** Alternatives looked up per prompt term, at most. */
+const ALT_MAX = 10;
+
+type Score = { score: number; groups: number; strong: boolean };
+
+/**
+ * Text scores of a prompt's specific content against the whole index (any scope), by rowid,
+ * with the total weight of the prompt's terms. Per term group, an entry scores the best of
+ * idf x field weight (x ALT_WEIGHT for a vocabulary alternative) over the group's words.
+ */
+function textScores(store: Store, prompt: string): { scores: Map<number, Score>; weight: number; floor: number } {
+  const scores = new Map<number, Score>();
+  const groups = promptGroups(prompt);
+  if (!groups.length) return { scores, weight: 0, floor: 0 };
+  const total = entryCount(store);
+  const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
+  const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
+  // Evidence floor: a match must weigh at least as much as one title word found in a tenth of the store.
+  const floor = total < 20 ? 0 : idf(Math.max(1, total / 10));
+  let weight = 0;
+  for (const g of groups) {
+    const own = termHits(store, g.text, "all", informativeMax + 1);
+    if (own.length > informativeMax) continue; // found nearly everywhere: says nothing
+    const words: { text: string; hits: number[]; w: number }[] = [];
+    if (own.length) words.push({ text: g.text, hits: own, w: idf(own.length) });
+    for (const alt of g.alternatives.slice(0, ALT_MAX)) {
+      const hits = termHits(store, alt, "all", informativeMax + 1);
+      if (hits.length && hits.length <= informativeMax)
+        words.push({ text: alt, hits, w: ALT_WEIGHT * idf(hits.length) });
+    }
+    // What this group could weigh: its own word, else its best alternative; a word the store
+    // lacks weighs as much as one found once (the prompt is partly about something else).
+    weight += own.length ? idf(own.length) : words.length ? Math.max(...words.map((x) => x.w)) : idf(1);
+    const best = new Map<number, number>();
+    const strong = new Set<number>();
+    for (const word of words) {
+      const title = new Set(termHits(store, word.text, "title"));
+      const tags = new Set(termHits(store, word.text, "tags"));
+      for (const rowid of word.hits) {
+        const f = title.has(rowid) ? FIELD_WEIGHT.title : tags.has(rowid) ? FIELD_WEIGHT.tags : FIELD_WEIGHT.body;
+        if (f > FIELD_WEIGHT.body) strong.add(rowid);
+        best.set(rowid, Math.max(best.get(rowid) ?? 0, word.w * f));
+      }
+    }
+    for (const [rowid, v] of best) {
+      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false };
+      s.score += v;
+      s.groups++;
+      s.strong ||= strong.has(rowid);
+      scores.set(rowid, s);
+    }
+  }
+  return { scores, weight, floor };
+}
+
+/**
+ * Route a prompt: entries whose `applies_to` matches a path the prompt names (existing or not),
+ * best text match first; then text matches that pass the gate: enough of the prompt explained
+ * (COVER), at least the store's evidence floor, two of the prompt's terms or one in title, tags
+ * or keywords, and within RELATIVE of the best match. Best first; ties by id.
+ */
 export function routePrompt(store: Store, prompt: string, namedPaths: string[], max = ROUTE_MAX): Routed[] {
   const scopes = activeScopes(store);
   const order = scopeOrder(store);
   const byId = new Map<string, Routed>();
-  for (const r of routeByPaths(store, globPaths(store, namedPaths))) byId.set(r.id, r);
-
-  const terms = specificTerms(prompt);
-  if (terms.length) {
-    const total = entryCount(store);
-    const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
-    // Evidence floor: a match must weigh at least as much as one term found in a tenth of the store.
-    const floor = total < 20 ? 0 : Math.log(1 + (total + 0.5) / (Math.max(1, total / 10) + 0.5));
-    const informative = terms
-      .map((t) => ({ t, df: termFrequency(store, t.text, informativeMax + 1) }))
-      .filter((x) => x.df <= informativeMax);
-    // How many things the prompt is about (terms the store lacks count too).
-    const k = informative.length;
-    // Long prompts: match on the rarest dozen terms the store has.
-    const counted = informative
-      .filter((x) => x.df > 0)
-      .sort((a, b) => a.df - b.df)
-      .slice(0, 12);
-    // Per term: the entries it hits anywhere, and those it hits in title or tags (FTS column
-    // filter, so stemming agrees). Scores and the gate need nothing but rowids.
-    const idf = counted.map(({ df }) => Math.log(1 + (total - df + 0.5) / (df + 0.5)));
-    const score = new Map<number, { hits: number; titled: boolean; score: number }>();
-    counted.forEach(({ t }, i) => {
-      const titled = new Set(termHits(store, t.text, true));
-      for (const rowid of termHits(store, t.text, false)) {
-        const inTitle = titled.has(rowid);
-        const s = score.get(rowid) ?? { hits: 0, titled: false, score: 0 };
-        s.hits++;
-        s.titled ||= inTitle;
-        s.score += idf[i]! * (inTitle ? 2 : 1);
-        score.set(rowid, s);
-      }
-    });
-    const passed: number[] = [];
-    for (const [rowid, s] of score) if ((s.hits >= 2 || s.titled || k === 1) && s.score >= floor) passed.push(rowid);
-    if (passed.length) {
-      // json_each drives the join: rowid lookups, never a scan of the scope's index.
-      const inScope = rowidsInScopes(store, passed, scopes);
-      const best = Math.max(0, ...inScope.map((r) => score.get(r)!.score));
-      const kept = inScope.filter((r) => score.get(r)!.score >= best * TAIL);
-      for (const r of rowsByRowid(store, kept)) {
-        const s = Number(score.get(r.rowid)!.score.toFixed(9));
-        const prev = byId.get(r.id);
-        if (prev) prev.score = s;
-        else byId.set(r.id, toRouted(r, s, false));
-      }
+  const { scores, weight, floor } = textScores(store, prompt);
+  const pathRows = routeByPaths(store, globPaths(store, namedPaths));
+  for (const r of pathRows) {
+    r.score = Number((scores.get(r.rowid)?.score ?? 0).toFixed(9));
+    byId.set(r.id, r);
+  }
+  const passed: number[] = [];
+  for (const [rowid, s] of scores) {
+    // Two of the prompt's terms, or one in title, tags or keywords that explains more of it.
+    const cover = s.groups >= 2 ? COVER : s.strong ? COVER_ONE : Number.POSITIVE_INFINITY;
+    if (s.score >= floor && s.score >= cover * weight) passed.push(rowid);
+  }
+  if (passed.length) {
+    // json_each drives the join: rowid lookups, never a scan of the scope's index.
+    const inScope = rowidsInScopes(store, passed, scopes);
+    const best = Math.max(0, ...inScope.map((r) => scores.get(r)!.score));
+    const kept = inScope.filter((r) => scores.get(r)!.score >= best * RELATIVE);
+    for (const r of rowsByRowid(store, kept)) {
+      if (byId.has(r.id)) continue;
+      byId.set(r.id, toRouted(r, Number(scores.get(r.rowid)!.score.toFixed(9)), false));
     }
   }
   return [...byId.values()].sort(compareRouted(order)).slice(0, max);
 }
 
-/** Session-start cards: this project's entries, newest first. */
+/** Kinds in the order a session start shows them: what changes how the agent works first. */
+const CARD_KINDS = ["convention", "gotcha", "decision", "preference", "todo", "fact", "note"];
+/** Kinds of global entries that apply in every session. */
+export const EVERYWHERE_KINDS = ["convention", "preference"];
+
+/** Session-start cards: this project's most useful entries (among its newest 200), by kind, then newest. */
 export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
-  return store.project ? newestCards(store, store.project.id, limit) : [];
+  if (!store.project) return [];
+  const rank = (k: string) => {
+    const i = CARD_KINDS.indexOf(k);
+    return i < 0 ? CARD_KINDS.length : i;
+  };
+  return newestKindCards(store, store.project.id, 200)
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c.kind) - rank(b.c.kind) || a.i - b.i)
+    .slice(0, limit)
+    .map(({ c }) => ({ id: c.id, title: c.title }));
+}
+
+/** Session-start cards: global conventions and preferences, newest first. */
+export function globalCards(store: Store, limit = 12): { id: string; title: string }[] {
+  return newestOfKinds(store, GLOBAL, EVERYWHERE_KINDS, limit).map((c) => ({ id: c.id, title: c.title }));
 }
 
 /** Bodies of routed entries, keyed by rowid. */

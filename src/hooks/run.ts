@@ -3,8 +3,10 @@
  * turned stdin into a HookInput and turns the returned context back into the host's JSON.
  */
 
+import { statSync } from "node:fs";
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config, READ_MODES } from "../store/config";
+import { handoffPath } from "../store/handoff";
 import { logHookEvent, readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
@@ -15,13 +17,26 @@ import {
   bundleSig,
   type MemoryItem,
   type MemoryPlan,
+  PROMPT_BODIES,
+  PROMPT_CARDS,
+  type PromptBudget,
   planBundle,
   planMemory,
   proofOnly,
   ruleBlocks,
+  type StartExtras,
   sig,
 } from "./plan";
-import { globPaths, loadBodies, projectCards, type Routed, routeByPaths, routedByIds, routePrompt } from "./route";
+import {
+  globalCards,
+  globPaths,
+  loadBodies,
+  projectCards,
+  type Routed,
+  routeByPaths,
+  routedByIds,
+  routePrompt,
+} from "./route";
 
 export type ReadMode = (typeof READ_MODES)[number];
 
@@ -55,24 +70,52 @@ export function readBundle(store: Store): Bundle {
   };
 }
 
+/** One line announcing this branch's handoff, if there is one (the body stays behind coffer__resume). */
+function handoffLine(store: Store): string | undefined {
+  if (!store.project) return undefined;
+  let updated: string;
+  try {
+    const st = statSync(handoffPath(store.project));
+    if (!st.isFile()) return undefined;
+    updated = st.mtime.toISOString().slice(0, 16).replace("T", " ");
+  } catch {
+    return undefined;
+  }
+  const branch = store.project.branch ? `branch \`${store.project.branch}\`` : "this checkout";
+  return `A handoff for ${branch} was saved ${updated} UTC: when the user wants to continue, call \`coffer__resume()\` to read it.`;
+}
+
 /**
  * The session-start text for a fresh session (also what the HTTP session-context route
- * serves): rules bundle, then project memory cards unless the read mode is manual.
+ * serves): rules bundle, the handoff line, then global convention/preference cards and the
+ * project's most useful entries as cards unless the read mode is manual.
  */
 export function sessionStartText(store: Store, config: Config, cap: Capacity, bundle = readBundle(store)): string {
   const mode = readMode(config);
   if (mode === "off") return "";
-  const cards = mode === "manual" ? [] : projectCards(store);
+  const extras: StartExtras = {
+    handoff: handoffLine(store),
+    global: mode === "manual" ? [] : globalCards(store),
+    project: mode === "manual" ? [] : projectCards(store),
+  };
+  const total = extras.global.length + extras.project.length;
   const proof = proofOn(config)
     ? (n: number) =>
-        `Coffer proof: loaded rules + ${n}/${cards.length} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
+        `Coffer proof: loaded rules + ${n}/${total} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
     : undefined;
-  return planBundle(bundle, cards, cap.limit, cap.measure, proof)?.text ?? "";
+  return planBundle(bundle, extras, cap.limit, cap.measure, proof)?.text ?? "";
 }
 
 /** Rules only, in at most half the cap: the self-contained prefix of subagent and slot outputs. */
 function rulesPrefix(store: Store, cap: Capacity): string {
-  return planBundle(readBundle(store), [], Math.floor(cap.limit / 2), cap.measure)?.text ?? "";
+  return planBundle(readBundle(store), NO_EXTRAS, Math.floor(cap.limit / 2), cap.measure)?.text ?? "";
+}
+
+const NO_EXTRAS: StartExtras = { global: [], project: [] };
+
+/** The per-prompt budget: `load.prompt_max_chars`, a few bodies, then a few cards. */
+function promptBudget(config: Config): PromptBudget {
+  return { chars: config["load.prompt_max_chars"], bodies: PROMPT_BODIES, cards: PROMPT_CARDS };
 }
 
 /** The delivered set this event reads and writes: the subagent's own when it carries an agent id. */
@@ -153,6 +196,7 @@ function prompt(ctx: HookContext): HookResult {
       proof: proof
         ? (n) => `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).`
         : undefined,
+      budget: promptBudget(config),
       cap: ctx.cap,
     });
     if (!plan) return {};
@@ -175,6 +219,7 @@ function prompt(ctx: HookContext): HookResult {
             ? `Coffer proof: reused ${already.length}/${routed.length}, nothing new (sig ${routedSig}).`
             : `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).`
       : undefined,
+    budget: promptBudget(config),
     cap: ctx.cap,
   });
   record(ctx, key, plan);

@@ -34,6 +34,7 @@ function nativeMemoryKeys() {
 export const CONFIG_KEYS = {
   "limits.body_max": { schema: int(64, 32768), default: 8192, allowed: "an integer 64..32768" },
   "load.max_tokens": { schema: int(100, 100000), default: 1600, allowed: "an integer 100..100000" },
+  "load.prompt_max_chars": { schema: int(200, 50000), default: 1500, allowed: "an integer 200..50000" },
   "hook.read": { ...pick(...READ_MODES), default: "auto" },
   "hook.proof": { ...pick(...PROOF_MODES), default: "off" },
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },

@@ -34,9 +34,19 @@ export type RouteRow = {
 
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");
 
-/** An FTS5 phrase for one term, limited to title and tags, or to title, tags and body (never scope). */
-function columnMatch(term: string, titleOnly: boolean): string {
-  return `{title tags${titleOnly ? "" : " body"}} : "${term.replace(/"/g, '""')}"`;
+/** Which columns a term is looked up in: title and tags, or title, tags and body (never scope). */
+export type TermField = "title" | "tags" | "heading" | "all";
+const FIELDS: Record<TermField, string> = {
+  title: "{title}",
+  tags: "{tags}",
+  heading: "{title tags}",
+  all: "{title tags body}",
+};
+
+/** An FTS5 phrase for one term in some columns (tags hold an entry's tags and keywords). */
+function columnMatch(term: string, field: TermField | boolean): string {
+  const f = field === true ? "heading" : field === false ? "all" : field;
+  return `${FIELDS[f]} : "${term.replace(/"/g, '""')}"`;
 }
 
 /** Entries (any scope) containing `term` in title, tags or body, counted up to `cap`. */
@@ -48,10 +58,15 @@ export function termFrequency(store: Store, term: string, cap: number): number {
   ).n;
 }
 
-/** Rowids of entries (any scope) containing `term` in title or tags (`titleOnly`), or anywhere. */
-export function termHits(store: Store, term: string, titleOnly: boolean): number[] {
+/**
+ * Rowids of entries (any scope) containing `term` in title or tags (`true`), anywhere (`false`),
+ * or in the named field; at most `limit` of them.
+ */
+export function termHits(store: Store, term: string, field: TermField | boolean, limit = -1): number[] {
   return (
-    dbOf(store).query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?").all(columnMatch(term, titleOnly)) as {
+    dbOf(store)
+      .query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?")
+      .all(columnMatch(term, field), limit) as {
       rowid: number;
     }[]
   ).map((r) => r.rowid);
@@ -110,11 +125,23 @@ export function bodiesByRowid(store: Store, rowids: number[]): Map<number, strin
   return out;
 }
 
-/** A scope's newest entries as cards (the (scope, updated) index order, rowid as tie-break: no sort). */
-export function newestCards(store: Store, scope: ScopeKey, limit: number): { id: string; title: string }[] {
+export type KindCard = { id: string; title: string; kind: string };
+
+/** A scope's newest `limit` entries with their kind (the (scope, updated) index: bounded at any size). */
+export function newestKindCards(store: Store, scope: ScopeKey, limit: number): KindCard[] {
   return dbOf(store)
-    .query("SELECT id, title FROM entries WHERE scope = ? ORDER BY updated DESC, rowid DESC LIMIT ?")
-    .all(scope, limit) as { id: string; title: string }[];
+    .query("SELECT id, title, kind FROM entries WHERE scope = ? ORDER BY updated DESC, rowid DESC LIMIT ?")
+    .all(scope, limit) as KindCard[];
+}
+
+/** A scope's newest entries of `kinds` (walks the (scope, updated) index until `limit` match). */
+export function newestOfKinds(store: Store, scope: ScopeKey, kinds: string[], limit: number): KindCard[] {
+  return dbOf(store)
+    .query(
+      `SELECT id, title, kind FROM entries WHERE scope = ? AND kind IN (${placeholders(kinds.length)})
+       ORDER BY updated DESC, rowid DESC LIMIT ?`,
+    )
+    .all(scope, ...kinds, limit) as KindCard[];
 }
 
 // ---------------------------------------------------------------------------------------------

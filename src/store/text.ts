@@ -4,6 +4,8 @@
  * "部署 署流 流程", and the query "部署" finds it. English goes through porter stemming.
  */
 
+import VOCABULARY from "./vocabulary.json";
+
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const CJK_ONE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
@@ -85,4 +87,140 @@ export function scopeToken(scope: string): string {
 /** Restrict a MATCH expression to one scope and to the searchable columns. */
 export function scopedMatch(scope: string, match: string): string {
   return `scope:${scopeToken(scope)} AND {title tags body}:(${match})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prompt routing terms: light stemming, the generic-word gate and the coding vocabulary.
+
+/**
+ * A light English stem for comparing words (plural and -ed/-ing endings): deploys, deployed,
+ * deploying -> deploy; caches -> cache; dependencies -> dependency. Only ever compared with
+ * another stem; the index itself stems with porter.
+ */
+export function stem(word: string): string {
+  let w = word.toLowerCase();
+  if (w.length <= 3) return w;
+  if (w.endsWith("ies") && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (w.endsWith("sses")) return w.slice(0, -2);
+  if (/(?:ches|shes|xes|zes)$/.test(w)) return w.slice(0, -2);
+  if (w.endsWith("s") && !/(?:ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
+  for (const suffix of ["ing", "ed"]) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
+      let base = w.slice(0, -suffix.length);
+      if (/([^aeiouls])\1$/.test(base)) base = base.slice(0, -1); // running -> run, stopped -> stop
+      return base;
+    }
+  }
+  return w;
+}
+
+type Vocabulary = {
+  stop: Set<string>;
+  generic: Set<string>;
+  single: Map<string, string[]>;
+  phrases: Map<string, string[]>;
+  longest: number;
+};
+let vocabulary: Vocabulary | undefined;
+
+const stemPhrase = (phrase: string) => phrase.toLowerCase().split(/\s+/).filter(Boolean).map(stem).join(" ");
+
+/** The vocabulary file, parsed once per process on first use (a few kilobytes: no cost at load). */
+function vocab(): Vocabulary {
+  if (vocabulary) return vocabulary;
+  const data = VOCABULARY as { generic: string; expand: string[][] };
+  const generic = new Set(data.generic.split(/\s+/).filter(Boolean).map(stem));
+  const single = new Map<string, string[]>();
+  const phrases = new Map<string, string[]>();
+  let longest = 1;
+  for (const [triggers = "", expansions = ""] of data.expand) {
+    const adds = expansions
+      .split("|")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+    for (const t of triggers.split("|")) {
+      const key = stemPhrase(t);
+      if (!key) continue;
+      const n = key.split(" ").length;
+      longest = Math.max(longest, n);
+      const map = n === 1 ? single : phrases;
+      map.set(key, [...new Set([...(map.get(key) ?? []), ...adds])]);
+    }
+  }
+  vocabulary = { stop: new Set([...STOPWORDS].map(stem)), generic, single, phrases, longest };
+  return vocabulary;
+}
+
+/** Is this word (any inflection) a generic coding word that says nothing about the topic? */
+export function isGeneric(word: string): boolean {
+  return vocab().generic.has(stem(word));
+}
+
+/** One thing a prompt is about: its own words (a word or a phrase) and the words entries may use instead. */
+export type TermGroup = { text: string; cjk: boolean; alternatives: string[] };
+
+/**
+ * The specific content of a prompt, as term groups: phrases the vocabulary knows ("package
+ * manager", "ship to production") first, then the remaining words minus stopwords and generic
+ * words (2+ letters, or with a digit), CJK runs as bigrams. An empty result means the prompt has
+ * no specific content. At most `max` groups.
+ */
+export function promptGroups(prompt: string, max = 24): TermGroup[] {
+  const v = vocab();
+  const out: TermGroup[] = [];
+  const seen = new Set<string>();
+  const add = (text: string, cjk: boolean, alternatives: string[] = []) => {
+    if (seen.has(text) || out.length >= max) return;
+    seen.add(text);
+    out.push({ text, cjk, alternatives: alternatives.filter((a) => a !== text) });
+  };
+  const normalized = prompt.slice(0, 8000).normalize("NFKC").toLowerCase();
+  const tokens: { word: string; cjk: boolean }[] = [];
+  for (const m of normalized.matchAll(/[\p{L}\p{N}_]+/gu)) {
+    const token = m[0];
+    if (!CJK_ONE.test(token)) {
+      tokens.push({ word: token, cjk: false });
+      continue;
+    }
+    let last = 0;
+    for (const c of token.matchAll(CJK_RUN)) {
+      if (c.index! > last) tokens.push({ word: token.slice(last, c.index), cjk: false });
+      tokens.push({ word: c[0], cjk: true });
+      last = c.index! + c[0].length;
+    }
+    if (last < token.length) tokens.push({ word: token.slice(last), cjk: false });
+  }
+  // Vocabulary phrases, longest first, over the plain word sequence.
+  const used = new Array<boolean>(tokens.length).fill(false);
+  const stems = tokens.map((t) => (t.cjk ? "" : stem(t.word)));
+  for (let n = v.longest; n >= 2; n--) {
+    for (let i = 0; i + n <= tokens.length; i++) {
+      if (used.slice(i, i + n).some(Boolean) || tokens.slice(i, i + n).some((t) => t.cjk)) continue;
+      const adds = v.phrases.get(stems.slice(i, i + n).join(" "));
+      if (!adds) continue;
+      for (let k = i; k < i + n; k++) used[k] = true;
+      add(
+        tokens
+          .slice(i, i + n)
+          .map((t) => t.word)
+          .join(" "),
+        false,
+        adds,
+      );
+    }
+  }
+  tokens.forEach((t, i) => {
+    if (used[i]) return;
+    if (t.cjk) {
+      const chars = Array.from(t.word);
+      if (chars.length === 1) return;
+      for (let k = 0; k + 1 < chars.length; k++) add(chars[k]! + chars[k + 1]!, true);
+      return;
+    }
+    const w = t.word;
+    if (STOPWORDS.has(w) || v.stop.has(stems[i]!) || v.generic.has(stems[i]!) || !/\p{L}/u.test(w)) return;
+    if (w.length < 3 && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
+    add(w, false, v.single.get(stems[i]!) ?? []);
+  });
+  return out;
 }
