@@ -60,6 +60,11 @@ export default withExamples(
       );
       process.stdout.write(`${lines.join("\n")}\n`);
       for (const c of report.conflicts) consola.warn(c.resolution);
+      if (report.removed.length) {
+        consola.warn(
+          `Removed ${report.removed.length} symbolic link(s) or other non-regular file(s) from memory/ (Coffer never follows links there and sync never carries them): ${report.removed.slice(0, 5).join(", ")}${report.removed.length > 5 ? ", …" : ""}`,
+        );
+      }
       if (report.untracked.length) {
         consola.info(
           `Stopped syncing ${report.untracked.length} file(s) that are not memory content (kept on disk): ${report.untracked.slice(0, 5).join(", ")}${report.untracked.length > 5 ? ", …" : ""}`,

@@ -4,7 +4,8 @@
  * following symlinks (`/dev/zero`, a FIFO, a directory) gives undefined, and no more than `max`
  * bytes are read. Never throws.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 
 /** The bytes of a regular file, at most `max` of them (a longer file gives undefined), or undefined. */
 export function readRegularFile(path: string, max: number): Buffer | undefined {
@@ -34,4 +35,93 @@ export function readRegularFile(path: string, max: number): Buffer | undefined {
 /** `readRegularFile` as UTF-8 text. */
 export function readSmallText(path: string, max = 1024 * 1024): string | undefined {
   return readRegularFile(path, max)?.toString("utf8");
+}
+
+/** Why `readFileNoFollow` refused a file. */
+export type RefusedFile = "symlink" | "not-regular" | "too-large";
+
+/** Thrown by `readFileNoFollow` for a file that exists but must not be read. */
+export class RefusedFileError extends Error {
+  readonly code = "EREFUSED";
+  constructor(
+    readonly path: string,
+    readonly reason: RefusedFile,
+    readonly max?: number,
+  ) {
+    super(
+      reason === "symlink"
+        ? `${path} is a symbolic link; Coffer never follows links inside its store`
+        : reason === "not-regular"
+          ? `${path} is not a regular file`
+          : `${path} is over ${max} bytes`,
+    );
+    this.name = "RefusedFileError";
+  }
+}
+
+/**
+ * The bytes of a file inside Coffer's store, never through a symbolic link: the last component is
+ * opened with O_NOFOLLOW (lstat where the platform has none), every directory between `root` and
+ * the file must be a real directory, the open never blocks, and only a regular file of at most
+ * `max` bytes is read. A missing file throws the usual ENOENT; anything refused throws
+ * `RefusedFileError`. Returns the bytes and the file's size and mtime.
+ */
+export function readFileNoFollow(
+  path: string,
+  max: number,
+  root?: string,
+): { buf: Buffer; size: number; mtimeMs: number } {
+  if (root) assertRealDirs(root, dirname(path));
+  const nofollow = constants.O_NOFOLLOW;
+  if (!nofollow && lstatSync(path).isSymbolicLink()) throw new RefusedFileError(path, "symlink");
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (nofollow ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "EMLINK") throw new RefusedFileError(path, "symlink");
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new RefusedFileError(path, "not-regular");
+    if (st.size > max) throw new RefusedFileError(path, "too-large", max);
+    const buf = Buffer.alloc(st.size);
+    let off = 0;
+    while (off < buf.length) {
+      const n = readSync(fd, buf, off, buf.length - off, off);
+      if (n <= 0) break;
+      off += n;
+    }
+    return { buf: buf.subarray(0, off), size: st.size, mtimeMs: st.mtimeMs };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `readFileNoFollow` as UTF-8 text. */
+export function readTextNoFollow(path: string, max: number, root?: string): string {
+  return readFileNoFollow(path, max, root).buf.toString("utf8");
+}
+
+/** Every directory from below `root` down to `dir` is a real directory, not a link (throws otherwise). */
+export function assertRealDirs(root: string, dir: string): void {
+  const rel = relative(root, dir);
+  if (!rel || rel.startsWith("..") || isAbsolute(rel)) return;
+  let cur = root;
+  for (const part of rel.split(sep)) {
+    cur = join(cur, part);
+    const st = lstatSync(cur); // ENOENT propagates: nothing there to read
+    if (st.isSymbolicLink()) throw new RefusedFileError(cur, "symlink");
+    if (!st.isDirectory()) throw new RefusedFileError(cur, "not-regular");
+  }
+}
+
+/** True when `path` is a real directory (not a link to one). */
+export function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,7 @@
  * paged on the server, every scope with its activity, handoffs per branch, the hook delivery
  * records, and bulk moves/retags. The SQL lives here, next to the rest of the store's.
  */
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
@@ -14,7 +14,15 @@ import { isoNow } from "../lib/time";
 import { dbOf } from "./db";
 import { remember, requireEntry, type rowToEntry } from "./entries";
 import { type Entry, parseEntry, serializeEntry } from "./entry";
-import { deleteEntryRow, entryPath, scopeDir, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
+import {
+  deleteEntryRow,
+  entryPath,
+  readMemoryFile,
+  scopeDir,
+  scopesOnDisk,
+  touchScanDir,
+  upsertEntryRow,
+} from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { refresh, type Store, withHealing } from "./store";
 import { matchExpression, queryTerms, scopedMatch } from "./text";
@@ -234,7 +242,7 @@ function mtimeIso(file: string): string | null {
 export function projectMeta(id: ScopeKey): { label: string; origin: string | null } {
   if (id === GLOBAL) return { label: "global", origin: null };
   try {
-    const text = readFileSync(join(paths.projectScope(id), "project.md"), "utf8");
+    const text = readMemoryFile(join(paths.projectScope(id), "project.md")).text;
     const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
     const meta = (m ? Bun.YAML.parse(m[1]!) : {}) as { label?: unknown; origin?: unknown };
     return {
@@ -280,7 +288,7 @@ export function scopeOverview(store: Store): ScopeInfo[] {
     const times = [c?.last ?? null, mtimeIso(rules), ...handoffs.map(mtimeIso)].filter((t): t is string => !!t);
     let rulesChars = 0;
     try {
-      rulesChars = readFileSync(rules, "utf8").length;
+      rulesChars = readMemoryFile(rules).text.length;
     } catch {}
     return {
       scope,
@@ -304,8 +312,7 @@ export function listHandoffs(scope: ScopeKey): HandoffInfo[] {
   for (const file of handoffFiles(scope)) {
     let text: string;
     try {
-      if (statSync(file).size > 1_000_000) continue;
-      text = readFileSync(file, "utf8");
+      text = readMemoryFile(file).text;
     } catch {
       continue;
     }

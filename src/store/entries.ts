@@ -1,5 +1,5 @@
 /** Memory entries: validate, write (with near-duplicate check), find by id or prefix, forget, list. */
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError, notFoundError } from "../lib/errors";
@@ -18,7 +18,15 @@ import {
   serializeEntry,
   TITLE_MAX,
 } from "./entry";
-import { entryPath, refreshScope, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
+import {
+  assertMemoryWritePath,
+  entryPath,
+  readMemoryFile,
+  refreshScope,
+  scopesOnDisk,
+  touchScanDir,
+  upsertEntryRow,
+} from "./indexer";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
 import { activeScopes, bodyMax, ensureProjectFile, type Store, scopeKey, scopeName, withHealing } from "./store";
 
@@ -158,6 +166,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
 function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
   const file = entryPath(scope, entry.id);
   const text = serializeEntry(entry);
+  assertMemoryWritePath(file);
   writeFileAtomic(file, text);
   const st = statSync(file);
   upsertEntryRow(dbOf(store), scope, parseEntry(text, entry.id), {
@@ -206,7 +215,7 @@ function readEntryRow(store: Store, id: string, scope: ScopeKey): Entry | undefi
   if (!r) return undefined;
   // The file is the truth: what the index does not keep (imported_from, ...) survives a rewrite.
   try {
-    const e = parseEntry(readFileSync(entryPath(scope, id), "utf8"), id);
+    const e = parseEntry(readMemoryFile(entryPath(scope, id)).text, id);
     e.id = id;
     return e;
   } catch {
@@ -239,7 +248,7 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
   if (!/^[0-9A-Za-z_.-]{1,64}$/.test(idOrPrefix.trim())) return undefined;
   const located = (scope: ScopeKey, file: string): Located | undefined => {
     try {
-      const entry = parseEntry(readFileSync(file, "utf8"), file.split("/").pop()!.slice(0, -3));
+      const entry = parseEntry(readMemoryFile(file).text, file.split("/").pop()!.slice(0, -3));
       entry.id = file.split("/").pop()!.slice(0, -3);
       const name = scope === GLOBAL ? "global" : scope === store.project?.id ? "project" : "other-project";
       return { entry, scope, scopeName: name, file };

@@ -1,5 +1,4 @@
 /** The handoff lane: one note per project branch saying where the work stands. */
-import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
@@ -7,6 +6,7 @@ import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
+import { assertMemoryWritePath, readMemoryFile } from "./indexer";
 import type { ProjectScope } from "./scope";
 import { bodyMax, ensureProjectFile, type Store } from "./store";
 
@@ -50,6 +50,7 @@ export function setHandoff(
   ensureProjectFile(project);
   const updated = isoNow();
   const branch = project.branch ?? null;
+  assertMemoryWritePath(handoffPath(project));
   writeFileAtomic(
     handoffPath(project),
     ["---", `branch: ${JSON.stringify(branch)}`, `updated: ${updated}`, "---", text, ""].join("\n"),
@@ -61,10 +62,11 @@ export function setHandoff(
 export function getHandoff(store: Store): Handoff | undefined {
   const project = requireProject(store);
   let text: string;
+  let mtimeMs: number;
   try {
-    text = readFileSync(handoffPath(project), "utf8");
+    ({ text, mtimeMs } = readMemoryFile(handoffPath(project)));
   } catch {
-    return undefined;
+    return undefined; // missing, a link, not a regular file, or too large: never read
   }
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
   let meta: Record<string, unknown> = {};
@@ -73,7 +75,7 @@ export function getHandoff(store: Store): Handoff | undefined {
       meta = (Bun.YAML.parse(m[1]!) as Record<string, unknown>) ?? {};
     } catch {}
   }
-  const updated = meta.updated ? String(meta.updated) : isoNow(statSync(handoffPath(project)).mtime);
+  const updated = meta.updated ? String(meta.updated) : isoNow(new Date(mtimeMs));
   return { branch: project.branch ?? null, body: (m ? text.slice(m[0].length) : text).trim(), updated };
 }
 

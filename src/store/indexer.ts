@@ -1,9 +1,11 @@
 import type { Database } from "bun:sqlite";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { isAtomicTemp } from "../lib/atomic";
+import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
+import { assertRealDirs, isRealDir, RefusedFileError, readFileNoFollow } from "../lib/small-file";
 import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { ftsText, scopeToken } from "./text";
@@ -19,6 +21,48 @@ export function entriesDir(scope: ScopeKey): string {
 
 export function entryPath(scope: ScopeKey, id: string): string {
   return join(entriesDir(scope), `${id}.md`);
+}
+
+/** The largest entry, rules or handoff file Coffer reads (body_max is at most 32768 characters). */
+export const MEMORY_FILE_MAX = 1024 * 1024;
+
+/**
+ * Read a file under memory/ the only way Coffer does: never through a symbolic link (the file or
+ * any folder between memory/ and it), never anything but a regular file, never more than `max`
+ * bytes. A missing file throws ENOENT; a refused one throws `RefusedFileError`.
+ */
+export function readMemoryFile(path: string, max = MEMORY_FILE_MAX): { text: string; size: number; mtimeMs: number } {
+  const r = readFileNoFollow(path, max, paths.memory());
+  return { text: r.buf.toString("utf8"), size: r.size, mtimeMs: r.mtimeMs };
+}
+
+/** `readMemoryFile`'s text, or undefined when the file is missing or refused. */
+export function readMemoryText(path: string, max = MEMORY_FILE_MAX): string | undefined {
+  try {
+    return readMemoryFile(path, max).text;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Before writing `path` under memory/: no folder on the way is a symbolic link (a write would land
+ * wherever it points). Folders not made yet are fine; throws a CofferError-like message otherwise.
+ */
+export function assertMemoryWritePath(path: string): void {
+  try {
+    assertRealDirs(paths.memory(), dirname(path));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    if (err instanceof RefusedFileError)
+      throw new CofferError(
+        `not writing ${path}: ${err.message}`,
+        1,
+        "Remove that link or file (Coffer did not make it) and try again; `coffer doctor` lists such files.",
+        "conflict",
+      );
+    throw err;
+  }
 }
 
 export type IndexedRow = {
@@ -89,12 +133,12 @@ export function deleteEntryRow(db: Database, rowid: number): void {
 function indexFile(db: Database, scope: ScopeKey, dir: string, name: string, notice?: Notice): boolean {
   const full = join(dir, name);
   let text: string;
-  let st: import("node:fs").Stats;
+  let st: { size: number; mtimeMs: number };
   try {
-    text = readFileSync(full, "utf8");
-    st = statSync(full);
-  } catch {
-    return false; // removed meanwhile
+    ({ text, ...st } = readMemoryFile(full));
+  } catch (err) {
+    if (err instanceof RefusedFileError) notice?.(`skipping ${full}: ${err.message}`);
+    return false; // removed meanwhile, or refused
   }
   try {
     const entry = parseEntry(text, name.slice(0, -3));
@@ -109,6 +153,7 @@ function indexFile(db: Database, scope: ScopeKey, dir: string, name: string, not
 
 function listEntryFiles(dir: string): string[] | undefined {
   try {
+    assertRealDirs(paths.memory(), dir);
     return readdirSync(dir).filter((n) => n.endsWith(".md") && !isAtomicTemp(n) && !n.startsWith("."));
   } catch {
     return undefined;
@@ -119,7 +164,7 @@ function listEntryFiles(dir: string): string[] | undefined {
 export function touchScanDir(db: Database, scope: ScopeKey): void {
   const dir = entriesDir(scope);
   try {
-    const st = statSync(dir);
+    const st = lstatSync(dir);
     db.query(
       "INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms",
     ).run(dir, scope, st.mtimeMs);
@@ -136,7 +181,9 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
   const dir = entriesDir(scope);
   let st: import("node:fs").Stats | undefined;
   try {
-    st = statSync(dir);
+    // A folder that is a link (or under one) counts as no folder: Coffer never reads through it.
+    assertRealDirs(paths.memory(), dir);
+    st = lstatSync(dir);
   } catch {
     st = undefined;
   }
@@ -162,7 +209,7 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
   if (deep) {
     for (const name of names ?? listEntryFiles(dir) ?? []) {
       try {
-        const s = statSync(join(dir, name));
+        const s = lstatSync(join(dir, name));
         stats.set(name, { size: s.size, mtimeMs: s.mtimeMs });
       } catch {}
     }
@@ -185,8 +232,12 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
       if (!s || (s.size === row.size && s.mtimeMs === row.mtime_ms)) continue;
       let text: string;
       try {
-        text = readFileSync(join(dir, name), "utf8");
-      } catch {
+        text = readMemoryFile(join(dir, name)).text;
+      } catch (err) {
+        if (!(err instanceof RefusedFileError)) continue;
+        notice?.(`skipping ${join(dir, name)}: ${err.message}`);
+        deleteEntryRow(db, row.rowid);
+        changed++;
         continue;
       }
       if (sha256(text) === row.file_hash) {
@@ -218,7 +269,9 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
 export function scopesOnDisk(): ScopeKey[] {
   const out: ScopeKey[] = [GLOBAL];
   try {
-    for (const name of readdirSync(paths.projectsRoot())) if (!name.startsWith(".")) out.push(name);
+    if (isRealDir(paths.projectsRoot()))
+      for (const name of readdirSync(paths.projectsRoot()))
+        if (!name.startsWith(".") && isRealDir(join(paths.projectsRoot(), name))) out.push(name);
   } catch {}
   return out;
 }

@@ -1,10 +1,9 @@
 /** The rules lane: one rules.md per scope, a bullet list every session starts with. */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
-import { scopeDir } from "./indexer";
+import { assertMemoryWritePath, readMemoryText, scopeDir } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { ensureProjectFile, type Store, scopeName } from "./store";
 
@@ -12,12 +11,9 @@ export function rulesPath(scope: ScopeKey): string {
   return join(scopeDir(scope), "rules.md");
 }
 
+/** A scope's rules.md; "" when missing, a link, not a regular file, or over 1 MiB (never followed, never read). */
 export function readRules(scope: ScopeKey): string {
-  try {
-    return readFileSync(rulesPath(scope), "utf8");
-  } catch {
-    return "";
-  }
+  return readMemoryText(rulesPath(scope)) ?? "";
 }
 
 /** Append one bullet to a scope's rules.md (a rule already present is not added twice). */
@@ -38,6 +34,7 @@ export function addRule(store: Store, scope: ScopeKey, text: string, actor: stri
       .toLowerCase();
   if (current.split("\n").some((l) => norm(l) === rule.toLowerCase())) return { added: false, file };
   const next = `${current && !current.endsWith("\n") ? `${current}\n` : current}- ${rule}\n`;
+  assertMemoryWritePath(file);
   writeFileAtomic(file, next);
   audit({ event: "rule_added", scope: scopeName(store, scope), actor });
   return { added: true, file };
@@ -58,6 +55,7 @@ export function writeRules(
   const file = rulesPath(scope);
   const next = text.trim() ? `${text.replace(/\s+$/, "")}\n` : "";
   if (readRules(scope) === next) return { changed: false, file };
+  assertMemoryWritePath(file);
   writeFileAtomic(file, next);
   audit({ event: "rules_replaced", scope: scopeName(store, scope), actor });
   return { changed: true, file };

@@ -1,9 +1,9 @@
 /** What `coffer status` shows: per scope entries, rules, bytes and last update; the index file. */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../lib/paths";
 import { dbOf } from "./db";
-import { entriesDir, scopesOnDisk } from "./indexer";
+import { entriesDir, readMemoryFile, scopesOnDisk } from "./indexer";
 import { readRules } from "./rules";
 import { GLOBAL } from "./scope";
 import { entryCount, type Store, withHealing } from "./store";
@@ -19,7 +19,7 @@ export type ScopeStatus = {
 
 function projectLabel(id: string): string {
   try {
-    const text = readFileSync(join(paths.projectScope(id), "project.md"), "utf8");
+    const text = readMemoryFile(join(paths.projectScope(id), "project.md")).text;
     const m = /^label:\s*(.+)$/m.exec(text);
     if (m) return JSON.parse(m[1]!.trim().startsWith('"') ? m[1]!.trim() : JSON.stringify(m[1]!.trim()));
   } catch {}
@@ -42,7 +42,7 @@ export function storeStatus(store: Store): {
     );
     let bytes = 0;
     try {
-      for (const name of readdirSync(entriesDir(scope))) bytes += statSync(join(entriesDir(scope), name)).size;
+      for (const name of readdirSync(entriesDir(scope))) bytes += lstatSync(join(entriesDir(scope), name)).size;
     } catch {}
     const rules = readRules(scope)
       .split("\n")

@@ -3,7 +3,7 @@
  * pull --rebase (as fetch + rebase, so the incoming range is known), resolve the few conflicts
  * Coffer's layout allows, reindex the scopes that changed, push.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
@@ -69,6 +69,11 @@ export type SyncReport = {
   conflicts: ConflictNote[];
   /** Tracked files that are not memory content, taken out of git (kept on disk). */
   untracked: string[];
+  /**
+   * Symbolic links and other non-regular files (submodules) found in memory/, from the remote or
+   * made here: deleted from disk and from the repository, never followed, never sent.
+   */
+  removed: string[];
 };
 
 const HOST = () => hostname() || "localhost";
@@ -168,8 +173,9 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
 
   // 1. Commit this machine's pending changes.
   step("commit");
-  const { committed, untracked } = await commitPending(git);
-  const ex = await exchange(run, untracked);
+  const removed: string[] = [];
+  const { committed, untracked } = await commitPending(git, removed);
+  const ex = await exchange(run, untracked, removed);
   return {
     remote: redactUrl(remote.url),
     branch: remote.branch,
@@ -181,6 +187,7 @@ async function syncLocked(git: Git, opts: SyncOptions): Promise<SyncReport> {
     reindexed: ex.reindexed,
     conflicts: ex.conflicts,
     untracked,
+    removed,
   };
 }
 
@@ -259,9 +266,13 @@ async function configuredRemote(git: Git): Promise<Remote> {
 }
 
 /** Commit everything pending in memory/ (stray non-memory files are untracked first). */
-async function commitPending(git: Git): Promise<{ committed: SyncReport["committed"]; untracked: string[] }> {
+async function commitPending(
+  git: Git,
+  removed: string[],
+): Promise<{ committed: SyncReport["committed"]; untracked: string[] }> {
   const untracked = await untrackStrays(git);
   await git.run(["add", "-A"]);
+  removed.push(...(await dropNonRegular(git)));
   const staged = parseNameStatus((await git.run(["diff", "--cached", "--name-status", "--no-renames", "-z"])).stdout);
   if (!staged.length && !untracked.length) return { committed: null, untracked };
   await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(staged, HOST()) });
@@ -280,7 +291,7 @@ async function pendingNote(git: Git, branch: string): Promise<string> {
  * Fetch, rebase onto the remote, reindex what arrived, push; again (up to 3 more rounds) when
  * someone pushed between our fetch and our push. Stray files that arrive are untracked into `untracked`.
  */
-async function exchange(run: SyncRun, untracked: string[]): Promise<Exchange> {
+async function exchange(run: SyncRun, untracked: string[], removed: string[]): Promise<Exchange> {
   const ex: Exchange = {
     sent: { scopes: [] },
     received: { commits: 0, scopes: [] },
@@ -298,14 +309,14 @@ async function exchange(run: SyncRun, untracked: string[]): Promise<Exchange> {
     });
     if (fetched.code !== 0)
       throw remoteError(remoteProblem(fetched), run.url, fetched, await pendingNote(run.git, run.branch));
-    const hasUpstream = await integrateRemote(run, upstream, ex);
+    const hasUpstream = await integrateRemote(run, upstream, ex, removed);
     untracked.push(...(await untrackArrivedStrays(run.git)));
     if ((await pushOnce(run, hasUpstream ? upstream : undefined, round, ex)) === "done") return ex;
   }
 }
 
 /** 3. Rebase this machine's commits onto the remote; 4. reindex the scopes whose entries changed. */
-async function integrateRemote(run: SyncRun, upstream: string, ex: Exchange): Promise<boolean> {
+async function integrateRemote(run: SyncRun, upstream: string, ex: Exchange, removed: string[]): Promise<boolean> {
   const { git } = run;
   run.step("merge");
   const before = await headSha(git);
@@ -319,6 +330,17 @@ async function integrateRemote(run: SyncRun, upstream: string, ex: Exchange): Pr
         Number((await git.run(["rev-list", "--count", `${before}..${upstream}`])).stdout.trim()) || 0;
       await rebaseOnto(git, upstream, ex.conflicts);
     }
+  }
+  // Links and other non-regular files from the remote go before anything reads what arrived.
+  const dropped = await dropNonRegular(git);
+  if (dropped.length) {
+    removed.push(...dropped);
+    await git.run(["commit", "-q", "--no-edit", "-F", "-"], {
+      input: commitMessage(
+        dropped.map((path): Change => ({ status: "D", path })),
+        HOST(),
+      ),
+    });
   }
   const after = await headSha(git);
   if (after && after !== before) {
@@ -474,6 +496,32 @@ async function untrackStrays(git: Git): Promise<string[]> {
     await git.run(["rm", "-q", "--cached", "--ignore-unmatch", "--", ...strays.slice(i, i + 200)]);
   }
   return strays;
+}
+
+/**
+ * Everything in git's index that is not a regular file (mode 120000: a symbolic link, 160000: a
+ * submodule): removed from the index and from disk without following it, so nothing in memory/
+ * ever points outside it. Returns the paths removed; the caller commits when it must.
+ */
+async function dropNonRegular(git: Git): Promise<string[]> {
+  const out = (await git.run(["ls-files", "-s", "-z"])).stdout;
+  const bad: string[] = [];
+  for (const rec of out.split("\0").filter(Boolean)) {
+    const m = /^(\d+) [0-9a-f]+ \d\t(.*)$/s.exec(rec);
+    if (m && m[1] !== "100644" && m[1] !== "100755" && !bad.includes(m[2]!)) bad.push(m[2]!);
+  }
+  if (!bad.length) return [];
+  for (let i = 0; i < bad.length; i += 200)
+    await git.run(["rm", "-q", "--cached", "--ignore-unmatch", "--", ...bad.slice(i, i + 200)]);
+  for (const p of bad) {
+    const full = join(git.dir, p);
+    try {
+      // rmSync on a link removes the link itself, never what it points at.
+      if (lstatSync(full).isDirectory()) rmSync(full, { recursive: true, force: true });
+      else rmSync(full, { force: true });
+    } catch {}
+  }
+  return bad;
 }
 
 function reindexScopes(scopes: Set<string>): number {
