@@ -559,7 +559,9 @@ route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
   const { listTranscripts } = await import("../serve/distill");
   const { readQueue } = await import("../capture/queue");
   const { readLedger } = await import("../distill/ledger");
+  const { listTraces } = await import("../inbox/inbox");
   const queued = new Set(readQueue().map((q) => `${q.host}\0${q.session}`));
+  const inInbox = new Set(listTraces().map((t) => `${t.host}\0${t.session}`));
   const ledger = readLedger();
   const list = (await listTranscripts(host, 100)).map((t) => {
     const records = ledger.get(`${t.host}\0${t.session_id}`) ?? [];
@@ -569,9 +571,11 @@ route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
         ? "done"
         : queued.has(`${t.host}\0${t.session_id}`)
           ? "queued"
-          : last?.outcome === "failed"
-            ? "failed"
-            : "never";
+          : inInbox.has(`${t.host}\0${t.session_id}`)
+            ? "in inbox"
+            : last?.outcome === "failed"
+              ? "failed"
+              : "never";
     const { path: _path, cwd: _cwd, ...rest } = t;
     return { ...rest, status, error: status === "failed" ? (last?.error ?? null) : null };
   });

@@ -450,6 +450,7 @@ describe("rules, sessions, inbox", () => {
       await page.waitForSelector("section[aria-label='Insights preview'], #inbox-list .error");
       expect(await page.textContent("#inbox-list")).toContain("Cut releases from main");
       await screenshot(page, "inbox-preview-light");
+      await page.waitForSelector("#transcripts-table >> text=in inbox");
       // Nothing written before the confirmation.
       expect(entryFiles(sb).some((f) => f.text.includes("Releases are cut from main"))).toBe(false);
       await page.click("text=Confirm and write");
