@@ -48,7 +48,7 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
     load: () => import("./commands/hook"),
   },
   serve: {
-    description: "HTTP API + MCP + background worker; --stdio for MCP over stdio",
+    description: "Web UI + HTTP API + MCP + background worker; --stdio for MCP over stdio",
     load: () => import("./commands/serve"),
   },
   distill: {

@@ -4,7 +4,7 @@ import { withExamples } from "./_run";
 
 export default withExamples(
   defineCommand({
-    meta: { name: "serve", description: "HTTP API + MCP + background worker; --stdio for MCP over stdio" },
+    meta: { name: "serve", description: "Web UI + HTTP API + MCP + background worker; --stdio for MCP over stdio" },
     args: {
       stdio: { type: "boolean", description: "Serve MCP over stdin/stdout (what agents start); no HTTP, no worker" },
       port: {
@@ -41,7 +41,7 @@ export default withExamples(
     },
   }),
   [
-    "coffer serve                 # http://127.0.0.1:26333 (token in ~/.coffer/state/token)",
+    "coffer serve                 # http://127.0.0.1:26333; prints a one-time login link for the web UI",
     "coffer serve --port 0        # any free port; the URL is printed at start",
     "coffer serve --stdio         # MCP over stdio, as agents run it",
   ],
