@@ -33,8 +33,13 @@ export type MemoryPlan = { text: string; sent: MemoryItem[]; cards: MemoryItem[]
 /** A per-prompt budget: at most `bodies` bodies in `chars` characters, then `cards` one-line cards. */
 export type PromptBudget = { chars: number; bodies: number; cards: number };
 
-export const PROMPT_BODIES = 3;
-export const PROMPT_CARDS = 3;
+/** Characters per body the prompt budget assumes: the default 1,500 allow three bodies, then three cards. */
+export const CHARS_PER_BODY = 500;
+
+export function promptBudget(chars: number): PromptBudget {
+  const n = Math.max(1, Math.round(chars / CHARS_PER_BODY));
+  return { chars, bodies: n, cards: n };
+}
 
 export type MemoryRequest = {
   /** Self-contained text placed first (rules for a subagent or a replace-slot host). */

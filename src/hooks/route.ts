@@ -119,6 +119,7 @@ export const RELATIVE = 0.5;
 /** Alternatives looked up per prompt term, at most. */
 const ALT_MAX = 10;
 
+/** An entry's match: field-weighted score, terms matched, any of them in title, tags or keywords. */
 type Score = { score: number; groups: number; strong: boolean };
 
 /**
@@ -126,19 +127,24 @@ type Score = { score: number; groups: number; strong: boolean };
  * with the total weight of the prompt's terms. Per term group, an entry scores the best of
  * idf x field weight (x ALT_WEIGHT for a vocabulary alternative) over the group's words.
  */
-function textScores(store: Store, prompt: string): { scores: Map<number, Score>; weight: number; floor: number } {
+function textScores(
+  store: Store,
+  prompt: string,
+): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
   const scores = new Map<number, Score>();
   const groups = promptGroups(prompt);
-  if (!groups.length) return { scores, weight: 0, floor: 0 };
+  if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const total = entryCount(store);
   const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
   const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
-  // Evidence floor: a match must weigh at least as much as one title word found in a tenth of the store.
-  const floor = total < 20 ? 0 : idf(Math.max(1, total / 10));
+  // Evidence floor: a match must weigh at least as much as a body word found in a tenth of the store.
+  const floor = total < 20 ? 0 : FIELD_WEIGHT.body * idf(Math.max(1, total / 10));
   let weight = 0;
+  let terms = 0;
   for (const g of groups) {
     const own = termHits(store, g.text, "all", informativeMax + 1);
     if (own.length > informativeMax) continue; // found nearly everywhere: says nothing
+    terms++;
     const words: { text: string; hits: number[]; w: number }[] = [];
     if (own.length) words.push({ text: g.text, hits: own, w: idf(own.length) });
     for (const alt of g.alternatives.slice(0, ALT_MAX)) {
@@ -168,20 +174,22 @@ function textScores(store: Store, prompt: string): { scores: Map<number, Score>;
       scores.set(rowid, s);
     }
   }
-  return { scores, weight, floor };
+  return { scores, weight, floor, terms };
 }
 
 /**
  * Route a prompt: entries whose `applies_to` matches a path the prompt names (existing or not),
  * best text match first; then text matches that pass the gate: enough of the prompt explained
  * (COVER), at least the store's evidence floor, two of the prompt's terms or one in title, tags
- * or keywords, and within RELATIVE of the best match. Best first; ties by id.
+ * or keywords (or the prompt's only term), and within RELATIVE of the best match. Best first;
+ * ties by id.
  */
 export function routePrompt(store: Store, prompt: string, namedPaths: string[], max = ROUTE_MAX): Routed[] {
   const scopes = activeScopes(store);
   const order = scopeOrder(store);
   const byId = new Map<string, Routed>();
-  const { scores, weight, floor } = textScores(store, prompt);
+  const { scores, weight, floor, terms } = textScores(store, prompt);
+  const small = entryCount(store) < 20;
   const pathRows = routeByPaths(store, globPaths(store, namedPaths));
   for (const r of pathRows) {
     r.score = Number((scores.get(r.rowid)?.score ?? 0).toFixed(9));
@@ -190,7 +198,9 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   const passed: number[] = [];
   for (const [rowid, s] of scores) {
     // Two of the prompt's terms, or one in title, tags or keywords that explains more of it.
-    const cover = s.groups >= 2 ? COVER : s.strong ? COVER_ONE : Number.POSITIVE_INFINITY;
+    // (A store under 20 entries has no statistics to speak of: any such match passes.)
+    if (!(s.groups >= 2 || s.strong || terms === 1)) continue;
+    const cover = small ? 0 : s.groups >= 2 ? COVER : COVER_ONE;
     if (s.score >= floor && s.score >= cover * weight) passed.push(rowid);
   }
   if (passed.length) {

@@ -17,11 +17,10 @@ import {
   bundleSig,
   type MemoryItem,
   type MemoryPlan,
-  PROMPT_BODIES,
-  PROMPT_CARDS,
   type PromptBudget,
   planBundle,
   planMemory,
+  promptBudget,
   proofOnly,
   ruleBlocks,
   type StartExtras,
@@ -114,9 +113,7 @@ function rulesPrefix(store: Store, cap: Capacity): string {
 const NO_EXTRAS: StartExtras = { global: [], project: [] };
 
 /** The per-prompt budget: `load.prompt_max_chars`, a few bodies, then a few cards. */
-function promptBudget(config: Config): PromptBudget {
-  return { chars: config["load.prompt_max_chars"], bodies: PROMPT_BODIES, cards: PROMPT_CARDS };
-}
+const budgetOf = (config: Config): PromptBudget => promptBudget(config["load.prompt_max_chars"]);
 
 /** The delivered set this event reads and writes: the subagent's own when it carries an agent id. */
 function keyOf(ctx: HookContext): SessionKey {
@@ -196,7 +193,7 @@ function prompt(ctx: HookContext): HookResult {
       proof: proof
         ? (n) => `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).`
         : undefined,
-      budget: promptBudget(config),
+      budget: budgetOf(config),
       cap: ctx.cap,
     });
     if (!plan) return {};
@@ -219,7 +216,7 @@ function prompt(ctx: HookContext): HookResult {
             ? `Coffer proof: reused ${already.length}/${routed.length}, nothing new (sig ${routedSig}).`
             : `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).`
       : undefined,
-    budget: promptBudget(config),
+    budget: budgetOf(config),
     cap: ctx.cap,
   });
   record(ctx, key, plan);

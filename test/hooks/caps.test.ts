@@ -39,6 +39,8 @@ beforeAll(() => {
   for (let i = 0; i < 80; i++)
     filler.push({ id: `FIL${pad(i)}`, title: `Filler ${i}`, body: `Unrelated note number ${i} about lint settings.` });
   writeEntries(sb, pid, [...big, ...filler]);
+  // These tests are about the host caps: lift the per-prompt budget above them.
+  expect(sb.run(["config", "set", "load.prompt_max_chars", "50000"]).code).toBe(0);
 });
 afterAll(() => sb.cleanup());
 

@@ -109,9 +109,7 @@ describe("set-proof compact", () => {
     const first = ask(s);
     expect(first.split("\n").at(-1)).toBe(`Coffer proof: loaded 2/2 via hook auto (sig ${sig}).`);
     const second = ask(s);
-    expect(second).toBe(
-      `${MEMORY}\n\nalready loaded: M1OTTER, M2OTTERDB\nCoffer proof: reused 2/2, nothing new (sig ${sig}).`,
-    );
+    expect(second).toBe(`${MEMORY}\n\nCoffer proof: reused 2/2, nothing new (sig ${sig}).`);
     expect(ask(s, "what time is it")).toBe(`${MEMORY}\nCoffer proof: no load this turn (nothing routed).`);
     setRead("manual");
     expect(ask(s)).toBe(`${MEMORY}\nCoffer proof: no load this turn (read mode manual).`);

@@ -98,7 +98,7 @@ describe("broken or missing store", () => {
   test("outside any repository: global rules and built-ins only", () => {
     writeRules(sb, "global", "- Write tests first\n");
     const ctx = contextOf(hook(sb, "claude", "session-start", claudeStart("home", sb.home)));
-    expect(ctx).toContain("## Project\n(not in a git project)");
+    expect(ctx).not.toContain("## Project");
     expect(ctx).toContain("- Write tests first");
     expect(ctx).toContain("coffer__resume()");
   });
