@@ -10,9 +10,9 @@ import { entryMeta, findEntry, forget, listEntries, remember } from "../store/en
 import type { Entry, Source } from "../store/entry";
 import { KINDS } from "../store/entry";
 import { freshnessNote, getHandoff, setHandoff } from "../store/handoff";
-import { GLOBAL, isAbsoluteDir } from "../store/scope";
+import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
 import { grep, recall } from "../store/search";
-import { type Store, withOpenStore } from "../store/store";
+import { activeScopes, type Store, withOpenStore } from "../store/store";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";
 
@@ -50,6 +50,10 @@ const id = v.pipe(
   v.trim(),
   v.minLength(1, "id is empty; pass an entry id from coffer__recall or coffer__list"),
   v.maxLength(64, "id is too long (entry ids are 26 characters)"),
+  v.regex(
+    /^[0-9A-HJKMNP-TV-Z]+$/i,
+    "id must be an entry id (26 letters and digits, or its first 6+) from coffer__recall or coffer__list",
+  ),
 );
 const stringList = (name: string, what: string) =>
   v.pipe(
@@ -103,7 +107,11 @@ export const SCHEMAS = {
     id: v.optional(v.pipe(id, v.description("Rewrite this entry instead of adding one"))),
     cwd: v.optional(cwd),
   }),
-  read: v.strictObject({ id, cwd: v.optional(cwd) }),
+  read: v.strictObject({
+    id,
+    scope: v.optional(v.pipe(scope, v.description("Default: both"))),
+    cwd: v.optional(cwd),
+  }),
   list: v.strictObject({
     scope: v.optional(v.pipe(scope, v.description("Default: both"))),
     kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
@@ -118,7 +126,11 @@ export const SCHEMAS = {
     ),
     cwd: v.optional(cwd),
   }),
-  forget: v.strictObject({ id, cwd: v.optional(cwd) }),
+  forget: v.strictObject({
+    id,
+    scope: v.optional(v.pipe(scope, v.description("Default: both"))),
+    cwd: v.optional(cwd),
+  }),
   set_handoff: v.strictObject({
     body: v.pipe(
       v.string("body must be a string"),
@@ -188,10 +200,23 @@ function requireProjectFor(store: Store, what: string): void {
   }
 }
 
-function locate(store: Store, idArg: string) {
-  const hit = findEntry(store, idArg);
+/**
+ * The caller's scopes: its project (from cwd) and global, or the one it names. Reads, rewrites and
+ * deletes by id never reach another project's entries (pass that project's cwd to reach them).
+ */
+function callerScopes(store: Store, scopeArg: "project" | "global" | undefined): ScopeKey[] {
+  if (scopeArg === "project") requireProjectFor(store, "scope project");
+  if (scopeArg) return [scopeArg === "global" ? GLOBAL : store.project!.id];
+  return activeScopes(store);
+}
+
+function locate(store: Store, idArg: string, scopeArg?: "project" | "global") {
+  const hit = findEntry(store, idArg, { scopes: callerScopes(store, scopeArg) });
   if (!hit)
-    throw new ToolError(`no entry with id "${idArg}"; find ids with coffer__recall or coffer__list`, "not_found");
+    throw new ToolError(
+      `no entry with id "${idArg}" in ${scopeArg ? `the ${scopeArg} scope` : "this project or global"}; find ids with coffer__recall or coffer__list`,
+      "not_found",
+    );
   return hit;
 }
 
@@ -249,15 +274,15 @@ function rememberTool(
 ): Promise<{ id: string; scope: string; status: "created" | "updated" | "duplicate" }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
-    if (a.id) locate(store, a.id);
-    const res = remember(store, { ...a, actor: ctx.actor, source: ctx.source });
+    const target = a.id ? locate(store, a.id).entry.id : undefined;
+    const res = remember(store, { ...a, id: target, actor: ctx.actor, source: ctx.source });
     return { id: res.id, scope: res.scope, status: res.status };
   });
 }
 
 function readTool(a: Args<"read">, ctx: ToolContext): Promise<EntryView> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
-    const hit = locate(store, a.id);
+    const hit = locate(store, a.id, a.scope);
     return entryView(hit.entry, hit.scopeName);
   });
 }
@@ -278,8 +303,8 @@ function listTool(
 
 function forgetTool(a: Args<"forget">, ctx: ToolContext): Promise<{ id: string; status: "deleted" }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
-    locate(store, a.id);
-    const res = forget(store, a.id, ctx.actor);
+    const hit = locate(store, a.id, a.scope);
+    const res = forget(store, hit.entry.id, ctx.actor, { scopes: [hit.scope] });
     return { id: res.id, status: res.status };
   });
 }

@@ -11,7 +11,7 @@ import { findEntry, listEntries, remember } from "../store/entries";
 import { KINDS } from "../store/entry";
 import { readRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir } from "../store/scope";
-import { scopeKey } from "../store/store";
+import { activeScopes, scopeKey } from "../store/store";
 import { readJsonBody } from "./body";
 import { badRequest, HttpError, json, notFound } from "./errors";
 
@@ -232,7 +232,8 @@ route("POST", "/api/v1/entries", async (req, _url, _params, ctx) => {
 
 route("GET", "/api/v1/entries/{id}", async (_req, url, params, ctx) => {
   const dir = requestDir(ctx, url.searchParams.get("cwd"));
-  return json(await runTool("read", { id: params.id, cwd: dir }, toolCtx(ctx)));
+  const scope = url.searchParams.get("scope") ?? undefined;
+  return json(await runTool("read", { id: params.id, cwd: dir, ...(scope ? { scope } : {}) }, toolCtx(ctx)));
 });
 
 const patchBody = v.strictObject({
@@ -250,8 +251,11 @@ route("PATCH", "/api/v1/entries/{id}", async (req, _url, params, ctx) => {
   if (!Object.keys(patch).length)
     throw badRequest("nothing to change: give at least one of text, title, kind, tags, applies_to");
   return withStore(requestDir(ctx, cwd), "shallow", (store) => {
-    const hit = findEntry(store, params.id!);
-    if (!hit) throw notFound(`no entry with id "${params.id}"`);
+    // Only the caller's scopes (its project + global), as for GET and DELETE.
+    const hit = /^[0-9A-HJKMNP-TV-Z]{1,64}$/i.test(params.id!)
+      ? findEntry(store, params.id!, { scopes: activeScopes(store) })
+      : undefined;
+    if (!hit) throw notFound(`no entry with id "${params.id}" in this project or global`);
     const e = hit.entry;
     // Fields not in the patch keep their current value (a rewrite would re-derive the title).
     const res = remember(store, {
@@ -271,7 +275,8 @@ route("PATCH", "/api/v1/entries/{id}", async (req, _url, params, ctx) => {
 
 route("DELETE", "/api/v1/entries/{id}", async (_req, url, params, ctx) => {
   const dir = requestDir(ctx, url.searchParams.get("cwd"));
-  return json(await runTool("forget", { id: params.id, cwd: dir }, toolCtx(ctx)));
+  const scope = url.searchParams.get("scope") ?? undefined;
+  return json(await runTool("forget", { id: params.id, cwd: dir, ...(scope ? { scope } : {}) }, toolCtx(ctx)));
 });
 
 route("POST", "/api/v1/recall", async (req, _url, _params, ctx) => {

@@ -238,14 +238,27 @@ export function entryMeta(store: Store, scope: ScopeKey, id: string): { kind: Ki
 
 export type Located = { entry: Entry; scope: ScopeKey; scopeName: ScopeName | "other-project"; file: string };
 
+/** A ULID's alphabet (Crockford base32: no I, L, O, U), either case. */
+const ULID_CHARS = /^[0-9A-HJKMNP-TV-Z]+$/i;
+/** What a hand-named entry file may be called (the file name is the id); matched exactly, never as a pattern. */
+const FILE_ID = /^[0-9A-Za-z_.-]{1,64}$/;
+
+export type FindOptions = {
+  /** Look only in these scopes (servers: the caller's project + global). Default: every scope. */
+  scopes?: ScopeKey[];
+};
+
 /**
- * Find an entry by id (or a unique prefix of at least 6 characters) in any scope. The file is
- * the truth: an index hit whose file is gone is ignored, and the file system is searched when
- * the index does not know the id yet.
+ * Find an entry by id (or a unique prefix of at least 6 characters of a ULID) in the given scopes
+ * (every scope by default). The file is the truth: an index hit whose file is gone is ignored, and
+ * the file system is searched when the index does not know the id yet. A prefix is matched
+ * literally (LIKE with its wildcards escaped), and only in the ULID alphabet.
  */
-export function findEntry(store: Store, idOrPrefix: string): Located | undefined {
-  const id = idOrPrefix.trim().toUpperCase();
-  if (!/^[0-9A-Za-z_.-]{1,64}$/.test(idOrPrefix.trim())) return undefined;
+export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = {}): Located | undefined {
+  const raw = idOrPrefix.trim();
+  const id = raw.toUpperCase();
+  if (!FILE_ID.test(raw)) return undefined;
+  const inScope = (scope: string) => !opts.scopes || opts.scopes.includes(scope);
   const located = (scope: ScopeKey, file: string): Located | undefined => {
     try {
       const entry = parseEntry(readMemoryFile(file).text, file.split("/").pop()!.slice(0, -3));
@@ -256,14 +269,18 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
       return undefined;
     }
   };
+  const prefix = id.length >= 6 && ULID_CHARS.test(id) ? `${id.replace(/[\\%_]/g, "\\$&")}%` : null;
+  const scopeSql = opts.scopes ? ` AND scope IN (${opts.scopes.map(() => "?").join(",")})` : "";
   const rows = withHealing(
     store,
     () =>
       dbOf(store)
-        .query("SELECT id, scope FROM entries WHERE id = ? OR id = ? OR (length(?) >= 6 AND id LIKE ? || '%') LIMIT 3")
-        .all(idOrPrefix.trim(), id, id, id) as { id: string; scope: string }[],
+        .query(
+          `SELECT id, scope FROM entries WHERE (id = ? OR id = ? OR (? IS NOT NULL AND id LIKE ? ESCAPE '\\'))${scopeSql} LIMIT 3`,
+        )
+        .all(raw, id, prefix, prefix, ...(opts.scopes ?? [])) as { id: string; scope: string }[],
   );
-  const exact = rows.find((r) => r.id === idOrPrefix.trim() || r.id === id);
+  const exact = rows.find((r) => r.id === raw || r.id === id);
   const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
   if (rows.length > 1 && !exact)
     throw new CofferError(
@@ -276,8 +293,8 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
     const hit = located(pick.scope, entryPath(pick.scope, pick.id));
     if (hit) return hit;
   }
-  for (const scope of scopesOnDisk()) {
-    for (const candidate of [idOrPrefix.trim(), id]) {
+  for (const scope of scopesOnDisk().filter(inScope)) {
+    for (const candidate of [raw, id]) {
       const file = entryPath(scope, candidate);
       if (existsSync(file)) return located(scope, file);
     }
@@ -285,8 +302,8 @@ export function findEntry(store: Store, idOrPrefix: string): Located | undefined
   return undefined;
 }
 
-export function requireEntry(store: Store, id: string): Located {
-  const hit = findEntry(store, id);
+export function requireEntry(store: Store, id: string, opts: FindOptions = {}): Located {
+  const hit = findEntry(store, id, opts);
   if (!hit)
     throw notFoundError(`no entry with id "${id}"`, "List ids with `coffer list` or search with `coffer recall`.");
   return hit;
@@ -297,8 +314,9 @@ export function forget(
   store: Store,
   id: string,
   actor: string,
+  opts: FindOptions = {},
 ): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
-  const hit = requireEntry(store, id);
+  const hit = requireEntry(store, id, opts);
   withHealing(store, () => {
     dbOf(store)
       .transaction(() => {
