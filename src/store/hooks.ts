@@ -313,9 +313,11 @@ export const KEEP_EVENTS = 100;
 export function logHookEvent(store: Store, key: SessionKey, event: string, chars: number, now: number): void {
   const db = cacheDb(store);
   db.transaction(() => {
+    // Only for a session the cache knows (so nothing is left without a session to prune it with).
     db.query(
       `INSERT INTO hook_events(skey, event, at_ms, entries, chars)
-       VALUES(?1, ?2, ?3, (SELECT count(*) FROM hook_delivered WHERE skey = ?1 AND at_ms = ?3), ?4)`,
+       SELECT ?1, ?2, ?3, (SELECT count(*) FROM hook_delivered WHERE skey = ?1 AND at_ms = ?3), ?4
+       WHERE EXISTS (SELECT 1 FROM hook_sessions WHERE skey = ?1)`,
     ).run(key.skey, event, now, chars);
     db.query(
       `DELETE FROM hook_events WHERE skey = ?1 AND rowid <=
