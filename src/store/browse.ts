@@ -417,6 +417,21 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
   });
 }
 
+/** The sessions an entry's body was delivered to (newest first): host, session id, when. */
+export function deliveriesOf(store: Store, id: string, limit = 20): { host: string; session: string; at: string }[] {
+  return withHealing(store, () => {
+    if (!hasCache(store)) return [];
+    return (
+      dbOf(store)
+        .query(
+          `SELECT s.host AS host, s.session AS session, d.at_ms AS at_ms FROM hook_delivered d
+           JOIN hook_sessions s ON s.skey = d.skey WHERE d.entry_id = ? ORDER BY d.at_ms DESC LIMIT ?`,
+        )
+        .all(id, limit) as { host: string; session: string; at_ms: number }[]
+    ).map((r) => ({ host: r.host, session: r.session, at: iso(r.at_ms) }));
+  });
+}
+
 /** Working directories the hooks have seen (candidates for rendering a project's session-start bundle). */
 export function knownCwds(store: Store): string[] {
   return withHealing(store, () =>

@@ -15,6 +15,7 @@ import { badRequest, HttpError, json, notFound } from "../serve/errors";
 import {
   type BrowseFilter,
   browseEntries,
+  deliveriesOf,
   deliveryRecords,
   facets,
   knownCwds,
@@ -295,7 +296,7 @@ route("GET", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
   withUiStore(ctx, undefined, (store) => {
     const hit = findEntry(store, idParam(p));
     if (!hit) throw notFound(`no entry with id "${p.id}"`);
-    return json(entryJson(hit.entry, hit.scope));
+    return json({ ...entryJson(hit.entry, hit.scope), delivered_to: deliveriesOf(store, hit.entry.id) });
   }),
 );
 

@@ -413,6 +413,11 @@ describe("rules, sessions, inbox", () => {
       expect(cells[2]).toBe("1");
       expect(cells[3]).toBe(contextOf(r).length.toLocaleString("en-US"));
       expect(await events.nth(1).locator("td").nth(1).textContent()).toBe("session-start");
+      // The entry itself says which sessions saw it.
+      await row.locator("button", { hasText: "We deploy with make release" }).click();
+      await page.waitForSelector("#entry-delivered >> text=sess-ui-1");
+      expect(await page.textContent("#entry-delivered")).toContain("claude session");
+      await page.keyboard.press("Escape");
     },
     T,
   );

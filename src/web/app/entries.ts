@@ -45,6 +45,7 @@ type Full = {
   updated: string;
   text: string;
   file: string;
+  delivered_to?: { host: string; session: string; at: string }[];
 };
 
 const PAGE = 50;
@@ -486,6 +487,14 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
       e.origin_session ? [h("dt", {}, "From session"), h("dd", {}, e.origin_session)] : null,
       h("dt", {}, "File"),
       h("dd", {}, h("code", {}, e.file)),
+      h("dt", {}, "Delivered to"),
+      h(
+        "dd",
+        { id: "entry-delivered" },
+        e.delivered_to?.length
+          ? e.delivered_to.map((d) => h("div", {}, `${d.host} session `, h("code", {}, d.session), ` · ${when(d.at)}`))
+          : "no session yet (per the hooks' records of the last 7 days)",
+      ),
     ),
     h("pre", { id: "entry-body" }, e.text),
     h(
