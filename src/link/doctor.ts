@@ -17,7 +17,7 @@ import {
 } from "../hosts/link";
 import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
-import { type Config, configDefaults, loadConfig } from "../store/config";
+import { type Config, configDefaults, loadConfig, readConfigLenient } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { findRepoRoot } from "../store/scope";
 import { commandBinary, isCofferBinaryPath } from "./command";
@@ -262,12 +262,14 @@ function inspectStore(): StoreReport {
       report.notes.push(
         "no model configured: distillation is off (set one with `coffer config set model.provider openai` and `coffer config set model.model <name>`)",
       );
-  } catch (err) {
+  } catch {
+    // Every problem, not just the first: hooks and the web UI keep the valid keys and skip these.
     report.config.ok = false;
-    report.problems.push({
-      message: (err as Error).message,
-      fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)`,
-    });
+    for (const message of readConfigLenient().problems)
+      report.problems.push({
+        message,
+        fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)`,
+      });
   }
   checkPermissions(report);
   report.entries.global = countEntries(join(paths.globalScope(), "entries"));

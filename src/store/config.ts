@@ -180,14 +180,68 @@ export function loadConfig(): Config {
   return { ...configDefaults(), ...readConfigFile() };
 }
 
-/** The effective config, or defaults when the file is broken (for hooks, which must never fail). */
-export function loadConfigOrDefaults(onError?: (err: Error) => void): Config {
+/**
+ * What a config file holds, read leniently: every valid key is kept, and each unknown key, bad
+ * value or unreadable file is one problem in `problems` (the strict reader stops at the first).
+ * `hook.read` fails closed: a file that sets it to something that cannot be read (a bad value, a
+ * file that does not parse but assigns `read = "off"`, a file that exists but cannot be opened)
+ * gives "off", so a user who turned injection off never gets it back by a typo elsewhere.
+ */
+export function readConfigLenient(): { values: ConfigFile; problems: string[] } {
+  const file = paths.config();
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (!existsSync(file)) return { values: {}, problems };
+  let text: string;
   try {
-    return loadConfig();
+    text = readFileSync(file, "utf8");
   } catch (err) {
-    onError?.(err as Error);
-    return configDefaults();
+    problems.push(
+      `${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); hook.read is off until it can`,
+    );
+    return { values: { "hook.read": "off" }, problems };
   }
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseTomlStrict(text, file);
+  } catch (err) {
+    problems.push((err as Error).message);
+    // Whatever else is broken, an unambiguous read = "off" is honoured.
+    if (/^\s*(?:hook\s*\.\s*)?read\s*=\s*["']?off\b/m.test(text)) {
+      values["hook.read"] = "off";
+      problems.push(`${file}: hook.read = "off" honoured although the file does not parse`);
+    }
+    return { values: values as ConfigFile, problems };
+  }
+  for (const [section, table] of Object.entries(doc)) {
+    if (!table || typeof table !== "object" || Array.isArray(table)) {
+      problems.push(unknownKeyError(section, file).message);
+      continue;
+    }
+    for (const [name, value] of Object.entries(table as Record<string, unknown>)) {
+      const key = `${section}.${name}`;
+      try {
+        values[key] = validateValue(key, value, file);
+      } catch (err) {
+        problems.push((err as Error).message);
+        if (key === "hook.read") {
+          values[key] = "off";
+          problems.push(`${file}: hook.read is off until its value is one of: ${READ_MODES.join(", ")}`);
+        }
+      }
+    }
+  }
+  return { values: values as ConfigFile, problems };
+}
+
+/**
+ * The effective config for code that must never fail (hooks, the web UI): every valid key of the
+ * file over the defaults; each problem goes to `onError` (hook.log, ...). See `readConfigLenient`.
+ */
+export function loadConfigOrDefaults(onError?: (err: Error) => void): Config {
+  const { values, problems } = readConfigLenient();
+  for (const p of problems) onError?.(new Error(p));
+  return { ...configDefaults(), ...values };
 }
 
 export function allowedFor(key: ConfigKey): string {
