@@ -6,7 +6,6 @@ import {
   loadScopes,
   routeParams,
   type Scope,
-  scopeLabel,
   scopeSelect,
   session,
   setRouteParams,
@@ -660,5 +659,3 @@ function openEditor(e: Full | undefined, scopes: Scope[], scope: string): void {
   });
   (form.querySelector("input, select, textarea") as HTMLElement | null)?.focus();
 }
-
-export { scopeLabel };

@@ -838,8 +838,6 @@ export async function healthPage(main: HTMLElement): Promise<void> {
   );
 }
 
-export { scopeLabel };
-
 type Stats = {
   since: string;
   until: string;
