@@ -75,6 +75,7 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   },
   sync: { description: "Sync memory/ across machines with git", load: () => import("./commands/sync") },
   reindex: { description: "Rebuild the search index from memory/", load: () => import("./commands/reindex") },
+  enrich: { description: "Give entries keywords from the configured model", load: () => import("./commands/enrich") },
   scan: { description: "Find secrets already in memory/; --fix redacts them", load: () => import("./commands/scan") },
   status: { description: "Counts, sizes and last activity per scope", load: () => import("./commands/status") },
   stats: {

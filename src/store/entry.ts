@@ -14,6 +14,8 @@ export type Entry = {
   kind: Kind;
   title: string;
   tags: string[];
+  /** Other words people use for this topic (synonyms, the question it answers): indexed like tags. */
+  keywords?: string[];
   applies_to: string[];
   actor: string;
   source: Source;
@@ -61,6 +63,7 @@ export function parseEntry(text: string, fallbackId?: string): Entry {
     kind: kind && (KINDS as readonly string[]).includes(kind) ? kind : "note",
     title: str(meta.title) ?? deriveTitle(body),
     tags: list(meta.tags),
+    ...(list(meta.keywords).length ? { keywords: list(meta.keywords) } : {}),
     applies_to: list(meta.applies_to),
     actor: str(meta.actor) ?? "user",
     source: source && (SOURCES as readonly string[]).includes(source) ? source : "import",
@@ -93,6 +96,7 @@ export function serializeEntry(e: Entry): string {
     `title: ${scalar(e.title)}`,
     `tags: [${e.tags.map(scalar).join(", ")}]`,
   ];
+  if (e.keywords?.length) lines.push(`keywords: [${e.keywords.map(scalar).join(", ")}]`);
   if (e.applies_to.length) lines.push(`applies_to: [${e.applies_to.map((g) => JSON.stringify(g)).join(", ")}]`);
   lines.push(`actor: ${scalar(e.actor)}`, `source: ${e.source}`);
   if (e.origin_session) lines.push(`origin_session: ${scalar(e.origin_session)}`);

@@ -119,7 +119,7 @@ export function upsertEntryRow(
     Number(res.lastInsertRowid),
     scopeToken(scope),
     ftsText(entry.title),
-    ftsText(entry.tags.join(" ")),
+    ftsText([...entry.tags, ...(entry.keywords ?? [])].join(" ")),
     ftsText(entry.body),
   );
 }

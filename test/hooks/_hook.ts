@@ -60,6 +60,8 @@ export type EntrySpec = {
   tags?: string[];
   applies_to?: string[];
   updated?: string;
+  kind?: string;
+  keywords?: string[];
 };
 
 /** Write entries as files (the store picks up hand-written files) — fast for large fixtures. */
@@ -74,10 +76,11 @@ export function writeEntries(sb: Sandbox, scope: "global" | string, entries: Ent
     const lines = [
       "---",
       `id: ${e.id}`,
-      "kind: note",
+      `kind: ${e.kind ?? "note"}`,
       `title: ${JSON.stringify(e.title)}`,
       `tags: [${(e.tags ?? []).join(", ")}]`,
     ];
+    if (e.keywords?.length) lines.push(`keywords: [${e.keywords.map((k) => JSON.stringify(k)).join(", ")}]`);
     if (e.applies_to?.length) lines.push(`applies_to: [${e.applies_to.map((g) => JSON.stringify(g)).join(", ")}]`);
     lines.push("actor: user", "source: cli", `created: ${updated}`, `updated: ${updated}`, "---", e.body, "");
     writeFileSync(join(dir, `${e.id}.md`), lines.join("\n"));

@@ -1,0 +1,71 @@
+/**
+ * Write-time expansion for routing: a model lists, per entry, the other words people use for its
+ * topic (synonyms, the tools it names by category, the question it answers). They are stored as
+ * `keywords:` and indexed like tags, so a paraphrase reaches the entry at hook time without any
+ * model call there. One call covers a batch of entries.
+ */
+import type { Entry } from "../store/entry";
+import { complete, type ModelSettings, type Usage } from "./model";
+
+export const KEYWORDS_MAX = 8;
+export const KEYWORDS_BATCH = 20;
+
+export const KEYWORDS_SYSTEM = [
+  "You help a developer's memory tool find notes when the developer words a question differently.",
+  `For each numbered note, give up to ${KEYWORDS_MAX} short keywords (one to three words each, lowercase) that someone`,
+  "might type when they need that note but do not use its words: synonyms, the general category of the tools it names",
+  '(e.g. "database" for PostgreSQL, "package manager" for pnpm), and the question it answers.',
+  "Do not repeat words already in the note's title. No sentences.",
+  'Answer with JSON only: {"keywords": [["...", "..."], ...]} with one list per note, in order.',
+].join("\n");
+
+export type KeywordItem = Pick<Entry, "title" | "body" | "tags">;
+
+export function keywordsPrompt(items: KeywordItem[]): string {
+  return items
+    .map((e, i) => {
+      const body = e.body.length > 600 ? `${e.body.slice(0, 600)}…` : e.body;
+      return `${i + 1}. ${e.title}${e.tags.length ? ` [${e.tags.join(", ")}]` : ""}\n${body}`;
+    })
+    .join("\n\n");
+}
+
+/** Clean one keyword list: strings, trimmed, lowercase, short, deduplicated, at most KEYWORDS_MAX. */
+export function cleanKeywords(raw: unknown, title = ""): string[] {
+  if (!Array.isArray(raw)) return [];
+  const seen = new Set<string>();
+  const lowTitle = title.toLowerCase();
+  const out: string[] = [];
+  for (const k of raw) {
+    if (typeof k !== "string") continue;
+    const w = k.replace(/\s+/g, " ").trim().toLowerCase();
+    if (!w || w.length > 40 || w.split(" ").length > 3 || seen.has(w) || lowTitle === w) continue;
+    if (!/^[\p{L}\p{N}][\p{L}\p{N} ._/+#-]*$/u.test(w)) continue;
+    seen.add(w);
+    out.push(w);
+    if (out.length >= KEYWORDS_MAX) break;
+  }
+  return out;
+}
+
+/** The model's answer as one keyword list per item ([] where it gave none or something unusable). */
+export function parseKeywords(text: string, items: KeywordItem[]): string[][] {
+  const m = /[[{][\s\S]*[\]}]/.exec(text);
+  let lists: unknown;
+  try {
+    const parsed = JSON.parse(m ? m[0] : text);
+    lists = Array.isArray(parsed) ? parsed : (parsed as { keywords?: unknown })?.keywords;
+  } catch {
+    lists = undefined;
+  }
+  return items.map((item, i) => cleanKeywords(Array.isArray(lists) ? lists[i] : undefined, item.title));
+}
+
+/** One model call for up to KEYWORDS_BATCH items. */
+export async function writeKeywords(
+  settings: ModelSettings,
+  items: KeywordItem[],
+): Promise<{ keywords: string[][]; usage: Usage }> {
+  const res = await complete(settings, KEYWORDS_SYSTEM, keywordsPrompt(items));
+  return { keywords: parseKeywords(res.text, items), usage: res.usage };
+}

@@ -1,0 +1,183 @@
+/**
+ * Relevance-ordered injection with a per-prompt budget (issue 15), through the compiled binary:
+ * rank order, the budget, no repeated titles, no empty sections, the content gate, applies_to for
+ * files not written yet, paraphrases through the coding vocabulary and through model-written
+ * keywords (`coffer enrich` against a loopback model server), global conventions at session start.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { modelServer, runAsync, writeModelConfig } from "../distill/helpers";
+import { type Sandbox, sandbox } from "../helpers";
+import {
+  bodyIds,
+  cardIds,
+  claudePrompt,
+  claudeStart,
+  contextOf,
+  type EntrySpec,
+  hook,
+  projectId,
+  writeEntries,
+  writeRules,
+} from "./_hook";
+
+let sb: Sandbox;
+let repo: string;
+let pid: string;
+let n = 0;
+
+const filler = (i: number): EntrySpec => ({
+  id: `F${String(i).padStart(3, "0")}FILLER`,
+  title: `Filler note ${i} about lint settings`,
+  body: `Unrelated note ${i}: the lint settings for module ${i} stay as they are.`,
+});
+
+beforeAll(() => {
+  sb = sandbox("coffer-hook-relevance-");
+  repo = sb.repo("shop");
+  pid = projectId(repo);
+  const long = (word: string) => `${word} details. `.repeat(30).trim();
+  const entries: EntrySpec[] = [
+    // Rank order: A01 only mentions the terms in its body, Z99 carries both in its title.
+    {
+      id: "A01BODYONLY",
+      title: "Misc operations notes",
+      body: "Sometimes the otter queue and the badger cache interact.",
+    },
+    { id: "Z99TITLED", title: "Otter queue and badger cache", body: "Flush the otter queue before the badger cache." },
+    // Budget: six entries about capybaras, ~600 characters each.
+    ...Array.from({ length: 6 }, (_, i) => ({
+      id: `C0${i}CAPYBARA`,
+      title: `Capybara exporter rule ${i}`,
+      body: long(`Capybara exporter rule ${i}`),
+    })),
+    { id: "T01SAMETITLE", title: "Walrus builds run on arm64 only", body: "Walrus builds run on arm64 only." },
+    { id: "W01WORK", title: "Work from home on Fridays", body: "The team works remotely every Friday." },
+    { id: "V01VARIABLE", title: "Variable naming", body: "Rename variables to descriptive names." },
+    {
+      id: "P01POSTGRES",
+      title: "PostgreSQL 16 is the primary datastore",
+      body: "Orders and carts live there.",
+      tags: ["postgres"],
+    },
+    { id: "S01STRIPE", title: "Webhook handlers", body: "Verify signatures first.", applies_to: ["src/stripe/**"] },
+    ...Array.from({ length: 20 }, (_, i) => filler(i)),
+  ];
+  writeEntries(sb, pid, entries);
+  writeEntries(sb, "global", [
+    { id: "G01ENGLISH", kind: "convention", title: "Always answer in English", body: "Even when I write in Dutch." },
+    { id: "G02NOTE", kind: "note", title: "Espresso machine descaling", body: "Every six weeks." },
+  ]);
+});
+afterAll(() => sb.cleanup());
+
+const ask = (prompt: string, cwd = repo) =>
+  contextOf(hook(sb, "claude", "prompt", claudePrompt(`rel-${++n}`, cwd, prompt)));
+
+describe("prompt injection", () => {
+  test("bodies are printed best-first, not in id order", () => {
+    const ids = bodyIds(ask("otter queue badger cache"));
+    expect(ids[0]).toBe("Z99TITLED");
+    expect(ids).toContain("A01BODYONLY");
+    expect(ids.indexOf("Z99TITLED")).toBeLessThan(ids.indexOf("A01BODYONLY"));
+  });
+
+  test("the per-prompt budget: three bodies within ~1,500 characters, then cards, then nothing", () => {
+    const ctx = ask("capybara exporter rules");
+    const bodies = bodyIds(ctx);
+    const cards = cardIds(ctx);
+    expect(bodies.length).toBeLessThanOrEqual(3);
+    expect(bodies.length).toBeGreaterThan(0);
+    expect(cards.length).toBeGreaterThan(0);
+    expect(bodies.length + cards.length).toBeLessThanOrEqual(6);
+    expect(ctx.length).toBeLessThan(2200);
+    // The same routed set gives the same bytes.
+    expect(ask("capybara exporter rules")).toBe(ctx);
+    // A larger budget lets more bodies through.
+    expect(sb.run(["config", "set", "load.prompt_max_chars", "8000"]).code).toBe(0);
+    expect(bodyIds(ask("capybara exporter rules")).length).toBe(6);
+    expect(sb.run(["config", "set", "load.prompt_max_chars", "1500"]).code).toBe(0);
+  });
+
+  test("a body that repeats its title is printed once", () => {
+    const ctx = ask("walrus builds arm64");
+    expect(bodyIds(ctx)).toEqual(["T01SAMETITLE"]);
+    expect(ctx.split("Walrus builds run on arm64 only").length - 1).toBe(1);
+  });
+
+  test("a prompt without specific content injects nothing", () => {
+    expect(ask("thanks, that worked!")).toBe("");
+    expect(ask("rename this variable")).toBe("");
+    expect(ask("ok")).toBe("");
+  });
+
+  test("a path named in the prompt routes applies_to entries before the file exists", () => {
+    expect(bodyIds(ask("add invoice.paid handling to src/stripe/webhook.ts"))).toContain("S01STRIPE");
+  });
+
+  test("a paraphrase reaches an entry through the coding vocabulary", () => {
+    expect(bodyIds(ask("which database do we use?"))).toEqual(["P01POSTGRES"]);
+  });
+
+  test("a paraphrase reaches an entry through keywords a model wrote (coffer enrich)", async () => {
+    // A store of its own: one entry without keywords, twenty that already have some (enrich skips them).
+    const kb = sandbox("coffer-hook-keywords-");
+    const krepo = kb.repo("tiers");
+    const kpid = projectId(krepo);
+    writeEntries(kb, kpid, [
+      {
+        id: "K01GAZELLE",
+        title: "Gazelle tier limits",
+        body: "Accounts without a subscription may create three gazelles.",
+      },
+      ...Array.from({ length: 20 }, (_, i) => ({ ...filler(i), keywords: ["linting"] })),
+    ]);
+    const kask = (prompt: string) =>
+      bodyIds(contextOf(hook(kb, "claude", "prompt", claudePrompt(`kw-${++n}`, krepo, prompt))));
+    const server = modelServer("openai", [{ text: JSON.stringify({ keywords: [["quota", "free plan", "pricing"]] }) }]);
+    try {
+      expect(kask("what is the quota on the free plan?")).toEqual([]);
+      writeModelConfig(kb, "openai", server.url);
+      const r = await runAsync(kb, ["enrich", "--json"], { cwd: krepo, env: { COFFER_TEST_KEY: "k" } });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ candidates: 1, enriched: 1 });
+      expect(server.requests.length).toBe(1);
+      expect(server.requests[0]!.body).toContain("Gazelle tier limits");
+      const dir = join(kb.cofferHome, "memory", "projects", kpid, "entries");
+      const file = readdirSync(dir).find((f) => f.startsWith("K01GAZELLE"))!;
+      expect(readFileSync(join(dir, file), "utf8")).toContain("keywords: [quota, free plan, pricing]");
+      // The hook never calls a model: the keywords are in the index.
+      expect(kask("what is the quota on the free plan?")).toEqual(["K01GAZELLE"]);
+      expect(server.requests.length).toBe(1);
+    } finally {
+      server.stop();
+      kb.cleanup();
+    }
+  });
+});
+
+describe("session start", () => {
+  test("a global convention reaches every session, as a card; global notes do not", () => {
+    const inRepo = contextOf(hook(sb, "claude", "session-start", claudeStart("ss-1", repo)));
+    expect(inRepo).toContain("- [G01ENGLISH] Always answer in English");
+    expect(inRepo).not.toContain("G02NOTE");
+    const outside = contextOf(hook(sb, "claude", "session-start", claudeStart("ss-2", sb.home)));
+    expect(outside).toContain("- [G01ENGLISH] Always answer in English");
+  });
+
+  test("no empty sections; an empty store outside a repository injects nothing", () => {
+    writeRules(sb, "global", "- Prefer small commits\n");
+    const ctx = contextOf(hook(sb, "claude", "session-start", claudeStart("ss-3", repo)));
+    expect(ctx).not.toContain("(none)");
+    expect(ctx).not.toContain("## Project\n");
+    expect(ctx).toContain("## Global\n- Prefer small commits");
+    const empty = sandbox("coffer-hook-empty-");
+    try {
+      const r = hook(empty, "claude", "session-start", claudeStart("ss-4", empty.home));
+      expect(contextOf(r)).toBe("");
+    } finally {
+      empty.cleanup();
+    }
+  });
+});
