@@ -536,7 +536,7 @@ describe("accessibility and looks", () => {
   );
 
   test(
-    "keyboard: skip link first, '/' jumps to search, visible focus",
+    "keyboard: skip link first, '/' jumps to search, visible focus, a whole add without the mouse",
     async () => {
       await go("#/entries", "#entries-table");
       await page.reload();
@@ -550,6 +550,30 @@ describe("accessibility and looks", () => {
       await page.keyboard.press("Tab");
       const outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle");
       expect(outline).toBe("solid");
+
+      // Add an entry with the keyboard alone: Enter on "New entry", type, Tab through the form, Enter.
+      await page.focus("text=New entry");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector("#entry-form");
+      expect(await page.evaluate("document.activeElement.id")).toBe("ed-scope");
+      await page.keyboard.press("Tab");
+      await page.keyboard.type("Keyboard-made entry");
+      for (const id of ["ed-kind", "ed-tags", "ed-applies", "ed-text"]) {
+        await page.keyboard.press("Tab");
+        expect(await page.evaluate("document.activeElement.id")).toBe(id);
+      }
+      await page.keyboard.type("Typed without a mouse, saved with Enter on the button.");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate("document.activeElement.textContent")).toBe("Add entry");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector("#toast:has-text('Added')");
+      expect(entryFiles(sb).some((f) => f.text.includes("Typed without a mouse"))).toBe(true);
+      // Escape closes a dialog and focus returns to the page.
+      await page.waitForSelector("#entries-table >> text=Keyboard-made entry");
+      await page.click("#entries-table >> text=Keyboard-made entry");
+      await page.waitForSelector("#entry-dialog");
+      await page.keyboard.press("Escape");
+      expect(await page.locator("#entry-dialog").count()).toBe(0);
     },
     T,
   );
