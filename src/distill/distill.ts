@@ -16,6 +16,7 @@ import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
 import { checkBudget, estimateSession } from "./budget";
 import { type Conflict, writeConflict } from "./conflicts";
 import { checkReferences, type Insight, parseInsights } from "./insights";
+import { cleanKeywords } from "./keywords";
 import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger } from "./ledger";
 import { CONFIGURE_MODEL_HINT, complete, ModelError, type ModelSettings, modelSettings, type Usage } from "./model";
 import { openProjectStore, type ProjectRef, projectForSession } from "./project";
@@ -120,6 +121,7 @@ export function writeInsights(
         text: scrubText(ins.body).text,
         title: scrubText(ins.title).text,
         kind: ins.kind,
+        ...(ins.keywords?.length ? { keywords: cleanKeywords(ins.keywords.map((k) => scrubText(k).text)) } : {}),
         scope: "project",
         actor: `agent:${origin.host}`,
         source: "distill",

@@ -3,6 +3,7 @@
  * invalid items dropped, at most 8). Anything that is not such an array is malformed output.
  */
 import * as v from "valibot";
+import { cleanKeywords } from "./keywords";
 import { ModelError } from "./model";
 
 export const INSIGHT_KINDS = ["decision", "gotcha", "convention", "todo"] as const;
@@ -26,6 +27,13 @@ export const InsightSchema = v.object({
   supersedes: entryRef,
   /** An existing entry this insight contradicts without the session settling it: for a person. */
   contradicts: entryRef,
+  /** Other words for the topic (for routing); anything unusable is dropped, never the insight. */
+  keywords: v.optional(
+    v.pipe(
+      v.unknown(),
+      v.transform((x) => cleanKeywords(x)),
+    ),
+  ),
 });
 export type Insight = v.InferOutput<typeof InsightSchema>;
 
@@ -51,6 +59,7 @@ function jsonPart(reply: string): string {
 export function checkReferences(insights: Insight[], shown: ReadonlySet<string>): Insight[] {
   return insights.map((ins) => {
     const out: Insight = { kind: ins.kind, title: ins.title, body: ins.body };
+    if (ins.keywords?.length) out.keywords = ins.keywords;
     if (ins.supersedes && shown.has(ins.supersedes)) out.supersedes = ins.supersedes;
     else if (ins.contradicts && shown.has(ins.contradicts)) out.contradicts = ins.contradicts;
     return out;

@@ -35,6 +35,8 @@ export type RememberInput = {
   title?: string;
   kind?: string;
   tags?: string[];
+  /** Other words for the topic (routing); a rewrite without them keeps the entry's own. */
+  keywords?: string[];
   applies_to?: string[];
   scope?: string;
   /** Rewrite this entry instead of creating one. */
@@ -137,6 +139,9 @@ export function remember(store: Store, input: RememberInput): RememberResult {
                 kind: (input.kind as Kind | undefined) ?? existing?.kind ?? "note",
                 title: input.title?.trim() || deriveTitle(body),
                 tags: input.tags ?? existing?.tags ?? [],
+                ...((input.keywords ?? existing?.keywords)?.length
+                  ? { keywords: input.keywords ?? existing?.keywords }
+                  : {}),
                 applies_to: input.applies_to ?? existing?.applies_to ?? [],
                 actor: input.actor,
                 source: input.source,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { modelServer, runAsync, writeModelConfig } from "../distill/helpers";
+import { entryFiles, FIXTURES, fenced, modelServer, placeClaude, runAsync, writeModelConfig } from "../distill/helpers";
 import { type Sandbox, sandbox } from "../helpers";
 import {
   bodyIds,
@@ -155,6 +155,39 @@ describe("prompt injection", () => {
       kb.cleanup();
     }
   });
+});
+
+test("distilled insights carry the keywords written in the same model call; a paraphrase routes through them", async () => {
+  const db = sandbox("coffer-hook-distill-keywords-");
+  const drepo = db.repo("shop", "git@github.com:acme/shop.git");
+  const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
+  placeClaude(db, readFileSync(join(FIXTURES, "claude", "coffer-context.jsonl"), "utf8"), {
+    id: SESSION,
+    cwd: drepo,
+    from: "/home/dev/work/shop-api",
+  });
+  const insights = [
+    {
+      kind: "convention",
+      title: "Money is integer cents",
+      body: "Never divide money amounts; work in integer cents and round once at the end.",
+      keywords: ["currency", "prices", "Floating Point", "<b>bad</b>", 42],
+    },
+  ];
+  const server = modelServer("openai", [{ text: fenced(insights) }]);
+  try {
+    writeModelConfig(db, "openai", server.url);
+    const r = await runAsync(db, ["distill", "run", SESSION, "--json"], { env: { COFFER_TEST_KEY: "k" } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(server.requests[0]!.body).messages[0].content).toContain('"keywords"');
+  } finally {
+    server.stop();
+  }
+  const [file] = entryFiles(db);
+  expect(file!.text).toContain("keywords: [currency, prices, floating point]");
+  const ctx = contextOf(hook(db, "claude", "prompt", claudePrompt("dk-1", drepo, "how do we store currency?")));
+  expect(ctx).toContain("Money is integer cents");
+  db.cleanup();
 });
 
 describe("session start", () => {
