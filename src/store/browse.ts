@@ -24,6 +24,7 @@ import {
   upsertEntryRow,
 } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
+import { lineMatcher } from "./search";
 import { refresh, type Store, withHealing } from "./store";
 import { matchExpression, queryTerms, scopedMatch } from "./text";
 
@@ -111,21 +112,6 @@ function filterSql(f: BrowseFilter): { sql: string; params: (string | number)[] 
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
 }
 
-function lineTest(pattern: string): (line: string) => boolean {
-  const re = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
-  if (re) {
-    let rx: RegExp;
-    try {
-      rx = new RegExp(re[1]!, re[2]!.replace(/[gy]/g, ""));
-    } catch (err) {
-      throw new CofferError(`invalid regular expression ${pattern}: ${(err as Error).message}`);
-    }
-    return (line) => rx.test(line);
-  }
-  const needle = pattern.toLowerCase();
-  return (line) => line.toLowerCase().includes(needle);
-}
-
 /** Entries of the given scopes, filtered, newest first (or best first for a keyword query), one page. */
 export function browseEntries(store: Store, f: BrowseFilter): { total: number; entries: BrowseRow[] } {
   if (!f.scopes.length) return { total: 0, entries: [] };
@@ -150,7 +136,7 @@ export function browseEntries(store: Store, f: BrowseFilter): { total: number; e
     }
     if (q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
     if (f.mode === "grep") {
-      const test = lineTest(q);
+      const test = lineMatcher(q);
       const matched: BrowseRow[] = [];
       // A plain ASCII needle lets SQLite skip bodies without it (LIKE folds ASCII case, like the line test).
       const literal = !/^\/.+\/[a-z]*$/s.test(q) && /^[\x20-\x7e]+$/.test(q);
