@@ -1,9 +1,8 @@
 import { defineCommand } from "citty";
-import { KEYWORDS_BATCH, writeKeywords } from "../distill/keywords";
+import { enrichEntries } from "../distill/keywords";
 import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
 import { CofferError } from "../lib/errors";
-import { findEntry, listEntries, replaceEntryText } from "../store/entries";
-import { serializeEntry } from "../store/entry";
+import { findEntry, type Located, listEntries } from "../store/entries";
 import { activeScopes } from "../store/store";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson, scopeArg } from "./_shared";
@@ -23,7 +22,7 @@ export default withExamples(
       const store = cliStore();
       const settings = modelSettings(store.config);
       if (!settings) throw new CofferError("no model configured", 1, CONFIGURE_MODEL_HINT);
-      const todo = [];
+      const todo: Located[] = [];
       for (let offset = 0; ; offset += 500) {
         const page = listEntries(store, { scope: args.scope, limit: 500, offset });
         for (const e of page.entries) {
@@ -32,21 +31,13 @@ export default withExamples(
         }
         if (offset + 500 >= page.total) break;
       }
-      let enriched = 0;
-      let tokens = 0;
-      for (let i = 0; i < todo.length; i += KEYWORDS_BATCH) {
-        const batch = todo.slice(i, i + KEYWORDS_BATCH);
-        const { keywords, usage } = await writeKeywords(
-          settings,
-          batch.map((h) => h.entry),
+      const { enriched, tokens, error } = await enrichEntries(store, settings, todo);
+      if (error) {
+        throw new CofferError(
+          `keywords written for ${enriched} of ${todo.length} entries, then the model failed: ${error}`,
+          1,
+          "Run `coffer enrich` again later: entries that have keywords are skipped.",
         );
-        tokens += usage.input_tokens + usage.output_tokens;
-        batch.forEach((hit, k) => {
-          const words = keywords[k] ?? [];
-          if (!words.length) return;
-          replaceEntryText(store, hit, serializeEntry({ ...hit.entry, keywords: words }), "cli");
-          enriched++;
-        });
       }
       if (args.json) return printJson({ candidates: todo.length, enriched, tokens });
       consola.success(`Keywords written for ${enriched} of ${todo.length} entries (${tokens} tokens)`);

@@ -4,7 +4,7 @@ import { manifestsText, reportText, undoText } from "../import/report";
 import type { ImportPlan } from "../import/types";
 import { usageError } from "../lib/errors";
 import { withExamples } from "./_run";
-import { printJson } from "./_shared";
+import { cliStore, printJson } from "./_shared";
 
 const common = {
   "dry-run": { type: "boolean", description: "Print counts per scope and kind and three samples; write nothing" },
@@ -14,9 +14,31 @@ const common = {
 async function finish(plan: ImportPlan, args: { "dry-run"?: boolean; json?: boolean }): Promise<ImportReport> {
   const { applyImport } = await import("../import/engine");
   const report = await applyImport(plan, { dryRun: !!args["dry-run"] });
-  if (args.json) printJson(report);
-  else process.stdout.write(reportText(report));
+  const keywords = report.dry_run || !report.created ? undefined : await importKeywords(report);
+  if (args.json) printJson(keywords ? { ...report, keywords } : report);
+  else {
+    process.stdout.write(reportText(report));
+    if (keywords)
+      process.stdout.write(
+        `Keywords: ${keywords.enriched} entries${keywords.error ? ` (then: ${keywords.error}; \`coffer enrich\` does the rest)` : ""}\n`,
+      );
+  }
   return report;
+}
+
+/** With model.keywords = on-write: keywords for the entries this import created, one call per 20. */
+async function importKeywords(report: ImportReport): Promise<{ enriched: number; error?: string } | undefined> {
+  const store = cliStore({ freshness: "none" });
+  if (store.config["model.keywords"] !== "on-write") return undefined;
+  const { modelSettings } = await import("../distill/model");
+  const settings = modelSettings(store.config);
+  const manifest = listManifests().find((m) => m.import_id === report.import_id);
+  if (!settings || !manifest) return undefined;
+  const { findEntry } = await import("../store/entries");
+  const hits = manifest.created.flatMap((c) => findEntry(store, c.id, { scopes: [c.scope] }) ?? []);
+  const { enrichEntries } = await import("../distill/keywords");
+  const res = await enrichEntries(store, settings, hits);
+  return { enriched: res.enriched, ...(res.error ? { error: res.error } : {}) };
 }
 
 const claudeMem = withExamples(

@@ -1,8 +1,32 @@
 import { defineCommand } from "citty";
-import { remember } from "../store/entries";
+import { findEntry, remember } from "../store/entries";
+import type { Store } from "../store/store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, kindArg, printJson, scopeArg, splitList, textFromArgs } from "./_shared";
+
+/**
+ * Keywords for the entry just written, when a model is configured and `model.keywords` is
+ * on-write: one short call, best effort (a failure leaves the entry as it is, for `coffer enrich`).
+ */
+async function keywordsFor(store: Store, id: string): Promise<{ keywords: string[] } | undefined> {
+  if (store.config["model.keywords"] !== "on-write") return undefined;
+  const { modelSettings } = await import("../distill/model");
+  const settings = modelSettings(store.config);
+  if (!settings) return undefined;
+  const hit = findEntry(store, id);
+  if (!hit) return undefined;
+  const { enrichEntries } = await import("../distill/keywords");
+  const res = await enrichEntries(store, { ...settings, timeoutMs: Math.min(settings.timeoutMs, 20_000) }, [hit], {
+    attempts: 1,
+  });
+  if (res.error) {
+    consola.warn(`Keywords not written (${res.error}); \`coffer enrich\` adds them later`);
+    return undefined;
+  }
+  const keywords = findEntry(store, id)?.entry.keywords;
+  return keywords?.length ? { keywords } : undefined;
+}
 
 export default withExamples(
   takesWords(
@@ -15,6 +39,11 @@ export default withExamples(
         tags: { type: "string", description: "Comma-separated tags" },
         "applies-to": { type: "string", description: "Comma-separated globs relative to the project root" },
         ...scopeArg,
+        keywords: {
+          type: "boolean",
+          default: true,
+          description: "With model.keywords = on-write, also ask the model for routing keywords (--no-keywords: skip)",
+        },
         ...jsonArg,
       },
       async run({ args }) {
@@ -30,7 +59,8 @@ export default withExamples(
           actor: "user",
           source: "cli",
         });
-        if (args.json) return printJson({ id: res.id, scope: res.scope, status: res.status });
+        const keywords = args.keywords && res.status !== "duplicate" ? await keywordsFor(store, res.id) : undefined;
+        if (args.json) return printJson({ id: res.id, scope: res.scope, status: res.status, ...keywords });
         const where = res.scope === "project" ? `project ${store.project?.label}` : "global";
         if (res.status === "duplicate") consola.info(`Already known as ${res.id} (${where}); refreshed its date`);
         else consola.success(`Remembered ${res.id} (${where})`);

@@ -4,8 +4,10 @@
  * `keywords:` and indexed like tags, so a paraphrase reaches the entry at hook time without any
  * model call there. One call covers a batch of entries.
  */
-import type { Entry } from "../store/entry";
-import { complete, type ModelSettings, type Usage } from "./model";
+import { type Located, replaceEntryText } from "../store/entries";
+import { type Entry, serializeEntry } from "../store/entry";
+import type { Store } from "../store/store";
+import { type CallOptions, complete, ModelError, type ModelSettings, type Usage } from "./model";
 
 export const KEYWORDS_MAX = 8;
 export const KEYWORDS_BATCH = 20;
@@ -65,7 +67,48 @@ export function parseKeywords(text: string, items: KeywordItem[]): string[][] {
 export async function writeKeywords(
   settings: ModelSettings,
   items: KeywordItem[],
+  opts: CallOptions = {},
 ): Promise<{ keywords: string[][]; usage: Usage }> {
-  const res = await complete(settings, KEYWORDS_SYSTEM, keywordsPrompt(items));
+  const res = await complete(settings, KEYWORDS_SYSTEM, keywordsPrompt(items), opts);
   return { keywords: parseKeywords(res.text, items), usage: res.usage };
+}
+
+export type EnrichResult = { enriched: number; tokens: number; error?: string };
+
+/**
+ * Give entries keywords, one model call per KEYWORDS_BATCH of them, and rewrite their files
+ * (validated and re-indexed like an edit). Stops at the first failed call: what is left keeps
+ * working without keywords, and `coffer enrich` adds them later.
+ */
+export async function enrichEntries(
+  store: Store,
+  settings: ModelSettings,
+  hits: Located[],
+  opts: CallOptions = {},
+): Promise<EnrichResult> {
+  let enriched = 0;
+  let tokens = 0;
+  for (let i = 0; i < hits.length; i += KEYWORDS_BATCH) {
+    const batch = hits.slice(i, i + KEYWORDS_BATCH);
+    let keywords: string[][];
+    try {
+      const res = await writeKeywords(
+        settings,
+        batch.map((h) => h.entry),
+        opts,
+      );
+      keywords = res.keywords;
+      tokens += res.usage.input_tokens + res.usage.output_tokens;
+    } catch (err) {
+      if (err instanceof ModelError) return { enriched, tokens, error: err.message };
+      throw err;
+    }
+    batch.forEach((hit, k) => {
+      const words = keywords[k] ?? [];
+      if (!words.length) return;
+      replaceEntryText(store, hit, serializeEntry({ ...hit.entry, keywords: words }), hit.entry.actor);
+      enriched++;
+    });
+  }
+  return { enriched, tokens };
 }

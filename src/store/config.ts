@@ -44,6 +44,8 @@ export const CONFIG_KEYS = {
   "model.model": str("a model name, e.g. gpt-4o-mini"),
   "model.api_key_env": str("the name of an environment variable holding the key, e.g. OPENAI_API_KEY"),
   "model.timeout_ms": { schema: int(1000, 600000), default: 60000, allowed: "an integer 1000..600000" },
+  /** Routing keywords: "enrich" = in the distillation call and `coffer enrich`; "on-write" = also on remember/import. */
+  "model.keywords": { ...pick("enrich", "on-write"), default: "enrich" },
   "distill.settle_minutes": { schema: int(0, 10080), default: 15, allowed: "an integer 0..10080" },
   "distill.recency_days": { schema: int(1, 365), default: 7, allowed: "an integer 1..365" },
   "distill.max_sessions_per_sweep": { schema: int(1, 1000), default: 20, allowed: "an integer 1..1000" },

@@ -190,6 +190,53 @@ test("distilled insights carry the keywords written in the same model call; a pa
   db.cleanup();
 });
 
+test("model.keywords = on-write: remember and import ask the model once per batch; without it, no call", async () => {
+  const wb = sandbox("coffer-hook-onwrite-");
+  const wrepo = wb.repo("svc");
+  const env = { COFFER_TEST_KEY: "k" };
+  const server = modelServer("openai", [
+    { text: JSON.stringify({ keywords: [["message broker", "queue"]] }) },
+    { text: JSON.stringify({ keywords: [["datastore"], ["ci", "pipeline"]] }) },
+  ]);
+  try {
+    writeModelConfig(wb, "openai", server.url);
+    // The default ("enrich"): remember stays offline.
+    const plain = await runAsync(wb, ["remember", "Events arrive through Kafka topic events.raw", "--json"], {
+      cwd: wrepo,
+      env,
+    });
+    expect(plain.code).toBe(0);
+    expect(server.requests.length).toBe(0);
+    expect(JSON.parse(plain.stdout).keywords).toBeUndefined();
+    expect((await runAsync(wb, ["config", "set", "model.keywords", "on-write"], { env })).code).toBe(0);
+    const r = await runAsync(wb, ["remember", "Jobs are consumed from RabbitMQ", "--json"], { cwd: wrepo, env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).keywords).toEqual(["message broker", "queue"]);
+    expect(server.requests.length).toBe(1);
+    // An import: one call for the entries it created.
+    const other = sandbox("coffer-hook-onwrite-src-");
+    try {
+      writeEntries(other, "global", [
+        { id: "I01PG", title: "Postgres 16 everywhere", body: "All services use Postgres 16." },
+        { id: "I02GHA", title: "GitHub Actions", body: "Every repository builds on GitHub Actions." },
+      ]);
+      const exported = other.run(["export", "--out", join(other.root, "export.jsonl")]);
+      expect(exported.code).toBe(0);
+      const imp = await runAsync(wb, ["import", "coffer", join(other.root, "export.jsonl"), "--json"], { env });
+      expect(imp.code).toBe(0);
+      expect(JSON.parse(imp.stdout).keywords).toEqual({ enriched: 2 });
+      expect(server.requests.length).toBe(2);
+      const files = entryFiles(wb).filter((f) => /^keywords: /m.test(f.text));
+      expect(files.length).toBe(3);
+    } finally {
+      other.cleanup();
+    }
+  } finally {
+    server.stop();
+    wb.cleanup();
+  }
+});
+
 describe("session start", () => {
   test("a global convention reaches every session, as a card; global notes do not", () => {
     const inRepo = contextOf(hook(sb, "claude", "session-start", claudeStart("ss-1", repo)));
