@@ -42,7 +42,7 @@ export default withExamples(
         const store = cliStore();
         const ids = [...new Set(args._.length ? args._ : [args.id])];
         // Resolve every id first: a typo in the third id deletes nothing.
-        const hits = ids.map((id) => requireEntry(store, id));
+        const hits = ids.map((id) => requireEntry(store, id, { allowBroken: true }));
         const outside = hits.filter((h) => h.scopeName === "other-project");
         if ((hits.length > 1 || outside.length) && !args.yes) {
           const reason =

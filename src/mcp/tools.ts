@@ -210,8 +210,8 @@ function callerScopes(store: Store, scopeArg: "project" | "global" | undefined):
   return activeScopes(store);
 }
 
-function locate(store: Store, idArg: string, scopeArg?: "project" | "global") {
-  const hit = findEntry(store, idArg, { scopes: callerScopes(store, scopeArg) });
+function locate(store: Store, idArg: string, scopeArg?: "project" | "global", allowBroken = false) {
+  const hit = findEntry(store, idArg, { scopes: callerScopes(store, scopeArg), allowBroken });
   if (!hit)
     throw new ToolError(
       `no entry with id "${idArg}" in ${scopeArg ? `the ${scopeArg} scope` : "this project or global"}; find ids with coffer__recall or coffer__list`,
@@ -303,7 +303,7 @@ function listTool(
 
 function forgetTool(a: Args<"forget">, ctx: ToolContext): Promise<{ id: string; status: "deleted" }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
-    const hit = locate(store, a.id, a.scope);
+    const hit = locate(store, a.id, a.scope, true);
     const res = forget(store, hit.entry.id, ctx.actor, { scopes: [hit.scope] });
     return { id: res.id, status: res.status };
   });

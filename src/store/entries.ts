@@ -1,5 +1,5 @@
 /** Memory entries: validate, write (with near-duplicate check), find by id or prefix, forget, list. */
-import { existsSync, rmSync, statSync } from "node:fs";
+import { lstatSync, rmSync, statSync } from "node:fs";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError, notFoundError } from "../lib/errors";
@@ -241,7 +241,14 @@ export function entryMeta(store: Store, scope: ScopeKey, id: string): { kind: Ki
   return r ?? undefined;
 }
 
-export type Located = { entry: Entry; scope: ScopeKey; scopeName: ScopeName | "other-project"; file: string };
+export type Located = {
+  entry: Entry;
+  scope: ScopeKey;
+  scopeName: ScopeName | "other-project";
+  file: string;
+  /** Set (with what is wrong) when the file is not a valid entry and the caller asked for such files. */
+  broken?: string;
+};
 
 /** A ULID's alphabet (Crockford base32: no I, L, O, U), either case. */
 const ULID_CHARS = /^[0-9A-HJKMNP-TV-Z]+$/i;
@@ -251,6 +258,11 @@ const FILE_ID = /^[0-9A-Za-z_.-]{1,64}$/;
 export type FindOptions = {
   /** Look only in these scopes (servers: the caller's project + global). Default: every scope. */
   scopes?: ScopeKey[];
+  /**
+   * Return a file that is not a valid entry (bad frontmatter, a link, too large) as a hit with
+   * `broken` set, so `forget` can remove it. Without it such a file throws a CofferError naming it.
+   */
+  allowBroken?: boolean;
 };
 
 /**
@@ -264,13 +276,36 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
   const id = raw.toUpperCase();
   if (!FILE_ID.test(raw)) return undefined;
   const inScope = (scope: string) => !opts.scopes || opts.scopes.includes(scope);
+  let broken: Located | undefined;
   const located = (scope: ScopeKey, file: string): Located | undefined => {
+    const fileId = file.split("/").pop()!.slice(0, -3);
+    const name = scope === GLOBAL ? "global" : scope === store.project?.id ? "project" : "other-project";
     try {
-      const entry = parseEntry(readMemoryFile(file).text, file.split("/").pop()!.slice(0, -3));
-      entry.id = file.split("/").pop()!.slice(0, -3);
-      const name = scope === GLOBAL ? "global" : scope === store.project?.id ? "project" : "other-project";
+      const entry = parseEntry(readMemoryFile(file).text, fileId);
+      entry.id = fileId;
       return { entry, scope, scopeName: name, file };
-    } catch {
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      // Not an entry: remembered so the caller hears which file it is, not "no entry with id".
+      const why = (err as Error).message.replace(`${file} `, "").replace(`${file}: `, "");
+      broken ??= {
+        entry: {
+          id: fileId,
+          kind: "note",
+          title: `(broken file: ${why})`,
+          tags: [],
+          applies_to: [],
+          actor: "user",
+          source: "cli",
+          created: "",
+          updated: "",
+          body: "",
+        },
+        scope,
+        scopeName: name,
+        file,
+        broken: why,
+      };
       return undefined;
     }
   };
@@ -301,10 +336,31 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
   for (const scope of scopesOnDisk().filter(inScope)) {
     for (const candidate of [raw, id]) {
       const file = entryPath(scope, candidate);
-      if (existsSync(file)) return located(scope, file);
+      // lstat, not exists: a link is found (and named as broken), never followed.
+      if (lexists(file)) {
+        const hit = located(scope, file);
+        if (hit) return hit;
+      }
     }
   }
+  if (broken) {
+    if (opts.allowBroken) return broken;
+    throw new CofferError(
+      `entry ${broken.entry.id} is not readable: ${broken.file}: ${broken.broken}`,
+      1,
+      `Fix the file by hand, or remove it with \`coffer forget ${broken.entry.id}\`.`,
+    );
+  }
   return undefined;
+}
+
+function lexists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function requireEntry(store: Store, id: string, opts: FindOptions = {}): Located {
@@ -321,7 +377,8 @@ export function forget(
   actor: string,
   opts: FindOptions = {},
 ): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
-  const hit = requireEntry(store, id, opts);
+  // A file that is not a valid entry can be forgotten too (it is named, never parsed).
+  const hit = requireEntry(store, id, { allowBroken: true, ...opts });
   withHealing(store, () => {
     dbOf(store)
       .transaction(() => {
