@@ -11,8 +11,8 @@
  * - chars: mean characters injected per prompt (all prompts), and the largest;
  * - noise: share of prompts that need nothing yet got something.
  *
- *   COFFER_BIN=dist/coffer bun scripts/bench/routing.ts [--verbose] [--json] [--keywords]
- *   (--keywords adds each entry's `keywords:` from routing/keywords.txt, as a model would write them)
+ *   COFFER_BIN=dist/coffer bun scripts/bench/routing.ts [--verbose [--all]] [--json]
+ *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store)
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +22,6 @@ const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
 const DATA = join(import.meta.dir, "routing");
 const VERBOSE = process.argv.includes("--verbose");
 const JSON_OUT = process.argv.includes("--json");
-const KEYWORDS = process.argv.includes("--keywords");
 
 type Spec = {
   key: string;
@@ -99,23 +98,6 @@ function readPrompts(): Prompt[] {
   return out;
 }
 
-function readKeywords(): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  let text = "";
-  try {
-    text = readFileSync(join(DATA, "keywords.txt"), "utf8");
-  } catch {
-    return out;
-  }
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (!line || line.startsWith("#")) continue;
-    const [key, words] = fields(line, 2);
-    if (key && words) out.set(key, split(words));
-  }
-  return out;
-}
-
 // Deterministic ULIDs spread over a year, so id prefixes look like a real store's.
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 function ulid(i: number, key: string): string {
@@ -133,7 +115,6 @@ function ulid(i: number, key: string): string {
 
 const { entries, remotes } = readEntries();
 const prompts = readPrompts();
-const keywords = KEYWORDS ? readKeywords() : new Map<string, string[]>();
 const keys = new Set(entries.map((e) => e.key));
 if (keys.size !== entries.length) throw new Error("duplicate entry keys");
 for (const p of prompts)
@@ -187,11 +168,7 @@ entries.forEach((e, i) => {
     updated: when,
     body: e.body,
   };
-  let text = serializeEntry(entry);
-  const kw = keywords.get(e.key);
-  if (kw?.length)
-    text = text.replace(/\ntags: .*\n/, (m) => `${m}keywords: [${kw.map((k) => JSON.stringify(k)).join(", ")}]\n`);
-  writeFileSync(join(dir, `${id}.md`), text);
+  writeFileSync(join(dir, `${id}.md`), serializeEntry(entry));
 });
 
 const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: elsewhere, env, stdout: "pipe", stderr: "pipe" });
