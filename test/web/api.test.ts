@@ -4,7 +4,7 @@
  * scopes, rules bundle, inbox preview cancel) against the compiled `coffer serve`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox } from "../helpers";
 import { newLoginUrl, type ServedUi, serveUi } from "./_browser";
@@ -200,6 +200,17 @@ describe("UI routes", () => {
     expect((await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("WIDGET Spins")}`)).body.total).toBe(30);
     expect((await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("number_1")}`)).body.total).toBe(0);
     expect((await ui(`/api/v1/ui/entries?mode=grep&q=${encodeURIComponent("100%")}`)).body.total).toBe(0);
+
+    // A hand-written file with keywords: picked up, searchable by a keyword, shown with the entry.
+    const kwId = "01KEYWORDS0000000000000000";
+    writeFileSync(
+      join(sb.cofferHome, "memory", "global", "entries", `${kwId}.md`),
+      `---\nid: ${kwId}\nkind: fact\ntitle: Shipping\ntags: []\nkeywords: [rollout, launch]\nactor: user\nsource: cli\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n---\nWe ship on Tuesdays.\n`,
+    );
+    const byKeyword = await ui("/api/v1/ui/entries?scope=global&q=rollout");
+    expect(byKeyword.body.entries.map((e: any) => e.id)).toEqual([kwId]);
+    expect((await ui(`/api/v1/ui/entries/${kwId}`)).body.keywords).toEqual(["rollout", "launch"]);
+    rmSync(join(sb.cofferHome, "memory", "global", "entries", `${kwId}.md`));
 
     const facets = await ui(`/api/v1/ui/facets?scope=${projectId}`);
     expect(facets.body.tags).toEqual(["t0", "t1", "t2"]);

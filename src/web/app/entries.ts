@@ -45,6 +45,8 @@ type Full = {
   text: string;
   file: string;
   delivered_to?: { host: string; session: string; at: string }[];
+  keywords?: string[];
+  imported_from?: string;
 };
 
 const PAGE = 50;
@@ -475,6 +477,7 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
       h("dd", {}, e.scope === "global" ? "Global" : `${e.scope_label} (${e.scope})`),
       h("dt", {}, "Tags"),
       h("dd", {}, e.tags.length ? tags(e.tags) : "—"),
+      e.keywords?.length ? [h("dt", {}, "Keywords"), h("dd", {}, tags(e.keywords))] : null,
       h("dt", {}, "Applies to"),
       h("dd", {}, e.applies_to.join(", ") || "—"),
       h("dt", {}, "By"),
@@ -484,6 +487,7 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
       h("dt", {}, "Updated"),
       h("dd", {}, when(e.updated)),
       e.origin_session ? [h("dt", {}, "From session"), h("dd", {}, e.origin_session)] : null,
+      e.imported_from ? [h("dt", {}, "Imported from"), h("dd", {}, e.imported_from)] : null,
       h("dt", {}, "File"),
       h("dd", {}, h("code", {}, e.file)),
       h("dt", {}, "Delivered to"),
