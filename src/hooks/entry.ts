@@ -80,7 +80,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
     const adapter = await loadHookAdapter(host);
     empty = adapter.empty(event);
     if (!existsSync(cofferHome())) finish(empty); // no store: nothing to inject, nothing to log into
-    const config = loadConfigOrDefaults((err) => hookLog(`config: ${err.message} (other keys still apply)`, where));
+    const config = loadConfigOrDefaults((err) => hookLog(`config: ${err.message}`, where));
     armDeadline(started + config["hook.deadline_ms"], empty, paths.hookLog());
 
     const raw = await readStdin(STDIN_MAX);

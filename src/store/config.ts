@@ -207,7 +207,7 @@ export function readConfigLenient(): { values: ConfigFile; problems: string[] } 
   try {
     doc = parseTomlStrict(text, file);
   } catch (err) {
-    problems.push((err as Error).message);
+    problems.push(`${(err as Error).message} (config.toml ignored: it does not parse; defaults apply)`);
     // Whatever else is broken, an unambiguous read = "off" is honoured.
     if (/^\s*(?:hook\s*\.\s*)?read\s*=\s*["']?off\b/m.test(text)) {
       values["hook.read"] = "off";
@@ -217,7 +217,7 @@ export function readConfigLenient(): { values: ConfigFile; problems: string[] } 
   }
   for (const [section, table] of Object.entries(doc)) {
     if (!table || typeof table !== "object" || Array.isArray(table)) {
-      problems.push(unknownKeyError(section, file).message);
+      problems.push(`${unknownKeyError(section, file).message} (skipped; the other keys apply)`);
       continue;
     }
     for (const [name, value] of Object.entries(table as Record<string, unknown>)) {
@@ -225,7 +225,7 @@ export function readConfigLenient(): { values: ConfigFile; problems: string[] } 
       try {
         values[key] = validateValue(key, value, file);
       } catch (err) {
-        problems.push((err as Error).message);
+        problems.push(`${(err as Error).message} (skipped; the other keys apply)`);
         if (key === "hook.read") {
           values[key] = "off";
           problems.push(`${file}: hook.read is off until its value is one of: ${READ_MODES.join(", ")}`);
