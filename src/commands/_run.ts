@@ -1,5 +1,5 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { CofferError, storageError } from "../lib/errors";
 import { checkArgv, didYouMean } from "./_args";
 
 type Entry = { description: string; load: () => Promise<{ default: CommandDef<any> }>; hidden?: boolean };
@@ -127,6 +127,8 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
   } catch (err) {
     if (isPipeClosed(err)) process.exit(0);
     if (err instanceof CofferError) fail(err.message, err.hint, err.exitCode);
+    const storage = storageError(err); // read-only, full or locked store: say so, not "a bug"
+    if (storage) fail(storage.message, storage.hint, storage.exitCode);
     const e = err as Error & { code?: string };
     if (e?.name === "CLIError") fail(e.message.replace(ANSI, ""), `Run \`coffer ${name} --help\` for usage.`, 2);
     fail(e?.stack ?? String(err), "This is a bug in Coffer; please report it with the command you ran.", 1);

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync, readlinkSync, statfsSync } from "node:fs";
+import { paths } from "./paths";
+
 /**
  * What went wrong, for code that branches on it (HTTP status, MCP error kind): never the
  * message text, which is for people.
@@ -7,8 +10,9 @@
  * - ambiguous: an id prefix that matches several entries
  * - conflict: the thing changed or exists in a way that forbids the change
  * - busy: another process holds what this one needs; try again
+ * - unavailable: the store cannot be written (read-only, no permission, disk full)
  */
-export type CofferErrorCode = "invalid" | "usage" | "not_found" | "ambiguous" | "conflict" | "busy";
+export type CofferErrorCode = "invalid" | "usage" | "not_found" | "ambiguous" | "conflict" | "busy" | "unavailable";
 
 /** An error a user can act on: printed as one or two lines, exit code 1 (or 2 for usage). */
 export class CofferError extends Error {
@@ -33,4 +37,115 @@ export function usageError(message: string, hint?: string): CofferError {
 /** Nothing by that id (HTTP 404, MCP not_found). */
 export function notFoundError(message: string, hint?: string): CofferError {
   return new CofferError(message, 1, hint, "not_found");
+}
+
+/**
+ * A file system or SQLite failure a user can act on, as a CofferError that says what is wrong and
+ * how to fix it: a read-only or unwritable COFFER_HOME, a full disk, an index locked by another
+ * process (named when the system says who holds it). Anything else gives undefined.
+ */
+export function storageError(err: unknown): CofferError | undefined {
+  if (err instanceof CofferError) return undefined;
+  const e = err as { code?: string; errno?: number; message?: string; path?: string } | null;
+  const code = String(e?.code ?? "");
+  const msg = String(e?.message ?? "");
+  // An atomic write's temp file is named after its target: name the target.
+  const where = e?.path ? ` (${e.path.replace(/([/\\])\.([^/\\]+)\.\d+\.[0-9a-z]+\.tmp$/, "$1$2")})` : "";
+  const ioError = code.startsWith("SQLITE_IOERR") || /disk I\/O error/i.test(msg);
+  if (
+    code === "ENOSPC" ||
+    code === "EDQUOT" ||
+    code.startsWith("SQLITE_FULL") ||
+    /database or disk is full/i.test(msg) ||
+    (ioError && diskFull())
+  )
+    return new CofferError(
+      `the disk holding Coffer's store is full${where}: nothing was written`,
+      1,
+      "Free some space (or move COFFER_HOME to a disk with room) and run the command again; memory/ is unchanged.",
+      "unavailable",
+    );
+  if (
+    code === "EROFS" ||
+    code.startsWith("SQLITE_READONLY") ||
+    /read-only file system|attempt to write a readonly database/i.test(msg)
+  )
+    return new CofferError(
+      `Coffer's store is read-only${where}: this command needs to write`,
+      1,
+      "Reading still works (recall, list, show, status, hooks). To save, make COFFER_HOME writable again (remount it read-write, or `coffer doctor --fix` for its permissions), or point COFFER_HOME at a writable copy.",
+      "unavailable",
+    );
+  if (code === "EACCES" || code === "EPERM")
+    return new CofferError(
+      `permission denied${where}: Coffer cannot write its store`,
+      1,
+      "Give your user its files back (e.g. `sudo chown -R $USER ~/.coffer`), then `coffer doctor --fix`.",
+      "unavailable",
+    );
+  if (ioError)
+    return new CofferError(
+      "the index (state/index.db) gave a disk I/O error",
+      1,
+      "Check the disk that holds COFFER_HOME; `coffer reindex` rebuilds the index from memory/ (the files are the truth).",
+      "unavailable",
+    );
+  if (/^SQLITE_(BUSY|LOCKED)/.test(code) || /database is (locked|busy)/i.test(msg)) {
+    const holders = lockHolders();
+    return new CofferError(
+      `the index (state/index.db) is locked by another process${holders.length ? `: ${holders.join(", ")}` : ""}`,
+      1,
+      "Wait for it to finish and run the command again; if it is stuck, stop that process (a lock held by a process that died is released by the system).",
+      "busy",
+    );
+  }
+  return undefined;
+}
+
+/** No free space on the file system that holds COFFER_HOME (false when that cannot be told). */
+function diskFull(): boolean {
+  try {
+    const st = statfsSync(paths.state().replace(/[/\\]state$/, ""));
+    return st.bavail * st.bsize < 64 * 1024;
+  } catch {
+    return false;
+  }
+}
+
+/** Other processes that have the index open (Linux /proc; elsewhere nothing is known): "pid 123 (sqlite3 ...)". */
+function lockHolders(): string[] {
+  const out: string[] = [];
+  if (process.platform !== "linux") return out;
+  const db = paths.indexDb();
+  try {
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+      let fds: string[];
+      try {
+        fds = readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      const holds = fds.some((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(db);
+        } catch {
+          return false;
+        }
+      });
+      if (!holds) continue;
+      let cmd = "";
+      try {
+        cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+          .split("\0")
+          .filter(Boolean)
+          .join(" ")
+          .replace(/\s+/g, " ")
+          .slice(0, 80);
+      } catch {}
+      out.push(`pid ${pid}${cmd ? ` (${cmd})` : ""}`);
+      if (out.length >= 5) break;
+    }
+  } catch {}
+  return out;
 }

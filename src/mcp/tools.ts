@@ -5,7 +5,7 @@
  * caller can fix; the surfaces turn those into `isError` results or HTTP error envelopes.
  */
 import * as v from "valibot";
-import { CofferError } from "../lib/errors";
+import { CofferError, storageError } from "../lib/errors";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KINDS } from "../store/entry";
@@ -382,7 +382,8 @@ export async function runTool(name: ToolName, raw: unknown, ctx: ToolContext): P
   const args = parseArgs(name, raw);
   try {
     return await (HANDLERS[name] as (a: unknown, c: ToolContext) => Promise<Record<string, unknown>>)(args, ctx);
-  } catch (err) {
+  } catch (caught) {
+    const err = storageError(caught) ?? caught; // read-only, full or locked store: an answer, not a crash
     if (err instanceof CofferError) {
       const notFound = err.code === "not_found";
       // CLI hints name commands and flags; agents get the tool-level message instead.

@@ -4,7 +4,7 @@
  * HttpError, rendered by the server as `{error: {code, message, details}}`.
  */
 import * as v from "valibot";
-import { CofferError } from "../lib/errors";
+import { CofferError, storageError } from "../lib/errors";
 import { entryView, runTool, type ToolContext, ToolError, withStore } from "../mcp/tools";
 import { HOSTS, type Host } from "../store/config";
 import { findEntry, listEntries, remember } from "../store/entries";
@@ -84,6 +84,8 @@ function toHttpError(err: unknown): unknown {
       err.message,
       err.details ?? null,
     );
+  const storage = storageError(err);
+  if (storage) return new HttpError(503, storage.code, storage.message, storage.hint ? { hint: storage.hint } : null);
   if (err instanceof CofferError) {
     const notFoundErr = err.code === "not_found";
     return new HttpError(

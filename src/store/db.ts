@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
@@ -58,6 +58,8 @@ export type IndexDb = {
    * the index from memory/. "new" is a first run (quiet); the others deserve a notice.
    */
   created: Created;
+  /** The store cannot be written: this is a private copy in memory, gone when it is closed. */
+  inMemory?: boolean;
 };
 
 function removeDbFiles(file: string): void {
@@ -128,8 +130,37 @@ function prepare(db: Database): Created {
  * another process that is creating it; later statements wait `busyTimeoutMs`. A missing file is created; a corrupt one is
  * deleted and recreated. `created` is true only in the one process that created (or upgraded,
  * or replaced) the schema: it tells that caller to fill the index from memory/.
+ *
+ * A store that cannot be written (read-only file system, no permission) still reads: the index
+ * is copied into memory (or built there from memory/ when the file cannot be read either) and
+ * `inMemory` is set; writes to memory/ then fail with a message that says why.
  */
 export function openIndexDb(file = paths.indexDb(), busyTimeoutMs = BUSY_TIMEOUT_MS): IndexDb {
+  try {
+    return openIndexFile(file, busyTimeoutMs);
+  } catch (err) {
+    if (!isUnwritable(err)) throw err;
+    return openInMemory(file, busyTimeoutMs);
+  }
+}
+
+/**
+ * Errors that mean "this index cannot be opened for writing here" (not corruption, not a busy lock):
+ * a read-only or unwritable store, or a full disk (SQLite cannot even map its shared memory then).
+ */
+export function isUnwritable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  const code = String(e?.code ?? "");
+  return (
+    ["EROFS", "EACCES", "EPERM"].includes(code) ||
+    /^SQLITE_(READONLY|CANTOPEN|PERM|AUTH|IOERR|FULL)/.test(code) ||
+    /unable to open database file|readonly database|read-only file system|disk I\/O error|disk is full/i.test(
+      String(e?.message ?? ""),
+    )
+  );
+}
+
+function openIndexFile(file: string, busyTimeoutMs: number): IndexDb {
   mkdirSync(dirname(file), { recursive: true });
   let db = openRaw(file);
   try {
@@ -147,6 +178,33 @@ export function openIndexDb(file = paths.indexDb(), busyTimeoutMs = BUSY_TIMEOUT
     setBusyTimeout(db, busyTimeoutMs);
     return { db, created };
   }
+}
+
+/** A private in-memory copy of the index (or a new one to fill from memory/) for a store that cannot be written. */
+function openInMemory(file: string, busyTimeoutMs: number): IndexDb {
+  let db: Database | undefined;
+  try {
+    // The file's bytes, marked as a rollback-journal database (header bytes 18-19) so SQLite takes
+    // them in memory; a WAL not yet checkpointed is caught up by the store's refresh from memory/.
+    const buf = readFileSync(file);
+    if (buf.length >= 100 && buf.subarray(0, 16).toString("latin1") === "SQLite format 3\0") {
+      buf[18] = 1;
+      buf[19] = 1;
+      const copy = Database.deserialize(buf, { strict: true });
+      const version = (copy.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+      if (version === SCHEMA_VERSION) db = copy;
+      else copy.close();
+    }
+  } catch {
+    db = undefined;
+  }
+  let created: Created = false;
+  if (!db) {
+    db = new Database(":memory:", { strict: true });
+    created = prepare(db) && "new";
+  }
+  setBusyTimeout(db, busyTimeoutMs);
+  return { db, created, inMemory: true };
 }
 
 // ---------------------------------------------------------------------------------------------

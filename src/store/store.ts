@@ -62,8 +62,12 @@ function openWithHealing(store: Store, rebuildAll: boolean): Store {
   // the index was lost (deleted, or memory/ came from elsewhere): worth a notice. A first run is
   // quiet, even when a concurrent process created the empty file a moment before this one.
   const lost = existsSync(paths.memory()) && !existsSync(paths.indexDb());
-  const { db, created } = openIndexDb(undefined, store.busyTimeoutMs);
+  const { db, created, inMemory } = openIndexDb(undefined, store.busyTimeoutMs);
   attachDb(store, db);
+  if (inMemory)
+    store.notice(
+      `${paths.indexDb()} cannot be written (read-only store, or a full disk?): reading from a copy in memory; nothing can be saved`,
+    );
   if (created && rebuildAll) {
     let n: number;
     try {

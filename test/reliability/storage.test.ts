@@ -1,0 +1,155 @@
+/**
+ * A locked, read-only or full store (issue 12) gave raw SQLiteError stack traces and "This is a bug
+ * in Coffer". Now each says what is wrong and how to fix it, and read commands (and hooks) work on
+ * a read-only store. Read-only and full use tmpfs mounts (root only; skipped elsewhere, since as
+ * root file permissions do not apply); the lock is held by this test process through bun:sqlite.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BIN, type Sandbox, sandbox } from "../helpers";
+import { claudeStart, contextOf, hook } from "../hooks/_hook";
+import { type Mcp, stdioClient } from "../mcp/_mcp";
+
+const NO_BUG = /bug in Coffer|SQLiteError|at .*\(\/\$bunfs|^\s+at /m;
+
+function sh(...cmd: string[]): boolean {
+  return Bun.spawnSync(cmd, { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+}
+
+/** A sandbox whose COFFER_HOME is its own tmpfs of `size`, or undefined where mounting is not allowed. */
+function mounted(size: string): (Sandbox & { mnt: string; unmount: () => void }) | undefined {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return undefined;
+  const mnt = join(tmpdir(), `coffer-mnt-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(mnt, { recursive: true });
+  if (!sh("mount", "-t", "tmpfs", "-o", `size=${size}`, "tmpfs", mnt)) {
+    rmSync(mnt, { recursive: true, force: true });
+    return undefined;
+  }
+  const sb = sandbox("coffer-rel-storage-");
+  sb.env.COFFER_HOME = join(mnt, "coffer");
+  return {
+    ...sb,
+    cofferHome: join(mnt, "coffer"),
+    mnt,
+    unmount: () => {
+      sh("umount", "-l", mnt);
+      rmSync(mnt, { recursive: true, force: true });
+      sb.cleanup();
+    },
+  };
+}
+
+describe("read-only COFFER_HOME", () => {
+  const sb = mounted("8m");
+  let repo = "";
+  beforeAll(() => {
+    if (!sb) return;
+    repo = sb.repo("proj");
+    expect(sb.run(["remember", "READONLY-MARKER entry", "--scope", "global"], { cwd: repo }).code).toBe(0);
+    expect(sb.run(["rules", "add", "RULE-RO run the tests", "--scope", "global"], { cwd: repo }).code).toBe(0);
+    expect(sh("mount", "-o", "remount,ro", sb.mnt)).toBe(true);
+  });
+  afterAll(() => sb?.unmount());
+
+  test.skipIf(!sb)("read commands and hooks work; writes say the store is read-only", async () => {
+    const s = sb!;
+    for (const args of [
+      ["recall", "READONLY"],
+      ["list"],
+      ["status"],
+      ["rules", "show"],
+      ["recall", "/READ.*MARK/", "--mode", "grep"],
+    ]) {
+      const r = s.run(args, { cwd: repo });
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toMatch(NO_BUG);
+    }
+    expect(s.run(["recall", "READONLY"], { cwd: repo }).stdout).toContain("READONLY-MARKER");
+    const h = hook(s, "claude", "session-start", claudeStart("s-ro", repo), { cwd: repo });
+    expect(h.code).toBe(0);
+    expect(contextOf(h)).toContain("RULE-RO");
+    const w = s.run(["remember", "cannot be saved", "--scope", "global"], { cwd: repo });
+    expect(w.code).toBe(1);
+    expect(w.stderr).toMatch(/read-only/);
+    expect(w.stderr).toMatch(/writable/);
+    expect(w.stderr).not.toMatch(NO_BUG);
+    const mcp: Mcp = await stdioClient(s, repo);
+    try {
+      expect((await mcp.ok("recall", { query: "READONLY" })).hits.length).toBe(1);
+      expect(await mcp.fail("remember", { text: "no", scope: "global" })).toMatch(/read-only/);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe("full disk", () => {
+  const sb = mounted("1m");
+  let repo = "";
+  beforeAll(() => {
+    if (!sb) return;
+    repo = sb.repo("proj");
+    expect(sb.run(["remember", "FULL-MARKER entry", "--scope", "global"], { cwd: repo }).code).toBe(0);
+    // Fill what is left.
+    try {
+      writeFileSync(join(sb.mnt, "filler"), Buffer.alloc(2 * 1024 * 1024));
+    } catch {}
+  });
+  afterAll(() => sb?.unmount());
+
+  test.skipIf(!sb)("writes say the disk is full and leave memory/ as it was; reads still work", () => {
+    const s = sb!;
+    const entries = join(s.cofferHome, "memory", "global", "entries");
+    const before = readdirSync(entries).sort();
+    for (const args of [
+      ["remember", "word ".repeat(1500), "--scope", "global"],
+      ["rules", "add", "a rule that does not fit", "--scope", "global"],
+    ]) {
+      const r = s.run(args, { cwd: repo });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/disk .* is full/);
+      expect(r.stderr).toMatch(/Free some space/);
+      expect(r.stderr).not.toMatch(NO_BUG);
+    }
+    // No partial file, no temp file left behind.
+    expect(readdirSync(entries).sort()).toEqual(before);
+    const r = s.run(["recall", "FULL"], { cwd: repo });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("FULL-MARKER");
+  });
+});
+
+describe("locked index", () => {
+  let sb: Sandbox;
+  beforeAll(() => {
+    sb = sandbox("coffer-rel-locked-");
+    expect(sb.run(["remember", "LOCK-MARKER entry", "--scope", "global"]).code).toBe(0);
+  });
+  afterAll(() => sb.cleanup());
+
+  test("a write waits, then names the process that holds the lock (no stack trace)", async () => {
+    const db = new Database(join(sb.cofferHome, "state", "index.db"));
+    db.run("BEGIN EXCLUSIVE");
+    try {
+      const p = Bun.spawn([BIN, "remember", "while locked", "--scope", "global"], {
+        env: sb.env,
+        cwd: sb.home,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [, stderr] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+      expect(await p.exited).toBe(1);
+      expect(stderr).toMatch(/locked by another process/);
+      if (process.platform === "linux") expect(stderr).toContain(`pid ${process.pid}`);
+      expect(stderr).not.toMatch(NO_BUG);
+    } finally {
+      db.run("ROLLBACK");
+      db.close();
+    }
+    // Once released, the same write goes through.
+    expect(sb.run(["remember", "after the lock", "--scope", "global"]).code).toBe(0);
+  }, 60_000);
+});
