@@ -16,8 +16,8 @@
 import {
   appliesToRows,
   bodiesByRowid,
+  newestEverywhere,
   newestKindCards,
-  newestOfKinds,
   type RouteRow,
   rowidsInScopes,
   rowsByIds,
@@ -218,8 +218,6 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
 
 /** Kinds in the order a session start shows them: what changes how the agent works first. */
 const CARD_KINDS = ["convention", "gotcha", "decision", "preference", "todo", "fact", "note"];
-/** Kinds of global entries that apply in every session. */
-export const EVERYWHERE_KINDS = ["convention", "preference"];
 
 /** Session-start cards: this project's most useful entries (among its newest 200), by kind, then newest. */
 export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
@@ -236,8 +234,8 @@ export function projectCards(store: Store, limit = 30): { id: string; title: str
 }
 
 /** Session-start cards: global conventions and preferences, newest first. */
-export function globalCards(store: Store, limit = 12): { id: string; title: string }[] {
-  return newestOfKinds(store, GLOBAL, EVERYWHERE_KINDS, limit).map((c) => ({ id: c.id, title: c.title }));
+export function globalCards(store: Store, limit = 60): { id: string; title: string }[] {
+  return newestEverywhere(store, GLOBAL, limit).map((c) => ({ id: c.id, title: c.title }));
 }
 
 /** Bodies of routed entries, keyed by rowid. */

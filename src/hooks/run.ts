@@ -15,6 +15,8 @@ import { promptPaths, touchedInside } from "./paths";
 import {
   type Bundle,
   bundleSig,
+  type Card,
+  cardLine,
   type MemoryItem,
   type MemoryPlan,
   type PromptBudget,
@@ -92,17 +94,37 @@ function handoffLine(store: Store): string | undefined {
 export function sessionStartText(store: Store, config: Config, cap: Capacity, bundle = readBundle(store)): string {
   const mode = readMode(config);
   if (mode === "off") return "";
-  const extras: StartExtras = {
-    handoff: handoffLine(store),
-    global: mode === "manual" ? [] : globalCards(store),
-    project: mode === "manual" ? [] : projectCards(store),
-  };
+  const extras = startCards(
+    handoffLine(store),
+    mode === "manual" ? [] : globalCards(store),
+    mode === "manual" ? [] : projectCards(store),
+  );
   const total = extras.global.length + extras.project.length;
   const proof = proofOn(config)
     ? (n: number) =>
         `Coffer proof: loaded rules + ${n}/${total} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
     : undefined;
   return planBundle(bundle, extras, cap.limit, cap.measure, proof)?.text ?? "";
+}
+
+/** Characters session start spends on cards (global first, then project), whatever the host's cap. */
+export const START_CARDS_CHARS = 2500;
+
+/** Session-start cards: global conventions/preferences first, then project entries, in START_CARDS_CHARS. */
+function startCards(handoff: string | undefined, global: Card[], project: Card[]): StartExtras {
+  let left = START_CARDS_CHARS;
+  const fit = (cards: Card[]) => {
+    const out: Card[] = [];
+    for (const c of cards) {
+      const size = cardLine(c).length + 1;
+      if (size > left) break;
+      left -= size;
+      out.push(c);
+    }
+    return out;
+  };
+  const g = fit(global);
+  return { handoff, global: g, project: fit(project) };
 }
 
 /** Rules only, in at most half the cap: the self-contained prefix of subagent and slot outputs. */

@@ -134,22 +134,26 @@ export function newestKindCards(store: Store, scope: ScopeKey, limit: number): K
     .all(scope, limit) as KindCard[];
 }
 
-/** A scope's newest entries of `kinds` (walks the (scope, updated) index until `limit` match). */
-export function newestOfKinds(store: Store, scope: ScopeKey, kinds: string[], limit: number): KindCard[] {
-  return dbOf(store)
+/**
+ * A scope's newest conventions and preferences (the kinds that apply in every session), through
+ * the partial index the cache schema declares: bounded at any store size, however old the entry.
+ */
+export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): KindCard[] {
+  return cacheDb(store)
     .query(
-      `SELECT id, title, kind FROM entries WHERE scope = ? AND kind IN (${placeholders(kinds.length)})
-       ORDER BY updated DESC, rowid DESC LIMIT ?`,
+      `SELECT id, title, kind FROM entries INDEXED BY entries_everywhere
+       WHERE scope = ? AND kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
     )
-    .all(scope, ...kinds, limit) as KindCard[];
+    .all(scope, limit) as KindCard[];
 }
 
 // ---------------------------------------------------------------------------------------------
 // Delivered-set cache
 
 /**
- * The cache's tables, created on first use by each open (a no-op read once they exist: no write
- * lock). A schema upgrade of index.db drops them with the rest.
+ * The cache's tables (and the partial index of conventions/preferences that session start reads),
+ * created on first use by each open (a no-op read once they exist: no write lock). A schema upgrade
+ * of index.db drops them with the rest.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS hook_sessions(
@@ -178,6 +182,7 @@ CREATE TABLE IF NOT EXISTS hook_events(
   chars INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
+CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated) WHERE kind IN ('convention', 'preference');
 `;
 
 const KEEP_DAYS = 7;

@@ -246,6 +246,56 @@ describe("session start", () => {
     expect(outside).toContain("- [G01ENGLISH] Always answer in English");
   });
 
+  test("session start spends its own small budget on cards; an old global convention still makes it", () => {
+    const big = sandbox("coffer-hook-start-budget-");
+    try {
+      const brepo = big.repo("big");
+      writeEntries(big, "global", [
+        {
+          id: "G00ENGLISH",
+          kind: "convention",
+          title: "Always answer in English",
+          body: "Always.",
+          updated: "2025-01-01T00:00:00Z",
+        },
+        ...Array.from({ length: 25 }, (_, i) => ({
+          id: `G1${String(i).padStart(2, "0")}PREF`,
+          kind: "preference",
+          title: `Preference number ${i}`,
+          body: `Preference ${i}.`,
+          updated: `2026-02-${String(1 + i).padStart(2, "0")}T00:00:00Z`,
+        })),
+        ...Array.from({ length: 50 }, (_, i) => ({
+          id: `G2${String(i).padStart(2, "0")}NOTE`,
+          title: `Note ${i}`,
+          body: "n",
+        })),
+      ]);
+      writeEntries(
+        big,
+        projectId(brepo),
+        Array.from({ length: 300 }, (_, i) => ({
+          id: `P${String(i).padStart(3, "0")}ENTRY`,
+          kind: i % 3 === 0 ? "gotcha" : "fact",
+          title: `Project entry ${i} with a reasonably long title about something specific`,
+          body: "b",
+        })),
+      );
+      const ctx = contextOf(hook(big, "claude", "session-start", claudeStart("sb-1", brepo)));
+      expect(ctx).toContain("- [G00ENGLISH] Always answer in English");
+      expect(ctx).not.toContain("NOTE]");
+      const cards = ctx.split("\n").filter((l) => l.startsWith("- ["));
+      expect(cards.join("\n").length).toBeLessThanOrEqual(2500);
+      expect(ctx.length).toBeLessThan(4000);
+      // Project cards: gotchas (the most useful kind here) before facts.
+      const project = cards.filter((l) => l.startsWith("- [P"));
+      expect(project.length).toBeGreaterThan(0);
+      expect(project.every((l) => Number(l.slice(4, 7)) % 3 === 0)).toBe(true);
+    } finally {
+      big.cleanup();
+    }
+  });
+
   test("no empty sections; an empty store outside a repository injects nothing", () => {
     writeRules(sb, "global", "- Prefer small commits\n");
     const ctx = contextOf(hook(sb, "claude", "session-start", claudeStart("ss-3", repo)));
