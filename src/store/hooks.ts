@@ -139,7 +139,19 @@ export function newestKindCards(store: Store, scope: ScopeKey, limit: number): K
  * the partial index the cache schema declares: bounded at any store size, however old the entry.
  */
 export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): KindCard[] {
-  return cacheDb(store)
+  let db: Database;
+  try {
+    db = cacheDb(store);
+  } catch {
+    // A read-only index cannot get the partial index: the scope's newest 500 entries will do.
+    return dbOf(store)
+      .query(
+        `SELECT id, title, kind FROM (SELECT id, title, kind, updated FROM entries WHERE scope = ?
+         ORDER BY updated DESC LIMIT 500) WHERE kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
+      )
+      .all(scope, limit) as KindCard[];
+  }
+  return db
     .query(
       `SELECT id, title, kind FROM entries INDEXED BY entries_everywhere
        WHERE scope = ? AND kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
