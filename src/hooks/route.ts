@@ -118,6 +118,16 @@ export const COVER_ONE = 0.4;
 export const RELATIVE = 0.5;
 /** Alternatives looked up per prompt term, at most. */
 const ALT_MAX = 10;
+/** Alternatives looked up per prompt, at most (a long prompt must not cost hundreds of lookups). */
+const ALT_TOTAL = 40;
+/**
+ * Entries a term may be found in and still count: half the store, but at most 2,000 or a
+ * twentieth of it, whichever is more (a word in 5,000 of 100,000 entries is common; reading
+ * every hit of it would cost more than it tells).
+ */
+export function informativeLimit(total: number): number {
+  return total < 20 ? total : Math.max(20, Math.min(Math.floor(total / 2), Math.max(2000, Math.floor(total / 20))));
+}
 
 /** An entry's match: field-weighted score, terms matched, any of them in title, tags or keywords. */
 type Score = { score: number; groups: number; strong: boolean };
@@ -135,7 +145,8 @@ function textScores(
   const groups = promptGroups(prompt);
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const total = entryCount(store);
-  const informativeMax = total < 20 ? total : Math.max(20, Math.floor(total / 2));
+  const informativeMax = informativeLimit(total);
+  let altBudget = ALT_TOTAL;
   const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
   // Evidence floor: a match must weigh at least as much as a body word found in a tenth of the store.
   const floor = total < 20 ? 0 : FIELD_WEIGHT.body * idf(Math.max(1, total / 10));
@@ -148,6 +159,7 @@ function textScores(
     const words: { text: string; hits: number[]; w: number }[] = [];
     if (own.length) words.push({ text: g.text, hits: own, w: idf(own.length) });
     for (const alt of g.alternatives.slice(0, ALT_MAX)) {
+      if (altBudget-- <= 0) break;
       const hits = termHits(store, alt, "all", informativeMax + 1);
       if (hits.length && hits.length <= informativeMax)
         words.push({ text: alt, hits, w: ALT_WEIGHT * idf(hits.length) });
