@@ -296,6 +296,21 @@ describe("session start", () => {
     }
   });
 
+  test("a handoff saved for this branch is announced in one line (its text stays behind coffer__resume)", () => {
+    const hb = sandbox("coffer-hook-handoff-");
+    try {
+      const hrepo = hb.repo("svc");
+      expect(contextOf(hook(hb, "claude", "session-start", claudeStart("h-1", hrepo)))).toBe("");
+      expect(hb.run(["handoff", "set", "Half way through the retry refactor"], { cwd: hrepo }).code).toBe(0);
+      const ctx = contextOf(hook(hb, "claude", "session-start", claudeStart("h-2", hrepo)));
+      expect(ctx).toContain("## Handoff\nA handoff for branch `main` was saved");
+      expect(ctx).toContain("call `coffer__resume()`");
+      expect(ctx).not.toContain("retry refactor");
+    } finally {
+      hb.cleanup();
+    }
+  });
+
   test("no empty sections; an empty store outside a repository injects nothing", () => {
     writeRules(sb, "global", "- Prefer small commits\n");
     const ctx = contextOf(hook(sb, "claude", "session-start", claudeStart("ss-3", repo)));
