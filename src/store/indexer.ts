@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isAtomicTemp } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
@@ -276,12 +276,49 @@ export function scopesOnDisk(): ScopeKey[] {
   return out;
 }
 
-/** Drop every row and index all of memory/ again. */
+/**
+ * Remove the temp files of atomic writes whose writer died (killed mid-write): `.<name>.<pid>.<n>.tmp`
+ * with a pid that no longer runs. They were never visible as entries; this only tidies up.
+ */
+export function removeDeadTemps(dir: string): number {
+  let n = 0;
+  let names: string[];
+  if (!isRealDir(dir)) return 0;
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!isAtomicTemp(name)) continue;
+    const pid = Number(/\.(\d+)\.[0-9a-z]+\.tmp$/.exec(name)?.[1] ?? 0);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      continue; // still writing
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EPERM") continue;
+    }
+    try {
+      if (lstatSync(join(dir, name)).isFile()) {
+        unlinkSync(join(dir, name));
+        n++;
+      }
+    } catch {}
+  }
+  return n;
+}
+
+/** Drop every row and index all of memory/ again (tidying temp files of writers that died). */
 export function rebuildIndex(
   db: Database,
   onProgress?: (done: number, total: number) => void,
   notice?: Notice,
 ): number {
+  for (const scope of scopesOnDisk()) {
+    removeDeadTemps(entriesDir(scope));
+    removeDeadTemps(scopeDir(scope));
+  }
   const scopes = scopesOnDisk().map((scope) => ({
     scope,
     dir: entriesDir(scope),
