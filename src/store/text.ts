@@ -117,6 +117,8 @@ export function stem(word: string): string {
 type Vocabulary = {
   stop: Set<string>;
   generic: Set<string>;
+  /** Two-letter words that are still topics (ci, db, ui). */
+  short: Set<string>;
   single: Map<string, string[]>;
   phrases: Map<string, string[]>;
   longest: number;
@@ -128,7 +130,7 @@ const stemPhrase = (phrase: string) => phrase.toLowerCase().split(/\s+/).filter(
 /** The vocabulary file, parsed once per process on first use (a few kilobytes: no cost at load). */
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
-  const data = VOCABULARY as { generic: string; expand: string[][] };
+  const data = VOCABULARY as { generic: string; short: string; expand: string[][] };
   const generic = new Set(data.generic.split(/\s+/).filter(Boolean).map(stem));
   const single = new Map<string, string[]>();
   const phrases = new Map<string, string[]>();
@@ -147,7 +149,8 @@ function vocab(): Vocabulary {
       map.set(key, [...new Set([...(map.get(key) ?? []), ...adds])]);
     }
   }
-  vocabulary = { stop: new Set([...STOPWORDS].map(stem)), generic, single, phrases, longest };
+  const short = new Set(data.short.split(/\s+/).filter(Boolean));
+  vocabulary = { stop: new Set([...STOPWORDS].map(stem)), generic, short, single, phrases, longest };
   return vocabulary;
 }
 
@@ -219,7 +222,7 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
     }
     const w = t.word;
     if (STOPWORDS.has(w) || v.stop.has(stems[i]!) || v.generic.has(stems[i]!) || !/\p{L}/u.test(w)) return;
-    if (w.length < 3 && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
+    if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
     add(w, false, v.single.get(stems[i]!) ?? []);
   });
   return out;
