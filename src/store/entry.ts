@@ -31,6 +31,7 @@ const FRONTMATTER_RE = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 /** Parse an entry file. Throws a CofferError naming the problem when it is not an entry. */
 export function parseEntry(text: string, fallbackId?: string): Entry {
+  if (text.includes("\u0000")) throw new CofferError("not a text file (it holds NUL bytes)");
   const m = FRONTMATTER_RE.exec(text);
   let meta: Record<string, unknown> = {};
   let body = text;
