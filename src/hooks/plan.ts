@@ -117,8 +117,9 @@ function byBudget(items: MemoryItem[], budget: PromptBudget | undefined): Memory
   let used = 0;
   for (const item of items) {
     const size = bodyBlock(item).length + 2;
-    // The best match is always a body (the host cap still applies); the rest must fit the budget.
-    if (!cards.length && bodies.length < budget.bodies && (bodies.length === 0 || used + size <= budget.chars)) {
+    // The best match may take up to twice the budget (a body is never cut); the rest must fit it.
+    const room = bodies.length === 0 ? 2 * budget.chars : budget.chars - used;
+    if (!cards.length && bodies.length < budget.bodies && size <= room) {
       bodies.push(item);
       used += size;
     } else if (cards.length < budget.cards) cards.push(item);

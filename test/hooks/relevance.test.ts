@@ -53,6 +53,7 @@ beforeAll(() => {
       body: long(`Capybara exporter rule ${i}`),
     })),
     { id: "T01SAMETITLE", title: "Walrus builds run on arm64 only", body: "Walrus builds run on arm64 only." },
+    { id: "H01HUGE", title: "Narwhal migration log", body: "Narwhal migration step. ".repeat(200).trim() },
     { id: "W01WORK", title: "Work from home on Fridays", body: "The team works remotely every Friday." },
     { id: "V01VARIABLE", title: "Variable naming", body: "Rename variables to descriptive names." },
     {
@@ -98,6 +99,13 @@ describe("prompt injection", () => {
     expect(sb.run(["config", "set", "load.prompt_max_chars", "8000"]).code).toBe(0);
     expect(bodyIds(ask("capybara exporter rules")).length).toBe(6);
     expect(sb.run(["config", "set", "load.prompt_max_chars", "1500"]).code).toBe(0);
+  });
+
+  test("a best match over twice the budget arrives as a card, never cut", () => {
+    const ctx = ask("narwhal migration log");
+    expect(bodyIds(ctx)).toEqual([]);
+    expect(cardIds(ctx)).toEqual(["H01HUGE"]);
+    expect(ctx.length).toBeLessThan(300);
   });
 
   test("a body that repeats its title is printed once", () => {
