@@ -6,7 +6,8 @@
  *   and generic coding words ("fix", "rename", "variable", ...), matched on stems, plus the
  *   phrases and alternatives of the coding vocabulary (store/vocabulary.json: "database" also
  *   finds postgres/mysql/sqlite). A prompt without specific content routes no text at all. A
- *   term found in more than half of the store (once it has 20+ entries) says nothing.
+ *   term found in more than half of the store (once it has 20+ entries; at most max(2,000, a
+ *   twentieth) in a large store) says nothing.
  * - Entries score the IDF of the terms they match, weighted by field (title over tags and
  *   keywords over body); an entry must explain a share of the prompt (unknown words count
  *   against it), pass the store's evidence floor, and be near the best match.
