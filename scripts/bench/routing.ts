@@ -12,7 +12,8 @@
  * - noise: share of prompts that need nothing yet got something.
  *
  *   COFFER_BIN=dist/coffer bun scripts/bench/routing.ts [--verbose [--all]] [--json]
- *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store)
+ *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store;
+ *   PROMPTS=<file> reads another prompt set against the same entries)
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,7 +89,7 @@ function readEntries(): { entries: Spec[]; remotes: Map<string, string> } {
 
 function readPrompts(): Prompt[] {
   const out: Prompt[] = [];
-  for (const raw of readFileSync(join(DATA, "prompts.txt"), "utf8").split("\n")) {
+  for (const raw of readFileSync(process.env.PROMPTS ?? join(DATA, "prompts.txt"), "utf8").split("\n")) {
     const line = raw.trim();
     if (!line || line.startsWith("#")) continue;
     const f = fields(line, 4);

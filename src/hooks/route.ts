@@ -109,6 +109,8 @@ export function globPaths(store: Store, absPaths: string[]): string[] {
 const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
 /** A vocabulary alternative ("postgres" for "database") counts less than the prompt's own word. */
 const ALT_WEIGHT = 0.7;
+/** An everyday English word (vocabulary "common") weighs this share of its IDF. */
+const COMMON_WEIGHT = 0.5;
 /**
  * An entry must explain at least this share of what the prompt is about (its terms' weight):
  * COVER when it matches two or more of the prompt's terms, COVER_ONE when it matches one.
@@ -158,7 +160,9 @@ function textScores(
     if (own.length > informativeMax) continue; // found nearly everywhere: says nothing
     terms++;
     const words: { text: string; hits: number[]; w: number }[] = [];
-    if (own.length) words.push({ text: g.text, hits: own, w: idf(own.length) });
+    // An everyday word ("open", "read", "costs") is rare in a small store without being a topic.
+    const ownW = own.length ? (g.common ? COMMON_WEIGHT : 1) * idf(own.length) : 0;
+    if (own.length) words.push({ text: g.text, hits: own, w: ownW });
     for (const alt of g.alternatives.slice(0, ALT_MAX)) {
       if (altBudget-- <= 0) break;
       const hits = termHits(store, alt, "all", informativeMax + 1);
@@ -167,7 +171,11 @@ function textScores(
     }
     // What this group could weigh: its own word, else its best alternative; a word the store
     // lacks weighs as much as one found once (the prompt is partly about something else).
-    weight += own.length ? idf(own.length) : words.length ? Math.max(...words.map((x) => x.w)) : idf(1);
+    weight += own.length
+      ? ownW
+      : words.length
+        ? Math.max(...words.map((x) => x.w))
+        : (g.common ? COMMON_WEIGHT : 1) * idf(1);
     const best = new Map<number, number>();
     const strong = new Set<number>();
     for (const word of words) {

@@ -97,6 +97,13 @@ export function scopedMatch(scope: string, match: string): string {
  * deploying -> deploy; caches -> cache; dependencies -> dependency. Only ever compared with
  * another stem; the index itself stems with porter.
  */
+/** Words whose -ing or -ed is not an inflection (setting is not "set", string is not "str"). */
+const KEEP_ENDING = new Set(
+  "setting string spring thing morning evening nothing something anything everything during ceiling sibling wedding bed red need seed feed speed embed shed".split(
+    " ",
+  ),
+);
+
 export function stem(word: string): string {
   let w = word.toLowerCase();
   if (w.length <= 3) return w;
@@ -104,6 +111,7 @@ export function stem(word: string): string {
   if (w.endsWith("sses")) return w.slice(0, -2);
   if (/(?:ches|shes|xes|zes)$/.test(w)) return w.slice(0, -2);
   if (w.endsWith("s") && !/(?:ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
+  if (KEEP_ENDING.has(w)) return w;
   for (const suffix of ["ing", "ed"]) {
     if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
       let base = w.slice(0, -suffix.length);
@@ -119,6 +127,8 @@ type Vocabulary = {
   generic: Set<string>;
   /** Two-letter words that are still topics (ci, db, ui). */
   short: Set<string>;
+  /** Stems of everyday English words: weaker evidence of a topic than their rarity suggests. */
+  common: Set<string>;
   single: Map<string, string[]>;
   phrases: Map<string, string[]>;
   longest: number;
@@ -130,7 +140,7 @@ const stemPhrase = (phrase: string) => phrase.toLowerCase().split(/\s+/).filter(
 /** The vocabulary file, parsed once per process on first use (a few kilobytes: no cost at load). */
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
-  const data = VOCABULARY as { generic: string; short: string; expand: string[][] };
+  const data = VOCABULARY as { generic: string; short: string; common: string; expand: string[][] };
   const generic = new Set(data.generic.split(/\s+/).filter(Boolean).map(stem));
   const single = new Map<string, string[]>();
   const phrases = new Map<string, string[]>();
@@ -150,7 +160,8 @@ function vocab(): Vocabulary {
     }
   }
   const short = new Set(data.short.split(/\s+/).filter(Boolean));
-  vocabulary = { stop: new Set([...STOPWORDS].map(stem)), generic, short, single, phrases, longest };
+  const common = new Set(data.common.split(/\s+/).filter(Boolean).map(stem));
+  vocabulary = { stop: new Set([...STOPWORDS].map(stem)), generic, short, common, single, phrases, longest };
   return vocabulary;
 }
 
@@ -159,8 +170,11 @@ export function isGeneric(word: string): boolean {
   return vocab().generic.has(stem(word));
 }
 
-/** One thing a prompt is about: its own words (a word or a phrase) and the words entries may use instead. */
-export type TermGroup = { text: string; cjk: boolean; alternatives: string[] };
+/**
+ * One thing a prompt is about: its own words (a word or a phrase), the words entries may use
+ * instead, and whether it is an everyday English word (weaker evidence of a topic).
+ */
+export type TermGroup = { text: string; cjk: boolean; alternatives: string[]; common?: boolean };
 
 /**
  * The specific content of a prompt, as term groups: phrases the vocabulary knows ("package
@@ -172,10 +186,10 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
   const v = vocab();
   const out: TermGroup[] = [];
   const seen = new Set<string>();
-  const add = (text: string, cjk: boolean, alternatives: string[] = []) => {
+  const add = (text: string, cjk: boolean, alternatives: string[] = [], common = false) => {
     if (seen.has(text) || out.length >= max) return;
     seen.add(text);
-    out.push({ text, cjk, alternatives: alternatives.filter((a) => a !== text) });
+    out.push({ text, cjk, alternatives: alternatives.filter((a) => a !== text), ...(common ? { common } : {}) });
   };
   const normalized = prompt.slice(0, 8000).normalize("NFKC").toLowerCase();
   const tokens: { word: string; cjk: boolean }[] = [];
@@ -223,7 +237,7 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
     const w = t.word;
     if (STOPWORDS.has(w) || v.stop.has(stems[i]!) || v.generic.has(stems[i]!) || !/\p{L}/u.test(w)) return;
     if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
-    add(w, false, v.single.get(stems[i]!) ?? []);
+    add(w, false, v.single.get(stems[i]!) ?? [], v.common.has(stems[i]!));
   });
   return out;
 }
