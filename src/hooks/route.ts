@@ -27,7 +27,7 @@ import {
 } from "../store/hooks";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, entryCount, type Store } from "../store/store";
-import { promptGroups } from "../store/text";
+import { isGeneralQuestion, promptGroups } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
 export const ROUTE_MAX = 40;
@@ -145,7 +145,7 @@ function textScores(
   prompt: string,
 ): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
   const scores = new Map<number, Score>();
-  const groups = promptGroups(prompt);
+  const groups = isGeneralQuestion(prompt) ? [] : promptGroups(prompt);
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const total = entryCount(store);
   const informativeMax = informativeLimit(total);

@@ -129,6 +129,9 @@ type Vocabulary = {
   short: Set<string>;
   /** Stems of everyday English words: weaker evidence of a topic than their rarity suggests. */
   common: Set<string>;
+  /** Openings of a general-knowledge question, and words that tie a prompt to the project. */
+  general: RegExp;
+  project: RegExp;
   single: Map<string, string[]>;
   phrases: Map<string, string[]>;
   longest: number;
@@ -140,7 +143,14 @@ const stemPhrase = (phrase: string) => phrase.toLowerCase().split(/\s+/).filter(
 /** The vocabulary file, parsed once per process on first use (a few kilobytes: no cost at load). */
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
-  const data = VOCABULARY as { generic: string; short: string; common: string; expand: string[][] };
+  const data = VOCABULARY as {
+    generic: string;
+    short: string;
+    common: string;
+    general: string;
+    project: string;
+    expand: string[][];
+  };
   const generic = new Set(data.generic.split(/\s+/).filter(Boolean).map(stem));
   const single = new Map<string, string[]>();
   const phrases = new Map<string, string[]>();
@@ -161,8 +171,44 @@ function vocab(): Vocabulary {
   }
   const short = new Set(data.short.split(/\s+/).filter(Boolean));
   const common = new Set(data.common.split(/\s+/).filter(Boolean).map(stem));
-  vocabulary = { stop: new Set([...STOPWORDS].map(stem)), generic, short, common, single, phrases, longest };
+  const words = (list: string[]) =>
+    new RegExp(
+      `(?:^|[^\\p{L}\\p{N}_'])(?:${list.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/ /g, "\\s+")).join("|")})(?![\\p{L}\\p{N}_])`,
+      "iu",
+    );
+  vocabulary = {
+    stop: new Set([...STOPWORDS].map(stem)),
+    generic,
+    short,
+    common,
+    general: words(data.general.split("|")),
+    project: words(splitProjectWords(data.project)),
+    single,
+    phrases,
+    longest,
+  };
   return vocabulary;
+}
+
+/** The project words: single words, except "this repo"-style pairs that stay together. */
+function splitProjectWords(text: string): string[] {
+  const out: string[] = [];
+  const tokens = text.split(/\s+/).filter(Boolean);
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i] === "this" && tokens[i + 1]) out.push(`this ${tokens[++i]}`);
+    else out.push(tokens[i]!);
+  }
+  return out;
+}
+
+/**
+ * A general-knowledge question ("what is a decorator?", "explain what a goroutine is") that says
+ * nothing of the project (no "we", "our", "this repo", ...): memory has nothing to add to it.
+ */
+export function isGeneralQuestion(prompt: string): boolean {
+  const v = vocab();
+  const text = prompt.slice(0, 2000);
+  return v.general.test(text) && !v.project.test(text);
 }
 
 /** Is this word (any inflection) a generic coding word that says nothing about the topic? */

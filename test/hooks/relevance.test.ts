@@ -118,6 +118,9 @@ describe("prompt injection", () => {
     expect(ask("thanks, that worked!")).toBe("");
     expect(ask("rename this variable")).toBe("");
     expect(ask("ok")).toBe("");
+    // A general-knowledge question is not about the project; the same topic asked of it is.
+    expect(ask("what is a walrus build?")).toBe("");
+    expect(bodyIds(ask("what is a walrus build in our setup?"))).toEqual(["T01SAMETITLE"]);
   });
 
   test("a path named in the prompt routes applies_to entries before the file exists", () => {
