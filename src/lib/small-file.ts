@@ -99,11 +99,6 @@ export function readFileNoFollow(
   }
 }
 
-/** `readFileNoFollow` as UTF-8 text. */
-export function readTextNoFollow(path: string, max: number, root?: string): string {
-  return readFileNoFollow(path, max, root).buf.toString("utf8");
-}
-
 /** Every directory from below `root` down to `dir` is a real directory, not a link (throws otherwise). */
 export function assertRealDirs(root: string, dir: string): void {
   const rel = relative(root, dir);

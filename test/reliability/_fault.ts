@@ -30,7 +30,6 @@ export function seedFor(name: string): number {
 }
 
 export const HOSTS = ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"] as const;
-export type HostName = (typeof HOSTS)[number];
 
 /** Exactly one host answer: `{}`, `{hookSpecificOutput: {hookEventName, additionalContext}}` or `{additional_context}`. */
 export function validAnswer(host: string, stdout: string): boolean {
