@@ -19,6 +19,7 @@ import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
 import { type Config, configDefaults, loadConfig, readConfigLenient } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
+import { nonRegularInMemory } from "../store/indexer";
 import { findRepoRoot } from "../store/scope";
 import { commandBinary, isCofferBinaryPath } from "./command";
 import { planLink } from "./engine";
@@ -272,6 +273,11 @@ function inspectStore(): StoreReport {
       });
   }
   checkPermissions(report);
+  for (const file of nonRegularInMemory())
+    report.problems.push({
+      message: `${tilde(file)} is a symbolic link or not a regular file: Coffer never reads it (sync removes such files)`,
+      fix: `rm ${JSON.stringify(file)}`,
+    });
   report.entries.global = countEntries(join(paths.globalScope(), "entries"));
   try {
     for (const id of readdirSync(paths.projectsRoot())) {

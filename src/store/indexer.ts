@@ -265,6 +265,38 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
   return changed;
 }
 
+/**
+ * Symbolic links and other non-regular files anywhere in memory/ (outside .git), never followed:
+ * Coffer does not read them, and `coffer doctor` lists them so the user can remove them.
+ */
+export function nonRegularInMemory(limit = 50): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (out.length >= limit || depth > 6) return;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (depth === 0 && name === ".git") continue;
+      const full = join(dir, name);
+      let st: import("node:fs").Stats;
+      try {
+        st = lstatSync(full);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) walk(full, depth + 1);
+      else if (!st.isFile()) out.push(full);
+      if (out.length >= limit) return;
+    }
+  };
+  if (isRealDir(paths.memory())) walk(paths.memory(), 0);
+  return out;
+}
+
 /** Every scope present on disk: `global` plus each `memory/projects/<id>`. */
 export function scopesOnDisk(): ScopeKey[] {
   const out: ScopeKey[] = [GLOBAL];

@@ -107,6 +107,10 @@ test("links made locally in memory/ are never followed (entry, rules, entries fo
   mkdirSync(join(m, "projects", "01JDDDDDDDDDDDDDDDDDDDDDDD"), { recursive: true });
   symlinkSync(outside, join(m, "projects", "01JDDDDDDDDDDDDDDDDDDDDDDD", "entries"));
   expect(w.a.run(["reindex"]).code).toBe(0);
+  // doctor lists every link in memory/ with the command that removes it
+  const doc = w.a.run(["doctor"]);
+  expect(doc.stdout + doc.stderr).toContain("01JBBBBBBBBBBBBBBBBBBBBBBB.md is a symbolic link");
+  expect(doc.stdout + doc.stderr).toMatch(/rules\.md is a symbolic link/);
   const start = hook(w.a.sb, "claude", "session-start", claudeStart("s-local", w.a.project), { cwd: w.a.project });
   expect(leaks(start.stdout)).toBe(false);
   for (const args of [
