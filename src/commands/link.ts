@@ -1,11 +1,13 @@
 import { defineCommand } from "citty";
 import { loadHostLink } from "../hosts/index";
+import { usageError } from "../lib/errors";
 import { homeDir } from "../lib/paths";
 import { applyPlan, currentBinary, planLink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
-import { jsonArg, printJson } from "./_shared";
+import { consola, jsonArg, printJson } from "./_shared";
+import { setConfigValue } from "./config";
 
 /** --session-end / --no-session-end / neither (keep what is installed). */
 function triState(raw: string[], name: string): boolean | undefined {
@@ -26,6 +28,12 @@ export default withExamples(
       },
       mcp: { type: "boolean", default: true, description: "Register Coffer's MCP server (--no-mcp skips it)" },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
+      "native-memory": {
+        type: "string",
+        valueHint: "off|keep",
+        description:
+          "off: switch the agent's own memory off (offers to import what it saved first); keep: leave it on. Saved as native_memory.<host>",
+      },
       force: {
         type: "boolean",
         description:
@@ -40,15 +48,27 @@ export default withExamples(
       const bin = args.project ? "coffer" : self;
       const target = resolveTarget(!!args.project, process.cwd(), homeDir());
       const dryRun = !!args["dry-run"];
+      const native = args["native-memory"];
+      if (native !== undefined && native !== "off" && native !== "keep")
+        throw usageError(`--native-memory must be off or keep (got ${JSON.stringify(native)})`);
+      const config = loadConfig();
       const plan = planLink(h, {
         target,
         bin,
         sessionEnd: triState(rawArgs, "session-end"),
         mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false,
-        config: loadConfig(),
+        config: native ? { ...config, [`native_memory.${h.host}`]: native } : config,
         force: !!args.force,
       });
+      if (!dryRun && native === "off") {
+        // What the agent saved in its own memory stays readable to Coffer: offer to bring it over first.
+        const { offerNativeImport } = await import("../import/offer");
+        const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !args.json;
+        const ask = async (q: string) => (await consola.prompt(q, { type: "confirm", initial: true })) === true;
+        for (const line of await offerNativeImport(h.host, { interactive, ask })) process.stderr.write(`${line}\n`);
+      }
       if (!dryRun) applyPlan(plan, { force: !!args.force });
+      if (!dryRun && native) setConfigValue(`native_memory.${h.host}`, native);
       const onPath = Bun.which("coffer");
       if (args.project && !onPath)
         plan.notes.push(
@@ -64,5 +84,6 @@ export default withExamples(
     "coffer link gemini --project         # this repository's .gemini/settings.json",
     "coffer link cursor --dry-run         # print the diff, write nothing",
     "coffer link opencode --no-mcp",
+    "coffer link claude --native-memory off   # offers to import Claude's own memories first",
   ],
 );
