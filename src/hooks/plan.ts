@@ -26,7 +26,14 @@ export function oneLine(text: string): string {
 
 export const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export type MemoryItem = { id: string; title: string; body: string; hash: string };
+export type MemoryItem = {
+  id: string;
+  title: string;
+  body: string;
+  hash: string;
+  /** Relevant, but not enough to spend the prompt budget's body space on: a card at most. */
+  cardOnly?: boolean;
+};
 
 export type MemoryPlan = { text: string; sent: MemoryItem[]; cards: MemoryItem[]; dropped: MemoryItem[] };
 
@@ -119,7 +126,7 @@ function byBudget(items: MemoryItem[], budget: PromptBudget | undefined): Memory
     const size = bodyBlock(item).length + 2;
     // The best match may take up to twice the budget (a body is never cut); the rest must fit it.
     const room = bodies.length === 0 ? 2 * budget.chars : budget.chars - used;
-    if (!cards.length && bodies.length < budget.bodies && size <= room) {
+    if (!cards.length && !item.cardOnly && bodies.length < budget.bodies && size <= room) {
       bodies.push(item);
       used += size;
     } else if (cards.length < budget.cards) cards.push(item);

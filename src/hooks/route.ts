@@ -119,6 +119,17 @@ export const COVER = 0.2;
 export const COVER_ONE = 0.4;
 /** Entries scoring under this share of the best match are a long tail, not relevant memory. */
 export const RELATIVE = 0.5;
+/** Text matches under this share of the best one are shown as cards, not bodies. */
+export const BODY_SHARE = 0.7;
+
+/**
+ * Ids of routed entries that deserve a body: path hits, and text matches near the best one
+ * (every match in a store under 20 entries, which has no statistics to speak of).
+ */
+export function bodyWorthy(store: Store, routed: Routed[]): Set<string> {
+  const best = entryCount(store) < 20 ? 0 : Math.max(0, ...routed.map((r) => r.score));
+  return new Set(routed.filter((r) => r.pathHit || r.score >= BODY_SHARE * best).map((r) => r.id));
+}
 /** Alternatives looked up per prompt term, at most. */
 const ALT_MAX = 10;
 /** Alternatives looked up per prompt, at most (a long prompt must not cost hundreds of lookups). */

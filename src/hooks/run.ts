@@ -29,6 +29,7 @@ import {
   sig,
 } from "./plan";
 import {
+  bodyWorthy,
   globalCards,
   globPaths,
   loadBodies,
@@ -146,11 +147,15 @@ function parentKeyOf(ctx: HookContext): SessionKey {
   return sessionKey(ctx.input.host, ctx.input.cwd, ctx.input.sessionId);
 }
 
-function memoryItems(store: Store, routed: Routed[]): MemoryItem[] {
+/** Routed entries with their bodies; those not in `worthy` (when given) may only become cards. */
+function memoryItems(store: Store, routed: Routed[], worthy?: Set<string>): MemoryItem[] {
   const bodies = loadBodies(store, routed);
   return routed.flatMap((r) => {
     const body = bodies.get(r.rowid);
-    return body === undefined ? [] : [{ id: r.id, title: r.title, body, hash: r.hash }];
+    if (body === undefined) return [];
+    const item: MemoryItem = { id: r.id, title: r.title, body, hash: r.hash };
+    if (worthy && !worthy.has(r.id)) item.cardOnly = true;
+    return [item];
   });
 }
 
@@ -210,7 +215,7 @@ function prompt(ctx: HookContext): HookResult {
     const state = readSession(store, key);
     const plan = planMemory({
       prefix: rulesPrefix(store, ctx.cap),
-      candidates: memoryItems(store, routed),
+      candidates: memoryItems(store, routed, bodyWorthy(store, routed)),
       alreadyLoaded: [],
       proof: proof
         ? (n) => `Coffer proof: loaded ${n}/${routed.length} via hook ${mode} (sig ${routedSig}).`
@@ -230,7 +235,7 @@ function prompt(ctx: HookContext): HookResult {
   const fresh = mode === "always" ? routed : routed.filter((r) => delivered.get(r.id) !== r.hash);
   const already = mode === "always" ? [] : routed.filter((r) => delivered.get(r.id) === r.hash).map((r) => r.id);
   const plan = planMemory({
-    candidates: memoryItems(store, fresh),
+    candidates: memoryItems(store, fresh, bodyWorthy(store, routed)),
     alreadyLoaded: already,
     proof: proof
       ? (n) =>

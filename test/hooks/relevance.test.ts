@@ -39,13 +39,15 @@ beforeAll(() => {
   pid = projectId(repo);
   const long = (word: string) => `${word} details. `.repeat(30).trim();
   const entries: EntrySpec[] = [
-    // Rank order: A01 only mentions the terms in its body, Z99 carries both in its title.
+    // Rank order: A01 has one of the terms in its title, the other in its body; Z99 both in its title.
     {
       id: "A01BODYONLY",
-      title: "Misc operations notes",
+      title: "Otter queue notes",
       body: "Sometimes the otter queue and the badger cache interact.",
     },
     { id: "Z99TITLED", title: "Otter queue and badger cache", body: "Flush the otter queue before the badger cache." },
+    // Half as relevant: worth a card, not a body.
+    { id: "M01HALF", title: "Otter queue sizing", body: "Leave room for the badger." },
     // Budget: six entries about capybaras, ~600 characters each.
     ...Array.from({ length: 6 }, (_, i) => ({
       id: `C0${i}CAPYBARA`,
@@ -77,11 +79,13 @@ const ask = (prompt: string, cwd = repo) =>
   contextOf(hook(sb, "claude", "prompt", claudePrompt(`rel-${++n}`, cwd, prompt)));
 
 describe("prompt injection", () => {
-  test("bodies are printed best-first, not in id order", () => {
+  test("bodies are printed best-first, not in id order; a much weaker match is a card", () => {
     const ids = bodyIds(ask("otter queue badger cache"));
     expect(ids[0]).toBe("Z99TITLED");
     expect(ids).toContain("A01BODYONLY");
     expect(ids.indexOf("Z99TITLED")).toBeLessThan(ids.indexOf("A01BODYONLY"));
+    expect(ids).not.toContain("M01HALF");
+    expect(cardIds(ask("otter queue badger cache"))).toEqual(["M01HALF"]);
   });
 
   test("the per-prompt budget: three bodies within ~1,500 characters, then cards, then nothing", () => {
