@@ -17,7 +17,7 @@ import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
 import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
 import { deriveTitle, type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
-import { entryPath, scopeDir } from "../store/indexer";
+import { entryPath, readMemoryFile, scopeDir } from "../store/indexer";
 import { GLOBAL, type ProjectScope, type ScopeKey } from "../store/scope";
 import { bodyMax, closeStore, openStore, type Store } from "../store/store";
 import type { ImportFile, ImportItem, ImportPlan, ImportSource } from "./types";
@@ -127,7 +127,7 @@ function projectLabel(scope: ScopeKey, project?: ProjectScope): string {
   if (scope === GLOBAL) return "global";
   if (project) return project.label;
   try {
-    const m = /^label:\s*(.+)$/m.exec(readFileSync(join(scopeDir(scope), "project.md"), "utf8"));
+    const m = /^label:\s*(.+)$/m.exec(readMemoryFile(join(scopeDir(scope), "project.md")).text);
     if (m) {
       const raw = m[1]!.trim();
       return raw.startsWith('"') ? JSON.parse(raw) : raw;
@@ -297,7 +297,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
                 queued.text = undefined;
               } else {
                 try {
-                  const existing = parseEntry(readFileSync(entryPath(scope, dup.id), "utf8"), dup.id);
+                  const existing = parseEntry(readMemoryFile(entryPath(scope, dup.id)).text, dup.id);
                   existing.id = dup.id;
                   pending.set(k, { scope, entry: { ...existing, updated: p.entry.updated } });
                 } catch {}
@@ -390,7 +390,7 @@ function placeFile(f: ImportFile, report: ImportReport, manifest: Manifest | und
   const text = f.name === "project.md" ? f.text : clean(f.text, counter);
   let current: string | undefined;
   try {
-    current = readFileSync(file, "utf8");
+    current = readMemoryFile(file).text; // never through a link (its target would be copied into memory/)
   } catch {}
   if (current === undefined) {
     report.files.created++;
@@ -462,7 +462,7 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
     withBulk(store, true, (w) => {
       for (const g of [...m.merged].reverse()) {
         try {
-          const e = parseEntry(readFileSync(entryPath(g.scope, g.id), "utf8"), g.id);
+          const e = parseEntry(readMemoryFile(entryPath(g.scope, g.id)).text, g.id);
           e.id = g.id;
           if (e.updated !== g.after) continue; // changed since: leave it
           w.write(g.scope, { ...e, updated: g.before });
@@ -476,7 +476,7 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
   for (const line of m.rule_lines) {
     const file = join(scopeDir(line.scope), "rules.md");
     try {
-      const lines = readFileSync(file, "utf8").split("\n");
+      const lines = readMemoryFile(file).text.split("\n");
       const at = lines.lastIndexOf(line.line);
       if (at < 0) continue;
       lines.splice(at, 1);

@@ -1,7 +1,7 @@
 /** Commit messages and summaries that say what changed, per scope. */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../lib/paths";
+import { readMemoryFile } from "../store/indexer";
 import { isSyncedPath, pathKind, scopeOfPath } from "./layout";
 
 export type Change = { status: "A" | "M" | "D"; path: string };
@@ -32,7 +32,8 @@ export function parseNameStatus(out: string): Change[] {
 export function scopeLabel(scope: string): string {
   if (scope === "global") return "global";
   try {
-    const m = /^label:\s*(.+)$/m.exec(readFileSync(join(paths.projectScope(scope), "project.md"), "utf8"));
+    // Never through a link: the label goes into a commit message that is pushed.
+    const m = /^label:\s*(.+)$/m.exec(readMemoryFile(join(paths.projectScope(scope), "project.md")).text);
     if (m) {
       const raw = m[1]!.trim();
       const label = raw.startsWith('"') ? JSON.parse(raw) : raw;
