@@ -55,11 +55,11 @@ test("expressions RE2 cannot run in linear time are refused with a message namin
 }, 60_000);
 
 test("a search past its budget answers 'pattern too expensive' (CLI exit 1, MCP error)", async () => {
-  // 600 entries of one 30,000-character line each: a costly expression over all of them runs past the budget.
+  // 1,000 entries of one 30,000-character line each (~10 s of matching at the measured speed; the budget is 2 s): a costly expression over all of them runs past the budget.
   const dir = join(sb.cofferHome, "memory", "global", "entries");
   mkdirSync(dir, { recursive: true });
   const line = `${"ab".repeat(15_000)}`;
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 1000; i++) {
     const id = `01K${String(i).padStart(23, "0")}`;
     writeFileSync(join(dir, `${id}.md`), `---\nid: ${id}\nkind: note\ntitle: long ${i}\n---\n${line}\n`);
   }
