@@ -144,6 +144,11 @@ function claudeItems(
       found.push(native(s, rel, text, kind, title));
     }
     if (!found.length) continue;
+    // Claude Code deletes old transcripts (cleanupPeriodDays): the directory name itself still spells the path.
+    if (!dirs.length) {
+      const d = dirFromSlug(slug);
+      if (d) dirs.push(d);
+    }
     const p: Placement = placeProject(slug, dirs, map, cwd, "Claude Code", found.length);
     if ("skip" in p) {
       skipped.push({ reason: p.skip, count: found.length });
@@ -152,6 +157,31 @@ function claudeItems(
     for (const i of found) items.push({ ...i, scope: p.scope, project: p.project });
   }
   return items;
+}
+
+/**
+ * The directory a Claude Code project folder name stands for: the name is the path with every
+ * character other than a letter or digit turned into "-", so follow it down from "/" through the
+ * directories that exist, matching each one's name spelled the same way.
+ */
+function dirFromSlug(slug: string): string | undefined {
+  const spell = (name: string) => `-${name.replace(/[^A-Za-z0-9]/g, "-")}`;
+  const walk = (dir: string, rest: string, depth: number): string | undefined => {
+    if (!rest) return dir;
+    if (depth > 40) return undefined;
+    for (const name of entries(dir)) {
+      const s = spell(name);
+      if (!rest.startsWith(s) || (rest.length > s.length && rest[s.length] !== "-")) continue;
+      let isDir = false;
+      try {
+        isDir = statSync(join(dir, name)).isDirectory();
+      } catch {}
+      const found = isDir ? walk(join(dir, name), rest.slice(s.length), depth + 1) : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return slug.startsWith("-") ? walk("/", slug, 0) : undefined;
 }
 
 function native(s: Source, rel: string, text: string, kind: Kind, title: string): ImportItem {

@@ -159,3 +159,21 @@ describe("coffer import native", () => {
     expect(left.map((e) => e.body)).toEqual(["Deploys happen on Tuesdays."]);
   });
 });
+
+test("a Claude project whose transcripts were cleaned up is found from its folder name", () => {
+  const sb = sandbox("coffer-import-native-slug-");
+  try {
+    const blog = sb.repo("my.blog", "git@github.com:acme/blog.git");
+    // Only the memory folder is left (Claude Code deletes transcripts after cleanupPeriodDays).
+    writeFile(
+      join(sb.home, ".claude", "projects", slug(blog), "memory", "MEMORY.md"),
+      "- Posts live in content/posts\n",
+    );
+    const r = sb.run(["import", "native", "--host", "claude", "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.json().created).toBe(1);
+    expect(entriesOf(sb.cofferHome, "blog").map((e) => e.body)).toEqual(["Posts live in content/posts"]);
+  } finally {
+    sb.cleanup();
+  }
+});
