@@ -459,6 +459,7 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
         }
       });
     }
+    removeTemps(m.created);
     withBulk(store, true, (w) => {
       for (const g of [...m.merged].reverse()) {
         try {
@@ -513,6 +514,27 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
     files: report.files_removed,
   });
   return report;
+}
+
+/** Temp files an import killed mid-write left for entries it was creating (`.<id>.md.<pid>….tmp`). */
+function removeTemps(created: Manifest["created"]): void {
+  const byScope = new Map<ScopeKey, Set<string>>();
+  for (const c of created) {
+    const ids = byScope.get(c.scope) ?? new Set<string>();
+    ids.add(c.id);
+    byScope.set(c.scope, ids);
+  }
+  for (const [scope, ids] of byScope) {
+    const dir = dirname(entryPath(scope, "x"));
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {}
+    for (const n of names) {
+      const m = /^\.([0-9A-Z]{26})\.md\..*\.tmp$/.exec(n);
+      if (m && ids.has(m[1]!)) rmSync(join(dir, n), { force: true });
+    }
+  }
 }
 
 /** True when a project directory holds anything besides project.md (entries, rules, handoffs). */

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { ClaudeMemDb } from "./claude-mem-db";
@@ -331,6 +331,48 @@ test("an import alongside concurrent writers loses nothing", async () => {
     expect(entriesOf(sb.cofferHome, "busy")).toHaveLength(810);
     const listed = sb.run(["list", "--scope", "project", "--json", "--limit", "1"], { cwd: repo }).json();
     expect(listed.total).toBe(810); // the index agrees with the files
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test("an import killed mid-way can still be undone completely", async () => {
+  const sb = sandbox("coffer-import-cm-kill-");
+  try {
+    const repo = sb.repo("killed", "git@github.com:acme/killed.git");
+    const cm = new ClaudeMemDb(join(sb.root, "k.db"));
+    cm.session("k1", "killed", repo);
+    cm.db.run("BEGIN");
+    for (let i = 0; i < 3000; i++)
+      cm.observation({
+        project: "killed",
+        session: "k1",
+        type: "change",
+        title: `Change ${i}`,
+        narrative: `Change number ${i} in file f${i}.ts, ${"detail ".repeat(20)}`,
+        at: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(),
+      });
+    cm.db.run("COMMIT");
+    cm.close();
+    const p = sb.spawn(["import", "claude-mem", "--db", cm.path]);
+    const projects = join(sb.cofferHome, "memory", "projects");
+    const written = () => {
+      try {
+        return readdirSync(projects).reduce((n, id) => n + readdirSync(join(projects, id, "entries")).length, 0);
+      } catch {
+        return 0;
+      }
+    };
+    for (let t = 0; t < 400 && written() < 200; t++) await Bun.sleep(25);
+    p.kill(9);
+    await p.exited;
+    const list = sb.run(["import", "--list", "--json"]).json();
+    expect(list).toHaveLength(1);
+    const u = sb.run(["import", "--undo", list[0].import_id]);
+    expect(u.code).toBe(0);
+    expect(written()).toBe(0); // no entry and no temp file left
+    expect(existsSync(join(projects, readdirSync(projects)[0] ?? "none", "project.md"))).toBe(false);
+    expect(sb.run(["list", "--scope", "project", "--json"], { cwd: repo }).json().total).toBe(0);
   } finally {
     sb.cleanup();
   }
