@@ -23,6 +23,7 @@ import {
   rowidsInScopes,
   rowsByIds,
   rowsByRowid,
+  scopesCount,
   termHits,
 } from "../store/hooks";
 import { GLOBAL, type ScopeKey } from "../store/scope";
@@ -147,8 +148,8 @@ export function informativeLimit(total: number): number {
 type Score = { score: number; groups: number; strong: boolean };
 
 /**
- * Text scores of a prompt's specific content against the whole index (any scope), by rowid,
- * with the total weight of the prompt's terms. Per term group, an entry scores the best of
+ * Text scores of a prompt's specific content against the active scopes (statistics too: what
+ * is rare in this project and the global scope), by rowid, with the total weight of the terms. Per term group, an entry scores the best of
  * idf x field weight (x ALT_WEIGHT for a vocabulary alternative) over the group's words.
  */
 function textScores(
@@ -158,7 +159,8 @@ function textScores(
   const scores = new Map<number, Score>();
   const groups = isGeneralQuestion(prompt) ? [] : promptGroups(prompt);
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
-  const total = entryCount(store);
+  const scopes = activeScopes(store);
+  const total = scopesCount(store, scopes);
   const informativeMax = informativeLimit(total);
   let altBudget = ALT_TOTAL;
   const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
@@ -167,7 +169,7 @@ function textScores(
   let weight = 0;
   let terms = 0;
   for (const g of groups) {
-    const own = termHits(store, g.text, "all", informativeMax + 1);
+    const own = termHits(store, g.text, "all", informativeMax + 1, scopes);
     if (own.length > informativeMax) continue; // found nearly everywhere: says nothing
     terms++;
     const words: { text: string; hits: number[]; w: number }[] = [];
@@ -176,7 +178,7 @@ function textScores(
     if (own.length) words.push({ text: g.text, hits: own, w: ownW });
     for (const alt of g.alternatives.slice(0, ALT_MAX)) {
       if (altBudget-- <= 0) break;
-      const hits = termHits(store, alt, "all", informativeMax + 1);
+      const hits = termHits(store, alt, "all", informativeMax + 1, scopes);
       if (hits.length && hits.length <= informativeMax)
         words.push({ text: alt, hits, w: ALT_WEIGHT * idf(hits.length) });
     }
@@ -190,8 +192,8 @@ function textScores(
     const best = new Map<number, number>();
     const strong = new Set<number>();
     for (const word of words) {
-      const title = new Set(termHits(store, word.text, "title"));
-      const tags = new Set(termHits(store, word.text, "tags"));
+      const title = new Set(termHits(store, word.text, "title", -1, scopes));
+      const tags = new Set(termHits(store, word.text, "tags", -1, scopes));
       for (const rowid of word.hits) {
         const f = title.has(rowid) ? FIELD_WEIGHT.title : tags.has(rowid) ? FIELD_WEIGHT.tags : FIELD_WEIGHT.body;
         if (f > FIELD_WEIGHT.body) strong.add(rowid);

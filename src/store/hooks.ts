@@ -14,6 +14,7 @@ import type { Host } from "./config";
 import { dbOf } from "./db";
 import type { ScopeKey } from "./scope";
 import type { Store } from "./store";
+import { scopeToken } from "./text";
 
 // ---------------------------------------------------------------------------------------------
 // Routing queries
@@ -43,10 +44,20 @@ const FIELDS: Record<TermField, string> = {
   all: "{title tags body}",
 };
 
-/** An FTS5 phrase for one term in some columns (tags hold an entry's tags and keywords). */
-function columnMatch(term: string, field: TermField | boolean): string {
+/** An FTS5 phrase for one term in some columns (tags hold an entry's tags and keywords), optionally within scopes. */
+function columnMatch(term: string, field: TermField | boolean, scopes?: ScopeKey[]): string {
   const f = field === true ? "heading" : field === false ? "all" : field;
-  return `${FIELDS[f]} : "${term.replace(/"/g, '""')}"`;
+  const phrase = `${FIELDS[f]} : "${term.replace(/"/g, '""')}"`;
+  return scopes?.length ? `(${scopes.map((s) => `scope:${scopeToken(s)}`).join(" OR ")}) AND ${phrase}` : phrase;
+}
+
+/** Entries in `scopes`. */
+export function scopesCount(store: Store, scopes: ScopeKey[]): number {
+  return (
+    dbOf(store)
+      .query(`SELECT count(*) AS n FROM entries WHERE scope IN (${placeholders(scopes.length)})`)
+      .get(...scopes) as { n: number }
+  ).n;
 }
 
 /** Entries (any scope) containing `term` in title, tags or body, counted up to `cap`. */
@@ -62,11 +73,17 @@ export function termFrequency(store: Store, term: string, cap: number): number {
  * Rowids of entries (any scope) containing `term` in title or tags (`true`), anywhere (`false`),
  * or in the named field; at most `limit` of them.
  */
-export function termHits(store: Store, term: string, field: TermField | boolean, limit = -1): number[] {
+export function termHits(
+  store: Store,
+  term: string,
+  field: TermField | boolean,
+  limit = -1,
+  scopes?: ScopeKey[],
+): number[] {
   return (
     dbOf(store)
       .query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?")
-      .all(columnMatch(term, field), limit) as {
+      .all(columnMatch(term, field, scopes), limit) as {
       rowid: number;
     }[]
   ).map((r) => r.rowid);
