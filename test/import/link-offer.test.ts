@@ -52,10 +52,11 @@ describe("coffer link --native-memory off offers the import first", () => {
     });
     expect(p.exitCode).toBe(0);
     expect(p.stdout.toString()).toContain("Imported 2 of claude's own memories");
-    expect(entriesOf(sb.cofferHome, "site").map((e) => e.body).sort()).toEqual([
-      "The site builds with Astro; run `npm run build` before deploying",
-      "User prefers British spelling",
-    ]);
+    expect(
+      entriesOf(sb.cofferHome, "site")
+        .map((e) => e.body)
+        .sort(),
+    ).toEqual(["The site builds with Astro; run `npm run build` before deploying", "User prefers British spelling"]);
     expect(settings().autoMemoryEnabled).toBe(false);
   });
 
