@@ -27,7 +27,7 @@ import {
   termHits,
 } from "../store/hooks";
 import { GLOBAL, type ScopeKey } from "../store/scope";
-import { activeScopes, entryCount, type Store } from "../store/store";
+import { activeScopes, type Store } from "../store/store";
 import { isGeneralQuestion, promptGroups } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
@@ -128,7 +128,7 @@ export const BODY_SHARE = 0.7;
  * (every match in a store under 20 entries, which has no statistics to speak of).
  */
 export function bodyWorthy(store: Store, routed: Routed[]): Set<string> {
-  const best = entryCount(store) < 20 ? 0 : Math.max(0, ...routed.map((r) => r.score));
+  const best = scopesCount(store, activeScopes(store)) < 20 ? 0 : Math.max(0, ...routed.map((r) => r.score));
   return new Set(routed.filter((r) => r.pathHit || r.score >= BODY_SHARE * best).map((r) => r.id));
 }
 /** Alternatives looked up per prompt term, at most. */
@@ -223,7 +223,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   const order = scopeOrder(store);
   const byId = new Map<string, Routed>();
   const { scores, weight, floor, terms } = textScores(store, prompt);
-  const small = entryCount(store) < 20;
+  const small = scopesCount(store, scopes) < 20;
   const pathRows = routeByPaths(store, globPaths(store, namedPaths));
   for (const r of pathRows) {
     r.score = Number((scores.get(r.rowid)?.score ?? 0).toFixed(9));
