@@ -4,7 +4,9 @@
  *   index: pointer lines to topic files, plus loose notes) and one topic file per subject, with
  *   optional frontmatter (name, description, type). The project's directory is read from the
  *   transcripts beside it (their `cwd`).
- * - Gemini CLI: the `## Gemini Added Memories` section `save_memory` appends to `~/.gemini/GEMINI.md`
+ * - Gemini CLI: its private project memory folder `~/.gemini/tmp/<project>/memory/` (0.61+: the same
+ *   MEMORY.md + notes layout; the project from its `.project_root` marker or projects.json), and the
+ *   `## Gemini Added Memories` section older versions' `save_memory` appended to `~/.gemini/GEMINI.md`
  *   (and to a repository's `GEMINI.md`).
  * - Codex: `$CODEX_HOME/memories/MEMORY.md`, its consolidated durable memories (the other files
  *   there are summaries of it or per-session inputs).
@@ -19,7 +21,7 @@ import { deriveTitle, type Kind, normHash } from "../store/entry";
 import { GLOBAL, resolveProject } from "../store/scope";
 import { claudeHead, claudeRoot } from "../transcripts/claude";
 import { entries } from "../transcripts/files";
-import { geminiHome } from "../transcripts/gemini";
+import { geminiHome, geminiProjectPath, geminiRoot } from "../transcripts/gemini";
 import { type Placement, parseProjectMap, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
@@ -104,6 +106,32 @@ const CLAUDE_KIND: Record<string, Kind> = {
 /** A line of MEMORY.md that only points at a topic file (imported on its own). */
 const POINTER = /^\[[^\]]*\]\(([^)]+\.md)\)/;
 
+/**
+ * A memory folder as Claude Code and Gemini CLI keep one: `MEMORY.md` is an index (pointer lines
+ * to sibling notes, which are imported themselves, plus brief facts written straight into it) and
+ * each sibling `*.md` is one note, with optional frontmatter (name, description, type).
+ */
+function memoryFolder(host: NativeHost, memDir: string, relDir: string): ImportItem[] {
+  const files = entries(memDir)
+    .filter((n) => n.endsWith(".md") && !n.startsWith("."))
+    .sort();
+  const found: ImportItem[] = [];
+  for (const s of files.map((f) => readSource(host, join(memDir, f))).filter((x): x is Source => !!x)) {
+    const name = s.file.slice(memDir.length + 1);
+    const rel = `${relDir}/${name}`;
+    if (name === "MEMORY.md") {
+      for (const b of bullets(s.text)) if (!POINTER.test(b)) found.push(native(s, rel, b, kindOf(b), deriveTitle(b)));
+      continue;
+    }
+    const { meta, body } = frontmatter(s.text);
+    const text = body.trim() || String(meta.description ?? "").trim();
+    if (!text) continue;
+    const title = String(meta.name ?? meta.description ?? "").trim() || deriveTitle(text);
+    found.push(native(s, rel, text, CLAUDE_KIND[String(meta.type ?? "")] ?? "fact", title));
+  }
+  return found;
+}
+
 function claudeItems(
   map: ReturnType<typeof parseProjectMap>,
   cwd: string,
@@ -113,10 +141,7 @@ function claudeItems(
   const items: ImportItem[] = [];
   for (const slug of entries(root).sort()) {
     const memDir = join(root, slug, "memory");
-    const files = entries(memDir)
-      .filter((n) => n.endsWith(".md") && !n.startsWith("."))
-      .sort();
-    if (!files.length) continue;
+    if (!entries(memDir).some((n) => n.endsWith(".md"))) continue;
     // Where the project lives: the cwd its transcripts recorded.
     const dirs: string[] = [];
     for (const t of entries(join(root, slug)).filter((n) => n.endsWith(".jsonl"))) {
@@ -124,25 +149,7 @@ function claudeItems(
       if (c && !dirs.includes(c)) dirs.push(c);
       if (dirs.length >= 3) break;
     }
-    const sources = files.map((f) => readSource("claude", join(memDir, f))).filter((s): s is Source => !!s);
-    const found: ImportItem[] = [];
-    for (const s of sources) {
-      const name = s.file.slice(memDir.length + 1);
-      const rel = `${slug}/memory/${name}`;
-      if (name === "MEMORY.md") {
-        for (const b of bullets(s.text)) {
-          if (POINTER.test(b)) continue;
-          found.push(native(s, rel, b, kindOf(b), deriveTitle(b)));
-        }
-        continue;
-      }
-      const { meta, body } = frontmatter(s.text);
-      const text = body.trim() || String(meta.description ?? "").trim();
-      if (!text) continue;
-      const title = String(meta.name ?? meta.description ?? "").trim() || deriveTitle(text);
-      const kind = CLAUDE_KIND[String(meta.type ?? "")] ?? "fact";
-      found.push(native(s, rel, text, kind, title));
-    }
+    const found = memoryFolder("claude", memDir, `${slug}/memory`);
     if (!found.length) continue;
     // Claude Code deletes old transcripts (cleanupPeriodDays): the directory name itself still spells the path.
     if (!dirs.length) {
@@ -201,8 +208,24 @@ function native(s: Source, rel: string, text: string, kind: Kind, title: string)
 
 const GEMINI_SECTION = /^##\s+Gemini Added Memories\s*$/;
 
-function geminiItems(cwd: string): ImportItem[] {
+function geminiItems(
+  map: ReturnType<typeof parseProjectMap>,
+  cwd: string,
+  skipped: ImportPlan["skipped"],
+): ImportItem[] {
   const items: ImportItem[] = [];
+  // Gemini CLI (0.61+) keeps private project notes in ~/.gemini/tmp/<project>/memory/ (MEMORY.md + notes).
+  const tmp = geminiRoot();
+  for (const dir of entries(tmp).sort()) {
+    const memDir = join(tmp, dir, "memory");
+    if (!entries(memDir).some((n) => n.endsWith(".md"))) continue;
+    const found = memoryFolder("gemini", memDir, `tmp/${dir}/memory`);
+    if (!found.length) continue;
+    const root = geminiProjectPath(join(memDir, "MEMORY.md"));
+    const p = placeProject(dir, root ? [root] : [], map, cwd, "Gemini CLI", found.length);
+    if ("skip" in p) skipped.push({ reason: p.skip, count: found.length });
+    else for (const i of found) items.push({ ...i, scope: p.scope, project: p.project });
+  }
   const add = (file: string, rel: string, scope: string, project?: ReturnType<typeof resolveProject>) => {
     const s = readSource("gemini", file);
     const body = s && section(s.text, GEMINI_SECTION);
@@ -258,7 +281,7 @@ export function planNative(opts: NativeOptions = {}): ImportPlan {
     from.push(claudeRoot());
   }
   if (asked.includes("gemini")) {
-    items.push(...geminiItems(cwd));
+    items.push(...geminiItems(map, cwd, skipped));
     from.push(join(geminiHome(), "GEMINI.md"));
   }
   if (asked.includes("codex")) {

@@ -177,3 +177,26 @@ test("a Claude project whose transcripts were cleaned up is found from its folde
     sb.cleanup();
   }
 });
+
+test("Gemini CLI's private project memory folder (~/.gemini/tmp/<project>/memory/)", () => {
+  const sb = sandbox("coffer-import-native-gemini-");
+  try {
+    const api = sb.repo("api", "git@github.com:acme/api.git");
+    const tmp = join(sb.home, ".gemini", "tmp", "api");
+    writeFile(join(tmp, ".project_root"), `${api}\n`); // how Gemini CLI 0.61 names a project's temp folder
+    writeFile(
+      join(tmp, "memory", "MEMORY.md"),
+      "# Memory\n\n- [Release steps](release.md)\n- The staging API answers on port 8443\n",
+    );
+    writeFile(join(tmp, "memory", "release.md"), "# Release steps\n\n1. Tag\n2. Wait for CI\n3. Promote\n");
+    const r = sb.run(["import", "native", "--host", "gemini", "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.json().created).toBe(2);
+    const entries = entriesOf(sb.cofferHome, "api");
+    expect(entries.map((e) => e.meta.title).sort()).toEqual(["Release steps", "The staging API answers on port 8443"]);
+    expect(entries.every((e) => e.meta.actor === "import:gemini")).toBe(true);
+    expect(sb.run(["import", "native", "--host", "gemini", "--json"]).json().created).toBe(0);
+  } finally {
+    sb.cleanup();
+  }
+});
