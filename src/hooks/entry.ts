@@ -131,6 +131,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
       config,
       notice: (m) => hookLog(m, where),
       busyTimeoutMs: Math.max(50, Math.min(1000, left - 200)),
+      readWhenBusy: false, // a held lock would also stall the delivered-set write: answer empty now
     });
     const { withHealing } = await import("../store/store");
     const result = withHealing(store, () =>

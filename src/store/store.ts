@@ -34,6 +34,8 @@ export type OpenOptions = {
   rebuildAll?: boolean;
   /** How long a statement waits for another process's write lock (default 5000 ms; hooks pass their deadline). */
   busyTimeoutMs?: number;
+  /** When the refresh cannot get the write lock in time: go on reading (default) or throw (servers retry). */
+  readWhenBusy?: boolean;
 };
 
 const defaultNotice = (m: string) => process.stderr.write(`coffer: ${m}\n`);
@@ -51,7 +53,17 @@ export function openStore(opts: OpenOptions = {}): Store {
   try {
     if (opts.freshness !== "none") refresh(store, opts.freshness === "shallow" ? "shallow" : "deep");
   } catch (err) {
-    closeStore(store); // e.g. busy: the caller may retry with a new open
+    // Another process holds the write lock past our wait (a stuck writer): reads go on with what
+    // the index holds (WAL readers are never blocked); writes still wait and say who holds it.
+    if (isBusy(err) && opts.readWhenBusy !== false) {
+      notice("index.db is held by another process's write; reading what it holds now (it may miss the newest changes)");
+      // We already waited once: a write after this fails soon, naming the holder, instead of waiting again.
+      try {
+        dbOf(store).run("PRAGMA busy_timeout = 200");
+      } catch {}
+      return store;
+    }
+    closeStore(store); // the caller may retry with a new open
     throw err;
   }
   return store;
@@ -144,7 +156,7 @@ export async function withOpenStore<T>(opts: OpenOptions, fn: (store: Store) => 
   for (let attempt = 0; ; attempt++) {
     let store: Store | undefined;
     try {
-      store = openStore({ busyTimeoutMs: SERVER_BUSY.busyTimeoutMs, ...opts });
+      store = openStore({ busyTimeoutMs: SERVER_BUSY.busyTimeoutMs, readWhenBusy: false, ...opts });
       return fn(store);
     } catch (err) {
       if (!isBusy(err) || Date.now() - started > SERVER_BUSY.totalMs) throw err;

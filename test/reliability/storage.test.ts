@@ -130,7 +130,7 @@ describe("locked index", () => {
   });
   afterAll(() => sb.cleanup());
 
-  test("a write waits, then names the process that holds the lock (no stack trace)", async () => {
+  test("a write waits, then names the process that holds the lock (no stack trace); reads go on", async () => {
     const db = new Database(join(sb.cofferHome, "state", "index.db"));
     db.run("BEGIN EXCLUSIVE");
     try {
@@ -145,6 +145,17 @@ describe("locked index", () => {
       expect(stderr).toMatch(/locked by another process/);
       if (process.platform === "linux") expect(stderr).toContain(`pid ${process.pid}`);
       expect(stderr).not.toMatch(NO_BUG);
+      // Reads go on with what the index holds (WAL readers are not blocked), with a notice.
+      const read = Bun.spawn([BIN, "recall", "LOCK-MARKER"], {
+        env: sb.env,
+        cwd: sb.home,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [out, err] = await Promise.all([new Response(read.stdout).text(), new Response(read.stderr).text()]);
+      expect(await read.exited).toBe(0);
+      expect(out).toContain("LOCK-MARKER");
+      expect(err).toMatch(/held by another process/);
     } finally {
       db.run("ROLLBACK");
       db.close();
