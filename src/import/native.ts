@@ -22,7 +22,7 @@ import { GLOBAL, resolveProject } from "../store/scope";
 import { claudeHead, claudeRoot } from "../transcripts/claude";
 import { entries } from "../transcripts/files";
 import { geminiHome, geminiProjectPath, geminiRoot } from "../transcripts/gemini";
-import { type Placement, parseProjectMap, placeProject } from "./scopes";
+import { type Placement, parseProjectMap, placeDirectory, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
 export const NATIVE_HOSTS = ["claude", "gemini", "codex"] as const;
@@ -238,12 +238,56 @@ function geminiItems(
   return items;
 }
 
+/** Codex's consolidated sections and the kind each bullet becomes; `## Task <n>` sections only route to rollouts. */
+const CODEX_SECTIONS: [RegExp, Kind][] = [
+  [/^user preferences$/i, "preference"],
+  [/^reusable knowledge$/i, "fact"],
+  [/^failures and how to do differently$/i, "gotcha"],
+];
+
+/**
+ * `$CODEX_HOME/memories/MEMORY.md`: `# Task Group: ...` blocks, each with `scope:`, `applies_to:
+ * cwd=<dir>; ...`, routing-only `## Task <n>` sections, and the consolidated `## User preferences`,
+ * `## Reusable knowledge` and `## Failures and how to do differently` bullets (trailing `[Task n]`
+ * references dropped). A block lands in the repository of its cwd, else global. A file without
+ * task groups is read as sections (one entry each) or loose bullets.
+ */
 function codexItems(): ImportItem[] {
   const home = process.env.CODEX_HOME || join(homeDir(), ".codex");
   const s = readSource("codex", join(home, "memories", "MEMORY.md"));
   if (!s) return [];
   const rel = "memories/MEMORY.md";
   const { body } = frontmatter(s.text);
+  const groups = body.split(/^(?=# Task Group:)/m).filter((g) => g.startsWith("# Task Group:"));
+  if (groups.length) {
+    const items: ImportItem[] = [];
+    for (const g of groups) {
+      const group = /^# Task Group:\s*(.*)$/m.exec(g)?.[1]?.trim() ?? "";
+      const cwd = /^applies_to:.*?\bcwd=([^;\n]+)/m.exec(g)?.[1]?.trim();
+      const project = cwd ? placeDirectory(cwd) : undefined;
+      for (const sec of g.split(/^(?=## )/m)) {
+        const heading = /^## (.*)$/m.exec(sec)?.[1]?.trim() ?? "";
+        const kind = CODEX_SECTIONS.find(([re]) => re.test(heading))?.[1];
+        if (!kind) continue;
+        for (const b of bullets(sec)) {
+          const text = b.replace(/(?:\s*\[Task \d+\])+\s*$/, "").trim();
+          if (!text) continue;
+          const item = native(s, rel, text, kind, deriveTitle(text));
+          if (group)
+            item.tags = [
+              ...item.tags,
+              `codex:${group
+                .toLowerCase()
+                .replace(/[^a-z0-9]+/g, "-")
+                .replace(/^-|-$/g, "")
+                .slice(0, 48)}`,
+            ];
+          items.push(project ? { ...item, scope: project.id, project } : item);
+        }
+      }
+    }
+    return items;
+  }
   // Sections with a heading become one entry each; a file of loose bullets, one per bullet.
   const parts = body.split(/^(?=#{2,3}\s)/m).filter((p) => /^#{2,3}\s/.test(p));
   if (parts.length) {
@@ -252,7 +296,7 @@ function codexItems(): ImportItem[] {
         const [head, ...rest] = p.split("\n");
         const text = rest.join("\n").trim();
         const title = head!.replace(/^#+\s*/, "").trim();
-        return text ? native(s, rel, `${text}`, kindOf(text), title || deriveTitle(text)) : undefined;
+        return text ? native(s, rel, text, kindOf(text), title || deriveTitle(text)) : undefined;
       })
       .filter((i): i is ImportItem => !!i);
   }

@@ -54,7 +54,7 @@ function placeTarget(target: string, cwd: string): Placement {
 }
 
 /** The repository a directory belongs to, if it still exists and is one. */
-function placeDirectory(dir: string | undefined): ProjectScope | undefined {
+export function placeDirectory(dir: string | undefined): ProjectScope | undefined {
   if (!dir || !isAbsolute(dir)) return undefined;
   // A file or folder deleted since still belongs to the repository around it, if that remains.
   let d = resolve(dir);

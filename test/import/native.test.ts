@@ -200,3 +200,57 @@ test("Gemini CLI's private project memory folder (~/.gemini/tmp/<project>/memory
     sb.cleanup();
   }
 });
+
+test("Codex MEMORY.md task groups: consolidated bullets by kind, in the repository of the group's cwd", () => {
+  const sb = sandbox("coffer-import-native-codex-");
+  try {
+    const shop = sb.repo("shop", "git@github.com:acme/shop.git");
+    // The shape Codex's memory consolidation writes (its prompt in the pinned codex 0.169 binary).
+    writeFile(
+      join(sb.home, ".codex", "memories", "MEMORY.md"),
+      [
+        "# Task Group: shop checkout and payments",
+        "scope: checkout and payment fixes in the shop repository",
+        `applies_to: cwd=${shop}; reuse_rule=safe for this checkout`,
+        "",
+        "## Task 1: fix the webhook retry, fixed",
+        "### rollout_summary_files",
+        `- rollout_summaries/2026-01-05-abc.md (cwd=${shop}, rollout_path=/x, updated_at=2026-01-05T10:00:00Z, thread_id=t1)`,
+        "### keywords",
+        "- stripe, webhook, retry",
+        "",
+        "## User preferences",
+        '- when reviewing diffs, the user asked: "keep diffs under 200 lines" -> split large changes [Task 1]',
+        "",
+        "## Reusable knowledge",
+        "- Webhooks are verified in src/payments/webhook.ts with the signing secret from the environment [Task 1]",
+        "",
+        "## Failures and how to do differently",
+        "- Retrying webhooks without an idempotency key double-charged in staging -> pass the event id [Task 1][Task 2]",
+        "",
+        "# Task Group: shell habits",
+        "scope: everyday shell use",
+        `applies_to: cwd=${join(sb.root, "nowhere")}; reuse_rule=general`,
+        "",
+        "## User preferences",
+        "- the user prefers ripgrep over grep [Task 1]",
+        "",
+      ].join("\n"),
+    );
+    const r = sb.run(["import", "native", "--host", "codex", "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.json().created).toBe(4);
+    const shopEntries = entriesOf(sb.cofferHome, "shop");
+    expect(shopEntries.map((e) => e.meta.kind).sort()).toEqual(["fact", "gotcha", "preference"]);
+    const gotcha = shopEntries.find((e) => e.meta.kind === "gotcha")!;
+    expect(gotcha.body).toBe(
+      "Retrying webhooks without an idempotency key double-charged in staging -> pass the event id",
+    );
+    expect(gotcha.meta.tags).toEqual(["codex-memory", "codex:shop-checkout-and-payments"]);
+    const global = entriesOf(sb.cofferHome, "global");
+    expect(global.map((e) => e.body)).toEqual(["the user prefers ripgrep over grep"]);
+    expect(allText(join(sb.cofferHome, "memory"))).not.toContain("rollout_summaries/");
+  } finally {
+    sb.cleanup();
+  }
+});
