@@ -112,9 +112,9 @@ const POINTER = /^\[[^\]]*\]\(([^)]+\.md)\)/;
  * each sibling `*.md` is one note, with optional frontmatter (name, description, type).
  */
 function memoryFolder(host: NativeHost, memDir: string, relDir: string): ImportItem[] {
-  const files = entries(memDir)
-    .filter((n) => n.endsWith(".md") && !n.startsWith("."))
-    .sort();
+  const md = (dir: string) => entries(dir).filter((n) => n.endsWith(".md") && !n.startsWith("."));
+  // Claude Code keeps team memories beside the private ones, in team/ (MEMORY.md points at team/<file>.md).
+  const files = [...md(memDir), ...md(join(memDir, "team")).map((n) => `team/${n}`)].sort();
   const found: ImportItem[] = [];
   for (const s of files.map((f) => readSource(host, join(memDir, f))).filter((x): x is Source => !!x)) {
     const name = s.file.slice(memDir.length + 1);
@@ -124,10 +124,16 @@ function memoryFolder(host: NativeHost, memDir: string, relDir: string): ImportI
       continue;
     }
     const { meta, body } = frontmatter(s.text);
-    const text = body.trim() || String(meta.description ?? "").trim();
+    const str = (v: unknown) => (typeof v === "string" ? v.trim() : "");
+    const description = str(meta.description);
+    const text = body.trim() || description;
     if (!text) continue;
-    const title = String(meta.name ?? meta.description ?? "").trim() || deriveTitle(text);
-    found.push(native(s, rel, text, CLAUDE_KIND[String(meta.type ?? "")] ?? "fact", title));
+    // `name` is a kebab-case slug in current Claude Code: the one-line description makes the better title.
+    const slugName = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/.test(str(meta.name));
+    const title = (slugName ? description || str(meta.name) : str(meta.name) || description) || deriveTitle(text);
+    const nested = meta.metadata && typeof meta.metadata === "object" ? (meta.metadata as Record<string, unknown>) : {};
+    const type = str(meta.type) || str(nested.type);
+    found.push(native(s, rel, text, CLAUDE_KIND[type] ?? "fact", title));
   }
   return found;
 }

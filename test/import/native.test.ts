@@ -49,6 +49,24 @@ describe("coffer import native", () => {
       join(claude, slug(shop), "memory", "user_role.md"),
       "---\nname: Who the user is\ntype: user\n---\nA backend developer who reviews every migration by hand.\n",
     );
+    // The frontmatter current Claude Code writes (a kebab-case name, type under metadata), and a team memory.
+    writeFile(
+      join(claude, slug(shop), "memory", "feedback_deploy_checks.md"),
+      [
+        "---",
+        "name: deploy-checks",
+        "description: Check the staging smoke test before every deploy",
+        "metadata:",
+        "  type: feedback",
+        "---",
+        "Run `make smoke ENV=staging` and wait for green before `make deploy`.",
+        "",
+      ].join("\n"),
+    );
+    writeFile(
+      join(claude, slug(shop), "memory", "team", "ci.md"),
+      "---\nname: ci-runner\ndescription: CI runs on self-hosted runners\nmetadata:\n  type: reference\n---\nThe runners are labelled shop-ci; jobs queue when all four are busy.\n",
+    );
     const gone = join(sb.root, "work", "gone");
     writeFile(
       join(claude, slug(gone), "9f.jsonl"),
@@ -92,17 +110,21 @@ describe("coffer import native", () => {
   test("imports Claude auto memory, Gemini's added memories and Codex memories into the right scopes", () => {
     const dry = sb.run(["import", "native", "--dry-run", "--json"], { cwd: shop });
     expect(dry.code).toBe(0);
-    expect(dry.json().created).toBe(9);
+    expect(dry.json().created).toBe(11);
     expect(storedEntries(sb.cofferHome)).toHaveLength(0);
 
     const r = sb.run(["import", "native", "--json"], { cwd: shop });
     expect(r.code).toBe(0);
     const rep = r.json();
-    expect(rep.created).toBe(9);
+    expect(rep.created).toBe(11);
     expect(rep.skipped.map((s: any) => s.reason).join()).toContain("no longer exists");
 
     const shopEntries = entriesOf(sb.cofferHome, "shop");
-    expect(shopEntries).toHaveLength(5);
+    expect(shopEntries).toHaveLength(7);
+    const deploy = shopEntries.find((e) => e.meta.title === "Check the staging smoke test before every deploy")!;
+    expect(deploy.meta.kind).toBe("convention");
+    expect(deploy.body).toBe("Run `make smoke ENV=staging` and wait for green before `make deploy`.");
+    expect(shopEntries.find((e) => e.meta.title === "CI runs on self-hosted runners")!.meta.kind).toBe("fact");
     const tests = shopEntries.find((e) => e.meta.title === "Running tests")!;
     expect(tests.meta.kind).toBe("convention");
     expect(tests.meta.actor).toBe("import:claude");
@@ -129,7 +151,7 @@ describe("coffer import native", () => {
   test("a re-run imports only what is new", () => {
     const same = sb.run(["import", "native", "--json"], { cwd: shop }).json();
     expect(same.created).toBe(0);
-    expect(same.already).toBe(9);
+    expect(same.already).toBe(11);
     writeFile(
       join(sb.home, ".gemini", "GEMINI.md"),
       "## Gemini Added Memories\n- My preferred programming language is Go.\n- The user's team is called Platform.\n- Deploys happen on Tuesdays.\n",
@@ -153,9 +175,9 @@ describe("coffer import native", () => {
     const before = storedEntries(sb.cofferHome).length;
     const u = sb.run(["import", "--undo", first.import_id, "--json"]);
     expect(u.code).toBe(0);
-    expect(u.json().removed).toBe(9);
+    expect(u.json().removed).toBe(11);
     const left = storedEntries(sb.cofferHome);
-    expect(left).toHaveLength(before - 9);
+    expect(left).toHaveLength(before - 11);
     expect(left.map((e) => e.body)).toEqual(["Deploys happen on Tuesdays."]);
   });
 });
