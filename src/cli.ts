@@ -24,7 +24,12 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   },
   list: { description: "List entries, newest first", load: () => import("./commands/list") },
   show: { description: "Print one entry", load: () => import("./commands/show") },
-  forget: { description: "Delete an entry", load: () => import("./commands/forget") },
+  forget: { description: "Forget entries (to the trash, kept 30 days)", load: () => import("./commands/forget") },
+  trash: {
+    description: "List forgotten entries (kept 30 days; `coffer restore <id>` brings one back)",
+    load: () => import("./commands/trash"),
+  },
+  restore: { description: "Bring a forgotten entry back from the trash", load: () => import("./commands/restore") },
   edit: { description: "Edit an entry in $EDITOR", load: () => import("./commands/edit") },
   rules: {
     description: "Show, add or edit rules (delivered at every session start)",

@@ -1,30 +1,23 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
-import { paths } from "../lib/paths";
+import { projectMeta } from "../store/browse";
 import { forget, type Located, requireEntry } from "../store/entries";
 import type { Store } from "../store/store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, plural, printJson, short } from "./_shared";
 
-/** "global", "project app (this one)", "project billing (another project)". */
+/** "global", "project app", "project billing, not this one". */
 function where(store: Store, hit: Located): string {
   if (hit.scopeName === "global") return "global";
   if (hit.scopeName === "project") return `project ${store.project?.label ?? hit.scope}`;
-  let label = hit.scope;
-  try {
-    const m = /^label:\s*(.+)$/m.exec(readFileSync(join(paths.projectScope(hit.scope), "project.md"), "utf8"));
-    if (m) label = String(Bun.YAML.parse(m[1]!.trim()));
-  } catch {}
-  return `project ${label}, not this one`;
+  return `project ${projectMeta(hit.scope).label}, not this one`;
 }
 
 export default withExamples(
   takesWords(
     defineCommand({
-      meta: { name: "forget", description: "Delete an entry" },
+      meta: { name: "forget", description: "Forget entries (to the trash, kept 30 days)" },
       args: {
         id: {
           type: "positional",
@@ -66,7 +59,8 @@ export default withExamples(
         }
         const results = hits.map((h) => ({ ...forget(store, h.entry.id, "user"), where: where(store, h) }));
         if (args.json) return printJson(results.length === 1 ? results[0] : { forgotten: results });
-        for (const r of results) consola.success(`Forgot ${r.id} (${r.where})`);
+        for (const r of results)
+          consola.success(`Forgot ${r.id} (${r.where}); \`coffer restore ${r.id}\` brings it back`);
       },
     }),
   ),

@@ -148,10 +148,10 @@ type Args<N extends ToolName> = v.InferOutput<(typeof SCHEMAS)[N]>;
 const DESCRIPTIONS: Record<ToolName, string> = {
   recall: "Search shared memory (this project, then global) for facts, decisions, gotchas, conventions.",
   remember:
-    "Save a durable fact, decision, gotcha or convention to shared memory. Near-duplicates refresh the existing entry.",
+    "Save a durable fact, decision, gotcha or convention to shared memory. Near-duplicates refresh the existing entry. When it replaces an entry that is no longer true, pass that entry's id as supersedes.",
   read: "Read one memory entry in full.",
   list: "List memory entries, newest first.",
-  forget: "Delete a memory entry.",
+  forget: "Forget a memory entry: it moves to the trash for 30 days (the user can `coffer restore <id>` it).",
   set_handoff: "Save where work stands on this project + git branch (replaces the previous handoff).",
   resume: "Get this project + branch's saved handoff. Call first when asked to continue prior work.",
 };

@@ -29,6 +29,7 @@ import {
 } from "./indexer";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
 import { activeScopes, bodyMax, ensureProjectFile, type Store, scopeKey, scopeName, withHealing } from "./store";
+import { moveToTrash } from "./trash";
 
 export type RememberInput = {
   text: string;
@@ -309,26 +310,37 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
       return undefined;
     }
   };
-  const prefix = id.length >= 6 && ULID_CHARS.test(id) ? `${id.replace(/[\\%_]/g, "\\$&")}%` : null;
+  // A prefix of 4+ characters (`01M8`): ULID prefixes are timestamps, so a short one can match many.
+  const prefix = id.length >= 4 && ULID_CHARS.test(id) ? `${id.replace(/[\\%_]/g, "\\$&")}%` : null;
   const scopeSql = opts.scopes ? ` AND scope IN (${opts.scopes.map(() => "?").join(",")})` : "";
+  const where = `(id = ? OR id = ? OR (? IS NOT NULL AND id LIKE ? ESCAPE '\\'))${scopeSql}`;
+  const params = [raw, id, prefix, prefix, ...(opts.scopes ?? [])];
   const rows = withHealing(
     store,
     () =>
       dbOf(store)
-        .query(
-          `SELECT id, scope FROM entries WHERE (id = ? OR id = ? OR (? IS NOT NULL AND id LIKE ? ESCAPE '\\'))${scopeSql} LIMIT 3`,
-        )
-        .all(raw, id, prefix, prefix, ...(opts.scopes ?? [])) as { id: string; scope: string }[],
+        .query(`SELECT id, scope, title FROM entries WHERE ${where} ORDER BY id LIMIT 5`)
+        .all(...params) as { id: string; scope: string; title: string }[],
   );
   const exact = rows.find((r) => r.id === raw || r.id === id);
   const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
-  if (rows.length > 1 && !exact)
+  if (rows.length > 1 && !exact) {
+    const n = withHealing(
+      store,
+      () =>
+        (
+          dbOf(store)
+            .query(`SELECT count(*) AS n FROM entries WHERE ${where}`)
+            .get(...params) as { n: number }
+        ).n,
+    );
     throw new CofferError(
-      `id prefix "${idOrPrefix}" matches several entries`,
+      `ambiguous: ${n} entries match "${idOrPrefix}"; give more characters`,
       1,
-      "Give more characters of the id.",
+      `${rows.map((r) => `${r.id}  ${r.title}`).join("\n  ")}${n > rows.length ? `\n  … and ${n - rows.length} more` : ""}`,
       "ambiguous",
     );
+  }
   if (pick) {
     const hit = located(pick.scope, entryPath(pick.scope, pick.id));
     if (hit) return hit;
@@ -370,7 +382,7 @@ export function requireEntry(store: Store, id: string, opts: FindOptions = {}): 
   return hit;
 }
 
-/** Delete an entry's file and index row. */
+/** Forget an entry: soft, it waits in the trash for 30 days (`coffer restore`). */
 export function forget(
   store: Store,
   id: string,
@@ -379,22 +391,7 @@ export function forget(
 ): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
   // A file that is not a valid entry can be forgotten too (it is named, never parsed).
   const hit = requireEntry(store, id, { allowBroken: true, ...opts });
-  withHealing(store, () => {
-    dbOf(store)
-      .transaction(() => {
-        rmSync(hit.file, { force: true });
-        const row = dbOf(store)
-          .query("SELECT rowid FROM entries WHERE scope = ? AND id = ?")
-          .get(hit.scope, hit.entry.id) as { rowid: number } | null;
-        if (row) {
-          dbOf(store).query("DELETE FROM entries_fts WHERE rowid = ?").run(row.rowid);
-          dbOf(store).query("DELETE FROM entries WHERE rowid = ?").run(row.rowid);
-        }
-        touchScanDir(dbOf(store), hit.scope);
-      })
-      .immediate();
-  });
-  audit({ event: "entry_deleted", id: hit.entry.id, scope: hit.scopeName, actor });
+  moveToTrash(store, hit, actor);
   return { id: hit.entry.id, status: "deleted", scope: hit.scopeName };
 }
 

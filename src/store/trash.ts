@@ -2,7 +2,7 @@
  * Soft delete: a deleted entry's file goes to `state/trash/<scope>/<id>.md` (machine-local: never
  * indexed, never synced) with a small `<id>.json` beside it (when, by whom, title), and comes back
  * with the same id and content on restore. Trash older than 30 days is purged when the trash is
- * listed. Today the web UI deletes through here; `coffer forget` / `restore` / `trash` can too.
+ * listed. `coffer trash` lists it, `coffer restore <id>` brings an entry back.
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
 import { dbOf } from "./db";
-import { requireEntry } from "./entries";
+import type { Located } from "./entries";
 import { parseEntry } from "./entry";
 import { deleteEntryRow, entryPath, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
@@ -38,9 +38,11 @@ function regular(file: string): boolean {
   }
 }
 
-/** Move an entry to the trash: its file leaves memory/ and the index, a copy waits in state/trash/. */
-export function trashEntry(store: Store, id: string, actor: string): TrashItem {
-  const hit = requireEntry(store, id);
+/**
+ * Move an entry to the trash: its file leaves memory/ and the index, a copy waits in state/trash/.
+ * Every delete goes through here (`forget` on the CLI, MCP and HTTP; the web UI).
+ */
+export function moveToTrash(store: Store, hit: Located, actor: string): TrashItem {
   const text = readFileSync(hit.file, "utf8");
   const item: TrashItem = {
     id: hit.entry.id,

@@ -32,7 +32,7 @@ import { scopesOnDisk } from "../store/indexer";
 import { readRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, resolveProject, type ScopeKey } from "../store/scope";
 import { refresh, type Store, withOpenStore } from "../store/store";
-import { listTrash, restoreEntry, trashEntry } from "../store/trash";
+import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
 import type { WebAuth } from "./auth";
 
 export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };
@@ -362,8 +362,9 @@ route("PATCH", "/api/v1/ui/entries/{id}", async (req, _url, p, ctx) => {
 
 // Deletes are soft: the entry waits in the trash (state/trash/, 30 days) and comes back on restore.
 function deleteOne(store: Store, id: string): { id: string; scope: ScopeKey; title: string } {
-  if (!findEntry(store, id)) throw notFound(`no entry with id "${id}"`);
-  const item = trashEntry(store, id, "user");
+  const hit = findEntry(store, id);
+  if (!hit) throw notFound(`no entry with id "${id}"`);
+  const item = moveToTrash(store, hit, "user");
   return { id: item.id, scope: item.scope, title: item.title };
 }
 

@@ -3,7 +3,7 @@
  * once (--yes, or a confirm on a terminal).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, type Sandbox, sandbox } from "../helpers";
 
@@ -71,4 +71,128 @@ test("on a terminal forget asks, and 'no' keeps the entry", () => {
   ask("y\\n");
   expect(exists(id, b)).toBe(false);
   expect(existsSync(join(sb.cofferHome, "memory"))).toBe(true);
+});
+
+test("forget is soft: the entry waits in state/trash (never indexed), `coffer trash` lists it, `coffer restore` brings it back", () => {
+  const id = remember("Alpha's release checklist lives in docs/release.md", a, "--kind", "convention");
+  const r = sb.run(["forget", id], { cwd: a });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(`coffer restore ${id}`);
+  expect(exists(id, a)).toBe(false);
+  expect(sb.run(["recall", "release checklist", "--json"], { cwd: a }).json().hits).toEqual([]);
+  // the file sits in state/trash, outside memory/ (so sync never carries it)
+  const trashed = (readdirSync(join(sb.cofferHome, "state", "trash"), { recursive: true }) as string[]).filter((f) =>
+    f.endsWith(`${id}.md`),
+  );
+  expect(trashed).toHaveLength(1);
+  expect(
+    (readdirSync(join(sb.cofferHome, "memory"), { recursive: true }) as string[]).some((f) => f.includes(id)),
+  ).toBe(false);
+  // a full reindex does not bring it back either
+  expect(sb.run(["reindex"], { cwd: a }).code).toBe(0);
+  expect(exists(id, a)).toBe(false);
+
+  const list = sb.run(["trash"], { cwd: a });
+  expect(list.code).toBe(0);
+  expect(list.stdout).toMatch(
+    new RegExp(`^${id} +\\d{4}-\\d\\d-\\d\\d +alpha +convention +Alpha's release checklist`, "m"),
+  );
+  expect(list.stderr).toContain("30 days");
+  const j = sb.run(["trash", "--json"], { cwd: a }).json();
+  expect(j.items.find((i: any) => i.id === id)).toMatchObject({ kind: "convention", scope_label: "alpha" });
+
+  const back = sb.run(["restore", id.slice(0, 20)], { cwd: b });
+  expect(back.code).toBe(0);
+  expect(back.stdout).toContain(`Restored ${id} (project alpha)`);
+  expect(sb.run(["show", id, "--json"], { cwd: a }).json().body).toBe(
+    "Alpha's release checklist lives in docs/release.md",
+  );
+  expect(
+    sb
+      .run(["recall", "release checklist", "--json"], { cwd: a })
+      .json()
+      .hits.map((h: any) => h.id),
+  ).toEqual([id]);
+  expect(
+    sb
+      .run(["trash", "--json"])
+      .json()
+      .items.some((i: any) => i.id === id),
+  ).toBe(false);
+  expect(sb.run(["restore", id]).code).toBe(1);
+});
+
+test("trash older than 30 days is purged", () => {
+  const id = remember("A note from long ago", a);
+  expect(sb.run(["forget", id], { cwd: a }).code).toBe(0);
+  const meta = (readdirSync(join(sb.cofferHome, "state", "trash"), { recursive: true }) as string[]).find((f) =>
+    f.endsWith(`${id}.json`),
+  )!;
+  const file = join(sb.cofferHome, "state", "trash", meta);
+  const item = JSON.parse(readFileSync(file, "utf8"));
+  writeFileSync(file, JSON.stringify({ ...item, deleted: "2020-01-01T00:00:00Z" }));
+  expect(
+    sb
+      .run(["trash", "--json"])
+      .json()
+      .items.some((i: any) => i.id === id),
+  ).toBe(false);
+  expect(existsSync(file)).toBe(false);
+});
+
+test("MCP coffer__forget is soft too (the HTTP delete runs the same tool)", async () => {
+  const id = remember("Beta's MCP-forgotten note", b);
+  const req = (msg: object) => `${JSON.stringify(msg)}\n`;
+  const p = Bun.spawn([BIN, "serve", "--stdio"], {
+    cwd: b,
+    env: sb.env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  p.stdin.write(
+    req({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }) +
+      req({ jsonrpc: "2.0", method: "notifications/initialized" }) +
+      req({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "coffer__forget", arguments: { id } } }),
+  );
+  p.stdin.end();
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  expect(out).toContain('"id":2');
+  expect(exists(id, b)).toBe(false);
+  expect(
+    sb
+      .run(["trash", "--json"])
+      .json()
+      .items.some((i: any) => i.id === id),
+  ).toBe(true);
+  expect(sb.run(["restore", id]).code).toBe(0);
+  expect(exists(id, b)).toBe(true);
+});
+
+test("an id prefix that matches several entries says so and lists a few", () => {
+  const fresh = sandbox("coffer-ambiguous-");
+  try {
+    const ids = Array.from(
+      { length: 7 },
+      (_, i) => fresh.run(["remember", `Ambiguity note number ${i}`, "--json"]).json().id as string,
+    );
+    const prefix = ids[0]!.slice(0, 4);
+    expect(ids.every((i) => i.startsWith(prefix))).toBe(true);
+    const r = fresh.run(["show", prefix]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`ambiguous: 7 entries match "${prefix}"; give more characters`);
+    expect(r.stderr).toContain("Ambiguity note number");
+    expect(r.stderr).toContain("… and 2 more");
+    // a unique prefix still works
+    const unique = fresh.run(["show", ids[6]!, "--json"]).json();
+    expect(unique.body).toBe("Ambiguity note number 6");
+  } finally {
+    fresh.cleanup();
+  }
 });

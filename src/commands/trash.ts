@@ -1,0 +1,32 @@
+import { defineCommand } from "citty";
+import { projectMeta } from "../store/browse";
+import { listTrash, TRASH_DAYS } from "../store/trash";
+import { withExamples } from "./_run";
+import { entryLines, jsonArg, notice, printJson } from "./_shared";
+
+export default withExamples(
+  defineCommand({
+    meta: {
+      name: "trash",
+      description: "List forgotten entries (kept 30 days; `coffer restore <id>` brings one back)",
+    },
+    args: { ...jsonArg },
+    run({ args }) {
+      const items = listTrash().map((t) => ({ ...t, scope_label: projectMeta(t.scope).label }));
+      if (args.json) return printJson({ keep_days: TRASH_DAYS, items });
+      if (!items.length) return notice("The trash is empty.");
+      const lines = entryLines(
+        items.map((t) => ({
+          id: t.id,
+          date: t.deleted.slice(0, 10),
+          scope: t.scope_label,
+          kind: t.kind,
+          title: t.title,
+        })),
+      );
+      process.stdout.write(`${lines.join("\n")}\n`);
+      notice(`Forgotten entries stay ${TRASH_DAYS} days; \`coffer restore <id>\` brings one back.`);
+    },
+  }),
+  ["coffer trash", "coffer trash --json"],
+);
