@@ -1,66 +1,39 @@
 /**
  * The command strings Coffer writes into agents' configs, and how Coffer recognises its own
- * entries again: the first word's basename is `coffer` and the second word is `hook`.
+ * entries again: the first word's basename is `coffer` (or `coffer.exe`) and the second word is `hook`.
  */
-import { basename } from "node:path";
 import type { HookEvent } from "../hosts/hook";
+import {
+  baseNameAny,
+  commandLine,
+  currentPlatform,
+  hookShellFor,
+  isCofferBinaryName,
+  quoteWord,
+  splitCommandLine,
+} from "../lib/platform";
 
-const SAFE = /^[A-Za-z0-9_/.,:@%+=-]+$/;
-
-/** Quote one word for POSIX sh (the hosts run hook commands through a shell). */
+/** Quote one word for POSIX sh. */
 export function shellQuote(word: string): string {
-  return SAFE.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  return quoteWord(word, "sh");
 }
 
-/** `<abs binary> hook <event> --agent <host>` */
+/**
+ * `<abs binary> hook <event> --agent <host>`, quoted for the shell that host runs hooks with on
+ * this OS (POSIX sh; on Windows Git Bash for Claude Code, PowerShell for the others).
+ */
 export function hookCommand(bin: string, event: HookEvent, host: string): string {
-  return `${shellQuote(bin)} hook ${event} --agent ${host}`;
+  return commandLine(bin, ["hook", event, "--agent", host], hookShellFor(host));
 }
 
-/** The first `max` shell words of a command line (quotes and backslashes honoured, no expansion). */
+/** The first `max` words of a command line as this OS's hook shells split them (no expansion). */
 export function shellWords(command: string, max = 3): string[] {
-  const words: string[] = [];
-  let cur = "";
-  let inWord = false;
-  let i = 0;
-  while (i < command.length && words.length < max) {
-    const ch = command[i]!;
-    if (ch === "'") {
-      const close = command.indexOf("'", i + 1);
-      cur += command.slice(i + 1, close < 0 ? command.length : close);
-      i = close < 0 ? command.length : close + 1;
-      inWord = true;
-    } else if (ch === '"') {
-      let j = i + 1;
-      while (j < command.length && command[j] !== '"') {
-        if (command[j] === "\\" && j + 1 < command.length && '"\\$`'.includes(command[j + 1]!)) j++;
-        cur += command[j];
-        j++;
-      }
-      i = j + 1;
-      inWord = true;
-    } else if (ch === "\\" && i + 1 < command.length) {
-      cur += command[i + 1];
-      i += 2;
-      inWord = true;
-    } else if (ch === " " || ch === "\t" || ch === "\n") {
-      if (inWord) words.push(cur);
-      cur = "";
-      inWord = false;
-      i++;
-    } else {
-      cur += ch;
-      i++;
-      inWord = true;
-    }
-  }
-  if (inWord && words.length < max) words.push(cur);
-  return words;
+  return splitCommandLine(command, currentPlatform(), max);
 }
 
-/** True for a path whose file name is `coffer` (the binary Coffer's entries point at). */
+/** True for a path whose file name is `coffer` (`coffer.exe` on Windows): the binary Coffer's entries point at. */
 export function isCofferBinaryPath(path: unknown): path is string {
-  return typeof path === "string" && basename(path) === "coffer";
+  return typeof path === "string" && isCofferBinaryName(baseNameAny(path));
 }
 
 /** A hook command Coffer manages: `…/coffer hook …`. */

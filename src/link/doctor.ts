@@ -5,7 +5,7 @@
  * edits a file. Every problem carries the command that fixes it.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import {
   carriesMarker,
   type HostLink,
@@ -71,7 +71,7 @@ function binaryProblems(bins: string[], self: string, host: string, what: string
   const fix = `coffer link ${host}${project ? " --project" : ""}`;
   const out: Problem[] = [];
   for (const b of new Set(bins)) {
-    if (!b.startsWith("/"))
+    if (!isAbsolute(b))
       out.push({
         message: `${what} run "${b}", not an absolute path (agents run hooks without your shell's PATH)`,
         fix,

@@ -63,9 +63,9 @@ export function currentBinary(): string {
   const bin = process.execPath;
   if (!isCofferBinaryPath(bin)) {
     throw new CofferError(
-      `the running binary is ${bin}, not a file named "coffer"`,
+      `the running binary is ${bin}, not a file named "coffer" (coffer.exe on Windows)`,
       1,
-      "Run link from the compiled coffer binary (named `coffer`): Coffer recognises its own entries by that name.",
+      "Run link from the compiled coffer binary (named `coffer`, or `coffer.exe` on Windows): Coffer recognises its own entries by that name.",
     );
   }
   return bin;

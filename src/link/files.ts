@@ -22,7 +22,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { homedir } from "node:os";
-import { dirname } from "node:path";
+import { dirname, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { type AuditEvent, audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
@@ -168,7 +168,7 @@ function isReadOnly(mode: number): boolean {
 /** `~/...` for paths under $HOME, for messages. */
 export function tilde(path: string): string {
   const home = homeDir() || homedir();
-  return path === home ? "~" : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+  return path === home ? "~" : path.startsWith(`${home}${sep}`) ? `~${path.slice(home.length)}` : path;
 }
 
 export function changed(c: FileChange): boolean {

@@ -23,7 +23,9 @@ let env: Record<string, string>;
 let prefix: string;
 /** The Windows profile directory inside the prefix (C:\users\<name>), as a Linux path and as Windows sees it. */
 let profile: { unix: string; win: string };
-const TOOLS = "My Tools"; // a space in the binary's path, as in "C:\Users\Ada Lovelace"
+const TOOLS = "My Tools";
+/** Each Wine start takes a second or two. */
+const WINE_TEST_MS = 120_000; // a space in the binary's path, as in "C:\Users\Ada Lovelace"
 
 type Run = { code: number; stdout: string; stderr: string };
 
@@ -82,39 +84,85 @@ describe.skipIf(!canRun)("windows-x64 under Wine", () => {
   }, 600_000);
   afterAll(() => sb?.cleanup());
 
-  test("--version names the Windows build", async () => {
-    const v = await coffer(["--version"]);
-    expect(v.code).toBe(0);
-    expect(v.stdout.trim()).toBe(`${manifest.version} (windows-x64)`);
-  });
+  test(
+    "--version names the Windows build",
+    async () => {
+      const v = await coffer(["--version"]);
+      expect(v.code).toBe(0);
+      expect(v.stdout.trim()).toBe(`${manifest.version} (windows-x64)`);
+    },
+    WINE_TEST_MS,
+  );
 
-  test("remember and recall keep the store under %USERPROFILE%\\.coffer", async () => {
-    const r = await coffer(["remember", "Wine smoke: the otter key is in the blue vault", "--scope", "global"]);
-    expect(r.code).toBe(0);
-    const entries = join(profile.unix, ".coffer", "memory", "global", "entries");
-    expect(readdirSync(entries).filter((f) => f.endsWith(".md"))).toHaveLength(1);
-    const q = await coffer(["recall", "otter"]);
-    expect(q.code).toBe(0);
-    expect(q.stdout).toContain("otter key is in the blue vault");
-  });
+  test(
+    "remember and recall keep the store under %USERPROFILE%\\.coffer",
+    async () => {
+      const r = await coffer(["remember", "Wine smoke: the otter key is in the blue vault", "--scope", "global"]);
+      expect(r.code).toBe(0);
+      const entries = join(profile.unix, ".coffer", "memory", "global", "entries");
+      expect(readdirSync(entries).filter((f) => f.endsWith(".md"))).toHaveLength(1);
+      const q = await coffer(["recall", "otter"]);
+      expect(q.code).toBe(0);
+      expect(q.stdout).toContain("otter key is in the blue vault");
+    },
+    WINE_TEST_MS,
+  );
 
-  test("a session-start hook in a C:\\ project answers with the rules bundle", async () => {
-    mkdirSync(join(profile.unix, "proj"), { recursive: true });
-    expect(
-      (await coffer(["rules", "add", "Windows rule: paths keep their backslashes", "--scope", "global"])).code,
-    ).toBe(0);
-    const payload = {
-      session_id: "wine-1",
-      transcript_path: `${profile.win}\\.claude\\projects\\proj\\wine-1.jsonl`,
-      cwd: `${profile.win}\\proj`,
-      hook_event_name: "SessionStart",
-      source: "startup",
-    };
-    const h = await coffer(["hook", "session-start", "--agent", "claude"], { stdin: JSON.stringify(payload) });
-    expect(h.code).toBe(0);
-    const out = JSON.parse(h.stdout);
-    expect(out.hookSpecificOutput.additionalContext).toContain("Windows rule: paths keep their backslashes");
-  });
+  test(
+    "a session-start hook in a C:\\ project answers with the rules bundle",
+    async () => {
+      mkdirSync(join(profile.unix, "proj"), { recursive: true });
+      expect(
+        (await coffer(["rules", "add", "Windows rule: paths keep their backslashes", "--scope", "global"])).code,
+      ).toBe(0);
+      const payload = {
+        session_id: "wine-1",
+        transcript_path: `${profile.win}\\.claude\\projects\\proj\\wine-1.jsonl`,
+        cwd: `${profile.win}\\proj`,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      };
+      const h = await coffer(["hook", "session-start", "--agent", "claude"], { stdin: JSON.stringify(payload) });
+      expect(h.code).toBe(0);
+      const out = JSON.parse(h.stdout);
+      expect(out.hookSpecificOutput.additionalContext).toContain("Windows rule: paths keep their backslashes");
+    },
+    WINE_TEST_MS,
+  );
+
+  test(
+    "link writes hook commands each Windows hook shell can run, recognises them again, and doctor is clean",
+    async () => {
+      const exe = `${profile.win}\\${TOOLS}\\coffer.exe`;
+      expect((await coffer(["link", "claude"])).code).toBe(0);
+      const settings = JSON.parse(readFileSync(join(profile.unix, ".claude", "settings.json"), "utf8"));
+      // Claude Code runs hooks through Git Bash: forward slashes, double quotes around the spaced path.
+      expect(settings.hooks.SessionStart[0].hooks[0].command).toBe(
+        `"${exe.replaceAll("\\", "/")}" hook session-start --agent claude`,
+      );
+      const mcp = JSON.parse(readFileSync(join(profile.unix, ".claude.json"), "utf8")).mcpServers.coffer;
+      expect(mcp.command).toBe(exe);
+      expect((await coffer(["link", "codex"])).code).toBe(0);
+      const codex = JSON.parse(readFileSync(join(profile.unix, ".codex", "hooks.json"), "utf8"));
+      // Codex runs hooks in PowerShell: the call operator and a single-quoted path.
+      expect(JSON.stringify(codex)).toContain(
+        JSON.stringify(`& '${exe}' hook session-start --agent codex`).slice(1, -1),
+      );
+      // A second link finds its own entries in both forms: nothing changes.
+      for (const host of ["claude", "codex"]) {
+        const again = JSON.parse((await coffer(["link", host, "--json"])).stdout);
+        expect(again.files.map((f: { status: string }) => f.status)).toEqual(again.files.map(() => "unchanged"));
+      }
+      const doctor = JSON.parse((await coffer(["doctor", "--json"])).stdout);
+      const status = Object.fromEntries(doctor.hosts.map((h: { host: string; status: string }) => [h.host, h.status]));
+      expect(status).toMatchObject({ claude: "linked", codex: "linked" });
+      const binaryProblems = doctor.problems.filter(
+        (p: { where: string }) => p.where === "claude" || p.where === "codex",
+      );
+      expect(binaryProblems).toEqual([]);
+    },
+    WINE_TEST_MS,
+  );
 
   // The hook watchdog, run by Bun's own Windows runtime (the one `bun build --compile` embeds).
   const runtime = join(
@@ -143,5 +191,6 @@ process.exit(3);
       expect(r.code).toBe(0);
       expect(readFileSync(log, "utf8")).toContain("deadline reached");
     },
+    WINE_TEST_MS,
   );
 });
