@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
+import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
 import type { Insight } from "../distill/insights";
 import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
 import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
@@ -115,6 +115,15 @@ const approve = withExamples(
       ...jsonArg,
     },
     async run({ args }) {
+      const c = findConflict(args.id);
+      if (c) {
+        const res = approveConflict(c);
+        if (args.json) return printJson({ id: c.id, status: "approved", ...res });
+        consola.success(
+          `Approved ${c.id}: ${res.entry} written${res.superseded ? `, ${res.superseded} superseded (kept; coffer list --all shows it)` : ""}`,
+        );
+        return;
+      }
       const trace = requireTrace(args.id);
       const interactive = !args.yes && Boolean(process.stdin.isTTY) && !args.json;
       if (!args.yes && !interactive) {

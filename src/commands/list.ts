@@ -10,11 +10,17 @@ export default withExamples(
       ...scopeArg,
       ...kindArg,
       limit: { type: "string", description: "Most entries to show (default 50, max 1000)" },
+      all: { type: "boolean", description: "Include superseded entries (marked as such)" },
       ...jsonArg,
     },
     run({ args }) {
       const store = cliStore();
-      const res = listEntries(store, { scope: args.scope, kind: args.kind, limit: parseLimit(args.limit, 50, 1000) });
+      const res = listEntries(store, {
+        scope: args.scope,
+        kind: args.kind,
+        limit: parseLimit(args.limit, 50, 1000),
+        all: args.all,
+      });
       if (args.json) {
         return printJson({
           total: res.total,
@@ -25,6 +31,7 @@ export default withExamples(
             scope: e.scope,
             tags: e.tags,
             updated: e.updated,
+            ...(e.status ? { status: e.status, superseded_by: e.superseded_by ?? null } : {}),
           })),
         });
       }
@@ -38,6 +45,7 @@ export default withExamples(
           scope: e.scope,
           kind: e.kind,
           title: e.title,
+          ...(e.status ? { extra: `(superseded${e.superseded_by ? ` by ${e.superseded_by}` : ""})` } : {}),
           date: e.updated.slice(0, 10),
         })),
       );
@@ -45,5 +53,5 @@ export default withExamples(
       if (res.total > res.entries.length) notice(`${res.entries.length} of ${res.total} shown (--limit for more)`);
     },
   }),
-  ["coffer list", "coffer list --scope global --kind decision", "coffer list --json --limit 200"],
+  ["coffer list", "coffer list --scope global --kind decision", "coffer list --all", "coffer list --json --limit 200"],
 );

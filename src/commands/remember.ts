@@ -39,6 +39,11 @@ export default withExamples(
         tags: { type: "string", description: "Comma-separated tags" },
         "applies-to": { type: "string", description: "Comma-separated globs relative to the project root" },
         ...scopeArg,
+        supersedes: {
+          type: "string",
+          description: "Id of an entry this one replaces (kept, marked superseded, never injected again)",
+          valueHint: "id",
+        },
         keywords: {
           type: "boolean",
           default: true,
@@ -56,20 +61,31 @@ export default withExamples(
           tags: splitList(args.tags),
           applies_to: splitList(args["applies-to"]),
           scope: args.scope,
+          supersedes: args.supersedes,
           actor: "user",
           source: "cli",
         });
         const keywords = args.keywords && res.status !== "duplicate" ? await keywordsFor(store, res.id) : undefined;
-        if (args.json) return printJson({ id: res.id, scope: res.scope, status: res.status, ...keywords });
+        if (args.json)
+          return printJson({
+            id: res.id,
+            scope: res.scope,
+            status: res.status,
+            ...(res.superseded ? { superseded: res.superseded } : {}),
+            ...keywords,
+          });
         const where = res.scope === "project" ? `project ${store.project?.label}` : "global";
         if (res.status === "duplicate") consola.info(`Already known as ${res.id} (${where}); refreshed its date`);
         else consola.success(`Remembered ${res.id} (${where})`);
+        if (res.superseded)
+          consola.info(`${res.superseded} is superseded by ${res.id} (kept; coffer list --all shows it)`);
       },
     }),
   ),
   [
     'coffer remember "We deploy with make release, never git push --tags" --kind convention --tags release,ci',
     'coffer remember "Prefer pnpm in every repo" --scope global --kind preference',
+    'coffer remember "We deploy from GitHub Actions now" --kind decision --supersedes 01JD3K8Q',
     'git log -1 --format=%B | coffer remember - --title "Why we pinned bun"',
   ],
 );

@@ -10,6 +10,9 @@ import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { paths } from "../lib/paths";
+import { findEntry, remember } from "../store/entries";
+import { activeScopes, closeStore } from "../store/store";
+import { openProjectStore } from "./project";
 
 const ID = v.pipe(v.string(), v.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/));
 
@@ -82,4 +85,31 @@ export function deleteConflict(id: string): boolean {
 export function rejectConflict(c: Conflict): void {
   deleteConflict(c.id);
   audit({ event: "conflict_rejected", actor: "user", id: c.id, entry: c.existing.id });
+}
+
+/**
+ * The new insight wins: it becomes an entry in the conflict's project and supersedes the old one
+ * (kept on disk, never routed again). If the old entry is gone or was superseded meanwhile, the
+ * insight is written on its own.
+ */
+export function approveConflict(c: Conflict): { entry: string; superseded?: string } {
+  const store = openProjectStore(c.project);
+  try {
+    const current = findEntry(store, c.existing.id, { scopes: activeScopes(store) });
+    const res = remember(store, {
+      text: c.insight.body,
+      title: c.insight.title,
+      kind: c.insight.kind,
+      scope: "project",
+      actor: "user",
+      source: "distill",
+      origin_session: c.session,
+      ...(current && current.entry.status !== "superseded" ? { supersedes: current.entry.id } : {}),
+    });
+    deleteConflict(c.id);
+    audit({ event: "conflict_approved", actor: "user", id: c.id, entry: res.id, superseded: res.superseded });
+    return { entry: res.id, ...(res.superseded ? { superseded: res.superseded } : {}) };
+  } finally {
+    closeStore(store);
+  }
 }

@@ -7,7 +7,7 @@ import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import type { Config } from "../store/config";
-import { remember } from "../store/entries";
+import { type RememberInput, type RememberResult, remember } from "../store/entries";
 import { closeStore } from "../store/store";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
@@ -117,7 +117,7 @@ export function writeInsights(
           return { id: conflict.id, status: "conflict", kind: ins.kind, title, contradicts: existing.id };
         }
       }
-      const res = remember(store, {
+      const input: RememberInput = {
         text: scrubText(ins.body).text,
         title: scrubText(ins.title).text,
         kind: ins.kind,
@@ -126,8 +126,22 @@ export function writeInsights(
         actor: `agent:${origin.host}`,
         source: "distill",
         origin_session: origin.session,
-      });
-      return { id: res.id, status: res.status, kind: res.entry.kind, title: res.entry.title };
+      };
+      let res: RememberResult;
+      try {
+        res = remember(store, ins.supersedes ? { ...input, supersedes: ins.supersedes } : input);
+      } catch (err) {
+        // The entry to supersede was removed or superseded meanwhile: keep the insight anyway.
+        if (!ins.supersedes || !(err instanceof CofferError)) throw err;
+        res = remember(store, input);
+      }
+      return {
+        id: res.id,
+        status: res.status,
+        kind: res.entry.kind,
+        title: res.entry.title,
+        ...(res.superseded ? { supersedes: res.superseded } : {}),
+      };
     });
   } finally {
     closeStore(store);

@@ -105,6 +105,12 @@ export const SCHEMAS = {
     applies_to: v.optional(stringList("applies_to", "Globs relative to the project root")),
     scope: v.optional(v.pipe(scope, v.description("Default project (global outside a repo)"))),
     id: v.optional(v.pipe(id, v.description("Rewrite this entry instead of adding one"))),
+    supersedes: v.optional(
+      v.pipe(
+        id,
+        v.description("An entry this one replaces (it is kept, marked superseded, and no longer recalled or injected)"),
+      ),
+    ),
     cwd: v.optional(cwd),
   }),
   read: v.strictObject({
@@ -148,7 +154,7 @@ type Args<N extends ToolName> = v.InferOutput<(typeof SCHEMAS)[N]>;
 const DESCRIPTIONS: Record<ToolName, string> = {
   recall: "Search shared memory (this project, then global) for facts, decisions, gotchas, conventions.",
   remember:
-    "Save a durable fact, decision, gotcha or convention to shared memory. Near-duplicates refresh the existing entry. When it replaces an entry that is no longer true, pass that entry's id as supersedes.",
+    "Save a durable fact, decision, gotcha or convention; near-duplicates refresh. supersedes: an entry it makes untrue.",
   read: "Read one memory entry in full.",
   list: "List memory entries, newest first.",
   forget: "Forget a memory entry: it moves to the trash for 30 days (the user can `coffer restore <id>` it).",
@@ -271,12 +277,18 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: Recall
 function rememberTool(
   a: Args<"remember">,
   ctx: ToolContext,
-): Promise<{ id: string; scope: string; status: "created" | "updated" | "duplicate" }> {
+): Promise<{ id: string; scope: string; status: "created" | "updated" | "duplicate"; superseded?: string }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     const target = a.id ? locate(store, a.id).entry.id : undefined;
-    const res = remember(store, { ...a, id: target, actor: ctx.actor, source: ctx.source });
-    return { id: res.id, scope: res.scope, status: res.status };
+    const old = a.supersedes ? locate(store, a.supersedes).entry.id : undefined;
+    const res = remember(store, { ...a, id: target, supersedes: old, actor: ctx.actor, source: ctx.source });
+    return {
+      id: res.id,
+      scope: res.scope,
+      status: res.status,
+      ...(res.superseded ? { superseded: res.superseded } : {}),
+    };
   });
 }
 

@@ -60,6 +60,9 @@ export type BrowseRow = {
   snippet: string;
   /** grep mode: the matching lines (at most 3), numbered from 1. */
   lines?: { line: number; text: string }[];
+  /** Set for an entry a newer one replaced (never routed or injected). */
+  status?: "superseded";
+  superseded_by?: string | null;
 };
 
 function toRow(r: Row): BrowseRow {
@@ -76,6 +79,7 @@ function toRow(r: Row): BrowseRow {
     updated: r.updated,
     chars: body.length,
     snippet: body.length > 240 ? `${body.slice(0, 240)}…` : body,
+    ...(r.status === "superseded" ? { status: "superseded" as const, superseded_by: r.superseded_by ?? null } : {}),
   };
 }
 

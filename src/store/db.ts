@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
 /** Bump when the schema changes: an older index.db is dropped and rebuilt from memory/. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS entries(
   size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL,
   file_hash TEXT NOT NULL,
+  -- '' for a current entry, 'superseded' for one a newer entry replaced (never routed or recalled)
+  status TEXT NOT NULL DEFAULT '',
+  superseded_by TEXT,
   UNIQUE(scope, id)
 );
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);

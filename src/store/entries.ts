@@ -45,6 +45,11 @@ export type RememberInput = {
   actor: string;
   source: Source;
   origin_session?: string;
+  /**
+   * The entry this one replaces: it is kept on disk, marked `status: superseded` with
+   * `superseded_by`, and never routed, injected or recalled again.
+   */
+  supersedes?: string;
 };
 
 export type RememberResult = {
@@ -52,6 +57,8 @@ export type RememberResult = {
   scope: ScopeName;
   status: "created" | "updated" | "duplicate";
   entry: Entry;
+  /** The entry marked superseded by this one. */
+  superseded?: string;
 };
 
 /** Check text, title, kind, tags; throws a CofferError that says what to fix. */
@@ -112,6 +119,16 @@ export function remember(store: Store, input: RememberInput): RememberResult {
     scope = scopeKey(store, input.scope)!;
   }
   if (scope !== GLOBAL && store.project?.id === scope) ensureProjectFile(store.project);
+  // The entry to supersede: in a scope this store writes (this project or global), still current.
+  const old = input.supersedes ? requireEntry(store, input.supersedes, { scopes: activeScopes(store) }) : undefined;
+  if (old?.entry.status === "superseded")
+    throw new CofferError(
+      `entry ${old.entry.id} is already superseded${old.entry.superseded_by ? ` by ${old.entry.superseded_by}` : ""}`,
+      1,
+      old.entry.superseded_by ? `Supersede ${old.entry.superseded_by} instead.` : undefined,
+    );
+  if (old && input.id && old.entry.id === input.id)
+    throw new CofferError("an entry cannot supersede itself", 1, "Name the older entry with --supersedes.");
   const body = input.text.trim();
   const now = isoNow();
   const result = withHealing(store, () => {
@@ -154,6 +171,15 @@ export function remember(store: Store, input: RememberInput): RememberResult {
               };
         writeEntryFile(store, scope, entry);
         result = { id: entry.id, scope: scopeName(store, scope), status, entry };
+        if (old && old.entry.id !== entry.id) {
+          writeEntryFile(store, old.scope, {
+            ...old.entry,
+            status: "superseded",
+            superseded_by: entry.id,
+            updated: now,
+          });
+          result.superseded = old.entry.id;
+        }
       })
       .immediate();
     return result;
@@ -165,6 +191,14 @@ export function remember(store: Store, input: RememberInput): RememberResult {
     actor: input.actor,
     source: input.source,
   });
+  if (result.superseded)
+    audit({
+      event: "entry_superseded",
+      id: result.superseded,
+      by: result.id,
+      actor: input.actor,
+      source: input.source,
+    });
   return result;
 }
 
@@ -198,6 +232,8 @@ type Row = {
   updated: string;
   body: string;
   file: string;
+  status?: string;
+  superseded_by?: string | null;
 };
 
 export function rowToEntry(r: Row): Entry {
@@ -210,6 +246,9 @@ export function rowToEntry(r: Row): Entry {
     actor: r.actor,
     source: r.source as Source,
     origin_session: r.origin_session ?? undefined,
+    ...(r.status === "superseded"
+      ? { status: "superseded" as const, ...(r.superseded_by ? { superseded_by: r.superseded_by } : {}) }
+      : {}),
     created: r.created,
     updated: r.updated,
     body: r.body,
@@ -419,7 +458,14 @@ export function replaceEntryText(store: Store, hit: Located, text: string, actor
   return entry;
 }
 
-export type ListOptions = { scope?: string; kind?: string; limit?: number; offset?: number };
+export type ListOptions = {
+  scope?: string;
+  kind?: string;
+  limit?: number;
+  offset?: number;
+  /** Include superseded entries (left out by default). */
+  all?: boolean;
+};
 
 export function listEntries(
   store: Store,
@@ -429,7 +475,7 @@ export function listEntries(
     throw new CofferError(`unknown kind "${opts.kind}" (allowed: ${KINDS.join(", ")})`);
   const one = scopeKey(store, opts.scope, "both");
   const scopes = one ? [one] : activeScopes(store);
-  const where = `scope IN (${scopes.map(() => "?").join(",")})${opts.kind ? " AND kind = ?" : ""}`;
+  const where = `scope IN (${scopes.map(() => "?").join(",")})${opts.kind ? " AND kind = ?" : ""}${opts.all ? "" : " AND status = ''"}`;
   const params: (string | number)[] = [...scopes, ...(opts.kind ? [opts.kind] : [])];
   return withHealing(store, () => {
     const total = (

@@ -22,6 +22,12 @@ export type Entry = {
   origin_session?: string;
   /** Where an imported entry came from, e.g. `claude-mem:observation:42` (set by `coffer import`). */
   imported_from?: string;
+  /**
+   * `superseded`: a newer entry (`superseded_by`) replaced it. It stays on disk and in `list --all`,
+   * but is never routed, injected or recalled. Absent: the entry is current.
+   */
+  status?: "superseded";
+  superseded_by?: string;
   created: string;
   updated: string;
   body: string;
@@ -70,6 +76,12 @@ export function parseEntry(text: string, fallbackId?: string): Entry {
     source: source && (SOURCES as readonly string[]).includes(source) ? source : "import",
     origin_session: str(meta.origin_session),
     imported_from: str(meta.imported_from),
+    ...(str(meta.status) === "superseded"
+      ? {
+          status: "superseded" as const,
+          ...(str(meta.superseded_by) ? { superseded_by: str(meta.superseded_by) } : {}),
+        }
+      : {}),
     created,
     updated: str(meta.updated) ?? created,
     body,
@@ -102,6 +114,8 @@ export function serializeEntry(e: Entry): string {
   lines.push(`actor: ${scalar(e.actor)}`, `source: ${e.source}`);
   if (e.origin_session) lines.push(`origin_session: ${scalar(e.origin_session)}`);
   if (e.imported_from) lines.push(`imported_from: ${scalar(e.imported_from)}`);
+  if (e.status) lines.push(`status: ${e.status}`);
+  if (e.status && e.superseded_by) lines.push(`superseded_by: ${scalar(e.superseded_by)}`);
   lines.push(`created: ${e.created}`, `updated: ${e.updated}`, "---", e.body.replace(/\s+$/, ""), "");
   return lines.join("\n");
 }

@@ -94,7 +94,7 @@ export function appliesToRows(store: Store, scopes: ScopeKey[]): RouteRow[] {
   return dbOf(store)
     .query(
       `SELECT rowid, id, scope, title, tags, updated, norm_hash, applies_to FROM entries
-       WHERE applies_to != '[]' AND scope IN (${placeholders(scopes.length)})`,
+       WHERE applies_to != '[]' AND status = '' AND scope IN (${placeholders(scopes.length)})`,
     )
     .all(...scopes) as RouteRow[];
 }
@@ -104,7 +104,7 @@ export function rowidsInScopes(store: Store, rowids: number[], scopes: ScopeKey[
   return (
     dbOf(store)
       .query(
-        `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.scope IN (${placeholders(scopes.length)})`,
+        `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.status = '' AND e.scope IN (${placeholders(scopes.length)})`,
       )
       .all(JSON.stringify(rowids), ...scopes) as { rowid: number }[]
   ).map((r) => r.rowid);
@@ -124,7 +124,7 @@ export function rowsByIds(store: Store, ids: string[], scopes: ScopeKey[]): Rout
   return dbOf(store)
     .query(
       `SELECT rowid, id, scope, title, tags, updated, norm_hash FROM entries
-       WHERE id IN (SELECT value FROM json_each(?)) AND scope IN (${placeholders(scopes.length)})`,
+       WHERE id IN (SELECT value FROM json_each(?)) AND status = '' AND scope IN (${placeholders(scopes.length)})`,
     )
     .all(JSON.stringify(ids), ...scopes) as RouteRow[];
 }
@@ -147,7 +147,9 @@ export type KindCard = { id: string; title: string; kind: string };
 /** A scope's newest `limit` entries with their kind (the (scope, updated) index: bounded at any size). */
 export function newestKindCards(store: Store, scope: ScopeKey, limit: number): KindCard[] {
   return dbOf(store)
-    .query("SELECT id, title, kind FROM entries WHERE scope = ? ORDER BY updated DESC, rowid DESC LIMIT ?")
+    .query(
+      "SELECT id, title, kind FROM entries WHERE scope = ? AND status = '' ORDER BY updated DESC, rowid DESC LIMIT ?",
+    )
     .all(scope, limit) as KindCard[];
 }
 
@@ -163,7 +165,7 @@ export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): 
     // A read-only index cannot get the partial index: the scope's newest 500 entries will do.
     return dbOf(store)
       .query(
-        `SELECT id, title, kind FROM (SELECT id, title, kind, updated FROM entries WHERE scope = ?
+        `SELECT id, title, kind FROM (SELECT id, title, kind, updated FROM entries WHERE scope = ? AND status = ''
          ORDER BY updated DESC LIMIT 500) WHERE kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
       )
       .all(scope, limit) as KindCard[];
@@ -171,7 +173,7 @@ export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): 
   return db
     .query(
       `SELECT id, title, kind FROM entries INDEXED BY entries_everywhere
-       WHERE scope = ? AND kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
+       WHERE scope = ? AND kind IN ('convention', 'preference') AND status = '' ORDER BY updated DESC LIMIT ?`,
     )
     .all(scope, limit) as KindCard[];
 }

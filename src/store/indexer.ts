@@ -93,8 +93,8 @@ export function upsertEntryRow(
   const res = db
     .query(
       `INSERT INTO entries(id, scope, kind, title, tags, applies_to, actor, source, origin_session, created, updated,
-         body, norm_hash, file, size, mtime_ms, file_hash)
-       VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+         body, norm_hash, file, size, mtime_ms, file_hash, status, superseded_by)
+       VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     )
     .run(
       entry.id,
@@ -114,7 +114,12 @@ export function upsertEntryRow(
       file.size,
       file.mtimeMs,
       file.hash,
+      entry.status ?? "",
+      entry.superseded_by ?? null,
     );
+  // A superseded entry is kept but never searched: no FTS document, so neither recall nor the
+  // prompt hook can reach it.
+  if (entry.status === "superseded") return;
   db.query("INSERT INTO entries_fts(rowid, scope, title, tags, body) VALUES(?,?,?,?,?)").run(
     Number(res.lastInsertRowid),
     scopeToken(scope),

@@ -7,6 +7,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { type Sandbox, sandbox } from "../helpers";
+import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+import { stdioClient } from "../mcp/_mcp";
 import {
   entryFiles,
   type ModelServer,
@@ -110,5 +112,113 @@ describe("contradictions go to the inbox", () => {
     const old = entryFiles(sb).find((f) => f.text.includes(`id: ${oldId}`))!;
     expect(old.text).not.toContain("superseded");
     expect(readFileSync(old.path, "utf8")).toContain(OLD);
+  });
+});
+
+/** What hooks inject for a prompt that names the old entry's words, and at session start. */
+function injected(session: string): string {
+  const start = hook(sb, "claude", "session-start", claudeStart(session, repo), { cwd: repo });
+  const prompt = hook(
+    sb,
+    "claude",
+    "prompt",
+    claudePrompt(session, repo, "How do we deploy with make release? Push tags by hand?"),
+    {
+      cwd: repo,
+    },
+  );
+  expect(start.code).toBe(0);
+  expect(prompt.code).toBe(0);
+  return `${contextOf(start)}\n${contextOf(prompt)}`;
+}
+
+function expectSuperseded(newId: string): void {
+  const file = entryFiles(sb).find((f) => f.text.includes(`id: ${oldId}`))!;
+  expect(file).toBeDefined(); // kept on disk
+  expect(file.text).toContain("status: superseded");
+  expect(file.text).toContain(`superseded_by: ${newId}`);
+  expect(file.text).toContain(OLD); // the body is untouched
+  // Not listed by default; listed with --all, marked.
+  const listed = sb
+    .run(["list", "--json"], { cwd: repo })
+    .json()
+    .entries.map((e: { id: string }) => e.id);
+  expect(listed).toContain(newId);
+  expect(listed).not.toContain(oldId);
+  const all = sb.run(["list", "--all", "--json"], { cwd: repo }).json().entries;
+  expect(all.find((e: { id: string }) => e.id === oldId)).toMatchObject({ status: "superseded", superseded_by: newId });
+  const text = sb.run(["list", "--all"], { cwd: repo }).stdout;
+  expect(text).toContain(`(superseded by ${newId})`);
+  // Never recalled, routed or injected.
+  const hits = sb.run(["recall", "make release push tags by hand", "--json"], { cwd: repo }).json();
+  expect(JSON.stringify(hits)).not.toContain(oldId);
+  const context = injected(`s-${newId.slice(-6)}`);
+  expect(context).not.toContain(oldId);
+  expect(context).not.toContain("never push tags by hand");
+}
+
+describe("superseded entries", () => {
+  test("before: the old entry is injected for a prompt about it (so the checks below mean something)", () => {
+    expect(injected("s-before")).toContain(oldId);
+  });
+
+  test("round trip through distillation: the model answers supersedes, the old entry is kept but never injected", async () => {
+    server = modelServer("openai", [{ text: JSON.stringify(insight({ supersedes: oldId })) }]);
+    writeModelConfig(sb, "openai", server.url);
+    const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
+    expect(r.code).toBe(0);
+    const [res] = r.json().results;
+    const [e] = res.entries;
+    expect(e).toMatchObject({ status: "created", supersedes: oldId });
+    expect(res.message).toContain("1 superseding an older entry");
+    expectSuperseded(e.id);
+    // The next distillation no longer offers the superseded entry to the model.
+    const shown = await runAsync(sb, ["distill", "show", SESSION]);
+    expect(shown.stdout).not.toContain(`[${oldId}]`);
+  });
+
+  test("coffer remember --supersedes does the same by hand; a second supersede of it is refused", () => {
+    const r = sb.run(
+      ["remember", "We deploy from GitHub Actions now", "--kind", "decision", "--supersedes", oldId, "--json"],
+      {
+        cwd: repo,
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.json().superseded).toBe(oldId);
+    expectSuperseded(r.json().id);
+    const again = sb.run(["remember", "Something else", "--supersedes", oldId], { cwd: repo });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("already superseded");
+    const unknown = sb.run(["remember", "Something else", "--supersedes", "01ZZZZZZZZZZZZZZZZZZZZZZZZ"], { cwd: repo });
+    expect(unknown.code).toBe(1);
+  });
+
+  test("the MCP remember tool takes supersedes", async () => {
+    const mcp = await stdioClient(sb, repo);
+    try {
+      const res = await mcp.ok("remember", {
+        text: "We deploy from GitHub Actions now",
+        kind: "decision",
+        supersedes: oldId,
+      });
+      expect(res.superseded).toBe(oldId);
+      expectSuperseded(res.id);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test("approving a contradiction from the inbox supersedes the old entry", async () => {
+    server = modelServer("openai", [{ text: JSON.stringify(insight({ contradicts: oldId })) }]);
+    writeModelConfig(sb, "openai", server.url);
+    expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
+    const [c] = (await runAsync(sb, ["inbox", "list", "--json"])).json().conflicts;
+    const r = await runAsync(sb, ["inbox", "approve", c.id, "--yes", "--json"]);
+    expect(r.code).toBe(0);
+    const out = r.json();
+    expect(out).toMatchObject({ id: c.id, status: "approved", superseded: oldId });
+    expect((await runAsync(sb, ["inbox", "list", "--json"])).json().conflicts).toEqual([]);
+    expectSuperseded(out.entry);
   });
 });
