@@ -145,3 +145,36 @@ test("an entry file over 1 MiB is skipped with a notice, not read into the index
   const recall = w.a.run(["recall", "HUGE", "--json"]);
   expect(recall.stdout).not.toContain("01JEEEEEEEEEEEEEEEEEEEEEEE");
 });
+
+test("a submodule (gitlink), an oversized and a binary entry from the remote: removed or skipped, never injected", () => {
+  mustGit(attacker, w.gitEnv, "pull", "-q", "--rebase", "origin", "HEAD");
+  const sha = mustGit(attacker, w.gitEnv, "rev-parse", "HEAD").trim();
+  writeFileSync(
+    join(attacker, "global", "entries", "01JFFFFFFFFFFFFFFFFFFFFFFF.md"),
+    `---\nid: 01JFFFFFFFFFFFFFFFFFFFFFFF\ntitle: big\n---\nOVERSIZED-REMOTE ${"x".repeat(1_200_000)}\n`,
+  );
+  writeFileSync(
+    join(attacker, "global", "entries", "01JGGGGGGGGGGGGGGGGGGGGGGG.md"),
+    Buffer.concat([
+      Buffer.from("---\nid: 01JGGGGGGGGGGGGGGGGGGGGGGG\n---\nBINARY-REMOTE "),
+      Buffer.from([0, 1, 2, 0, 255]),
+    ]),
+  );
+  mustGit(attacker, w.gitEnv, "add", "global/entries");
+  mustGit(attacker, w.gitEnv, "update-index", "--add", "--cacheinfo", `160000,${sha},global/entries/submod`);
+  mustGit(attacker, w.gitEnv, "commit", "-q", "-m", "more");
+  mustGit(attacker, w.gitEnv, "push", "-q", "origin", "HEAD");
+  const r = w.b.ok(["sync", "--json"]).json();
+  expect(r.removed).toContain("global/entries/submod");
+  const start = hook(w.b.sb, "claude", "session-start", claudeStart("s-sub", w.b.project), { cwd: w.b.project });
+  expect(start.code).toBe(0);
+  for (const q of ["OVERSIZED", "BINARY"]) {
+    const rec = w.b.run(["recall", q, "--json"]);
+    expect(rec.code).toBe(0);
+    expect(rec.stdout).not.toContain(`${q}-REMOTE`);
+  }
+  expect(start.stdout).not.toMatch(/OVERSIZED-REMOTE|BINARY-REMOTE/);
+  const doc = w.b.run(["reindex"]);
+  expect(doc.stdout + doc.stderr).toContain("01JFFFFFFFFFFFFFFFFFFFFFFF.md");
+  expect(doc.stdout + doc.stderr).toContain("01JGGGGGGGGGGGGGGGGGGGGGGG.md");
+});
