@@ -10,6 +10,7 @@ import { handoffPath } from "../store/handoff";
 import { logHookEvent, readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
+import { recordInjection } from "../store/usage";
 import type { Store } from "../store/store";
 import { promptPaths, touchedInside } from "./paths";
 import {
@@ -323,7 +324,11 @@ export function runEvent(ctx: HookContext): HookResult {
   const result = dispatch(ctx);
   if (ctx.input.event === "session-end") return result;
   try {
-    logHookEvent(ctx.store, keyOf(ctx), ctx.input.event, result.context?.length ?? 0, ctx.now);
+    const key = keyOf(ctx);
+    const chars = result.context?.length ?? 0;
+    logHookEvent(ctx.store, key, ctx.input.event, chars, ctx.now);
+    // What `coffer stats` counts per day, host and event (counts only, never text).
+    recordInjection(ctx.store, { host: ctx.input.host, event: ctx.input.event, chars, skey: key.skey }, ctx.now);
   } catch {} // the log never costs the agent its context
   return result;
 }

@@ -51,18 +51,27 @@ export type Injection = {
   event: string;
   /** Characters of context the hook answered with (0: it injected nothing). */
   chars: number;
-  /** Entries whose bodies this event delivered. */
-  entries: string[];
+  /** The delivered-set key of the session: the bodies this event delivered are its rows stamped `now`. */
+  skey: string;
 };
 
 /**
- * Count one hook event (one short write transaction). Nothing is counted for an event that
- * injected nothing. The first write of a day drops rows older than KEEP_USAGE_DAYS.
+ * Count one hook event (one short write transaction), from what it answered and from the
+ * delivery records it just wrote (hook_delivered rows of its session stamped with its time).
+ * Nothing is counted for an event that injected nothing. The first write of a day drops rows
+ * older than KEEP_USAGE_DAYS.
  */
 export function recordInjection(store: Store, inj: Injection, now = Date.now()): void {
-  if (inj.chars <= 0 && !inj.entries.length) return;
+  if (inj.chars <= 0) return;
   const db = usageDb(store);
   const day = localDay(now);
+  const delivered = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_delivered'").get()
+    ? (
+        db.query("SELECT entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?").all(inj.skey, now) as {
+          entry_id: string;
+        }[]
+      ).map((r) => r.entry_id)
+    : [];
   db.transaction(() => {
     const firstToday = !db.query("SELECT 1 FROM hook_usage WHERE day = ? LIMIT 1").get(day);
     db.query(
@@ -72,7 +81,7 @@ export function recordInjection(store: Store, inj: Injection, now = Date.now()):
     const put = db.query(
       "INSERT INTO entry_deliveries(entry_id, day, n) VALUES(?, ?, 1) ON CONFLICT(entry_id, day) DO UPDATE SET n = n + 1",
     );
-    for (const id of new Set(inj.entries)) put.run(id, day);
+    for (const id of new Set(delivered)) put.run(id, day);
     if (firstToday) {
       const cutoff = localDay(now - KEEP_USAGE_DAYS * 86_400_000);
       db.query("DELETE FROM hook_usage WHERE day < ?").run(cutoff);

@@ -3,6 +3,8 @@
  * and against what the hooks actually injected (characters per host and event, deliveries), and
  * entries are counted by source.
  */
+
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +20,7 @@ import {
   writeModelConfig,
 } from "../distill/helpers";
 import { type Sandbox, sandbox } from "../helpers";
+import { claudePrompt, claudeStart, contextOf, hook, writeEntries } from "../hooks/_hook";
 
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
 const ids = {
@@ -133,6 +136,82 @@ describe("distillation figures", () => {
     expect(r.stdout).toMatch(/budget today: [\d,]+ of 200,000 tokens spent today/);
     expect(r.stdout).toContain("Sessions: 3 distilled, 2 pending, 1 failed");
     expect(r.stdout).not.toMatch(/[▁▂▃▄▅▆▇█]/);
+  });
+});
+
+describe("hook figures", () => {
+  test("characters and deliveries per host and event add up against what the hooks injected and the delivery log", async () => {
+    const contexts: { host: string; event: string; chars: number }[] = [];
+    const run = (host: "claude" | "codex", event: "session-start" | "prompt", payload: unknown) => {
+      const r = hook(sb, host, event, payload, { cwd: repo });
+      expect(r.code).toBe(0);
+      const text = contextOf(r);
+      if (text) contexts.push({ host, event, chars: text.length });
+    };
+    run("claude", "session-start", claudeStart("s-claude-1", repo));
+    run("claude", "prompt", claudePrompt("s-claude-1", repo, "How do we deploy with make release?"));
+    run("codex", "session-start", { ...claudeStart("s-codex-1", repo), hook_event_name: "SessionStart" });
+    run("codex", "prompt", {
+      ...claudePrompt("s-codex-1", repo, "Which deploy rule applies with make release?"),
+      model: "gpt-5",
+    });
+    expect(contexts.some((c) => c.event === "prompt")).toBe(true);
+
+    const s = (await runAsync(sb, ["stats", "--json"])).json();
+    const total = contexts.reduce((n, c) => n + c.chars, 0);
+    expect(s.hooks.chars).toBe(total);
+    expect(s.hooks.events).toBe(contexts.length);
+    expect(s.hooks.tokens).toBe(Math.ceil(total / 4));
+    const byHost = Object.fromEntries(s.hooks.by_host.map((h: { host: string; chars: number }) => [h.host, h.chars]));
+    for (const host of ["claude", "codex"])
+      expect(byHost[host]).toBe(contexts.filter((c) => c.host === host).reduce((n, c) => n + c.chars, 0));
+    const byEvent = Object.fromEntries(
+      s.hooks.by_event.map((e: { event: string; chars: number }) => [e.event, e.chars]),
+    );
+    for (const event of ["session-start", "prompt"])
+      expect(byEvent[event] ?? 0).toBe(contexts.filter((c) => c.event === event).reduce((n, c) => n + c.chars, 0));
+    expect(s.hooks.per_day.at(-1)).toBe(s.hooks.tokens);
+
+    // The delivery log (index.db, what the web UI's Sessions page shows) agrees.
+    const db = new Database(join(sb.cofferHome, "state", "index.db"), { readonly: true });
+    try {
+      const log = db
+        .query("SELECT coalesce(sum(chars), 0) AS chars, coalesce(sum(entries), 0) AS entries FROM hook_events")
+        .get() as {
+        chars: number;
+        entries: number;
+      };
+      expect(s.hooks.chars).toBe(log.chars);
+      expect(s.hooks.deliveries).toBe(log.entries);
+      expect(log.entries).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+    // The deploy rules were delivered; the most delivered entry is one of them.
+    expect(s.entries.most_delivered.length).toBeGreaterThan(0);
+    expect(s.entries.most_delivered[0].title).toMatch(/Deploy rule|Staging/);
+    expect(s.entries.most_delivered.reduce((n: number, e: { deliveries: number }) => n + e.deliveries, 0)).toBe(
+      s.hooks.deliveries,
+    );
+  });
+
+  test("entries not delivered in 90 days: old ones never delivered are listed, delivered or young ones are not", async () => {
+    const pid = sb.run(["status", "--json"], { cwd: repo }).json().project.id as string;
+    writeEntries(sb, pid, [
+      {
+        id: "01J0000000000000000000OLD1",
+        title: "Old forgotten note",
+        body: "Nobody asks about the fax gateway.",
+        updated: "2025-01-01T00:00:00Z",
+      },
+    ]);
+    const s = (await runAsync(sb, ["stats", "--json"], { cwd: repo })).json();
+    const ids = s.entries.never_delivered.entries.map((e: { id: string }) => e.id);
+    expect(ids).toContain("01J0000000000000000000OLD1");
+    expect(s.entries.never_delivered.days).toBe(90);
+    // Entries created today are too young to be candidates.
+    expect(s.entries.never_delivered.total).toBe(ids.length);
+    expect(ids.every((id: string) => id.startsWith("01J0000000000000000000OLD"))).toBe(true);
   });
 });
 
