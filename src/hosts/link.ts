@@ -74,6 +74,9 @@ export type NativeMemory = { file: (t: Target) => ConfigFile; settings: NativeSe
 
 export type Problem = { message: string; fix: string };
 
+/** Another way Coffer reaches a host besides `coffer link` (Claude Code's coffer plugin): what it is, how to remove it. */
+export type OtherWayIn = { what: string; remove: string };
+
 export type HostLink = {
   host: Host;
   /** The product's name, for messages. */
@@ -89,6 +92,8 @@ export type HostLink = {
   linkNotes?: (t: Target) => string[];
   /** Host-specific checks for doctor (e.g. hooks switched off in the host's own settings). */
   doctorChecks?: (t: Target) => Problem[];
+  /** For doctor: Coffer reaching this host another way (both at once would inject twice). */
+  otherWayIn?: (t: Target) => OtherWayIn | undefined;
 };
 
 /** True when `text`'s first line is exactly the plugin's marker line (a similar line is someone else's). */

@@ -212,10 +212,26 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
   }
   inspectMcp(at);
   inspectNativeMemory(at);
+  const other = h.otherWayIn?.(target);
   if (report.status === "not linked") {
     if (report.mcp.registered) report.notes.push(`MCP registered in ${tilde(report.mcp.file!)}, but no hooks`);
+    if (other) {
+      report.notes.push(
+        `${h.name} gets Coffer through ${other.what}: its hooks and MCP server run \`coffer\` from PATH`,
+      );
+      if (!Bun.which("coffer"))
+        report.problems.push({
+          message: `${other.what} runs \`coffer\` from PATH, and there is no coffer on PATH`,
+          fix: `put the coffer binary on PATH (install.sh puts it in ~/.local/bin), or remove the plugin (${other.remove}) and run: ${at.fix}`,
+        });
+    }
     return report;
   }
+  if (other)
+    report.problems.push({
+      message: `${h.name} gets Coffer twice, through ${other.what} and through this link: every hook injects twice and the MCP tools are listed twice`,
+      fix: `${other.remove}   (or keep the plugin and run: coffer unlink ${h.host}${project ? " --project" : ""})`,
+    });
   checkBinaries(at, self);
   report.problems.push(...(h.doctorChecks?.(target) ?? []));
   if (!report.problems.length) checkDrift(at, self, config);

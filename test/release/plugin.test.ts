@@ -117,6 +117,30 @@ describe("plugin installed into the real Claude Code", () => {
       const listing = texts.find((t) => t.includes("deferred tools are now available")) ?? "";
       for (const tool of ["coffer__recall", "coffer__remember", "coffer__resume"])
         expect(listing).toContain(`\nmcp__plugin_coffer_coffer__${tool}`);
+
+      // doctor: the plugin is a way in (note), needs coffer on PATH (problem without), and must not
+      // be combined with `coffer link claude` (problem naming what to remove).
+      const doctor = (pathEnv: string) => {
+        const r = sb.run(["doctor", "--json"], { cwd: sb.project, env: { PATH: pathEnv } });
+        const j = r.json();
+        return {
+          claude: j.hosts.find((h: { host: string; scope: string }) => h.host === "claude" && h.scope === "user"),
+          problems: j.problems.filter((p: { where: string }) => p.where === "claude"),
+        };
+      };
+      const viaPlugin = doctor(env.PATH!);
+      expect(viaPlugin.claude.status).toBe("not linked");
+      expect(viaPlugin.claude.notes.join("\n")).toContain("gets Coffer through the Claude Code plugin coffer@coffer");
+      expect(viaPlugin.problems).toEqual([]);
+      const noPath = doctor("/usr/bin:/bin");
+      expect(noPath.problems).toHaveLength(1);
+      expect(noPath.problems[0].message).toContain("runs `coffer` from PATH, and there is no coffer on PATH");
+      expect(sb.run(["link", "claude"], { cwd: sb.project, env: { PATH: env.PATH! } }).code).toBe(0);
+      const both = doctor(env.PATH!);
+      expect(both.claude.status).toBe("linked");
+      const twice = both.problems.find((p: { message: string }) => p.message.includes("gets Coffer twice"));
+      expect(twice?.fix).toStartWith("claude plugin uninstall coffer@coffer");
+      expect(twice?.fix).toContain("coffer unlink claude");
     },
     TEST_TIMEOUT_MS,
   );

@@ -5,12 +5,31 @@
  */
 import { join } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
-import { commandOf, configDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
+import { commandOf, configDir, type HostLink, type OtherWayIn, type Problem, stdioServer, type Target } from "../link";
 
 const settings = (t: Target) => ({
   path: join(configDir(t, ".claude"), "settings.json"),
   dialect: "json" as const,
 });
+
+/**
+ * Coffer's Claude Code plugin (this repository's marketplace: `coffer@<marketplace>`) where it is
+ * enabled for the target's scope: `enabledPlugins` in the user's settings.json, or the project's
+ * shared and local settings.
+ */
+function enabledCofferPlugin(t: Target): OtherWayIn | undefined {
+  const files = t.root
+    ? [join(t.root, ".claude", "settings.json"), join(t.root, ".claude", "settings.local.json")]
+    : [settings(t).path];
+  for (const file of files) {
+    const enabled = (readJsonValue(file, "json") as { enabledPlugins?: unknown } | undefined)?.enabledPlugins;
+    if (!enabled || typeof enabled !== "object") continue;
+    const id = Object.entries(enabled).find(([k, v]) => v === true && k.startsWith("coffer@"))?.[0];
+    if (id)
+      return { what: `the Claude Code plugin ${id} (enabled in ${file})`, remove: `claude plugin uninstall ${id}` };
+  }
+  return undefined;
+}
 
 export const link: HostLink = {
   host: "claude",
@@ -39,6 +58,7 @@ export const link: HostLink = {
   },
   nativeMemory: { file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
   sessionEnd: "hook",
+  otherWayIn: enabledCofferPlugin,
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;
     const doc = readJsonValue(file, "json") as { disableAllHooks?: unknown } | undefined;
