@@ -14,11 +14,18 @@ const set = withExamples(
       meta: { name: "set", description: "Save the handoff for this project + branch" },
       args: {
         text: { type: "positional", description: 'Where the work stands ("-" reads stdin)', required: true },
+        "allow-secret": {
+          type: "boolean",
+          description: "Keep secrets in the text as given (by default each becomes [redacted])",
+        },
         ...jsonArg,
       },
       async run({ args }) {
         const store = cliStore({ freshness: "none" });
-        const res = setHandoff(store, await textFromArgs(args._.length ? args._ : [args.text]), "user");
+        const res = setHandoff(store, await textFromArgs(args._.length ? args._ : [args.text]), "user", {
+          allowSecret: Boolean(args["allow-secret"]),
+        });
+        if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] (--allow-secret keeps them)`);
         if (args.json) return printJson(res);
         consola.success(
           `Handoff saved for ${res.branch ? `branch ${res.branch}` : "detached HEAD"} (${store.project?.label})`,

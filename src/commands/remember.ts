@@ -39,6 +39,10 @@ export default withExamples(
         tags: { type: "string", description: "Comma-separated tags" },
         "applies-to": { type: "string", description: "Comma-separated globs relative to the project root" },
         ...scopeArg,
+        "allow-secret": {
+          type: "boolean",
+          description: "Keep secrets in the text as given (by default each becomes [redacted])",
+        },
         supersedes: {
           type: "string",
           description: "Id of an entry this one replaces (kept, marked superseded, never injected again)",
@@ -64,13 +68,16 @@ export default withExamples(
           supersedes: args.supersedes,
           actor: "user",
           source: "cli",
+          allow_secret: Boolean(args["allow-secret"]),
         });
+        if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] (--allow-secret keeps them)`);
         const keywords = args.keywords && res.status !== "duplicate" ? await keywordsFor(store, res.id) : undefined;
         if (args.json)
           return printJson({
             id: res.id,
             scope: res.scope,
             status: res.status,
+            ...(res.scrubbed ? { scrubbed: res.scrubbed } : {}),
             ...(res.superseded ? { superseded: res.superseded } : {}),
             ...keywords,
           });

@@ -1,39 +1,7 @@
 import { defineCommand } from "citty";
-import { ageText, type RepoChanges, repoChangesSince } from "../lib/git-files";
-import { getHandoff, type Handoff } from "../store/handoff";
-import type { ProjectScope } from "../store/scope";
+import { getHandoff, handoffFreshness } from "../store/handoff";
 import { withExamples } from "./_run";
-import { cliStore, jsonArg, notice, plural, printJson } from "./_shared";
-
-export type Freshness = RepoChanges & { stale: boolean; note: string };
-
-/**
- * A handoff's freshness from the repository, not the clock: "may be stale" only when commits
- * were made or tracked files changed since it was saved (or when that cannot be read).
- */
-export function handoffFreshness(
-  project: Pick<ProjectScope, "gitDir" | "worktree" | "branch">,
-  h: Handoff,
-  opts: { files?: boolean; now?: number } = {},
-): Freshness {
-  const saved = Date.parse(h.updated);
-  const age = Number.isNaN(saved) ? `saved ${h.updated}` : `saved ${ageText((opts.now ?? Date.now()) - saved)} ago`;
-  // `updated` has second precision: anything within that second happened before the save.
-  const changes = Number.isNaN(saved) ? {} : repoChangesSince(project, saved + 999, { files: opts.files });
-  const moved: string[] = [];
-  if (changes.commits)
-    moved.push(`${plural(changes.commits, "commit")}${project.branch ? ` on ${project.branch}` : ""}`);
-  if (changes.files) moved.push(`${plural(changes.files, "file")} changed`);
-  if (changes.commits === undefined)
-    return { ...changes, stale: true, note: `${age}, may be stale; ignore if unrelated` };
-  if (moved.length)
-    return {
-      ...changes,
-      stale: true,
-      note: `${age}; since then ${moved.join(", ")}: may be stale; ignore if unrelated`,
-    };
-  return { ...changes, stale: false, note: `${age}; no commits${opts.files ? " or file changes" : ""} since` };
-}
+import { cliStore, jsonArg, notice, printJson } from "./_shared";
 
 /** Print this branch's handoff (`coffer resume`, `coffer handoff`). */
 export function printHandoff(json: boolean | undefined): void {

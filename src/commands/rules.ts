@@ -35,11 +35,21 @@ const add = withExamples(
   takesWords(
     defineCommand({
       meta: { name: "add", description: "Append a rule (one bullet)" },
-      args: { text: { type: "positional", description: "The rule", required: true }, ...scopeArg },
+      args: {
+        text: { type: "positional", description: "The rule", required: true },
+        ...scopeArg,
+        "allow-secret": {
+          type: "boolean",
+          description: "Keep secrets in the text as given (by default each becomes [redacted])",
+        },
+      },
       async run({ args }) {
         const store = cliStore({ freshness: "none" });
         const scope = scopeKey(store, args.scope)!;
-        const res = addRule(store, scope, await textFromArgs(args._.length ? args._ : [args.text]), "user");
+        const res = addRule(store, scope, await textFromArgs(args._.length ? args._ : [args.text]), "user", {
+          allowSecret: Boolean(args["allow-secret"]),
+        });
+        if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] (--allow-secret keeps them)`);
         const where = scope === GLOBAL ? "global" : `project ${store.project?.label}`;
         if (res.added) consola.success(`Rule added (${where})`);
         else consola.info(`That rule is already there (${where})`);

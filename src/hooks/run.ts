@@ -3,15 +3,14 @@
  * turned stdin into a HookInput and turns the returned context back into the host's JSON.
  */
 
-import { statSync } from "node:fs";
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config, READ_MODES } from "../store/config";
-import { handoffPath } from "../store/handoff";
+import { getHandoff, handoffFreshness } from "../store/handoff";
 import { logHookEvent, readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
-import { recordInjection } from "../store/usage";
 import type { Store } from "../store/store";
+import { recordInjection } from "../store/usage";
 import { promptPaths, touchedInside } from "./paths";
 import {
   type Bundle,
@@ -73,19 +72,23 @@ export function readBundle(store: Store): Bundle {
   };
 }
 
-/** One line announcing this branch's handoff, if there is one (the body stays behind coffer__resume). */
+/**
+ * One line announcing this branch's handoff, if there is one: its age and freshness (commits on
+ * the branch since, from .git files) and its first line; the rest stays behind coffer__resume.
+ */
 function handoffLine(store: Store): string | undefined {
   if (!store.project) return undefined;
-  let updated: string;
   try {
-    const st = statSync(handoffPath(store.project));
-    if (!st.isFile()) return undefined;
-    updated = st.mtime.toISOString().slice(0, 16).replace("T", " ");
+    const h = getHandoff(store);
+    if (!h) return undefined;
+    const f = handoffFreshness(store.project, h);
+    const first = (h.body.split("\n").find((l) => l.trim()) ?? "").replace(/\s+/g, " ").trim();
+    const quote = first.length > 100 ? `${first.slice(0, 99)}…` : first;
+    const branch = store.project.branch ? `branch \`${store.project.branch}\`` : "this checkout";
+    return `A handoff for ${branch} (${f.note}) begins "${quote}". When the user wants to continue, call \`coffer__resume()\` to read it.`;
   } catch {
-    return undefined;
+    return undefined; // the hook never fails over a handoff
   }
-  const branch = store.project.branch ? `branch \`${store.project.branch}\`` : "this checkout";
-  return `A handoff for ${branch} was saved ${updated} UTC: when the user wants to continue, call \`coffer__resume()\` to read it.`;
 }
 
 /**

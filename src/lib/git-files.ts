@@ -77,6 +77,8 @@ class ObjectReader {
       names = readdirSync(dir).filter((n) => n.endsWith(".idx"));
     } catch {}
     for (const n of names) {
+      // A huge repository's pack index costs more than the answer is worth: unknown instead.
+      if (statSync(join(dir, n)).size > 64 * 1024 * 1024) throw new Error("pack index too large");
       const idx = readRegularFile(join(dir, n), MAX_BINARY);
       if (!idx || idx.length < 8 + 256 * 4) continue;
       // v2 only: "\xfftOc", version 2, 256-entry fan-out.
@@ -205,12 +207,28 @@ function parseCommit(data: Buffer): { parents: string[]; time: number } {
   return { parents, time };
 }
 
+/** Whether HEAD's branch ref (loose, else packed-refs) was written after `since`; undefined when detached or unknown. */
+function refWrittenSince(gitDir: string, since: number): boolean | undefined {
+  const ref = /^ref:\s*(.+)$/.exec(readText(join(gitDir, "HEAD"))?.trim() ?? "")?.[1]?.trim();
+  if (!ref) return undefined;
+  const common = commonGitDir(gitDir);
+  for (const file of [join(gitDir, ref), join(common, ref), join(common, "packed-refs")]) {
+    try {
+      const st = statSync(file);
+      if (st.isFile()) return st.mtimeMs > since;
+    } catch {}
+  }
+  return undefined;
+}
+
 /**
  * Commits reachable from HEAD made after `since` (epoch ms), counted up to `max`; `undefined`
  * when HEAD or an object cannot be read. Walking stops at commits older than `since`.
  */
 export function commitsSince(gitDir: string, since: number, max = 100): number | undefined {
   try {
+    // Fast path: a branch whose ref file was not written since then has no new commits.
+    if (refWrittenSince(gitDir, since) === false) return 0;
     const head = headCommit(gitDir);
     if (!head) return /^ref:\s*\S/.test(readText(join(gitDir, "HEAD")) ?? "") ? 0 : undefined; // unborn: no commits yet
     const reader = new ObjectReader(join(commonGitDir(gitDir), "objects"));

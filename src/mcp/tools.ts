@@ -277,7 +277,13 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: Recall
 function rememberTool(
   a: Args<"remember">,
   ctx: ToolContext,
-): Promise<{ id: string; scope: string; status: "created" | "updated" | "duplicate"; superseded?: string }> {
+): Promise<{
+  id: string;
+  scope: string;
+  status: "created" | "updated" | "duplicate";
+  scrubbed?: string;
+  superseded?: string;
+}> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     const target = a.id ? locate(store, a.id).entry.id : undefined;
@@ -287,6 +293,7 @@ function rememberTool(
       id: res.id,
       scope: res.scope,
       status: res.status,
+      ...(res.scrubbed ? { scrubbed: res.scrubbed } : {}),
       ...(res.superseded ? { superseded: res.superseded } : {}),
     };
   });
@@ -324,11 +331,16 @@ function forgetTool(a: Args<"forget">, ctx: ToolContext): Promise<{ id: string; 
 function setHandoffTool(
   a: Args<"set_handoff">,
   ctx: ToolContext,
-): Promise<{ status: "saved"; branch: string | null; scope: "project" }> {
+): Promise<{ status: "saved"; branch: string | null; scope: "project"; scrubbed?: string }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const res = setHandoff(store, a.body, ctx.actor);
-    return { status: res.status, branch: res.branch, scope: res.scope };
+    return {
+      status: res.status,
+      branch: res.branch,
+      scope: res.scope,
+      ...(res.scrubbed ? { scrubbed: res.scrubbed } : {}),
+    };
   });
 }
 

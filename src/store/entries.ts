@@ -6,6 +6,7 @@ import { CofferError, notFoundError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
+import { scrubFields } from "../scrub/write";
 import { dbOf } from "./db";
 import {
   deriveTitle,
@@ -45,6 +46,8 @@ export type RememberInput = {
   actor: string;
   source: Source;
   origin_session?: string;
+  /** Keep secrets as given (the CLI's --allow-secret); by default each becomes [redacted]. */
+  allow_secret?: boolean;
   /**
    * The entry this one replaces: it is kept on disk, marked `status: superseded` with
    * `superseded_by`, and never routed, injected or recalled again.
@@ -57,6 +60,8 @@ export type RememberResult = {
   scope: ScopeName;
   status: "created" | "updated" | "duplicate";
   entry: Entry;
+  /** "scrubbed 1 secret (stripe)" when secrets in the text, title, tags or keywords were replaced. */
+  scrubbed?: string;
   /** The entry marked superseded by this one. */
   superseded?: string;
 };
@@ -101,6 +106,12 @@ function validateEntryInput(
  * concurrent writers never create the same entry twice.
  */
 export function remember(store: Store, input: RememberInput): RememberResult {
+  // Secrets never land in memory: every way in (CLI, MCP, HTTP, web, inbox, distill, import) passes here.
+  const clean = scrubFields(
+    { text: input.text, title: input.title, tags: input.tags, keywords: input.keywords },
+    input.allow_secret,
+  );
+  input = { ...input, ...clean.fields };
   validateEntryInput(store, input);
   let scope: ScopeKey;
   if (input.id) {
@@ -199,7 +210,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
       actor: input.actor,
       source: input.source,
     });
-  return result;
+  return clean.note ? { ...result, scrubbed: clean.note } : result;
 }
 
 /** Write the file atomically and index it; caller holds the write transaction. */
@@ -438,6 +449,8 @@ export function forget(
 export function replaceEntryText(store: Store, hit: Located, text: string, actor: string): Entry {
   const parsed = parseEntry(text, hit.entry.id);
   parsed.id = hit.entry.id;
+  // an edit is a write like any other: its secrets become [redacted]
+  Object.assign(parsed, scrubFields({ body: parsed.body, title: parsed.title, tags: parsed.tags }).fields);
   validateEntryInput(store, {
     text: parsed.body,
     title: parsed.title,

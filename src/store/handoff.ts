@@ -9,6 +9,7 @@ import { isoNow } from "../lib/time";
 import { assertMemoryWritePath, readMemoryFile } from "./indexer";
 import type { ProjectScope } from "./scope";
 import { bodyMax, ensureProjectFile, type Store } from "./store";
+import { scrubFields } from "../scrub/write";
 
 function branchSlug(branch: string | undefined): string {
   if (!branch) return "detached";
@@ -41,9 +42,11 @@ export function setHandoff(
   store: Store,
   body: string,
   actor: string,
-): { status: "saved"; branch: string | null; scope: "project"; updated: string } {
+  opts: { allowSecret?: boolean } = {},
+): { status: "saved"; branch: string | null; scope: "project"; updated: string; scrubbed?: string } {
   const project = requireProject(store);
-  const text = body.trim();
+  const clean = scrubFields({ body }, opts.allowSecret);
+  const text = clean.fields.body.trim();
   if (!text) throw new CofferError("handoff text is empty", 1, "Say where the work stands and what comes next.");
   const max = bodyMax(store);
   if (text.length > max) throw new CofferError(`handoff is ${text.length} characters; the limit is ${max}`);
@@ -56,7 +59,7 @@ export function setHandoff(
     ["---", `branch: ${JSON.stringify(branch)}`, `updated: ${updated}`, "---", text, ""].join("\n"),
   );
   audit({ event: "handoff_saved", scope: "project", actor });
-  return { status: "saved", branch, scope: "project", updated };
+  return { status: "saved", branch, scope: "project", updated, ...(clean.note ? { scrubbed: clean.note } : {}) };
 }
 
 export function getHandoff(store: Store): Handoff | undefined {

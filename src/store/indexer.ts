@@ -6,6 +6,7 @@ import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { assertRealDirs, isRealDir, RefusedFileError, readFileNoFollow } from "../lib/small-file";
+import { scrubFields } from "../scrub/write";
 import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { ftsText, scopeToken } from "./text";
@@ -83,6 +84,11 @@ export function upsertEntryRow(
   entry: Entry,
   file: { name: string; size: number; mtimeMs: number; hash: string },
 ): void {
+  // a hand-edited file may hold a secret: the index keeps only the scrubbed text (`coffer scan --fix` fixes the file)
+  entry = {
+    ...entry,
+    ...scrubFields({ title: entry.title, body: entry.body, tags: entry.tags, keywords: entry.keywords }).fields,
+  };
   const old = db
     .query("SELECT rowid, title, tags, body FROM entries WHERE scope = ? AND id = ?")
     .get(scope, entry.id) as { rowid: number } | null;

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
+import { scrubFields } from "../scrub/write";
 import { assertMemoryWritePath, readMemoryText, scopeDir } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { ensureProjectFile, type Store, scopeName } from "./store";
@@ -17,8 +18,16 @@ export function readRules(scope: ScopeKey): string {
 }
 
 /** Append one bullet to a scope's rules.md (a rule already present is not added twice). */
-export function addRule(store: Store, scope: ScopeKey, text: string, actor: string): { added: boolean; file: string } {
-  const rule = text
+export function addRule(
+  store: Store,
+  scope: ScopeKey,
+  text: string,
+  actor: string,
+  opts: { allowSecret?: boolean } = {},
+): { added: boolean; file: string; scrubbed?: string } {
+  const clean = scrubFields({ text }, opts.allowSecret);
+  const note = clean.note ? { scrubbed: clean.note } : {};
+  const rule = clean.fields.text
     .trim()
     .replace(/^[-*]\s+/, "")
     .replace(/\s*\n\s*/g, " ");
@@ -32,12 +41,12 @@ export function addRule(store: Store, scope: ScopeKey, text: string, actor: stri
       .replace(/^\s*[-*]\s+/, "")
       .trim()
       .toLowerCase();
-  if (current.split("\n").some((l) => norm(l) === rule.toLowerCase())) return { added: false, file };
+  if (current.split("\n").some((l) => norm(l) === rule.toLowerCase())) return { added: false, file, ...note };
   const next = `${current && !current.endsWith("\n") ? `${current}\n` : current}- ${rule}\n`;
   assertMemoryWritePath(file);
   writeFileAtomic(file, next);
   audit({ event: "rule_added", scope: scopeName(store, scope), actor });
-  return { added: true, file };
+  return { added: true, file, ...note };
 }
 
 const RULES_MAX = 65536;
@@ -46,17 +55,21 @@ const RULES_MAX = 65536;
 export function writeRules(
   store: Store,
   scope: ScopeKey,
-  text: string,
+  raw: string,
   actor: string,
-): { changed: boolean; file: string } {
+  opts: { allowSecret?: boolean } = {},
+): { changed: boolean; file: string; scrubbed?: string } {
+  const clean = scrubFields({ text: raw }, opts.allowSecret);
+  const text = clean.fields.text;
+  const note = clean.note ? { scrubbed: clean.note } : {};
   if (text.length > RULES_MAX)
     throw new CofferError(`rules text is ${text.length} characters; the limit is ${RULES_MAX}`);
   if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
   const file = rulesPath(scope);
   const next = text.trim() ? `${text.replace(/\s+$/, "")}\n` : "";
-  if (readRules(scope) === next) return { changed: false, file };
+  if (readRules(scope) === next) return { changed: false, file, ...note };
   assertMemoryWritePath(file);
   writeFileAtomic(file, next);
   audit({ event: "rules_replaced", scope: scopeName(store, scope), actor });
-  return { changed: true, file };
+  return { changed: true, file, ...note };
 }

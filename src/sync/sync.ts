@@ -10,6 +10,8 @@ import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
+import { describeFound } from "../scrub/index";
+import { filesWithSecrets } from "../scrub/scan";
 import { closeStore, openStore, refresh } from "../store/store";
 import {
   fallbackIdentity,
@@ -275,6 +277,19 @@ async function commitPending(
   removed.push(...(await dropNonRegular(git)));
   const staged = parseNameStatus((await git.run(["diff", "--cached", "--name-status", "--no-renames", "-z"])).stdout);
   if (!staged.length && !untracked.length) return { committed: null, untracked };
+  // memory leaves the machine here: a file holding a secret is never committed
+  const leaking = filesWithSecrets(
+    git.dir,
+    staged.filter((c) => c.status !== "D").map((c) => c.path),
+  );
+  if (leaking.length) {
+    await git.run(["reset", "-q"], { check: false });
+    throw new CofferError(
+      `not committing: ${leaking.map((f) => `memory/${f.path} holds ${describeFound(f.found)}`).join("; ")}`,
+      1,
+      "Run `coffer scan --fix` to replace them with [redacted], then sync again.",
+    );
+  }
   await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(staged, HOST()) });
   return { committed: { commit: (await headSha(git))!, scopes: countByScope(staged) }, untracked };
 }

@@ -4,7 +4,7 @@
  * .git files (loose and packed objects).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 
@@ -78,6 +78,13 @@ test("an edited tracked file makes it 'may be stale'", () => {
 });
 
 test("commits on the branch since the handoff are counted, from loose and from packed objects", () => {
+  // The handoff was saved moments ago; date it two minutes back so these commits come after it.
+  const file = (readdirSync(join(sb.cofferHome, "memory"), { recursive: true }) as string[]).find((f) =>
+    f.endsWith("handoff/main.md"),
+  )!;
+  const path = join(sb.cofferHome, "memory", file);
+  const earlier = new Date((now - 120) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  writeFileSync(path, readFileSync(path, "utf8").replace(/^updated: .*$/m, `updated: ${earlier}`));
   commitFile("f1.txt", "edited after the handoff\n", now + 60);
   commitFile("f9.txt", "new\n", now + 120);
   const loose = handoff("--json").json();
@@ -87,6 +94,18 @@ test("commits on the branch since the handoff are counted, from loose and from p
   const packed = handoff("--json").json();
   expect(packed.commits_since).toBe(2);
   expect(packed.stale).toBe(true);
+});
+
+test("session start announces the handoff in one line: age, commits since, first line", () => {
+  const payload = { session_id: "h-1", cwd: repo, hook_event_name: "SessionStart", source: "startup" };
+  const r = sb.run(["hook", "session-start", "--agent", "claude"], { cwd: repo, stdin: JSON.stringify(payload) });
+  expect(r.code).toBe(0);
+  const ctx: string = JSON.parse(r.stdout).hookSpecificOutput.additionalContext;
+  const line = ctx.split("\n").find((l) => l.startsWith("A handoff for"));
+  expect(line).toMatch(
+    /^A handoff for branch `main` \(saved \d+ min ago; since then 2 commits on main: may be stale; ignore if unrelated\) begins "Half-way through the parser; next: error recovery"\. /,
+  );
+  expect(line).toContain("call `coffer__resume()`");
 });
 
 test("`coffer handoff clear` removes it", () => {

@@ -311,16 +311,20 @@ describe("session start", () => {
     }
   });
 
-  test("a handoff saved for this branch is announced in one line (its text stays behind coffer__resume)", () => {
+  test("a handoff saved for this branch is announced in one line: age, freshness, first line (the rest stays behind coffer__resume)", () => {
     const hb = sandbox("coffer-hook-handoff-");
     try {
       const hrepo = hb.repo("svc");
       expect(contextOf(hook(hb, "claude", "session-start", claudeStart("h-1", hrepo)))).toBe("");
-      expect(hb.run(["handoff", "set", "Half way through the retry refactor"], { cwd: hrepo }).code).toBe(0);
+      expect(
+        hb.run(["handoff", "set", "Half way through the retry refactor\nNext: the backoff tests"], { cwd: hrepo }).code,
+      ).toBe(0);
       const ctx = contextOf(hook(hb, "claude", "session-start", claudeStart("h-2", hrepo)));
-      expect(ctx).toContain("## Handoff\nA handoff for branch `main` was saved");
+      expect(ctx).toMatch(
+        /## Handoff\nA handoff for branch `main` \(saved \d+ s ago; no commits since\) begins "Half way through the retry refactor"\./,
+      );
       expect(ctx).toContain("call `coffer__resume()`");
-      expect(ctx).not.toContain("retry refactor");
+      expect(ctx).not.toContain("backoff tests");
     } finally {
       hb.cleanup();
     }

@@ -196,7 +196,9 @@ describe("success paths", () => {
       branch: "main",
       body: "Half way through the release script rewrite; next: tests for --dry-run.",
     });
-    expect(r.note).toBe(`saved ${r.updated}, may be stale; ignore if unrelated`);
+    // freshness from the repository: nothing moved since, so not stale
+    expect(r.stale).toBe(false);
+    expect(r.note).toMatch(/^saved \d+ s ago; no commits or file changes since$/);
   });
 
   test("changes made by another process are seen by the running server", async () => {
