@@ -7,6 +7,7 @@
 import { enqueueSession } from "../capture/queue";
 import { type BudgetStatus, budgetStatus } from "../distill/budget";
 import { listSessionInfos, type SessionInfo } from "../distill/catalog";
+import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
 import { type DistillOutcome, distillFile, modelLabel, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
@@ -186,6 +187,28 @@ export async function approveInbox(id: string): Promise<ApproveInboxResult> {
       };
     throw err;
   }
+}
+
+/** Contradictions distillation left for a person (the existing entry and the new insight), oldest first. */
+export async function listInboxConflicts(): Promise<Conflict[]> {
+  return listConflicts();
+}
+
+/**
+ * Settle a contradiction: "approve" writes the insight and supersedes the old entry (kept, never
+ * routed again); "reject" keeps the old entry and drops the insight.
+ */
+export async function settleConflict(
+  id: string,
+  decision: "approve" | "reject",
+): Promise<{ id: string; status: "approved" | "rejected" | "not_found"; entry?: string; superseded?: string }> {
+  const c = findConflict(id);
+  if (!c) return { id, status: "not_found" };
+  if (decision === "reject") {
+    rejectConflict(c);
+    return { id: c.id, status: "rejected" };
+  }
+  return { id: c.id, status: "approved", ...approveConflict(c) };
 }
 
 /** Delete an inbox trace. */
