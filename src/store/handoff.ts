@@ -3,13 +3,14 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
+import { ageText, type RepoChanges, repoChangesSince } from "../lib/git-files";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
+import { scrubFields } from "../scrub/write";
 import { assertMemoryWritePath, readMemoryFile } from "./indexer";
 import type { ProjectScope } from "./scope";
 import { bodyMax, ensureProjectFile, type Store } from "./store";
-import { scrubFields } from "../scrub/write";
 
 function branchSlug(branch: string | undefined): string {
   if (!branch) return "detached";
@@ -82,7 +83,36 @@ export function getHandoff(store: Store): Handoff | undefined {
   return { branch: project.branch ?? null, body: (m ? text.slice(m[0].length) : text).trim(), updated };
 }
 
-/** The freshness note every resume carries: a handoff is a hint, not an instruction. */
-export function freshnessNote(updated: string): string {
-  return `saved ${updated}, may be stale; ignore if unrelated`;
+export type Freshness = RepoChanges & { stale: boolean; note: string };
+
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/**
+ * The freshness note every resume carries, from the repository rather than the clock: "may be
+ * stale" only when commits were made on the branch or (with `files`) tracked files changed since
+ * the handoff was saved, or when that cannot be read. `.git` files only: the hook can afford the
+ * commit count; the file check stats every tracked file, so only the CLI and MCP ask for it.
+ */
+export function handoffFreshness(
+  project: Pick<ProjectScope, "gitDir" | "worktree" | "branch">,
+  h: Handoff,
+  opts: { files?: boolean; now?: number } = {},
+): Freshness {
+  const saved = Date.parse(h.updated);
+  const age = Number.isNaN(saved) ? `saved ${h.updated}` : `saved ${ageText((opts.now ?? Date.now()) - saved)} ago`;
+  // `updated` has second precision: anything within that second happened before the save.
+  const changes = Number.isNaN(saved) ? {} : repoChangesSince(project, saved + 999, { files: opts.files });
+  const moved: string[] = [];
+  if (changes.commits)
+    moved.push(`${count(changes.commits, "commit")}${project.branch ? ` on ${project.branch}` : ""}`);
+  if (changes.files) moved.push(`${count(changes.files, "file")} changed`);
+  if (changes.commits === undefined)
+    return { ...changes, stale: true, note: `${age}, may be stale; ignore if unrelated` };
+  if (moved.length)
+    return {
+      ...changes,
+      stale: true,
+      note: `${age}; since then ${moved.join(", ")}: may be stale; ignore if unrelated`,
+    };
+  return { ...changes, stale: false, note: `${age}; no commits${opts.files ? " or file changes" : ""} since` };
 }
