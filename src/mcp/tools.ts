@@ -9,7 +9,7 @@ import { CofferError, storageError } from "../lib/errors";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KINDS } from "../store/entry";
-import { freshnessNote, getHandoff, setHandoff } from "../store/handoff";
+import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
 import { grep, recall } from "../store/search";
 import { activeScopes, type Store, withOpenStore } from "../store/store";
@@ -347,13 +347,15 @@ function setHandoffTool(
 function resumeTool(
   a: Args<"resume">,
   ctx: ToolContext,
-): Promise<{ found: false } | { found: true; branch: string | null; body: string; updated: string; note: string }> {
+): Promise<
+  { found: false } | { found: true; branch: string | null; body: string; updated: string; note: string; stale: boolean }
+> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const h = getHandoff(store);
-    return h
-      ? { found: true, branch: h.branch, body: h.body, updated: h.updated, note: freshnessNote(h.updated) }
-      : { found: false };
+    if (!h || !store.project) return { found: false };
+    const f = handoffFreshness(store.project, h, { files: true });
+    return { found: true, branch: h.branch, body: h.body, updated: h.updated, note: f.note, stale: f.stale };
   });
 }
 
