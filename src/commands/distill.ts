@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { selectSweep, sweepPolicy } from "../capture/sweep";
 import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
-import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
+import { type DistillResult, distillFile, prepareSession, type WrittenEntry } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
@@ -106,13 +106,20 @@ const show = withExamples(
   ],
 );
 
+/** "+ [decision] Title (id)", with what it superseded, or "! ..." for a contradiction left in the inbox. */
+export function entryLine(e: WrittenEntry): string {
+  if (e.status === "conflict")
+    return `! [${e.kind}] ${e.title} contradicts ${e.contradicts}: for you to settle (coffer inbox show ${e.id})`;
+  const mark = e.status === "created" ? "+" : "=";
+  return `${mark} [${e.kind}] ${e.title} (${e.id})${e.supersedes ? `, supersedes ${e.supersedes}` : ""}`;
+}
+
 function report(r: DistillResult): void {
   const who = `${r.host} ${shortId(r.session)}${r.project ? ` (${r.project})` : ""}`;
   switch (r.outcome) {
     case "distilled":
       consola.success(`${who}: ${r.message}`);
-      for (const e of r.entries)
-        process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
+      for (const e of r.entries) process.stdout.write(`    ${entryLine(e)}\n`);
       break;
     case "failed":
       consola.error(`${who}: ${r.message}`);

@@ -7,6 +7,7 @@ import { CofferError } from "../lib/errors";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, plural, printJson, short } from "./_shared";
+import { entryLine } from "./distill";
 
 const idArg = {
   id: { type: "positional", description: "Trace or conflict id (or a unique prefix)", required: true },
@@ -147,8 +148,7 @@ const approve = withExamples(
       consola.success(
         `Approved ${res.id}: ${plural(res.entries.length, "entry", "entries")} (${created} new) in project ${trace.project?.label}; trace removed`,
       );
-      for (const e of res.entries)
-        process.stdout.write(`    ${e.status === "created" ? "+" : "="} [${e.kind}] ${e.title} (${e.id})\n`);
+      for (const e of res.entries) process.stdout.write(`    ${entryLine(e)}\n`);
     },
   }),
   ["coffer inbox approve 01JD3K", "coffer inbox approve 01JD3K --yes"],

@@ -178,7 +178,8 @@ export function grep(store: Store, pattern: string, opts: { scope?: string; limi
   withHealing(store, () => {
     for (const scope of scopes) {
       const it = dbOf(store)
-        .query("SELECT id, title, body FROM entries WHERE scope = ? ORDER BY updated DESC, id DESC")
+        // Superseded entries are kept for `list --all`, never searched.
+        .query("SELECT id, title, body FROM entries WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC")
         .iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
       for (const r of it) {
         const lines = r.body.split("\n");

@@ -152,14 +152,19 @@ function expectSuperseded(newId: string): void {
   // Never recalled, routed or injected.
   const hits = sb.run(["recall", "make release push tags by hand", "--json"], { cwd: repo }).json();
   expect(JSON.stringify(hits)).not.toContain(oldId);
+  const grepped = sb.run(["recall", "push tags by hand", "--mode", "grep", "--json"], { cwd: repo });
+  expect(grepped.code).toBe(0);
+  expect(grepped.stdout).not.toContain(oldId);
   const context = injected(`s-${newId.slice(-6)}`);
   expect(context).not.toContain(oldId);
   expect(context).not.toContain("never push tags by hand");
 }
 
 describe("superseded entries", () => {
-  test("before: the old entry is injected for a prompt about it (so the checks below mean something)", () => {
+  test("before: the old entry is injected, recalled and grepped (so the checks below mean something)", () => {
     expect(injected("s-before")).toContain(oldId);
+    expect(sb.run(["recall", "make release push tags by hand", "--json"], { cwd: repo }).stdout).toContain(oldId);
+    expect(sb.run(["recall", "push tags by hand", "--mode", "grep", "--json"], { cwd: repo }).stdout).toContain(oldId);
   });
 
   test("round trip through distillation: the model answers supersedes, the old entry is kept but never injected", async () => {
