@@ -19,7 +19,7 @@ import {
   simpleClaudeSession,
   writeModelConfig,
 } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../helpers";
 import { claudePrompt, claudeStart, contextOf, hook, writeEntries } from "../hooks/_hook";
 
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
@@ -213,6 +213,15 @@ describe("hook figures", () => {
     expect(s.entries.never_delivered.total).toBe(ids.length);
     expect(ids.every((id: string) => id.startsWith("01J0000000000000000000OLD"))).toBe(true);
   });
+});
+
+test.skipIf(!Bun.which("script"))("on a terminal each daily series gets a sparkline, today's bar the tallest", () => {
+  // script(1) gives the binary a pseudo-terminal as stdout.
+  const p = Bun.spawnSync(["script", "-qc", `${BIN} stats`, "/dev/null"], { env: sb.env, cwd: repo });
+  const out = p.stdout.toString();
+  const line = out.split("\n").find((l) => l.startsWith("Distilling:"))!;
+  expect(line).toMatch(/ {2}[▁▂▃▄▅▆▇█]{7}\s*$/);
+  expect(line.trim().slice(-1)).toBe("█"); // every call of this test happened today
 });
 
 test("sparkline: one bar per value scaled to the largest, zeros on the baseline", () => {
