@@ -308,7 +308,12 @@ route("PUT", "/api/v1/rules", async (req, _url, _params, ctx) => {
   return withStore(requestDir(ctx, body.cwd), "none", (store) => {
     const key = scopeKey(store, body.scope)!;
     const res = writeRules(store, key, body.text, "user");
-    return json({ scope: body.scope, changed: res.changed, text: readRules(key) });
+    return json({
+      scope: body.scope,
+      changed: res.changed,
+      ...(res.scrubbed ? { scrubbed: res.scrubbed } : {}),
+      text: readRules(key),
+    });
   });
 });
 
