@@ -405,7 +405,12 @@ export function planUnlink(h: HostLink, target: Target): Plan {
 
 /** Write a plan's files and the link state; `force` writes read-only files too. */
 export function applyPlan(plan: Plan, opts: { force?: boolean } = {}): void {
-  applyChanges(plan.changes, { force: opts.force, backups: plan.state.backups });
+  applyChanges(plan.changes, {
+    force: opts.force,
+    backups: plan.state.backups,
+    created: plan.state.created,
+    dirs: plan.state.dirs,
+  });
   writeLinkState(plan.state);
 }
 

@@ -14,10 +14,13 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   realpathSync,
   renameSync,
+  rmdirSync,
+  rmSync,
   statSync,
   unlinkSync,
 } from "node:fs";
@@ -153,12 +156,27 @@ function writeBackup(from: string, bak: string, mode: number): void {
 
 const BIG = 8 * 1024 * 1024;
 
-/** Create a config's missing folders with the user's usual mode (not Coffer's private one). */
-function makeDirs(dir: string): void {
-  if (existsSync(dir)) return;
-  makeDirs(dirname(dir));
+/** Create a config's missing folders with the user's usual mode (not Coffer's private one); returns those it made. */
+function makeDirs(dir: string): string[] {
+  if (existsSync(dir)) return [];
+  const made = makeDirs(dirname(dir));
   mkdirSync(dir);
   chmodSync(dir, userMode(true));
+  return [...made, dir];
+}
+
+/** Remove folders Coffer created once they are empty again (a repository is left as it was). */
+function removeEmptyDirs(dir: string, dirs: Record<string, true>): void {
+  while (dirs[dir]) {
+    try {
+      if (readdirSync(dir).length) return;
+      rmdirSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return;
+    }
+    delete dirs[dir];
+    dir = dirname(dir);
+  }
 }
 
 function isReadOnly(mode: number): boolean {
@@ -198,10 +216,19 @@ function realTarget(path: string): string {
  */
 export function applyChanges(
   changes: FileChange[],
-  opts: { force?: boolean; backups?: Record<string, string> } = {},
+  opts: {
+    force?: boolean;
+    backups?: Record<string, string>;
+    /** Files Coffer created (their backups would only hold Coffer's own text). */
+    created?: Record<string, true>;
+    /** Folders Coffer created for its files (removed again once empty). */
+    dirs?: Record<string, true>;
+  } = {},
 ): void {
   const todo = changes.filter(changed);
   const backups = opts.backups ?? {};
+  const created = opts.created ?? {};
+  const dirs = opts.dirs ?? {};
   // Planning a big config (a 40 MB ~/.claude.json) leaves its garbage behind: collect it before writing.
   if (todo.some((c) => (c.before?.length ?? 0) > BIG)) Bun.gc(true);
   // Nothing may have moved under us since planning (agents rewrite their own configs).
@@ -226,15 +253,22 @@ export function applyChanges(
   for (const c of todo) {
     const target = realTarget(c.path);
     const mode = c.before !== null ? statSync(target).mode & 0o777 : userMode(false);
-    if (c.before === null) makeDirs(dirname(target));
-    if (c.before !== null) {
+    if (c.before === null) for (const d of makeDirs(dirname(target))) dirs[d] = true;
+    // One backup per file Coffer changed; none for a file Coffer created (or deletes: only its own files).
+    const own = c.after === null || created[c.path] === true;
+    if (c.before !== null && !own) {
       const bak = backupPath(c.path, backups[c.path]);
       writeBackup(target, bak, mode);
       backups[c.path] = bak;
       c.backup = bak;
+    } else if (own && backups[c.path]) {
+      rmSync(backups[c.path]!, { force: true });
+      delete backups[c.path];
     }
-    if (c.after === null) unlinkSync(target);
-    else {
+    if (c.after === null) {
+      unlinkSync(target);
+      removeEmptyDirs(dirname(c.path), dirs);
+    } else {
       writeFileAtomic(target, c.after, mode);
       chmodSync(target, mode);
     }

@@ -29,6 +29,8 @@ export type LinkState = {
   owned: Record<string, Record<string, Saved>>;
   /** file -> the backup Coffer last wrote for it (a `.bak` Coffer did not write is never overwritten). */
   backups: Record<string, string>;
+  /** Folders Coffer created for the files it wrote; removed again when unlink leaves them empty. */
+  dirs: Record<string, true>;
 };
 
 export function linkStatePath(): string {
@@ -37,7 +39,15 @@ export function linkStatePath(): string {
 
 export function readLinkState(): LinkState {
   const file = linkStatePath();
-  const empty: LinkState = { version: 1, native_memory: {}, created: {}, containers: {}, owned: {}, backups: {} };
+  const empty: LinkState = {
+    version: 1,
+    native_memory: {},
+    created: {},
+    containers: {},
+    owned: {},
+    backups: {},
+    dirs: {},
+  };
   if (!existsSync(file)) return empty;
   try {
     const raw = JSON.parse(readFileSync(file, "utf8")) as Partial<LinkState>;
@@ -49,6 +59,7 @@ export function readLinkState(): LinkState {
       containers: raw.containers && typeof raw.containers === "object" ? raw.containers : {},
       owned: raw.owned && typeof raw.owned === "object" ? raw.owned : {},
       backups: raw.backups && typeof raw.backups === "object" ? raw.backups : {},
+      dirs: raw.dirs && typeof raw.dirs === "object" ? raw.dirs : {},
       ...(raw.sweep ? { sweep: raw.sweep } : {}),
     };
   } catch {
