@@ -7,6 +7,7 @@
  */
 import { recall } from "../store/search";
 import { closeStore } from "../store/store";
+import { scrubText } from "../transcripts/scrub";
 import type { Turn } from "../transcripts/types";
 import { openProjectStore, type ProjectRef } from "./project";
 
@@ -49,8 +50,10 @@ export function relatedEntries(project: ProjectRef, title: string, turns: Turn[]
         const hit = list[rank];
         if (!hit || seen.has(hit.id) || out.length >= max) continue;
         seen.add(hit.id);
-        const body = hit.text.length > BODY_MAX ? `${hit.text.slice(0, BODY_MAX)}…` : hit.text;
-        out.push({ id: hit.id, kind: hit.kind, title: hit.title, body });
+        // Entries are scrubbed when written; a hand-edited file may not be: scrub again before sending.
+        const text = scrubText(hit.text).text;
+        const body = text.length > BODY_MAX ? `${text.slice(0, BODY_MAX)}…` : text;
+        out.push({ id: hit.id, kind: hit.kind, title: scrubText(hit.title).text, body });
       }
     }
     return out;

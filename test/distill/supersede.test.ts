@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { type Sandbox, sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+import { claudePrompt, claudeStart, contextOf, hook, writeEntries } from "../hooks/_hook";
 import { stdioClient } from "../mcp/_mcp";
 import {
   entryFiles,
@@ -72,6 +72,26 @@ describe("the request lists related entries", () => {
     expect(body.messages[0].content).toContain('"supersedes"');
     expect(body.messages[1].content).toBe(shown.stdout);
   });
+});
+
+test("a related entry edited by hand with a secret in it is sent scrubbed", async () => {
+  const token = `ghp_${"a1B2c3D4e5F6g7H8i9J0".repeat(2).slice(0, 36)}`;
+  const pid = sb.run(["status", "--json"], { cwd: repo }).json().project.id as string;
+  writeEntries(sb, pid, [
+    {
+      id: "01J00000000000000000000HND",
+      title: "Deploy token for make release",
+      body: `The release workflow deploys with token ${token} (rotate yearly).`,
+    },
+  ]);
+  expect(sb.run(["list"], { cwd: repo }).code).toBe(0); // the next command indexes the hand-written file
+  server = modelServer("openai", [{ text: "[]" }]);
+  writeModelConfig(sb, "openai", server.url);
+  expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
+  const sent = server.requests[0]!.body;
+  expect(sent).toContain("01J00000000000000000000HND");
+  expect(sent).not.toContain(token);
+  expect(sent).toContain("[redacted]");
 });
 
 describe("contradictions go to the inbox", () => {
