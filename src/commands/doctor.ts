@@ -71,6 +71,16 @@ export default withExamples(
             `Made ${plural(n, "file or folder", "files or folders")} in ${tilde(cofferHome())} private (700/600).\n`,
           );
       }
+      // Doctor compares every entry file with the index (other commands check only what changed).
+      try {
+        const { closeStore, openStore, walkAllScopes } = await import("../store/store");
+        const store = openStore({ freshness: "none" });
+        try {
+          walkAllScopes(store);
+        } finally {
+          closeStore(store);
+        }
+      } catch {} // an unreadable index is doctor's to report below
       const report = await runDoctor(await allHostLinks(), process.cwd(), homeDir());
       if (args.json) printJson({ ok: report.problems.length === 0, ...report });
       else process.stdout.write(render(report));

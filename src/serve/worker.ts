@@ -16,6 +16,10 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
   const pass = async (signal: AbortSignal) => {
     state.running = true;
     try {
+      // The full walk of memory/ (freshness.ts): an in-place hand edit that the CLI's quick check
+      // did not sample is indexed within one interval while the server runs.
+      const { walkAllScopes, withOpenStore } = await import("../store/store");
+      await withOpenStore({ freshness: "none", notice: opts.log }, walkAllScopes);
       const { workerPass } = await import("../capture/pass");
       const report = await workerPass({ signal });
       state.passes++;

@@ -171,15 +171,73 @@ function listEntryFiles(dir: string): string[] | undefined {
   }
 }
 
-/** Record a directory's current mtime after Coffer changed it, so the next shallow check stays cheap. */
-export function touchScanDir(db: Database, scope: ScopeKey): void {
+/** The folder's mtime when every file in it was last compared with the index (see freshness.ts). */
+export function walkedMark(db: Database, dir: string): number | undefined {
+  const r = db.query("SELECT value FROM meta WHERE key = ?").get(`walked:${dir}`) as { value: string } | null;
+  return r ? Number(r.value) : undefined;
+}
+
+function setWalkedMark(db: Database, dir: string, mtimeMs: number): void {
+  db.query("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+    `walked:${dir}`,
+    String(mtimeMs),
+  );
+}
+
+/**
+ * Record a directory's current mtime after Coffer changed it, so the next check stays cheap: the
+ * journal of Coffer's own writes. The walked mark moves too, unless a foreign change was still
+ * waiting for a walk (or `walked`: the caller just compared every file).
+ */
+export function touchScanDir(db: Database, scope: ScopeKey, walked = false): void {
   const dir = entriesDir(scope);
   try {
     const st = lstatSync(dir);
+    const known = db.query("SELECT mtime_ms FROM scan_dirs WHERE dir = ?").get(dir) as { mtime_ms: number } | null;
+    const clean = walked || (known !== null && walkedMark(db, dir) === known.mtime_ms);
     db.query(
       "INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms",
     ).run(dir, scope, st.mtimeMs);
+    if (clean) setWalkedMark(db, dir, st.mtimeMs);
   } catch {}
+}
+
+/**
+ * Read again the named files of one scope that look changed (size or mtime): same content only
+ * updates size/mtime; new content is indexed; a missing or refused file loses its row.
+ */
+export function reindexFiles(db: Database, scope: ScopeKey, names: string[], notice?: Notice): number {
+  const dir = entriesDir(scope);
+  let changed = 0;
+  db.transaction(() => {
+    for (const name of names) {
+      const row = db
+        .query("SELECT rowid, file_hash FROM entries WHERE scope = ? AND file = ?")
+        .get(scope, name) as Pick<IndexedRow, "rowid" | "file_hash"> | null;
+      let file: { text: string; size: number; mtimeMs: number };
+      try {
+        file = readMemoryFile(join(dir, name));
+      } catch (err) {
+        if (err instanceof RefusedFileError) notice?.(`skipping ${join(dir, name)}: ${err.message}`);
+        else if ((err as NodeJS.ErrnoException).code !== "ENOENT") continue;
+        if (row) {
+          deleteEntryRow(db, row.rowid);
+          changed++;
+        }
+        continue;
+      }
+      if (row && sha256(file.text) === row.file_hash) {
+        db.query("UPDATE entries SET size = ?, mtime_ms = ? WHERE rowid = ?").run(file.size, file.mtimeMs, row.rowid);
+        continue;
+      }
+      if (indexFile(db, scope, dir, name, notice)) changed++;
+      else if (row) {
+        deleteEntryRow(db, row.rowid);
+        changed++;
+      }
+    }
+  }).immediate();
+  return changed;
 }
 
 /**
@@ -272,6 +330,7 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
     db.query(
       "INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms",
     ).run(dir, scope, st.mtimeMs);
+    if (deep) setWalkedMark(db, dir, st.mtimeMs);
   }).immediate();
   return changed;
 }
@@ -385,7 +444,7 @@ export function rebuildIndex(
         }
       }).immediate();
     }
-    db.transaction(() => touchScanDir(db, scope)).immediate();
+    db.transaction(() => touchScanDir(db, scope, true)).immediate();
   }
   return indexed;
 }

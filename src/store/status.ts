@@ -1,9 +1,9 @@
 /** What `coffer status` shows: per scope entries, rules, bytes and last update; the index file. */
-import { lstatSync, readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../lib/paths";
 import { dbOf } from "./db";
-import { entriesDir, readMemoryFile, scopesOnDisk } from "./indexer";
+import { readMemoryFile, scopesOnDisk } from "./indexer";
 import { readRules } from "./rules";
 import { GLOBAL } from "./scope";
 import { entryCount, type Store, withHealing } from "./store";
@@ -35,15 +35,12 @@ export function storeStatus(store: Store): {
     const row = withHealing(
       store,
       () =>
-        dbOf(store).query("SELECT count(*) AS n, max(updated) AS last FROM entries WHERE scope = ?").get(scope) as {
-          n: number;
-          last: string | null;
-        },
+        dbOf(store)
+          .query("SELECT count(*) AS n, max(updated) AS last, total(size) AS bytes FROM entries WHERE scope = ?")
+          .get(scope) as { n: number; last: string | null; bytes: number },
     );
-    let bytes = 0;
-    try {
-      for (const name of readdirSync(entriesDir(scope))) bytes += lstatSync(join(entriesDir(scope), name)).size;
-    } catch {}
+    // Sizes as the index holds them (the command's freshness check brought it up to date): no stat per file.
+    const bytes = row.bytes;
     const rules = readRules(scope)
       .split("\n")
       .filter((l) => /^\s*[-*]\s+\S/.test(l)).length;

@@ -5,10 +5,16 @@ import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "./config";
 import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
+import { checkScope } from "./freshness";
 import { rebuildIndex, refreshScope, scopesOnDisk } from "./indexer";
 import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey, type ScopeName } from "./scope";
 
-type Freshness = "deep" | "shallow" | "none";
+/**
+ * How much of memory/ a command compares with the index before answering (freshness.ts):
+ * full = every file (reindex, doctor, serve's periodic pass); deep = the CLI's check (folder
+ * mtimes, recent entries and a slice); shallow = folder mtimes only (hooks); none.
+ */
+type Freshness = "full" | "deep" | "shallow" | "none";
 
 /**
  * An open store: the configuration and the scopes of one working directory, plus its index
@@ -51,7 +57,7 @@ export function openStore(opts: OpenOptions = {}): Store {
     opts.rebuildAll ?? true,
   );
   try {
-    if (opts.freshness !== "none") refresh(store, opts.freshness === "shallow" ? "shallow" : "deep");
+    if (opts.freshness !== "none") refresh(store, opts.freshness ?? "deep");
   } catch (err) {
     // Another process holds the write lock past our wait (a stuck writer): reads go on with what
     // the index holds (WAL readers are never blocked); writes still wait and say who holds it.
@@ -97,7 +103,7 @@ function openWithHealing(store: Store, rebuildAll: boolean): Store {
 /** Index every scope on disk into a new index (reconciling, so concurrent writers lose nothing). */
 function fillIndex(store: Store): number {
   const db = dbOf(store);
-  for (const scope of scopesOnDisk()) refreshScope(db, scope, false, store.notice);
+  for (const scope of scopesOnDisk()) refreshScope(db, scope, true, store.notice);
   return entryCount(store);
 }
 
@@ -127,10 +133,22 @@ export function activeScopes(store: Store): ScopeKey[] {
 }
 
 /** Compare scopes with their files and catch the index up; returns how many entries changed. */
-export function refresh(store: Store, mode: "deep" | "shallow", scopes = activeScopes(store)): number {
+export function refresh(store: Store, mode: "full" | "deep" | "shallow", scopes = activeScopes(store)): number {
   return withHealing(store, () =>
-    scopes.reduce((n, s) => n + refreshScope(dbOf(store), s, mode === "deep", store.notice), 0),
+    scopes.reduce(
+      (n, s) =>
+        n +
+        (mode === "deep"
+          ? checkScope(dbOf(store), s, store.notice)
+          : refreshScope(dbOf(store), s, mode === "full", store.notice)),
+      0,
+    ),
   );
+}
+
+/** Compare every file of every scope on disk with the index (doctor, serve's periodic pass). */
+export function walkAllScopes(store: Store): number {
+  return refresh(store, "full", scopesOnDisk());
 }
 
 /** Drop and rebuild the whole index from memory/ (`coffer reindex`); returns the entry count. */

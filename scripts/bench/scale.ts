@@ -1,0 +1,195 @@
+/**
+ * Scale benchmark (issue 15, "fast at any size"): stores of 10,000 and 100,000 entries in one
+ * project (plus a small global scope and 100 rules), written straight to memory/ and indexed
+ * by one `coffer reindex`. Each command runs end to end with the compiled binary, interleaved
+ * with `coffer --version` in the same run so machine noise hits all alike; the figure is the
+ * median and its ratio to --version's median, with the peak RSS over the timed runs.
+ *
+ *   bun run build && bun scripts/bench/scale.ts [--sizes 10000,100000] [--runs 15]
+ *   (COFFER_BIN selects another binary; KEEP=1 keeps the generated stores)
+ *
+ * Targets at 100,000: hook prompt <= 2.5x, hook session-start <= 1.5x, recall/list/show/status
+ * <= 5x, remember <= 5x, hook RSS <= 80 MB.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { syntheticVocab } from "./_corpus";
+
+const argOf = (name: string, def: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : def;
+};
+const SIZES = argOf("sizes", "10000,100000").split(",").map(Number);
+const RUNS = Number(argOf("runs", "15"));
+const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+
+const { projectIdFor } = await import("../../src/store/scope");
+const { serializeEntry } = await import("../../src/store/entry");
+
+// mulberry32: deterministic text, a Zipf-like made-up vocabulary plus everyday coding words.
+let seed = 11;
+const rand = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const vocab = syntheticVocab(8000);
+const common = "the build test deploy config release server client cache error update file module function".split(" ");
+const zipf = () =>
+  rand() < 0.25
+    ? common[Math.floor(rand() * common.length)]!
+    : vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
+const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
+
+type Sample = { ms: number; rss: number };
+const TIME = ["/usr/bin/time", "/bin/time"].find((p) => Bun.file(p).size > 0);
+
+function build(n: number) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `coffer-bench-scale-${n}-`)));
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(root, "home"),
+    COFFER_HOME: join(root, "coffer"),
+    LANG: "C.UTF-8",
+  };
+  mkdirSync(env.HOME, { recursive: true });
+  const projectId = projectIdFor("remote:github.com/bench/scale");
+  const repo = join(root, "work", "scale");
+  mkdirSync(join(repo, ".git"), { recursive: true });
+  mkdirSync(join(repo, "src", "api"), { recursive: true });
+  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(repo, ".git", "config"), '[remote "origin"]\n\turl = https://github.com/bench/scale.git\n');
+  writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
+  const mem = join(env.COFFER_HOME, "memory");
+  const dirs = { global: join(mem, "global", "entries"), project: join(mem, "projects", projectId, "entries") };
+  mkdirSync(dirs.global, { recursive: true });
+  mkdirSync(dirs.project, { recursive: true });
+  const titles: string[] = [];
+  const ids: string[] = [];
+  const globals = 200;
+  for (let i = 0; i < n + globals; i++) {
+    const id = `01SCALE${String(i).padStart(19, "0")}`;
+    const title = sentence(3 + Math.floor(rand() * 4));
+    const global = i >= n;
+    if (!global) {
+      titles.push(title);
+      ids.push(id);
+    }
+    const entry = {
+      id,
+      kind: global && i % 4 === 0 ? ("convention" as const) : ("note" as const),
+      title,
+      tags: [zipf(), zipf()],
+      applies_to: i % 400 === 0 ? ["src/api/**"] : [],
+      actor: "user",
+      source: "import" as const,
+      created: "2026-01-01T00:00:00Z",
+      updated: `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
+      body: `${sentence(25 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 25))}.`,
+    };
+    writeFileSync(join(global ? dirs.global : dirs.project, `${id}.md`), serializeEntry(entry));
+  }
+  const rules = (k: number) =>
+    `${Array.from({ length: k }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n")}\n`;
+  writeFileSync(join(mem, "projects", projectId, "rules.md"), rules(60));
+  writeFileSync(join(mem, "global", "rules.md"), rules(40));
+  const t = performance.now();
+  const r = Bun.spawnSync([BIN, "reindex"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`reindex failed: ${r.stderr}`);
+  return { root, env, repo, titles, ids, reindexMs: performance.now() - t };
+}
+
+function bench(n: number) {
+  const store = build(n);
+  const { env, repo, titles, ids } = store;
+  // Peak RSS through /usr/bin/time (the kernel's count for that one process; Bun's resourceUsage
+  // reports the largest child so far, which would include the reindex).
+  let timed = false;
+  const run = (args: string[], stdin?: string): Sample => {
+    const s = performance.now();
+    const p = Bun.spawnSync([...(timed && TIME ? [TIME, "-f", "%M"] : []), BIN, ...args], {
+      cwd: repo,
+      env,
+      stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const ms = performance.now() - s;
+    if (p.exitCode !== 0) throw new Error(`${args.join(" ")} exited ${p.exitCode}: ${p.stderr}`);
+    const rss = timed && TIME ? Number(p.stderr.toString().trim().split("\n").pop()) * 1024 : 0;
+    return { ms, rss };
+  };
+  const pick = () => titles[Math.floor(rand() * titles.length)]!.split(" ");
+  const hook = (event: string, i: number, extra: Record<string, unknown>) =>
+    JSON.stringify({ session_id: `s-${event}-${i}`, transcript_path: "/tmp/x.jsonl", cwd: repo, ...extra });
+  const cases: [string, (i: number) => Sample][] = [
+    ["coffer --version", () => run(["--version"])],
+    [
+      "hook session-start",
+      (i) =>
+        run(
+          ["hook", "session-start", "--agent", "claude"],
+          hook("start", i, { hook_event_name: "SessionStart", source: "startup" }),
+        ),
+    ],
+    [
+      "hook prompt",
+      (i) => {
+        const t = pick();
+        const prompt =
+          i % 5 === 0
+            ? `why does src/api/handler.ts fail? ${t.slice(0, 2).join(" ")}`
+            : `how do we handle ${t.slice(0, 3).join(" ")} in this repo?`;
+        return run(
+          ["hook", "prompt", "--agent", "claude"],
+          hook("prompt", i, { hook_event_name: "UserPromptSubmit", prompt }),
+        );
+      },
+    ],
+    ["recall", () => run(["recall", pick().slice(0, 2).join(" ")])],
+    ["list", () => run(["list"])],
+    ["show", () => run(["show", ids[Math.floor(rand() * ids.length)]!])],
+    ["status", () => run(["status"])],
+    ["remember", (i) => run(["remember", `scale bench note ${i} ${sentence(12)}`])],
+  ];
+  // Warm the page cache and the index once.
+  for (const [, f] of cases) f(-1);
+  const samples = new Map<string, Sample[]>(cases.map(([name]) => [name, []]));
+  for (let i = 0; i < RUNS; i++) for (const [name, f] of cases) samples.get(name)!.push(f(i));
+  timed = true;
+  const peak = new Map<string, number>(
+    cases.map(([name, f]) => [name, Math.max(...[0, 1, 2].map((i) => f(RUNS + i).rss))]),
+  );
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const base = median(samples.get("coffer --version")!.map((s) => s.ms));
+  const targets: Record<string, number> = {
+    "hook session-start": 1.5,
+    "hook prompt": 2.5,
+    recall: 5,
+    list: 5,
+    show: 5,
+    status: 5,
+    remember: 5,
+  };
+  console.log(
+    `\n${n.toLocaleString("en")} entries in one project (+200 global, 100 rules); reindex ${(store.reindexMs / 1000).toFixed(1)} s; ${RUNS} runs each`,
+  );
+  for (const [name, xs] of samples) {
+    const m = median(xs.map((s) => s.ms));
+    const rss = peak.get(name)! / 1024 / 1024;
+    const ratio = m / base;
+    const target = targets[name];
+    const hookRss = name.startsWith("hook") ? rss <= 80 : true;
+    const verdict = target === undefined ? "" : ratio <= target && hookRss ? "  OK" : "  MISS";
+    console.log(
+      `  ${name.padEnd(20)} median ${m.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2).padStart(6)}x  peak RSS ${rss.toFixed(0).padStart(4)} MB${target ? `  (target <= ${target}x${name.startsWith("hook") ? ", <= 80 MB" : ""})${verdict}` : ""}`,
+    );
+  }
+  if (process.env.KEEP) console.log("  kept", store.root, repo);
+  else rmSync(store.root, { recursive: true, force: true });
+}
+
+console.log(`coffer scale bench, binary ${BIN}`);
+for (const n of SIZES) bench(n);

@@ -1,0 +1,93 @@
+/**
+ * Freshness on a large store (issue 15): commands no longer stat every entry file, yet a file
+ * added, deleted or replaced by hand is seen by the next command, an in-place edit of a recent
+ * entry too, and an in-place edit of any entry by the next full walk (doctor, reindex, serve).
+ * The store holds more entries than one quick check stats (RECENT + SLICE in freshness.ts).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sandbox } from "../helpers";
+
+const N = 3000;
+const sb = sandbox();
+afterAll(() => sb.cleanup());
+const dir = () => join(sb.cofferHome, "memory/global/entries");
+const idOf = (i: number) => `01FRESH${String(i).padStart(19, "0")}`;
+const fileOf = (i: number) => join(dir(), `${idOf(i)}.md`);
+// Entry i was updated at minute i: the last ones are the newest.
+const stamp = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+const entryText = (i: number, word: string) =>
+  `---\nkind: note\ntitle: Fresh note ${i}\nactor: user\nsource: cli\ncreated: ${stamp(i)}\nupdated: ${stamp(i)}\n---\nThe ${word} service keeps note number ${i}.\n`;
+const recallIds = (q: string) =>
+  sb
+    .run(["recall", q, "--json", "--limit", "10"])
+    .json()
+    .hits.map((h: { id: string }) => h.id);
+
+beforeAll(() => {
+  mkdirSync(dir(), { recursive: true });
+  for (let i = 0; i < N; i++) writeFileSync(fileOf(i), entryText(i, `word${i}x`));
+  const r = sb.run(["reindex"]);
+  expect(r.code).toBe(0);
+  expect(sb.run(["list", "--json", "--limit", "1"]).json().total).toBe(N);
+}, 120_000);
+
+describe("a large store stays in step with hand edits", () => {
+  test("a file added by hand is seen by the next command", () => {
+    writeFileSync(fileOf(N), entryText(N, "addedbyhand"));
+    expect(recallIds("addedbyhand")).toEqual([idOf(N)]);
+  });
+
+  test("a file deleted by hand is gone for the next command", () => {
+    expect(recallIds("word17x")).toEqual([idOf(17)]);
+    unlinkSync(fileOf(17));
+    expect(recallIds("word17x")).toEqual([]);
+    expect(sb.run(["show", idOf(17)]).code).not.toBe(0);
+  });
+
+  test("an old entry replaced by rename (how many editors save) is seen by the next command", () => {
+    const tmp = join(dir(), ".edit.tmp");
+    writeFileSync(tmp, entryText(5, "renamedsave"));
+    renameSync(tmp, fileOf(5));
+    expect(recallIds("renamedsave")).toEqual([idOf(5)]);
+    expect(recallIds("word5x")).toEqual([]);
+  });
+
+  test("a recent entry edited in place, same size, is seen by the next command", () => {
+    const i = N - 3;
+    const before = readFileSync(fileOf(i), "utf8");
+    const after = before.replace(`word${i}x`, `edit${i}z`); // same length
+    expect(after.length).toBe(before.length);
+    writeFileSync(fileOf(i), after); // in place: the folder's mtime does not move
+    expect(recallIds(`edit${i}z`)).toEqual([idOf(i)]);
+    expect(recallIds(`word${i}x`)).toEqual([]);
+  });
+
+  test("a hand add followed by a write through Coffer: both are in the index", () => {
+    writeFileSync(fileOf(N + 1), entryText(N + 1, "beforewrite"));
+    // The folder changed by hand; a write through Coffer must not mark it as walked.
+    expect(sb.run(["remember", "A note written through coffer itself", "--scope", "global"]).code).toBe(0);
+    expect(recallIds("beforewrite")).toEqual([idOf(N + 1)]);
+  });
+
+  test("an old entry edited in place is seen after doctor's full walk", () => {
+    const i = 40;
+    writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `walk${i}zz`));
+    sb.run(["doctor"]); // exit code reports host links; the walk is what matters here
+    expect(recallIds(`walk${i}zz`)).toEqual([idOf(i)]);
+  });
+
+  test("an old entry edited in place is seen after reindex", () => {
+    const i = 41;
+    writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `rebuilt${i}q`));
+    expect(sb.run(["reindex"]).code).toBe(0);
+    expect(recallIds(`rebuilt${i}q`)).toEqual([idOf(i)]);
+  });
+
+  test("show reads the file itself, so it shows an in-place edit of any entry", () => {
+    const i = 42;
+    writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `shown${i}y`));
+    expect(sb.run(["show", idOf(i), "--json"]).json().body).toContain(`shown${i}y`);
+  });
+});
