@@ -1,8 +1,10 @@
 import { defineCommand } from "citty";
-import { loadHostLink } from "../hosts/index";
-import { usageError } from "../lib/errors";
+import { allHostLinks, loadHostLink } from "../hosts/index";
+import { type HostLink, installedEvidence } from "../hosts/link";
+import { CofferError, usageError } from "../lib/errors";
+import { HOSTS } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
-import { applyPlan, currentBinary, planLink, resolveTarget } from "../link/engine";
+import { applyPlan, currentBinary, type Plan, planLink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
@@ -20,6 +22,10 @@ export default withExamples(
     meta: { name: "link", description: "Install Coffer's hooks and MCP server into an agent's config" },
     args: {
       host: { type: "positional", description: "claude, codex, gemini, cursor, windsurf or opencode", required: false },
+      all: {
+        type: "boolean",
+        description: "Every agent installed on this machine (its config folder, or its binary on PATH)",
+      },
       project: { type: "boolean", description: "Write this repository's config instead of your user config" },
       "session-end": {
         type: "boolean",
@@ -42,7 +48,12 @@ export default withExamples(
       ...jsonArg,
     },
     async run({ args, rawArgs }) {
-      const h = await loadHostLink(args.host);
+      if (args.all && args.host) throw usageError("name one host or give --all, not both");
+      if (!args.host && !args.all)
+        throw usageError(
+          "which agent? name one host, or --all for every agent installed here",
+          `e.g. coffer link claude (hosts: ${HOSTS.join(", ")})`,
+        );
       // A repository's config is shared with teammates: it names `coffer` from PATH, not this machine's path.
       const self = currentBinary();
       const bin = args.project ? "coffer" : self;
@@ -52,34 +63,71 @@ export default withExamples(
       if (native !== undefined && native !== "off" && native !== "keep")
         throw usageError(`--native-memory must be off or keep (got ${JSON.stringify(native)})`);
       const config = loadConfig();
-      const plan = planLink(h, {
-        target,
-        bin,
-        sessionEnd: triState(rawArgs, "session-end"),
-        mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false,
-        config: native ? { ...config, [`native_memory.${h.host}`]: native } : config,
-        force: !!args.force,
-      });
-      if (!dryRun && native === "off") {
-        // What the agent saved in its own memory stays readable to Coffer: offer to bring it over first.
-        const { offerNativeImport } = await import("../import/offer");
-        const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !args.json;
-        const ask = async (q: string) => (await consola.prompt(q, { type: "confirm", initial: true })) === true;
-        for (const line of await offerNativeImport(h.host, { interactive, ask })) process.stderr.write(`${line}\n`);
+      const pathNote =
+        args.project && !Bun.which("coffer")
+          ? "`coffer` is not on PATH here: agents run the project's hooks as `coffer ...`, so put the binary on PATH (see the README's set-up)."
+          : undefined;
+
+      const linkOne = async (h: HostLink): Promise<Plan> => {
+        const plan = planLink(h, {
+          target,
+          bin,
+          sessionEnd: triState(rawArgs, "session-end"),
+          mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false,
+          config: native ? { ...config, [`native_memory.${h.host}`]: native } : config,
+          force: !!args.force,
+        });
+        if (!dryRun && native === "off") {
+          // What the agent saved in its own memory stays readable to Coffer: offer to bring it over first.
+          const { offerNativeImport } = await import("../import/offer");
+          const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !args.json;
+          const ask = async (q: string) => (await consola.prompt(q, { type: "confirm", initial: true })) === true;
+          for (const line of await offerNativeImport(h.host, { interactive, ask })) process.stderr.write(`${line}\n`);
+        }
+        if (!dryRun) applyPlan(plan, { force: !!args.force });
+        if (!dryRun && native) setConfigValue(`native_memory.${h.host}`, native);
+        if (pathNote) plan.notes.push(pathNote);
+        return plan;
+      };
+
+      if (!args.all) {
+        const h = await loadHostLink(args.host);
+        const plan = await linkOne(h);
+        if (args.json) return printJson(planJson(plan, "link", dryRun, bin));
+        process.stdout.write(planText(plan, h.name, "link", dryRun, bin));
+        return;
       }
-      if (!dryRun) applyPlan(plan, { force: !!args.force });
-      if (!dryRun && native) setConfigValue(`native_memory.${h.host}`, native);
-      const onPath = Bun.which("coffer");
-      if (args.project && !onPath)
-        plan.notes.push(
-          "`coffer` is not on PATH here: agents run the project's hooks as `coffer ...`, so put the binary on PATH (see the README's set-up).",
-        );
-      if (args.json) return printJson(planJson(plan, "link", dryRun, bin));
-      process.stdout.write(planText(plan, h.name, "link", dryRun, bin));
+      // --all: every host installed on this machine; one that fails does not stop the others.
+      const results: Record<string, unknown>[] = [];
+      let failed = 0;
+      for (const h of await allHostLinks()) {
+        const found = installedEvidence(h, homeDir());
+        if (!found) {
+          results.push({ host: h.host, installed: false });
+          if (!args.json)
+            process.stdout.write(
+              `· ${h.name}: not installed (no ${h.installed.dirs.map((d) => `~/${d}`).join(" or ")}, no ${h.installed.bins.join(" or ")} on PATH); skipped\n`,
+            );
+          continue;
+        }
+        try {
+          const plan = await linkOne(h);
+          results.push({ ...planJson(plan, "link", dryRun, bin), installed: found });
+          if (!args.json) process.stdout.write(`${planText(plan, `${h.name} (${found})`, "link", dryRun, bin)}`);
+        } catch (err) {
+          if (!(err instanceof CofferError)) throw err;
+          failed++;
+          results.push({ host: h.host, installed: found, error: err.message });
+          if (!args.json) process.stdout.write(`✗ ${h.name}: ${err.message}${err.hint ? ` (${err.hint})` : ""}\n`);
+        }
+      }
+      if (args.json) printJson({ hosts: results });
+      if (failed) process.exitCode = 1;
     },
   }),
   [
     "coffer link claude",
+    "coffer link --all                    # every agent installed here, one report per host",
     "coffer link codex --session-end      # Codex: turns on the transcript sweep",
     "coffer link gemini --project         # this repository's .gemini/settings.json",
     "coffer link cursor --dry-run         # print the diff, write nothing",

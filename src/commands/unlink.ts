@@ -1,9 +1,10 @@
 import { defineCommand } from "citty";
-import { loadHostLink } from "../hosts/index";
-import { usageError } from "../lib/errors";
+import { allHostLinks, loadHostLink } from "../hosts/index";
+import type { HostLink } from "../hosts/link";
+import { CofferError, usageError } from "../lib/errors";
 import { HOSTS } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
-import { applyPlan, planUnlink, resolveTarget } from "../link/engine";
+import { applyPlan, type Plan, planUnlink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
 import { withExamples } from "./_run";
 import { jsonArg, printJson } from "./_shared";
@@ -13,25 +14,51 @@ export default withExamples(
     meta: { name: "unlink", description: "Remove Coffer's hooks and MCP server from an agent's config" },
     args: {
       host: { type: "positional", description: "claude, codex, gemini, cursor, windsurf or opencode", required: false },
+      all: { type: "boolean", description: "Every agent Coffer knows (whatever is linked is taken out)" },
       project: { type: "boolean", description: "Edit this repository's config instead of your user config" },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
       force: { type: "boolean", description: "Write read-only configs too" },
       ...jsonArg,
     },
     async run({ args }) {
-      if (!args.host)
+      if (args.all && args.host) throw usageError("name one host or give --all, not both");
+      if (!args.host && !args.all)
         throw usageError(
-          "which agent? name the host to unlink",
+          "which agent? name the host to unlink, or --all",
           `e.g. coffer unlink claude (hosts: ${HOSTS.join(", ")}; \`coffer doctor\` shows what is linked)`,
         );
-      const h = await loadHostLink(args.host);
       const target = resolveTarget(!!args.project, process.cwd(), homeDir());
       const dryRun = !!args["dry-run"];
-      const plan = planUnlink(h, target);
-      if (!dryRun) applyPlan(plan, { force: !!args.force });
-      if (args.json) return printJson(planJson(plan, "unlink", dryRun));
-      process.stdout.write(planText(plan, h.name, "unlink", dryRun));
+      const unlinkOne = (h: HostLink): Plan => {
+        const plan = planUnlink(h, target);
+        if (!dryRun) applyPlan(plan, { force: !!args.force });
+        return plan;
+      };
+      if (!args.all) {
+        const h = await loadHostLink(args.host);
+        const plan = unlinkOne(h);
+        if (args.json) return printJson(planJson(plan, "unlink", dryRun));
+        process.stdout.write(planText(plan, h.name, "unlink", dryRun));
+        return;
+      }
+      // --all: every host, installed or not (a config can outlive its agent); per-host report.
+      const results: Record<string, unknown>[] = [];
+      let failed = 0;
+      for (const h of await allHostLinks()) {
+        try {
+          const plan = unlinkOne(h);
+          results.push(planJson(plan, "unlink", dryRun));
+          if (!args.json) process.stdout.write(planText(plan, h.name, "unlink", dryRun));
+        } catch (err) {
+          if (!(err instanceof CofferError)) throw err;
+          failed++;
+          results.push({ host: h.host, error: err.message });
+          if (!args.json) process.stdout.write(`✗ ${h.name}: ${err.message}${err.hint ? ` (${err.hint})` : ""}\n`);
+        }
+      }
+      if (args.json) printJson({ hosts: results });
+      if (failed) process.exitCode = 1;
     },
   }),
-  ["coffer unlink claude", "coffer unlink codex --project", "coffer unlink gemini --dry-run"],
+  ["coffer unlink claude", "coffer unlink --all", "coffer unlink codex --project", "coffer unlink gemini --dry-run"],
 );

@@ -4,6 +4,7 @@
  * switches. The engine (`src/link/engine.ts`) does the editing; a host file holds only facts.
  */
 
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Host } from "../lib/hosts";
 import type { Dialect } from "../lib/jsonc";
@@ -86,6 +87,8 @@ export type HostLink = {
   nativeMemory?: NativeMemory;
   /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */
   sessionEnd: "hook" | "sweep" | "none";
+  /** How `link --all` tells the host is installed: any of these folders under home, or a binary on PATH. */
+  installed: { dirs: string[]; bins: string[] };
   /** What the user must do for the link to work (Codex's /hooks trust step): printed after a link and by doctor. */
   reminders?: string[];
   /** Printed after a link. */
@@ -120,4 +123,19 @@ export function stdioServer(bin: string): { command: string; args: string[] } {
 export function commandOf(entry: unknown): string | undefined {
   const command = entry && typeof entry === "object" ? (entry as { command?: unknown }).command : undefined;
   return typeof command === "string" ? command : undefined;
+}
+
+/** Why a host counts as installed (its config folder, or its binary on PATH), or undefined. */
+export function installedEvidence(
+  h: HostLink,
+  home: string,
+  which: (bin: string) => string | null = Bun.which,
+): string | undefined {
+  for (const d of h.installed.dirs) {
+    try {
+      if (statSync(join(home, d)).isDirectory()) return `~/${d}`;
+    } catch {}
+  }
+  for (const b of h.installed.bins) if (which(b)) return `${b} on PATH`;
+  return undefined;
 }

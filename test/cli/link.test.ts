@@ -3,7 +3,7 @@
  * those files), and unlink leaves the repository as it found it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox, writeFile } from "../helpers";
 
@@ -68,3 +68,68 @@ test("user-level unlink keeps one backup per file Coffer changed and none for fi
     fresh.cleanup();
   }
 });
+
+test("link --all links every installed agent (config folder or binary on PATH) and reports per host; unlink --all reverses it", () => {
+  const fresh = sandbox("coffer-link-all-");
+  try {
+    mkdirSync(join(fresh.home, ".claude"), { recursive: true });
+    mkdirSync(join(fresh.home, ".codex"), { recursive: true });
+    const bin = join(fresh.root, "bin");
+    writeFile(join(bin, "gemini"), "#!/bin/sh\nexit 0\n");
+    chmodSync(join(bin, "gemini"), 0o755);
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const before = snapshot(fresh.home);
+
+    const r = fresh.run(["link", "--all"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Linked Claude Code (~/.claude) for your user:");
+    expect(r.stdout).toContain("Linked Codex (~/.codex) for your user:");
+    expect(r.stdout).toContain("Linked Gemini CLI (gemini on PATH) for your user:");
+    for (const name of ["Cursor", "Windsurf", "OpenCode"])
+      expect(r.stdout).toMatch(new RegExp(`· ${name}: not installed .*; skipped`));
+    expect(readFileSync(join(fresh.home, ".claude", "settings.json"), "utf8")).toContain(
+      "hook session-start --agent claude",
+    );
+    expect(readFileSync(join(fresh.home, ".codex", "hooks.json"), "utf8")).toContain("--agent codex");
+    expect(readFileSync(join(fresh.home, ".gemini", "settings.json"), "utf8")).toContain("--agent gemini");
+    expect(existsSync(join(fresh.home, ".cursor"))).toBe(false);
+
+    const j = fresh.run(["link", "--all", "--json"], { env }).json();
+    expect(j.hosts.map((h: any) => [h.host, h.installed !== false])).toEqual([
+      ["claude", true],
+      ["codex", true],
+      ["gemini", true],
+      ["cursor", false],
+      ["windsurf", false],
+      ["opencode", false],
+    ]);
+
+    const u = fresh.run(["unlink", "--all"], { env });
+    expect(u.code).toBe(0);
+    expect(u.stdout).toContain("Unlinked Claude Code for your user:");
+    expect(u.stdout).toContain("Unlinked Gemini CLI for your user:");
+    expect(u.stdout).toContain("Cursor has no Coffer entries for your user; nothing changed.");
+    // the home is as it was: Coffer's files, backups and folders are gone
+    expect(snapshot(fresh.home)).toEqual(before);
+  } finally {
+    fresh.cleanup();
+  }
+});
+
+test("link with neither a host nor --all, or both, is a usage error", () => {
+  expect(sb.run(["link"]).code).toBe(2);
+  expect(sb.run(["link", "claude", "--all"]).code).toBe(2);
+  const u = sb.run(["unlink"]);
+  expect(u.code).toBe(2);
+  expect(u.stderr).toContain("coffer unlink claude");
+});
+
+/** Every path under a folder with its contents (folders as "dir/"). */
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(root, { recursive: true }) as string[]) {
+    const p = join(root, f);
+    out[f] = statSync(p).isDirectory() ? "dir/" : readFileSync(p, "utf8");
+  }
+  return out;
+}

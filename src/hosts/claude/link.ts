@@ -58,6 +58,7 @@ export const link: HostLink = {
   },
   nativeMemory: { file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
   sessionEnd: "hook",
+  installed: { dirs: [".claude"], bins: ["claude"] },
   otherWayIn: enabledCofferPlugin,
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;

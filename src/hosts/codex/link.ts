@@ -66,6 +66,7 @@ export const link: HostLink = {
     ],
   },
   sessionEnd: "sweep",
+  installed: { dirs: [".codex"], bins: ["codex"] },
   reminders: [TRUST],
   doctorChecks: hooksSwitchedOff,
 };

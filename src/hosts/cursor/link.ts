@@ -26,4 +26,5 @@ export const link: HostLink = {
     binaryOf: commandOf,
   },
   sessionEnd: "none",
+  installed: { dirs: [".cursor"], bins: ["cursor-agent", "cursor"] },
 };

@@ -36,6 +36,7 @@ export const link: HostLink = {
     binaryOf: commandOf,
   },
   sessionEnd: "sweep",
+  installed: { dirs: [".gemini"], bins: ["gemini"] },
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;
     const doc = readJsonValue(file, "json-comments") as Record<string, any> | undefined;

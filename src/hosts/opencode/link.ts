@@ -139,4 +139,5 @@ export const link: HostLink = {
     },
   },
   sessionEnd: "none",
+  installed: { dirs: [".config/opencode", ".local/share/opencode"], bins: ["opencode"] },
 };
