@@ -106,20 +106,25 @@ const KEEP_ENDING = new Set(
 
 export function stem(word: string): string {
   let w = word.toLowerCase();
-  if (w.length <= 3) return w;
-  if (w.endsWith("ies") && w.length > 4) return `${w.slice(0, -3)}y`;
+  const n = w.length;
+  if (n <= 3) return w;
+  // Plain string tests, no regular expressions: a hook stems a few hundred words cold.
+  if (n > 4 && w.endsWith("ies")) return `${w.slice(0, -3)}y`;
   if (w.endsWith("sses")) return w.slice(0, -2);
-  if (/(?:ches|shes|xes|zes)$/.test(w)) return w.slice(0, -2);
-  if (w.endsWith("s") && !/(?:ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
-  if (KEEP_ENDING.has(w)) return w;
-  for (const suffix of ["ing", "ed"]) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
-      let base = w.slice(0, -suffix.length);
-      if (/([^aeiouls])\1$/.test(base)) base = base.slice(0, -1); // running -> run, stopped -> stop
-      return base;
-    }
+  if (w.endsWith("ches") || w.endsWith("shes") || w.endsWith("xes") || w.endsWith("zes")) return w.slice(0, -2);
+  // ...and their singulars the same way: cache/caches/cached -> cach, size/sizes -> siz.
+  if (w.endsWith("che") || w.endsWith("she") || w.endsWith("xe") || w.endsWith("ze")) return w.slice(0, -1);
+  if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is") && !w.endsWith("os")) {
+    w = w.slice(0, -1);
   }
-  return w;
+  if (KEEP_ENDING.has(w)) return w;
+  const cut = w.endsWith("ing") ? 3 : w.endsWith("ed") ? 2 : 0;
+  if (!cut || w.length - cut < 3) return w;
+  const base = w.slice(0, -cut);
+  // running -> run, stopped -> stop (but not "call", "pass": l and s double in the base word)
+  const last = base[base.length - 1]!;
+  if (last === base[base.length - 2] && !"aeiouls".includes(last)) return base.slice(0, -1);
+  return base;
 }
 
 type Vocabulary = {
@@ -129,76 +134,59 @@ type Vocabulary = {
   short: Set<string>;
   /** Stems of everyday English words: weaker evidence of a topic than their rarity suggests. */
   common: Set<string>;
-  /** Openings of a general-knowledge question, and words that tie a prompt to the project. */
-  general: RegExp;
-  project: RegExp;
+  /** Openings of a general-knowledge question, and words that tie a prompt to the project (as word sequences). */
+  general: string[][];
+  project: string[][];
   single: Map<string, string[]>;
   phrases: Map<string, string[]>;
   longest: number;
 };
 let vocabulary: Vocabulary | undefined;
 
-const stemPhrase = (phrase: string) => phrase.toLowerCase().split(/\s+/).filter(Boolean).map(stem).join(" ");
-
-/** The vocabulary file, parsed once per process on first use (a few kilobytes: no cost at load). */
+/**
+ * The vocabulary file, parsed once per process on first use. Nothing is stemmed here (a hook
+ * runs cold: stemming the whole file would cost milliseconds); lookups try a prompt word as
+ * written, then its stem, so the lists name the forms people write.
+ */
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
+  // Already split and lowercase in the file: loading is a few Set/Map inserts, no string work.
   const data = VOCABULARY as {
-    generic: string;
-    short: string;
-    common: string;
-    general: string;
-    project: string;
-    expand: string[][];
+    generic: string[];
+    short: string[];
+    common: string[];
+    general: string[];
+    project: string[];
+    expand: string[][][];
   };
-  const generic = new Set(data.generic.split(/\s+/).filter(Boolean).map(stem));
   const single = new Map<string, string[]>();
   const phrases = new Map<string, string[]>();
   let longest = 1;
-  for (const [triggers = "", expansions = ""] of data.expand) {
-    const adds = expansions
-      .split("|")
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean);
-    for (const t of triggers.split("|")) {
-      const key = stemPhrase(t);
-      if (!key) continue;
-      const n = key.split(" ").length;
-      longest = Math.max(longest, n);
-      const map = n === 1 ? single : phrases;
-      map.set(key, [...new Set([...(map.get(key) ?? []), ...adds])]);
+  for (const [triggers = [], adds = []] of data.expand) {
+    for (const key of triggers) {
+      const words = key.includes(" ") ? key.split(" ").length : 1;
+      if (words > longest) longest = words;
+      const map = words === 1 ? single : phrases;
+      const had = map.get(key);
+      // Shared per group (no copy); a trigger in two groups gets both lists.
+      map.set(key, had ? [...new Set([...had, ...adds])] : adds);
     }
   }
-  const short = new Set(data.short.split(/\s+/).filter(Boolean));
-  const common = new Set(data.common.split(/\s+/).filter(Boolean).map(stem));
-  const words = (list: string[]) =>
-    new RegExp(
-      `(?:^|[^\\p{L}\\p{N}_'])(?:${list.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/ /g, "\\s+")).join("|")})(?![\\p{L}\\p{N}_])`,
-      "iu",
-    );
+  // Word sequences, split like prompts are ("what's a" -> what, s, a); no regular expression to
+  // compile (a case-insensitive Unicode alternation costs milliseconds on a cold start).
+  const sequences = (list: string[]) => list.map((p) => p.split(/[^a-z0-9]+/).filter(Boolean));
   vocabulary = {
-    stop: new Set([...STOPWORDS].map(stem)),
-    generic,
-    short,
-    common,
-    general: words(data.general.split("|")),
-    project: words(splitProjectWords(data.project)),
+    stop: STOPWORDS,
+    generic: new Set(data.generic),
+    short: new Set(data.short),
+    common: new Set(data.common),
+    general: sequences(data.general),
+    project: sequences(data.project),
     single,
     phrases,
     longest,
   };
   return vocabulary;
-}
-
-/** The project words: single words, except "this repo"-style pairs that stay together. */
-function splitProjectWords(text: string): string[] {
-  const out: string[] = [];
-  const tokens = text.split(/\s+/).filter(Boolean);
-  for (let i = 0; i < tokens.length; i++) {
-    if (tokens[i] === "this" && tokens[i + 1]) out.push(`this ${tokens[++i]}`);
-    else out.push(tokens[i]!);
-  }
-  return out;
 }
 
 /**
@@ -207,13 +195,13 @@ function splitProjectWords(text: string): string[] {
  */
 export function isGeneralQuestion(prompt: string): boolean {
   const v = vocab();
-  const text = prompt.slice(0, 2000);
-  return v.general.test(text) && !v.project.test(text);
-}
-
-/** Is this word (any inflection) a generic coding word that says nothing about the topic? */
-export function isGeneric(word: string): boolean {
-  return vocab().generic.has(stem(word));
+  const words =
+    prompt
+      .slice(0, 2000)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const has = (seqs: string[][]) => seqs.some((seq) => words.some((_, i) => seq.every((w, k) => words[i + k] === w)));
+  return has(v.general) && !has(v.project);
 }
 
 /**
@@ -259,7 +247,13 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
   for (let n = v.longest; n >= 2; n--) {
     for (let i = 0; i + n <= tokens.length; i++) {
       if (used.slice(i, i + n).some(Boolean) || tokens.slice(i, i + n).some((t) => t.cjk)) continue;
-      const adds = v.phrases.get(stems.slice(i, i + n).join(" "));
+      const adds =
+        v.phrases.get(
+          tokens
+            .slice(i, i + n)
+            .map((t) => t.word)
+            .join(" "),
+        ) ?? v.phrases.get(stems.slice(i, i + n).join(" "));
       if (!adds) continue;
       for (let k = i; k < i + n; k++) used[k] = true;
       add(
@@ -281,9 +275,11 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
       return;
     }
     const w = t.word;
-    if (STOPWORDS.has(w) || v.stop.has(stems[i]!) || v.generic.has(stems[i]!) || !/\p{L}/u.test(w)) return;
+    const s = stems[i]!;
+    const known = (set: Set<string>) => set.has(w) || set.has(s);
+    if (known(v.stop) || known(v.generic) || !/\p{L}/u.test(w)) return;
     if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
-    add(w, false, v.single.get(stems[i]!) ?? [], v.common.has(stems[i]!));
+    add(w, false, v.single.get(w) ?? v.single.get(s) ?? [], known(v.common));
   });
   return out;
 }
