@@ -5,7 +5,7 @@
  * edits a file. Every problem carries the command that fixes it.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import {
   carriesMarker,
   type HostLink,
@@ -71,6 +71,15 @@ function binaryProblems(bins: string[], self: string, host: string, what: string
   const fix = `coffer link ${host}${project ? " --project" : ""}`;
   const out: Problem[] = [];
   for (const b of new Set(bins)) {
+    if (project && b === "coffer") {
+      // A repository's config names the portable `coffer`: it must resolve on PATH here.
+      if (!Bun.which("coffer"))
+        out.push({
+          message: `${what} run \`coffer\` from PATH (this repository's config is shared), and there is no coffer on PATH here`,
+          fix: `mkdir -p ~/.local/bin && cp ${self} ~/.local/bin/coffer (and put ~/.local/bin on PATH)`,
+        });
+      continue;
+    }
     if (!isAbsolute(b))
       out.push({
         message: `${what} run "${b}", not an absolute path (agents run hooks without your shell's PATH)`,
@@ -186,9 +195,9 @@ function checkBinaries({ h, project, report, fix }: Inspect, self: string): void
 }
 
 /** Anything else a fresh link would still change in the hooks file (matchers, timeouts, stale events) is drift. */
-function checkDrift({ h, target, report, fix }: Inspect, self: string, config: Config): void {
+function checkDrift({ h, target, project, report, fix }: Inspect, self: string, config: Config): void {
   try {
-    const plan = planLink(h, { target, bin: self, mcp: report.mcp.registered, config });
+    const plan = planLink(h, { target, bin: project ? "coffer" : self, mcp: report.mcp.registered, config });
     const hookFile = report.hook_file;
     if (plan.changes.some((c) => changed(c) && c.path === hookFile))
       report.problems.push({ message: `Coffer's entries in ${tilde(hookFile)} are out of date`, fix });
@@ -212,6 +221,7 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
   }
   inspectMcp(at);
   inspectNativeMemory(at);
+  listLeftovers(at);
   const other = h.otherWayIn?.(target);
   if (report.status === "not linked") {
     if (report.mcp.registered) report.notes.push(`MCP registered in ${tilde(report.mcp.file!)}, but no hooks`);
@@ -237,6 +247,34 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
   if (!report.problems.length) checkDrift(at, self, config);
   report.notes.push(...(h.reminders ?? []));
   return report;
+}
+
+/** Backups left next to this host's config files (`<file>.bak`, `<file>.bak.N`): listed, never deleted. */
+function listLeftovers({ h, target, report }: Inspect): void {
+  const files = new Set<string>();
+  try {
+    files.add(h.hooks.kind === "plugin" ? h.hooks.file(target) : h.hooks.file(target).path);
+    const mcp = h.mcp.file(target);
+    if (mcp) files.add(mcp.path);
+    if (h.nativeMemory) files.add(h.nativeMemory.file(target).path);
+  } catch {
+    return;
+  }
+  for (const file of files) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dirname(file));
+    } catch {
+      continue;
+    }
+    const bak = `${basename(file)}.bak`;
+    for (const n of names.filter(
+      (n) => n === bak || (n.startsWith(`${bak}.`) && /^\d+$/.test(n.slice(bak.length + 1))),
+    ))
+      report.notes.push(
+        `backup left: ${tilde(join(dirname(file), n))} (an earlier version Coffer kept; delete it when you no longer need it)`,
+      );
+  }
 }
 
 function countEntries(dir: string): number {

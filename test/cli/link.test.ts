@@ -3,9 +3,9 @@
  * those files), and unlink leaves the repository as it found it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox, writeFile } from "../helpers";
+import { BIN, type Sandbox, sandbox, writeFile } from "../helpers";
 
 let sb: Sandbox;
 
@@ -133,3 +133,32 @@ function snapshot(root: string): Record<string, string> {
   }
   return out;
 }
+
+test("doctor checks that a project link's `coffer` resolves on PATH, and lists backups left behind", () => {
+  const fresh = sandbox("coffer-link-doctor-");
+  try {
+    const repo = fresh.repo("shared", "https://github.com/acme/shared.git");
+    expect(fresh.run(["link", "claude", "--project"], { cwd: repo }).code).toBe(0);
+    const missing = fresh.run(["doctor"], { cwd: repo, env: { PATH: "/usr/bin:/bin" } });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain(
+      "run `coffer` from PATH (this repository's config is shared), and there is no coffer on PATH here",
+    );
+    // with coffer on PATH the project link is healthy (and not "out of date")
+    const bin = join(fresh.root, "bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(BIN, join(bin, "coffer"));
+    const ok = fresh.run(["doctor", "--json"], { cwd: repo, env: { PATH: `${bin}:/usr/bin:/bin` } }).json();
+    const project = ok.hosts.find((h: any) => h.host === "claude" && h.scope === "project");
+    expect(project.status).toBe("linked");
+    expect(project.problems).toEqual([]);
+
+    writeFile(join(fresh.home, ".claude", "settings.json"), '{ "theme": "dark" }\n');
+    fresh.run(["link", "claude"]);
+    fresh.run(["unlink", "claude"]);
+    const text = fresh.run(["doctor"], { cwd: fresh.home }).stdout;
+    expect(text).toContain("backup left: ~/.claude/settings.json.bak");
+  } finally {
+    fresh.cleanup();
+  }
+});
