@@ -3,6 +3,7 @@
  * hooks/distillation interfaces. Every input is validated with valibot; every failure is an
  * HttpError, rendered by the server as `{error: {code, message, details}}`.
  */
+import { isAbsolute } from "node:path";
 import * as v from "valibot";
 import { CofferError, storageError } from "../lib/errors";
 import { entryView, runTool, type ToolContext, ToolError, withStore } from "../mcp/tools";
@@ -165,7 +166,7 @@ const endBody = v.strictObject({
     v.pipe(
       v.string(),
       v.maxLength(4096),
-      v.check((p) => p.startsWith("/"), "transcript_path must be absolute"),
+      v.check((p) => isAbsolute(p), "transcript_path must be absolute"),
     ),
   ),
 });

@@ -1,5 +1,6 @@
 /** Memory entries: validate, write (with near-duplicate check), find by id or prefix, forget, list. */
 import { lstatSync, rmSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError, notFoundError } from "../lib/errors";
@@ -329,7 +330,7 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
   const inScope = (scope: string) => !opts.scopes || opts.scopes.includes(scope);
   let broken: Located | undefined;
   const located = (scope: ScopeKey, file: string): Located | undefined => {
-    const fileId = file.split("/").pop()!.slice(0, -3);
+    const fileId = basename(file).slice(0, -3);
     const name = scope === GLOBAL ? "global" : scope === store.project?.id ? "project" : "other-project";
     try {
       const entry = parseEntry(readMemoryFile(file).text, fileId);
@@ -490,15 +491,31 @@ export function listEntries(
   const scopes = one ? [one] : activeScopes(store);
   const where = `scope IN (${scopes.map(() => "?").join(",")})${opts.kind ? " AND kind = ?" : ""}${opts.all ? "" : " AND status = ''"}`;
   const params: (string | number)[] = [...scopes, ...(opts.kind ? [opts.kind] : [])];
+  const limit = opts.limit ?? 50;
+  const offset = opts.offset ?? 0;
   return withHealing(store, () => {
-    const total = (
-      dbOf(store)
-        .query(`SELECT count(*) AS n FROM entries WHERE ${where}`)
-        .get(...params) as { n: number }
-    ).n;
-    const rows = dbOf(store)
-      .query(`SELECT * FROM entries WHERE ${where} ORDER BY updated DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...params, opts.limit ?? 50, opts.offset ?? 0) as Row[];
+    const db = dbOf(store);
+    const total = (db.query(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;
+    // Newest first, one scope at a time along the (scope, status, updated, id) index, merged here:
+    // no sort of the whole store, and bodies are read only for the page shown.
+    const one = `${opts.kind ? " AND kind = ?" : ""}${opts.all ? "" : " AND status = ''"}`;
+    const keys = scopes
+      .flatMap(
+        (s) =>
+          db
+            .query(`SELECT rowid, updated, id FROM entries WHERE scope = ?${one} ORDER BY updated DESC, id DESC LIMIT ?`)
+            .all(s, ...(opts.kind ? [opts.kind] : []), offset + limit) as { rowid: number; updated: string; id: string }[],
+      )
+      .sort((a, b) => (a.updated === b.updated ? (a.id < b.id ? 1 : -1) : a.updated < b.updated ? 1 : -1))
+      .slice(offset, offset + limit);
+    const byRowid = new Map(
+      (
+        db
+          .query("SELECT e.* FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
+          .all(JSON.stringify(keys.map((k) => k.rowid))) as Row[]
+      ).map((r) => [(r as Row & { rowid: number }).rowid, r]),
+    );
+    const rows = keys.map((k) => byRowid.get(k.rowid)).filter((r): r is Row => r !== undefined);
     return { total, entries: rows.map((r) => ({ ...rowToEntry(r), scope: scopeName(store, r.scope) })) };
   });
 }

@@ -104,6 +104,10 @@ describe.skipIf(!canRun)("windows-x64 under Wine", () => {
       const q = await coffer(["recall", "otter"]);
       expect(q.code).toBe(0);
       expect(q.stdout).toContain("otter key is in the blue vault");
+      // Ids come from file names with Windows separators (show gave the whole path before basename).
+      const id = readdirSync(entries)[0]!.slice(0, -3);
+      const shown = JSON.parse((await coffer(["show", id, "--json"])).stdout);
+      expect(shown.id).toBe(id);
     },
     WINE_TEST_MS,
   );

@@ -1,15 +1,16 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import pkg from "../../package.json";
+import { nativeTarget } from "../../scripts/targets";
 import { sandbox } from "../helpers";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());
 
 describe("the coffer binary", () => {
-  test("--version prints the package version", () => {
+  test("--version prints the package version and the build target", () => {
     const r = sb.run(["--version"]);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(pkg.version);
+    expect(r.stdout.trim()).toBe(`${pkg.version} (${nativeTarget()})`);
   });
 
   test("--help lists every command with one line each", () => {
