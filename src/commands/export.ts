@@ -4,6 +4,7 @@ import { exportRecords, exportScopes, toJsonl, toMarkdown } from "../import/expo
 import { writeFileAtomic } from "../lib/atomic";
 import { usageError } from "../lib/errors";
 import { withExamples } from "./_run";
+import { plural } from "./_shared";
 
 export default withExamples(
   defineCommand({
@@ -24,9 +25,10 @@ export default withExamples(
       writeFileAtomic(file, text, 0o600);
       const count = (t: string) => records.filter((r) => r.type === t).length;
       process.stderr.write(
-        `Exported ${count("entry")} entries, ${count("rules")} rules files and ${count("handoff")} handoffs from ${
-          new Set(records.filter((r) => "scope" in r).map((r) => (r as { scope: string }).scope)).size
-        } scopes to ${file}\n`,
+        `Exported ${plural(count("entry"), "entry", "entries")}, ${plural(count("rules"), "rules file")} and ${plural(count("handoff"), "handoff")} from ${plural(
+          new Set(records.filter((r) => "scope" in r).map((r) => (r as { scope: string }).scope)).size,
+          "scope",
+        )} to ${file}\n`,
       );
     },
   }),

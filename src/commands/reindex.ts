@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { progressBar } from "../lib/progress";
 import { reindex } from "../store/store";
 import { withExamples } from "./_run";
-import { cliStore, consola, jsonArg, printJson } from "./_shared";
+import { cliStore, consola, jsonArg, plural, printJson } from "./_shared";
 
 export default withExamples(
   defineCommand({
@@ -19,7 +19,7 @@ export default withExamples(
       bar?.done();
       const ms = Math.round(performance.now() - started);
       if (args.json) return printJson({ entries: n, ms });
-      consola.success(`Indexed ${n} entries in ${ms} ms`);
+      consola.success(`Indexed ${plural(n, "entry", "entries")} in ${ms} ms`);
     },
   }),
   ["coffer reindex"],
