@@ -13,7 +13,7 @@
  *
  *   COFFER_BIN=dist/coffer bun scripts/bench/routing.ts [--verbose [--all]] [--json]
  *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store;
- *   PROMPTS=<file> reads another prompt set against the same entries)
+ *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt)
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
