@@ -12,7 +12,8 @@ import type { Span } from "./types";
 import { isPlaceholder, isProseSecret, isSecretValue, type Strength } from "./values";
 
 // the lookahead on the first letter lets the engine skip most positions cheaply
-const HIT = /(?=[pPsStTkKaAcCbBoO])(?:p(?:ass|w|sw|at)|secret|token|cred|auth|key|sas|otp|bearer)/gi;
+const HIT =
+  /(?=[pPsStTkKaAcCbBoOlL])(?:p(?:ass|w|sw|at)|secret|token|cred|auth|key|sas|otp|bearer|login|sourcegraph)/gi;
 const MAX_IDENT = 64;
 const MAX_VALUE = 4096;
 
@@ -279,6 +280,19 @@ const SUFFIX_STOP = new Set([
   "key",
 ]);
 
+/** Provider names that, alone in a name, mean its value is that provider's credential (when it looks random). */
+const PROVIDER_NAMES = new Set(
+  (
+    "sourcegraph stripe github gitlab slack twilio sendgrid mailgun mailchimp heroku openai anthropic huggingface " +
+    "npm pypi databricks doppler dynatrace shopify okta auth0 algolia airtable asana atlassian jira bitbucket " +
+    "cloudflare datadog newrelic sentry pagerduty postman pulumi terraform snyk sonar sonarqube sumologic twitch " +
+    "zendesk hubspot intercom mixpanel amplitude firebase supabase netlify vercel digitalocean linode circleci " +
+    "travis codecov coveralls contentful dropbox etsy paypal braintree plaid adyen razorpay pusher telegram " +
+    "mapbox mongodb atlas grafana jfrog artifactory nuget rubygems clojars launchdarkly frameio typeform yandex " +
+    "login"
+  ).split(" "),
+);
+
 /** Words before "token" that make it something else (`csrf_token`, `max_tokens`, `next_token`). */
 const TOKEN_PREFIX_STOP = new Set([
   "csrf",
@@ -507,7 +521,13 @@ function classifyWords(ident: string): KeyClass {
     family = f;
     strength = s;
   }
-  if (last < 0) return null;
+  if (last < 0) {
+    // a name that is only a provider's (`sourcegraph: <hex>`, `SONAR_LOGIN`): the value must look random
+    const provider = ws.find((w) => PROVIDER_NAMES.has(w));
+    return provider && ws.length <= 3 && !ws.some((w) => SUFFIX_STOP.has(w))
+      ? { strength: "weak", family: provider }
+      : null;
+  }
   for (let j = last + 1; j < ws.length; j++) if (SUFFIX_STOP.has(ws[j]!) && ws[j] !== "key") return null;
   return { strength, family };
 }
