@@ -23,6 +23,7 @@ const S = {
   transcript: "sk-proj-Xq7R9t2Lm4Np6Kw8Zb3Vc5Hd1Jg0Fs",
   transcriptPw: "Pg5Qw8Er2!xT",
   handEdited: "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",
+  editor: "pypi-AgEIcHlwaS5vcmcCJDk4ZjMxYzQ1LTk2ZGEtNGRmMy1iZjgxLWE5NmNhYmQ0ZWNlOQACKlszLCJiZjQ1In1d",
   privateNote: "the vault unseal phrase is orange-lamp-42",
 };
 const ALLOWED = "sk_test_51HqZ7Rk2mVx9Lp4Tz8Wn3Jc6AllowMe";
@@ -142,6 +143,16 @@ describe("every way in", () => {
     expect(openai.requests.length).toBe(1);
     expect(leaks(openai.requests[0]!.body)).toEqual([]);
     expect(openai.requests[0]!.body).toContain("[redacted]");
+  });
+
+  test("coffer edit: what the editor adds is scrubbed before the entry is written", () => {
+    const id = sb.run(["remember", "Release checklist for the shop", "--json"], { cwd: repo }).json().id;
+    const editor = `sh -c 'printf "\\nPYPI_TOKEN=${S.editor}\\n" >> "$1"' --`;
+    const r = sb.run(["edit", id], { cwd: repo, env: { EDITOR: editor, VISUAL: "" } });
+    expect(r.code).toBe(0);
+    const shown = sb.run(["show", id], { cwd: repo });
+    expect(shown.stdout).toContain("PYPI_TOKEN=[redacted]");
+    expect(leaks(shown.stdout)).toEqual([]);
   });
 
   test("a hand-edited file: the index holds the scrubbed text; scan --fix fixes the file", () => {
