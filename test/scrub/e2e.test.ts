@@ -153,6 +153,9 @@ describe("every way in", () => {
     const shown = sb.run(["show", id], { cwd: repo });
     expect(shown.stdout).toContain("PYPI_TOKEN=[redacted]");
     expect(leaks(shown.stdout)).toEqual([]);
+    // the file itself, not only the index
+    const file = allFiles(join(sb.cofferHome, "memory")).find(([p]) => p.endsWith(`${id}.md`));
+    expect(file?.[1]).toContain("PYPI_TOKEN=[redacted]");
   });
 
   test("a hand-edited file: the index holds the scrubbed text; scan --fix fixes the file", () => {
