@@ -31,7 +31,8 @@ export default withExamples(
       const dryRun = !!args["dry-run"];
       const unlinkOne = (h: HostLink): Plan => {
         const plan = planUnlink(h, target);
-        if (!dryRun) applyPlan(plan, { force: !!args.force });
+        // In a repository unlink leaves nothing behind, backups included (git holds the history).
+        if (!dryRun) applyPlan(plan, { force: !!args.force, noBackups: plan.scope === "project" });
         return plan;
       };
       if (!args.all) {

@@ -404,12 +404,13 @@ export function planUnlink(h: HostLink, target: Target): Plan {
 }
 
 /** Write a plan's files and the link state; `force` writes read-only files too. */
-export function applyPlan(plan: Plan, opts: { force?: boolean } = {}): void {
+export function applyPlan(plan: Plan, opts: { force?: boolean; noBackups?: boolean } = {}): void {
   applyChanges(plan.changes, {
     force: opts.force,
     backups: plan.state.backups,
     created: plan.state.created,
     dirs: plan.state.dirs,
+    noBackups: opts.noBackups,
   });
   writeLinkState(plan.state);
 }

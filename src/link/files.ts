@@ -223,6 +223,8 @@ export function applyChanges(
     created?: Record<string, true>;
     /** Folders Coffer created for its files (removed again once empty). */
     dirs?: Record<string, true>;
+    /** Keep no backups (unlink in a repository: git holds the history, and no untracked file stays). */
+    noBackups?: boolean;
   } = {},
 ): void {
   const todo = changes.filter(changed);
@@ -255,7 +257,7 @@ export function applyChanges(
     const mode = c.before !== null ? statSync(target).mode & 0o777 : userMode(false);
     if (c.before === null) for (const d of makeDirs(dirname(target))) dirs[d] = true;
     // One backup per file Coffer changed; none for a file Coffer created (or deletes: only its own files).
-    const own = c.after === null || created[c.path] === true;
+    const own = c.after === null || created[c.path] === true || opts.noBackups === true;
     if (c.before !== null && !own) {
       const bak = backupPath(c.path, backups[c.path]);
       writeBackup(target, bak, mode);

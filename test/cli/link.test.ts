@@ -51,6 +51,21 @@ test("unlink --project leaves no untracked file in the repository (no backups of
   expect(gitStatus(repo)).toBe("");
 });
 
+test("unlink --project also leaves a tracked config as it was, with no backup beside it", () => {
+  const repo = sb.repo("tracked", "https://github.com/acme/tracked.git");
+  const settings = join(repo, ".claude", "settings.json");
+  writeFile(settings, '{\n  "permissions": { "allow": ["Bash(bun test)"] }\n}\n');
+  const git = (...a: string[]) =>
+    Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", ...a], { cwd: repo, env: sb.env });
+  git("add", ".");
+  git("commit", "-q", "-m", "team settings");
+  expect(gitStatus(repo)).toBe("");
+  expect(sb.run(["link", "claude", "--project"], { cwd: repo }).code).toBe(0);
+  expect(sb.run(["unlink", "claude", "--project"], { cwd: repo }).code).toBe(0);
+  expect(gitStatus(repo)).toBe("");
+  expect(readFileSync(settings, "utf8")).toBe('{\n  "permissions": { "allow": ["Bash(bun test)"] }\n}\n');
+});
+
 test("user-level unlink keeps one backup per file Coffer changed and none for files it created", () => {
   const fresh = sandbox("coffer-link-bak-");
   try {
