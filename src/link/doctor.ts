@@ -300,7 +300,7 @@ function checkPermissions(report: StoreReport): void {
 
 function inspectStore(): StoreReport {
   const report: StoreReport = {
-    home: paths.memory().replace(/\/memory$/, ""),
+    home: cofferHome(),
     config: { file: paths.config(), ok: true },
     entries: { global: 0, projects: 0, project_scopes: 0 },
     index: { file: paths.indexDb(), state: "ok", entries: null },

@@ -1,7 +1,7 @@
 /** What `coffer status` shows: per scope entries, rules, bytes and last update; the index file. */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { paths } from "../lib/paths";
+import { cofferHome, paths } from "../lib/paths";
 import { dbOf } from "./db";
 import { readMemoryFile, scopesOnDisk } from "./indexer";
 import { readRules } from "./rules";
@@ -59,7 +59,7 @@ export function storeStatus(store: Store): {
   } catch {}
   const total = entryCount(store);
   return {
-    home: paths.memory().replace(/\/memory$/, ""),
+    home: cofferHome(),
     scopes,
     index: { file: paths.indexDb(), bytes: dbBytes, entries: total },
   };
