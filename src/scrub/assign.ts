@@ -630,7 +630,7 @@ function readValue(text: string, p: number, element: boolean): Value | null {
 
 /** Operators, longest first. `==`, `===`, `!=`, `<=`, `>=` are comparisons, not assignments. */
 const OPERATOR = /(?:::?:?=|\?\?=|\|\|=|\?=|\.=|\+=|=>|\?:|:(?!:)|=(?![=~]))/y;
-const TYPE_THEN_ASSIGN = /[ \t]*:[ \t]*[&*]?[A-Za-z_][\w.<>[\]?*|, ]{0,40}?[ \t]*=(?![=>])/y;
+const TYPE_THEN_ASSIGN = /[ \t]*:[ \t]*[&*]?[A-Za-z_][\w.<>[\]?*|, ]{0,40}?[ \t]+=(?![=>])/y;
 const GO_TYPE_THEN_ASSIGN = /[ \t]+[&*[\]]{0,4}[A-Za-z_][\w.]{0,30}[ \t]*=(?![=>])/y;
 const XML_VALUE_ATTR = /[ \t]*(?:value|secret|password)[ \t]*=[ \t]*/iy;
 /** Words after which, in prose, the next word is the value: "is", "was", "to", "key" ("secret key X"). */
@@ -834,7 +834,7 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     if (!isSecretValue(value, cls.strength, v.quoted, cls.strength !== "weak" && envLine(text, s, ident))) continue;
     if (KNOWN_PUBLIC.has(value) || malformed(value)) continue;
     // a namespaced type name (`clm212:AgencyIdentificationCodeContentType`) is not a secret
-    if (cls.strength !== "password" && /(?:[A-Z][a-z]{2,}){3}/.test(value)) continue;
+    if (cls.strength !== "password" && /(?:[A-Z][a-z]{3,}){3}/.test(value)) continue;
     const ws = words(ident);
     const named = NAMED_FORMATS.find(([w]) => ws.some((x) => w.test(x)));
     if (named && !named[1].test(value)) continue;
