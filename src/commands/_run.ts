@@ -70,10 +70,13 @@ const isPipeClosed = (err: unknown) => (err as { code?: string } | null)?.code =
  * an error. End quietly with 0 (as `seq 1e9 | head -1` does) instead of an EPIPE stack trace.
  */
 function quietOnClosedPipe(): void {
-  process.stdout.on("error", (err) => {
-    if (isPipeClosed(err)) process.exit(0);
-    throw err;
-  });
+  for (const stream of [process.stdout, process.stderr]) {
+    // `coffer list 2>&1 | head -1`: a notice written after the reader left is not an error either.
+    stream.on("error", (err) => {
+      if (isPipeClosed(err)) process.exit(0);
+      throw err;
+    });
+  }
 }
 
 /** Parse argv, run one command, map errors to exit codes: 1 user error, 2 usage error. */

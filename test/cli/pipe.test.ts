@@ -46,6 +46,20 @@ beforeAll(() => {
 });
 afterAll(() => sb.cleanup());
 
+/** Both streams into one pipe (`2>&1 | head -1`): a notice written after the reader left ends quietly too. */
+test("coffer list --limit 5 2>&1 | head -1 ends quietly (the notice goes to a closed pipe)", () => {
+  const rc = join(sb.root, "rc2");
+  for (let i = 0; i < 5; i++) {
+    const p = Bun.spawnSync(["sh", "-c", `{ "$0" list --limit 5 2>&1; echo $? >"$1"; } | head -1`, BIN, rc], {
+      env: sb.env,
+      cwd: sb.home,
+      stdout: "pipe",
+    });
+    expect(p.stdout.toString().split("\n").filter(Boolean)).toHaveLength(1);
+    expect(readFileSync(rc, "utf8").trim()).toBe("0");
+  }
+});
+
 /** Run `coffer <args> | head -1` in sh; coffer's own exit status and stderr come back through files. */
 function headOne(args: string[]): { code: number; first: string; stderr: string } {
   const quoted = args.map((a) => `'${a}'`).join(" ");
@@ -69,6 +83,7 @@ for (const args of [
   ["recall", "heron importer", "--limit", "100"],
   ["recall", "heron", "--limit", "100", "--json"],
   ["recall", "VPN", "--mode", "grep", "--limit", "1000"],
+  ["list", "--limit", "5"],
 ]) {
   test(`coffer ${args.join(" ")} | head -1 ends quietly`, () => {
     const r = headOne(args);
