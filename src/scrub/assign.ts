@@ -609,7 +609,8 @@ function readValue(text: string, p: number, element: boolean): Value | null {
       ch === 62 ||
       ch === 60 ||
       (ch === 38 && /^&[\w.-]{1,40}=/.test(text.slice(e, e + 42))) ||
-      ch === 92 ||
+      // a backslash ends the value only as an escape (`\n` inside a JSON string), not as a character of it
+      (ch === 92 && /^\\[nrt"'\\u/]/.test(text.slice(e, e + 2))) ||
       ch === 40 ||
       ch === 91 ||
       ch === 124

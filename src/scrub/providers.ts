@@ -193,7 +193,7 @@ export const PROVIDERS: ProviderRule[] = [
   {
     family: "square",
     keywords: ["EAAA", "sq0atp-", "sq0csp-"],
-    patterns: [`${B}EAAA[A-Za-z0-9_-]{22,100}`, `${B}sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}`],
+    patterns: [`${B}EAAA[A-Za-z0-9_-]{22,100}`, `${B}sq0(?:atp|csp)-[A-Za-z0-9_\\\\-]{22,60}`],
   },
   {
     family: "flutterwave",
