@@ -503,8 +503,14 @@ export function listEntries(
       .flatMap(
         (s) =>
           db
-            .query(`SELECT rowid, updated, id FROM entries WHERE scope = ?${one} ORDER BY updated DESC, id DESC LIMIT ?`)
-            .all(s, ...(opts.kind ? [opts.kind] : []), offset + limit) as { rowid: number; updated: string; id: string }[],
+            .query(
+              `SELECT rowid, updated, id FROM entries WHERE scope = ?${one} ORDER BY updated DESC, id DESC LIMIT ?`,
+            )
+            .all(s, ...(opts.kind ? [opts.kind] : []), offset + limit) as {
+            rowid: number;
+            updated: string;
+            id: string;
+          }[],
       )
       .sort((a, b) => (a.updated === b.updated ? (a.id < b.id ? 1 : -1) : a.updated < b.updated ? 1 : -1))
       .slice(offset, offset + limit);

@@ -64,7 +64,7 @@ export function checkScope(db: Database, scope: ScopeKey, notice?: Notice): numb
     const from = Math.floor(Math.random() * Math.max(1, max - SLICE));
     const seen = new Set(rows.map((r) => r.rowid));
     for (const r of db
-      .query(`SELECT ${cols} FROM entries WHERE rowid >= ? AND rowid < ? AND scope = ?`)
+      .query(`SELECT ${cols} FROM entries WHERE rowid >= ? AND rowid < ? AND +scope = ?`)
       .all(from, from + SLICE, scope) as Row[])
       if (!seen.has(r.rowid)) rows.push(r);
   }
