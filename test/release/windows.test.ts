@@ -108,6 +108,7 @@ describe.skipIf(!canRun)("windows-x64 under Wine", () => {
       const id = readdirSync(entries)[0]!.slice(0, -3);
       const shown = JSON.parse((await coffer(["show", id, "--json"])).stdout);
       expect(shown.id).toBe(id);
+      expect((await coffer(["status"])).stdout).toContain(`Coffer home: ${profile.win}\\.coffer\n`);
     },
     WINE_TEST_MS,
   );
