@@ -680,12 +680,15 @@ function proseValue(text: string, from: number, password: boolean): [number, num
       if (d === 32 || d === 9 || d === 10 || d === 13) break;
       e++;
     }
-    if (linked) {
-      // quotes/backticks around the word, and sentence punctuation after it
+    // right after the secret word, a quoted word is a value too ("with password 'Sup3r-S3cret!'")
+    const quotedWord = k === 0 && "`'\"".includes(text[p]!) && text[e - 1] === text[p] && e - p > 2;
+    if (linked || quotedWord) {
+      // quotes/backticks around the word, and sentence punctuation after it ('!' and '?' may be the
+      // password's own: redacting one more character is harmless, leaving one is not)
       let s0 = p;
       let e0 = e;
       while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
-      while (e0 > s0 && "`'\").,;:!?".includes(text[e0 - 1]!)) e0--;
+      while (e0 > s0 && "`'\").,;:".includes(text[e0 - 1]!)) e0--;
       if (e0 - s0 >= 6 && isProseSecret(text.slice(s0, e0), password)) return [s0, e0];
     }
     proseEnd = e;
@@ -740,6 +743,8 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     let ok = false;
     let isElement = false;
     if (element) {
+      // <key>AWSAccessKeyId</key> (a plist) names a key; it does not hold one
+      if (ident.toLowerCase() === "key") continue;
       // <password>value</password>: only with the closing tag right after the value
       const close = text.indexOf("<", e + 1);
       if (close < 0 || close - e > MAX_VALUE || !text.startsWith(`</${ident}>`, close)) continue;

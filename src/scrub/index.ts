@@ -17,6 +17,7 @@ import { KNOWN_PUBLIC, PROVIDERS, plausibleToken, TOKEN_TAIL } from "./providers
 import {
   bearerSpans,
   commandSpans,
+  credentialPairSpans,
   dsnSpans,
   jwtSpans,
   kubernetesSpans,
@@ -154,6 +155,7 @@ export function findSecrets(text: string): Span[] {
   if (/:(?:\d{1,5}|\*):/.test(text)) pgpassSpans(text, spans);
   kubernetesSpans(text, spans);
   commandSpans(text, spans);
+  credentialPairSpans(text, spans);
   assignmentSpans(text, spans, malformedProviderToken);
   return spans;
 }

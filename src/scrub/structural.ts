@@ -65,7 +65,8 @@ export function pemSpans(text: string, spans: Span[]): void {
   }
 }
 
-const URL_STOP = /[\s/?#"'<>`\\]/;
+// '#' may be part of an unencoded password (`admin:Xk9#mP2@db`); '?' and '/' end the authority
+const URL_STOP = /[\s/?"'<>`\\]/;
 
 /** `scheme://user:password@host`: the password (or a token used as the user name) goes. */
 export function urlSpans(text: string, spans: Span[]): void {
@@ -258,6 +259,23 @@ export function kubernetesSpans(text: string, spans: Span[]): void {
       pos = nl + 1;
     }
     re.lastIndex = Math.max(re.lastIndex, Math.min(pos, text.length));
+  }
+}
+
+const CREDENTIAL_PAIR =
+  /(?<![\w.])[\w.]{0,40}(?:auth|Auth|AUTH|[Cc]redentials?|CREDENTIALS?|NetworkCredential|PasswordAuthentication)[ \t]{0,3}(?:=[ \t]{0,3})?[([][ \t]{0,3}(["'])[^"'\n]{1,100}\1[ \t]{0,3},[ \t]{0,3}(["'])([^"'\n]{1,256})\2/g;
+
+/** A (user, password) pair: `auth=("admin", "pw")`, `new BasicCredentials("app", "pw")`, `NetworkCredential("u", "pw")`. */
+export function credentialPairSpans(text: string, spans: Span[]): void {
+  if (!/auth|AUTH|[Cc]redential|CREDENTIAL/.test(text)) return;
+  CREDENTIAL_PAIR.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = CREDENTIAL_PAIR.exec(text))) {
+    const pw = m[3]!;
+    if (pw.length < 4 || isPlaceholder(pw)) continue;
+    const end = m.index + m[0].length - 1;
+    spans.push({ start: end - pw.length, end, family: "password", rank: 2 });
   }
 }
 

@@ -250,6 +250,17 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
   if (/[^\x20-\x7e]/.test(s)) return false;
   if (/\s/.test(s)) {
     // a phrase: only a password key makes a multi-word value a secret (a passphrase), and only with a digit/symbol
+    // a quoted passphrase under a password name ("correct horse battery staple")
+    if (
+      strength === "password" &&
+      quoted &&
+      s.length >= 12 &&
+      /^[a-z]+(?: [a-z]+){1,4}$/.test(s) &&
+      !/\b(?:your|enter|password|passphrase|secret|must|should|required|please|here|the|is|at|least|characters?)\b/.test(
+        s,
+      )
+    )
+      return true;
     // a passphrase is short: a sentence (5+ words, or non-ASCII text) is prose, not a password
     return (
       (strength === "password" || (strength === "strong" && quoted)) &&
