@@ -68,6 +68,17 @@ function setup(): AgentSandbox {
   return sb;
 }
 
+/**
+ * The transcript part of a distill request. Since issue 19 the request also lists existing entries the
+ * model may supersede, on purpose and after the transcript; what the hooks injected must not be in the
+ * transcript part.
+ */
+function transcriptPart(request: RecordedRequest | undefined): string {
+  const text = conversationText(request);
+  const cut = text.indexOf("\nExisting entries of this project that may be related");
+  return cut < 0 ? text : text.slice(0, cut);
+}
+
 /** What the distill model must never see: Coffer's injected rules, bundle, routed bodies, proofs. */
 function expectNoCofferContext(text: string): void {
   expect(text).not.toContain("via Coffer");
@@ -155,7 +166,7 @@ describe("session end + distillation on real transcripts", () => {
 
       // distill run on the real transcript: the model sees the conversation, not Coffer's context.
       const { request } = await distill(sb, run.sessionId!);
-      const text = conversationText(request);
+      const text = transcriptPart(request);
       expect(text).toContain("pnpm workspaces");
       expect(text).toContain(AGENT_REPLY);
       expect(text.split("move the release process to pnpm workspaces").length - 1).toBe(1); // user text once
@@ -176,7 +187,7 @@ describe("session end + distillation on real transcripts", () => {
       )!;
       expect(readFileSync(rollout, "utf8")).toContain(ENTRY_BODY);
       const { request } = await distill(sb, run.sessionId!);
-      const text = conversationText(request);
+      const text = transcriptPart(request);
       expect(text).toContain("pnpm workspaces");
       expect(text).toContain(AGENT_REPLY);
       expect(text.split("move the release process to pnpm workspaces").length - 1).toBe(1);
@@ -198,7 +209,7 @@ describe("session end + distillation on real transcripts", () => {
       )!;
       expect(readFileSync(chat, "utf8")).toContain("<hook_context>");
       const { request } = await distill(sb, run.sessionId!);
-      const text = conversationText(request);
+      const text = transcriptPart(request);
       expect(text).toContain("pnpm workspaces");
       expect(text).toContain(AGENT_REPLY);
       expect(text).not.toContain("<session_context>");
