@@ -169,6 +169,31 @@ describe.skipIf(!canRun)("windows-x64 under Wine", () => {
     WINE_TEST_MS,
   );
 
+  test(
+    "serve --stdio answers MCP initialize and lists Coffer's tools",
+    async () => {
+      const msg = (id: number, method: string, params: unknown = {}) =>
+        `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+      const input =
+        msg(1, "initialize", {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "wine-test", version: "1" },
+        }) +
+        `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n` +
+        msg(2, "tools/list");
+      const r = await coffer(["serve", "--stdio"], { stdin: input });
+      const replies = r.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      expect(replies.find((m) => m.id === 1)?.result.serverInfo.name).toBe("coffer");
+      const tools = replies.find((m) => m.id === 2)?.result.tools.map((t: { name: string }) => t.name);
+      expect(tools).toContain("coffer__recall");
+    },
+    WINE_TEST_MS,
+  );
+
   // The hook watchdog, run by Bun's own Windows runtime (the one `bun build --compile` embeds).
   const runtime = join(
     process.env.BUN_INSTALL_CACHE_DIR ?? join(homedir(), ".bun", "install", "cache"),
