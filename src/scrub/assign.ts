@@ -682,7 +682,14 @@ function proseValue(text: string, from: number, password: boolean): [number, num
     }
     // right after the secret word, a quoted word is a value too ("with password 'Sup3r-S3cret!'")
     const quotedWord = k === 0 && "`'\"".includes(text[p]!) && text[e - 1] === text[p] && e - p > 2;
-    if (linked || quotedWord) {
+    // or an unquoted one that is unmistakably machine-made or a strong password (.netrc: "password Xk9mP2vLq!")
+    const w0 = k === 0 && !quotedWord && e - p >= 8 ? text.slice(p, e) : "";
+    const strongWord =
+      w0 !== "" &&
+      /\d/.test(w0) &&
+      /[a-z].*[A-Z]|[A-Z].*[a-z]/.test(w0) &&
+      (/[^\w.,;:]/.test(w0.replace(/[.,;:)]+$/, "")) || (w0.length >= 12 && /\d.*\d/.test(w0)));
+    if (linked || quotedWord || strongWord) {
       // quotes/backticks around the word, and sentence punctuation after it ('!' and '?' may be the
       // password's own: redacting one more character is harmless, leaving one is not)
       let s0 = p;

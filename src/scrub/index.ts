@@ -21,6 +21,7 @@ import {
   dsnSpans,
   jwtSpans,
   kubernetesSpans,
+  nameValueSpans,
   pemSpans,
   pgpassSpans,
   privateSpans,
@@ -156,6 +157,7 @@ export function findSecrets(text: string): Span[] {
   kubernetesSpans(text, spans);
   commandSpans(text, spans);
   credentialPairSpans(text, spans);
+  nameValueSpans(text, spans);
   assignmentSpans(text, spans, malformedProviderToken);
   return spans;
 }

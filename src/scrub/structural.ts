@@ -7,6 +7,8 @@
  * Each finder is a literal search (indexOf, or a regex that starts with a literal behind a left
  * boundary) followed by bounded hand parsing; none revisits text it has passed.
  */
+
+import { classify } from "./assign";
 import type { Span } from "./types";
 import { isPlaceholder, isSecretValue } from "./values";
 
@@ -276,6 +278,24 @@ export function credentialPairSpans(text: string, spans: Span[]): void {
     if (pw.length < 4 || isPlaceholder(pw)) continue;
     const end = m.index + m[0].length - 1;
     spans.push({ start: end - pw.length, end, family: "password", rank: 2 });
+  }
+}
+
+const NAME_VALUE =
+  /\bname["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([A-Za-z_][\w.-]{0,60})["']?[ \t]{0,3}(?:,[ \t]{0,3}|\r?\n[ \t]{0,40}(?:-[ \t]{1,3})?)["']?value["']?[ \t]{0,3}[:=][ \t]{0,3}(["']?)([^\s"',}]{1,512})\2/g;
+
+/** A secret's name and value given apart: Kubernetes `- name: DB_PASSWORD` / `value: ...`, JSON {"name": ..., "value": ...}. */
+export function nameValueSpans(text: string, spans: Span[]): void {
+  if (!text.includes("value")) return;
+  NAME_VALUE.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = NAME_VALUE.exec(text))) {
+    const cls = classify(m[1]!);
+    const v = m[3]!;
+    if (!cls || !isSecretValue(v, cls.strength, m[2] !== "")) continue;
+    const end = m.index + m[0].length - m[2]!.length;
+    spans.push({ start: end - v.length, end, family: cls.family, rank: 3 });
   }
 }
 
