@@ -7,7 +7,8 @@
 import { type Located, replaceEntryText } from "../store/entries";
 import { type Entry, serializeEntry } from "../store/entry";
 import type { Store } from "../store/store";
-import { type CallOptions, complete, ModelError, type ModelSettings, type Usage } from "./model";
+import { checkBudget, OUTPUT_ALLOWANCE_TOKENS } from "./budget";
+import { type CallOptions, complete, estimateTokens, ModelError, type ModelSettings, type Usage } from "./model";
 
 export const KEYWORDS_MAX = 8;
 export const KEYWORDS_BATCH = 20;
@@ -77,8 +78,9 @@ export type EnrichResult = { enriched: number; tokens: number; error?: string };
 
 /**
  * Give entries keywords, one model call per KEYWORDS_BATCH of them, and rewrite their files
- * (validated and re-indexed like an edit). Stops at the first failed call: what is left keeps
- * working without keywords, and `coffer enrich` adds them later.
+ * (validated and re-indexed like an edit). Stops at the first failed call, or when the call would
+ * pass `distill.daily_token_budget`: what is left keeps working without keywords, and `coffer
+ * enrich` adds them later.
  */
 export async function enrichEntries(
   store: Store,
@@ -90,6 +92,10 @@ export async function enrichEntries(
   let tokens = 0;
   for (let i = 0; i < hits.length; i += KEYWORDS_BATCH) {
     const batch = hits.slice(i, i + KEYWORDS_BATCH);
+    const prompt = keywordsPrompt(batch.map((h) => h.entry));
+    const needed = estimateTokens(KEYWORDS_SYSTEM.length + prompt.length) + OUTPUT_ALLOWANCE_TOKENS;
+    const budget = checkBudget(store.config, needed);
+    if (!budget.ok) return { enriched, tokens, error: budget.message };
     let keywords: string[][];
     try {
       const res = await writeKeywords(

@@ -165,6 +165,12 @@ describe("prompt injection", () => {
       // The hook never calls a model: the keywords are in the index.
       expect(kask("what is the quota on the free plan?")).toEqual(["K01GAZELLE"]);
       expect(server.requests.length).toBe(1);
+      // The daily token budget holds for keyword calls too: nothing is sent past it.
+      expect(kb.run(["config", "set", "distill.daily_token_budget", "100"]).code).toBe(0);
+      const over = await runAsync(kb, ["enrich", "--all"], { cwd: krepo, env: { COFFER_TEST_KEY: "k" } });
+      expect(over.code).toBe(1);
+      expect(over.stderr).toMatch(/budget/i);
+      expect(server.requests.length).toBe(1);
     } finally {
       server.stop();
       kb.cleanup();
