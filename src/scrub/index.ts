@@ -25,6 +25,7 @@ import {
   pemSpans,
   pgpassSpans,
   privateSpans,
+  puttySpans,
   urlSpans,
 } from "./structural";
 import type { Found, ScrubResult, Span } from "./types";
@@ -148,6 +149,7 @@ export function findSecrets(text: string): Span[] {
   if (!text) return spans;
   privateSpans(text, spans);
   pemSpans(text, spans);
+  if (text.includes("Private-Lines:")) puttySpans(text, spans);
   providerSpans(text, spans);
   jwtSpans(text, spans);
   urlSpans(text, spans);

@@ -68,6 +68,22 @@ export function pemSpans(text: string, spans: Span[]): void {
 }
 
 // '#' may be part of an unencoded password (`admin:Xk9#mP2@db`); '?' and '/' end the authority
+/** PuTTY .ppk keys: the lines after `Private-Lines: N` (through `Private-MAC:`) are the key. */
+export function puttySpans(text: string, spans: Span[]): void {
+  let from = 0;
+  for (;;) {
+    const i = text.indexOf("Private-Lines:", from);
+    if (i < 0) return;
+    const nl = text.indexOf("\n", i);
+    if (nl < 0) return;
+    const mac = text.indexOf("Private-MAC:", nl);
+    let end = mac >= 0 && mac - nl < 8192 ? text.indexOf("\n", mac) : -1;
+    if (end < 0) end = mac >= 0 && mac - nl < 8192 ? text.length : Math.min(text.length, nl + 4096);
+    spans.push({ start: nl + 1, end, family: "private-key", rank: 1 });
+    from = end;
+  }
+}
+
 const URL_STOP = /[\s/?"'<>`\\]/;
 
 /** `scheme://user:password@host`: the password (or a token used as the user name) goes. */

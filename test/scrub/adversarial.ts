@@ -42,6 +42,7 @@ export function adversarialInputs(): { name: string; text: string }[] {
     { name: "setProperty( repeated", text: fill('("TOKEN", ') },
     { name: "long identifier", text: fill("secret_") },
     { name: "auth=( repeated", text: fill('auth=("a", ') },
+    { name: "Private-Lines: repeated", text: fill("Private-Lines: 1\n") },
     { name: "name/value repeated", text: fill("name: TOKEN\n value: ") },
     { name: "password 'quoted' repeated", text: fill("password 'x' ") },
     { name: "url with # and no @", text: `https://${fill("a#")}` },
