@@ -76,6 +76,10 @@ export function puttySpans(text: string, spans: Span[]): void {
     if (i < 0) return;
     const nl = text.indexOf("\n", i);
     if (nl < 0) return;
+    if (text.startsWith("[redacted]", nl + 1)) {
+      from = nl + 1;
+      continue;
+    }
     const mac = text.indexOf("Private-MAC:", nl);
     let end = mac >= 0 && mac - nl < 8192 ? text.indexOf("\n", mac) : -1;
     if (end < 0) end = mac >= 0 && mac - nl < 8192 ? text.length : Math.min(text.length, nl + 4096);
