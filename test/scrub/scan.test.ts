@@ -8,6 +8,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from "node:path";
 import { sandbox } from "../helpers";
 
+/** Processes on a shared 2-core machine: generous. */
+const SLOW = 60_000;
+
 const STRIPE = "sk_live_51HqZ7Rk2mVx9Lp4Tz8Wn3Jc6";
 const PASSWORD = "Pg5Qw8Er2!x";
 
@@ -16,13 +19,17 @@ describe("coffer scan", () => {
   afterAll(() => sb.cleanup());
   const entries = join(sb.cofferHome, "memory", "global", "entries");
 
-  test("a clean store: exit 0, nothing found", () => {
-    expect(sb.run(["remember", "Deploys go through make release", "--scope", "global"]).code).toBe(0);
-    const r = sb.run(["scan", "--json"]);
-    expect(r.code).toBe(0);
-    expect(r.json()).toMatchObject({ secrets: 0, findings: [] });
-    expect(r.json().files).toBeGreaterThanOrEqual(1);
-  });
+  test(
+    "a clean store: exit 0, nothing found",
+    () => {
+      expect(sb.run(["remember", "Deploys go through make release", "--scope", "global"]).code).toBe(0);
+      const r = sb.run(["scan", "--json"]);
+      expect(r.code).toBe(0);
+      expect(r.json()).toMatchObject({ secrets: 0, findings: [] });
+      expect(r.json().files).toBeGreaterThanOrEqual(1);
+    },
+    SLOW,
+  );
 
   const file = join(entries, "01M8N8A8RP637X6AFMBCRAHAND.md");
   const original = [
@@ -41,60 +48,72 @@ describe("coffer scan", () => {
     "",
   ].join("\n");
 
-  test("a hand-edited entry with two secrets: reported by file and family, exit 1, file untouched", () => {
-    mkdirSync(entries, { recursive: true });
-    writeFileSync(file, original);
-    // a symlink under memory/ is never followed
-    symlinkSync("/etc/hostname", join(entries, "01M8N8A8RP637X6AFMBCRALINK.md"));
-    const r = sb.run(["scan"]);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toContain("global/entries/01M8N8A8RP637X6AFMBCRAHAND.md: 2 secrets (stripe, password)");
-    expect(r.stderr).toContain("coffer scan --fix");
-    expect(readFileSync(file, "utf8")).toBe(original);
-    // the index has seen the hand-edited file
-    expect(sb.run(["recall", "staging payments key", "--json"]).stdout).toContain("01M8N8A8RP637X6AFMBCRAHAND");
-    const j = sb.run(["scan", "--json"]).json();
-    expect(j.secrets).toBe(2);
-    expect(j.findings).toEqual([
-      {
-        path: "global/entries/01M8N8A8RP637X6AFMBCRAHAND.md",
-        found: [
-          { family: "stripe", count: 1 },
-          { family: "password", count: 1 },
-        ],
-        fixed: false,
-      },
-    ]);
-  });
+  test(
+    "a hand-edited entry with two secrets: reported by file and family, exit 1, file untouched",
+    () => {
+      mkdirSync(entries, { recursive: true });
+      writeFileSync(file, original);
+      // a symlink under memory/ is never followed
+      symlinkSync("/etc/hostname", join(entries, "01M8N8A8RP637X6AFMBCRALINK.md"));
+      const r = sb.run(["scan"]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("global/entries/01M8N8A8RP637X6AFMBCRAHAND.md: 2 secrets (stripe, password)");
+      expect(r.stderr).toContain("coffer scan --fix");
+      expect(readFileSync(file, "utf8")).toBe(original);
+      // the index has seen the hand-edited file
+      expect(sb.run(["recall", "staging payments key", "--json"]).stdout).toContain("01M8N8A8RP637X6AFMBCRAHAND");
+      const j = sb.run(["scan", "--json"]).json();
+      expect(j.secrets).toBe(2);
+      expect(j.findings).toEqual([
+        {
+          path: "global/entries/01M8N8A8RP637X6AFMBCRAHAND.md",
+          found: [
+            { family: "stripe", count: 1 },
+            { family: "password", count: 1 },
+          ],
+          fixed: false,
+        },
+      ]);
+    },
+    SLOW,
+  );
 
-  test("--fix redacts in place (atomically: no temp file left), keeps the rest byte for byte, audits without content", () => {
-    const r = sb.run(["scan", "--fix"]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("2 secrets (stripe, password) — redacted");
-    const after = readFileSync(file, "utf8");
-    expect(after).toBe(original.replace(STRIPE, "[redacted]").replace(PASSWORD, "[redacted]"));
-    expect(readdirSync(entries).filter((n) => n.endsWith(".tmp"))).toEqual([]);
-    const audit = readFileSync(join(sb.cofferHome, "state", "audit.jsonl"), "utf8");
-    expect(audit).toContain('"event":"scan.fix"');
-    expect(audit).not.toContain(STRIPE);
-    expect(audit).not.toContain(PASSWORD);
-    // nothing left to find
-    const again = sb.run(["scan", "--json"]);
-    expect(again.code).toBe(0);
-    expect(again.json().secrets).toBe(0);
-  });
+  test(
+    "--fix redacts in place (atomically: no temp file left), keeps the rest byte for byte, audits without content",
+    () => {
+      const r = sb.run(["scan", "--fix"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("2 secrets (stripe, password) — redacted");
+      const after = readFileSync(file, "utf8");
+      expect(after).toBe(original.replace(STRIPE, "[redacted]").replace(PASSWORD, "[redacted]"));
+      expect(readdirSync(entries).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+      const audit = readFileSync(join(sb.cofferHome, "state", "audit.jsonl"), "utf8");
+      expect(audit).toContain('"event":"scan.fix"');
+      expect(audit).not.toContain(STRIPE);
+      expect(audit).not.toContain(PASSWORD);
+      // nothing left to find
+      const again = sb.run(["scan", "--json"]);
+      expect(again.code).toBe(0);
+      expect(again.json().secrets).toBe(0);
+    },
+    SLOW,
+  );
 
-  test("the index no longer holds the secret after --fix", () => {
-    const r = sb.run(["recall", "staging payments key", "--json"]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("01M8N8A8RP637X6AFMBCRAHAND");
-    expect(r.stdout).not.toContain(STRIPE);
-    const state = join(sb.cofferHome, "state");
-    for (const name of readdirSync(state).filter((n) => n.startsWith("index.db")))
-      expect({ name, leaked: readFileSync(join(state, name)).includes(Buffer.from(STRIPE)) }).toEqual({
-        name,
-        leaked: false,
-      });
-    expect(existsSync(file)).toBe(true);
-  });
+  test(
+    "the index no longer holds the secret after --fix",
+    () => {
+      const r = sb.run(["recall", "staging payments key", "--json"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("01M8N8A8RP637X6AFMBCRAHAND");
+      expect(r.stdout).not.toContain(STRIPE);
+      const state = join(sb.cofferHome, "state");
+      for (const name of readdirSync(state).filter((n) => n.startsWith("index.db")))
+        expect({ name, leaked: readFileSync(join(state, name)).includes(Buffer.from(STRIPE)) }).toEqual({
+          name,
+          leaked: false,
+        });
+      expect(existsSync(file)).toBe(true);
+    },
+    SLOW,
+  );
 });
