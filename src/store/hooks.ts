@@ -60,15 +60,6 @@ export function scopesCount(store: Store, scopes: ScopeKey[]): number {
   ).n;
 }
 
-/** Entries (any scope) containing `term` in title, tags or body, counted up to `cap`. */
-export function termFrequency(store: Store, term: string, cap: number): number {
-  return (
-    dbOf(store)
-      .query("SELECT count(*) AS n FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)")
-      .get(columnMatch(term, false), cap) as { n: number }
-  ).n;
-}
-
 /**
  * Rowids of entries (any scope) containing `term` in title or tags (`true`), anywhere (`false`),
  * or in the named field; at most `limit` of them.
