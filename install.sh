@@ -80,7 +80,7 @@ mkdir -p "$install_dir" || die "cannot create $install_dir"
 dest="$install_dir/coffer$exe"
 
 # The download lands next to its destination, so the final step is a rename on one file system.
-tmp="$install_dir/.coffer.$$.tmp"
+tmp="$install_dir/.coffer.$$.tmp$exe" # Windows runs only files named .exe
 sums="$install_dir/.coffer-SHA256SUMS.$$.tmp"
 cleanup() { rm -f "$tmp" "$sums"; }
 trap cleanup EXIT

@@ -220,6 +220,15 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
     const ok = await install("sh", { COFFER_RELEASE_URL: url("good"), COFFER_INSTALL_DIR: dir });
     expect(ok.code).toBe(0);
     expect(existsSync(join(dir, "coffer"))).toBe(true);
+    // A forced target (another machine's): Windows gets coffer.exe, verified, not run here.
+    const win = await install("sh", {
+      COFFER_RELEASE_URL: url("good"),
+      COFFER_INSTALL_DIR: dir,
+      COFFER_TARGET: "windows-x64",
+    });
+    expect(win.code).toBe(0);
+    expect(win.stdout).toContain("checksum ok");
+    expect(await sha256(join(dir, "coffer.exe"))).toBe(manifest.targets.find((t) => t.name === "windows-x64")!.sha256);
     const none = await install("sh", { COFFER_RELEASE_URL: url("good"), COFFER_TARGET: "linux-riscv64" });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("SHA256SUMS has no line for coffer-linux-riscv64");
