@@ -135,7 +135,10 @@ describe("plugin installed into the real Claude Code", () => {
       const noPath = doctor("/usr/bin:/bin");
       expect(noPath.problems).toHaveLength(1);
       expect(noPath.problems[0].message).toContain("runs `coffer` from PATH, and there is no coffer on PATH");
-      expect(sb.run(["link", "claude"], { cwd: sb.project, env: { PATH: env.PATH! } }).code).toBe(0);
+      const linked = sb.run(["link", "claude"], { cwd: sb.project, env: { PATH: env.PATH! } });
+      expect(linked.code).toBe(0);
+      expect(linked.stdout).toContain("the Claude Code plugin coffer@coffer");
+      expect(linked.stdout).toContain("also injects Coffer: remove one (claude plugin uninstall coffer@coffer");
       const both = doctor(env.PATH!);
       expect(both.claude.status).toBe("linked");
       const twice = both.problems.find((p: { message: string }) => p.message.includes("gets Coffer twice"));

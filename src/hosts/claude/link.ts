@@ -60,6 +60,14 @@ export const link: HostLink = {
   sessionEnd: "hook",
   installed: { dirs: [".claude"], bins: ["claude"] },
   otherWayIn: enabledCofferPlugin,
+  linkNotes: (t) => {
+    const plugin = enabledCofferPlugin(t);
+    return plugin
+      ? [
+          `${plugin.what} also injects Coffer: remove one (${plugin.remove}, or keep the plugin: coffer unlink claude${t.root ? " --project" : ""})`,
+        ]
+      : [];
+  },
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;
     const doc = readJsonValue(file, "json") as { disableAllHooks?: unknown } | undefined;
