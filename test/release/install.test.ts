@@ -94,7 +94,7 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
     expect(statSync(installed()).mode & 0o777).toBe(0o755);
     // Not on PATH in this environment: the installer says how to add it, and the next command.
     expect(r.stdout).toContain(`export PATH="${binDir()}:$PATH"`);
-    expect(r.stdout).toContain("coffer link");
+    expect(r.stdout).toContain("  coffer link --all ");
     const v = Bun.spawnSync([installed(), "--version"]);
     expect(v.stdout.toString().trim()).toBe(`${manifest.version} (linux-x64)`);
     // Nothing but the binary is left in the install directory.
