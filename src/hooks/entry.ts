@@ -132,6 +132,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
       notice: (m) => hookLog(m, where),
       busyTimeoutMs: Math.max(50, Math.min(1000, left - 200)),
       readWhenBusy: false, // a held lock would also stall the delivered-set write: answer empty now
+      syncIndex: false, // the hook's writes are a cache: no fsync on its path (store.ts)
     });
     const { withHealing } = await import("../store/store");
     const result = withHealing(store, () =>

@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
 /** Bump when the schema changes: an older index.db is dropped and rebuilt from memory/. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -38,6 +38,19 @@ CREATE INDEX IF NOT EXISTS entries_norm ON entries(scope, norm_hash);
 -- indexes, so they cost the same at 100,000 entries as at 1,000.
 CREATE INDEX IF NOT EXISTS entries_list ON entries(scope, status, updated, id);
 CREATE INDEX IF NOT EXISTS entries_size ON entries(scope, size);
+-- Entries per scope, kept by triggers: the prompt hook's statistics read one row per scope
+-- instead of counting 100,000 index entries on every prompt.
+CREATE TABLE IF NOT EXISTS scope_counts(scope TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS entries_count_ins AFTER INSERT ON entries BEGIN
+  INSERT INTO scope_counts(scope, n) VALUES(new.scope, 1) ON CONFLICT(scope) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_count_del AFTER DELETE ON entries BEGIN
+  UPDATE scope_counts SET n = n - 1 WHERE scope = old.scope;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_count_move AFTER UPDATE OF scope ON entries BEGIN
+  UPDATE scope_counts SET n = n - 1 WHERE scope = old.scope;
+  INSERT INTO scope_counts(scope, n) VALUES(new.scope, 1) ON CONFLICT(scope) DO UPDATE SET n = n + 1;
+END;
 -- scope holds one token per row (see scopeToken) so a per-scope query scores only that scope's rows.
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
   scope, title, tags, body,

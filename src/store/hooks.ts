@@ -51,11 +51,11 @@ function columnMatch(term: string, field: TermField | boolean, scopes?: ScopeKey
   return scopes?.length ? `(${scopes.map((s) => `scope:${scopeToken(s)}`).join(" OR ")}) AND ${phrase}` : phrase;
 }
 
-/** Entries in `scopes`. */
+/** Entries in `scopes` (scope_counts, kept by triggers in db.ts: one row per scope at any size). */
 export function scopesCount(store: Store, scopes: ScopeKey[]): number {
   return (
     dbOf(store)
-      .query(`SELECT count(*) AS n FROM entries WHERE scope IN (${placeholders(scopes.length)})`)
+      .query(`SELECT coalesce(sum(n), 0) AS n FROM scope_counts WHERE scope IN (${placeholders(scopes.length)})`)
       .get(...scopes) as { n: number }
   ).n;
 }

@@ -4,6 +4,7 @@
  * entry too, and an in-place edit of any entry by the next full walk (doctor, reindex, serve).
  * The store holds more entries than one quick check stats (RECENT + SLICE in freshness.ts).
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -90,4 +91,26 @@ describe("a large store stays in step with hand edits", () => {
     writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `shown${i}y`));
     expect(sb.run(["show", idOf(i), "--json"]).json().body).toContain(`shown${i}y`);
   });
+});
+
+test("the per-scope counts kept by triggers agree with the rows after adds, deletes and a reindex", () => {
+  const counts = () => {
+    const db = new Database(join(sb.cofferHome, "state/index.db"), { readonly: true });
+    try {
+      const kept = db.query("SELECT scope, n FROM scope_counts WHERE n > 0 ORDER BY scope").all();
+      const real = db.query("SELECT scope, count(*) AS n FROM entries GROUP BY scope ORDER BY scope").all();
+      return { kept, real };
+    } finally {
+      db.close();
+    }
+  };
+  const id = sb.run(["remember", "A counted note about zebras", "--scope", "global", "--json"]).json().id;
+  unlinkSync(fileOf(100));
+  expect(sb.run(["list", "--json", "--limit", "1"]).code).toBe(0);
+  let c = counts();
+  expect(c.kept).toEqual(c.real);
+  expect(sb.run(["forget", id]).code).toBe(0);
+  expect(sb.run(["reindex"]).code).toBe(0);
+  c = counts();
+  expect(c.kept).toEqual(c.real);
 });
