@@ -42,6 +42,8 @@ export type BrowseFilter = {
   /** Inclusive dates (YYYY-MM-DD) on `updated`. */
   since?: string;
   until?: string;
+  /** Include superseded entries (left out by default, like `coffer list` without --all). */
+  superseded?: boolean;
   limit: number;
   offset: number;
 };
@@ -86,6 +88,7 @@ function toRow(r: Row): BrowseRow {
 function filterSql(f: BrowseFilter): { sql: string; params: (string | number)[] } {
   const parts: string[] = [];
   const params: (string | number)[] = [];
+  if (!f.superseded) parts.push("e.status = ''");
   if (f.kind) {
     parts.push("e.kind = ?");
     params.push(f.kind);

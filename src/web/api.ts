@@ -241,6 +241,7 @@ const browseQuery = v.object({
   actor: optionalEmpty(v.pipe(v.string(), v.maxLength(100))),
   since: optionalEmpty(dateQ("since")),
   until: optionalEmpty(dateQ("until")),
+  superseded: optionalEmpty(v.picklist(["0", "1"], 'superseded must be "0" or "1"')),
   limit: v.optional(intQ("limit", 1, 200)),
   offset: v.optional(intQ("offset", 0, 1_000_000)),
 });
@@ -264,6 +265,7 @@ route("GET", "/api/v1/ui/entries", (_req, url, _p, ctx) => {
       actor: q.actor,
       since: q.since,
       until: q.until,
+      superseded: q.superseded === "1",
       limit: q.limit ?? 50,
       offset: q.offset ?? 0,
     };
@@ -555,6 +557,27 @@ route("POST", "/api/v1/ui/inbox/previews/{pid}/{decision}", async (_req, _url, p
   return json({ status: r.status, trace: held.trace, entries: r.entries.map((e) => e.id) });
 });
 
+// Contradictions distillation left for a person: approve makes the new insight supersede the old
+// entry (kept on disk, marked), reject drops the insight.
+route("GET", "/api/v1/ui/conflicts", async () => {
+  const { listInboxConflicts } = await import("../serve/distill");
+  return json({ conflicts: await listInboxConflicts() });
+});
+
+route("POST", "/api/v1/ui/conflicts/{id}/{decision}", async (_req, _url, p) => {
+  if (p.decision !== "approve" && p.decision !== "reject") throw notFound("use .../approve or .../reject");
+  const { settleConflict } = await import("../serve/distill");
+  const r = await settleConflict(p.id ?? "", p.decision);
+  if (r.status === "not_found") throw notFound(`no contradiction "${p.id}" in the inbox`);
+  return json(r);
+});
+
+/** Today's distillation spend against distill.daily_token_budget, and whether the sweep is paused. */
+route("GET", "/api/v1/ui/budget", async () => {
+  const { distillBudget } = await import("../serve/distill");
+  return json(await distillBudget());
+});
+
 route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
   const host = url.searchParams.get("host") ?? "claude";
   if (!isHost(host)) throw badRequest(`unknown host "${host}"`);
@@ -656,12 +679,21 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
   try {
     inboxCount = (await import("../inbox/inbox")).countTraces();
   } catch {}
+  let conflicts = 0;
+  let budget: unknown = null;
+  try {
+    const d = await import("../serve/distill");
+    conflicts = (await d.listInboxConflicts()).length;
+    budget = await d.distillBudget();
+  } catch {}
   return json({
     counts: {
       entries: overview.reduce((n, s) => n + s.entries, 0),
       projects: overview.filter((s) => s.scope !== GLOBAL).length,
       inbox: inboxCount,
+      conflicts,
     },
+    budget,
     index: { bytes: indexBytes },
     doctor: {
       binary: doctor.binary,

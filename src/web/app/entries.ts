@@ -28,6 +28,8 @@ type Row = {
   chars: number;
   snippet: string;
   lines?: { line: number; text: string }[];
+  status?: "superseded";
+  superseded_by?: string | null;
 };
 type Full = {
   id: string;
@@ -47,10 +49,25 @@ type Full = {
   delivered_to?: { host: string; session: string; at: string }[];
   keywords?: string[];
   imported_from?: string;
+  status?: "superseded";
+  superseded_by?: string;
 };
 
 const PAGE = 50;
-const FILTERS = ["scope", "q", "mode", "kind", "tag", "source", "actor", "since", "until", "view", "offset"] as const;
+const FILTERS = [
+  "scope",
+  "q",
+  "mode",
+  "kind",
+  "tag",
+  "source",
+  "actor",
+  "since",
+  "until",
+  "superseded",
+  "view",
+  "offset",
+] as const;
 
 export async function entriesPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
@@ -151,6 +168,18 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
       { for: "f-until" },
       "to",
       h("input", { id: "f-until", name: "until", type: "date", value: get("until") }),
+    ),
+    h(
+      "label",
+      { for: "f-superseded", class: "check" },
+      h("input", {
+        id: "f-superseded",
+        name: "superseded",
+        type: "checkbox",
+        value: "1",
+        checked: get("superseded") === "1",
+      }),
+      "Show superseded",
     ),
     h(
       "label",
@@ -258,6 +287,32 @@ function currentParams(): Record<string, string> {
   return Object.fromEntries(routeParams());
 }
 
+/** "superseded by <id>": the entry a newer one replaced, with a link to the newer one. */
+function supersededBadge(r: { status?: string; superseded_by?: string | null }, scopes: Scope[]): HTMLElement | null {
+  if (r.status !== "superseded") return null;
+  const by = r.superseded_by;
+  return h(
+    "span",
+    { class: "badge", "data-superseded-by": by ?? "" },
+    "superseded",
+    by
+      ? [
+          " by ",
+          h(
+            "button",
+            {
+              type: "button",
+              class: "link",
+              "aria-label": `Open the entry that supersedes this one (${by})`,
+              onclick: () => openEntry(by, scopes),
+            },
+            h("code", {}, by),
+          ),
+        ]
+      : null,
+  );
+}
+
 function tags(list: string[]): HTMLElement[] {
   return list.map((t) => h("span", { class: "tag" }, t));
 }
@@ -303,7 +358,7 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
       rows.map((r) =>
         h(
           "tr",
-          { "data-row": r.id },
+          { "data-row": r.id, class: r.status === "superseded" ? "superseded" : null },
           h(
             "td",
             {},
@@ -321,7 +376,8 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
           h(
             "td",
             {},
-            h("button", { type: "button", class: "link", onclick: () => openEntry(r.id, scopes) }, r.title),
+            supersededBadge(r, scopes),
+            h("button", { type: "button", class: "link title", onclick: () => openEntry(r.id, scopes) }, r.title),
             r.lines?.length
               ? h(
                   "div",
@@ -366,6 +422,7 @@ function timeline(rows: Row[], scopes: Scope[]): HTMLElement {
               h("time", { datetime: r.updated }, r.updated.slice(11, 16)),
               h("span", { class: "kind" }, r.kind),
               h("button", { type: "button", class: "link", onclick: () => openEntry(r.id, scopes) }, r.title),
+              supersededBadge(r, scopes),
               h("span", { class: "muted" }, r.scope === "global" ? "Global" : r.scope_label),
             ),
           ),
@@ -473,6 +530,12 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
       h("dd", {}, h("code", {}, e.id)),
       h("dt", {}, "Kind"),
       h("dd", {}, e.kind),
+      e.status === "superseded"
+        ? [
+            h("dt", {}, "Status"),
+            h("dd", { id: "entry-status" }, supersededBadge(e, scopes), "never routed or injected"),
+          ]
+        : null,
       h("dt", {}, "Scope"),
       h("dd", {}, e.scope === "global" ? "Global" : `${e.scope_label} (${e.scope})`),
       h("dt", {}, "Tags"),

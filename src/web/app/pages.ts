@@ -380,8 +380,10 @@ type Insight = { kind: string; title: string; body: string };
 export async function inboxPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
   const host = p.get("host") || "claude";
-  const [inbox, model] = await Promise.all([
+  const [inbox, conflicts, budget, model] = await Promise.all([
     api<{ items: InboxItem[] }>("GET", "/api/v1/inbox"),
+    api<{ conflicts: Conflict[] }>("GET", "/api/v1/ui/conflicts"),
+    api<Budget>("GET", "/api/v1/ui/budget"),
     api<{
       model: {
         provider: string;
@@ -437,11 +439,26 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
     setRouteParams("inbox", { host: (hostForm.querySelector("select") as HTMLSelectElement).value });
   });
   const transcripts = h("div", { id: "transcripts" }, h("p", { role: "status" }, "Loading transcripts…"));
+  const conflictList = conflicts.conflicts.length
+    ? h(
+        "ul",
+        { id: "conflict-list", class: "plain" },
+        conflicts.conflicts.map((c) => conflictItem(c, main)),
+      )
+    : h("p", { id: "no-conflicts" }, "No contradictions waiting.");
   main.replaceChildren(
     h("h1", {}, "Inbox and distillation"),
     modelLine,
+    budgetBox(budget),
     h("h2", {}, `Inbox (${inbox.items.length})`),
     items,
+    h("h2", { id: "conflicts-heading" }, `Contradictions (${conflicts.conflicts.length})`),
+    h(
+      "p",
+      { class: "muted" },
+      "Insights the model found to contradict an existing entry without settling which is right. Approve: the new insight becomes an entry and supersedes the old one (kept on disk, never routed again). Reject: the old entry stays and the insight is dropped.",
+    ),
+    conflictList,
     h("h2", {}, "Transcripts"),
     hostForm,
     transcripts,
@@ -515,6 +532,152 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
   } catch (err) {
     transcripts.replaceChildren(errorBox(err));
   }
+}
+
+export type Budget = {
+  day: string;
+  budget: number;
+  spent: number;
+  estimated: number;
+  remaining: number | null;
+  paused: boolean;
+  paused_at: string | null;
+  needed: number | null;
+  resumes_at: string | null;
+  summary: string;
+  model?: string | null;
+};
+
+/** Today's distillation spend against the daily token budget; a paused sweep says so plainly. */
+export function budgetBox(b: Budget): HTMLElement {
+  const n = (x: number) => x.toLocaleString();
+  if (!b.paused)
+    return h(
+      "p",
+      { id: "budget-state", class: "muted" },
+      b.budget
+        ? `Distillation budget: ${n(b.spent)} of ${n(b.budget)} tokens spent today (${n(b.remaining ?? 0)} left).`
+        : `Distillation: ${n(b.spent)} tokens today; no daily budget (distill.daily_token_budget = 0).`,
+    );
+  return h(
+    "section",
+    { id: "budget-state", class: "panel warn", role: "status", "aria-label": "Distillation budget" },
+    h("h2", {}, "Distillation paused: daily token budget reached"),
+    h(
+      "dl",
+      { class: "meta" },
+      h("dt", {}, "Spent today"),
+      h("dd", {}, `${n(b.spent)} of ${n(b.budget)} tokens${b.estimated ? ` (${n(b.estimated)} estimated)` : ""}`),
+      h("dt", {}, "Next session needs"),
+      h("dd", {}, b.needed === null ? "—" : `about ${n(b.needed)} tokens`),
+      h("dt", {}, "Stopped"),
+      h("dd", {}, when(b.paused_at)),
+      h("dt", {}, "Resumes"),
+      h("dd", {}, `${when(b.resumes_at)} (the next day, by itself)`),
+    ),
+    h(
+      "p",
+      {},
+      "Raise ",
+      h("code", {}, "distill.daily_token_budget"),
+      " to go on today, or distill one session anyway with ",
+      h("code", {}, "coffer distill run <session> --force"),
+      ".",
+    ),
+  );
+}
+
+type Conflict = {
+  id: string;
+  created: string;
+  host: string;
+  session: string;
+  project: { id: string; label: string; origin?: string };
+  existing: { id: string; kind: string; title: string; body: string };
+  insight: { kind: string; title: string; body: string };
+};
+
+function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
+  const settle = async (decision: "approve" | "reject", ev: Event) => {
+    for (const b of (ev.target as HTMLElement).closest("li")?.querySelectorAll("button") ?? []) b.disabled = true;
+    try {
+      const r = await api<{ status: string; entry?: string; superseded?: string }>(
+        "POST",
+        `/api/v1/ui/conflicts/${encodeURIComponent(c.id)}/${decision}`,
+        {},
+      );
+      toast(
+        decision === "approve"
+          ? r.superseded
+            ? `Approved: “${c.insight.title}” now supersedes “${c.existing.title}”`
+            : `Approved: “${c.insight.title}” written (the old entry was already gone or superseded)`
+          : `Rejected: “${c.existing.title}” stays as it is`,
+      );
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+    await inboxPage(main);
+  };
+  const headingId = `conflict-${c.id}`;
+  return h(
+    "li",
+    { class: "panel", "data-conflict": c.id, "aria-labelledby": headingId },
+    h("h3", { id: headingId }, `“${c.insight.title}” contradicts “${c.existing.title}”`),
+    h(
+      "p",
+      { class: "muted" },
+      `${c.project.label} · from ${c.host} session `,
+      h("code", {}, c.session),
+      ` · ${when(c.created)}`,
+    ),
+    h(
+      "div",
+      { class: "versus" },
+      h(
+        "section",
+        { class: "existing", "aria-label": "Existing entry" },
+        h("h4", {}, "Existing entry ", h("span", { class: "kind" }, c.existing.kind)),
+        h(
+          "p",
+          {},
+          h("button", { type: "button", class: "link", onclick: () => openEntry(c.existing.id, []) }, c.existing.title),
+          " ",
+          h("code", { class: "muted" }, c.existing.id),
+        ),
+        h("pre", {}, c.existing.body),
+      ),
+      h(
+        "section",
+        { class: "insight", "aria-label": "New insight" },
+        h("h4", {}, "New insight ", h("span", { class: "kind" }, c.insight.kind)),
+        h("p", {}, h("strong", {}, c.insight.title)),
+        h("pre", {}, c.insight.body),
+      ),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        {
+          type: "button",
+          "aria-label": `Approve: “${c.insight.title}” supersedes “${c.existing.title}”`,
+          onclick: (ev: Event) => settle("approve", ev),
+        },
+        "Approve: new supersedes old",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          "aria-label": `Reject: keep “${c.existing.title}”`,
+          onclick: (ev: Event) => settle("reject", ev),
+        },
+        "Reject: keep existing",
+      ),
+    ),
+  );
 }
 
 function inboxItem(t: InboxItem, main: HTMLElement): HTMLElement {
@@ -697,7 +860,8 @@ export async function trashPage(main: HTMLElement): Promise<void> {
 }
 
 type Health = {
-  counts: { entries: number; projects: number; inbox: number };
+  counts: { entries: number; projects: number; inbox: number; conflicts?: number };
+  budget: Budget | null;
   index: { bytes: number };
   doctor: {
     binary: string;
@@ -730,7 +894,21 @@ export async function healthPage(main: HTMLElement): Promise<void> {
       h("dt", {}, "Projects"),
       h("dd", {}, String(d.counts.projects)),
       h("dt", {}, "Inbox"),
-      h("dd", {}, String(d.counts.inbox)),
+      h(
+        "dd",
+        {},
+        h(
+          "a",
+          { href: "#/inbox" },
+          `${d.counts.inbox} trace${d.counts.inbox === 1 ? "" : "s"}, ${d.counts.conflicts ?? 0} contradiction${d.counts.conflicts === 1 ? "" : "s"}`,
+        ),
+      ),
+      h("dt", {}, "Distillation"),
+      h(
+        "dd",
+        { id: "health-budget", class: d.budget?.paused ? "error" : null },
+        d.budget ? (d.budget.paused ? `Paused: ${d.budget.summary.replace(/^paused: /, "")}` : d.budget.summary) : "—",
+      ),
       h("dt", {}, "Index"),
       h("dd", {}, `${bytes(d.index.bytes)} (${d.doctor.store.index})`),
       h("dt", {}, "Model"),
@@ -850,7 +1028,7 @@ type Stats = {
     estimated_tokens: number;
     by_model: { model: string; calls: number; input_tokens: number; output_tokens: number; estimated_tokens: number }[];
     per_day: number[];
-    budget: { day: string; budget: number; spent: number; remaining: number | null; paused: boolean };
+    budget: Budget;
   };
   sessions: { distilled: number; failed: number; pending: number };
   hooks: {
@@ -968,6 +1146,7 @@ export async function statsPage(main: HTMLElement): Promise<void> {
     h("h1", {}, "Stats"),
     picker,
     h("p", { class: "muted" }, `${s.since} to ${s.until}`),
+    b.paused ? budgetBox(b) : "",
     h(
       "div",
       { class: "cards" },
