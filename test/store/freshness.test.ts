@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox } from "../helpers";
+import { startServe } from "../mcp/_mcp";
 
 const N = 3000;
 const sb = sandbox();
@@ -114,3 +115,26 @@ test("the per-scope counts kept by triggers agree with the rows after adds, dele
   c = counts();
   expect(c.kept).toEqual(c.real);
 });
+
+test("coffer serve's background pass walks memory/: an old entry edited in place reaches the index", async () => {
+  const i = 60;
+  writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `served${i}w`));
+  // Read the index directly: any command would run its own check first.
+  const body = () => {
+    const db = new Database(join(sb.cofferHome, "state/index.db"), { readonly: true });
+    try {
+      return (db.query("SELECT body FROM entries WHERE id = ?").get(idOf(i)) as { body: string } | null)?.body ?? "";
+    } finally {
+      db.close();
+    }
+  };
+  expect(body()).toContain(`word${i}x`);
+  const s = await startServe(sb, sb.repo("served"));
+  try {
+    const until = Date.now() + 20_000; // the worker's first pass runs 2 s after start
+    while (!body().includes(`served${i}w`) && Date.now() < until) await Bun.sleep(200);
+    expect(body()).toContain(`served${i}w`);
+  } finally {
+    await s.stop();
+  }
+}, 40_000);
