@@ -110,6 +110,8 @@ export function globPaths(store: Store, absPaths: string[]): string[] {
 const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
 /** A vocabulary alternative ("postgres" for "database") counts less than the prompt's own word. */
 const ALT_WEIGHT = 0.7;
+/** A vocabulary phrase weighs this much more than a single word. */
+const PHRASE_WEIGHT = 1.5;
 /** An everyday English word (vocabulary "common") weighs this share of its IDF. */
 const COMMON_WEIGHT = 0.5;
 /**
@@ -173,14 +175,16 @@ function textScores(
     if (own.length > informativeMax) continue; // found nearly everywhere: says nothing
     terms++;
     const words: { text: string; hits: number[]; w: number }[] = [];
+    // A vocabulary phrase ("package manager", "message broker") says plainly what the prompt is about.
+    const gm = g.text.includes(" ") && g.alternatives.length ? PHRASE_WEIGHT : 1;
     // An everyday word ("open", "read", "costs") is rare in a small store without being a topic.
-    const ownW = own.length ? (g.common ? COMMON_WEIGHT : 1) * idf(own.length) : 0;
+    const ownW = own.length ? gm * (g.common ? COMMON_WEIGHT : 1) * idf(own.length) : 0;
     if (own.length) words.push({ text: g.text, hits: own, w: ownW });
     for (const alt of g.alternatives.slice(0, ALT_MAX)) {
       if (altBudget-- <= 0) break;
       const hits = termHits(store, alt, "all", informativeMax + 1, scopes);
       if (hits.length && hits.length <= informativeMax)
-        words.push({ text: alt, hits, w: ALT_WEIGHT * idf(hits.length) });
+        words.push({ text: alt, hits, w: gm * ALT_WEIGHT * idf(hits.length) });
     }
     // What this group could weigh: its own word, else its best alternative; a word the store
     // lacks weighs as much as one found once (the prompt is partly about something else).
