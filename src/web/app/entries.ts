@@ -231,7 +231,7 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
   const data = loaded.data;
   const from = data.total ? offset + 1 : 0;
   const to = Math.min(offset + data.entries.length, data.total);
-  status.textContent = `${data.total.toLocaleString()} entr${data.total === 1 ? "y" : "ies"}${data.total ? `, showing ${from}–${to}` : ""} (${data.took_ms} ms on the server)`;
+  status.textContent = `${data.total.toLocaleString()} entr${data.total === 1 ? "y" : "ies"}${data.total ? `, showing ${from}–${to}` : ""} (${data.took_ms} ms on the server)${get("superseded") === "1" && get("q") && get("mode") !== "grep" ? ". Superseded entries are kept out of the keyword index: Grep mode finds them" : ""}`;
 
   const selected = new Set<string>();
   const bulk = bulkBar(selected, projects, () => entriesPage(main));
@@ -303,7 +303,7 @@ function supersededBadge(r: { status?: string; superseded_by?: string | null }, 
             {
               type: "button",
               class: "link",
-              "aria-label": `Open the entry that supersedes this one (${by})`,
+              title: "Open the entry that supersedes this one",
               onclick: () => openEntry(by, scopes),
             },
             h("code", {}, by),

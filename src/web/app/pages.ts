@@ -661,7 +661,7 @@ function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
         "button",
         {
           type: "button",
-          "aria-label": `Approve: “${c.insight.title}” supersedes “${c.existing.title}”`,
+          "aria-describedby": headingId,
           onclick: (ev: Event) => settle("approve", ev),
         },
         "Approve: new supersedes old",
@@ -671,7 +671,7 @@ function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
         {
           type: "button",
           class: "danger",
-          "aria-label": `Reject: keep “${c.existing.title}”`,
+          "aria-describedby": headingId,
           onclick: (ev: Event) => settle("reject", ev),
         },
         "Reject: keep existing",
