@@ -52,7 +52,7 @@ const pageErrors: string[] = [];
 const entryFile = (id: string) => join(sb.cofferHome, "memory", "projects", projectId, "entries", `${id}.md`);
 const conflictFiles = () =>
   existsSync(join(sb.cofferHome, "inbox"))
-    ? new Bun.Glob("conflict-*.json").scanSync(join(sb.cofferHome, "inbox")).toArray()
+    ? [...new Bun.Glob("conflict-*.json").scanSync(join(sb.cofferHome, "inbox"))]
     : [];
 
 async function go(hash: string, ready: string): Promise<void> {
