@@ -136,6 +136,7 @@ describe("the daily token budget", () => {
       const health = (await page.textContent("#health-budget"))!;
       expect(health).toMatch(/^Paused: 2,400 of 2,500 tokens spent today/);
       expect(health).toContain("resumes tomorrow");
+      await screenshot(page, "health-budget-paused-light");
     },
     T,
   );
@@ -158,6 +159,11 @@ describe("contradictions in the inbox", () => {
       for (const v of await axe(page)) found.push(`${v.id} (${v.impact}) ${v.help} at ${v.nodes.join(", ")}`);
       expect(found).toEqual([]);
       await screenshot(page, "inbox-conflict-light");
+      await page.emulateMedia({ colorScheme: "dark" });
+      for (const v of await axe(page)) found.push(`dark: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.join(", ")}`);
+      expect(found).toEqual([]);
+      await screenshot(page, "inbox-conflict-dark");
+      await page.emulateMedia({ colorScheme: "light" });
     },
     T,
   );
