@@ -742,6 +742,8 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     const ident = text.slice(s, e);
     const cls = classify(ident);
     if (!cls) continue;
+    // the same name again inside a prose window already read, and again in prose ("Bearer Bearer ...")
+    if (ident === proseIdent && s < proseTo && text[e] === " " && !/^ +[:=?.+|]/.test(text.slice(e, e + 8))) continue;
     const flag = ident.startsWith("-") && (s === 0 || /[\s"'(]/.test(text[s - 1]!));
     const prevCh = s > 0 ? text[s - 1]! : "";
     const quotedIdent = prevCh === '"' || prevCh === "'" || prevCh === "`";
