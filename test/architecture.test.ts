@@ -1,11 +1,11 @@
 /**
  * The layers of src/, checked from the import statements alone (no binary, no execution):
  *
- *   lib  <-  store  <-  transcripts  <-  distill  <-  inbox  <-  capture   <-  surfaces
+ *   lib  <-  (scrub)  <-  store  <-  transcripts  <-  distill  <-  inbox  <-  capture   <-  surfaces
  *                       (and sync, link, hosts, ... in between)            commands, hooks, mcp, serve, web, cli.ts
  *
  * - no cycle between the folders of src/ (a folder may import its own files freely);
- * - src/store/ imports only src/lib/; src/lib/ imports nothing else of src/;
+ * - src/store/ imports only src/lib/ and src/scrub/; src/scrub/ only src/lib/; src/lib/ imports nothing else of src/;
  * - a surface is never imported by a core folder;
  * - SQL lives in src/store/ only (no prepare/query/exec/run with SQL text, no PRAGMA, no SELECT ... FROM,
  *   no bun:sqlite outside it).
@@ -151,9 +151,18 @@ describe("layers of src/", () => {
     expect(report).toEqual([]);
   });
 
-  test("src/store/ imports only src/lib/ (and packages)", () => {
-    const bad = crossFolder.filter((i) => folderOf(i.from) === "store" && folderOf(i.target!) !== "lib").map(show);
+  test("src/store/ imports only src/lib/ and src/scrub/ (and packages)", () => {
+    // the scrubber sits beside lib: every write in the store passes through it (secrets never land in memory)
+    const bad = crossFolder
+      .filter((i) => folderOf(i.from) === "store" && !["lib", "scrub"].includes(folderOf(i.target!)))
+      .map(show);
     expect(bad).toEqual([]);
+  });
+
+  test("src/scrub/ imports only src/lib/ (and packages)", () => {
+    expect(crossFolder.filter((i) => folderOf(i.from) === "scrub" && folderOf(i.target!) !== "lib").map(show)).toEqual(
+      [],
+    );
   });
 
   test("src/lib/ imports nothing of src/ outside lib", () => {
