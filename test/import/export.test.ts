@@ -81,7 +81,7 @@ describe("coffer export / coffer import coffer", () => {
     const out = join(a.root, "memory.jsonl");
     const r = a.run(["export", "--out", out], { cwd: web });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("Exported 5 entries, 2 rules files and 1 handoffs");
+    expect(r.stderr).toContain("Exported 5 entries, 2 rules files and 1 handoff");
     exported = readFileSync(out, "utf8");
     const records = exported
       .trim()
