@@ -116,6 +116,3 @@ export function failedAttempts(ledger: Ledger, f: FileState): number {
 }
 
 /** Whether the session was ever distilled, in any version of its file. */
-export function everDistilled(ledger: Ledger, host: string, session: string): boolean {
-  return (ledger.get(key(host, session)) ?? []).some((r) => r.outcome === "distilled");
-}

@@ -7,9 +7,6 @@
 import { chmodSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
-export const PRIVATE_DIR = 0o700;
-export const PRIVATE_FILE = 0o600;
-
 /** The umask the process started with (what the user's own files get). */
 let startUmask = 0o022;
 

@@ -414,7 +414,3 @@ export function applyPlan(plan: Plan, opts: { force?: boolean; noBackups?: boole
   });
   writeLinkState(plan.state);
 }
-
-export function eventsOf(h: HostLink): string[] {
-  return h.hooks.kind === "plugin" ? h.hooks.events : h.hooks.events.map((e) => e.native);
-}

@@ -151,8 +151,3 @@ function removeEntries(doc: JsonDoc, layout: Layout, managed: Managed[]): void {
     else for (const m of [...ms].reverse()) doc.remove(m.path);
   }
 }
-
-/** Remove every Coffer entry (unlink). Returns the events touched. */
-export function removeManagedHooks(doc: JsonDoc, layout: Layout, containers: Containers = ALWAYS): string[] {
-  return syncManagedHooks(doc, layout, new Map(), containers).removed;
-}

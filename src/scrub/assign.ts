@@ -859,5 +859,3 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     HIT.lastIndex = Math.max(HIT.lastIndex, v.start + value.length);
   }
 }
-
-export { isPlaceholder };

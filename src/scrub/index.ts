@@ -32,7 +32,6 @@ import type { Found, ScrubResult, Span } from "./types";
 import { isPlaceholder } from "./values";
 
 export type { Found, ScrubResult } from "./types";
-export { isPlaceholder, isSecretValue } from "./values";
 
 export const REDACTED = "[redacted]";
 

@@ -245,7 +245,3 @@ export function loadConfigOrDefaults(onError?: (err: Error) => void): Config {
   for (const p of problems) onError?.(new Error(p));
   return { ...configDefaults(), ...values };
 }
-
-export function allowedFor(key: ConfigKey): string {
-  return SPECS[key]!.allowed;
-}

@@ -8,7 +8,6 @@ import { dirname, join } from "node:path";
 import type { RunOptions, RunResult, Sandbox } from "../helpers";
 
 export const FIXTURES = join(import.meta.dir, "..", "fixtures", "transcripts");
-export const SHARED_FIXTURES = join(import.meta.dir, "..", "fixtures", "upstream");
 
 export async function runAsync(sb: Sandbox, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const p = sb.spawn(args, opts);
