@@ -242,13 +242,29 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     if (s.score >= floor && s.score >= cover * weight) passed.push(rowid);
   }
   if (passed.length) {
-    // json_each drives the join: rowid lookups, never a scan of the scope's index.
-    const inScope = rowidsInScopes(store, passed, scopes);
-    const best = Math.max(0, ...inScope.map((r) => scores.get(r)!.score));
-    const kept = inScope.filter((r) => scores.get(r)!.score >= best * RELATIVE);
-    for (const r of rowsByRowid(store, kept)) {
-      if (byId.has(r.id)) continue;
-      byId.set(r.id, toRouted(r, Number(scores.get(r.rowid)!.score.toFixed(9)), false));
+    // Best first, in chunks: only the best `max` (and ties at the edge) can make the cut, so a
+    // prompt that passes thousands of entries of a large store looks up a few dozen rows.
+    const score = (r: number) => scores.get(r)!.score;
+    const rounded = (r: number) => Number(score(r).toFixed(9));
+    passed.sort((a, b) => score(b) - score(a));
+    let best: number | undefined;
+    let added = 0;
+    for (let i = 0; i < passed.length && added < max; ) {
+      let j = Math.min(passed.length, i + Math.max(max, 64));
+      const edge = rounded(passed[j - 1]!);
+      while (j < passed.length && rounded(passed[j]!) === edge) j++; // ties at the edge come along
+      // json_each drives the join: rowid lookups, never a scan of the scope's index.
+      const inScope = rowidsInScopes(store, passed.slice(i, j), scopes);
+      i = j;
+      if (!inScope.length) continue;
+      best ??= Math.max(0, ...inScope.map(score)); // the first chunk in scope holds the best
+      const kept = inScope.filter((r) => score(r) >= best! * RELATIVE);
+      if (!kept.length) break; // best first: nothing later passes either
+      for (const r of rowsByRowid(store, kept)) {
+        if (byId.has(r.id)) continue;
+        byId.set(r.id, toRouted(r, Number(score(r.rowid).toFixed(9)), false));
+        added++;
+      }
     }
   }
   return [...byId.values()].sort(compareRouted(order)).slice(0, max);
