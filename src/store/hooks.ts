@@ -60,6 +60,17 @@ export function scopesCount(store: Store, scopes: ScopeKey[]): number {
   ).n;
 }
 
+/** Whether `scopes` hold every entry of the index (scope_counts: one row per scope). */
+function coversAll(store: Store, scopes: ScopeKey[]): boolean {
+  const r = dbOf(store)
+    .query(
+      `SELECT (SELECT coalesce(sum(n), 0) FROM scope_counts) AS total,
+              (SELECT coalesce(sum(n), 0) FROM scope_counts WHERE scope IN (${placeholders(scopes.length)})) AS mine`,
+    )
+    .get(...scopes) as { total: number; mine: number };
+  return r.total === r.mine;
+}
+
 /**
  * Rowids of entries (any scope) containing `term` in title or tags (`true`), anywhere (`false`),
  * or in the named field; at most `limit` of them.
@@ -71,6 +82,9 @@ export function termHits(
   limit = -1,
   scopes?: ScopeKey[],
 ): number[] {
+  // A scope filter inside MATCH costs more than the term itself on a large store; when the scopes
+  // hold every entry (one project plus global, the usual case) it changes nothing: leave it out.
+  if (scopes?.length && coversAll(store, scopes)) scopes = undefined;
   return (
     dbOf(store)
       .query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?")
