@@ -72,7 +72,10 @@ export default withExamples(
           );
       }
       // Doctor compares every entry file with the index (other commands check only what changed).
+      // A broken index is reported as it is (opening the store would quietly rebuild it first).
       try {
+        const { inspectIndexFile } = await import("../store/db");
+        if (inspectIndexFile().state !== "ok") throw new Error("index not ok");
         const { closeStore, openStore, walkAllScopes } = await import("../store/store");
         const store = openStore({ freshness: "none" });
         try {
