@@ -6,7 +6,6 @@
  * (a schema upgrade of index.db starts the counts afresh, like every other cached table).
  */
 import type { Database } from "bun:sqlite";
-import { localDay } from "../lib/time";
 import { dbOf } from "./db";
 import type { Store } from "./store";
 
@@ -28,6 +27,12 @@ CREATE TABLE IF NOT EXISTS entry_deliveries(
   PRIMARY KEY(entry_id, day)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entry_deliveries_day ON entry_deliveries(day);
+CREATE TABLE IF NOT EXISTS usage_clock(
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  hour INTEGER NOT NULL,
+  tz TEXT NOT NULL,
+  offset_min INTEGER NOT NULL
+);
 `;
 
 const ready = new WeakSet<Database>();
@@ -44,6 +49,29 @@ function usageDb(store: Store): Database {
 /** The tables exist only once a hook counted something; reads before that see nothing. */
 function hasUsage(db: Database): boolean {
   return !!db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_usage'").get();
+}
+
+/**
+ * The local day `now` falls in, without paying for the time-zone database on every hook: the first
+ * local-time call of a process costs ~4 ms (ICU), a third of a hook's budget. The UTC offset is kept
+ * in index.db for the current UTC hour (offsets change on the hour), so at most one hook an hour
+ * computes it; the others shift UTC by it.
+ */
+function localDayCached(db: Database, now: number): string {
+  const hour = Math.floor(now / 3_600_000);
+  const tz = process.env.TZ ?? "";
+  const row = db.query("SELECT hour, tz, offset_min FROM usage_clock WHERE id = 1").get() as {
+    hour: number;
+    tz: string;
+    offset_min: number;
+  } | null;
+  let offset: number;
+  if (row && row.hour === hour && row.tz === tz) offset = row.offset_min;
+  else {
+    offset = -new Date(now).getTimezoneOffset();
+    db.query("INSERT OR REPLACE INTO usage_clock(id, hour, tz, offset_min) VALUES(1, ?, ?, ?)").run(hour, tz, offset);
+  }
+  return new Date(now + offset * 60_000).toISOString().slice(0, 10);
 }
 
 export type Injection = {
@@ -64,7 +92,7 @@ export type Injection = {
 export function recordInjection(store: Store, inj: Injection, now = Date.now()): void {
   if (inj.chars <= 0) return;
   const db = usageDb(store);
-  const day = localDay(now);
+  const day = localDayCached(db, now);
   const delivered = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_delivered'").get()
     ? (
         db.query("SELECT entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?").all(inj.skey, now) as {
@@ -83,7 +111,7 @@ export function recordInjection(store: Store, inj: Injection, now = Date.now()):
     );
     for (const id of new Set(delivered)) put.run(id, day);
     if (firstToday) {
-      const cutoff = localDay(now - KEEP_USAGE_DAYS * 86_400_000);
+      const cutoff = new Date(Date.parse(`${day}T00:00:00Z`) - KEEP_USAGE_DAYS * 86_400_000).toISOString().slice(0, 10);
       db.query("DELETE FROM hook_usage WHERE day < ?").run(cutoff);
       db.query("DELETE FROM entry_deliveries WHERE day < ?").run(cutoff);
     }
