@@ -6,8 +6,17 @@
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { inflateSync } from "node:zlib";
 import { readRegularFile, readSmallText } from "./small-file";
+
+/**
+ * zlib-wrapped inflate (git's object format) with Bun's native zlib: importing node:zlib pulls in
+ * node:stream and costs the hook path ~10 ms. Data after the end of the stream (the next object in
+ * a pack) is ignored; a truncated stream throws.
+ */
+function inflateSync(bytes: Uint8Array): Buffer {
+  const out = Bun.inflateSync(bytes as Uint8Array<ArrayBuffer>, { windowBits: 15 });
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
 
 /** Refs, HEAD, packed-refs: regular files of bounded size only (a FIFO or /dev/zero reads as nothing). */
 function readText(p: string): string | undefined {
