@@ -15,52 +15,23 @@ import { GLOBAL, isAbsoluteDir } from "../store/scope";
 import { activeScopes, scopeKey } from "../store/store";
 import { readJsonBody } from "./body";
 import { badRequest, HttpError, json, notFound } from "./errors";
+import { type Params, router } from "./router";
 
 export type ApiContext = { cwd: string; log: (m: string) => void };
 
-type Params = Record<string, string>;
-type Handler = (req: Request, url: URL, params: Params, ctx: ApiContext) => Promise<Response> | Response;
-type Route = { method: string; pattern: RegExp; keys: string[]; handler: Handler };
-
-const routes: Route[] = [];
-
-function route(method: string, path: string, handler: Handler): void {
-  const keys: string[] = [];
-  const pattern = new RegExp(
-    "^" +
-      path.replace(/\{(\w+)\}/g, (_m, k: string) => {
-        keys.push(k);
-        return "([^/]+)";
-      }) +
-      "$",
-  );
-  routes.push({ method, pattern, keys, handler });
-}
+const { route, match } = router<ApiContext>();
 
 /** Dispatch one `/api/...` request: 404 for an unknown path, 405 (with Allow) for a known one. */
 export async function handleApi(req: Request, url: URL, ctx: ApiContext): Promise<Response> {
-  const allowed: string[] = [];
-  for (const r of routes) {
-    const m = r.pattern.exec(url.pathname);
-    if (!m) continue;
-    if (r.method !== req.method) {
-      allowed.push(r.method);
-      continue;
-    }
-    const params: Params = {};
-    r.keys.forEach((k, i) => {
-      try {
-        params[k] = decodeURIComponent(m[i + 1]!);
-      } catch {
-        throw badRequest(`malformed path segment for ${k}`);
-      }
-    });
+  const hit = match(req.method, url.pathname);
+  if ("handler" in hit) {
     try {
-      return await r.handler(req, url, params, ctx);
+      return await hit.handler(req, url, hit.params, ctx);
     } catch (err) {
       throw toHttpError(err);
     }
   }
+  const { allowed } = hit;
   if (allowed.length) {
     const allow = allowed.join(", ");
     throw new HttpError(

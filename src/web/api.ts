@@ -12,6 +12,7 @@ import { paths } from "../lib/paths";
 import { describeFound, type Found, scrub } from "../scrub/index";
 import { readJsonBody } from "../serve/body";
 import { badRequest, HttpError, json, notFound } from "../serve/errors";
+import { type Params, router } from "../serve/router";
 import {
   type BrowseFilter,
   browseEntries,
@@ -37,20 +38,7 @@ import type { WebAuth } from "./auth";
 
 export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };
 
-type Params = Record<string, string>;
-type Handler = (req: Request, url: URL, params: Params, ctx: UiContext) => Promise<Response> | Response;
-const routes: { method: string; pattern: RegExp; keys: string[]; handler: Handler }[] = [];
-
-function route(method: string, path: string, handler: Handler): void {
-  const keys: string[] = [];
-  const pattern = new RegExp(
-    `^${path.replace(/\{(\w+)\}/g, (_m, k: string) => {
-      keys.push(k);
-      return "([^/]+)";
-    })}$`,
-  );
-  routes.push({ method, pattern, keys, handler });
-}
+const { route, match } = router<UiContext>();
 
 /** True for the paths this module answers. */
 export function isUiApiPath(pathname: string): boolean {
@@ -58,24 +46,10 @@ export function isUiApiPath(pathname: string): boolean {
 }
 
 export async function handleUiApi(req: Request, url: URL, ctx: UiContext): Promise<Response> {
-  const allowed: string[] = [];
-  for (const r of routes) {
-    const m = r.pattern.exec(url.pathname);
-    if (!m) continue;
-    if (r.method !== req.method) {
-      allowed.push(r.method);
-      continue;
-    }
-    const params: Params = {};
-    r.keys.forEach((k, i) => {
-      try {
-        params[k] = decodeURIComponent(m[i + 1]!);
-      } catch {
-        throw badRequest(`malformed path segment for ${k}`);
-      }
-    });
+  const hit = match(req.method, url.pathname);
+  if ("handler" in hit) {
     try {
-      return await r.handler(req, url, params, ctx);
+      return await hit.handler(req, url, hit.params, ctx);
     } catch (err) {
       if (err instanceof CofferError) {
         const nf = /^no entry with id/.test(err.message);
@@ -89,6 +63,7 @@ export async function handleUiApi(req: Request, url: URL, ctx: UiContext): Promi
       throw err;
     }
   }
+  const { allowed } = hit;
   if (allowed.length)
     throw new HttpError(
       405,
