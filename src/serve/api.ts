@@ -15,7 +15,7 @@ import { GLOBAL, isAbsoluteDir } from "../store/scope";
 import { activeScopes, scopeKey } from "../store/store";
 import { readJsonBody } from "./body";
 import { badRequest, HttpError, json, notFound } from "./errors";
-import { type Params, router } from "./router";
+import { intString, type Params, router } from "./router";
 
 export type ApiContext = { cwd: string; log: (m: string) => void };
 
@@ -108,14 +108,6 @@ function toolCtx(ctx: ApiContext): ToolContext {
   return { cwd: ctx.cwd, actor: "user", source: "http" };
 }
 
-const intString = (name: string, min: number, max: number) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^\d+$/, `${name} must be an integer`),
-    v.transform(Number),
-    v.minValue(min, `${name} must be at least ${min}`),
-    v.maxValue(max, `${name} must be at most ${max}`),
-  );
 const scopeQuery = v.picklist(["project", "global"], 'scope must be "project" or "global"');
 const query = (url: URL) => Object.fromEntries(url.searchParams);
 

@@ -1,8 +1,9 @@
 /**
  * The method + path table behind both `/api` route sets (src/serve/api.ts, src/web/api.ts):
  * `{name}` segments become URI-decoded params. Matching only; each caller runs the handler and
- * maps its own errors.
+ * maps its own errors. Also the query-string integer schema both use.
  */
+import * as v from "valibot";
 import { badRequest } from "./errors";
 
 export type Params = Record<string, string>;
@@ -47,3 +48,13 @@ export function router<C>() {
     },
   };
 }
+
+/** A query-string integer in [min, max], as a number. */
+export const intString = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `${name} must be an integer`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );

@@ -12,7 +12,7 @@ import { paths } from "../lib/paths";
 import { describeFound, type Found, scrub } from "../scrub/index";
 import { readJsonBody } from "../serve/body";
 import { badRequest, HttpError, json, notFound } from "../serve/errors";
-import { type Params, router } from "../serve/router";
+import { intString, type Params, router } from "../serve/router";
 import {
   type BrowseFilter,
   browseEntries,
@@ -190,14 +190,6 @@ route("GET", "/api/v1/projects", (_req, _url, _p, ctx) =>
 // ---------------------------------------------------------------------------------------------
 // Entries
 
-const intQ = (name: string, min: number, max: number) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^\d+$/, `${name} must be an integer`),
-    v.transform(Number),
-    v.minValue(min, `${name} must be at least ${min}`),
-    v.maxValue(max, `${name} must be at most ${max}`),
-  );
 const dateQ = (name: string) => v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, `${name} must be YYYY-MM-DD`));
 const optionalEmpty = <S extends v.GenericSchema>(s: S) =>
   v.pipe(
@@ -217,8 +209,8 @@ const browseQuery = v.object({
   since: optionalEmpty(dateQ("since")),
   until: optionalEmpty(dateQ("until")),
   superseded: optionalEmpty(v.picklist(["0", "1"], 'superseded must be "0" or "1"')),
-  limit: v.optional(intQ("limit", 1, 200)),
-  offset: v.optional(intQ("offset", 0, 1_000_000)),
+  limit: v.optional(intString("limit", 1, 200)),
+  offset: v.optional(intString("offset", 0, 1_000_000)),
 });
 
 route("GET", "/api/v1/ui/entries", (_req, url, _p, ctx) => {
