@@ -17,16 +17,13 @@ import { scrub } from "../../src/scrub/index";
 import { parseClaude } from "../../src/transcripts/claude";
 import { prepareConversation } from "../../src/transcripts/conversation";
 import { adversarialInputs } from "../../test/scrub/adversarial";
+import { argOf, BIN, median, numArg } from "./_common";
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : def;
-};
-const targetMb = Number(arg("mb", "50"));
+const targetMb = numArg("mb", 50);
 /** "agent": tool traffic dominates, as in real sessions; "prose": only conversation text (worst case for the scrubber). */
-const mix = arg("mix", "agent");
-const runs = Number(arg("runs", "5"));
-const bin = resolve(arg("bin", process.env.COFFER_BIN ?? "dist/coffer"));
+const mix = argOf("mix", "agent");
+const runs = numArg("runs", 5);
+const bin = resolve(argOf("bin", BIN));
 
 function generate(bytes: number): string {
   const session = "0b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
@@ -127,8 +124,6 @@ function generate(bytes: number): string {
   }
   return `${out.join("\n")}\n`;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const dir = mkdtempSync(join(tmpdir(), "coffer-bench-clean-"));
 try {

@@ -9,47 +9,16 @@
  *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50]
  *   (KEEP=1 keeps the generated store and prints its path)
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { syntheticVocab } from "./_corpus";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, benchSandbox, numArg, stats, textGen } from "./_common";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
-const N = arg("entries", 10_000);
-const RULES = arg("rules", 100);
-const RUNS = arg("runs", 50);
-const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+const N = numArg("entries", 10_000);
+const RULES = numArg("rules", 100);
+const RUNS = numArg("runs", 50);
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-hook-")));
-const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: join(root, "home"),
-  COFFER_HOME: join(root, "coffer"),
-  LANG: "C.UTF-8",
-};
-mkdirSync(env.HOME, { recursive: true });
-process.env.HOME = env.HOME;
-process.env.COFFER_HOME = env.COFFER_HOME;
-
-// Deterministic text: a Zipf-like made-up vocabulary plus everyday coding words.
-let seed = 7;
-// mulberry32: a full-period 32-bit generator (a float LCG repeats after a few hundred draws).
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const vocab = syntheticVocab(6000);
-const common = "the build test deploy config release server client cache error update file module function".split(" ");
-const zipf = () =>
-  rand() < 0.25
-    ? common[Math.floor(rand() * common.length)]!
-    : vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
-const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
+const { root, env } = benchSandbox("hook");
+const { rand, word, sentence } = textGen(7, 6000);
 
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
@@ -74,7 +43,7 @@ for (let i = 0; i < N; i++) {
     id,
     kind: "note" as const,
     title,
-    tags: [zipf(), zipf()],
+    tags: [word(), word()],
     applies_to: i % 40 === 0 ? ["src/api/**"] : [],
     actor: "user",
     source: "import" as const,
@@ -190,11 +159,6 @@ const rss = {
   ),
 };
 
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return { median: q(0.5), p95: q(0.95), max: s[s.length - 1]! };
-};
 const ctxLen = (o: string) => (JSON.parse(o).hookSpecificOutput?.additionalContext ?? "").length;
 const routedBodies = samples.prompt.map(
   (s) => (JSON.parse(s.out).hookSpecificOutput?.additionalContext ?? "").match(/^## \[/gm)?.length ?? 0,

@@ -7,40 +7,18 @@
  *
  *   COFFER_BIN=dist/coffer bun scripts/bench/import.ts [--observations 20000]   (KEEP=1 keeps the files)
  */
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ClaudeMemDb } from "../../test/import/claude-mem-db";
-import { syntheticVocab } from "./_corpus";
+import { BIN, benchSandbox, numArg, textGen } from "./_common";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
-const N = arg("observations", 20_000);
-const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+const N = numArg("observations", 20_000);
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-import-")));
-const home = join(root, "home");
-mkdirSync(home, { recursive: true });
-const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  COFFER_HOME: join(root, "coffer"),
-  LANG: "C.UTF-8",
-  NO_COLOR: "1",
-};
-
-let seed = 11;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const vocab = syntheticVocab(6000);
-const word = () => vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
-const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
+const sandbox = benchSandbox("import");
+const root = sandbox.root;
+const env = { ...sandbox.env, NO_COLOR: "1" };
+const home = env.HOME;
+const { word, sentence } = textGen(11, 6000, false);
 const TYPES = ["decision", "bugfix", "discovery", "feature", "refactor", "change"];
 
 const projects = ["alpha", "beta", "gamma", "delta"].map((name) => {

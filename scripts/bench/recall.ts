@@ -7,23 +7,15 @@
  *
  *   bun scripts/bench/recall.ts [--entries 100000] [--queries 200]
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, benchSandbox, numArg, stats } from "./_common";
 import { syntheticVocab } from "./_corpus";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
-const N = arg("entries", 100_000);
-const Q = arg("queries", 200);
-const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+const N = numArg("entries", 100_000);
+const Q = numArg("queries", 200);
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-recall-")));
-process.env.HOME = join(root, "home");
-process.env.COFFER_HOME = join(root, "coffer");
-mkdirSync(process.env.HOME, { recursive: true });
+const { root, env } = benchSandbox("recall");
 
 // Deterministic pseudo-random text with a Zipf-like vocabulary.
 let seed = 42;
@@ -43,8 +35,8 @@ const { ulid } = await import("../../src/lib/ulid");
 const { serializeEntry } = await import("../../src/store/entry");
 const t = performance.now();
 const dirs = {
-  global: join(process.env.COFFER_HOME, "memory/global/entries"),
-  project: join(process.env.COFFER_HOME, "memory/projects", projectId, "entries"),
+  global: join(env.COFFER_HOME, "memory/global/entries"),
+  project: join(env.COFFER_HOME, "memory/projects", projectId, "entries"),
 };
 mkdirSync(dirs.global, { recursive: true });
 mkdirSync(dirs.project, { recursive: true });
@@ -67,11 +59,6 @@ for (let i = 0; i < N; i++) {
 }
 const genMs = performance.now() - t;
 
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return { median: q(0.5), p95: q(0.95), min: s[0]!, max: s[s.length - 1]! };
-};
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 
 // Process start baseline.

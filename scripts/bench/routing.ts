@@ -15,11 +15,10 @@
  *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store;
  *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt)
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, benchSandbox } from "./_common";
 
-const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
 const DATA = join(import.meta.dir, "routing");
 const VERBOSE = process.argv.includes("--verbose");
 const JSON_OUT = process.argv.includes("--json");
@@ -121,16 +120,7 @@ if (keys.size !== entries.length) throw new Error("duplicate entry keys");
 for (const p of prompts)
   for (const k of p.expected) if (!keys.has(k)) throw new Error(`unknown key ${k} in "${p.text}"`);
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-routing-")));
-const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: join(root, "home"),
-  COFFER_HOME: join(root, "coffer"),
-  LANG: "C.UTF-8",
-};
-mkdirSync(env.HOME, { recursive: true });
-process.env.HOME = env.HOME;
-process.env.COFFER_HOME = env.COFFER_HOME;
+const { root, env } = benchSandbox("routing");
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
 

@@ -11,50 +11,23 @@
  * Targets at 100,000: hook prompt <= 2.5x, hook session-start <= 1.5x, recall/list/show/status
  * <= 5x, remember <= 5x, hook RSS <= 80 MB.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { syntheticVocab } from "./_corpus";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { argOf, BIN, benchSandbox, median, numArg, textGen } from "./_common";
 
-const argOf = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : def;
-};
 const SIZES = argOf("sizes", "10000,100000").split(",").map(Number);
-const RUNS = Number(argOf("runs", "15"));
-const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+const RUNS = numArg("runs", 15);
 
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
 
-// mulberry32: deterministic text, a Zipf-like made-up vocabulary plus everyday coding words.
-let seed = 11;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const vocab = syntheticVocab(8000);
-const common = "the build test deploy config release server client cache error update file module function".split(" ");
-const zipf = () =>
-  rand() < 0.25
-    ? common[Math.floor(rand() * common.length)]!
-    : vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
-const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
+const { rand, word, sentence } = textGen(11, 8000);
 
 type Sample = { ms: number; rss: number };
 const TIME = ["/usr/bin/time", "/bin/time"].find((p) => Bun.file(p).size > 0);
 
 function build(n: number) {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), `coffer-bench-scale-${n}-`)));
-  const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: join(root, "home"),
-    COFFER_HOME: join(root, "coffer"),
-    LANG: "C.UTF-8",
-  };
-  mkdirSync(env.HOME, { recursive: true });
+  const { root, env } = benchSandbox(`scale-${n}`);
   const projectId = projectIdFor("remote:github.com/bench/scale");
   const repo = join(root, "work", "scale");
   mkdirSync(join(repo, ".git"), { recursive: true });
@@ -81,7 +54,7 @@ function build(n: number) {
       id,
       kind: global && i % 4 === 0 ? ("convention" as const) : ("note" as const),
       title,
-      tags: [zipf(), zipf()],
+      tags: [word(), word()],
       applies_to: i % 400 === 0 ? ["src/api/**"] : [],
       actor: "user",
       source: "import" as const,
@@ -162,7 +135,6 @@ function bench(n: number) {
   const peak = new Map<string, number>(
     cases.map(([name, f]) => [name, Math.max(...[0, 1, 2].map((i) => f(RUNS + i).rss))]),
   );
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const base = median(samples.get("coffer --version")!.map((s) => s.ms));
   const targets: Record<string, number> = {
     "hook session-start": 1.5,

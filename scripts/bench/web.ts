@@ -8,46 +8,18 @@
  *
  *   bun scripts/bench/web.ts [--entries 10000] [--runs 20]     (KEEP=1 keeps the store)
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { syntheticVocab } from "./_corpus";
+import { CHROMIUM, CHROMIUM_ARGS } from "../../test/web/_browser";
+import { BIN, benchSandbox, numArg, stats, textGen } from "./_common";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
-const N = arg("entries", 10_000);
-const RUNS = arg("runs", 20);
-const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
-const CHROMIUM = process.env.COFFER_CHROMIUM ?? "/usr/bin/chromium";
+const N = numArg("entries", 10_000);
+const RUNS = numArg("runs", 20);
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "coffer-bench-web-")));
-const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: join(root, "home"),
-  COFFER_HOME: join(root, "coffer"),
-  LANG: "C.UTF-8",
-};
-mkdirSync(env.HOME, { recursive: true });
-process.env.HOME = env.HOME;
-process.env.COFFER_HOME = env.COFFER_HOME;
-
-let seed = 11;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const vocab = syntheticVocab(6000);
-const common = "the build test deploy config release server client cache error update file module function".split(" ");
-const word = () =>
-  rand() < 0.25
-    ? common[Math.floor(rand() * common.length)]!
-    : vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
-const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
+const { root, env } = benchSandbox("web");
+const { rand, word, sentence } = textGen(11, 6000);
 
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry, KINDS } = await import("../../src/store/entry");
@@ -106,16 +78,7 @@ const profile = mkdtempSync(join(tmpdir(), "coffer-bench-chromium-"));
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: CHROMIUM,
   headless: true,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-  ],
+  args: CHROMIUM_ARGS,
   viewport: { width: 1280, height: 860 },
 });
 
@@ -147,10 +110,6 @@ const scenarios: [string, string][] = [
   ["grep search", `#/entries?scope=${projectId}&q=${encodeURIComponent("cache error")}&mode=grep`],
   ["timeline view", `#/entries?scope=${projectId}&view=timeline`],
 ];
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)]!, p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]! };
-};
 
 // Warm every scenario once (the OS page cache, SQLite's cache, the browser's asset cache).
 for (const [, hash] of scenarios) await load(hash);

@@ -12,7 +12,8 @@ import { type Served, startServe } from "../mcp/_mcp";
 export const CHROMIUM = process.env.COFFER_CHROMIUM ?? "/usr/bin/chromium";
 export const SCREENSHOTS = join(import.meta.dir, "screenshots");
 
-const ARGS = [
+/** Chromium flags for a headless run in a container (also used by scripts/bench/web.ts). */
+export const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",
@@ -31,7 +32,7 @@ export async function launch(opts: { colorScheme?: "light" | "dark" } = {}): Pro
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ARGS,
+    args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 860 },
     colorScheme: opts.colorScheme ?? "light",
     locale: "en-US",

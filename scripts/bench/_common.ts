@@ -1,0 +1,71 @@
+/**
+ * Set-up shared by the benchmarks: command-line options, the binary under test, a throwaway
+ * HOME/COFFER_HOME, and deterministic Zipf-like text over the synthetic vocabulary.
+ */
+import { mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { syntheticVocab } from "./_corpus";
+
+/** The value after `--name` on the command line, or `def`. */
+export function argOf(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : def;
+}
+
+export const numArg = (name: string, def: number): number => Number(argOf(name, String(def)));
+
+/** The compiled binary under test (COFFER_BIN selects another one). */
+export const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
+
+/**
+ * A temporary root with an empty HOME and a COFFER_HOME for the binary's environment; this
+ * process points at them too, so in-process imports never see the real HOME.
+ */
+export function benchSandbox(name: string) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `coffer-bench-${name}-`)));
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(root, "home"),
+    COFFER_HOME: join(root, "coffer"),
+    LANG: "C.UTF-8",
+  };
+  mkdirSync(env.HOME, { recursive: true });
+  process.env.HOME = env.HOME;
+  process.env.COFFER_HOME = env.COFFER_HOME;
+  return { root, env };
+}
+
+const COMMON = "the build test deploy config release server client cache error update file module function".split(" ");
+
+/**
+ * Deterministic text: mulberry32 (a full-period 32-bit generator; a float LCG repeats after a few
+ * hundred draws) over a Zipf-like made-up vocabulary, plus everyday coding words a quarter of the
+ * time unless `common` is false.
+ */
+export function textGen(seed: number, vocabSize: number, common = true) {
+  let s = seed;
+  const rand = () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const vocab = syntheticVocab(vocabSize);
+  const word = () =>
+    common && rand() < 0.25
+      ? COMMON[Math.floor(rand() * COMMON.length)]!
+      : vocab[Math.min(vocab.length - 1, Math.floor(rand() ** 2.2 * vocab.length))]!;
+  const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
+  return { rand, word, sentence };
+}
+
+/** The median of `xs` (upper middle for an even count). */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Median, p95 and extremes of `xs`. */
+export function stats(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+  return { median: q(0.5), p95: q(0.95), min: s[0]!, max: s[s.length - 1]! };
+}
