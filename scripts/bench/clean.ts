@@ -49,6 +49,12 @@ function generate(bytes: number): string {
     uuid: `u${n}`,
     timestamp: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
   });
+  /** One assistant record of message `m<n>` holding a single content block. */
+  const assistant = (block: object) => ({
+    ...base(),
+    type: "assistant",
+    message: { id: `m${n}`, role: "assistant", model: "claude-sonnet-4-6", content: [block] },
+  });
   while (size < bytes) {
     n++;
     const secret = n % 50 === 0 ? ` token=tok_${n}abcdef123456 and sk-proj-${"x".repeat(24)}${n}` : "";
@@ -58,16 +64,7 @@ function generate(bytes: number): string {
       message: { role: "user", content: `Please look at the cart module again (${n}).${secret} ${prose.repeat(2)}` },
     });
     if (mix === "prose") {
-      push({
-        ...base(),
-        type: "assistant",
-        message: {
-          id: `m${n}`,
-          role: "assistant",
-          model: "claude-sonnet-4-6",
-          content: [{ type: "text", text: `${prose.repeat(20)}\n\n\`\`\`ts\n${code.repeat(4)}\`\`\`` }],
-        },
-      });
+      push(assistant({ type: "text", text: `${prose.repeat(20)}\n\n\`\`\`ts\n${code.repeat(4)}\`\`\`` }));
       continue;
     }
     push({
@@ -79,36 +76,9 @@ function generate(bytes: number): string {
         content: [`# Relevant memory (via Coffer)\n- ${prose}`],
       },
     });
-    push({
-      ...base(),
-      type: "assistant",
-      message: {
-        id: `m${n}`,
-        role: "assistant",
-        model: "claude-sonnet-4-6",
-        content: [{ type: "thinking", thinking: prose.repeat(12) }],
-      },
-    });
-    push({
-      ...base(),
-      type: "assistant",
-      message: {
-        id: `m${n}`,
-        role: "assistant",
-        model: "claude-sonnet-4-6",
-        content: [{ type: "text", text: `${prose.repeat(6)}\n\n\`\`\`ts\n${code}\`\`\`` }],
-      },
-    });
-    push({
-      ...base(),
-      type: "assistant",
-      message: {
-        id: `m${n}`,
-        role: "assistant",
-        model: "claude-sonnet-4-6",
-        content: [{ type: "tool_use", id: `t${n}`, name: "Read", input: { file_path: `${cwd}/src/cart.ts` } }],
-      },
-    });
+    push(assistant({ type: "thinking", thinking: prose.repeat(12) }));
+    push(assistant({ type: "text", text: `${prose.repeat(6)}\n\n\`\`\`ts\n${code}\`\`\`` }));
+    push(assistant({ type: "tool_use", id: `t${n}`, name: "Read", input: { file_path: `${cwd}/src/cart.ts` } }));
     push({
       ...base(),
       type: "user",
