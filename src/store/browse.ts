@@ -5,24 +5,14 @@
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
-import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
 import { dbOf } from "./db";
-import { remember, requireEntry, type rowToEntry } from "./entries";
-import { type Entry, parseEntry, serializeEntry } from "./entry";
-import {
-  deleteEntryRow,
-  entryPath,
-  readMemoryFile,
-  scopeDir,
-  scopesOnDisk,
-  touchScanDir,
-  upsertEntryRow,
-} from "./indexer";
+import { remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
+import type { Entry } from "./entry";
+import { deleteEntryRow, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { lineMatcher } from "./search";
 import { refresh, type Store, withHealing } from "./store";
@@ -441,21 +431,6 @@ export function knownCwds(store: Store): string[] {
 // ---------------------------------------------------------------------------------------------
 // Bulk changes
 
-/** Write an entry file (atomic) and its index row; the caller holds the write transaction. */
-function writeRow(store: Store, scope: ScopeKey, entry: Entry): void {
-  const text = serializeEntry(entry);
-  const file = entryPath(scope, entry.id);
-  writeFileAtomic(file, text);
-  const st = statSync(file);
-  upsertEntryRow(dbOf(store), scope, parseEntry(text, entry.id), {
-    name: `${entry.id}.md`,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    hash: sha256(text),
-  });
-  touchScanDir(dbOf(store), scope);
-}
-
 /** Move an entry (same id, same content) to another scope: the file moves, the index follows. */
 export function moveEntry(
   store: Store,
@@ -470,7 +445,7 @@ export function moveEntry(
   withHealing(store, () =>
     dbOf(store)
       .transaction(() => {
-        writeRow(store, to, entry);
+        writeEntryFile(store, to, entry);
         rmSync(hit.file, { force: true });
         const row = dbOf(store)
           .query("SELECT rowid FROM entries WHERE scope = ? AND id = ?")

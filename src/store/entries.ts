@@ -215,7 +215,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
 }
 
 /** Write the file atomically and index it; caller holds the write transaction. */
-function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
+export function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
   const file = entryPath(scope, entry.id);
   const text = serializeEntry(entry);
   assertMemoryWritePath(file);
