@@ -14,14 +14,7 @@ export function readRegularFile(path: string, max: number): Buffer | undefined {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > max) return undefined;
-    const buf = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < buf.length) {
-      const n = readSync(fd, buf, off, buf.length - off, off);
-      if (n <= 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
+    return readUpTo(fd, st.size);
   } catch {
     return undefined;
   } finally {
@@ -30,6 +23,18 @@ export function readRegularFile(path: string, max: number): Buffer | undefined {
         closeSync(fd);
       } catch {}
   }
+}
+
+/** Up to `size` bytes from the start of `fd` (fewer if the file shrank meanwhile). */
+function readUpTo(fd: number, size: number): Buffer {
+  const buf = Buffer.alloc(size);
+  let off = 0;
+  while (off < buf.length) {
+    const n = readSync(fd, buf, off, buf.length - off, off);
+    if (n <= 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off);
 }
 
 /** `readRegularFile` as UTF-8 text. */
@@ -86,14 +91,7 @@ export function readFileNoFollow(
     const st = fstatSync(fd);
     if (!st.isFile()) throw new RefusedFileError(path, "not-regular");
     if (st.size > max) throw new RefusedFileError(path, "too-large", max);
-    const buf = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < buf.length) {
-      const n = readSync(fd, buf, off, buf.length - off, off);
-      if (n <= 0) break;
-      off += n;
-    }
-    return { buf: buf.subarray(0, off), size: st.size, mtimeMs: st.mtimeMs };
+    return { buf: readUpTo(fd, st.size), size: st.size, mtimeMs: st.mtimeMs };
   } finally {
     closeSync(fd);
   }
