@@ -239,6 +239,23 @@ export function dbOf(store: object): Database {
   return db;
 }
 
+const schemasRun = new WeakMap<Database, Set<string>>();
+
+/**
+ * The store's open index with `schema` (tables a feature creates on first use, all `IF NOT EXISTS`)
+ * run once per open: a no-op read once they exist, so no write lock.
+ */
+export function dbWithSchema(store: object, schema: string): Database {
+  const db = dbOf(store);
+  const run = schemasRun.get(db) ?? new Set<string>();
+  if (!run.has(schema)) {
+    schemasRun.set(db, run);
+    db.run(schema);
+    run.add(schema);
+  }
+  return db;
+}
+
 /** Bind (or, after healing, rebind) a store to its open index. */
 export function attachDb(store: object, db: Database): void {
   handles.set(store, db);

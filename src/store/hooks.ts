@@ -11,7 +11,7 @@
 import type { Database } from "bun:sqlite";
 import { sha256 } from "../lib/hash";
 import type { Host } from "./config";
-import { dbOf } from "./db";
+import { dbOf, dbWithSchema } from "./db";
 import type { ScopeKey } from "./scope";
 import type { Store } from "./store";
 import { scopeToken } from "./text";
@@ -232,16 +232,7 @@ export function sessionKey(host: Host, cwd: string, sessionId: string, agentId?:
   return { skey: sha256(`${host}\0${cwd}\0${session}`).slice(0, 32), host, cwd, session, subagent: !!agentId };
 }
 
-const ready = new WeakSet<Database>();
-
-function cacheDb(store: Store): Database {
-  const db = dbOf(store);
-  if (!ready.has(db)) {
-    db.run(SCHEMA);
-    ready.add(db);
-  }
-  return db;
-}
+const cacheDb = (store: Store): Database => dbWithSchema(store, SCHEMA);
 
 export type SessionState = { bundleSig: string | null; slotSig: string | null; delivered: Map<string, string> };
 

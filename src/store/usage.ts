@@ -6,7 +6,7 @@
  * (a schema upgrade of index.db starts the counts afresh, like every other cached table).
  */
 import type { Database } from "bun:sqlite";
-import { dbOf } from "./db";
+import { dbOf, dbWithSchema } from "./db";
 import type { Store } from "./store";
 
 export const KEEP_USAGE_DAYS = 400;
@@ -35,16 +35,7 @@ CREATE TABLE IF NOT EXISTS usage_clock(
 );
 `;
 
-const ready = new WeakSet<Database>();
-
-function usageDb(store: Store): Database {
-  const db = dbOf(store);
-  if (!ready.has(db)) {
-    db.run(SCHEMA);
-    ready.add(db);
-  }
-  return db;
-}
+const usageDb = (store: Store): Database => dbWithSchema(store, SCHEMA);
 
 /** The tables exist only once a hook counted something; reads before that see nothing. */
 function hasUsage(db: Database): boolean {
