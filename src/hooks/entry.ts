@@ -121,7 +121,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
     if (!adapter.injects.includes(event) && event !== "compact") finish(empty);
     if (config["hook.read"] === "off") finish(empty);
 
-    const [{ openStore }, { runEvent }] = await Promise.all([import("../store/store"), import("./run")]);
+    const [{ openStore, withHealing }, { runEvent }] = await Promise.all([import("../store/store"), import("./run")]);
     // Our own reads and writes wait for a busy index at most until shortly before the deadline.
     const left = started + config["hook.deadline_ms"] - Date.now();
     const store = openStore({
@@ -134,7 +134,6 @@ export async function runHookCli(argv: string[]): Promise<void> {
       readWhenBusy: false, // a held lock would also stall the delivered-set write: answer empty now
       syncIndex: false, // the hook's writes are a cache: no fsync on its path (store.ts)
     });
-    const { withHealing } = await import("../store/store");
     const result = withHealing(store, () =>
       runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }),
     );
