@@ -11,6 +11,12 @@ const common = {
   json: { type: "boolean", description: "Print machine-readable JSON" },
 } as const;
 
+/** claude-mem and engram both name projects by folder name: where one without a repository goes. */
+const projectArg = {
+  type: "string",
+  description: "Where projects without a repository go: <dir|global>, or name=<dir|global> pairs",
+} as const;
+
 async function finish(plan: ImportPlan, args: { "dry-run"?: boolean; json?: boolean }): Promise<ImportReport> {
   const { applyImport } = await import("../import/engine");
   const report = await applyImport(plan, { dryRun: !!args["dry-run"] });
@@ -46,10 +52,7 @@ const claudeMem = withExamples(
     meta: { name: "claude-mem", description: "Import claude-mem observations and session summaries" },
     args: {
       db: { type: "string", description: "claude-mem database (default ~/.claude-mem/claude-mem.db)" },
-      project: {
-        type: "string",
-        description: "Where projects without a repository go: <dir|global>, or name=<dir|global> pairs",
-      },
+      project: projectArg,
       ...common,
     },
     async run({ args }) {
@@ -69,10 +72,7 @@ const engram = withExamples(
     meta: { name: "engram", description: "Import an `engram export` JSON file" },
     args: {
       file: { type: "positional", description: "The file `engram export` wrote", required: true },
-      project: {
-        type: "string",
-        description: "Where projects without a repository go: <dir|global>, or name=<dir|global> pairs",
-      },
+      project: projectArg,
       ...common,
     },
     async run({ args }) {
