@@ -605,11 +605,13 @@ function auditTail(max: number): unknown[] {
   try {
     const st = statSync(paths.audit());
     const fd = openSync(paths.audit(), "r");
-    const len = Math.min(st.size, 256 * 1024);
-    const buf = Buffer.alloc(len);
-    readSync(fd, buf, 0, len, st.size - len);
-    closeSync(fd);
-    text = buf.toString("utf8");
+    try {
+      const len = Math.min(st.size, 256 * 1024);
+      const buf = Buffer.alloc(len);
+      text = buf.toString("utf8", 0, readSync(fd, buf, 0, len, st.size - len));
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return [];
   }
