@@ -2,7 +2,7 @@
  * Set-up shared by the benchmarks: command-line options, the binary under test, a throwaway
  * HOME/COFFER_HOME, and deterministic Zipf-like text over the synthetic vocabulary.
  */
-import { mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { syntheticVocab } from "./_corpus";
@@ -68,4 +68,12 @@ export function stats(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
   return { median: q(0.5), p95: q(0.95), min: s[0]!, max: s[s.length - 1]! };
+}
+
+/** A repository at `dir` as far as project detection cares: `.git/HEAD` and an origin remote. */
+export function fakeRepo(dir: string, remoteUrl: string): string {
+  mkdirSync(join(dir, ".git"), { recursive: true });
+  writeFileSync(join(dir, ".git", "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(dir, ".git", "config"), `[remote "origin"]\n\turl = ${remoteUrl}\n`);
+  return dir;
 }

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, benchSandbox, numArg, stats, textGen } from "./_common";
+import { BIN, benchSandbox, fakeRepo, numArg, stats, textGen } from "./_common";
 
 const N = numArg("entries", 10_000);
 const RULES = numArg("rules", 100);
@@ -24,10 +24,8 @@ const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
 const projectId = projectIdFor("remote:github.com/bench/hooks");
 const repo = join(root, "work", "hooks");
-mkdirSync(join(repo, ".git"), { recursive: true });
+fakeRepo(repo, "https://github.com/bench/hooks.git");
 mkdirSync(join(repo, "src", "api"), { recursive: true });
-writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-writeFileSync(join(repo, ".git", "config"), '[remote "origin"]\n\turl = https://github.com/bench/hooks.git\n');
 writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
 
 const mem = join(env.COFFER_HOME, "memory");

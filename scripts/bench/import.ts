@@ -7,10 +7,10 @@
  *
  *   COFFER_BIN=dist/coffer bun scripts/bench/import.ts [--observations 20000]   (KEEP=1 keeps the files)
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ClaudeMemDb } from "../../test/import/claude-mem-db";
-import { BIN, benchSandbox, numArg, textGen } from "./_common";
+import { BIN, benchSandbox, fakeRepo, numArg, textGen } from "./_common";
 
 const N = numArg("observations", 20_000);
 
@@ -23,9 +23,7 @@ const TYPES = ["decision", "bugfix", "discovery", "feature", "refactor", "change
 
 const projects = ["alpha", "beta", "gamma", "delta"].map((name) => {
   const dir = join(root, "work", name);
-  mkdirSync(join(dir, ".git"), { recursive: true });
-  writeFileSync(join(dir, ".git", "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(dir, ".git", "config"), `[remote "origin"]\n\turl = git@github.com:bench/${name}.git\n`);
+  fakeRepo(dir, `git@github.com:bench/${name}.git`);
   return { name, dir };
 });
 

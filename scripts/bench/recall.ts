@@ -9,7 +9,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, benchSandbox, numArg, stats } from "./_common";
+import { BIN, benchSandbox, fakeRepo, numArg, stats } from "./_common";
 import { syntheticVocab } from "./_corpus";
 
 const N = numArg("entries", 100_000);
@@ -27,9 +27,7 @@ const sentence = (n: number) => Array.from({ length: n }, zipf).join(" ");
 const { projectIdFor } = await import("../../src/store/scope");
 const projectId = projectIdFor("remote:github.com/bench/project");
 const repo = join(root, "work", "project");
-mkdirSync(join(repo, ".git"), { recursive: true });
-writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-writeFileSync(join(repo, ".git", "config"), '[remote "origin"]\n\turl = https://github.com/bench/project.git\n');
+fakeRepo(repo, "https://github.com/bench/project.git");
 
 const { ulid } = await import("../../src/lib/ulid");
 const { serializeEntry } = await import("../../src/store/entry");

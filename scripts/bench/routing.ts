@@ -17,7 +17,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, benchSandbox } from "./_common";
+import { BIN, benchSandbox, fakeRepo } from "./_common";
 
 const DATA = join(import.meta.dir, "routing");
 const VERBOSE = process.argv.includes("--verbose");
@@ -127,9 +127,7 @@ const { serializeEntry } = await import("../../src/store/entry");
 const repos = new Map<string, string>();
 for (const [name, remote] of remotes) {
   const repo = join(root, "work", name);
-  mkdirSync(join(repo, ".git"), { recursive: true });
-  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(repo, ".git", "config"), `[remote "origin"]\n\turl = https://${remote}.git\n`);
+  fakeRepo(repo, `https://${remote}.git`);
   repos.set(name, repo);
 }
 const elsewhere = join(root, "work", "scratch");

@@ -13,7 +13,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { argOf, BIN, benchSandbox, median, numArg, textGen } from "./_common";
+import { argOf, BIN, benchSandbox, fakeRepo, median, numArg, textGen } from "./_common";
 
 const SIZES = argOf("sizes", "10000,100000").split(",").map(Number);
 const RUNS = numArg("runs", 15);
@@ -30,10 +30,8 @@ function build(n: number) {
   const { root, env } = benchSandbox(`scale-${n}`);
   const projectId = projectIdFor("remote:github.com/bench/scale");
   const repo = join(root, "work", "scale");
-  mkdirSync(join(repo, ".git"), { recursive: true });
+  fakeRepo(repo, "https://github.com/bench/scale.git");
   mkdirSync(join(repo, "src", "api"), { recursive: true });
-  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(repo, ".git", "config"), '[remote "origin"]\n\turl = https://github.com/bench/scale.git\n');
   writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
   const mem = join(env.COFFER_HOME, "memory");
   const dirs = { global: join(mem, "global", "entries"), project: join(mem, "projects", projectId, "entries") };
