@@ -69,6 +69,7 @@ function payloads(host: string, n: number): { event: string; stdin: Uint8Array |
     "x".repeat(5000),
     "s\u0000id",
     "..",
+    "id with space",
     "😀",
     42,
     null,
@@ -113,6 +114,7 @@ function payloads(host: string, n: number): { event: string; stdin: Uint8Array |
         "PreToolUse",
         "BeforeAgent",
         "SessionEnd",
+        "AfterTool",
         "sessionStart",
         "chat.message",
         undefined,
@@ -120,9 +122,15 @@ function payloads(host: string, n: number): { event: string; stdin: Uint8Array |
       agent_action_name: pick(["pre_user_prompt", undefined]),
       prompt: prompt(),
       tool_info: { user_prompt: prompt() },
-      source: pick(["startup", "resume", "clear", "compact", "weird", undefined]),
-      tool_name: pick(["Read", "Edit", "apply_patch", "read_file", "Bash", undefined]),
-      tool_input: pick([{ file_path: `${repo}/src/app.ts` }, { file_path: "../../../../etc/passwd" }, "str", null]),
+      source: pick(["startup", "resume", "clear", "compact", "fork", "weird", undefined]),
+      tool_name: pick(["Read", "Edit", "apply_patch", "read_file", "replace", "Bash", undefined]),
+      tool_input: pick([
+        { file_path: `${repo}/src/app.ts` },
+        { command: `*** Begin Patch\n*** Update File: ${repo}/src/app.ts\n*** End Patch` },
+        { file_path: "../../../../etc/passwd" },
+        "str",
+        null,
+      ]),
       agent_id: pick([undefined, "agent1", "../up", 5]),
       transcript_path: pick(transcripts),
     });
@@ -194,6 +202,14 @@ test(`${PER_HOST} hostile hook payloads per host: exit 0, one valid answer, no p
   expect(failures.slice(0, 20)).toEqual([]);
   expect(total).toBe(PER_HOST * HOSTS.length);
   const state = join(sb.cofferHome, "state");
+  // The well-formed cases went through (sessions recorded, memory delivered), so the answers
+  // above are not just the empty fallback.
+  const db = new (await import("bun:sqlite")).Database(join(state, "index.db"), { readonly: true });
+  const sessions = (db.query("SELECT count(*) AS n FROM hook_sessions").get() as { n: number }).n;
+  const delivered = (db.query("SELECT count(*) AS n FROM hook_delivered").get() as { n: number }).n;
+  db.close();
+  expect(sessions).toBeGreaterThan(Math.min(20, Math.floor(total / 50)));
+  expect(delivered).toBeGreaterThan(0);
   for (const name of readdirSync(state)) {
     const bytes = readFileSync(join(state, name));
     expect(bytes.includes(Buffer.from(MARK))).toBe(false);
