@@ -321,7 +321,12 @@ function scanFast(text: string, dialect: Dialect, b: ShallowBuilder): boolean {
 export function shallowTreeBy(how: "fast" | "jsonc", text: string, dialect: Dialect): unknown {
   const b = new ShallowBuilder();
   if (how === "fast") return scanFast(text, dialect, b) ? strip(b.root) : undefined;
-  let bad = false;
+  return visitInto(text, dialect, b).length ? undefined : strip(b.root);
+}
+
+/** The jsonc-parser way: one streaming pass feeding `b`; the syntax errors it met, in order. */
+function visitInto(text: string, dialect: Dialect, b: ShallowBuilder): ParseError[] {
+  const errors: ParseError[] = [];
   visit(
     text,
     {
@@ -332,13 +337,13 @@ export function shallowTreeBy(how: "fast" | "jsonc", text: string, dialect: Dial
       onObjectProperty: (name, offset, length) => b.property(name, offset, length),
       onLiteralValue: (value, offset, length) => b.literal(value, offset, length),
       onSeparator: (sep, offset) => b.separator(sep, offset),
-      onError: () => {
-        bad = true;
+      onError: (error, offset, length) => {
+        errors.push({ error, offset, length });
       },
     },
     parseOptions(dialect),
   );
-  return bad ? undefined : strip(b.root);
+  return errors;
 }
 
 /** A tree without parent links (comparable with toEqual). */
@@ -365,24 +370,7 @@ function parseShallow(text: string, file: string, dialect: Dialect): LNode {
   let b = new ShallowBuilder();
   if (!scanFast(text, dialect, b)) {
     b = new ShallowBuilder();
-    const errors: ParseError[] = [];
-    const builder = b;
-    visit(
-      text,
-      {
-        onObjectBegin: (offset) => builder.begin("object", offset),
-        onArrayBegin: (offset) => builder.begin("array", offset),
-        onObjectEnd: (offset, length) => builder.end(offset, length),
-        onArrayEnd: (offset, length) => builder.end(offset, length),
-        onObjectProperty: (name, offset, length) => builder.property(name, offset, length),
-        onLiteralValue: (value, offset, length) => builder.literal(value, offset, length),
-        onSeparator: (sep, offset) => builder.separator(sep, offset),
-        onError: (error, offset, length) => {
-          errors.push({ error, offset, length });
-        },
-      },
-      parseOptions(dialect),
-    );
+    const errors = visitInto(text, dialect, b);
     if (errors.length) refuse(text, file, dialect, errors[0]!.offset, printParseErrorCode(errors[0]!.error));
   }
   const root = b.root;
