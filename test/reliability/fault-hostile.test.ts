@@ -325,8 +325,11 @@ test("fuzzed MCP arguments: every call answered in-band, the server keeps servin
       if (res.isError) errors++;
       expect(Array.isArray(res.content)).toBe(true);
     }
-    // Still serving, and the other project's entry is untouched.
-    expect((await mcp.ok("list", {})).total).toBeGreaterThanOrEqual(0);
+    // Still serving: a new entry is written, read back and listed; the other project's entry is untouched (below).
+    const probe = await mcp.ok("remember", { text: "Probe after the fuzz: the server still writes", cwd: repo });
+    expect(probe).toMatchObject({ scope: "project", status: "created" });
+    expect((await mcp.ok("read", { id: probe.id, cwd: repo })).id).toBe(probe.id);
+    expect((await mcp.ok("list", { cwd: repo })).entries.map((x: { id: string }) => x.id)).toContain(probe.id);
   } finally {
     await mcp.close();
   }
