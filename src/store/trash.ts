@@ -74,16 +74,18 @@ export function moveToTrash(store: Store, hit: Located, actor: string): TrashIte
   return item;
 }
 
+/** The scope folders in the trash (none when it does not exist yet). */
+function trashScopes(): string[] {
+  try {
+    return readdirSync(trashRoot()).filter((name) => SCOPE_RE.test(name));
+  } catch {
+    return [];
+  }
+}
+
 function findTrashed(id: string): { scope: ScopeKey; md: string; meta: string } | undefined {
   if (!ID_RE.test(id)) return undefined;
-  let scopes: string[] = [];
-  try {
-    scopes = readdirSync(trashRoot());
-  } catch {
-    return undefined;
-  }
-  for (const scope of scopes) {
-    if (!SCOPE_RE.test(scope)) continue;
+  for (const scope of trashScopes()) {
     for (const candidate of [id, id.toUpperCase()]) {
       const md = trashFile(scope, candidate, "md");
       if (regular(md)) return { scope, md, meta: trashFile(scope, candidate, "json") };
@@ -128,14 +130,7 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
 export function listTrash(now = Date.now()): TrashItem[] {
   const out: TrashItem[] = [];
   const cutoff = now - TRASH_DAYS * 86_400_000;
-  let scopes: string[] = [];
-  try {
-    scopes = readdirSync(trashRoot());
-  } catch {
-    return out;
-  }
-  for (const scope of scopes) {
-    if (!SCOPE_RE.test(scope)) continue;
+  for (const scope of trashScopes()) {
     let names: string[] = [];
     try {
       names = readdirSync(join(trashRoot(), scope));
