@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { allFiles } from "../distill/helpers";
 import { type Sandbox, sandbox } from "../helpers";
 import { projectId, writeEntries } from "../hooks/_hook";
 import { type Served, startServe, stdioClient } from "../mcp/_mcp";
@@ -223,27 +224,7 @@ test(`${PER_HOST} hostile hook payloads per host: exit 0, one valid answer, no p
 test("transcripts that are links, FIFOs, devices or outside the agents' folders never reach the inbox or memory", () => {
   const r = sb.run(["observe", "--queue"], { cwd: repo });
   expect(r.stderr).not.toMatch(/bug in Coffer|^\s+at /m);
-  const grepAll = (dir: string): boolean => {
-    let found = false;
-    const walk = (d: string) => {
-      let names: string[] = [];
-      try {
-        names = readdirSync(d);
-      } catch {
-        return;
-      }
-      for (const n of names) {
-        const p = join(d, n);
-        const st = statSync(p, { throwIfNoEntry: false });
-        if (!st) continue;
-        if (st.isDirectory()) walk(p);
-        else if (st.isFile() && readFileSync(p).includes(Buffer.from(SECRET))) found = true;
-      }
-    };
-    walk(dir);
-    return found;
-  };
-  expect(grepAll(sb.cofferHome)).toBe(false);
+  expect(allFiles(sb.cofferHome).filter(([, text]) => text.includes(SECRET))).toEqual([]);
 });
 
 test("fuzzed MCP arguments: every call answered in-band, the server keeps serving, no other project touched", async () => {
