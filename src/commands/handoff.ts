@@ -1,8 +1,5 @@
-import { existsSync, rmSync } from "node:fs";
 import { defineCommand } from "citty";
-import { audit } from "../lib/audit";
-import { getHandoff, handoffPath, setHandoff } from "../store/handoff";
-import type { Store } from "../store/store";
+import { clearHandoff, setHandoff } from "../store/handoff";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, notice, printJson, textFromArgs } from "./_shared";
@@ -38,18 +35,6 @@ const set = withExamples(
     "coffer handoff set - < notes.md",
   ],
 );
-
-/** Remove this branch's handoff file. */
-function clearHandoff(store: Store, actor: string): { status: "cleared" | "none"; branch: string | null } {
-  getHandoff(store); // the same "needs a git project" error as reading it
-  const project = store.project!;
-  const file = handoffPath(project);
-  const branch = project.branch ?? null;
-  if (!existsSync(file)) return { status: "none", branch };
-  rmSync(file, { force: true });
-  audit({ event: "handoff_cleared", scope: "project", actor });
-  return { status: "cleared", branch };
-}
 
 const show = withExamples(
   defineCommand({

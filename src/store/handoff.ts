@@ -1,4 +1,5 @@
 /** The handoff lane: one note per project branch saying where the work stands. */
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
@@ -61,6 +62,17 @@ export function setHandoff(
   );
   audit({ event: "handoff_saved", scope: "project", actor });
   return { status: "saved", branch, scope: "project", updated, ...(clean.note ? { scrubbed: clean.note } : {}) };
+}
+
+/** Remove this branch's handoff file (the work it described is done). */
+export function clearHandoff(store: Store, actor: string): { status: "cleared" | "none"; branch: string | null } {
+  const project = requireProject(store);
+  const file = handoffPath(project);
+  const branch = project.branch ?? null;
+  if (!existsSync(file)) return { status: "none", branch };
+  rmSync(file, { force: true });
+  audit({ event: "handoff_cleared", scope: "project", actor });
+  return { status: "cleared", branch };
 }
 
 export function getHandoff(store: Store): Handoff | undefined {
