@@ -38,6 +38,17 @@ afterAll(() => sb.cleanup());
 
 const prompt = (session: string, text: string, extra: Record<string, unknown> = {}) =>
   contextOf(hook(sb, "claude", "prompt", claudePrompt(session, repo, text, extra)));
+/** The context a Claude subagent of `session` gets at its start. */
+const subagent = (session: string, agentId: string, agentType: string) =>
+  contextOf(
+    hook(sb, "claude", "subagent-start", {
+      session_id: session,
+      cwd: repo,
+      hook_event_name: "SubagentStart",
+      agent_id: agentId,
+      agent_type: agentType,
+    }),
+  );
 
 describe("delta injection in one session", () => {
   const S = "scripted-1";
@@ -83,57 +94,25 @@ describe("delta injection in one session", () => {
   });
 
   test("a subagent gets its own delivered set; the parent's set is untouched", () => {
-    const sub = contextOf(
-      hook(sb, "claude", "subagent-start", {
-        session_id: S,
-        cwd: repo,
-        hook_event_name: "SubagentStart",
-        agent_id: "agent7",
-        agent_type: "Explore",
-      }),
-    );
+    const sub = subagent(S, "agent7", "Explore");
     expect(sub).toStartWith("# Project rules (via Coffer)");
     expect(sub).toContain(MEMORY);
     expect(bodyIds(sub).sort()).toEqual([A, B, C]);
     // Parent: still everything delivered.
     expect(prompt(S, "quokka wombat")).toBe("");
     // The same subagent again: its own set now has them.
-    const again = contextOf(
-      hook(sb, "claude", "subagent-start", {
-        session_id: S,
-        cwd: repo,
-        hook_event_name: "SubagentStart",
-        agent_id: "agent7",
-        agent_type: "Explore",
-      }),
-    );
+    const again = subagent(S, "agent7", "Explore");
     // Nothing new: the rules prefix only, no lone already-loaded line.
     expect(bodyIds(again)).toEqual([]);
     expect(alreadyLoaded(again)).toBeUndefined();
     // Another subagent starts fresh.
-    const other = contextOf(
-      hook(sb, "claude", "subagent-start", {
-        session_id: S,
-        cwd: repo,
-        hook_event_name: "SubagentStart",
-        agent_id: "agent8",
-        agent_type: "Plan",
-      }),
-    );
+    const other = subagent(S, "agent8", "Plan");
     expect(bodyIds(other).sort()).toEqual([A, B, C]);
   });
 
   test("compacting the parent does not touch a subagent's set", () => {
     hook(sb, "claude", "compact", { session_id: S, cwd: repo, hook_event_name: "PreCompact", trigger: "manual" });
-    const again = contextOf(
-      hook(sb, "claude", "subagent-start", {
-        session_id: S,
-        cwd: repo,
-        hook_event_name: "SubagentStart",
-        agent_id: "agent7",
-        agent_type: "Explore",
-      }),
-    );
+    const again = subagent(S, "agent7", "Explore");
     // The parent's set is empty after its compaction, so the subagent inherits nothing new to route.
     expect(bodyIds(again)).toEqual([]);
     expect(bodyIds(prompt(S, "quokka wombat")).sort()).toEqual([A, B, C]);
