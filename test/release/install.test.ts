@@ -73,6 +73,17 @@ async function sha256(file: string): Promise<string> {
   return h.digest("hex");
 }
 
+/** A directory of links to just these tools (those found on this machine), to stand in as PATH. */
+function toolDir(name: string, tools: string[]): string {
+  const dir = join(sb.root, name);
+  mkdirSync(dir, { recursive: true });
+  for (const t of tools) {
+    const real = Bun.which(t);
+    if (real) symlinkSync(real, join(dir, t));
+  }
+  return dir;
+}
+
 test("install.sh is POSIX sh: sh -n and dash -n accept it", () => {
   for (const shell of ["sh", "dash"]) {
     const p = Bun.spawnSync([shell, "-n", INSTALL_SH], { stderr: "pipe" });
@@ -140,9 +151,7 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
 
   test("without curl it downloads with wget", async () => {
     // A PATH with every tool install.sh uses, except curl.
-    const tools = join(sb.root, "no-curl-bin");
-    mkdirSync(tools, { recursive: true });
-    for (const t of [
+    const tools = toolDir("no-curl-bin", [
       "sh",
       "uname",
       "getconf",
@@ -161,10 +170,7 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
       "wget",
       "dirname",
       "cat",
-    ]) {
-      const real = Bun.which(t);
-      if (real) symlinkSync(real, join(tools, t));
-    }
+    ]);
     expect(existsSync(join(tools, "curl"))).toBe(false);
     const dir = join(sb.root, "wget-bin");
     const r = await install("sh", { COFFER_RELEASE_URL: url("good"), COFFER_INSTALL_DIR: dir, PATH: tools });
@@ -179,9 +185,7 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
   test.skipIf(!existsSync("/lib/ld-musl-x86_64.so.1"))(
     "musl is detected without glibc; a binary that cannot start is refused",
     async () => {
-      const tools = join(sb.root, "musl-bin");
-      mkdirSync(tools, { recursive: true });
-      for (const t of [
+      const tools = toolDir("musl-bin", [
         "sh",
         "uname",
         "ls",
@@ -197,10 +201,7 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
         "mv",
         "curl",
         "dirname",
-      ]) {
-        const real = Bun.which(t);
-        if (real) symlinkSync(real, join(tools, t));
-      }
+      ]);
       const before = await sha256(installed());
       const r = await install("sh", { COFFER_RELEASE_URL: url("good"), PATH: tools });
       expect(requests).toContain("/good/coffer-linux-x64-musl");
