@@ -77,3 +77,12 @@ export function fakeRepo(dir: string, remoteUrl: string): string {
   writeFileSync(join(dir, ".git", "config"), `[remote "origin"]\n\turl = ${remoteUrl}\n`);
   return dir;
 }
+
+/** The global and one project's entries folders under `cofferHome`'s memory/, created. */
+export function entryDirs(cofferHome: string, projectId: string) {
+  const mem = join(cofferHome, "memory");
+  const dirs = { mem, global: join(mem, "global", "entries"), project: join(mem, "projects", projectId, "entries") };
+  mkdirSync(dirs.global, { recursive: true });
+  mkdirSync(dirs.project, { recursive: true });
+  return dirs;
+}

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, benchSandbox, fakeRepo, numArg, stats, textGen } from "./_common";
+import { BIN, benchSandbox, entryDirs, fakeRepo, numArg, stats, textGen } from "./_common";
 
 const N = numArg("entries", 10_000);
 const RULES = numArg("rules", 100);
@@ -28,10 +28,8 @@ fakeRepo(repo, "https://github.com/bench/hooks.git");
 mkdirSync(join(repo, "src", "api"), { recursive: true });
 writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
 
-const mem = join(env.COFFER_HOME, "memory");
-const dirs = { global: join(mem, "global", "entries"), project: join(mem, "projects", projectId, "entries") };
-mkdirSync(dirs.global, { recursive: true });
-mkdirSync(dirs.project, { recursive: true });
+const dirs = entryDirs(env.COFFER_HOME, projectId);
+const { mem } = dirs;
 const titles: string[] = [];
 for (let i = 0; i < N; i++) {
   const id = `01BENCH${String(i).padStart(19, "0")}`;

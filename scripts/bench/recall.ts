@@ -7,9 +7,9 @@
  *
  *   bun scripts/bench/recall.ts [--entries 100000] [--queries 200]
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, benchSandbox, fakeRepo, numArg, stats } from "./_common";
+import { BIN, benchSandbox, entryDirs, fakeRepo, numArg, stats } from "./_common";
 import { syntheticVocab } from "./_corpus";
 
 const N = numArg("entries", 100_000);
@@ -32,12 +32,7 @@ fakeRepo(repo, "https://github.com/bench/project.git");
 const { ulid } = await import("../../src/lib/ulid");
 const { serializeEntry } = await import("../../src/store/entry");
 const t = performance.now();
-const dirs = {
-  global: join(env.COFFER_HOME, "memory/global/entries"),
-  project: join(env.COFFER_HOME, "memory/projects", projectId, "entries"),
-};
-mkdirSync(dirs.global, { recursive: true });
-mkdirSync(dirs.project, { recursive: true });
+const dirs = entryDirs(env.COFFER_HOME, projectId);
 for (let i = 0; i < N; i++) {
   const id = ulid();
   const body = `${sentence(20 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 20))}.`;

@@ -13,7 +13,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { argOf, BIN, benchSandbox, fakeRepo, median, numArg, textGen } from "./_common";
+import { argOf, BIN, benchSandbox, entryDirs, fakeRepo, median, numArg, textGen } from "./_common";
 
 const SIZES = argOf("sizes", "10000,100000").split(",").map(Number);
 const RUNS = numArg("runs", 15);
@@ -33,10 +33,8 @@ function build(n: number) {
   fakeRepo(repo, "https://github.com/bench/scale.git");
   mkdirSync(join(repo, "src", "api"), { recursive: true });
   writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
-  const mem = join(env.COFFER_HOME, "memory");
-  const dirs = { global: join(mem, "global", "entries"), project: join(mem, "projects", projectId, "entries") };
-  mkdirSync(dirs.global, { recursive: true });
-  mkdirSync(dirs.project, { recursive: true });
+  const dirs = entryDirs(env.COFFER_HOME, projectId);
+  const { mem } = dirs;
   const titles: string[] = [];
   const ids: string[] = [];
   const globals = 200;
