@@ -49,6 +49,12 @@ beforeAll(() => {
 });
 afterAll(() => sb.cleanup());
 
+/** The other project's entry is still on disk with its body. */
+function expectOtherUntouched(): void {
+  const file = join(sb.cofferHome, "memory", "projects", projectId(other), "entries", "01H0000000000000000000000C.md");
+  expect(readFileSync(file, "utf8")).toContain("OTHER-PROJECT-ONLY");
+}
+
 function payloads(host: string, n: number): { event: string; stdin: Uint8Array | string }[] {
   const rand = rng(seedFor(`hostile-${host}`));
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
@@ -315,15 +321,7 @@ test("fuzzed MCP arguments: every call answered in-band, the server keeps servin
     await mcp.close();
   }
   expect(mcp.stderr()).not.toMatch(/bug in Coffer|Unhandled|^\s+at /m);
-  const otherFile = join(
-    sb.cofferHome,
-    "memory",
-    "projects",
-    projectId(other),
-    "entries",
-    "01H0000000000000000000000C.md",
-  );
-  expect(readFileSync(otherFile, "utf8")).toContain("OTHER-PROJECT-ONLY");
+  expectOtherUntouched();
   record("hostile.mcp_calls", calls);
   record("hostile.mcp_in_band_errors", errors);
 }, 120_000);
@@ -435,15 +433,7 @@ test("HTTP with bad tokens, Host headers and bodies: 4xx (never 500), the server
     expect(ok.status).toBe(200);
     expect(s.stderr()).not.toMatch(/bug in Coffer/);
     // The other project's entry was not reachable and is unchanged.
-    const otherFile = join(
-      sb.cofferHome,
-      "memory",
-      "projects",
-      projectId(other),
-      "entries",
-      "01H0000000000000000000000C.md",
-    );
-    expect(readFileSync(otherFile, "utf8")).toContain("OTHER-PROJECT-ONLY");
+    expectOtherUntouched();
   } finally {
     await served?.stop();
   }
