@@ -13,13 +13,14 @@
  *
  *   COFFER_BIN=dist/coffer bun scripts/bench/routing.ts [--verbose [--all]] [--json]
  *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store;
- *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt)
+ *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt;
+ *   ROUTING_SET=<dir> reads entries.txt and prompts.txt from another folder, e.g. routing-b/)
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, benchSandbox, fakeRepo } from "./_common";
 
-const DATA = join(import.meta.dir, "routing");
+const DATA = process.env.ROUTING_SET ?? join(import.meta.dir, "routing");
 const VERBOSE = process.argv.includes("--verbose");
 const JSON_OUT = process.argv.includes("--json");
 
