@@ -18,8 +18,8 @@ import {
   appliesToRows,
   bodiesByRowid,
   newestEverywhere,
-  newestKindCards,
   type RouteRow,
+  rankedRecentCards,
   rowidsInScopes,
   rowsByIds,
   rowsByRowid,
@@ -276,20 +276,12 @@ const CARD_KINDS = ["convention", "gotcha", "decision", "preference", "todo", "f
 /** Session-start cards: this project's most useful entries (among its newest 200), by kind, then newest. */
 export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
   if (!store.project) return [];
-  const rank = (k: string) => {
-    const i = CARD_KINDS.indexOf(k);
-    return i < 0 ? CARD_KINDS.length : i;
-  };
-  return newestKindCards(store, store.project.id, 200)
-    .map((c, i) => ({ c, i }))
-    .sort((a, b) => rank(a.c.kind) - rank(b.c.kind) || a.i - b.i)
-    .slice(0, limit)
-    .map(({ c }) => ({ id: c.id, title: c.title }));
+  return rankedRecentCards(store, store.project.id, { recent: 200, kinds: CARD_KINDS, limit });
 }
 
 /** Session-start cards: global conventions and preferences, newest first. */
 export function globalCards(store: Store, limit = 60): { id: string; title: string }[] {
-  return newestEverywhere(store, GLOBAL, limit).map((c) => ({ id: c.id, title: c.title }));
+  return newestEverywhere(store, GLOBAL, limit);
 }
 
 /** Bodies of routed entries, keyed by rowid. */

@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
 /** Bump when the schema changes: an older index.db is dropped and rebuilt from memory/. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -38,6 +38,9 @@ CREATE INDEX IF NOT EXISTS entries_norm ON entries(scope, norm_hash);
 -- indexes, so they cost the same at 100,000 entries as at 1,000.
 CREATE INDEX IF NOT EXISTS entries_list ON entries(scope, status, updated, id);
 CREATE INDEX IF NOT EXISTS entries_size ON entries(scope, size);
+-- Session start's project cards (newest entries with kind and title) without reading the rows:
+-- 200 row lookups in a cold 100,000-entry table cost about a millisecond on every session start.
+CREATE INDEX IF NOT EXISTS entries_cards ON entries(scope, updated, id, kind, title) WHERE status = '';
 -- Entries per scope, kept by triggers: the prompt hook's statistics read one row per scope
 -- instead of counting 100,000 index entries on every prompt.
 CREATE TABLE IF NOT EXISTS scope_counts(scope TEXT PRIMARY KEY, n INTEGER NOT NULL);

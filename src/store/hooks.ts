@@ -147,22 +147,33 @@ export function bodiesByRowid(store: Store, rowids: number[]): Map<number, strin
   return out;
 }
 
-export type KindCard = { id: string; title: string; kind: string };
+export type Card = { id: string; title: string };
 
-/** A scope's newest `limit` entries with their kind (the (scope, updated) index: bounded at any size). */
-export function newestKindCards(store: Store, scope: ScopeKey, limit: number): KindCard[] {
+/**
+ * Of a scope's newest `recent` entries, the best `limit` by kind (`kinds` in order, other kinds
+ * after), then newest. Read from the entries_cards index alone and ranked inside SQLite, so a
+ * session start costs the same at 100,000 entries as at 100.
+ */
+export function rankedRecentCards(
+  store: Store,
+  scope: ScopeKey,
+  opts: { recent: number; kinds: readonly string[]; limit: number },
+): Card[] {
   return dbOf(store)
     .query(
-      "SELECT id, title, kind FROM entries WHERE scope = ? AND status = '' ORDER BY updated DESC, rowid DESC LIMIT ?",
+      `SELECT id, title FROM (
+         SELECT id, title, kind, updated FROM entries INDEXED BY entries_cards
+         WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC LIMIT ?)
+       ORDER BY coalesce(nullif(instr(?, ',' || kind || ','), 0), 1e9), updated DESC, id DESC LIMIT ?`,
     )
-    .all(scope, limit) as KindCard[];
+    .all(scope, opts.recent, `,${opts.kinds.join(",")},`, opts.limit) as Card[];
 }
 
 /**
  * A scope's newest conventions and preferences (the kinds that apply in every session), through
- * the partial index the cache schema declares: bounded at any store size, however old the entry.
+ * the partial covering index the cache schema declares: bounded at any store size, however old the entry.
  */
-export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): KindCard[] {
+export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): Card[] {
   let db: Database;
   try {
     db = cacheDb(store);
@@ -170,17 +181,17 @@ export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): 
     // A read-only index cannot get the partial index: the scope's newest 500 entries will do.
     return dbOf(store)
       .query(
-        `SELECT id, title, kind FROM (SELECT id, title, kind, updated FROM entries WHERE scope = ? AND status = ''
+        `SELECT id, title FROM (SELECT id, title, kind, updated FROM entries WHERE scope = ? AND status = ''
          ORDER BY updated DESC LIMIT 500) WHERE kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
       )
-      .all(scope, limit) as KindCard[];
+      .all(scope, limit) as Card[];
   }
   return db
     .query(
-      `SELECT id, title, kind FROM entries INDEXED BY entries_everywhere
+      `SELECT id, title FROM entries INDEXED BY entries_everywhere
        WHERE scope = ? AND kind IN ('convention', 'preference') AND status = '' ORDER BY updated DESC LIMIT ?`,
     )
-    .all(scope, limit) as KindCard[];
+    .all(scope, limit) as Card[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,7 +229,7 @@ CREATE TABLE IF NOT EXISTS hook_events(
   chars INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
-CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated) WHERE kind IN ('convention', 'preference');
+CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated, id, title) WHERE kind IN ('convention', 'preference') AND status = '';
 `;
 
 const KEEP_DAYS = 7;
