@@ -4,7 +4,7 @@
  * wrong (arguments, stdin, ids, cwd, store, deadline) answers the host's "nothing" output and
  * goes to state/hook.log. Imports stay minimal: no CLI framework, no network, no processes.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookInput, SAFE_ID } from "../hosts/hook";
 import { loadHookAdapter } from "../hosts/index";
@@ -33,9 +33,29 @@ export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host 
   };
 }
 
+/**
+ * stdin up to `max` bytes (undefined beyond). Read synchronously: a hook's stdin is a pipe the host
+ * writes and closes at once, and a blocking read costs a fraction of starting Bun's stream (the
+ * watchdog still ends a read that never returns). A non-blocking stdin (EAGAIN) goes on through
+ * the stream.
+ */
 async function readStdin(max: number): Promise<string | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
+  try {
+    for (;;) {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(0, buf, 0, buf.length, null);
+      if (n === 0) return Buffer.concat(chunks).toString("utf8");
+      size += n;
+      if (size > max) return undefined;
+      chunks.push(buf.subarray(0, n));
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EOF") return Buffer.concat(chunks).toString("utf8"); // Windows: the writer closed the pipe
+    if (code !== "EAGAIN") throw err;
+  }
   for await (const chunk of Bun.stdin.stream()) {
     size += chunk.length;
     if (size > max) return undefined;
