@@ -12,9 +12,12 @@ type KeySpec = {
   allowed: string;
 };
 
-const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+// Schemas are built when a value is checked (v.lazy), not when the module loads: every hook
+// loads this module and most never see a config.toml.
+const int = (min: number, max: number) =>
+  v.lazy(() => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max)));
 const pick = <T extends string>(...values: T[]) => ({ schema: v.picklist(values), allowed: values.join(", ") });
-const str = (allowed: string) => ({ schema: v.pipe(v.string(), v.minLength(1)), allowed });
+const str = (allowed: string) => ({ schema: v.lazy(() => v.pipe(v.string(), v.minLength(1))), allowed });
 
 export const READ_MODES = ["startup", "auto", "always", "manual", "off"] as const;
 export const PROOF_MODES = ["off", "compact"] as const;
