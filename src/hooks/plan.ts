@@ -316,7 +316,10 @@ export function planBundle(
   // Size shrinks as r grows within [0, C] and within [C + 1, C + G + P] (the first cut rule
   // adds a note line), so binary-search each range for the fewest removals that fit.
   const search = (lo: number, hi: number) => {
-    if (lo > hi || measure(render(hi).text) > limit) return undefined;
+    if (lo > hi) return undefined;
+    const all = render(lo); // the usual case: everything fits, one render
+    if (measure(all.text) <= limit) return all;
+    if (measure(render(hi).text) > limit) return undefined;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (measure(render(mid).text) <= limit) hi = mid;
