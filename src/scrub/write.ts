@@ -3,13 +3,20 @@
  * title, a handoff, a rule) is scrubbed, and the caller learns what was removed so it can say
  * "scrubbed 1 secret (stripe)". `allowSecret` (the CLI's --allow-secret) keeps the text as given.
  */
-import { describeFound, type Found, scrub } from "./index";
+import type { Found } from "./index";
+
+/**
+ * The scrubber's rule tables, loaded on the first scrub rather than with this module: the store
+ * imports this file on every command and hook, and one that only reads never scrubs (~0.3 ms).
+ */
+const scrubber = () => require("./index") as typeof import("./index");
 
 export type ScrubbedWrite<T> = { fields: T; found: Found[]; note: string | undefined };
 
 /** Scrub every string (and string-array) field of `fields`; other fields pass through. */
 export function scrubFields<T extends Record<string, unknown>>(fields: T, allowSecret = false): ScrubbedWrite<T> {
   if (allowSecret) return { fields, found: [], note: undefined };
+  const { describeFound, scrub } = scrubber();
   const counts = new Map<string, number>();
   const add = (found: Found[]) => {
     for (const f of found) counts.set(f.family, (counts.get(f.family) ?? 0) + f.count);

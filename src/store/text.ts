@@ -4,8 +4,6 @@
  * "部署 署流 流程", and the query "部署" finds it. English goes through porter stemming.
  */
 
-import VOCABULARY from "./vocabulary.json";
-
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const CJK_ONE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
@@ -151,7 +149,8 @@ let vocabulary: Vocabulary | undefined;
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
   // Already split and lowercase in the file: loading is a few Set/Map inserts, no string work.
-  const data = VOCABULARY as {
+  // Required here, not imported: a hook that routes no text (session start) never evaluates it.
+  const data = require("./vocabulary.json") as {
     generic: string[];
     short: string[];
     common: string[];
