@@ -6,7 +6,15 @@
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config, READ_MODES } from "../store/config";
 import { getHandoff, handoffFreshness } from "../store/handoff";
-import { logHookEvent, readSession, type SessionKey, sessionKey, updateSession } from "../store/hooks";
+import {
+  inOneWrite,
+  logHookEvent,
+  readSession,
+  type SessionKey,
+  type SessionUpdate,
+  sessionKey,
+  updateSession,
+} from "../store/hooks";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
 import type { Store } from "../store/store";
@@ -53,6 +61,17 @@ export type HookContext = {
   cap: Capacity;
   now: number;
 };
+
+/** Session-cache writes an event decided on; runEvent applies them with the event's log in one transaction. */
+type Writes = (() => void)[];
+const pending = new WeakMap<HookContext, Writes>();
+
+/** Queue this event's change to a session's cache record (its last store action: nothing reads it back). */
+function save(ctx: HookContext, key: SessionKey, update: SessionUpdate): void {
+  const writes = pending.get(ctx) ?? [];
+  pending.set(ctx, writes);
+  writes.push(() => updateSession(ctx.store, key, update, ctx.now));
+}
 
 export const TOOL_MAX_BODIES = 3;
 
@@ -171,7 +190,7 @@ function record(
 ): void {
   const delivered = plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [];
   if (!delivered.length && extra.slotSig === undefined) return;
-  updateSession(ctx.store, key, { delivered, ...extra }, ctx.now);
+  save(ctx, key, { delivered, ...extra });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,18 +205,13 @@ function sessionStart(ctx: HookContext): HookResult {
     // and re-send the bundle only when it changed since this session got it.
     const state = readSession(store, key);
     if (state?.bundleSig === bundle.sig) {
-      updateSession(store, key, {}, ctx.now);
+      save(ctx, key, {});
       return {};
     }
-    updateSession(store, key, { bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined }, ctx.now);
+    save(ctx, key, { bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined });
     return { context: text || undefined };
   }
-  updateSession(
-    store,
-    key,
-    { reset: true, bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined },
-    ctx.now,
-  );
+  save(ctx, key, { reset: true, bundleSig: bundle.sig, slotSig: ctx.adapter.slot ? sig([text]) : undefined });
   return { context: text || undefined };
 }
 
@@ -285,7 +299,7 @@ function tool(ctx: HookContext): HookResult {
 }
 
 function compact(ctx: HookContext): HookResult {
-  updateSession(ctx.store, keyOf(ctx), { reset: true }, ctx.now);
+  save(ctx, keyOf(ctx), { reset: true });
   return {};
 }
 
@@ -316,7 +330,7 @@ function subagentStart(ctx: HookContext): HookResult {
       : undefined,
     cap: ctx.cap,
   });
-  updateSession(store, key, { delivered: plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [] }, ctx.now);
+  save(ctx, key, { delivered: plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [] });
   if (plan && (plan.sent.length || plan.cards.length || already.length || proofOn(config)))
     return { context: plan.text };
   return { context: prefix || undefined };
@@ -325,14 +339,20 @@ function subagentStart(ctx: HookContext): HookResult {
 /** Dispatch one event that needs the store, and log what it delivered (counts, never text). */
 export function runEvent(ctx: HookContext): HookResult {
   const result = dispatch(ctx);
+  const writes = pending.get(ctx) ?? [];
   if (ctx.input.event === "session-end") return result;
-  try {
-    const key = keyOf(ctx);
-    const chars = result.context?.length ?? 0;
-    logHookEvent(ctx.store, key, ctx.input.event, chars, ctx.now);
-    // What `coffer stats` counts per day, host and event (counts only, never text).
-    recordInjection(ctx.store, { host: ctx.input.host, event: ctx.input.event, chars, skey: key.skey }, ctx.now);
-  } catch {} // the log never costs the agent its context
+  // One write transaction for the whole event: the session's record, then the log (each write
+  // inside is a savepoint, so a failing log is undone alone and never costs the agent its context).
+  inOneWrite(ctx.store, () => {
+    for (const write of writes) write();
+    try {
+      const key = keyOf(ctx);
+      const chars = result.context?.length ?? 0;
+      logHookEvent(ctx.store, key, ctx.input.event, chars, ctx.now);
+      // What `coffer stats` counts per day, host and event (counts only, never text).
+      recordInjection(ctx.store, { host: ctx.input.host, event: ctx.input.event, chars, skey: key.skey }, ctx.now);
+    } catch {}
+  });
   return result;
 }
 
