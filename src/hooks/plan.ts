@@ -258,11 +258,14 @@ export type StartExtras = {
   project: Card[];
 };
 
+/** StartExtras with each card already rendered as its line (planBundle renders many candidates). */
+type RenderedExtras = { handoff?: string; global: string[]; project: string[] };
+
 function renderBundle(
   bundle: Bundle,
   keepProject: number,
   keepGlobal: number,
-  extras: StartExtras,
+  extras: RenderedExtras,
   keepCards: number,
   proof?: string,
 ): string {
@@ -281,8 +284,8 @@ function renderBundle(
   if (extras.handoff) sections.push(`## Handoff\n${extras.handoff}`);
   const g = extras.global.slice(0, keepCards);
   const p = extras.project.slice(0, Math.max(0, keepCards - extras.global.length));
-  if (g.length) sections.push(`## Everywhere (global conventions and preferences)\n${g.map(cardLine).join("\n")}`);
-  if (p.length) sections.push(`## Project memory\n${p.map(cardLine).join("\n")}`);
+  if (g.length) sections.push(`## Everywhere (global conventions and preferences)\n${g.join("\n")}`);
+  if (p.length) sections.push(`## Project memory\n${p.join("\n")}`);
   if (proof) sections.push(proof);
   return sections.join("\n\n");
 }
@@ -306,12 +309,13 @@ export function planBundle(
   const G = bundle.global.length;
   const C = extras.global.length + extras.project.length;
   if (!P && !G && !C && !extras.handoff) return undefined;
+  const lines = { handoff: extras.handoff, global: extras.global.map(cardLine), project: extras.project.map(cardLine) };
   // Remove `r` items in order: cards from the end, then global rules, then project rules.
   const render = (r: number) => {
     const c = Math.max(0, C - r);
     const g = Math.max(0, G - Math.max(0, r - C));
     const p = Math.max(0, P - Math.max(0, r - C - G));
-    return { text: renderBundle(bundle, p, g, extras, c, proof?.(c)), cards: c };
+    return { text: renderBundle(bundle, p, g, lines, c, proof?.(c)), cards: c };
   };
   // Size shrinks as r grows within [0, C] and within [C + 1, C + G + P] (the first cut rule
   // adds a note line), so binary-search each range for the fewest removals that fit.
