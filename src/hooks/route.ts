@@ -10,7 +10,8 @@
  *   twentieth) in a large store) says nothing.
  * - Entries score the IDF of the terms they match, weighted by field (title over tags and
  *   keywords over body); an entry must explain a share of the prompt (unknown words count
- *   against it), pass the store's evidence floor, and be near the best match.
+ *   against it, less so for a question answered through the vocabulary), pass the store's
+ *   evidence floor, and be near the best match. In an instruction the vocabulary weighs less.
  * - File paths the prompt names route entries whose `applies_to` globs match, whether or not the
  *   file exists yet, ahead of text matches. Then score, project before global, id.
  */
@@ -28,7 +29,7 @@ import {
 } from "../store/hooks";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, type Store } from "../store/store";
-import { isGeneralQuestion, promptGroups } from "../store/text";
+import { isGeneralQuestion, isQuestion, promptGroups } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
 export const ROUTE_MAX = 40;
@@ -110,6 +111,11 @@ export function globPaths(store: Store, absPaths: string[]): string[] {
 const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
 /** A vocabulary alternative ("postgres" for "database") counts less than the prompt's own word. */
 const ALT_WEIGHT = 0.7;
+/**
+ * In an instruction ("sort the location dropdown", "convert this to a function component") an
+ * alternative counts this share again: its words name the code at hand, not a topic to look up.
+ */
+const INSTRUCTION_ALT = 0.5;
 /** A vocabulary phrase weighs this much more than a single word. */
 const PHRASE_WEIGHT = 1.5;
 /** An everyday English word (vocabulary "common") weighs this share of its IDF. */
@@ -120,6 +126,12 @@ const COMMON_WEIGHT = 0.5;
  */
 export const COVER = 0.2;
 export const COVER_ONE = 0.4;
+/**
+ * The share for an entry whose title, tags or keywords hold a vocabulary alternative of what a
+ * question asks about ("what SQL engine sits behind this app?" -> "PostgreSQL 16 is the primary
+ * datastore"): a paraphrase shares no word with its answer, so its other words are all unknown.
+ */
+export const COVER_ASKED = 0.15;
 /** Entries scoring under this share of the best match are a long tail, not relevant memory. */
 export const RELATIVE = 0.5;
 /** Text matches under this share of the best one are shown as cards, not bodies. */
@@ -146,8 +158,11 @@ export function informativeLimit(total: number): number {
   return total < 20 ? total : Math.max(20, Math.min(Math.floor(total / 2), Math.max(2000, Math.floor(total / 20))));
 }
 
-/** An entry's match: field-weighted score, terms matched, any of them in title, tags or keywords. */
-type Score = { score: number; groups: number; strong: boolean };
+/**
+ * An entry's match: field-weighted score, terms matched, any of them in title, tags or keywords
+ * (`strong`), any through a vocabulary alternative there (`alt`).
+ */
+type Score = { score: number; groups: number; strong: boolean; alt: boolean };
 
 /**
  * Text scores of a prompt's specific content against the active scopes (statistics too: what
@@ -160,6 +175,7 @@ function textScores(
 ): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
   const scores = new Map<number, Score>();
   const groups = isGeneralQuestion(prompt) ? [] : promptGroups(prompt);
+  const altWeight = ALT_WEIGHT * (isQuestion(prompt) ? 1 : INSTRUCTION_ALT);
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const scopes = activeScopes(store);
   const total = scopesCount(store, scopes);
@@ -184,7 +200,7 @@ function textScores(
       if (altBudget-- <= 0) break;
       const hits = termHits(store, alt, "all", informativeMax + 1, scopes);
       if (hits.length && hits.length <= informativeMax)
-        words.push({ text: alt, hits, w: gm * ALT_WEIGHT * idf(hits.length) });
+        words.push({ text: alt, hits, w: gm * altWeight * idf(hits.length) });
     }
     // What this group could weigh: its own word, else its best alternative; a word the store
     // lacks weighs as much as one found once (the prompt is partly about something else).
@@ -195,20 +211,25 @@ function textScores(
         : (g.common ? COMMON_WEIGHT : 1) * idf(1);
     const best = new Map<number, number>();
     const strong = new Set<number>();
+    const altStrong = new Set<number>();
     for (const word of words) {
       const title = new Set(termHits(store, word.text, "title", -1, scopes));
       const tags = new Set(termHits(store, word.text, "tags", -1, scopes));
       for (const rowid of word.hits) {
         const f = title.has(rowid) ? FIELD_WEIGHT.title : tags.has(rowid) ? FIELD_WEIGHT.tags : FIELD_WEIGHT.body;
-        if (f > FIELD_WEIGHT.body) strong.add(rowid);
+        if (f > FIELD_WEIGHT.body) {
+          strong.add(rowid);
+          if (word.text !== g.text) altStrong.add(rowid);
+        }
         best.set(rowid, Math.max(best.get(rowid) ?? 0, word.w * f));
       }
     }
     for (const [rowid, v] of best) {
-      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false };
+      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false, alt: false };
       s.score += v;
       s.groups++;
       s.strong ||= strong.has(rowid);
+      s.alt ||= altStrong.has(rowid);
       scores.set(rowid, s);
     }
   }
@@ -233,12 +254,13 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     r.score = Number((scores.get(r.rowid)?.score ?? 0).toFixed(9));
     byId.set(r.id, r);
   }
+  const asked = isQuestion(prompt);
   const passed: number[] = [];
   for (const [rowid, s] of scores) {
     // Two of the prompt's terms, or one in title, tags or keywords that explains more of it.
     // (A store under 20 entries has no statistics to speak of: any such match passes.)
     if (!(s.groups >= 2 || s.strong || terms === 1)) continue;
-    const cover = small ? 0 : s.groups >= 2 ? COVER : COVER_ONE;
+    const cover = small ? 0 : s.alt && asked ? COVER_ASKED : s.groups >= 2 ? COVER : COVER_ONE;
     if (s.score >= floor && s.score >= cover * weight) passed.push(rowid);
   }
   if (passed.length) {

@@ -4,6 +4,8 @@
  * "部署 署流 流程", and the query "部署" finds it. English goes through porter stemming.
  */
 
+import { vocabularyTables } from "./vocabulary-index" with { type: "macro" };
+
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const CJK_ONE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
@@ -135,45 +137,41 @@ type Vocabulary = {
   /** Openings of a general-knowledge question, and words that tie a prompt to the project (as word sequences). */
   general: string[][];
   project: string[][];
-  single: Map<string, string[]>;
-  phrases: Map<string, string[]>;
+  /** Words a question starts with. */
+  question: Set<string>;
+  /** Expansions of a one-word trigger, and of a phrase (words joined by one space). */
+  single: (key: string) => string[] | undefined;
+  phrases: (key: string) => string[] | undefined;
   longest: number;
 };
 let vocabulary: Vocabulary | undefined;
 
 /**
- * The vocabulary file, parsed once per process on first use. Nothing is stemmed here (a hook
- * runs cold: stemming the whole file would cost milliseconds); lookups try a prompt word as
- * written, then its stem, so the lists name the forms people write.
+ * A trigger's expansions, from the macro's text tables: `table` holds "\n<trigger>\t<groups>\n"
+ * lines, `groups` one line of tab-separated expansions per group. Several groups merge, earlier first.
+ */
+function lookup(groups: string[], table: string, key: string): string[] | undefined {
+  if (!key || /[\t\n]/.test(key)) return undefined;
+  const at = table.indexOf(`\n${key}\t`);
+  if (at < 0) return undefined;
+  const from = at + key.length + 2;
+  const ids = table.slice(from, table.indexOf("\n", from)).split(",");
+  const lists = ids.map((i) => groups[Number(i)]?.split("\t") ?? []);
+  return lists.length === 1 ? lists[0] : [...new Set(lists.flat())];
+}
+
+/**
+ * The vocabulary, parsed once per process on first use from the tables vocabulary-index.ts built
+ * at bundle time (triggers already merged, phrases apart). Nothing is stemmed here (a hook runs
+ * cold); lookups try a prompt word as written, then its stem, so the lists name the forms people write.
  */
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
-  // Already split and lowercase in the file: loading is a few Set/Map inserts, no string work.
-  // Required here, not imported: a hook that routes no text (session start) never evaluates it.
-  const data = require("./vocabulary.json") as {
-    generic: string[];
-    short: string[];
-    common: string[];
-    general: string[];
-    project: string[];
-    expand: string[][][];
-  };
-  const single = new Map<string, string[]>();
-  const phrases = new Map<string, string[]>();
-  let longest = 1;
-  for (const [triggers = [], adds = []] of data.expand) {
-    for (const key of triggers) {
-      const words = key.includes(" ") ? key.split(" ").length : 1;
-      if (words > longest) longest = words;
-      const map = words === 1 ? single : phrases;
-      const had = map.get(key);
-      // Shared per group (no copy); a trigger in two groups gets both lists.
-      map.set(key, had ? [...new Set([...had, ...adds])] : adds);
-    }
-  }
+  const data = vocabularyTables();
   // Word sequences, split like prompts are ("what's a" -> what, s, a); no regular expression to
   // compile (a case-insensitive Unicode alternation costs milliseconds on a cold start).
   const sequences = (list: string[]) => list.map((p) => p.split(/[^a-z0-9]+/).filter(Boolean));
+  const groups = data.groups.split("\n");
   vocabulary = {
     stop: STOPWORDS,
     generic: new Set(data.generic),
@@ -181,9 +179,10 @@ function vocab(): Vocabulary {
     common: new Set(data.common),
     general: sequences(data.general),
     project: sequences(data.project),
-    single,
-    phrases,
-    longest,
+    question: new Set(data.question),
+    single: (key) => lookup(groups, data.single, key),
+    phrases: (key) => lookup(groups, data.phrases, key),
+    longest: data.longest,
   };
   return vocabulary;
 }
@@ -201,6 +200,18 @@ export function isGeneralQuestion(prompt: string): boolean {
       .match(/[\p{L}\p{N}_]+/gu) ?? [];
   const has = (seqs: string[][]) => seqs.some((seq) => words.some((_, i) => seq.every((w, k) => words[i + k] === w)));
   return has(v.general) && !has(v.project);
+}
+
+/**
+ * Whether a prompt asks something ("which database do we use?", "how do we release") rather
+ * than instructs ("convert this to a dataclass"): it ends in a question mark or starts with a
+ * question word. A question about the project is what memory answers, even in other words.
+ */
+export function isQuestion(prompt: string): boolean {
+  const text = prompt.slice(0, 2000).trim();
+  if (text.endsWith("?")) return true;
+  const first = /^[\p{L}]+/u.exec(text.toLowerCase())?.[0];
+  return first !== undefined && vocab().question.has(first);
 }
 
 /**
@@ -247,12 +258,12 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
     for (let i = 0; i + n <= tokens.length; i++) {
       if (used.slice(i, i + n).some(Boolean) || tokens.slice(i, i + n).some((t) => t.cjk)) continue;
       const adds =
-        v.phrases.get(
+        v.phrases(
           tokens
             .slice(i, i + n)
             .map((t) => t.word)
             .join(" "),
-        ) ?? v.phrases.get(stems.slice(i, i + n).join(" "));
+        ) ?? v.phrases(stems.slice(i, i + n).join(" "));
       if (!adds) continue;
       for (let k = i; k < i + n; k++) used[k] = true;
       add(
@@ -278,7 +289,7 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
     const known = (set: Set<string>) => set.has(w) || set.has(s);
     if (known(v.stop) || known(v.generic) || !/\p{L}/u.test(w)) return;
     if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
-    add(w, false, v.single.get(w) ?? v.single.get(s) ?? [], known(v.common));
+    add(w, false, v.single(w) ?? v.single(s) ?? [], known(v.common));
   });
   return out;
 }

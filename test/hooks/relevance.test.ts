@@ -135,6 +135,13 @@ describe("prompt injection", () => {
     expect(bodyIds(ask("which database do we use?"))).toEqual(["P01POSTGRES"]);
   });
 
+  test("a question in other words reaches its entry; the same topic in an instruction does not", () => {
+    // "sits", "behind", "app" are unknown to this store: only the vocabulary ties the prompt to
+    // the entry, which a question may lean on and an instruction about code at hand may not.
+    expect(bodyIds(ask("what SQL engine sits behind this app?"))).toEqual(["P01POSTGRES"]);
+    expect(ask("rewrite the toy SQL engine behind the parser demo in rust")).toBe("");
+  });
+
   test("a paraphrase reaches an entry through keywords a model wrote (coffer enrich)", async () => {
     // A store of its own: one entry without keywords, twenty that already have some (enrich skips them).
     const kb = sandbox("coffer-hook-keywords-");
@@ -143,7 +150,7 @@ describe("prompt injection", () => {
     writeEntries(kb, kpid, [
       {
         id: "K01GAZELLE",
-        title: "Gazelle tier limits",
+        title: "Gazelle tier rules",
         body: "Accounts without a subscription may create three gazelles.",
       },
       ...Array.from({ length: 20 }, (_, i) => ({ ...filler(i), keywords: ["linting"] })),
@@ -158,7 +165,7 @@ describe("prompt injection", () => {
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ candidates: 1, enriched: 1 });
       expect(server.requests.length).toBe(1);
-      expect(server.requests[0]!.body).toContain("Gazelle tier limits");
+      expect(server.requests[0]!.body).toContain("Gazelle tier rules");
       const dir = join(kb.cofferHome, "memory", "projects", kpid, "entries");
       const file = readdirSync(dir).find((f) => f.startsWith("K01GAZELLE"))!;
       expect(readFileSync(join(dir, file), "utf8")).toContain("keywords: [quota, free plan, pricing]");

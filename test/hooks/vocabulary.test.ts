@@ -1,12 +1,12 @@
 /** The routing vocabulary is data: lowercase, split, well-formed (loading it does no string work). */
 import { expect, test } from "bun:test";
-import { promptGroups, stem } from "../../src/store/text";
+import { isQuestion, promptGroups, stem } from "../../src/store/text";
 import VOCABULARY from "../../src/store/vocabulary.json";
 
 const lower = (w: string) => w === w.toLowerCase() && w === w.trim() && !/\s{2,}/.test(w) && w.length > 0;
 
 test("every word list is lowercase, trimmed and single-spaced", () => {
-  for (const key of ["generic", "short", "common", "general", "project"] as const) {
+  for (const key of ["generic", "short", "common", "general", "project", "question"] as const) {
     const list = VOCABULARY[key] as string[];
     expect(list.length).toBeGreaterThan(0);
     expect(list.filter((w) => !lower(w))).toEqual([]);
@@ -33,5 +33,14 @@ test("prompt terms: generic words go, vocabulary phrases expand, two-letter topi
   expect(pm.map((g) => g.text)).toEqual(["package manager"]);
   expect(pm[0]!.alternatives).toContain("pnpm");
   expect(promptGroups("which database do we use?")[0]!.alternatives).toContain("postgres");
-  expect(promptGroups("the build is failing on CI").map((g) => g.text)).toContain("ci");
+  expect(promptGroups("what runs in CI?").map((g) => g.text)).toEqual(["ci"]);
+});
+
+test("a question asks (question word or question mark); an instruction does not", () => {
+  expect(isQuestion("which database do we use")).toBe(true);
+  expect(isQuestion("What's the deploy process?")).toBe(true);
+  expect(isQuestion("the suite is slow on my laptop, any flag to skip the rebuild?")).toBe(true);
+  expect(isQuestion("convert this class component to a function component")).toBe(false);
+  expect(isQuestion("sort the location dropdown alphabetically")).toBe(false);
+  expect(isQuestion("")).toBe(false);
 });
