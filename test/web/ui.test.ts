@@ -573,6 +573,7 @@ describe("accessibility and looks", () => {
       await page.click("#entries-table >> text=Keyboard-made entry");
       await page.waitForSelector("#entry-dialog");
       await page.keyboard.press("Escape");
+      await page.waitForSelector("#entry-dialog", { state: "detached", timeout: 5000 });
       expect(await page.locator("#entry-dialog").count()).toBe(0);
     },
     T,
