@@ -109,13 +109,15 @@ export function globPaths(store: Store, absPaths: string[]): string[] {
 
 /** Weight of a match by where it is: title over tags and keywords over body. */
 const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
-/** A vocabulary alternative ("postgres" for "database") counts less than the prompt's own word. */
-const ALT_WEIGHT = 0.7;
 /**
- * In an instruction ("sort the location dropdown", "convert this to a function component") an
- * alternative counts this share again: its words name the code at hand, not a topic to look up.
+ * A vocabulary alternative ("postgres" for "database") counts less than the prompt's own word:
+ * this much in a question (which asks about a topic, in whatever words), half of it in an
+ * instruction ("sort the location dropdown", "convert this to a function component"), whose
+ * words name the code at hand rather than a topic to look up.
  */
-const INSTRUCTION_ALT = 0.5;
+const ALT_WEIGHT = { question: 0.85, instruction: 0.35 } as const;
+/** An instruction's match found only through alternatives must weigh this many evidence floors. */
+const INSTRUCTION_ALT_FLOOR = 1.5;
 /** A vocabulary phrase weighs this much more than a single word. */
 const PHRASE_WEIGHT = 1.5;
 /** An everyday English word (vocabulary "common") weighs this share of its IDF. */
@@ -160,9 +162,9 @@ export function informativeLimit(total: number): number {
 
 /**
  * An entry's match: field-weighted score, terms matched, any of them in title, tags or keywords
- * (`strong`), any through a vocabulary alternative there (`alt`).
+ * (`strong`), any through a vocabulary alternative there (`alt`), any through the prompt's own words (`own`).
  */
-type Score = { score: number; groups: number; strong: boolean; alt: boolean };
+type Score = { score: number; groups: number; strong: boolean; alt: boolean; own: boolean };
 
 /**
  * Text scores of a prompt's specific content against the active scopes (statistics too: what
@@ -175,7 +177,7 @@ function textScores(
 ): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
   const scores = new Map<number, Score>();
   const groups = isGeneralQuestion(prompt) ? [] : promptGroups(prompt);
-  const altWeight = ALT_WEIGHT * (isQuestion(prompt) ? 1 : INSTRUCTION_ALT);
+  const altWeight = isQuestion(prompt) ? ALT_WEIGHT.question : ALT_WEIGHT.instruction;
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const scopes = activeScopes(store);
   const total = scopesCount(store, scopes);
@@ -212,6 +214,7 @@ function textScores(
     const best = new Map<number, number>();
     const strong = new Set<number>();
     const altStrong = new Set<number>();
+    const ownHit = new Set<number>();
     for (const word of words) {
       const title = new Set(termHits(store, word.text, "title", -1, scopes));
       const tags = new Set(termHits(store, word.text, "tags", -1, scopes));
@@ -222,14 +225,16 @@ function textScores(
           if (word.text !== g.text) altStrong.add(rowid);
         }
         best.set(rowid, Math.max(best.get(rowid) ?? 0, word.w * f));
+        if (word.text === g.text) ownHit.add(rowid);
       }
     }
     for (const [rowid, v] of best) {
-      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false, alt: false };
+      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false, alt: false, own: false };
       s.score += v;
       s.groups++;
       s.strong ||= strong.has(rowid);
       s.alt ||= altStrong.has(rowid);
+      s.own ||= ownHit.has(rowid);
       scores.set(rowid, s);
     }
   }
@@ -261,7 +266,8 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     // (A store under 20 entries has no statistics to speak of: any such match passes.)
     if (!(s.groups >= 2 || s.strong || terms === 1)) continue;
     const cover = small ? 0 : s.alt && asked ? COVER_ASKED : s.groups >= 2 ? COVER : COVER_ONE;
-    if (s.score >= floor && s.score >= cover * weight) passed.push(rowid);
+    const evidence = !asked && !s.own ? INSTRUCTION_ALT_FLOOR * floor : floor;
+    if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);
   }
   if (passed.length) {
     // Best first, in chunks: only the best `max` (and ties at the edge) can make the cut, so a

@@ -44,3 +44,10 @@ test("a question asks (question word or question mark); an instruction does not"
   expect(isQuestion("sort the location dropdown alphabetically")).toBe(false);
   expect(isQuestion("")).toBe(false);
 });
+
+test("names of code and UI structure weigh like everyday words; the topic beside them does not", () => {
+  const groups = promptGroups("the checkout button in the orders table header is misaligned");
+  const common = (w: string) => groups.find((g) => g.text === w)?.common === true;
+  expect(["button", "header", "misaligned"].every(common)).toBe(true);
+  expect(common("checkout")).toBe(false);
+});
