@@ -15,6 +15,11 @@
  *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store;
  *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt;
  *   ROUTING_SET=<dir> reads entries.txt and prompts.txt from another folder, e.g. routing-b/)
+ *
+ * routing/ is the set the router was tuned on. routing-b/, routing-c/ and routing-d/ were each
+ * written by someone who never read the router or the vocabulary (three other projects each):
+ * they show how it does on prompts it was not tuned for. routing-b's paraphrases later served as
+ * examples when the vocabulary grew, so c and d are the cleaner check.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
