@@ -145,18 +145,26 @@ type Vocabulary = {
   longest: number;
 };
 let vocabulary: Vocabulary | undefined;
+/**
+ * The macro's tables, made once per process. A `let`: from a `const` the bundler would copy the
+ * literal into every place that reads it, and rebuild a whole table on every lookup.
+ */
+let tables: ReturnType<typeof vocabularyTables> | undefined;
 
 /**
- * A trigger's expansions, from the macro's text tables: `table` holds "\n<trigger>\t<groups>\n"
- * lines, `groups` one line of tab-separated expansions per group. Several groups merge, earlier first.
+ * A trigger's expansions, from the macro's tables: `table` holds "<trigger>\t<groups>" lines in
+ * buckets by the trigger's hash, `groups` one line of tab-separated expansions per group.
+ * Several groups merge, the earlier first.
  */
-function lookup(groups: string[], table: string, key: string): string[] | undefined {
-  if (!key || /[\t\n]/.test(key)) return undefined;
-  const at = table.indexOf(`\n${key}\t`);
-  if (at < 0) return undefined;
-  const from = at + key.length + 2;
-  const ids = table.slice(from, table.indexOf("\n", from)).split(",");
-  const lists = ids.map((i) => groups[Number(i)]?.split("\t") ?? []);
+function lookup(groups: string[], table: string[], key: string): string[] | undefined {
+  const bucket = table[Bun.hash.crc32(key) % table.length];
+  if (!bucket) return undefined;
+  const line = bucket.split("\n").find((l) => l.length > key.length && l[key.length] === "\t" && l.startsWith(key));
+  if (!line) return undefined;
+  const lists = line
+    .slice(key.length + 1)
+    .split(",")
+    .map((i) => groups[Number(i)]?.split("\t") ?? []);
   return lists.length === 1 ? lists[0] : [...new Set(lists.flat())];
 }
 
@@ -167,7 +175,8 @@ function lookup(groups: string[], table: string, key: string): string[] | undefi
  */
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
-  const data = vocabularyTables();
+  tables ??= vocabularyTables();
+  const data = tables;
   // Word sequences, split like prompts are ("what's a" -> what, s, a); no regular expression to
   // compile (a case-insensitive Unicode alternation costs milliseconds on a cold start).
   const sequences = (list: string[]) => list.map((p) => p.split(/[^a-z0-9]+/).filter(Boolean));

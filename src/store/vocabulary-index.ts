@@ -1,11 +1,14 @@
 /**
  * A bundle-time macro (text.ts imports it `with { type: "macro" }`): vocabulary.json turned into
- * the lookup tables routing uses, as one JSON string inlined into the binary. A prompt hook then
- * parses a few small lists and searches two strings instead of building thousands of map entries
- * on every cold start.
+ * the lookup tables routing uses, inlined into the binary as literals. A prompt hook then reads
+ * the few hash buckets its words fall into instead of building thousands of map entries on
+ * every cold start.
  * Under `bun test` and `bun src/cli.ts` the transpiler runs it the same way.
  */
 import data from "./vocabulary.json";
+
+/** Buckets per lookup table (text.ts finds a trigger's bucket the same way). */
+const VOCABULARY_BUCKETS = 1024;
 
 export function vocabularyTables() {
   const expand = data.expand as string[][][];
@@ -20,10 +23,16 @@ export function vocabularyTables() {
       map.set(key, [...(map.get(key) ?? []), g]);
     }
   });
-  // Lookup tables as text the router searches with indexOf: "\n<trigger>\t<group>,<group>\n",
-  // and one line of tab-separated expansions per group (a trigger in two groups lists both,
-  // the earlier first). Parsing thousands of keys into objects costs milliseconds per cold start.
-  const table = (map: Map<string, number[]>) => `\n${[...map].map(([k, gs]) => `${k}\t${gs.join(",")}`).join("\n")}\n`;
+  // Lookup tables as text: "<trigger>\t<group>,<group>" lines in VOCABULARY_BUCKETS buckets by
+  // the trigger's hash (a handful of lines each, so a lookup reads a few dozen bytes), and one
+  // line of tab-separated expansions per group (a trigger in two groups lists both, the earlier
+  // first). Building maps of every trigger, or parsing them from JSON, costs milliseconds on
+  // every cold start.
+  const table = (map: Map<string, number[]>) => {
+    const buckets: string[][] = Array.from({ length: VOCABULARY_BUCKETS }, () => []);
+    for (const [k, gs] of map) buckets[Bun.hash.crc32(k) % VOCABULARY_BUCKETS]!.push(`${k}\t${gs.join(",")}`);
+    return buckets.map((lines) => lines.join("\n"));
+  };
   return {
     generic: data.generic,
     short: data.short,
@@ -32,6 +41,7 @@ export function vocabularyTables() {
     project: data.project,
     question: data.question,
     groups: expand.map(([, adds = []]) => adds.join("\t")).join("\n"),
+    buckets: VOCABULARY_BUCKETS,
     single: table(single),
     phrases: table(phrases),
     longest,
