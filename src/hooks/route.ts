@@ -29,7 +29,7 @@ import {
 } from "../store/hooks";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, type Store } from "../store/store";
-import { isGeneralQuestion, isQuestion, promptGroups } from "../store/text";
+import { isGeneralQuestion, isInstruction, isQuestion, promptGroups } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
 export const ROUTE_MAX = 40;
@@ -134,6 +134,8 @@ export const COVER_ONE = 0.4;
  * datastore"): a paraphrase shares no word with its answer, so its other words are all unknown.
  */
 export const COVER_ASKED = 0.15;
+/** An edit instruction ("make the invoice list show 50 rows") must be explained this much more. */
+export const INSTRUCTION_COVER = 1.5;
 /** Entries scoring under this share of the best match are a long tail, not relevant memory. */
 export const RELATIVE = 0.5;
 /** Text matches under this share of the best one are shown as cards, not bodies. */
@@ -260,12 +262,17 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     byId.set(r.id, r);
   }
   const asked = isQuestion(prompt);
+  const instructed = isInstruction(prompt);
   const passed: number[] = [];
   for (const [rowid, s] of scores) {
     // Two of the prompt's terms, or one in title, tags or keywords that explains more of it.
     // (A store under 20 entries has no statistics to speak of: any such match passes.)
     if (!(s.groups >= 2 || s.strong || terms === 1)) continue;
-    const cover = small ? 0 : s.alt && asked ? COVER_ASKED : s.groups >= 2 ? COVER : COVER_ONE;
+    const cover = small
+      ? 0
+      : s.alt && asked
+        ? COVER_ASKED
+        : (s.groups >= 2 ? COVER : COVER_ONE) * (instructed ? INSTRUCTION_COVER : 1);
     const evidence = !asked && !s.own ? INSTRUCTION_ALT_FLOOR * floor : floor;
     if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);
   }

@@ -137,8 +137,9 @@ type Vocabulary = {
   /** Openings of a general-knowledge question, and words that tie a prompt to the project (as word sequences). */
   general: string[][];
   project: string[][];
-  /** Words a question starts with. */
+  /** Words a question starts with, and words an edit instruction starts with. */
   question: Set<string>;
+  instruction: Set<string>;
   /** Expansions of a one-word trigger, and of a phrase (words joined by one space). */
   single: (key: string) => string[] | undefined;
   phrases: (key: string) => string[] | undefined;
@@ -189,6 +190,7 @@ function vocab(): Vocabulary {
     general: sequences(data.general),
     project: sequences(data.project),
     question: new Set(data.question),
+    instruction: new Set(data.instruction),
     single: (key) => lookup(groups, data.single, key),
     phrases: (key) => lookup(groups, data.phrases, key),
     longest: data.longest,
@@ -221,6 +223,17 @@ export function isQuestion(prompt: string): boolean {
   if (text.endsWith("?")) return true;
   const first = /^[\p{L}]+/u.exec(text.toLowerCase())?.[0];
   return first !== undefined && vocab().question.has(first);
+}
+
+/**
+ * Whether a prompt is an edit instruction ("add a field to the bookings response", "make the
+ * invoice list show 50 rows"): it starts with an instruction word and is not a question. Its
+ * words mostly name the code at hand, so a match must explain more of it.
+ */
+export function isInstruction(prompt: string): boolean {
+  if (isQuestion(prompt)) return false;
+  const first = /^[\p{L}]+/u.exec(prompt.slice(0, 200).trim().toLowerCase())?.[0];
+  return first !== undefined && vocab().instruction.has(first);
 }
 
 /**

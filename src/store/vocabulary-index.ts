@@ -40,6 +40,7 @@ export function vocabularyTables() {
     general: data.general,
     project: data.project,
     question: data.question,
+    instruction: data.instruction,
     groups: expand.map(([, adds = []]) => adds.join("\t")).join("\n"),
     buckets: VOCABULARY_BUCKETS,
     single: table(single),

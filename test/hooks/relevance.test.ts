@@ -65,6 +65,11 @@ beforeAll(() => {
       tags: ["postgres"],
     },
     { id: "S01STRIPE", title: "Webhook handlers", body: "Verify signatures first.", applies_to: ["src/stripe/**"] },
+    {
+      id: "I01INVOICE",
+      title: "Invoice numbers restart every January",
+      body: "INV-2026-0001 is the first of the year.",
+    },
     ...Array.from({ length: 20 }, (_, i) => filler(i)),
   ];
   writeEntries(sb, pid, entries);
@@ -133,6 +138,12 @@ describe("prompt injection", () => {
 
   test("a paraphrase reaches an entry through the coding vocabulary", () => {
     expect(bodyIds(ask("which database do we use?"))).toEqual(["P01POSTGRES"]);
+  });
+
+  test("an edit instruction must be explained more than a statement naming the same things", () => {
+    // "invoice" is the instruction's one topic word; the rest names the code at hand.
+    expect(ask("make the invoice list sortable")).toBe("");
+    expect(bodyIds(ask("the invoice list is not sortable"))).toEqual(["I01INVOICE"]);
   });
 
   test("a question in other words reaches its entry; the same topic in an instruction does not", () => {

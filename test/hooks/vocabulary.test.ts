@@ -1,12 +1,12 @@
 /** The routing vocabulary is data: lowercase, split, well-formed (loading it does no string work). */
 import { expect, test } from "bun:test";
-import { isQuestion, promptGroups, stem } from "../../src/store/text";
+import { isInstruction, isQuestion, promptGroups, stem } from "../../src/store/text";
 import VOCABULARY from "../../src/store/vocabulary.json";
 
 const lower = (w: string) => w === w.toLowerCase() && w === w.trim() && !/\s{2,}/.test(w) && w.length > 0;
 
 test("every word list is lowercase, trimmed and single-spaced", () => {
-  for (const key of ["generic", "short", "common", "general", "project", "question"] as const) {
+  for (const key of ["generic", "short", "common", "general", "project", "question", "instruction"] as const) {
     const list = VOCABULARY[key] as string[];
     expect(list.length).toBeGreaterThan(0);
     expect(list.filter((w) => !lower(w))).toEqual([]);
@@ -50,4 +50,12 @@ test("names of code and UI structure weigh like everyday words; the topic beside
   const common = (w: string) => groups.find((g) => g.text === w)?.common === true;
   expect(["button", "header", "misaligned"].every(common)).toBe(true);
   expect(common("checkout")).toBe(false);
+});
+
+test("an edit instruction starts with an instruction word and is not a question", () => {
+  expect(isInstruction("add a checkInTime field to the bookings response")).toBe(true);
+  expect(isInstruction("Make the invoice list show 50 rows")).toBe(true);
+  expect(isInstruction("add rate limiting?")).toBe(false);
+  expect(isInstruction("the refund in JPY came out 100x too large")).toBe(false);
+  expect(isInstruction("how do I add a migration")).toBe(false);
 });
