@@ -29,10 +29,16 @@ import {
 } from "../store/hooks";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, type Store } from "../store/store";
-import { isGeneralQuestion, isInstruction, isQuestion, promptGroups } from "../store/text";
+import { isGeneralQuestion, isInstruction, isQuestion, pointsAtCode, promptGroups } from "../store/text";
 import { matchesAny, relativeInside } from "./paths";
 
 export const ROUTE_MAX = 40;
+
+/**
+ * A question about the project ("which database do we use?"), which the vocabulary may answer;
+ * not one about code at hand ("why is this effect running twice?"), which is read like an instruction.
+ */
+const asksAboutProject = (prompt: string) => isQuestion(prompt) && !pointsAtCode(prompt);
 
 export type Routed = {
   rowid: number;
@@ -179,7 +185,7 @@ function textScores(
 ): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
   const scores = new Map<number, Score>();
   const groups = isGeneralQuestion(prompt) ? [] : promptGroups(prompt);
-  const altWeight = isQuestion(prompt) ? ALT_WEIGHT.question : ALT_WEIGHT.instruction;
+  const altWeight = asksAboutProject(prompt) ? ALT_WEIGHT.question : ALT_WEIGHT.instruction;
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const scopes = activeScopes(store);
   const total = scopesCount(store, scopes);
@@ -261,7 +267,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     r.score = Number((scores.get(r.rowid)?.score ?? 0).toFixed(9));
     byId.set(r.id, r);
   }
-  const asked = isQuestion(prompt);
+  const asked = asksAboutProject(prompt);
   const instructed = isInstruction(prompt);
   const passed: number[] = [];
   for (const [rowid, s] of scores) {

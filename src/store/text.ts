@@ -226,6 +226,27 @@ export function isQuestion(prompt: string): boolean {
 }
 
 /**
+ * Whether a prompt points at code in front of the user: "this" or "these" and a word that is not
+ * the project ("why is this LaunchedEffect running twice", "what does this regex match"; but
+ * "this repo", "this app" are the project: vocabulary "project"). Such a question is about the
+ * code at hand, not something the team decided.
+ */
+export function pointsAtCode(prompt: string): boolean {
+  const v = vocab();
+  const words =
+    prompt
+      .slice(0, 2000)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return words.some(
+    (w, i) =>
+      (w === "this" || w === "these") &&
+      words[i + 1] !== undefined &&
+      !v.project.some((seq) => seq.length === 2 && seq[0] === "this" && seq[1] === words[i + 1]),
+  );
+}
+
+/**
  * Whether a prompt is an edit instruction ("add a field to the bookings response", "make the
  * invoice list show 50 rows"): it starts with an instruction word and is not a question. Its
  * words mostly name the code at hand, so a match must explain more of it.

@@ -151,6 +151,8 @@ describe("prompt injection", () => {
     // the entry, which a question may lean on and an instruction about code at hand may not.
     expect(bodyIds(ask("what SQL engine sits behind this app?"))).toEqual(["P01POSTGRES"]);
     expect(ask("rewrite the toy SQL engine behind the parser demo in rust")).toBe("");
+    // A question about code in front of the user ("this <thing>") is read like an instruction.
+    expect(ask("why does this SQL engine sit behind a cache?")).toBe("");
   });
 
   test("a paraphrase reaches an entry through keywords a model wrote (coffer enrich)", async () => {

@@ -1,6 +1,6 @@
 /** The routing vocabulary is data: lowercase, split, well-formed (loading it does no string work). */
 import { expect, test } from "bun:test";
-import { isInstruction, isQuestion, promptGroups, stem } from "../../src/store/text";
+import { isInstruction, isQuestion, pointsAtCode, promptGroups, stem } from "../../src/store/text";
 import VOCABULARY from "../../src/store/vocabulary.json";
 
 const lower = (w: string) => w === w.toLowerCase() && w === w.trim() && !/\s{2,}/.test(w) && w.length > 0;
@@ -58,4 +58,12 @@ test("an edit instruction starts with an instruction word and is not a question"
   expect(isInstruction("add rate limiting?")).toBe(false);
   expect(isInstruction("the refund in JPY came out 100x too large")).toBe(false);
   expect(isInstruction("how do I add a migration")).toBe(false);
+});
+
+test("a prompt points at code at hand with this/these and a word that is not the project", () => {
+  expect(pointsAtCode("why is this LaunchedEffect running twice")).toBe(true);
+  expect(pointsAtCode("what do these flags do?")).toBe(true);
+  expect(pointsAtCode("what SQL engine sits behind this app?")).toBe(false);
+  expect(pointsAtCode("how do we deploy this repo")).toBe(false);
+  expect(pointsAtCode("which database do we use?")).toBe(false);
 });
