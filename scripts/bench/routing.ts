@@ -16,10 +16,10 @@
  *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt;
  *   ROUTING_SET=<dir> reads entries.txt and prompts.txt from another folder, e.g. routing-b/)
  *
- * routing/ is the set the router was tuned on. routing-b/, routing-c/ and routing-d/ were each
- * written by someone who never read the router or the vocabulary (three other projects each):
- * they show how it does on prompts it was not tuned for. routing-b's paraphrases later served as
- * examples when the vocabulary grew, so c and d are the cleaner check.
+ * routing/ is the set the router was tuned on. routing-b/ to routing-e/ were each written by
+ * someone who never read the router or the vocabulary (three other projects each): they show how
+ * it does on prompts it was not tuned for. A few of b's, c's and d's paraphrases later served as
+ * examples in the briefs of those who grew the vocabulary; e was written last and is the cleanest.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
