@@ -177,15 +177,17 @@ type Score = { score: number; groups: number; strong: boolean; alt: boolean; own
 /**
  * Text scores of a prompt's specific content against the active scopes (statistics too: what
  * is rare in this project and the global scope), by rowid, with the total weight of the terms. Per term group, an entry scores the best of
- * idf x field weight (x ALT_WEIGHT for a vocabulary alternative) over the group's words.
+ * idf x field weight (x ALT_WEIGHT for a vocabulary alternative: `asked`, a question about the
+ * project, or not) over the group's words.
  */
 function textScores(
   store: Store,
   prompt: string,
+  asked: boolean,
 ): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
   const scores = new Map<number, Score>();
   const groups = isGeneralQuestion(prompt) ? [] : promptGroups(prompt);
-  const altWeight = asksAboutProject(prompt) ? ALT_WEIGHT.question : ALT_WEIGHT.instruction;
+  const altWeight = asked ? ALT_WEIGHT.question : ALT_WEIGHT.instruction;
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const scopes = activeScopes(store);
   const total = scopesCount(store, scopes);
@@ -260,14 +262,14 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   const scopes = activeScopes(store);
   const order = scopeOrder(store);
   const byId = new Map<string, Routed>();
-  const { scores, weight, floor, terms } = textScores(store, prompt);
+  const asked = asksAboutProject(prompt);
+  const { scores, weight, floor, terms } = textScores(store, prompt, asked);
   const small = scopesCount(store, scopes) < 20;
   const pathRows = routeByPaths(store, globPaths(store, namedPaths));
   for (const r of pathRows) {
     r.score = Number((scores.get(r.rowid)?.score ?? 0).toFixed(9));
     byId.set(r.id, r);
   }
-  const asked = asksAboutProject(prompt);
   const instructed = isInstruction(prompt);
   const passed: number[] = [];
   for (const [rowid, s] of scores) {
