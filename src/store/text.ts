@@ -198,17 +198,20 @@ function vocab(): Vocabulary {
   return vocabulary;
 }
 
+/** A prompt's words (letters, digits, underscores), lowercase, from its first 2,000 characters. */
+const promptWords = (prompt: string): string[] =>
+  prompt
+    .slice(0, 2000)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}_]+/gu) ?? [];
+
 /**
  * A general-knowledge question ("what is a decorator?", "explain what a goroutine is") that says
  * nothing of the project (no "we", "our", "this repo", ...): memory has nothing to add to it.
  */
 export function isGeneralQuestion(prompt: string): boolean {
   const v = vocab();
-  const words =
-    prompt
-      .slice(0, 2000)
-      .toLowerCase()
-      .match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const words = promptWords(prompt);
   const has = (seqs: string[][]) => seqs.some((seq) => words.some((_, i) => seq.every((w, k) => words[i + k] === w)));
   return has(v.general) && !has(v.project);
 }
@@ -233,11 +236,7 @@ export function isQuestion(prompt: string): boolean {
  */
 export function pointsAtCode(prompt: string): boolean {
   const v = vocab();
-  const words =
-    prompt
-      .slice(0, 2000)
-      .toLowerCase()
-      .match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const words = promptWords(prompt);
   return words.some(
     (w, i) =>
       (w === "this" || w === "these") &&
