@@ -1,7 +1,14 @@
 /** The web UI: a hash router over the pages, the theme switch, and the logged-out screen. */
-import { entriesPage } from "./entries";
+
 import { errorBox, h, loadScopes, whenSession } from "./lib";
-import { healthPage, inboxPage, projectsPage, rulesPage, sessionsPage, statsPage, trashPage } from "./pages";
+import { entriesPage } from "./pages/entries";
+import { healthPage } from "./pages/health";
+import { inboxPage } from "./pages/inbox";
+import { projectsPage } from "./pages/projects";
+import { rulesPage } from "./pages/rules";
+import { sessionsPage } from "./pages/sessions";
+import { statsPage } from "./pages/stats";
+import { trashPage } from "./pages/trash";
 
 // Framed by another site? Show nothing (the server also forbids framing).
 if (window.top !== window.self) document.documentElement.replaceChildren();

@@ -1,0 +1,160 @@
+/** Health: counts, agents (doctor), the store, the audit log. */
+import { api, bytes, h, session, when } from "../lib";
+import type { Budget } from "../widgets";
+
+type Health = {
+  counts: { entries: number; projects: number; inbox: number; conflicts?: number };
+  budget: Budget | null;
+  index: { bytes: number };
+  doctor: {
+    binary: string;
+    hosts: {
+      host: string;
+      scope: string;
+      status: string;
+      events: string[];
+      missing_events: string[];
+      mcp: boolean;
+      notes: string[];
+      problems: { message: string; fix: string }[];
+    }[];
+    store: { index: string; model: string | null; notes: string[] };
+    problems: { where: string; message: string; fix: string }[];
+  };
+  sync: { summary: string } | null;
+  audit: Record<string, unknown>[];
+};
+
+export async function healthPage(main: HTMLElement): Promise<void> {
+  const d = await api<Health>("GET", "/api/v1/ui/health");
+  main.replaceChildren(
+    h("h1", {}, "Health"),
+    h(
+      "dl",
+      { class: "meta", id: "health-counts" },
+      h("dt", {}, "Entries"),
+      h("dd", {}, d.counts.entries.toLocaleString()),
+      h("dt", {}, "Projects"),
+      h("dd", {}, String(d.counts.projects)),
+      h("dt", {}, "Inbox"),
+      h(
+        "dd",
+        {},
+        h(
+          "a",
+          { href: "#/inbox" },
+          `${d.counts.inbox} trace${d.counts.inbox === 1 ? "" : "s"}, ${d.counts.conflicts ?? 0} contradiction${d.counts.conflicts === 1 ? "" : "s"}`,
+        ),
+      ),
+      h("dt", {}, "Distillation"),
+      h(
+        "dd",
+        { id: "health-budget", class: d.budget?.paused ? "error" : null },
+        d.budget ? (d.budget.paused ? `Paused: ${d.budget.summary.replace(/^paused: /, "")}` : d.budget.summary) : "—",
+      ),
+      h("dt", {}, "Index"),
+      h("dd", {}, `${bytes(d.index.bytes)} (${d.doctor.store.index})`),
+      h("dt", {}, "Model"),
+      h("dd", {}, d.doctor.store.model ?? "none"),
+      h("dt", {}, "Sync"),
+      h("dd", {}, d.sync?.summary ?? "—"),
+      h("dt", {}, "Binary"),
+      h("dd", {}, h("code", {}, d.doctor.binary)),
+      h("dt", {}, "Version"),
+      h("dd", {}, session?.version ?? ""),
+    ),
+    h("h2", {}, "Agents"),
+    h(
+      "table",
+      { id: "doctor-table" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["Agent", "Status", "Hook events", "MCP", "Problems and fixes"].map((c) => h("th", { scope: "col" }, c)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        d.doctor.hosts.map((x) =>
+          h(
+            "tr",
+            {},
+            h("td", {}, x.host, x.scope === "project" ? " (project)" : ""),
+            h("td", {}, x.status),
+            h(
+              "td",
+              {},
+              x.events.join(", ") || "—",
+              x.missing_events.length ? h("div", { class: "error" }, `missing: ${x.missing_events.join(", ")}`) : null,
+            ),
+            h("td", {}, x.mcp ? "registered" : "—"),
+            h(
+              "td",
+              {},
+              x.problems.length
+                ? x.problems.map((p) =>
+                    h("div", {}, h("span", { class: "error" }, p.message), " — fix: ", h("code", {}, p.fix)),
+                  )
+                : x.status === "not linked"
+                  ? h("span", {}, "link with ", h("code", {}, `coffer link ${x.host}`))
+                  : h("span", { class: "ok" }, "ok"),
+              x.notes.map((n) => h("div", { class: "muted" }, n)),
+            ),
+          ),
+        ),
+      ),
+    ),
+    d.doctor.store.notes.length
+      ? h(
+          "ul",
+          {},
+          d.doctor.store.notes.map((n) => h("li", {}, n)),
+        )
+      : "",
+    h("h2", {}, "Audit log (newest first)"),
+    d.audit.length
+      ? h(
+          "table",
+          { id: "audit-table" },
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              ["When", "Event", "Actor", "Details"].map((c) => h("th", { scope: "col" }, c)),
+            ),
+          ),
+          h(
+            "tbody",
+            {},
+            d.audit.map((a) => {
+              const { at, event, actor, ...rest } = a;
+              return h(
+                "tr",
+                {},
+                h("td", {}, when(String(at ?? ""))),
+                h("td", {}, String(event ?? "")),
+                h("td", {}, String(actor ?? "")),
+                h(
+                  "td",
+                  {},
+                  h(
+                    "code",
+                    {},
+                    Object.entries(rest)
+                      .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : String(v)}`)
+                      .join(" "),
+                  ),
+                ),
+              );
+            }),
+          ),
+        )
+      : h("p", {}, "Nothing audited yet."),
+  );
+}

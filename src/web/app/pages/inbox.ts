@@ -1,0 +1,394 @@
+/** Inbox: traces waiting for approval, contradictions, transcripts to distill, the model in use. */
+import { api, errorBox, h, routeParams, setRouteParams, toast, when } from "../lib";
+import { type Budget, budgetBox, openEntry } from "../widgets";
+
+type InboxItem = {
+  id: string;
+  host: string;
+  session: string;
+  created: string;
+  messages: number;
+  redactions: number;
+  removed_lines: number;
+  title: string;
+  project: string | null;
+};
+type Transcript = {
+  host: string;
+  session_id: string;
+  project: string | null;
+  messages: number;
+  last_activity: string | null;
+  status: string;
+  title: string;
+  error: string | null;
+};
+type Insight = { kind: string; title: string; body: string };
+
+export async function inboxPage(main: HTMLElement): Promise<void> {
+  const p = routeParams();
+  const host = p.get("host") || "claude";
+  const [inbox, conflicts, budget, model] = await Promise.all([
+    api<{ items: InboxItem[] }>("GET", "/api/v1/inbox"),
+    api<{ conflicts: Conflict[] }>("GET", "/api/v1/ui/conflicts"),
+    api<Budget>("GET", "/api/v1/ui/budget"),
+    api<{
+      model: {
+        provider: string;
+        model: string;
+        base_url: string;
+        key_env: string | null;
+        key_set: boolean | null;
+      } | null;
+    }>("GET", "/api/v1/ui/model"),
+  ]);
+  const modelLine = model.model
+    ? h(
+        "p",
+        { id: "model-state" },
+        "Model: ",
+        h("strong", {}, `${model.model.provider} ${model.model.model}`),
+        ` at ${model.model.base_url}`,
+        model.model.key_env
+          ? ` · key from $${model.model.key_env} (${model.model.key_set ? "set" : "not set"})`
+          : " · no key sent",
+      )
+    : h(
+        "p",
+        { id: "model-state", class: "error" },
+        "No model configured: approving and distilling need one (coffer config set model.provider openai …).",
+      );
+
+  const items = inbox.items.length
+    ? h(
+        "ul",
+        { id: "inbox-list", class: "plain" },
+        inbox.items.map((t) => inboxItem(t, main)),
+      )
+    : h("p", {}, "The inbox is empty. Sessions queued at session end land here after coffer observe --queue.");
+
+  const hostForm = h(
+    "form",
+    { class: "row", "aria-label": "Pick an agent" },
+    h(
+      "label",
+      { for: "tr-host" },
+      "Agent",
+      h(
+        "select",
+        { id: "tr-host" },
+        ["claude", "codex", "gemini"].map((x) => h("option", { value: x, selected: x === host }, x)),
+      ),
+    ),
+    h("button", { type: "submit", class: "ghost" }, "Show transcripts"),
+  );
+  hostForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    setRouteParams("inbox", { host: (hostForm.querySelector("select") as HTMLSelectElement).value });
+  });
+  const transcripts = h("div", { id: "transcripts" }, h("p", { role: "status" }, "Loading transcripts…"));
+  const conflictList = conflicts.conflicts.length
+    ? h(
+        "ul",
+        { id: "conflict-list", class: "plain" },
+        conflicts.conflicts.map((c) => conflictItem(c, main)),
+      )
+    : h("p", { id: "no-conflicts" }, "No contradictions waiting.");
+  main.replaceChildren(
+    h("h1", {}, "Inbox and distillation"),
+    modelLine,
+    budgetBox(budget),
+    h("h2", {}, `Inbox (${inbox.items.length})`),
+    items,
+    h("h2", { id: "conflicts-heading" }, `Contradictions (${conflicts.conflicts.length})`),
+    h(
+      "p",
+      { class: "muted" },
+      "Insights the model found to contradict an existing entry without settling which is right. Approve: the new insight becomes an entry and supersedes the old one (kept on disk, never routed again). Reject: the old entry stays and the insight is dropped.",
+    ),
+    conflictList,
+    h("h2", {}, "Transcripts"),
+    hostForm,
+    transcripts,
+  );
+  try {
+    const tr = await api<{ transcripts: Transcript[] }>("GET", `/api/v1/ui/transcripts?host=${host}`);
+    transcripts.replaceChildren(
+      tr.transcripts.length
+        ? h(
+            "table",
+            { id: "transcripts-table" },
+            h(
+              "thead",
+              {},
+              h(
+                "tr",
+                {},
+                ["Session", "Project", "Messages", "Last activity", "Status", ""].map((c) =>
+                  h("th", { scope: "col" }, c),
+                ),
+              ),
+            ),
+            h(
+              "tbody",
+              {},
+              tr.transcripts.map((t) =>
+                h(
+                  "tr",
+                  {},
+                  h("td", {}, t.title || "(untitled)", h("div", { class: "muted" }, h("code", {}, t.session_id))),
+                  h("td", {}, t.project ?? "— (not in a repository)"),
+                  h("td", { class: "num" }, String(t.messages)),
+                  h("td", {}, when(t.last_activity)),
+                  h("td", {}, t.status, t.error ? h("div", { class: "error" }, t.error) : null),
+                  h(
+                    "td",
+                    {},
+                    h(
+                      "button",
+                      {
+                        type: "button",
+                        class: "ghost",
+                        "aria-label": `Distill ${t.title || t.session_id}`,
+                        onclick: async (ev: Event) => {
+                          const b = ev.target as HTMLButtonElement;
+                          b.disabled = true;
+                          b.textContent = "Distilling…";
+                          try {
+                            const r = await api<{ results: { outcome: string; message: string; entries: string[] }[] }>(
+                              "POST",
+                              `/api/v1/agents/${t.host}/transcripts/distill`,
+                              { sessions: [t.session_id] },
+                            );
+                            const res = r.results[0]!;
+                            toast(`${res.outcome}: ${res.message || `${res.entries.length} entries`}`);
+                          } catch (err) {
+                            toast(err instanceof Error ? err.message : String(err));
+                          }
+                          await inboxPage(main);
+                        },
+                      },
+                      "Distill",
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h("p", {}, `No ${host} transcripts found on this machine.`),
+    );
+  } catch (err) {
+    transcripts.replaceChildren(errorBox(err));
+  }
+}
+
+type Conflict = {
+  id: string;
+  created: string;
+  host: string;
+  session: string;
+  project: { id: string; label: string; origin?: string };
+  existing: { id: string; kind: string; title: string; body: string };
+  insight: { kind: string; title: string; body: string };
+};
+
+function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
+  const settle = async (decision: "approve" | "reject", ev: Event) => {
+    for (const b of (ev.target as HTMLElement).closest("li")?.querySelectorAll("button") ?? []) b.disabled = true;
+    try {
+      const r = await api<{ status: string; entry?: string; superseded?: string }>(
+        "POST",
+        `/api/v1/ui/conflicts/${encodeURIComponent(c.id)}/${decision}`,
+        {},
+      );
+      toast(
+        decision === "approve"
+          ? r.superseded
+            ? `Approved: “${c.insight.title}” now supersedes “${c.existing.title}”`
+            : `Approved: “${c.insight.title}” written (the old entry was already gone or superseded)`
+          : `Rejected: “${c.existing.title}” stays as it is`,
+      );
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+    await inboxPage(main);
+  };
+  const headingId = `conflict-${c.id}`;
+  return h(
+    "li",
+    { class: "panel", "data-conflict": c.id, "aria-labelledby": headingId },
+    h("h3", { id: headingId }, `“${c.insight.title}” contradicts “${c.existing.title}”`),
+    h(
+      "p",
+      { class: "muted" },
+      `${c.project.label} · from ${c.host} session `,
+      h("code", {}, c.session),
+      ` · ${when(c.created)}`,
+    ),
+    h(
+      "div",
+      { class: "versus" },
+      h(
+        "section",
+        { class: "existing", "aria-label": "Existing entry" },
+        h("h4", {}, "Existing entry ", h("span", { class: "kind" }, c.existing.kind)),
+        h(
+          "p",
+          {},
+          h("button", { type: "button", class: "link", onclick: () => openEntry(c.existing.id, []) }, c.existing.title),
+          " ",
+          h("code", { class: "muted" }, c.existing.id),
+        ),
+        h("pre", {}, c.existing.body),
+      ),
+      h(
+        "section",
+        { class: "insight", "aria-label": "New insight" },
+        h("h4", {}, "New insight ", h("span", { class: "kind" }, c.insight.kind)),
+        h("p", {}, h("strong", {}, c.insight.title)),
+        h("pre", {}, c.insight.body),
+      ),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        {
+          type: "button",
+          "aria-describedby": headingId,
+          onclick: (ev: Event) => settle("approve", ev),
+        },
+        "Approve: new supersedes old",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          "aria-describedby": headingId,
+          onclick: (ev: Event) => settle("reject", ev),
+        },
+        "Reject: keep existing",
+      ),
+    ),
+  );
+}
+
+function inboxItem(t: InboxItem, main: HTMLElement): HTMLElement {
+  const out = h("div", { class: "preview" });
+  const text = h("pre", { hidden: true });
+  const li = h(
+    "li",
+    { class: "panel", "data-trace": t.id },
+    h("h3", {}, t.title || "(untitled session)"),
+    h(
+      "p",
+      { class: "muted" },
+      `${t.host} · ${t.project ?? "no project"} · ${t.messages} messages · ${t.redactions} redacted · ${t.removed_lines} lines removed · ${when(t.created)}`,
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        {
+          type: "button",
+          class: "ghost",
+          onclick: async () => {
+            if (text.hidden && !text.textContent) {
+              const d = await api<{ text: string }>("GET", `/api/v1/ui/inbox/${t.id}`);
+              text.textContent = d.text;
+            }
+            text.hidden = !text.hidden;
+          },
+        },
+        "Show conversation",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: async (ev: Event) => {
+            const b = ev.target as HTMLButtonElement;
+            b.disabled = true;
+            out.replaceChildren(h("p", { role: "status" }, "Asking the model for insights…"));
+            try {
+              const r = await api<{ status: string; preview?: string; insights?: Insight[]; result?: unknown }>(
+                "POST",
+                `/api/v1/ui/inbox/${t.id}/preview`,
+                {},
+              );
+              if (r.status !== "preview") {
+                out.replaceChildren(h("p", {}, "Done."));
+                await inboxPage(main);
+                return;
+              }
+              out.replaceChildren(previewBox(r.preview!, r.insights ?? [], main));
+              (out.querySelector("button") as HTMLButtonElement | null)?.focus();
+            } catch (err) {
+              out.replaceChildren(errorBox(err));
+            } finally {
+              b.disabled = false;
+            }
+          },
+        },
+        "Approve…",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          onclick: async () => {
+            await api("POST", `/api/v1/inbox/${t.id}/reject`, {});
+            toast("Trace rejected and deleted");
+            await inboxPage(main);
+          },
+        },
+        "Reject",
+      ),
+    ),
+    text,
+    out,
+  );
+  return li;
+}
+
+function previewBox(pid: string, insights: Insight[], main: HTMLElement): HTMLElement {
+  const decide = async (decision: "confirm" | "cancel") => {
+    try {
+      const r = await api<{ status: string; entries: string[] }>(
+        "POST",
+        `/api/v1/ui/inbox/previews/${pid}/${decision}`,
+        {},
+      );
+      toast(
+        decision === "confirm"
+          ? `Approved: ${r.entries.length} entr${r.entries.length === 1 ? "y" : "ies"} written`
+          : "Cancelled; the trace stays in the inbox",
+      );
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+    await inboxPage(main);
+  };
+  return h(
+    "section",
+    { class: "panel", "aria-label": "Insights preview" },
+    h("h4", {}, `The model proposes ${insights.length} insight${insights.length === 1 ? "" : "s"}`),
+    insights.length
+      ? h(
+          "ol",
+          { class: "insights" },
+          insights.map((i) => h("li", {}, h("strong", {}, `[${i.kind}] ${i.title}`), h("div", {}, i.body))),
+        )
+      : h("p", {}, "Nothing worth keeping; confirming records the session as distilled and removes the trace."),
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "button", onclick: () => decide("confirm") }, "Confirm and write"),
+      h("button", { type: "button", class: "ghost", onclick: () => decide("cancel") }, "Cancel"),
+    ),
+  );
+}

@@ -1,0 +1,399 @@
+/** Widgets shared by the pages: the entry dialog (view, edit, add, delete), badges, tags, tables, charts, the budget box. */
+import { api, h, type Scope, scopeSelect, session, toast, when } from "./lib";
+
+export type Full = {
+  id: string;
+  scope: string;
+  scope_label: string;
+  kind: string;
+  title: string;
+  tags: string[];
+  applies_to: string[];
+  actor: string;
+  source: string;
+  origin_session?: string;
+  created: string;
+  updated: string;
+  text: string;
+  file: string;
+  delivered_to?: { host: string; session: string; at: string }[];
+  keywords?: string[];
+  imported_from?: string;
+  status?: "superseded";
+  superseded_by?: string;
+};
+
+/** "superseded by <id>": the entry a newer one replaced, with a link to the newer one. */
+export function supersededBadge(
+  r: { status?: string; superseded_by?: string | null },
+  scopes: Scope[],
+): HTMLElement | null {
+  if (r.status !== "superseded") return null;
+  const by = r.superseded_by;
+  return h(
+    "span",
+    { class: "badge", "data-superseded-by": by ?? "" },
+    "superseded",
+    by
+      ? [
+          " by ",
+          h(
+            "button",
+            {
+              type: "button",
+              class: "link",
+              title: "Open the entry that supersedes this one",
+              onclick: () => openEntry(by, scopes),
+            },
+            h("code", {}, by),
+          ),
+        ]
+      : null,
+  );
+}
+
+export function tags(list: string[]): HTMLElement[] {
+  return list.map((t) => h("span", { class: "tag" }, t));
+}
+
+// One entry: view, edit, add, delete
+
+function dialog(title: string, ...content: (Node | string)[]): HTMLDialogElement {
+  document.getElementById("entry-dialog")?.remove();
+  const d = h(
+    "dialog",
+    { id: "entry-dialog", "aria-labelledby": "dialog-title" },
+    h("h2", { id: "dialog-title" }, title),
+    ...content,
+  );
+  d.addEventListener("close", () => d.remove());
+  document.body.appendChild(d);
+  d.showModal();
+  return d;
+}
+
+export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
+  let e: Full;
+  try {
+    e = await api<Full>("GET", `/api/v1/ui/entries/${encodeURIComponent(id)}`);
+  } catch (err) {
+    toast(err instanceof Error ? err.message : String(err));
+    return;
+  }
+  const d = dialog(
+    e.title,
+    h(
+      "dl",
+      { class: "meta" },
+      h("dt", {}, "Id"),
+      h("dd", {}, h("code", {}, e.id)),
+      h("dt", {}, "Kind"),
+      h("dd", {}, e.kind),
+      e.status === "superseded"
+        ? [
+            h("dt", {}, "Status"),
+            h("dd", { id: "entry-status" }, supersededBadge(e, scopes), "never routed or injected"),
+          ]
+        : null,
+      h("dt", {}, "Scope"),
+      h("dd", {}, e.scope === "global" ? "Global" : `${e.scope_label} (${e.scope})`),
+      h("dt", {}, "Tags"),
+      h("dd", {}, e.tags.length ? tags(e.tags) : "—"),
+      e.keywords?.length ? [h("dt", {}, "Keywords"), h("dd", {}, tags(e.keywords))] : null,
+      h("dt", {}, "Applies to"),
+      h("dd", {}, e.applies_to.join(", ") || "—"),
+      h("dt", {}, "By"),
+      h("dd", {}, `${e.actor} via ${e.source}`),
+      h("dt", {}, "Created"),
+      h("dd", {}, when(e.created)),
+      h("dt", {}, "Updated"),
+      h("dd", {}, when(e.updated)),
+      e.origin_session ? [h("dt", {}, "From session"), h("dd", {}, e.origin_session)] : null,
+      e.imported_from ? [h("dt", {}, "Imported from"), h("dd", {}, e.imported_from)] : null,
+      h("dt", {}, "File"),
+      h("dd", {}, h("code", {}, e.file)),
+      h("dt", {}, "Delivered to"),
+      h(
+        "dd",
+        { id: "entry-delivered" },
+        e.delivered_to?.length
+          ? e.delivered_to.map((d) => h("div", {}, `${d.host} session `, h("code", {}, d.session), ` · ${when(d.at)}`))
+          : "no session yet (per the hooks' records of the last 7 days)",
+      ),
+    ),
+    h("pre", { id: "entry-body" }, e.text),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: () => {
+            d.close();
+            openEditor(e, scopes, e.scope);
+          },
+        },
+        "Edit",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          onclick: async () => {
+            d.close();
+            await deleteEntry(e.id, e.title);
+          },
+        },
+        "Delete",
+      ),
+      h("button", { type: "button", class: "ghost", onclick: () => d.close() }, "Close"),
+    ),
+  );
+}
+
+export async function deleteEntry(id: string, title: string): Promise<void> {
+  try {
+    await api("DELETE", `/api/v1/ui/entries/${encodeURIComponent(id)}`);
+  } catch (err) {
+    toast(err instanceof Error ? err.message : String(err));
+    return;
+  }
+  rerender();
+  toast(`Deleted “${title}”`, {
+    label: "Undo",
+    run: async () => {
+      try {
+        await api("POST", `/api/v1/ui/entries/${encodeURIComponent(id)}/restore`, {});
+        toast(`Restored “${title}”`);
+      } catch (err) {
+        toast(err instanceof Error ? err.message : String(err));
+      }
+      rerender();
+    },
+  });
+}
+
+function rerender(): void {
+  window.dispatchEvent(new HashChangeEvent("hashchange"));
+}
+
+export function openEditor(e: Full | undefined, scopes: Scope[], scope: string): void {
+  const max = session?.body_max ?? 8192;
+  const initialScope = e?.scope ?? (scope && scope !== "all" ? scope : "global");
+  const err = h("p", { class: "error", role: "alert", id: "editor-error" });
+  const text = h("textarea", { id: "ed-text", name: "text", rows: 10, required: true, maxlength: max }, e?.text ?? "");
+  const counter = h("span", { class: "muted", id: "ed-count" }, `${(e?.text ?? "").length} / ${max}`);
+  text.addEventListener("input", () => {
+    counter.textContent = `${text.value.length} / ${max}`;
+  });
+  const form = h(
+    "form",
+    { method: "dialog", id: "entry-form" },
+    e
+      ? h("p", { class: "muted" }, `Scope: ${e.scope === "global" ? "Global" : e.scope_label}`)
+      : scopeSelect("ed-scope", "Scope", scopes, initialScope),
+    h(
+      "label",
+      { for: "ed-title" },
+      "Title (optional, at most 120 characters)",
+      h("input", { id: "ed-title", name: "title", maxlength: 120, value: e?.title ?? "" }),
+    ),
+    h(
+      "label",
+      { for: "ed-kind" },
+      "Kind",
+      h(
+        "select",
+        { id: "ed-kind", name: "kind" },
+        (session?.kinds ?? ["note"]).map((k) => h("option", { value: k, selected: (e?.kind ?? "note") === k }, k)),
+      ),
+    ),
+    h(
+      "label",
+      { for: "ed-tags" },
+      "Tags (comma-separated)",
+      h("input", { id: "ed-tags", name: "tags", value: e?.tags.join(", ") ?? "" }),
+    ),
+    h(
+      "label",
+      { for: "ed-applies" },
+      "Applies to (globs relative to the project root, comma-separated)",
+      h("input", { id: "ed-applies", name: "applies_to", value: e?.applies_to.join(", ") ?? "" }),
+    ),
+    h("label", { for: "ed-text" }, "Text", text),
+    counter,
+    err,
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "submit", value: "save" }, e ? "Save changes" : "Add entry"),
+      h("button", { type: "button", class: "ghost", onclick: () => d.close() }, "Cancel"),
+    ),
+  );
+  const d = dialog(e ? `Edit “${e.title}”` : "New entry", form);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const list = (s: string) =>
+      s
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
+    const fd = new FormData(form);
+    const body = {
+      title: String(fd.get("title") ?? ""),
+      kind: String(fd.get("kind") ?? "note"),
+      tags: list(String(fd.get("tags") ?? "")),
+      applies_to: list(String(fd.get("applies_to") ?? "")),
+      text: String(fd.get("text") ?? ""),
+    };
+    if (!body.text.trim()) {
+      err.textContent = "Text is empty: give the memory some text.";
+      text.focus();
+      return;
+    }
+    if (body.text.trim().length > max) {
+      err.textContent = `Text is ${body.text.trim().length} characters; the limit is ${max}.`;
+      return;
+    }
+    try {
+      if (e) {
+        const res = await api<{ scrubbed: string | null; entry: Full }>(
+          "PATCH",
+          `/api/v1/ui/entries/${encodeURIComponent(e.id)}`,
+          body,
+        );
+        toast(`Saved “${res.entry.title}”${res.scrubbed ? ` (${res.scrubbed})` : ""}`);
+      } else {
+        const scopeSel = String(fd.get("ed-scope") ?? "global");
+        const res = await api<{ status: string; scrubbed: string | null; entry: Full }>("POST", "/api/v1/ui/entries", {
+          ...body,
+          scope: scopeSel,
+        });
+        toast(
+          (res.status === "duplicate"
+            ? `Already there: “${res.entry.title}” (refreshed)`
+            : `Added “${res.entry.title}”`) + (res.scrubbed ? ` (${res.scrubbed})` : ""),
+        );
+      }
+      d.close();
+      rerender();
+    } catch (error) {
+      err.textContent = error instanceof Error ? error.message : String(error);
+    }
+  });
+  (form.querySelector("input, select, textarea") as HTMLElement | null)?.focus();
+}
+
+export type Budget = {
+  day: string;
+  budget: number;
+  spent: number;
+  estimated: number;
+  remaining: number | null;
+  paused: boolean;
+  paused_at: string | null;
+  needed: number | null;
+  resumes_at: string | null;
+  summary: string;
+  model?: string | null;
+};
+
+/** Today's distillation spend against the daily token budget; a paused sweep says so plainly. */
+export function budgetBox(b: Budget): HTMLElement {
+  const n = (x: number) => x.toLocaleString();
+  if (!b.paused)
+    return h(
+      "p",
+      { id: "budget-state", class: "muted" },
+      b.budget
+        ? `Distillation budget: ${n(b.spent)} of ${n(b.budget)} tokens spent today (${n(b.remaining ?? 0)} left).`
+        : `Distillation: ${n(b.spent)} tokens today; no daily budget (distill.daily_token_budget = 0).`,
+    );
+  return h(
+    "section",
+    { id: "budget-state", class: "panel warn", role: "status", "aria-label": "Distillation budget" },
+    h("h2", {}, "Distillation paused: daily token budget reached"),
+    h(
+      "dl",
+      { class: "meta" },
+      h("dt", {}, "Spent today"),
+      h("dd", {}, `${n(b.spent)} of ${n(b.budget)} tokens${b.estimated ? ` (${n(b.estimated)} estimated)` : ""}`),
+      h("dt", {}, "Next session needs"),
+      h("dd", {}, b.needed === null ? "—" : `about ${n(b.needed)} tokens`),
+      h("dt", {}, "Stopped"),
+      h("dd", {}, when(b.paused_at)),
+      h("dt", {}, "Resumes"),
+      h("dd", {}, `${when(b.resumes_at)} (the next day, by itself)`),
+    ),
+    h(
+      "p",
+      {},
+      "Raise ",
+      h("code", {}, "distill.daily_token_budget"),
+      " to go on today, or distill one session anyway with ",
+      h("code", {}, "coffer distill run <session> --force"),
+      ".",
+    ),
+  );
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A per-day series as a small line chart, described in words for screen readers. */
+export function sparkline(values: number[], days: string[], what: string): Element {
+  const w = 180;
+  const hgt = 36;
+  const max = Math.max(1, ...values);
+  const step = values.length > 1 ? w / (values.length - 1) : w;
+  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(hgt - 2 - (v / max) * (hgt - 4)).toFixed(1)}`);
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  svg.setAttribute("width", String(w));
+  svg.setAttribute("height", String(hgt));
+  svg.setAttribute("role", "img");
+  const total = values.reduce((a, b) => a + b, 0);
+  const peak = values.indexOf(Math.max(...values));
+  svg.setAttribute(
+    "aria-label",
+    `${what} per day from ${days[0]} to ${days.at(-1)}: ${total.toLocaleString()} in all${total ? `, most on ${days[peak]} (${values[peak]!.toLocaleString()})` : ""}`,
+  );
+  svg.classList.add("spark");
+  const line = document.createElementNS(SVG, "polyline");
+  line.setAttribute("points", points.join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("stroke", "currentColor");
+  line.setAttribute("stroke-width", "2");
+  svg.appendChild(line);
+  return svg;
+}
+
+export function dataTable(id: string, head: string[], rows: (string | number | Node)[][], numFrom = 1): HTMLElement {
+  return h(
+    "table",
+    { id, class: "compact" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        head.map((c, i) => h("th", { scope: "col", class: i >= numFrom ? "num" : null }, c)),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      rows.map((r) =>
+        h(
+          "tr",
+          {},
+          r.map((c, i) =>
+            h("td", { class: i >= numFrom ? "num" : null }, typeof c === "number" ? c.toLocaleString() : c),
+          ),
+        ),
+      ),
+    ),
+  );
+}
