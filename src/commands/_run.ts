@@ -1,6 +1,7 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
+import { didYouMean } from "../lib/did-you-mean";
 import { CofferError, storageError } from "../lib/errors";
-import { checkArgv, didYouMean } from "./_args";
+import { checkArgv } from "./_args";
 
 type Entry = { description: string; load: () => Promise<{ default: CommandDef<any> }>; hidden?: boolean };
 
@@ -57,8 +58,8 @@ async function commandHelp(cmd: CommandDef<any>, name: string): Promise<string> 
   return process.stdout.isTTY ? text : text.replace(ANSI, "").replace(/[ \t]+$/gm, "");
 }
 
-function fail(message: string, hint: string | undefined, code: number): never {
-  const text = message.startsWith("coffer ") ? message : `coffer: ${message}`;
+function fail(message: string, hint: string | undefined, code: number, command?: string): never {
+  const text = message.startsWith("coffer ") ? message : `coffer${command ? ` ${command}` : ""}: ${message}`;
   process.stderr.write(`${text}\n${hint ? `  ${hint}\n` : ""}`);
   process.exit(code);
 }
@@ -129,11 +130,11 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
     await runCommand(cmd, { rawArgs });
   } catch (err) {
     if (isPipeClosed(err)) process.exit(0);
-    if (err instanceof CofferError) fail(err.message, err.hint, err.exitCode);
+    if (err instanceof CofferError) fail(err.message, err.hint, err.exitCode, name);
     const storage = storageError(err); // read-only, full or locked store: say so, not "a bug"
-    if (storage) fail(storage.message, storage.hint, storage.exitCode);
+    if (storage) fail(storage.message, storage.hint, storage.exitCode, name);
     const e = err as Error & { code?: string };
-    if (e?.name === "CLIError") fail(e.message.replace(ANSI, ""), `Run \`coffer ${name} --help\` for usage.`, 2);
-    fail(e?.stack ?? String(err), "This is a bug in Coffer; please report it with the command you ran.", 1);
+    if (e?.name === "CLIError") fail(e.message.replace(ANSI, ""), `Run \`coffer ${name} --help\` for usage.`, 2, name);
+    fail(e?.stack ?? String(err), "This is a bug in Coffer; please report it with the command you ran.", 1, name);
   }
 }

@@ -7,10 +7,28 @@ import { type OpenOptions, openStore, type Store } from "../store/store";
 /**
  * Messages for people: notices, warnings, errors and prompts go to stderr, so stdout carries only
  * a command's data (`coffer list | wc -l`, `--json`). A success line ("Remembered <id>") is the
- * result of a write and stays on stdout.
+ * result of a write and stays on stdout. One plain style, no badges: warnings and errors read
+ * `coffer <command>: message`, as usage errors do (`_run.ts`); notices are plain lines.
  */
-export const consola = createConsola({ stdout: process.stderr, stderr: process.stderr });
-consola.success = createConsola().success;
+export const consola = createConsola({
+  throttle: 0,
+  reporters: [
+    {
+      log(msg) {
+        const text = msg.args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ");
+        if (msg.type === "success" || msg.type === "ready") process.stdout.write(`${text}\n`);
+        else if (msg.level <= 1) process.stderr.write(`${commandPrefix()}: ${text}\n`);
+        else process.stderr.write(`${text}\n`);
+      },
+    },
+  ],
+});
+
+/** `coffer <command>`: how warnings and errors start, one style for every command. */
+export function commandPrefix(): string {
+  const name = process.argv[2];
+  return name && !name.startsWith("-") ? `coffer ${name}` : "coffer";
+}
 
 /** A notice (stderr): "3 of 301 shown", "Nothing found." */
 export function notice(message: string): void {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
+import { CofferError, usageError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { setTomlKey } from "../lib/toml-edit";
 import {
@@ -17,9 +18,20 @@ import {
 import { withExamples } from "./_run";
 import { consola, jsonArg, printJson } from "./_shared";
 
+/** A key or value typed on the command line that config.toml would not take is a usage error (exit 2). */
+function asUsage(err: unknown): unknown {
+  if (!(err instanceof CofferError) || err.exitCode !== 1) return err;
+  return usageError(err.message.replace(/^config\.toml: /, ""), err.hint);
+}
+
 /** Set one key in config.toml, keeping the rest of the file (comments included) as it was. */
 export function setConfigValue(key: string, raw: string): string | number | boolean {
-  const value = coerceCliValue(key, raw);
+  let value: string | number | boolean;
+  try {
+    value = coerceCliValue(key, raw);
+  } catch (err) {
+    throw asUsage(err);
+  }
   const file = paths.config();
   const current = existsSync(file) ? readFileSync(file, "utf8") : "";
   if (current) validateConfigDoc(parseTomlStrict(current, file), file); // never build on a broken file
@@ -40,7 +52,7 @@ const get = withExamples(
     run({ args }) {
       const config = loadConfig();
       if (args.key) {
-        if (!isConfigKey(args.key)) throw unknownKeyError(args.key);
+        if (!isConfigKey(args.key)) throw asUsage(unknownKeyError(args.key));
         const value = config[args.key];
         if (args.json) return printJson({ key: args.key, value: value ?? null });
         process.stdout.write(`${value ?? ""}\n`);

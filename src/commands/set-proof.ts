@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { didYouMean } from "../lib/did-you-mean";
+import { usageError } from "../lib/errors";
 import { PROOF_MODES } from "../store/config";
 import { withExamples } from "./_run";
 import { consola } from "./_shared";
@@ -10,8 +11,13 @@ export default withExamples(
     meta: { name: "set-proof", description: "Append a one-line proof of what the hook loaded: off, compact" },
     args: { mode: { type: "positional", description: PROOF_MODES.join("|"), required: true } },
     run({ args }) {
-      if (!(PROOF_MODES as readonly string[]).includes(args.mode))
-        throw new CofferError(`unknown proof mode "${args.mode}" (allowed: ${PROOF_MODES.join(", ")})`);
+      if (!(PROOF_MODES as readonly string[]).includes(args.mode)) {
+        const guess = didYouMean(args.mode, PROOF_MODES);
+        throw usageError(
+          `unknown proof mode "${args.mode}" (allowed: ${PROOF_MODES.join(", ")})`,
+          guess ? `Did you mean \`coffer set-proof ${guess}\`?` : undefined,
+        );
+      }
       setConfigValue("hook.proof", args.mode);
       consola.success(
         args.mode === "compact"

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
-import { CofferError } from "../lib/errors";
+import { didYouMean } from "../lib/did-you-mean";
+import { usageError } from "../lib/errors";
 import { READ_MODES } from "../store/config";
 import { withExamples } from "./_run";
 import { consola } from "./_shared";
@@ -18,8 +19,13 @@ export default withExamples(
     meta: { name: "set-read", description: "When hooks inject memory: startup, auto, always, manual, off" },
     args: { mode: { type: "positional", description: READ_MODES.join("|"), required: true } },
     run({ args }) {
-      if (!(READ_MODES as readonly string[]).includes(args.mode))
-        throw new CofferError(`unknown read mode "${args.mode}" (allowed: ${READ_MODES.join(", ")})`);
+      if (!(READ_MODES as readonly string[]).includes(args.mode)) {
+        const guess = didYouMean(args.mode, READ_MODES);
+        throw usageError(
+          `unknown read mode "${args.mode}" (allowed: ${READ_MODES.join(", ")})`,
+          guess ? `Did you mean \`coffer set-read ${guess}\`?` : undefined,
+        );
+      }
       setConfigValue("hook.read", args.mode);
       consola.success(`read mode: ${args.mode} — ${EXPLAIN[args.mode]}`);
     },

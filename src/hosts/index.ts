@@ -3,6 +3,7 @@
  * for (`coffer hook` loads the one host's adapter, `coffer link` the one host's facts). Adding a
  * host: its name in `src/lib/hosts.ts`, its folder here, one line below.
  */
+import { didYouMean } from "../lib/did-you-mean";
 import { CofferError } from "../lib/errors";
 import { HOSTS, type Host, isHost } from "../lib/hosts";
 import type { HostAdapter } from "./hook";
@@ -30,7 +31,14 @@ export async function loadHostLink(name: string | undefined): Promise<HostLink> 
   if (!name)
     throw new CofferError("which agent? name one host", 2, `Hosts: ${HOSTS.join(", ")}. Example: coffer link claude`);
   const host = name.toLowerCase();
-  if (!isHost(host)) throw new CofferError(`unknown host "${name}"`, 2, `Hosts: ${HOSTS.join(", ")}.`);
+  if (!isHost(host)) {
+    const guess = didYouMean(host, HOSTS);
+    throw new CofferError(
+      `unknown host "${name}"`,
+      2,
+      guess ? `Did you mean \`${guess}\`? Hosts: ${HOSTS.join(", ")}.` : `Hosts: ${HOSTS.join(", ")}.`,
+    );
+  }
   return REGISTRY[host].link().then((m) => m.link);
 }
 
