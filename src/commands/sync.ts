@@ -62,7 +62,7 @@ export default withExamples(
       for (const c of report.conflicts) consola.warn(c.resolution);
       if (report.removed.length) {
         consola.warn(
-          `Removed ${report.removed.length} symbolic link(s) or other non-regular file(s) from memory/ (Coffer never follows links there and sync never carries them): ${report.removed.slice(0, 5).join(", ")}${report.removed.length > 5 ? ", …" : ""}`,
+          `Removed ${report.removed.length} symbolic link(s), submodule(s) or file(s) git would act on (.gitattributes, .gitmodules, .mailmap, a nested .gitignore) from memory/: sync never carries them: ${report.removed.slice(0, 5).join(", ")}${report.removed.length > 5 ? ", …" : ""}`,
         );
       }
       if (report.untracked.length) {

@@ -3,9 +3,10 @@
  * hook path. Every call pins the repository (no discovery above memory/, no inherited GIT_DIR)
  * and the few settings whose user-level values would change what Coffer's automation does.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 
@@ -35,7 +36,53 @@ const PINNED = [
   "color.ui=false",
   "advice.detachedHead=false",
   "init.defaultBranch=main",
+  // Nothing in memory/ runs a program or rewrites bytes on the way in or out (issue 25): no
+  // fsmonitor daemon, no submodule recursion; hooks are pinned to an empty folder (gitAt) and
+  // every content attribute is unset in .git/info/attributes (ATTRIBUTES).
+  "core.fsmonitor=false",
+  "core.untrackedCache=false",
+  "submodule.recurse=false",
+  "fetch.recurseSubmodules=false",
+  "log.mailmap=false",
 ];
+
+/**
+ * `.git/info/attributes` outranks every `.gitattributes` (from the remote or left on disk) and the
+ * user's global attributes file: with each attribute that converts, filters or merges content
+ * unset, git stores and checks out entries byte for byte (no `working-tree-encoding=UTF-16LE`,
+ * no `filter=lfs`, no `eol=crlf`, no custom merge driver), macros included.
+ */
+const ATTRIBUTES = `# Written by coffer sync: git converts, filters and merges nothing in memory/.
+* !text !eol !crlf !working-tree-encoding !encoding !filter !ident !merge !diff !delta !whitespace !conflict-marker-size !export-ignore !export-subst
+`;
+
+/** Pin .git/info/attributes (once per runner, as soon as the repository exists). */
+function pinAttributes(dir: string): boolean {
+  const gitDir = join(dir, ".git");
+  if (!existsSync(gitDir)) return false;
+  const file = join(gitDir, "info", "attributes");
+  let current: string | undefined;
+  try {
+    current = readFileSync(file, "utf8");
+  } catch {}
+  if (current === ATTRIBUTES) return true;
+  try {
+    writeFileAtomic(file, ATTRIBUTES);
+    return true;
+  } catch {
+    return false; // a read-only store: sync cannot commit anyway; `coffer status` only reads
+  }
+}
+
+/** An empty folder for `core.hooksPath`: no hook (the user's global ones included) runs in memory/. */
+function emptyHooksDir(): string {
+  const dir = join(paths.state(), "git-hooks-none");
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
+  } catch {} // read-only state/: a folder that does not exist holds no hooks either
+  return dir;
+}
 
 /** Variables that would point git at another repository (set when Coffer runs inside a git hook). */
 const REPO_ENV = [
@@ -111,7 +158,12 @@ export type Git = {
 export function gitAt(dir: string, opts: { interactive?: boolean } = {}): Git {
   const bin = findGit();
   const env = baseEnv(dir, opts.interactive ?? false);
-  const argv = (args: string[]) => [bin, ...PINNED.flatMap((c) => ["-c", c]), ...args];
+  const pinned = [...PINNED, `core.hooksPath=${emptyHooksDir()}`];
+  let attributesPinned = false;
+  const argv = (args: string[]) => {
+    attributesPinned ||= pinAttributes(dir);
+    return [bin, ...pinned.flatMap((c) => ["-c", c]), ...args];
+  };
   return {
     dir,
     async run(args, o = {}) {

@@ -53,3 +53,18 @@ export function pathKind(path: string): PathKind {
   if (/^projects\/[^/]+\/project\.md$/.test(path)) return "project";
   return "other";
 }
+
+/**
+ * Files git itself interprets, wherever they are (the root `.gitignore` is Coffer's): a remote's
+ * `.gitattributes` could re-encode or filter every entry, a nested `.gitignore` hide them from sync.
+ * Sync deletes them on arrival, from disk too (issue 25).
+ */
+export const GIT_CONTROL_PATHSPECS = [".gitattributes", ".gitmodules", ".mailmap", ".gitignore"].map(
+  (name) => `:(glob)**/${name}`,
+);
+
+/** True for a git-interpreted file sync removes (see GIT_CONTROL_PATHSPECS). */
+export function isGitControlPath(path: string): boolean {
+  if (path === ".gitignore") return false;
+  return /(?:^|\/)\.(?:gitattributes|gitmodules|mailmap|gitignore)$/.test(path);
+}

@@ -25,7 +25,15 @@ import {
   redactUrl,
   remoteProblem,
 } from "./git";
-import { GITIGNORE, isSyncedPath, type PathKind, pathKind, scopeOfPath } from "./layout";
+import {
+  GIT_CONTROL_PATHSPECS,
+  GITIGNORE,
+  isGitControlPath,
+  isSyncedPath,
+  type PathKind,
+  pathKind,
+  scopeOfPath,
+} from "./layout";
 import { acquireSyncLock } from "./lock";
 import { mergeEntry, mergeHandoff, mergeRules } from "./merge";
 import {
@@ -72,8 +80,9 @@ export type SyncReport = {
   /** Tracked files that are not memory content, taken out of git (kept on disk). */
   untracked: string[];
   /**
-   * Symbolic links and other non-regular files (submodules) found in memory/, from the remote or
-   * made here: deleted from disk and from the repository, never followed, never sent.
+   * Symbolic links and other non-regular files (submodules), and files git interprets
+   * (`.gitattributes`, `.gitmodules`, `.mailmap`, a nested `.gitignore`), found in memory/, from the
+   * remote or made here: deleted from disk and from the repository, never followed, never sent.
    */
   removed: string[];
 };
@@ -247,7 +256,7 @@ async function initRemote(
   }
   await git.run(["config", `branch.${local}.remote`, "origin"]);
   await git.run(["config", `branch.${local}.merge`, `refs/heads/${branch}`]);
-  if (readText(join(dir, ".gitignore")) !== GITIGNORE) writeFileAtomic(join(dir, ".gitignore"), GITIGNORE);
+  restoreGitignore(dir);
   return { url, branch, local, initialized: o.created || previous !== url };
 }
 
@@ -263,7 +272,7 @@ async function configuredRemote(git: Git): Promise<Remote> {
     );
   }
   const merge = (await git.run(["config", "--get", `branch.${local}.merge`], { check: false })).stdout.trim();
-  if (!existsSync(join(git.dir, ".gitignore"))) writeFileAtomic(join(git.dir, ".gitignore"), GITIGNORE);
+  restoreGitignore(git.dir);
   return { url: r.stdout.trim(), branch: merge.replace(/^refs\/heads\//, "") || local, local, initialized: false };
 }
 
@@ -273,8 +282,9 @@ async function commitPending(
   removed: string[],
 ): Promise<{ committed: SyncReport["committed"]; untracked: string[] }> {
   const untracked = await untrackStrays(git);
+  removed.push(...(await dropUnsafe(git)));
   await git.run(["add", "-A"]);
-  removed.push(...(await dropNonRegular(git)));
+  removed.push(...(await dropUnsafe(git)));
   const staged = parseNameStatus((await git.run(["diff", "--cached", "--name-status", "--no-renames", "-z"])).stdout);
   if (!staged.length && !untracked.length) return { committed: null, untracked };
   // memory leaves the machine here: a file holding a secret is never committed
@@ -346,16 +356,17 @@ async function integrateRemote(run: SyncRun, upstream: string, ex: Exchange, rem
       await rebaseOnto(git, upstream, ex.conflicts);
     }
   }
-  // Links and other non-regular files from the remote go before anything reads what arrived.
-  const dropped = await dropNonRegular(git);
-  if (dropped.length) {
+  // Links, non-regular and git-interpreted files from the remote go before anything reads what
+  // arrived; a root .gitignore the remote changed is Coffer's again.
+  const dropped = await dropUnsafe(git);
+  const changes = dropped.map((path): Change => ({ status: "D", path }));
+  if (restoreGitignore(git.dir)) {
+    await git.run(["add", "--", ".gitignore"]);
+    changes.push({ status: "M", path: ".gitignore" });
+  }
+  if (changes.length) {
     removed.push(...dropped);
-    await git.run(["commit", "-q", "--no-edit", "-F", "-"], {
-      input: commitMessage(
-        dropped.map((path): Change => ({ status: "D", path })),
-        HOST(),
-      ),
-    });
+    await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(changes, HOST()) });
   }
   const after = await headSha(git);
   if (after && after !== before) {
@@ -513,18 +524,29 @@ async function untrackStrays(git: Git): Promise<string[]> {
   return strays;
 }
 
+/** memory/.gitignore is Coffer's allow-list: rewritten when missing or changed. True when it was. */
+function restoreGitignore(dir: string): boolean {
+  if (readText(join(dir, ".gitignore")) === GITIGNORE) return false;
+  writeFileAtomic(join(dir, ".gitignore"), GITIGNORE);
+  return true;
+}
+
 /**
  * Everything in git's index that is not a regular file (mode 120000: a symbolic link, 160000: a
- * submodule): removed from the index and from disk without following it, so nothing in memory/
- * ever points outside it. Returns the paths removed; the caller commits when it must.
+ * submodule), and every file git interprets (`.gitattributes`, `.gitmodules`, `.mailmap`, a nested
+ * `.gitignore`), tracked or only on disk: removed from the index and from disk without following
+ * it, so nothing in memory/ ever points outside it or changes what git does with the entries.
+ * Returns the paths removed; the caller commits when it must.
  */
-async function dropNonRegular(git: Git): Promise<string[]> {
+async function dropUnsafe(git: Git): Promise<string[]> {
   const out = (await git.run(["ls-files", "-s", "-z"])).stdout;
   const bad: string[] = [];
   for (const rec of out.split("\0").filter(Boolean)) {
     const m = /^(\d+) [0-9a-f]+ \d\t(.*)$/s.exec(rec);
     if (m && m[1] !== "100644" && m[1] !== "100755" && !bad.includes(m[2]!)) bad.push(m[2]!);
   }
+  const control = (await git.run(["ls-files", "-z", "--cached", "--others", "--", ...GIT_CONTROL_PATHSPECS])).stdout;
+  for (const p of control.split("\0")) if (isGitControlPath(p) && !bad.includes(p)) bad.push(p);
   if (!bad.length) return [];
   for (let i = 0; i < bad.length; i += 200)
     await git.run(["rm", "-q", "--cached", "--ignore-unmatch", "--", ...bad.slice(i, i + 200)]);
