@@ -1,36 +1,17 @@
-import { type CommandDef, renderUsage, runCommand } from "citty";
+import { type CommandDef, runCommand } from "citty";
 import { didYouMean } from "../lib/did-you-mean";
 import { CofferError, storageError } from "../lib/errors";
 import { checkArgv } from "./_args";
+import { commandHelp, EXAMPLES, mainHelp, type WithExamples } from "./_help";
 
 type Entry = { description: string; load: () => Promise<{ default: CommandDef<any> }>; hidden?: boolean };
 
-/** Terminal colour escape sequences (citty colours its usage). */
+/** Terminal colour escape sequences (citty colours its error messages). */
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
-
-/** Examples shown under a command's --help. */
-export const EXAMPLES = Symbol.for("coffer.examples");
-export type WithExamples = CommandDef<any> & { [EXAMPLES]?: string[] };
 
 export function withExamples<T extends CommandDef<any>>(cmd: T, examples: string[]): T {
   (cmd as WithExamples)[EXAMPLES] = examples;
   return cmd;
-}
-
-function mainHelp(commands: Record<string, Entry>, version: string): string {
-  const names = Object.entries(commands).filter(([, c]) => !c.hidden);
-  const width = Math.max(...names.map(([n]) => n.length));
-  return [
-    `coffer ${version} — one shared, local-first memory for every coding agent`,
-    "",
-    "USAGE coffer <command> [options]",
-    "",
-    "COMMANDS",
-    "",
-    ...names.map(([n, c]) => `  ${n.padEnd(width)}  ${c.description}`),
-    "",
-    "Use `coffer <command> --help` for a command's options and examples.",
-  ].join("\n");
 }
 
 /** The deepest sub-command named in argv (for `coffer rules add --help`). */
@@ -47,15 +28,6 @@ async function resolveDeepest(
     return resolveDeepest(sub, argv.slice(argv.indexOf(next) + 1), `${name} ${next}`);
   }
   return { cmd, name };
-}
-
-async function commandHelp(cmd: CommandDef<any>, name: string): Promise<string> {
-  const meta = { ...(typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta), name };
-  const usage = await renderUsage({ ...cmd, meta });
-  const examples = (cmd as WithExamples)[EXAMPLES];
-  const text = examples?.length ? `${usage}\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}` : usage;
-  // citty colours its usage; keep escape codes off pipes and files.
-  return process.stdout.isTTY ? text : text.replace(ANSI, "").replace(/[ \t]+$/gm, "");
 }
 
 function fail(message: string, hint: string | undefined, code: number, command?: string): never {

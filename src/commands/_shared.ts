@@ -70,12 +70,16 @@ export const jsonArg = {
   json: { type: "boolean", description: "Print machine-readable JSON" },
 } as const satisfies Record<string, ArgDef>;
 export const scopeArg = {
-  scope: { type: "enum", options: ["project", "global"] as string[], description: "project or global" },
+  scope: {
+    type: "enum",
+    options: ["project", "global"] as string[],
+    description: "Which memory: this project's or the global one",
+  },
 } as const satisfies Record<string, ArgDef>;
 
 /** --kind, checked against the entry kinds before the command runs. */
 export const kindArg = {
-  kind: { type: "enum", options: [...KINDS] as string[], description: KINDS.join(", ") },
+  kind: { type: "enum", options: [...KINDS] as string[], description: `Entry kind: ${KINDS.join(", ")}` },
 } as const satisfies Record<string, ArgDef>;
 
 export function printJson(value: unknown): void {

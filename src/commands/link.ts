@@ -32,7 +32,11 @@ export default withExamples(
         description:
           "Queue finished sessions for distillation (Claude: SessionEnd hook; Codex, Gemini: the transcript sweep). --no-session-end removes the hook",
       },
-      mcp: { type: "boolean", default: true, description: "Register Coffer's MCP server (--no-mcp skips it)" },
+      mcp: {
+        type: "boolean",
+        default: true,
+        description: "Do not register Coffer's MCP server (by default it is registered)",
+      },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
       "native-memory": {
         type: "string",

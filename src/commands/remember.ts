@@ -51,7 +51,7 @@ export default withExamples(
         keywords: {
           type: "boolean",
           default: true,
-          description: "With model.keywords = on-write, also ask the model for routing keywords (--no-keywords: skip)",
+          description: "Do not ask the model for routing keywords (asked by default when model.keywords = on-write)",
         },
         ...jsonArg,
       },

@@ -20,7 +20,7 @@ export default withExamples(
       worker: {
         type: "boolean",
         default: true,
-        description: "Run the background worker (session-end queue + transcript sweep); --no-worker turns it off",
+        description: "No background worker (by default it drains the session-end queue and sweeps transcripts)",
       },
     },
     async run({ args }) {

@@ -120,6 +120,6 @@ describe("coffer serve lifecycle", () => {
   test("--help documents the flags", () => {
     const res = sb.run(["serve", "--help"]);
     expect(res.code).toBe(0);
-    for (const flag of ["--stdio", "--port", "--host", "--worker"]) expect(res.stdout).toContain(flag);
+    for (const flag of ["--stdio", "--port", "--host", "--no-worker"]) expect(res.stdout).toContain(flag);
   });
 });
