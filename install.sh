@@ -132,19 +132,32 @@ fi
 
 previous=
 [ -x "$dest" ] && previous=$("$dest" --version 2>/dev/null || true)
-mv -f "$tmp" "$dest" || die "could not move the new binary to $dest"
-if [ -n "$previous" ]; then
-  say "upgraded $dest: coffer $previous -> ${version:-$target}"
+if [ -n "$previous" ] && [ "$previous" = "$version" ] && [ "$(sha256_of "$dest")" = "$actual" ]; then
+  say "already up to date: $dest is coffer $version"
 else
-  say "installed $dest${version:+: coffer $version}"
+  mv -f "$tmp" "$dest" || die "could not move the new binary to $dest"
+  if [ -n "$previous" ] && [ "$previous" = "$version" ]; then
+    say "reinstalled $dest: coffer $version (same version, another build)"
+  elif [ -n "$previous" ]; then
+    say "upgraded $dest: coffer $previous -> ${version:-$target}"
+  else
+    say "installed $dest${version:+: coffer $version}"
+  fi
 fi
 
+# The file a new shell reads: the same choice as the README's set-up block.
+case "${SHELL:-}" in
+  */zsh) rc='~/.zshrc' ;;
+  */bash) rc='~/.bashrc' ;;
+  *) rc='~/.profile' ;;
+esac
 case ":${PATH:-}:" in
   *":$install_dir:"*) ;;
   *)
     say ""
-    say "$install_dir is not on your PATH. Add it (then open a new shell):"
-    say "  echo 'export PATH=\"$install_dir:\$PATH\"' >> ~/.profile    # bash/zsh: ~/.bashrc or ~/.zshrc"
+    say "$install_dir is not on your PATH. Add it for new shells, and for this one:"
+    say "  echo 'export PATH=\"$install_dir:\$PATH\"' >> $rc"
+    say "  export PATH=\"$install_dir:\$PATH\""
     ;;
 esac
 say ""

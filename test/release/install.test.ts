@@ -4,7 +4,7 @@
  * links Claude; a corrupted download is refused with a clear message and the old binary stays.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { ensureRelease, type Manifest, RELEASE_DIR, ROOT } from "./_release";
@@ -138,12 +138,18 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
     expect(readdirSync(binDir())).toEqual(["coffer"]); // no temp file left behind
   });
 
-  test("re-running upgrades in place (one rename), from a local directory this time", async () => {
+  test("re-running with the same release says already up to date; another build replaces it in one rename", async () => {
     const ino = statSync(installed()).ino;
     const r = await install("sh", {}, [RELEASE_DIR]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`upgraded ${installed()}`);
+    expect(r.stdout).toContain(`already up to date: ${installed()} is coffer ${manifest.version} (linux-x64)`);
+    expect(statSync(installed()).ino).toBe(ino);
+    // Another build of the same version (here: one byte appended to the installed copy).
+    appendFileSync(installed(), "\n");
+    const again = await install("sh", {}, [RELEASE_DIR]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`reinstalled ${installed()}: coffer ${manifest.version} (linux-x64) (same version`);
     // A new file took the old name (rename), rather than the old file being rewritten in place.
     expect(statSync(installed()).ino).not.toBe(ino);
     expect(readdirSync(binDir())).toEqual(["coffer"]);
