@@ -224,7 +224,8 @@ function prompt(ctx: HookContext): HookResult {
   }
   const text = input.prompt ?? "";
   const routed = text.trim() ? routePrompt(store, text, promptPaths(text, input.cwd)) : [];
-  if (!routed.length) return proof ? { context: proofOnly("Coffer proof: no load this turn (nothing routed).") } : {};
+  // Nothing routed: nothing to say, not even a proof line (a heading over "no load" is noise).
+  if (!routed.length) return {};
   const key = keyOf(ctx);
   const routedSig = sig(routed.map((r) => r.id));
 
