@@ -161,7 +161,7 @@ export function gitAt(dir: string, opts: { interactive?: boolean } = {}): Git {
   const pinned = [...PINNED, `core.hooksPath=${emptyHooksDir()}`];
   let attributesPinned = false;
   const argv = (args: string[]) => {
-    attributesPinned ||= pinAttributes(dir);
+    if (!attributesPinned) attributesPinned = pinAttributes(dir);
     return [bin, ...pinned.flatMap((c) => ["-c", c]), ...args];
   };
   return {
