@@ -162,10 +162,9 @@ function scrubbed<T extends Record<string, unknown>>(fields: T): { fields: T; no
 // ---------------------------------------------------------------------------------------------
 // Session and scopes
 
-route("GET", "/api/v1/ui/session", (req, _url, _p, ctx) => {
+route("GET", "/api/v1/ui/session", (_req, _url, _p, ctx) => {
   const config = loadConfigOrDefaults();
   return json({
-    csrf: ctx.auth.csrf(req) ?? null,
     version: ctx.version,
     hosts: HOSTS,
     kinds: KINDS,

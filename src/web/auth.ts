@@ -1,10 +1,13 @@
 /**
- * Who may use the web UI: a person who opened the one-time login URL that `coffer serve` printed.
- * Visiting it trades the one-time code for a session cookie (HttpOnly, SameSite=Strict, scoped to
- * this port) and redirects to `/`. The page then calls `/api` with that cookie — never with the
- * bearer token, which no page ever sees — and every state-changing call carries the session's
- * CSRF token in a header. Requests from any other origin (another port on 127.0.0.1 included:
- * same-site for cookies, but not same-origin) are refused even with a valid cookie.
+ * Who may use the web UI: a person who opened the one-time login link that `coffer serve` printed.
+ * The page served at that link trades the one-time code (POST /login, own Origin only) for two
+ * halves of one session: a cookie (HttpOnly, SameSite=Strict) and a key the page keeps in its own
+ * origin's storage and sends as the `x-coffer-key` header on every /api call. Browsers send
+ * cookies to every port of 127.0.0.1, so another local web app the user visits receives the
+ * cookie; it never receives the key (storage is per origin: scheme, host and port), and a request
+ * with the cookie but not the key gets nothing (401). The key is also the CSRF defence: no other
+ * origin can set the header. Requests from any other origin (another port on 127.0.0.1 included)
+ * are refused even with both halves. Threat model: docs/RELIABILITY.md, "Web UI session".
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { HttpError } from "../serve/errors";
@@ -13,9 +16,10 @@ const SESSION_TTL_MS = 7 * 86_400_000;
 const LOGIN_TTL_MS = 24 * 3_600_000;
 const MAX_SESSIONS = 64;
 
-export const CSRF_HEADER = "x-coffer-csrf";
+/** The header that carries the page's half of the session on every /api call. */
+const KEY_HEADER = "x-coffer-key";
 
-type Session = { csrf: string; expires: number };
+type Session = { key: string; expires: number };
 
 const code = () => randomBytes(32).toString("base64url");
 
@@ -33,8 +37,6 @@ function cookies(req: Request): Map<string, string> {
   }
   return out;
 }
-
-const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
 export class WebAuth {
   private logins = new Map<string, number>();
@@ -55,21 +57,33 @@ export class WebAuth {
     return c;
   }
 
-  /** Trade a login code for a new session id; undefined when the code is unknown, used or expired. */
-  redeem(loginCode: string): string | undefined {
+  private findLogin(loginCode: string): string | undefined {
     let found: string | undefined;
-    for (const k of this.logins.keys()) if (sameSecret(k, loginCode)) found = k;
+    for (const [k, exp] of this.logins) if (sameSecret(k, loginCode) && exp >= Date.now()) found = k;
+    return found;
+  }
+
+  /** Is this login code still good (unused, unexpired)? Does not use it up. */
+  liveLogin(loginCode: string): boolean {
+    return this.findLogin(loginCode) !== undefined;
+  }
+
+  /**
+   * Trade a login code for a new session: its id (the cookie) and its key (the page keeps it).
+   * Undefined when the code is unknown, used or expired.
+   */
+  redeem(loginCode: string): { sid: string; key: string } | undefined {
+    const found = this.findLogin(loginCode);
     if (!found) return undefined;
-    const exp = this.logins.get(found)!;
     this.logins.delete(found);
-    if (exp < Date.now()) return undefined;
     const sid = code();
     if (this.sessions.size >= MAX_SESSIONS) {
       const oldest = [...this.sessions.entries()].sort((a, b) => a[1].expires - b[1].expires)[0];
       if (oldest) this.sessions.delete(oldest[0]);
     }
-    this.sessions.set(sid, { csrf: code(), expires: Date.now() + SESSION_TTL_MS });
-    return sid;
+    const key = code();
+    this.sessions.set(sid, { key, expires: Date.now() + SESSION_TTL_MS });
+    return { sid, key };
   }
 
   sessionCookie(sid: string): string {
@@ -101,9 +115,10 @@ export class WebAuth {
   }
 
   /**
-   * Does this request act for a logged-in person? False without a session cookie (the caller
-   * then asks for the bearer token). With one, the request must come from our own origin and,
-   * unless it only reads, carry the CSRF token; otherwise a 403 says which check failed.
+   * Does this request act for a logged-in person? False without a live session cookie and its
+   * key in the `x-coffer-key` header (the caller then asks for the bearer token: a replayed
+   * cookie alone gets the same 401 as nothing). A request from another origin is refused with a
+   * 403 that says which check failed.
    */
   authorize(req: Request): boolean {
     const s = this.session(req);
@@ -115,16 +130,7 @@ export class WebAuth {
     const site = req.headers.get("sec-fetch-site");
     if (site !== null && site !== "same-origin" && site !== "none")
       throw new HttpError(403, "forbidden", `a ${site} request may not use this session`);
-    if (!SAFE_METHODS.has(req.method)) {
-      const given = req.headers.get(CSRF_HEADER) ?? "";
-      if (!given || !sameSecret(given, s.csrf))
-        throw new HttpError(403, "csrf", `missing or wrong ${CSRF_HEADER} header; reload the page`);
-    }
-    return true;
-  }
-
-  /** The CSRF token of the request's session (the page reads it from /api/v1/ui/session). */
-  csrf(req: Request): string | undefined {
-    return this.session(req)?.csrf;
+    const given = req.headers.get(KEY_HEADER) ?? "";
+    return given !== "" && sameSecret(given, s.key);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The web UI's own paths in `coffer serve`: the page and its assets (bundled into the binary by
- * `bun build --compile` through an HTML import), `/login?code=` (one-time code -> session cookie
- * -> redirect to `/`) and `/logout`. The page holds no secret: it learns its CSRF token from
- * `/api/v1/ui/session` with the cookie, and never sees the bearer token.
+ * `bun build --compile` through an HTML import), `/login?code=` (GET: the page, while the code is
+ * unused; the page then POSTs the code to the same URL for the session cookie and its key, see
+ * auth.ts) and `/logout`. The page never sees the bearer token.
  */
 import { basename, dirname, join } from "node:path";
 import { HttpError } from "../serve/errors";
@@ -70,32 +70,46 @@ function redirect(to: string, headers: Record<string, string> = {}): Response {
 
 /** Serve a non-API path, or throw the 404/405 the server renders. */
 export async function handlePage(req: Request, url: URL, auth: WebAuth): Promise<Response> {
-  if (req.method !== "GET" && req.method !== "HEAD" && !(url.pathname === "/logout" && req.method === "POST"))
+  const post = url.pathname === "/logout" || url.pathname === "/login";
+  if (req.method !== "GET" && req.method !== "HEAD" && !(post && req.method === "POST"))
     throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on ${url.pathname}`, null, {
       allow: "GET",
     });
+  // Only our own page may log in or out: it always sends its Origin on a POST.
+  const ownPost = () => req.method === "POST" && req.headers.get("origin") === `http://${req.headers.get("host")}`;
   if (url.pathname === "/login") {
-    const sid = auth.redeem(url.searchParams.get("code") ?? "");
-    if (!sid)
+    const loginCode = url.searchParams.get("code") ?? "";
+    if (!auth.liveLogin(loginCode))
       return new Response(
         "This login link was already used or has expired. Restart `coffer serve` for a new one, or ask the running server for one: GET /api/v1/ui/login-link with the bearer token.\n",
         { status: 403, headers: { "content-type": "text/plain; charset=utf-8", ...PAGE_HEADERS } },
       );
-    return redirect("/", { "set-cookie": auth.sessionCookie(sid) });
+    if (req.method !== "POST") return servePage("/");
+    if (!ownPost()) throw new HttpError(403, "forbidden", "log in by opening the login link in a browser");
+    const session = auth.redeem(loginCode)!;
+    return new Response(JSON.stringify({ key: session.key }), {
+      headers: {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+        "set-cookie": auth.sessionCookie(session.sid),
+      },
+    });
   }
   if (url.pathname === "/logout") {
-    // Only a POST from our own page: another site's form (or a link) cannot log anyone out.
-    const origin = req.headers.get("origin");
-    if (req.method !== "POST" || (origin !== null && origin !== `http://${req.headers.get("host")}`))
-      throw new HttpError(403, "forbidden", "log out with the page's Log out button");
+    // Another site's form, a link, or a replayed cookie cannot log anyone out.
+    if (!ownPost()) throw new HttpError(403, "forbidden", "log out with the page's Log out button");
     auth.logout(req);
     return redirect("/", { "set-cookie": auth.clearCookie() });
   }
+  return servePage(url.pathname);
+}
+
+/** The page (`/`: the app routes with the hash, #/entries) or one of its bundled assets. */
+async function servePage(path: string): Promise<Response> {
   const map = await loadAssets();
-  // The app routes with the hash (#/entries), so every page is `/`.
-  const asset = map.get(url.pathname);
-  if (!asset) throw new HttpError(404, "not_found", `no route ${req.method} ${url.pathname}`);
-  const isHtml = url.pathname === "/";
+  const asset = map.get(path);
+  if (!asset) throw new HttpError(404, "not_found", `no route ${path}`);
+  const isHtml = path === "/";
   return new Response(await asset.body(), {
     headers: {
       "content-type": asset.type,

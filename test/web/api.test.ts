@@ -1,5 +1,5 @@
 /**
- * The web UI's server side without a browser: the one-time login, the cookie + CSRF + origin
+ * The web UI's server side without a browser: the one-time login, the cookie + page key + origin
  * checks on every /api route, and the UI routes' answers (filters, paging, validation, bulk,
  * scopes, rules bundle, inbox preview cancel) against the compiled `coffer serve`.
  */
@@ -14,16 +14,13 @@ let repo = "";
 let projectId = "";
 let served: ServedUi;
 let cookie = "";
-let csrf = "";
+let key = "";
 
-/** A call as the page makes it: cookie, own Origin, CSRF header on writes. */
+/** A call as the page makes it: cookie, the page's key on every call, own Origin on writes. */
 async function ui(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const method = init.method ?? "GET";
-  const headers: Record<string, string> = { cookie, ...init.headers };
-  if (method !== "GET") {
-    headers["x-coffer-csrf"] ??= csrf;
-    headers.origin ??= served.url;
-  }
+  const headers: Record<string, string> = { cookie, "x-coffer-key": key, ...init.headers };
+  if (method !== "GET") headers.origin ??= served.url;
   if (init.body !== undefined) headers["content-type"] = "application/json";
   const res = await fetch(served.url + path, {
     method,
@@ -33,15 +30,21 @@ async function ui(path: string, init: { method?: string; body?: unknown; headers
   return { status: res.status, body: (await res.json()) as any };
 }
 
-async function login(url: string): Promise<string> {
-  const res = await fetch(url, { redirect: "manual" });
-  expect(res.status).toBe(303);
-  expect(res.headers.get("location")).toBe("/");
+/** What the login page does: GET shows the page (the code stays good), its POST trades the code. */
+async function login(url: string): Promise<{ cookie: string; key: string }> {
+  const page = await fetch(url, { redirect: "manual" });
+  expect(page.status).toBe(200);
+  expect(page.headers.get("set-cookie")).toBeNull();
+  expect(await page.text()).toContain("<script");
+  const res = await fetch(url, { method: "POST", headers: { origin: served.url } });
+  expect(res.status).toBe(200);
   const set = res.headers.get("set-cookie")!;
   expect(set).toContain("HttpOnly");
   expect(set).toContain("SameSite=Strict");
   expect(set).toContain("Path=/");
-  return set.split(";")[0]!;
+  const body = (await res.json()) as { key: string };
+  expect(body.key).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+  return { cookie: set.split(";")[0]!, key: body.key };
 }
 
 beforeAll(async () => {
@@ -58,9 +61,8 @@ beforeAll(async () => {
   sb.run(["remember", "Use tabs in Makefiles", "--scope", "global", "--kind", "convention"], { cwd: repo });
   projectId = readdirSync(join(sb.cofferHome, "memory", "projects"))[0]!;
   served = await serveUi(sb, repo);
-  cookie = await login(served.loginUrl);
-  csrf = (await ui("/api/v1/ui/session")).body.csrf;
-  expect(csrf).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+  ({ cookie, key } = await login(served.loginUrl));
+  expect((await ui("/api/v1/ui/session")).status).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
@@ -71,7 +73,16 @@ afterAll(async () => {
 describe("login and checks", () => {
   test("the login code works once; unknown codes and missing cookies get nothing", async () => {
     expect((await fetch(served.loginUrl, { redirect: "manual" })).status).toBe(403);
+    expect((await fetch(served.loginUrl, { method: "POST", headers: { origin: served.url } })).status).toBe(403);
     expect((await fetch(`${served.url}/login`, { redirect: "manual" })).status).toBe(403);
+    // Only the page's own POST trades a code: not another origin, not a client without Origin.
+    const fresh = await newLoginUrl(served);
+    for (const headers of [{ origin: "http://127.0.0.1:1" }, {}] as Record<string, string>[]) {
+      const r = await fetch(fresh, { method: "POST", headers });
+      expect(r.status).toBe(403);
+      expect(r.headers.get("set-cookie")).toBeNull();
+    }
+    expect((await login(fresh)).key).not.toBe(key);
     const anon = await fetch(`${served.url}/api/v1/ui/entries`);
     expect(anon.status).toBe(401);
     const wrong = await fetch(`${served.url}/api/v1/ui/entries`, { headers: { cookie: `${cookie}x` } });
@@ -79,21 +90,37 @@ describe("login and checks", () => {
     // /mcp never accepts the cookie.
     const mcp = await fetch(`${served.url}/mcp`, {
       method: "POST",
-      headers: { cookie, "x-coffer-csrf": csrf, origin: served.url },
+      headers: { cookie, "x-coffer-key": key, origin: served.url },
     });
     expect(mcp.status).toBe(401);
     // The stdout line names the login URL, never the token.
     expect(served.stdout()).not.toContain(served.token);
   });
 
-  test("writes need the CSRF header; a foreign Origin or a cross-site fetch is refused", async () => {
-    const noCsrf = await ui("/api/v1/ui/entries", {
-      method: "POST",
-      body: { scope: "global", text: "x1" },
-      headers: { "x-coffer-csrf": "" },
-    });
-    expect(noCsrf.status).toBe(403);
-    expect(noCsrf.body.error.code).toBe("csrf");
+  test("a replayed cookie alone gets nothing: no session, no reads, no writes (any Origin it claims)", async () => {
+    const global = () => readdirSync(join(sb.cofferHome, "memory", "global", "entries")).length;
+    const before = global();
+    for (const k of ["", "guess", `${key}x`]) {
+      const session = await ui("/api/v1/ui/session", { headers: { "x-coffer-key": k } });
+      expect(session.status).toBe(401);
+      expect(JSON.stringify(session.body)).not.toContain(key);
+      expect((await ui("/api/v1/ui/entries", { headers: { "x-coffer-key": k } })).status).toBe(401);
+      expect((await ui("/api/v1/entries?scope=global", { headers: { "x-coffer-key": k } })).status).toBe(401);
+      const write = await ui("/api/v1/ui/entries", {
+        method: "POST",
+        body: { scope: "global", kind: "convention", text: "PLANTED convention" },
+        headers: { "x-coffer-key": k, "x-coffer-csrf": k },
+      });
+      expect(write.status).toBe(401);
+    }
+    // Nor does a logout replayed without the page's Origin end the session.
+    const out = await fetch(`${served.url}/logout`, { method: "POST", headers: { cookie }, redirect: "manual" });
+    expect(out.status).toBe(403);
+    expect((await ui("/api/v1/ui/session")).status).toBe(200);
+    expect(global()).toBe(before);
+  });
+
+  test("a foreign Origin or a cross-site fetch is refused even with the cookie and the key", async () => {
     const foreign = await ui("/api/v1/ui/entries", {
       method: "POST",
       body: { scope: "global", text: "x2" },
@@ -109,9 +136,9 @@ describe("login and checks", () => {
     expect(list.status).toBe(200);
     const del = await ui(`/api/v1/entries/${list.body.entries[0].id}`, {
       method: "DELETE",
-      headers: { "x-coffer-csrf": "nope" },
+      headers: { "x-coffer-key": "nope" },
     });
-    expect(del.status).toBe(403);
+    expect(del.status).toBe(401);
     expect(JSON.stringify(readdirSync(join(sb.cofferHome, "memory", "global", "entries")))).toContain(
       list.body.entries[0].id,
     );
@@ -120,7 +147,9 @@ describe("login and checks", () => {
   test("a new login link needs the bearer token; logout ends the session", async () => {
     expect((await ui("/api/v1/ui/login-link")).status).toBe(403);
     const url = await newLoginUrl(served);
-    const second = await login(url);
+    const s2 = await login(url);
+    const second = s2.cookie;
+    const as2 = { cookie: second, "x-coffer-key": s2.key };
     // Another origin's form post, or a GET, does not log out.
     const foreign = await fetch(`${served.url}/logout`, {
       method: "POST",
@@ -129,7 +158,7 @@ describe("login and checks", () => {
     });
     expect(foreign.status).toBe(403);
     expect((await fetch(`${served.url}/logout`, { headers: { cookie: second }, redirect: "manual" })).status).toBe(403);
-    expect((await fetch(`${served.url}/api/v1/ui/session`, { headers: { cookie: second } })).status).toBe(200);
+    expect((await fetch(`${served.url}/api/v1/ui/session`, { headers: as2 })).status).toBe(200);
     const out = await fetch(`${served.url}/logout`, {
       method: "POST",
       headers: { cookie: second, origin: served.url },
@@ -137,7 +166,7 @@ describe("login and checks", () => {
     });
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
-    expect((await fetch(`${served.url}/api/v1/ui/session`, { headers: { cookie: second } })).status).toBe(401);
+    expect((await fetch(`${served.url}/api/v1/ui/session`, { headers: as2 })).status).toBe(401);
     // The first session is untouched.
     expect((await ui("/api/v1/ui/session")).status).toBe(200);
   });

@@ -169,13 +169,13 @@ describe("contradictions in the inbox", () => {
   );
 
   test(
-    "settling needs the CSRF header like every other change",
+    "settling needs the page's key like every other call",
     async () => {
       const id = (await page.getAttribute("#conflict-list > li >> nth=0", "data-conflict"))!;
       const status = await page.evaluate(
         `fetch("/api/v1/ui/conflicts/${id}/approve", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then(r => r.status)`,
       );
-      expect(status).toBe(403);
+      expect(status).toBe(401);
       expect(conflictFiles().length).toBe(2);
       expect(readFileSync(entryFile(deployId), "utf8")).not.toContain("superseded");
     },

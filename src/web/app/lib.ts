@@ -39,9 +39,36 @@ export class ApiError extends Error {
   }
 }
 
-let csrf = "";
+/**
+ * The page's half of the session (the other half is the HttpOnly cookie): kept in this origin's
+ * storage, which another app on another port of 127.0.0.1 cannot read although it receives the
+ * cookie; sent as `x-coffer-key` on every API call.
+ */
+const KEY_STORE = "coffer-session-key";
+let key = localStorage.getItem(KEY_STORE) ?? "";
+
+/**
+ * On `/login?code=...`: trade the one-time code for the session (cookie + key) and leave the
+ * login URL. Returns an error message when the code is no good.
+ */
+export async function redeemLogin(): Promise<string | undefined> {
+  if (location.pathname !== "/login") return undefined;
+  const search = location.search;
+  history.replaceState(null, "", `/${location.hash}`);
+  const res = await fetch(`/login${search}`, { method: "POST", credentials: "same-origin" });
+  if (!res.ok) return (await res.text()).trim() || `login failed (${res.status})`;
+  key = ((await res.json()) as { key: string }).key;
+  localStorage.setItem(KEY_STORE, key);
+  return undefined;
+}
+
+/** Log out: the key goes with the cookie. */
+export function forgetKey(): void {
+  key = "";
+  localStorage.removeItem(KEY_STORE);
+}
+
 export type SessionInfo = {
-  csrf: string | null;
   version: string;
   hosts: string[];
   kinds: string[];
@@ -58,11 +85,10 @@ export function whenSession(): Promise<SessionInfo | undefined> {
   return sessionP;
 }
 
-/** Log in state: the page learns its CSRF token here (the cookie itself is HttpOnly). */
+/** Log in state: a 401 means no live session (no cookie, or no key in this browser). */
 async function loadSession(): Promise<SessionInfo | undefined> {
   try {
     session = await api<SessionInfo>("GET", "/api/v1/ui/session");
-    csrf = session.csrf ?? "";
     return session;
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return undefined;
@@ -70,10 +96,9 @@ async function loadSession(): Promise<SessionInfo | undefined> {
   }
 }
 
-/** Call the API with the session cookie; state-changing calls carry the CSRF header. */
+/** Call the API with the session: the cookie, and the key in a header on every call. */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (method !== "GET") headers["x-coffer-csrf"] = csrf;
+  const headers: Record<string, string> = { accept: "application/json", "x-coffer-key": key };
   if (body !== undefined) headers["content-type"] = "application/json";
   const res = await fetch(path, {
     method,

@@ -1,6 +1,6 @@
 /** The web UI: a hash router over the pages, the theme switch, and the logged-out screen. */
 
-import { errorBox, h, loadScopes, whenSession } from "./lib";
+import { errorBox, forgetKey, h, loadScopes, redeemLogin, whenSession } from "./lib";
 import { entriesPage } from "./pages/entries";
 import { healthPage } from "./pages/health";
 import { inboxPage } from "./pages/inbox";
@@ -86,6 +86,13 @@ function loggedOut(main: HTMLElement): void {
 async function start(): Promise<void> {
   setupTheme();
   const main = document.getElementById("main")!;
+  document.getElementById("logout")?.addEventListener("submit", forgetKey);
+  const loginError = await redeemLogin().catch((err: unknown) => String(err));
+  if (loginError) {
+    loggedOut(main);
+    main.prepend(errorBox(loginError));
+    return;
+  }
   // The session, the scopes and the page's own data load side by side; a 401 means logged out.
   const sessionP = whenSession();
   void loadScopes().catch(() => {});
