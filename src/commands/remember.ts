@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { CofferError } from "../lib/errors";
 import { findEntry, remember } from "../store/entries";
 import type { Store } from "../store/store";
 import { takesWords } from "./_args";
@@ -49,20 +50,31 @@ export default withExamples(
           valueHint: "id",
         },
         keywords: {
-          type: "boolean",
-          default: true,
-          description: "Do not ask the model for routing keywords (asked by default when model.keywords = on-write)",
+          type: "string",
+          description:
+            "Comma-separated other words someone would ask with (at most 8 short phrases); without it, model.keywords = on-write has the model write them",
+          valueHint: "a,b",
         },
+        "no-keywords": { type: "boolean", description: "No keywords, and no model call for them" },
         ...jsonArg,
       },
       async run({ args }) {
         const text = await textFromArgs(args._.length ? args._ : [args.text]);
+        // --keywords a,b: the writer's own; --no-keywords (false): none and no model call.
+        const given = typeof args.keywords === "string" ? splitList(args.keywords) : undefined;
+        if (given && !given.length)
+          throw new CofferError(
+            "--keywords is empty",
+            2,
+            'Give comma-separated phrases, e.g. --keywords "database,orm"',
+          );
         const store = cliStore();
         const res = remember(store, {
           text,
           title: args.title,
           kind: args.kind,
           tags: splitList(args.tags),
+          keywords: given,
           applies_to: splitList(args["applies-to"]),
           scope: args.scope,
           supersedes: args.supersedes,
@@ -71,7 +83,11 @@ export default withExamples(
           allow_secret: Boolean(args["allow-secret"]),
         });
         if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] (--allow-secret keeps them)`);
-        const keywords = args.keywords && res.status !== "duplicate" ? await keywordsFor(store, res.id) : undefined;
+        const keywords = given
+          ? { keywords: res.entry.keywords ?? [] }
+          : (args.keywords as unknown) !== false && !args["no-keywords"] && res.status !== "duplicate"
+            ? await keywordsFor(store, res.id)
+            : undefined;
         if (args.json)
           return printJson({
             id: res.id,
@@ -92,6 +108,7 @@ export default withExamples(
   [
     'coffer remember "We deploy with make release, never git push --tags" --kind convention --tags release,ci',
     'coffer remember "Prefer pnpm in every repo" --scope global --kind preference',
+    'coffer remember "Sessions live in Redis, 30 min TTL" --keywords "cache,login timeout,why am I logged out"',
     'coffer remember "We deploy from GitHub Actions now" --kind decision --supersedes 01JD3K8Q',
     'git log -1 --format=%B | coffer remember - --title "Why we pinned bun"',
   ],

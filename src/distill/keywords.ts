@@ -5,12 +5,11 @@
  * model call there. One call covers a batch of entries.
  */
 import { type Located, replaceEntryText } from "../store/entries";
-import { type Entry, serializeEntry } from "../store/entry";
+import { type Entry, KEYWORD_MAX_CHARS, KEYWORD_MAX_WORDS, KEYWORDS_MAX, serializeEntry } from "../store/entry";
 import type { Store } from "../store/store";
 import { checkBudget, OUTPUT_ALLOWANCE_TOKENS } from "./budget";
 import { type CallOptions, complete, estimateTokens, ModelError, type ModelSettings, type Usage } from "./model";
 
-export const KEYWORDS_MAX = 8;
 export const KEYWORDS_BATCH = 20;
 
 export const KEYWORDS_SYSTEM = [
@@ -42,7 +41,8 @@ export function cleanKeywords(raw: unknown, title = ""): string[] {
   for (const k of raw) {
     if (typeof k !== "string") continue;
     const w = k.replace(/\s+/g, " ").trim().toLowerCase();
-    if (!w || w.length > 40 || w.split(" ").length > 3 || seen.has(w) || lowTitle === w) continue;
+    if (!w || w.length > KEYWORD_MAX_CHARS || w.split(" ").length > KEYWORD_MAX_WORDS || seen.has(w) || lowTitle === w)
+      continue;
     if (!/^[\p{L}\p{N}][\p{L}\p{N} ._/+#-]*$/u.test(w)) continue;
     seen.add(w);
     out.push(w);

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { CofferError, storageError } from "../lib/errors";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
-import { KINDS } from "../store/entry";
+import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
 import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
 import { grep, recall } from "../store/search";
@@ -102,6 +102,21 @@ export const SCHEMAS = {
       v.pipe(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`), v.description("Default note")),
     ),
     tags: v.optional(stringList("tags", "Tags")),
+    keywords: v.optional(
+      v.pipe(
+        v.array(
+          v.pipe(
+            v.string("keywords must be a list of strings"),
+            v.maxLength(KEYWORD_MAX_CHARS, `each keyword is at most ${KEYWORD_MAX_CHARS} characters`),
+          ),
+          "keywords must be a list of strings",
+        ),
+        v.maxLength(KEYWORDS_MAX, `keywords has more than ${KEYWORDS_MAX} items`),
+        v.description(
+          `Up to ${KEYWORDS_MAX} short phrases someone would ask with that the text lacks: synonyms, the category of tools named (database for Postgres), the question it answers`,
+        ),
+      ),
+    ),
     applies_to: v.optional(stringList("applies_to", "Globs relative to the project root")),
     scope: v.optional(v.pipe(scope, v.description("Default project (global outside a repo)"))),
     id: v.optional(v.pipe(id, v.description("Rewrite this entry instead of adding one"))),
@@ -154,7 +169,7 @@ type Args<N extends ToolName> = v.InferOutput<(typeof SCHEMAS)[N]>;
 const DESCRIPTIONS: Record<ToolName, string> = {
   recall: "Search shared memory (this project, then global) for facts, decisions, gotchas, conventions.",
   remember:
-    "Save a durable fact, decision, gotcha or convention; near-duplicates refresh. supersedes: an entry it makes untrue.",
+    "Save a durable fact, decision, gotcha or convention. keywords: other words to ask for it by; supersedes: what it voids",
   read: "Read one memory entry in full.",
   list: "List memory entries, newest first.",
   forget: "Forget a memory entry: it moves to the trash for 30 days (the user can `coffer restore <id>` it).",

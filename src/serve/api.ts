@@ -207,6 +207,7 @@ const patchBody = v.strictObject({
   title: v.optional(v.string("title must be a string")),
   kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
   tags: v.optional(v.array(v.string(), "tags must be a list of strings")),
+  keywords: v.optional(v.array(v.string("keywords must be a list of strings"), "keywords must be a list of strings")),
   applies_to: v.optional(v.array(v.string(), "applies_to must be a list of strings")),
   cwd: v.optional(v.string()),
 });
@@ -215,7 +216,7 @@ route("PATCH", "/api/v1/entries/{id}", async (req, _url, params, ctx) => {
   const body = parse(patchBody, await readJsonBody(req), "body");
   const { cwd, ...patch } = body;
   if (!Object.keys(patch).length)
-    throw badRequest("nothing to change: give at least one of text, title, kind, tags, applies_to");
+    throw badRequest("nothing to change: give at least one of text, title, kind, tags, keywords, applies_to");
   return withStore(requestDir(ctx, cwd), "shallow", (store) => {
     // Only the caller's scopes (its project + global), as for GET and DELETE.
     const hit = /^[0-9A-HJKMNP-TV-Z]{1,64}$/i.test(params.id!)
@@ -230,6 +231,7 @@ route("PATCH", "/api/v1/entries/{id}", async (req, _url, params, ctx) => {
       title: patch.title ?? e.title,
       kind: patch.kind ?? e.kind,
       tags: patch.tags ?? e.tags,
+      keywords: patch.keywords, // absent: the entry keeps its own
       applies_to: patch.applies_to ?? e.applies_to,
       origin_session: e.origin_session,
       actor: "user",

@@ -12,9 +12,12 @@ import { dbOf } from "./db";
 import {
   deriveTitle,
   type Entry,
+  KEYWORDS_MAX,
   KINDS,
   type Kind,
+  keywordsProblem,
   normHash,
+  normKeywords,
   parseEntry,
   type Source,
   serializeEntry,
@@ -70,7 +73,7 @@ export type RememberResult = {
 /** Check text, title, kind, tags; throws a CofferError that says what to fix. */
 function validateEntryInput(
   store: Store,
-  input: Pick<RememberInput, "text" | "title" | "kind" | "tags" | "applies_to">,
+  input: Pick<RememberInput, "text" | "title" | "kind" | "tags" | "keywords" | "applies_to">,
 ): void {
   const text = input.text?.trim() ?? "";
   const max = bodyMax(store);
@@ -99,6 +102,8 @@ function validateEntryInput(
   for (const g of input.applies_to ?? [])
     if (!g.trim() || g.startsWith("/") || g.includes(".."))
       throw new CofferError(`invalid applies_to glob ${JSON.stringify(g)} (relative to the project root, no "..")`);
+  const kw = input.keywords === undefined ? undefined : keywordsProblem(input.keywords);
+  if (kw) throw new CofferError(kw);
 }
 
 /**
@@ -114,6 +119,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
   );
   input = { ...input, ...clean.fields };
   validateEntryInput(store, input);
+  if (input.keywords) input = { ...input, keywords: normKeywords(input.keywords) };
   let scope: ScopeKey;
   if (input.id) {
     // A rewrite stays in the entry's own scope.
@@ -163,7 +169,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
         }
         const entry: Entry =
           status === "duplicate" && existing
-            ? { ...existing, updated: now }
+            ? { ...existing, ...mergedKeywords(existing.keywords, input.keywords), updated: now }
             : {
                 id: existing?.id ?? ulid(),
                 kind: (input.kind as Kind | undefined) ?? existing?.kind ?? "note",
@@ -212,6 +218,12 @@ export function remember(store: Store, input: RememberInput): RememberResult {
       source: input.source,
     });
   return clean.note ? { ...result, scrubbed: clean.note } : result;
+}
+
+/** A near-duplicate keeps its keywords and gains the new writer's (up to KEYWORDS_MAX). */
+function mergedKeywords(have: string[] | undefined, add: string[] | undefined): { keywords?: string[] } {
+  if (!add?.length) return {};
+  return { keywords: normKeywords([...(have ?? []), ...add]).slice(0, KEYWORDS_MAX) };
 }
 
 /** Write the file atomically and index it; caller holds the write transaction. */

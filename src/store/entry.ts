@@ -8,6 +8,56 @@ export type Source = (typeof SOURCES)[number];
 
 export const TITLE_MAX = 120;
 
+/**
+ * Keywords: the other words someone would use to ask for an entry (synonyms, the category of the
+ * tools it names, the question it answers). Short phrases, at most KEYWORDS_MAX of them; every
+ * write path refuses a list that breaks these rules (keywordsProblem), model output is trimmed to
+ * them (cleanKeywords in distill/keywords.ts).
+ */
+export const KEYWORDS_MAX = 8;
+export const KEYWORD_MAX_CHARS = 60;
+export const KEYWORD_MAX_WORDS = 6;
+
+/** One keyword as stored: whitespace collapsed and trimmed. */
+export const normKeyword = (k: string): string => k.replace(/\s+/g, " ").trim();
+
+/**
+ * What is wrong with a keyword list, or undefined when it is fine: a list of at most KEYWORDS_MAX
+ * strings, each 1..KEYWORD_MAX_CHARS characters and at most KEYWORD_MAX_WORDS words, with a letter
+ * or digit, no comma or line break. Checked whole, before anything is written.
+ */
+export function keywordsProblem(list: unknown): string | undefined {
+  const rule = `at most ${KEYWORDS_MAX} short phrases (each 1 to ${KEYWORD_MAX_CHARS} characters, at most ${KEYWORD_MAX_WORDS} words, no commas)`;
+  if (!Array.isArray(list)) return `keywords must be a list of ${rule}`;
+  if (list.length > KEYWORDS_MAX) return `keywords has ${list.length} items; give ${rule}`;
+  for (const k of list) {
+    if (typeof k !== "string") return `keywords must be a list of strings (got ${JSON.stringify(k) ?? typeof k})`;
+    const w = normKeyword(k);
+    if (
+      !w ||
+      w.length > KEYWORD_MAX_CHARS ||
+      w.split(" ").length > KEYWORD_MAX_WORDS ||
+      /[,\n\r]/.test(k) ||
+      !/[\p{L}\p{N}]/u.test(w)
+    )
+      return `invalid keyword ${JSON.stringify(k.length > 60 ? `${k.slice(0, 60)}…` : k)}: keywords are ${rule}`;
+  }
+  return undefined;
+}
+
+/** A valid keyword list as stored: normalized, duplicates (any case) dropped. */
+export function normKeywords(list: string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const k of list) {
+    const w = normKeyword(k);
+    if (seen.has(w.toLowerCase())) continue;
+    seen.add(w.toLowerCase());
+    out.push(w);
+  }
+  return out;
+}
+
 /** One memory entry: frontmatter fields + Markdown body. */
 export type Entry = {
   id: string;

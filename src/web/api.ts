@@ -141,6 +141,7 @@ const tagList = v.pipe(
   v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64)), "tags must be a list of strings"),
   v.maxLength(32, "at most 32 tags"),
 );
+const keywordList = v.array(v.string("keywords must be a list of strings"), "keywords must be a list of strings");
 const globList = v.pipe(
   v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)), "applies_to must be a list of globs"),
   v.maxLength(32, "at most 32 globs"),
@@ -274,6 +275,7 @@ const createBody = v.strictObject({
   title: v.optional(v.string()),
   kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
   tags: v.optional(tagList),
+  keywords: v.optional(keywordList),
   applies_to: v.optional(globList),
 });
 
@@ -287,6 +289,7 @@ route("POST", "/api/v1/ui/entries", async (req, _url, _p, ctx) => {
       title: body.title?.trim() || undefined,
       kind: body.kind,
       tags: body.tags,
+      keywords: body.keywords,
       applies_to: body.applies_to,
       scope: scopeNameFor(scope),
       actor: "user",
@@ -304,6 +307,7 @@ const patchBody = v.strictObject({
   title: v.optional(v.string()),
   kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
   tags: v.optional(tagList),
+  keywords: v.optional(keywordList),
   applies_to: v.optional(globList),
 });
 
@@ -319,6 +323,7 @@ route("PATCH", "/api/v1/ui/entries/{id}", async (req, _url, p, ctx) => {
       title: body.title?.trim() || (body.text !== undefined && body.title !== undefined ? undefined : e.title),
       kind: body.kind ?? e.kind,
       tags: body.tags ?? e.tags,
+      keywords: body.keywords, // absent: the entry keeps its own
       applies_to: body.applies_to ?? e.applies_to,
       origin_session: e.origin_session,
       actor: "user",

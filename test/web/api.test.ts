@@ -343,6 +343,39 @@ describe("UI routes", () => {
     expect((await ui(`/api/v1/ui/entries?q=gizmo&scope=${projectId}`)).body.total).toBe(1);
   });
 
+  test("keywords: saved on add and edit, kept by an edit without them, a bad list refused whole", async () => {
+    const add = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: projectId, text: "Widget prices come from the ERP nightly", keywords: ["pricing", "cost sync"] },
+    });
+    expect(add.status).toBe(201);
+    const id = add.body.entry.id;
+    expect(add.body.entry.keywords).toEqual(["pricing", "cost sync"]);
+    const file = join(sb.cofferHome, "memory", "projects", projectId, "entries", `${id}.md`);
+    expect(readFileSync(file, "utf8")).toContain("keywords: [pricing, cost sync]");
+    const kept = await ui(`/api/v1/ui/entries/${id}`, { method: "PATCH", body: { title: "Widget prices" } });
+    expect(kept.body.entry.keywords).toEqual(["pricing", "cost sync"]);
+    const edit = await ui(`/api/v1/ui/entries/${id}`, { method: "PATCH", body: { keywords: ["how much it costs"] } });
+    expect(edit.body.entry.keywords).toEqual(["how much it costs"]);
+    expect((await ui(`/api/v1/ui/entries?q=costs&scope=${projectId}`)).body.entries.map((e: any) => e.id)).toContain(
+      id,
+    );
+    const before = readFileSync(file, "utf8");
+    const count = (await ui(`/api/v1/ui/entries?scope=${projectId}`)).body.total;
+    for (const keywords of ["pricing", [7], Array.from({ length: 9 }, (_, i) => `k${i}`), ["ok", "a,b"]]) {
+      const post = await ui("/api/v1/ui/entries", {
+        method: "POST",
+        body: { scope: projectId, text: "Widget costs are in euros", keywords },
+      });
+      expect(post.status).toBe(400);
+      expect(post.body.error.message).toContain("keywords");
+      const patch = await ui(`/api/v1/ui/entries/${id}`, { method: "PATCH", body: { keywords } });
+      expect(patch.status).toBe(400);
+    }
+    expect(readFileSync(file, "utf8")).toBe(before);
+    expect((await ui(`/api/v1/ui/entries?scope=${projectId}`)).body.total).toBe(count);
+  });
+
   test("bulk: per-id results, unknown ids reported, scope checked", async () => {
     const list = await ui(`/api/v1/ui/entries?scope=${projectId}&tag=t2&limit=3`);
     const ids = list.body.entries.map((e: any) => e.id);

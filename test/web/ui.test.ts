@@ -620,7 +620,7 @@ describe("accessibility and looks", () => {
       expect(await page.evaluate("document.activeElement.id")).toBe("ed-scope");
       await page.keyboard.press("Tab");
       await page.keyboard.type("Keyboard-made entry");
-      for (const id of ["ed-kind", "ed-tags", "ed-applies", "ed-text"]) {
+      for (const id of ["ed-kind", "ed-tags", "ed-keywords", "ed-applies", "ed-text"]) {
         await page.keyboard.press("Tab");
         expect(await page.evaluate("document.activeElement.id")).toBe(id);
       }

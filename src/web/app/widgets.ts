@@ -218,6 +218,12 @@ export function openEditor(e: Full | undefined, scopes: Scope[], scope: string):
     ),
     h(
       "label",
+      { for: "ed-keywords" },
+      "Keywords (other words someone would ask with; at most 8, comma-separated)",
+      h("input", { id: "ed-keywords", name: "keywords", value: e?.keywords?.join(", ") ?? "" }),
+    ),
+    h(
+      "label",
       { for: "ed-applies" },
       "Applies to (globs relative to the project root, comma-separated)",
       h("input", { id: "ed-applies", name: "applies_to", value: e?.applies_to.join(", ") ?? "" }),
@@ -245,6 +251,7 @@ export function openEditor(e: Full | undefined, scopes: Scope[], scope: string):
       title: String(fd.get("title") ?? ""),
       kind: String(fd.get("kind") ?? "note"),
       tags: list(String(fd.get("tags") ?? "")),
+      keywords: list(String(fd.get("keywords") ?? "")),
       applies_to: list(String(fd.get("applies_to") ?? "")),
       text: String(fd.get("text") ?? ""),
     };
