@@ -3,7 +3,7 @@
  * the recorded model requests offer Coffer's tools, and a tool call reaches Coffer's store.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { coffer, hookErrors, seedStore } from "./coffer";
+import { coffer, hookErrors, seedStore, textOf } from "./coffer";
 import { agentSandbox, assertRunOk, cleanupSandboxes, runAgent, TEST_TIMEOUT_MS } from "./harness";
 import {
   agentTurns,
@@ -69,6 +69,63 @@ describe("MCP inside the real agents", () => {
         .map((t) => JSON.stringify(t.text))
         .join("\n");
       expect(result).toContain("make release");
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "Claude Code saves an entry with keywords through coffer__remember; a later prompt that shares only a keyword with it routes it",
+    async () => {
+      const sb = agentSandbox(server);
+      coffer(sb, ["link", "claude"]);
+      server.clear();
+      const text = "Customer invoices are rendered as PDF by a billing worker from invoice.hbs";
+      script = [
+        { toolCall: { name: "ToolSearch", input: { query: "select:mcp__coffer__coffer__remember" } } },
+        {
+          toolCall: {
+            name: "mcp__coffer__coffer__remember",
+            input: { text, title: "Invoice PDFs", kind: "fact", keywords: ["Quillpress", "receipt layout"] },
+          },
+        },
+        { text: "Saved." },
+      ];
+      const first = assertRunOk(
+        await runAgent(sb, "claude", {
+          prompt: "Remember how invoices are made",
+          extraArgs: ["--allowedTools", "mcp__coffer__coffer__remember"],
+        }),
+      );
+      expect(hookErrors(sb, first)).toEqual([]);
+      // The tool description asked for keywords; the call stored them with the entry.
+      const listing = JSON.stringify(agentTurns(server.requests)[1]!.body);
+      expect(listing).toContain("other words to ask for it by");
+      const [entry] = coffer(sb, ["list", "--json"]).json().entries;
+      const shown = coffer(sb, ["show", entry.id, "--json"]).json();
+      expect(shown).toMatchObject({ title: "Invoice PDFs", keywords: ["Quillpress", "receipt layout"], source: "mcp" });
+      expect(shown.actor).toStartWith("agent:");
+
+      // A new session: "Quillpress" is in no word of the entry but its keywords.
+      const prompt = "Where is Quillpress configured?";
+      const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g)!;
+      for (const w of words(prompt)) expect(words(`${text} Invoice PDFs`)).not.toContain(w);
+      server.clear();
+      script = [{ text: "OK." }];
+      const second = assertRunOk(await runAgent(sb, "claude", { prompt }));
+      expect(second.sessionId).not.toBe(first.sessionId);
+      expect(hookErrors(sb, second)).toEqual([]);
+      const context = textOf(agentTurns(server.requests)[0]);
+      const routed = context.slice(context.indexOf("UserPromptSubmit hook additional context:"));
+      expect(routed).toContain("billing worker from invoice.hbs");
+
+      // The same store without the keywords routes nothing for that prompt (the keyword did it).
+      const bare = agentSandbox(server);
+      coffer(bare, ["remember", text, "--title", "Invoice PDFs", "--kind", "fact"]);
+      const hook = bare.run(["hook", "prompt", "--agent", "claude"], {
+        cwd: bare.project,
+        stdin: JSON.stringify({ session_id: "s-1", cwd: bare.project, hook_event_name: "UserPromptSubmit", prompt }),
+      });
+      expect(hook.stdout.trim()).toBe("{}");
     },
     TEST_TIMEOUT_MS,
   );
