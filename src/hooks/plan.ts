@@ -7,6 +7,7 @@
  * printed best-first, so output bytes depend only on the planned (ranked) set.
  */
 import type { Capacity } from "../hosts/hook";
+import type { Card } from "../store/hooks";
 
 export const RULES_HEADING = "# Project rules (via Coffer)";
 export const MEMORY_HEADING = "# Relevant memory (via Coffer)";
@@ -60,7 +61,8 @@ export type MemoryRequest = {
   cap: Capacity;
 };
 
-export const cardLine = (item: { id: string; title: string }) => `- [${item.id}] ${oneLine(item.title)}`;
+/** The longest card text: room for the clause that matters, about two lines of a terminal. */
+export const CARD_MAX = 140;
 
 const fold = (text: string) =>
   text
@@ -69,20 +71,65 @@ const fold = (text: string) =>
     .replace(/[\p{P}\p{S}\s]+/gu, " ")
     .trim();
 
-/** The body as printed under its heading: without a first line (or whole text) that repeats the title. */
-export function bodyText(title: string, body: string): string {
-  const text = body.trim();
-  const t = fold(title);
-  if (!t || fold(text) === t) return "";
-  const nl = text.indexOf("\n");
-  if (nl > 0 && fold(text.slice(0, nl).replace(/^#+\s*/, "")) === t) return text.slice(nl + 1).trim();
-  return text;
+/** The first non-empty line without Markdown markers (as `deriveTitle` in store/entry.ts reads it), and what follows it. */
+function firstLine(text: string): { line: string; rest: string } {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/^[#>*\-\s]+/, "").trim();
+    if (line)
+      return {
+        line,
+        rest: lines
+          .slice(i + 1)
+          .join("\n")
+          .trim(),
+      };
+  }
+  return { line: "", rest: "" };
 }
 
-const bodyBlock = (item: MemoryItem) => {
-  const text = bodyText(item.title, item.body);
+/** Whether `body` begins with `title`'s words (case, punctuation and a cut title's ellipsis aside). */
+function opensWith(body: string, title: string): boolean {
+  const t = fold(title);
+  return t.length > 0 && fold(body).startsWith(t);
+}
+
+/** At most `max` characters, cut at a word (a long word or unspaced text is cut where it is) with an ellipsis. */
+function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * A card's text: the entry's own title when it is short; when the title was cut from the body's
+ * first line (it ends with "…" and the body begins with it), that line, up to CARD_MAX characters.
+ */
+function cardText(title: string, body?: string): string {
+  const t = oneLine(title);
+  if (body !== undefined && t.endsWith("…") && opensWith(body, t))
+    return cutAtWord(oneLine(firstLine(body).line), CARD_MAX);
+  return cutAtWord(t, CARD_MAX);
+}
+
+/** One card line; `body` (or its opening, `head`) lets a cut title show the whole clause. */
+export const cardLine = (item: { id: string; title: string; body?: string; head?: string }) =>
+  `- [${item.id}] ${cardText(item.title, item.body ?? item.head)}`;
+
+/**
+ * A body under its heading, the text printed once: when the title is the body's opening (made
+ * from its first words, or the same line), the heading carries that whole first line and the
+ * rest follows; otherwise the title, then the body.
+ */
+function bodyBlock(item: { id: string; title: string; body: string }): string {
+  const text = item.body.trim();
+  if (opensWith(text, item.title)) {
+    const { line, rest } = firstLine(text);
+    return `## [${item.id}] ${oneLine(line)}${rest ? `\n${rest}` : ""}`;
+  }
   return `## [${item.id}] ${oneLine(item.title)}${text ? `\n${text}` : ""}`;
-};
+}
 
 /** The shortest prefixes (at least 6 characters) that tell each of `ids` apart from every id in `among`. */
 export function shortIds(ids: string[], among: string[]): string[] {
@@ -245,8 +292,6 @@ export function bundleSig(projectRules: string | undefined, globalRules: string)
     .digest("hex")
     .slice(0, 16);
 }
-
-export type Card = { id: string; title: string };
 
 /** What session start carries besides the rules: a handoff note, global cards, project cards. */
 export type StartExtras = {

@@ -18,6 +18,7 @@
 import {
   appliesToRows,
   bodiesByRowid,
+  type Card,
   newestEverywhere,
   type RouteRow,
   rankedRecentCards,
@@ -26,6 +27,7 @@ import {
   rowsByRowid,
   scopesCount,
   termHits,
+  withHeads,
 } from "../store/hooks";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, type Store } from "../store/store";
@@ -317,14 +319,14 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
 const CARD_KINDS = ["convention", "gotcha", "decision", "preference", "todo", "fact", "note"];
 
 /** Session-start cards: this project's most useful entries (among its newest 200), by kind, then newest. */
-export function projectCards(store: Store, limit = 30): { id: string; title: string }[] {
+export function projectCards(store: Store, limit = 30): Card[] {
   if (!store.project) return [];
-  return rankedRecentCards(store, store.project.id, { recent: 200, kinds: CARD_KINDS, limit });
+  return withHeads(store, rankedRecentCards(store, store.project.id, { recent: 200, kinds: CARD_KINDS, limit }));
 }
 
 /** Session-start cards: global conventions and preferences, newest first. */
-export function globalCards(store: Store, limit = 60): { id: string; title: string }[] {
-  return newestEverywhere(store, GLOBAL, limit);
+export function globalCards(store: Store, limit = 60): Card[] {
+  return withHeads(store, newestEverywhere(store, GLOBAL, limit));
 }
 
 /** Bodies of routed entries, keyed by rowid. */

@@ -7,6 +7,7 @@ import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import type { Config, READ_MODES } from "../store/config";
 import { getHandoff, handoffFreshness } from "../store/handoff";
 import {
+  type Card,
   inOneWrite,
   logHookEvent,
   readSession,
@@ -23,7 +24,6 @@ import { promptPaths, touchedInside } from "./paths";
 import {
   type Bundle,
   bundleSig,
-  type Card,
   cardLine,
   type MemoryItem,
   type MemoryPlan,

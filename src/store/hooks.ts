@@ -147,7 +147,22 @@ export function bodiesByRowid(store: Store, rowids: number[]): Map<number, strin
   return out;
 }
 
-export type Card = { id: string; title: string };
+/** A session-start card; `head` is the body's opening when the title was cut from it (ends with "…"). */
+export type Card = { id: string; title: string; head?: string };
+
+/** Give cards whose title was cut ("…") the opening of their body, so the card can carry more of it. */
+export function withHeads(store: Store, cards: Card[]): Card[] {
+  const cut = cards.filter((c) => c.title.endsWith("…")).map((c) => c.id);
+  if (!cut.length) return cards;
+  const heads = new Map(
+    (
+      dbOf(store)
+        .query("SELECT id, substr(body, 1, 600) AS head FROM entries WHERE id IN (SELECT value FROM json_each(?))")
+        .all(JSON.stringify(cut)) as { id: string; head: string }[]
+    ).map((r) => [r.id, r.head]),
+  );
+  return cards.map((c) => (heads.has(c.id) ? { ...c, head: heads.get(c.id) } : c));
+}
 
 /**
  * Of a scope's newest `recent` entries, the best `limit` by kind (`kinds` in order, other kinds
