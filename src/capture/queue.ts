@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
 import { withFileLock } from "../lib/lock";
 import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 
 /** One finished session waiting to be observed (`queue/session-queue.json`). */
 export const QueueItemSchema = v.object({
@@ -21,7 +21,7 @@ const lockFile = () => `${paths.queue()}.lock`;
 export function readQueue(): QueueItem[] {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(paths.queue(), "utf8"));
+    raw = JSON.parse(readOwnText(paths.queue()));
   } catch {
     return [];
   }

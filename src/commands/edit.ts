@@ -5,6 +5,7 @@ import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { replaceEntryText, requireEntry } from "../store/entries";
 import { KINDS } from "../store/entry";
+import { readMemoryFile } from "../store/indexer";
 import { withExamples } from "./_run";
 import { cliStore, consola, notice } from "./_shared";
 
@@ -54,7 +55,7 @@ export default withExamples(
       mkdirSync(dir, { recursive: true });
       const draft = join(dir, `${hit.entry.id}.md`);
       if (existsSync(draft)) notice(`Continuing your unsaved edit from ${draft} (delete it to start over).`);
-      else writeFileSync(draft, readFileSync(hit.file, "utf8"));
+      else writeFileSync(draft, readMemoryFile(hit.file).text);
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
       for (;;) {
         const code = runEditor(draft);

@@ -60,7 +60,11 @@ export default withExamples(
         const results = hits.map((h) => ({ ...forget(store, h.entry.id, "user"), where: where(store, h) }));
         if (args.json) return printJson(results.length === 1 ? results[0] : { forgotten: results });
         for (const r of results)
-          consola.success(`Forgot ${r.id} (${r.where}); \`coffer restore ${r.id}\` brings it back`);
+          if (r.trashed) consola.success(`Forgot ${r.id} (${r.where}); \`coffer restore ${r.id}\` brings it back`);
+          else
+            consola.success(
+              `Removed ${r.id} (${r.where}): it was a symbolic link or not a regular file, so nothing was kept in the trash`,
+            );
       },
     }),
   ),

@@ -36,6 +36,7 @@ export default withExamples(
       const label = projectMeta(res.scope).label;
       if (args.json) return printJson({ ...res, status: "restored", scope_label: label });
       consola.success(`Restored ${res.id} (${res.scope === "global" ? "global" : `project ${label}`})`);
+      if (res.note) consola.warn(res.note);
     },
   }),
   ["coffer restore 01JD3K5Z8Q2WXYZ123ABCDEFGH", "coffer restore 01JD3K5Z   # a unique prefix is enough"],

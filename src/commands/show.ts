@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { requireEntry } from "../store/entries";
+import { readMemoryFile } from "../store/indexer";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
 
@@ -11,7 +11,7 @@ export default withExamples(
     run({ args }) {
       const hit = requireEntry(cliStore(), args.id);
       if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName });
-      process.stdout.write(readFileSync(hit.file, "utf8"));
+      process.stdout.write(readMemoryFile(hit.file).text);
     },
   }),
   ["coffer show 01JD3K5Z8Q2W", "coffer show 01JD3K5Z8Q2WXYZ123ABCDEFGH --json"],

@@ -1,15 +1,7 @@
-/**
- * The daily token budget for distillation (`distill.daily_token_budget`, 0 = no limit). What was
- * spent today is summed from the ledger (reported and estimated tokens alike), per local calendar
- * day. Before a model call, a session whose estimated cost would take today's spend over the
- * budget is not sent: the sweep stops there and the session waits for the next day (an explicit
- * `coffer distill run <session> --force` goes ahead anyway). The stop is noted in
- * `state/distill-budget.json` so `coffer status` and the web UI can say the sweep is paused.
- */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 import { isoNow, localDay, nextLocalMidnight, nowMs } from "../lib/time";
 import type { Config } from "../store/config";
 import { ledgerRecords, readLedger, recordTokens } from "./ledger";
@@ -47,7 +39,7 @@ const stateFile = () => join(paths.state(), "distill-budget.json");
 
 function readStop(): StopNote | undefined {
   try {
-    const n = JSON.parse(readFileSync(stateFile(), "utf8")) as StopNote;
+    const n = JSON.parse(readOwnText(stateFile())) as StopNote;
     return typeof n.day === "string" && typeof n.at === "string" ? n : undefined;
   } catch {
     return undefined;

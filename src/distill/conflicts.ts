@@ -4,12 +4,13 @@
  * a copy of the entry wait in `inbox/conflict-<id>.json` until someone decides: approve (the
  * insight becomes an entry and supersedes the old one) or reject (the old entry stays).
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 import { findEntry, remember } from "../store/entries";
 import { activeScopes, closeStore } from "../store/store";
 import { openProjectStore } from "./project";
@@ -48,7 +49,7 @@ function ids(): string[] {
 
 export function readConflict(id: string): Conflict | undefined {
   try {
-    const r = v.safeParse(ConflictSchema, JSON.parse(readFileSync(file(id), "utf8")));
+    const r = v.safeParse(ConflictSchema, JSON.parse(readOwnText(file(id))));
     return r.success ? r.output : undefined;
   } catch {
     return undefined;

@@ -10,6 +10,7 @@ import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 import { isoNow, nowMs } from "../lib/time";
 
 export type LedgerOutcome = "distilled" | "failed";
@@ -47,7 +48,7 @@ export function readLedger(): Ledger {
   const ledger: Ledger = new Map();
   let text = "";
   try {
-    text = readFileSync(paths.ledger(), "utf8");
+    text = readOwnText(paths.ledger(), 512 * 1024 * 1024);
   } catch {
     return ledger;
   }

@@ -4,7 +4,7 @@
  * entry. An import is one audit record and one manifest (`state/imports/<id>.json`) listing exactly
  * what it added, so `coffer import --undo <id>` can take it back out.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
@@ -12,6 +12,7 @@ import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
+import { readOwnText } from "../lib/small-file";
 import { isoNow } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
@@ -80,7 +81,7 @@ function manifestPath(id: string): string {
 function readManifest(id: string): Manifest | undefined {
   if (!ULID_RE.test(id)) return undefined;
   try {
-    return JSON.parse(readFileSync(manifestPath(id), "utf8")) as Manifest;
+    return JSON.parse(readOwnText(manifestPath(id))) as Manifest;
   } catch {
     return undefined;
   }
@@ -489,7 +490,7 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
   for (const f of [...m.files].sort((a, b) => (a.name === "project.md" ? 1 : 0) - (b.name === "project.md" ? 1 : 0))) {
     const file = join(scopeDir(f.scope), f.name);
     try {
-      if (sha256(readFileSync(file, "utf8")) !== f.sha256) {
+      if (sha256(readMemoryFile(file).text) !== f.sha256) {
         report.files_kept++;
         continue;
       }

@@ -4,9 +4,10 @@
  * same store always exports to the same bytes. Each record carries the file's exact text in
  * `file`; the other fields repeat what it says for readers (jq, scripts). Markdown is for people.
  */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CofferError } from "../lib/errors";
+import { readFileNoFollow } from "../lib/small-file";
 import { type Entry, parseEntry } from "../store/entry";
 import { entriesDir, scopeDir, scopesOnDisk } from "../store/indexer";
 import { GLOBAL, resolveProject, type ScopeKey } from "../store/scope";
@@ -23,9 +24,7 @@ export type ExportRecord =
 /** A regular file's text (never a symlink, a directory or a huge file). */
 function regular(path: string, max = 4 * 1024 * 1024): string | undefined {
   try {
-    const st = lstatSync(path);
-    if (!st.isFile() || st.size > max) return undefined;
-    return readFileSync(path, "utf8");
+    return readFileNoFollow(path, max).buf.toString("utf8");
   } catch {
     return undefined;
   }

@@ -3,11 +3,12 @@
  * injection-stripped conversation in a wrapper (host, session, hashes, counts) that holds no
  * machine path. Traces are never recalled or injected; approving one distills it into entries.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 
 const TurnSchema = v.object({ role: v.picklist(["user", "assistant"]), text: v.string(), at: v.optional(v.string()) });
 
@@ -57,7 +58,7 @@ export function countTraces(): number {
 
 export function readTrace(id: string): Trace | undefined {
   try {
-    const r = v.safeParse(TraceSchema, JSON.parse(readFileSync(traceFile(id), "utf8")));
+    const r = v.safeParse(TraceSchema, JSON.parse(readOwnText(traceFile(id))));
     return r.success ? r.output : undefined;
   } catch {
     return undefined;

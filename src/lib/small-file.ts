@@ -97,6 +97,15 @@ export function readFileNoFollow(
   }
 }
 
+/**
+ * A file Coffer owns (memory/, state/, inbox/, queue/) as UTF-8 text, read like `readFileNoFollow`:
+ * never through a link, never a FIFO or device (the open never blocks), at most `max` bytes.
+ * Throws like readFileSync (ENOENT) or `RefusedFileError`.
+ */
+export function readOwnText(path: string, max = 16 * 1024 * 1024): string {
+  return readFileNoFollow(path, max).buf.toString("utf8");
+}
+
 /** Every directory from below `root` down to `dir` is a real directory, not a link (throws otherwise). */
 export function assertRealDirs(root: string, dir: string): void {
   const rel = relative(root, dir);

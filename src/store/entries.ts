@@ -1,5 +1,5 @@
 /** Memory entries: validate, write (with near-duplicate check), find by id or prefix, forget, list. */
-import { lstatSync, rmSync, statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
@@ -451,11 +451,11 @@ export function forget(
   id: string,
   actor: string,
   opts: FindOptions = {},
-): { id: string; status: "deleted"; scope: ScopeName | "other-project" } {
+): { id: string; status: "deleted"; scope: ScopeName | "other-project"; trashed: boolean } {
   // A file that is not a valid entry can be forgotten too (it is named, never parsed).
   const hit = requireEntry(store, id, { allowBroken: true, ...opts });
-  moveToTrash(store, hit, actor);
-  return { id: hit.entry.id, status: "deleted", scope: hit.scopeName };
+  const { kept } = moveToTrash(store, hit, actor);
+  return { id: hit.entry.id, status: "deleted", scope: hit.scopeName, trashed: kept };
 }
 
 /** Replace an entry's whole file content (after `coffer edit`), validated and re-indexed. */

@@ -1,21 +1,31 @@
 /**
- * Soft delete: a deleted entry's file goes to `state/trash/<scope>/<id>.md` (machine-local: never
- * indexed, never synced) with a small `<id>.json` beside it (when, by whom, title), and comes back
- * with the same id and content on restore. Trash older than 30 days is purged when the trash is
- * listed. `coffer trash` lists it, `coffer restore <id>` brings an entry back.
+ * Soft delete: a deleted entry's file moves (rename, never read) to `state/trash/<scope>/<id>.md`
+ * (machine-local: never indexed, never synced) with a small `<id>.json` beside it (when, by whom,
+ * title), and comes back with the same id and content on restore, whatever its size. A symbolic
+ * link or any other non-regular file (a FIFO, a device) in place of an entry is removed itself,
+ * never opened or followed: nothing of a target reaches the trash. Trash older than 30 days is
+ * purged when the trash is listed. `coffer trash` lists it, `coffer restore <id>` brings one back.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
+import { readFileNoFollow } from "../lib/small-file";
 import { isoNow } from "../lib/time";
 import { dbOf } from "./db";
 import type { Located } from "./entries";
-import { parseEntry } from "./entry";
-import { deleteEntryRow, entryPath, scopesOnDisk, touchScanDir, upsertEntryRow } from "./indexer";
+import { type Entry, parseEntry } from "./entry";
+import {
+  assertMemoryWritePath,
+  deleteEntryRow,
+  entryPath,
+  scopesOnDisk,
+  touchScanDir,
+  upsertEntryRow,
+} from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { type Store, withHealing } from "./store";
 
@@ -25,26 +35,49 @@ const SCOPE_RE = /^(global|[0-9A-Z]{26})$/;
 const MAX_FILE = 1024 * 1024;
 
 export type TrashItem = { id: string; scope: ScopeKey; title: string; kind: string; deleted: string; actor: string };
+/** What `moveToTrash` did: `kept` false when the file was a link or not a regular file (removed, not kept). */
+export type Trashed = TrashItem & { kept: boolean };
 
 const trashRoot = () => join(paths.state(), "trash");
 const trashFile = (scope: ScopeKey, id: string, ext: "md" | "json") => join(trashRoot(), scope, `${id}.${ext}`);
 
+/** A regular file (lstat: a link is not one), any size. */
 function regular(file: string): boolean {
   try {
-    const st = lstatSync(file);
-    return st.isFile() && st.size <= MAX_FILE;
+    return lstatSync(file).isFile();
   } catch {
     return false;
   }
 }
 
+/** Move a file without reading it (a copy when the trash is on another file system). */
+function moveFile(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+    copyFileSync(from, to);
+    rmSync(from, { force: true });
+  }
+}
+
 /**
- * Move an entry to the trash: its file leaves memory/ and the index, a copy waits in state/trash/.
- * Every delete goes through here (`forget` on the CLI, MCP and HTTP; the web UI).
+ * Move an entry to the trash: its file leaves memory/ and the index and waits in state/trash/.
+ * A link or a non-regular file in its place is removed itself (`kept: false`), never followed or
+ * opened. Every delete goes through here (`forget` on the CLI, MCP and HTTP; the web UI).
  */
-export function moveToTrash(store: Store, hit: Located, actor: string): TrashItem {
-  const text = readFileSync(hit.file, "utf8");
-  const item: TrashItem = {
+export function moveToTrash(store: Store, hit: Located, actor: string): Trashed {
+  // No folder between memory/ and the file may be a link: the move would reach outside the store.
+  assertMemoryWritePath(hit.file);
+  const st = lstatSync(hit.file);
+  if (st.isDirectory())
+    throw new CofferError(
+      `${hit.file} is a folder, not an entry file; not removing it`,
+      1,
+      "Look at it and remove it by hand if you do not need it.",
+    );
+  const kept = st.isFile();
+  const note: TrashItem = {
     id: hit.entry.id,
     scope: hit.scope,
     title: hit.entry.title,
@@ -52,14 +85,18 @@ export function moveToTrash(store: Store, hit: Located, actor: string): TrashIte
     deleted: isoNow(),
     actor,
   };
-  mkdirSync(join(trashRoot(), hit.scope), { recursive: true, mode: 0o700 });
-  // The copy first: a crash now leaves the entry in place (and a stray copy), never neither.
-  writeFileAtomic(trashFile(hit.scope, item.id, "md"), text);
-  writeFileAtomic(trashFile(hit.scope, item.id, "json"), `${JSON.stringify(item)}\n`);
+  const item: Trashed = { ...note, kept };
+  if (kept) {
+    mkdirSync(join(trashRoot(), hit.scope), { recursive: true, mode: 0o700 });
+    // The note first: a crash now leaves the entry in place (and a note nothing lists), never neither.
+    writeFileAtomic(trashFile(hit.scope, item.id, "json"), `${JSON.stringify(note)}\n`);
+  }
   withHealing(store, () =>
     dbOf(store)
       .transaction(() => {
-        rmSync(hit.file, { force: true });
+        // A regular file moves whole (never read: any size); a link or FIFO goes itself.
+        if (kept) moveFile(hit.file, trashFile(hit.scope, item.id, "md"));
+        else rmSync(hit.file, { force: true });
         const row = dbOf(store)
           .query("SELECT rowid FROM entries WHERE scope = ? AND id = ?")
           .get(hit.scope, item.id) as {
@@ -70,8 +107,19 @@ export function moveToTrash(store: Store, hit: Located, actor: string): TrashIte
       })
       .immediate(),
   );
-  audit({ event: "entry_trashed", id: item.id, scope: hit.scope === GLOBAL ? "global" : hit.scope, actor });
+  const scope = hit.scope === GLOBAL ? "global" : hit.scope;
+  audit({ event: kept ? "entry_trashed" : "entry_removed", id: item.id, scope, actor });
   return item;
+}
+
+/** A trashed file's entry, when it is one Coffer can read (at most 1 MiB, valid frontmatter). */
+function readTrashed(file: string, id: string): { text: string; entry: Entry } | undefined {
+  try {
+    const text = readFileNoFollow(file, MAX_FILE).buf.toString("utf8");
+    return { text, entry: parseEntry(text, id) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The scope folders in the trash (none when it does not exist yet). */
@@ -94,27 +142,39 @@ function findTrashed(id: string): { scope: ScopeKey; md: string; meta: string } 
   return undefined;
 }
 
-/** Bring a trashed entry back to its scope, same id and content; the index follows. */
-export function restoreEntry(store: Store, id: string, actor: string): { id: string; scope: ScopeKey } {
+/**
+ * Bring a trashed entry back to its scope, same id and content; the index follows. A file that is
+ * not a readable entry (over 1 MiB, bad frontmatter) comes back as it was, unindexed, with `note`.
+ */
+export function restoreEntry(store: Store, id: string, actor: string): { id: string; scope: ScopeKey; note?: string } {
   const found = findTrashed(id);
   if (!found)
     throw new CofferError(`entry ${id} is not in the trash`, 1, "List the trash to see what can be restored.");
-  const text = readFileSync(found.md, "utf8");
-  const entry = parseEntry(text, id);
-  const target = entryPath(found.scope, entry.id);
-  if (regular(target)) throw new CofferError(`entry ${entry.id} already exists in its scope; nothing to restore`);
+  const fileId = basename(found.md, ".md");
+  const readable = readTrashed(found.md, fileId);
+  const entryId = readable?.entry.id ?? fileId;
+  const target = entryPath(found.scope, entryId);
+  if (lstatExists(target)) throw new CofferError(`entry ${entryId} already exists in its scope; nothing to restore`);
   if (found.scope !== GLOBAL && !scopesOnDisk().includes(found.scope))
     mkdirSync(join(paths.projectScope(found.scope), "entries"), { recursive: true, mode: 0o700 });
+  assertMemoryWritePath(target);
+  let note: string | undefined;
   withHealing(store, () =>
     dbOf(store)
       .transaction(() => {
-        writeFileAtomic(target, text);
+        if (!readable) {
+          moveFile(found.md, target);
+          touchScanDir(dbOf(store), found.scope);
+          note = `restored as it was, but it is not a readable entry (over 1 MiB or bad frontmatter): fix ${target} or forget it again`;
+          return;
+        }
+        writeFileAtomic(target, readable.text);
         const st = statSync(target);
-        upsertEntryRow(dbOf(store), found.scope, parseEntry(text, entry.id), {
-          name: `${entry.id}.md`,
+        upsertEntryRow(dbOf(store), found.scope, parseEntry(readable.text, entryId), {
+          name: `${entryId}.md`,
           size: st.size,
           mtimeMs: st.mtimeMs,
-          hash: sha256(text),
+          hash: sha256(readable.text),
         });
         touchScanDir(dbOf(store), found.scope);
       })
@@ -122,8 +182,25 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
   );
   rmSync(found.md, { force: true });
   rmSync(found.meta, { force: true });
-  audit({ event: "entry_restored", id: entry.id, scope: found.scope === GLOBAL ? "global" : found.scope, actor });
-  return { id: entry.id, scope: found.scope };
+  audit({ event: "entry_restored", id: entryId, scope: found.scope === GLOBAL ? "global" : found.scope, actor });
+  return { id: entryId, scope: found.scope, ...(note ? { note } : {}) };
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return lstatSync(file).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+function lstatExists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What is in the trash, newest first; items past TRASH_DAYS are purged on the way. */
@@ -145,23 +222,20 @@ export function listTrash(now = Date.now()): TrashItem[] {
       if (!regular(md)) continue;
       let item: TrashItem | undefined;
       try {
-        if (regular(metaFile)) item = { ...(JSON.parse(readFileSync(metaFile, "utf8")) as TrashItem), id, scope };
+        const meta = JSON.parse(readFileNoFollow(metaFile, 64 * 1024).buf.toString("utf8")) as TrashItem;
+        item = { id, scope, title: meta.title, kind: meta.kind, deleted: meta.deleted, actor: meta.actor };
       } catch {}
       if (!item) {
         // No readable note beside it: the file itself says what it is, its mtime when it went.
-        try {
-          const e = parseEntry(readFileSync(md, "utf8"), id);
-          item = {
-            id,
-            scope,
-            title: e.title,
-            kind: e.kind,
-            deleted: isoNow(new Date(statSync(md).mtimeMs)),
-            actor: "",
-          };
-        } catch {
-          continue;
-        }
+        const e = readTrashed(md, id)?.entry;
+        item = {
+          id,
+          scope,
+          title: e?.title ?? "(not a readable entry)",
+          kind: e?.kind ?? "note",
+          deleted: isoNow(new Date(mtimeOf(md))),
+          actor: "",
+        };
       }
       if (Date.parse(item.deleted) < cutoff) {
         rmSync(md, { force: true });
