@@ -24,6 +24,16 @@ export const ordinaryLines = (): string[] =>
     .split("\n")
     .filter((l) => l.length > 0);
 
+/** The held-out corpus (test/fixtures/secrets/heldout): measured, never tuned on. */
+export const HELDOUT_DIR = join(SECRETS_DIR, "heldout");
+export type HeldoutSecret = { family: string; rule: string; sample: string; secret: string };
+export type NearMiss = { family: string; rule: string; sample: string; kind: string };
+const heldoutJsonl = <T>(name: string): T[] => jsonl<T>(join("heldout", name));
+export const heldoutSecrets = () => heldoutJsonl<HeldoutSecret>("kingfisher-tp.jsonl");
+export const heldoutNearMisses = () => heldoutJsonl<NearMiss>("kingfisher-fp.jsonl");
+export const heldoutContexts = (): string[] =>
+  JSON.parse(readFileSync(join(HELDOUT_DIR, "contexts.json"), "utf8")).contexts as string[];
+
 /** Place a sample in a chat-message context. */
 export const inContext = (context: string, sample: string) => context.replace("{sample}", () => sample);
 
