@@ -61,7 +61,6 @@ function toJs(src: string): RegExp | null {
   let extended = false;
   // leading flag groups, (?x)(?i) or (?xi); a (?i) further on makes the whole pattern case-insensitive
   let lead: RegExpExecArray | null;
-  // biome-ignore lint/suspicious/noAssignInExpressions: loop over the leading groups
   while ((lead = /^\s*\(\?([a-z]+)\)/.exec(s))) {
     if (lead[1]!.includes("x")) extended = true;
     for (const f of "ism") if (lead[1]!.includes(f) && !flags.includes(f)) flags += f;

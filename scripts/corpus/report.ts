@@ -19,6 +19,8 @@ import {
   inContext,
   leaked,
   ordinaryLines,
+  shapeCases,
+  shapeNegatives,
   syntaxCases,
   truePositives,
 } from "../../test/scrub/corpus";
@@ -112,6 +114,28 @@ const synDone = [...syn.values()].reduce((a, [x]) => a + x, 0);
 const synAll = [...syn.values()].reduce((a, [, y]) => a + y, 0);
 console.log(`own syntax cases (${syn.size} syntaxes): ${pct(synDone, synAll)} (${synDone}/${synAll})`);
 for (const [k, [a, b]] of syn) if (a < b) console.log(`  ${k}: ${a}/${b}`);
+const shapes = new Map<string, [number, number]>();
+const shapeMisses: string[] = [];
+for (const r of shapeCases())
+  for (const c of ctx) {
+    const s = shapes.get(r.shape) ?? [0, 0];
+    s[1]++;
+    const out = scrub(inContext(c, r.sample)).text;
+    if (!r.secrets.some((x) => leaked(out, x))) s[0]++;
+    else if (c === "{sample}") shapeMisses.push(`  miss ${r.shape}: ${JSON.stringify(out)}`);
+    shapes.set(r.shape, s);
+  }
+const shDone = [...shapes.values()].reduce((a, [x]) => a + x, 0);
+const shAll = [...shapes.values()].reduce((a, [, y]) => a + y, 0);
+console.log(`generic shapes, made-up providers (${shapes.size} shapes): ${pct(shDone, shAll)} (${shDone}/${shAll})`);
+for (const [k, [a, b]] of shapes) if (a < b) console.log(`  ${k}: ${a}/${b}`);
+if (all) for (const m of shapeMisses) console.log(m);
+const negs = shapeNegatives();
+const negAltered = negs.filter((r) => scrub(r.sample).text !== r.sample);
+console.log(
+  `generic shape negatives altered: ${pct(negAltered.length, negs.length)} (${negAltered.length}/${negs.length})`,
+);
+for (const r of negAltered) console.log(`  ${r.shape}: ${JSON.stringify(scrub(r.sample).text)}`);
 const ord = ordinaryLines();
 const changed = ord.filter((l) => scrub(l).text !== l).length;
 console.log(`ordinary lines altered: ${changed}/${ord.length}`);

@@ -17,6 +17,11 @@ const jsonl = <T>(name: string): T[] =>
 export const truePositives = () => jsonl<TruePositive>("gitleaks-tp.jsonl");
 export const falsePositives = () => jsonl<FalsePositive>("gitleaks-fp.jsonl");
 export const syntaxCases = () => jsonl<SyntaxCase>("syntax.jsonl");
+export type ShapeCase = { shape: string; sample: string; secrets: string[] };
+export type ShapeNegative = { shape: string; sample: string };
+/** Generic shapes with made-up providers (scripts/corpus/shapes.ts). */
+export const shapeCases = () => jsonl<ShapeCase>("shapes.jsonl");
+export const shapeNegatives = () => jsonl<ShapeNegative>("shapes-negative.jsonl");
 export const contexts = (): string[] =>
   JSON.parse(readFileSync(join(SECRETS_DIR, "contexts.json"), "utf8")).contexts as string[];
 export const ordinaryLines = (): string[] =>
