@@ -9,11 +9,11 @@
  */
 import { KNOWN_PUBLIC, NAMED_FORMATS } from "./providers";
 import type { Span } from "./types";
-import { isPlaceholder, isProseSecret, isSecretValue, type Strength } from "./values";
+import { isProseSecret, isSecretValue, machineMade, type Strength } from "./values";
 
 // the lookahead on the first letter lets the engine skip most positions cheaply
 const HIT =
-  /(?=[pPsStTkKaAcCbBoOlL])(?:p(?:ass|w|sw|at)|secret|token|cred|auth|key|sas|otp|bearer|login|sourcegraph)/gi;
+  /(?=[pPsStTkKaAcCbBoOlL])(?:p(?:ass|w|sw|at)|secret|token|cred|auth|key|sas|sig|otp|bearer|login|sourcegraph)/gi;
 const MAX_IDENT = 64;
 const MAX_VALUE = 4096;
 
@@ -503,7 +503,11 @@ function classifyWords(ident: string): KeyClass {
     else if (w.startsWith("credential") || w === "creds" || w === "cred") f = "credential";
     else if (w === "auth" || w === "authorization" || w === "bearer" || w === "oauth") f = "auth";
     else if (w === "sas" || w === "pat" || w === "otp") f = "token";
-    else if (w === "apikey" || (w === "key" && ws[i - 1] === "api")) f = "api-key";
+    else if (w === "sig" || w === "signature") {
+      // a signature (`&sig=` of a SAS URL, `X-Amz-Signature`) signs with a secret and grants access: when random
+      f = "signature";
+      s = "weak";
+    } else if (w === "apikey" || (w === "key" && ws[i - 1] === "api")) f = "api-key";
     else if (w === "key" || w === "keys" || (w.endsWith("key") && w.length <= 20)) {
       const prev = w === "key" || w === "keys" ? ws[i - 1] : w.slice(0, -3);
       if (prev && KEY_PREFIX_STOP.has(prev)) {
@@ -543,6 +547,7 @@ let lookedTo = 0;
 /** The value starting at `p` (after the operator and spaces), or null. Never crosses a line unless `element`. */
 function readValue(text: string, p: number, element: boolean): Value | null {
   const n = text.length;
+  lookedTo = p;
   if (p >= n) return null;
   if (element) {
     let s = p;
@@ -652,6 +657,12 @@ const LINK = new Set([
   "value",
   "now",
   "here",
+  "-",
+  "–",
+  "—",
+  "->",
+  "=>",
+  "→",
 ]);
 
 /**
@@ -661,12 +672,26 @@ const LINK = new Set([
 /** Where the last prose window ended (set by proseValue), for skipping repeats of a name inside it. */
 let proseEnd = 0;
 
-function proseValue(text: string, from: number, password: boolean): [number, number] | null {
+/** Words that name what a nearby hash or id is: after one of them, a token is that, not the secret. */
+const OTHER_THING =
+  /^(?:commit|sha\d*|hash|digest|checksum|md5|etag|revision|rev|fingerprint|id|ids|uuid|guid|nonce|request|trace|build|version|tag)\b/i;
+
+/** Flags that carry a value given for the name before them (`gh secret set NAME --body X`). */
+const VALUE_FLAG = /^(?:--body|--value|--data|--secret-string|--from-literal|-b|-v)(?:=|$)/;
+
+/**
+ * In a sentence after a secret word: the first word, within 8 words and before the sentence ends,
+ * that follows a linking word (or a ':'/'=') and looks machine-made (isProseSecret). Right after
+ * the name, a quoted word, a strong password or a machine-made token counts without a link. With
+ * `weak` (a name that may not be a secret's, `acme key`) the value must be machine-made as well.
+ */
+function proseValue(text: string, from: number, password: boolean, weak: boolean): [number, number] | null {
   const n = text.length;
   proseEnd = from;
   let p = from;
   let linked = false;
-  for (let k = 0; k < 9 && p < n; k++) {
+  let otherThing = false;
+  for (let k = 0; k < (weak ? 6 : 9) && p < n; k++) {
     let c = text.charCodeAt(p);
     // spaces, tabs and the linking punctuation ':' '=' '|' between words
     while (p < n && (c === 32 || c === 9 || c === 58 || c === 61 || c === 124)) {
@@ -681,24 +706,39 @@ function proseValue(text: string, from: number, password: boolean): [number, num
       e++;
     }
     // right after the secret word, a quoted word is a value too ("with password 'Sup3r-S3cret!'")
-    const quotedWord = k === 0 && "`'\"".includes(text[p]!) && text[e - 1] === text[p] && e - p > 2;
+    const quotedWord = k === 0 && !weak && "`'\"".includes(text[p]!) && text[e - 1] === text[p] && e - p > 2;
     // or an unquoted one that is unmistakably machine-made or a strong password (.netrc: "password Xk9mP2vLq!")
     const w0 = k === 0 && !quotedWord && e - p >= 8 ? text.slice(p, e) : "";
     const strongWord =
       w0 !== "" &&
+      !weak &&
       /\d/.test(w0) &&
       /[a-z].*[A-Z]|[A-Z].*[a-z]/.test(w0) &&
       (/[^\w.,;:]/.test(w0.replace(/[.,;:)]+$/, "")) || (w0.length >= 12 && /\d.*\d/.test(w0)));
-    if (linked || quotedWord || strongWord) {
+    const bare = e - p >= 20 ? text.slice(p, e).replace(/^[`'"(]+|[`'").,;:]+$/g, "") : "";
+    // right after the name, a machine-made token; further on, a long one (`acme access token for the prod board X`),
+    // unless a word on the way says it is something else (`token for commit X`, `key id X`)
+    const cand = bare || w0.replace(/^[`'"(]+|[`'").,;:]+$/g, "");
+    // a flag or an assignment (`--token=x`) is read as a name of its own, not as this name's value
+    const tokenWord =
+      (w0 !== "" || (bare !== "" && !otherThing && !weak)) &&
+      cand[0] !== "-" &&
+      !/=[^=]/.test(cand) &&
+      machineMade(cand);
+    if (linked || quotedWord || strongWord || tokenWord) {
       // quotes/backticks around the word, and sentence punctuation after it ('!' and '?' may be the
       // password's own: redacting one more character is harmless, leaving one is not)
       let s0 = p;
       let e0 = e;
       while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
       while (e0 > s0 && "`'\").,;:".includes(text[e0 - 1]!)) e0--;
-      if (e0 - s0 >= 6 && isProseSecret(text.slice(s0, e0), password)) return [s0, e0];
+      const v = text.slice(s0, e0);
+      if (e0 - s0 >= 6 && isProseSecret(v, password) && (!weak || machineMade(v))) return [s0, e0];
     }
     proseEnd = e;
+    // a flag on the way takes the token as its own value (`--recv-keys X`), unless it only carries it (`--body X`)
+    if (OTHER_THING.test(text.slice(p, Math.min(e, p + 16))) || (text[p] === "-" && !VALUE_FLAG.test(text.slice(p, e))))
+      otherThing = true;
     const last = text[e - 1]!;
     linked = last === ":" || last === "=" || (e - p <= 6 && LINK.has(text.slice(p, e).toLowerCase()));
     // a sentence ends at '.', '!' or '?' after a word (not "1.5")
@@ -707,7 +747,165 @@ function proseValue(text: string, from: number, password: boolean): [number, num
   }
   return null;
 }
+
+/**
+ * A value alone on the next line (after at most one blank line): `API key:\n  3f9a...`,
+ * `Here is my token\n\n    3f9a...`. It must be one machine-made token.
+ */
+function nextLineValue(
+  text: string,
+  from: number,
+  judge: (v: string) => boolean = machineMade,
+  wholeLine = true,
+): [number, number] | null {
+  let p = from;
+  let lines = 0;
+  while (p < text.length && lines < 3) {
+    const c = text[p]!;
+    if (c === "\n") lines++;
+    else if (c !== " " && c !== "\t" && c !== "\r") break;
+    p++;
+  }
+  if (lines < 1 || lines > 2 || p >= text.length) return null;
+  let e = p;
+  while (e < text.length && e - p < 1024 && !/\s/.test(text[e]!)) e++;
+  if (e - p < 16) return null;
+  // the token is the whole line (in prose; a YAML block's first word is enough)
+  if (wholeLine && e < text.length && text[e] !== "\n" && text[e] !== "\r") {
+    let q = e;
+    while (q < text.length && (text[q] === " " || text[q] === "\t")) q++;
+    if (q < text.length && text[q] !== "\n" && text[q] !== "\r") return null;
+  }
+  let s0 = p;
+  let e0 = e;
+  while (s0 < e0 && "`'\"".includes(text[s0]!)) s0++;
+  while (e0 > s0 && "`'\",;".includes(text[e0 - 1]!)) e0--;
+  const v = text.slice(s0, e0);
+  return judge(v) && !v.includes(":") ? [s0, e0] : null;
+}
+
+/** YAML list items under a name (`api_keys:` then `  - v` lines at one indentation): those the judge accepts. */
+function yamlListValues(
+  text: string,
+  from: number,
+  judge: (v: string, quoted: boolean) => boolean,
+): [number, number][] {
+  const out: [number, number][] = [];
+  let p = from;
+  if (text[p] === "\r") p++;
+  if (text[p] !== "\n") return out;
+  p++;
+  let indent = -1;
+  for (let k = 0; k < 100 && p < text.length; k++) {
+    let q = p;
+    while (q < text.length && (text[q] === " " || text[q] === "\t")) q++;
+    if (text[q] !== "-" || text[q + 1] !== " " || (indent >= 0 && q - p !== indent)) break;
+    indent = q - p;
+    let e = text.indexOf("\n", q);
+    if (e < 0) e = text.length;
+    let vs = q + 2;
+    while (vs < e && text[vs] === " ") vs++;
+    let ve = e;
+    while (ve > vs && /\s/.test(text[ve - 1]!)) ve--;
+    const quoted = ve - vs >= 2 && (text[vs] === '"' || text[vs] === "'") && text[ve - 1] === text[vs];
+    if (quoted) {
+      vs++;
+      ve--;
+    }
+    let v = text.slice(vs, ve);
+    // a list item followed by words: its first word is the value, if it is a token (`- name: x` is a mapping)
+    let sure = true;
+    if (!quoted && /\s/.test(v)) {
+      v = v.split(/\s/, 1)[0]!;
+      ve = vs + v.length;
+      sure = machineMade(v);
+    }
+    if (!quoted && /:(?:\s|$)/.test(v)) sure = false;
+    if (sure && ve - vs <= 4096 && judge(v, quoted)) out.push([vs, ve]);
+    p = e + 1;
+  }
+  return out;
+}
+
+/** Items of an inline list (`["a", "b"]`, `[a, b]`) on one line: those the judge accepts. */
+function inlineListValues(
+  text: string,
+  from: number,
+  judge: (v: string, quoted: boolean) => boolean,
+): [number, number][] {
+  const out: [number, number][] = [];
+  let p = from + 1;
+  const stop = Math.min(text.length, from + 4096);
+  while (p < stop) {
+    while (p < stop && (text[p] === " " || text[p] === "\t" || text[p] === ",")) p++;
+    const c = text[p];
+    if (c === undefined || c === "]" || c === "\n" || c === "\r") break;
+    let vs = p;
+    let ve: number;
+    let quoted = false;
+    if (c === '"' || c === "'") {
+      const close = text.indexOf(c, p + 1);
+      const nl = text.indexOf("\n", p + 1);
+      if (close < 0 || close >= stop || (nl >= 0 && nl < close)) break;
+      vs = p + 1;
+      ve = close;
+      p = close + 1;
+      quoted = true;
+    } else {
+      ve = p;
+      while (ve < stop && !/[,\]\s]/.test(text[ve]!)) ve++;
+      p = ve;
+    }
+    if (ve > vs && judge(text.slice(vs, ve), quoted)) out.push([vs, ve]);
+  }
+  return out;
+}
+
+/** Verbs whose string argument names or checks a secret rather than being one (`getToken("prod")`, `hash_password(x)`). */
+const NOT_SETTER =
+  /^(?:get|fetch|load|read|find|lookup|has|is|remove|delete|del|clear|validate|verify|check|parse|hash|compare|encode|decode|encrypt|decrypt|mask|redact|print|log|format|require|create|generate|new)/i;
+
+/** Link words between a value and the name after it ("X is the api key", "use X as the token"). */
+const BACK_LINK = new Set(["is", "as", "was", "=", "->", "-", "—", "are", "be"]);
+
+/**
+ * A machine-made token a few words before the name, joined to it by a link word: "X is the acme
+ * api key", "use X as the access token". Returns the token's span.
+ */
+function reverseProseValue(text: string, s: number): [number, number] | null {
+  let p = s;
+  let linked = false;
+  for (let k = 0; k < 5; k++) {
+    while (p > 0 && (text[p - 1] === " " || text[p - 1] === "\t")) p--;
+    if (p === 0 || text[p - 1] === "\n" || text[p - 1] === "\r") return null;
+    let b = p;
+    while (b > 0 && p - b < 256 && !/\s/.test(text[b - 1]!)) b--;
+    const word = text.slice(b, p);
+    if (k > 0 && linked) {
+      let s0 = b;
+      let e0 = p;
+      while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
+      while (e0 > s0 && "`'\").,;:".includes(text[e0 - 1]!)) e0--;
+      const v = text.slice(s0, e0);
+      if (v[0] !== "-" && !/=[^=]/.test(v) && machineMade(v)) return [s0, e0];
+    }
+    if (OTHER_THING.test(word) || /[.!?]$/.test(word)) return null;
+    if (BACK_LINK.has(word.toLowerCase())) linked = true;
+    p = b;
+  }
+  return null;
+}
 const SETTER_OPEN = /\(\s*$/;
+/** The names whose meaning the word before them decides (`api key`, `public key`, `csrf token`). */
+const PHRASE_HEAD = /^(?:key|keys|token)$/i;
+/** The word before a name written as words ("API key"): letters only, after a non-word character. */
+const PREV_WORD = /(?:^|[^A-Za-z0-9_])([A-Za-z]{2,20})[ \t]$/;
+/** A user name given just before (`user`, `username`, `login`, `uid`): the lone `pass` after it is its password. */
+const USER_BEFORE = /["'\s{,;(](?:user(?:name)?|login|uid)["']?\s*[:=]/i;
+/** Keywords that declare a name and its value with a space: C `#define`, Dockerfile `ENV`, `setx`, fish `set -gx`. */
+const DECLARE_BEFORE = /(?:^|[\s;])(?:#[ \t]*define|ENV|setx|SetEnv|set[ \t]+-[a-zA-Z]*x)[ \t]+$/;
+/** Any auth scheme word before an Authorization header's credential: letters and dashes, then a space. */
+const ANY_SCHEME = /^[A-Za-z][A-Za-z-]{1,30}[ \t]+(?=[^\s"'])/;
 
 /**
  * A .env-style assignment: `NAME=value` (no spaces around `=`), NAME in UPPER_SNAKE, standing on
@@ -740,8 +938,23 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     if (h - s >= MAX_IDENT || e - h >= MAX_IDENT) continue; // a long blob, not a name
     while (e > s && (text[e - 1] === "." || text[e - 1] === "-")) e--;
     const ident = text.slice(s, e);
-    const cls = classify(ident);
+    let cls = classify(ident);
+    let phraseStart = s;
+    // a name written as words ("API key", "Secret Key", "access token"): the word before decides, as in `api_key`
+    if (cls && (text[s - 1] === " " || text[s - 1] === "\t") && PHRASE_HEAD.test(ident)) {
+      const prev = PREV_WORD.exec(text.slice(Math.max(0, s - 24), s));
+      if (prev) {
+        cls = classify(`${prev[1]}_${ident}`);
+        phraseStart = s - 1 - prev[1]!.length;
+      }
+    }
     if (!cls) continue;
+    // a signature grants access as a URL's query parameter (`&sig=` of a SAS URL, `X-Amz-Signature=`);
+    // elsewhere (`"signature": ...` of a signed payload) it proves something, it does not open anything
+    if (cls.family === "signature" && !(text[s - 1] === "&" || text[s - 1] === "?")) continue;
+    // a lone `pass` beside a user name is a password (`{"user": "app", "pass": "..."}`)
+    if (cls.family === "password" && cls.strength === "weak" && USER_BEFORE.test(text.slice(Math.max(0, s - 120), s)))
+      cls = { family: "password", strength: "password" };
     // the same name again inside a prose window already read, and again in prose ("Bearer Bearer ...")
     if (ident === proseIdent && s < proseTo && text[e] === " " && !/^ +[:=?.+|]/.test(text.slice(e, e + 8))) continue;
     const flag = ident.startsWith("-") && (s === 0 || /[\s"'(]/.test(text[s - 1]!));
@@ -804,19 +1017,96 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
             text[afterName] === ":" &&
             !/[\s"'`]/.test(text[p] ?? " ")
           );
-        } else if (flag && p > afterName && cls.strength !== "weak") {
-          ok = true; // --token VALUE (not --recv-keys FINGERPRINT: a flag must name a secret plainly)
+        } else if (flag && p > afterName && (cls.strength !== "weak" || !/keys$/i.test(ident))) {
+          // --token VALUE; --acme-key VALUE when VALUE looks random (not --recv-keys FINGERPRINT)
+          ok = true;
+        } else if (!flag && !quotedIdent && p > afterName && DECLARE_BEFORE.test(text.slice(Math.max(0, s - 16), s))) {
+          ok = true; // #define API_KEY "v", ENV TOKEN v, setx TOKEN v, set -gx TOKEN v
         }
       }
     }
     if (ok && !isElement) while (p < n && (text[p] === " " || text[p] === "\t")) p++;
+    const judge = (v: string, quoted: boolean) =>
+      isSecretValue(v, cls!.strength, quoted) && !KNOWN_PUBLIC.has(v) && !malformed(v);
+    if (ok && (text[p] === "\n" || text[p] === "\r") && /[:=]/.test(text[p - 1] ?? "")) {
+      // `API key:` and the value alone on the next line, or a YAML list of values
+      const found = nextLineValue(text, p);
+      const items = found ? [found] : text[p - 1] === ":" ? yamlListValues(text, p, judge) : [];
+      for (const [a, b] of items) {
+        spans.push({ start: a, end: b, family: cls.family, rank: 3 });
+        HIT.lastIndex = Math.max(HIT.lastIndex, b);
+      }
+      continue;
+    }
+    if (ok && text[p] === "[") {
+      // a list of values: `api_keys = ["...", "..."]`
+      for (const [a, b] of inlineListValues(text, p, judge)) {
+        spans.push({ start: a, end: b, family: cls.family, rank: 3 });
+        HIT.lastIndex = Math.max(HIT.lastIndex, b);
+      }
+      continue;
+    }
+    if (ok && (text[p] === "|" || text[p] === ">") && /^[|>][-+]?[ \t]*\r?\n/.test(text.slice(p, p + 5))) {
+      // a YAML block scalar: its first line is the value
+      const found = nextLineValue(text, text.indexOf("\n", p), (v) => judge(v, true), false);
+      if (found) spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
+      continue;
+    }
+    if (
+      !ok &&
+      text[e] === "(" &&
+      /^["'`]/.test(
+        text
+          .slice(e + 1)
+          .trimStart()
+          .slice(0, 1),
+      )
+    ) {
+      // a setter's argument: `client.setApiKey("...")`, `.apiToken("...")`, `auth.set_password('...')`
+      if (NOT_SETTER.test(ident.slice(ident.lastIndexOf(".") + 1))) continue;
+      let q = e + 1;
+      while (q < n && (text[q] === " " || text[q] === "\t")) q++;
+      const v = readValue(text, q, false);
+      if (v?.quoted && judge(text.slice(v.start, v.end), true) && /^\s*[,)]/.test(text.slice(v.end + 1, v.end + 4))) {
+        spans.push({ start: v.start, end: v.end, family: cls.family, rank: 3 });
+        HIT.lastIndex = Math.max(HIT.lastIndex, v.end);
+      }
+      continue;
+    }
     if (!ok) {
       // prose: "the password for the staging DB is hunter2", "aws secret is Hj8K..."
       // (a name followed by '(' or '.' is code, not a sentence)
-      if (cls.strength === "weak" || quotedIdent || !(text[e] === " " || text[e] === "\t")) continue;
+      if (quotedIdent || flag) continue;
+      const after = text[e];
+      // "X is the acme api key": the value before the name
+      const back =
+        cls.strength !== "weak" && !(after === "'" && text[e + 1] === "s")
+          ? reverseProseValue(text, phraseStart)
+          : null;
+      if (back) {
+        spans.push({ start: back[0], end: back[1], family: cls.family, rank: 3 });
+        continue;
+      }
+      if (after === "\n" || after === "\r" || (after === undefined && e === n)) {
+        // "Here is my token" and the token alone on the next line
+        const found = e < n ? nextLineValue(text, e) : null;
+        if (found) {
+          spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
+          HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
+        }
+        continue;
+      }
+      // "the acme token, new one is X": a comma goes on with the sentence; "the API key's value is X"
+      const possessive = after === "'" && text[e + 1] === "s" && text[e + 2] === " ";
+      if (!(after === " " || after === "\t" || (after === "," && text[e + 1] === " ") || possessive)) continue;
       // the same name again inside a window already read finds nothing new ("Bearer Bearer Bearer ...")
       if (ident === proseIdent && s < proseTo) continue;
-      const found = proseValue(text, e, cls.family === "password");
+      const found = proseValue(
+        text,
+        after === "," ? e + 1 : possessive ? e + 2 : e,
+        cls.family === "password",
+        cls.strength === "weak",
+      );
       if (found) {
         spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
         HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
@@ -832,8 +1122,10 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     SCHEME.lastIndex = 0;
     const scheme = SCHEME.exec(text.slice(q, q + 20));
     let v: Value | null;
-    if (scheme && (cls.family === "auth" || cls.family === "token" || cls.family === "api-key")) {
-      v = readValue(text, q + scheme[0].length, false);
+    // an Authorization header's scheme may be any word (`Authorization: Acme-Key x`, `Authorization: SSWS x`)
+    const anyScheme = !scheme && cls.family === "auth" ? ANY_SCHEME.exec(text.slice(q, q + 40)) : null;
+    if ((scheme && (cls.family === "auth" || cls.family === "token" || cls.family === "api-key")) || anyScheme) {
+      v = readValue(text, q + (scheme ?? anyScheme)![0].length, false);
       if (v && text[p] === text[v.end] && (text[p] === '"' || text[p] === "'")) v.quoted = true;
     } else v = readValue(text, p, isElement);
     // whatever the verdict, the text a long value covered is not scanned for names again

@@ -17,15 +17,20 @@ import { KNOWN_PUBLIC, PROVIDERS, plausibleToken, TOKEN_TAIL } from "./providers
 import {
   bearerSpans,
   commandSpans,
+  cookieSpans,
   credentialPairSpans,
   dsnSpans,
+  hostNearSpans,
   jwtSpans,
   kubernetesSpans,
   nameValueSpans,
+  passFlagSpans,
   pemSpans,
   pgpassSpans,
+  prefixedSpans,
   privateSpans,
   puttySpans,
+  sqlPasswordSpans,
   urlSpans,
 } from "./structural";
 import type { Found, ScrubResult, Span } from "./types";
@@ -150,6 +155,7 @@ export function findSecrets(text: string): Span[] {
   pemSpans(text, spans);
   if (text.includes("Private-Lines:")) puttySpans(text, spans);
   providerSpans(text, spans);
+  prefixedSpans(text, spans);
   jwtSpans(text, spans);
   urlSpans(text, spans);
   bearerSpans(text, spans);
@@ -157,6 +163,10 @@ export function findSecrets(text: string): Span[] {
   if (/:(?:\d{1,5}|\*):/.test(text)) pgpassSpans(text, spans);
   kubernetesSpans(text, spans);
   commandSpans(text, spans);
+  passFlagSpans(text, spans);
+  cookieSpans(text, spans);
+  hostNearSpans(text, spans);
+  sqlPasswordSpans(text, spans);
   credentialPairSpans(text, spans);
   nameValueSpans(text, spans);
   assignmentSpans(text, spans, malformedProviderToken);

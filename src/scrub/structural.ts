@@ -9,8 +9,9 @@
  */
 
 import { classify } from "./assign";
+import { KNOWN_PUBLIC } from "./providers";
 import type { Span } from "./types";
-import { isPlaceholder, isSecretValue } from "./values";
+import { isPlaceholder, isSecretValue, machineMade } from "./values";
 
 /** `<private>...</private>`: dropped whole (to the end of the text when unclosed). */
 export function privateSpans(text: string, spans: Span[]): void {
@@ -302,11 +303,29 @@ export function credentialPairSpans(text: string, spans: Span[]): void {
 }
 
 const NAME_VALUE =
-  /\bname["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([A-Za-z_][\w.-]{0,60})["']?[ \t]{0,3}(?:,[ \t]{0,3}|\r?\n[ \t]{0,40}(?:-[ \t]{1,3})?)["']?value["']?[ \t]{0,3}[:=][ \t]{0,3}(["']?)([^\s"',}]{1,512})\2/g;
+  /\b(?:name|key)["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([A-Za-z_][\w.-]{0,60})["']?[ \t]{0,3}(?:,[ \t]{0,3}|\r?\n[ \t]{0,40}(?:-[ \t]{1,3})?)["']?value["']?[ \t]{0,3}[:=][ \t]{0,3}(["']?)([^\s"',}]{1,512})\2/g;
 
-/** A secret's name and value given apart: Kubernetes `- name: DB_PASSWORD` / `value: ...`, JSON {"name": ..., "value": ...}. */
+const XML_NAME_VALUE =
+  /\bname=(["'])([A-Za-z_][\w.-]{0,60})\1[^<>\n]{0,160}>[ \t\r\n]{0,40}<value>[ \t]{0,10}([^<\s]{1,1024})[ \t]{0,10}<\/value>/g;
+
+/**
+ * A secret's name and value given apart: Kubernetes `- name: DB_PASSWORD` / `value: ...`, JSON
+ * {"name": ..., "value": ...}, .NET settings `<setting name="ApiSecret"><value>...</value>`.
+ */
 export function nameValueSpans(text: string, spans: Span[]): void {
   if (!text.includes("value")) return;
+  if (text.includes("<value>")) {
+    XML_NAME_VALUE.lastIndex = 0;
+    let x: RegExpExecArray | null;
+    // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+    while ((x = XML_NAME_VALUE.exec(text))) {
+      const cls = classify(x[2]!);
+      const v = x[3]!;
+      if (!cls || !isSecretValue(v, cls.strength, true)) continue;
+      const vs = x.index + x[0].lastIndexOf(v);
+      spans.push({ start: vs, end: vs + v.length, family: cls.family, rank: 3 });
+    }
+  }
   NAME_VALUE.lastIndex = 0;
   let m: RegExpExecArray | null;
   // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
@@ -319,10 +338,44 @@ export function nameValueSpans(text: string, spans: Span[]): void {
   }
 }
 
+const PASS_FLAG = /(?<=[ \t])-p(?:[ \t]{1,5}|=)("[^"\n]{1,256}"|'[^'\n]{1,256}'|[^\s"'`|;&]{1,256})/g;
+const USER_FLAG = /(?:^|[ \t])(?:-u|-U|--user|--username|--login|-l)(?:[ \t]+|=)[^\s-]/;
+
+/**
+ * `-p PASSWORD` on any command line, after a user flag (`-u deploy -p ...`) or when the value
+ * looks like a password (letters with digits and mixed case or a symbol); `-p 8080:80`,
+ * `mkdir -p dir`, `tsc -p tsconfig.json`, `ssh -p 2222` stay.
+ */
+export function passFlagSpans(text: string, spans: Span[]): void {
+  if (!text.includes(" -p")) return;
+  PASS_FLAG.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = PASS_FLAG.exec(text))) {
+    const raw = m[1]!;
+    const v = unquote(raw);
+    if (v.length < 4 || !/[A-Za-z]/.test(v) || /[/\\:]|^\.|\.[a-z]{2,4}$/.test(v) || isPlaceholder(v)) continue;
+    const nl = text.lastIndexOf("\n", m.index);
+    const line = text.slice(Math.max(nl + 1, m.index - 200), m.index);
+    const user = USER_FLAG.test(line);
+    const strong =
+      v.length >= 8 &&
+      /\d/.test(v) &&
+      (/[a-z]/.test(v) && /[A-Z]/.test(v) ? true : /[^\w]/.test(v) && /[a-z]/i.test(v));
+    if (!(user ? isSecretValue(v, "password", raw !== v) : strong)) continue;
+    const s = m.index + m[0].length - raw.length + (raw === v ? 0 : 1);
+    spans.push({ start: s, end: s + v.length, family: "password", rank: 2 });
+  }
+}
+
 const COMMAND =
   /(?<![\w-])(curl|mysql|mysqldump|mysqladmin|mysqlimport|mariadb|sshpass|docker|ConvertTo-SecureString)(?![\w-])/g;
 const FLAG_VALUE = `(?:=|[ \\t]{0,5})((?:[^\\s"'\`|;&]|"[^"\\n]{0,512}"|'[^'\\n]{0,512}'){1,512})`;
 const CURL_USER = new RegExp(`[ \\t](?:-u|--user)${FLAG_VALUE}`, "g");
+const CURL_HEADER = /[ \t](?:-H|--header)[ \t]{1,5}(["'])([A-Za-z0-9_-]{1,64}):[ \t]{0,5}([^"'\n]{1,2048})\1/g;
+/** Headers whose values are ids, hashes, dates or content descriptions, never credentials. */
+const PLAIN_HEADER =
+  /^(?:accept|content|user-agent|if-|etag|cache|date|host|origin|referer|range|x-request|x-correlation|x-trace|traceparent|tracestate|x-b3|x-amz-date|x-amz-content|x-forwarded|x-real-ip|idempotency|x-idempotency|x-github-delivery|x-hub-signature|connection|upgrade|dnt|prefer)|id$/i;
 const MYSQL_P = /[ \t]-p("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'`|;&]{1,512})/g;
 const SSHPASS_P = /[ \t]-p[ \t]{0,5}("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'`|;&]{1,512})/g;
 const DOCKER_P = /[ \t]-p[ \t]{1,5}("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'`|;&]{1,512})/g;
@@ -383,11 +436,211 @@ export function commandSpans(text: string, spans: Span[]): void {
         },
         "curl",
       );
+      // any other header whose value is a machine-made token (`-H "X-Acme: 3f9a..."`): curl sends credentials that way
+      CURL_HEADER.lastIndex = 0;
+      let h: RegExpExecArray | null;
+      // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+      while ((h = CURL_HEADER.exec(region))) {
+        if (PLAIN_HEADER.test(h[2]!)) continue;
+        const raw = h[3]!.trimEnd();
+        const scheme = /^[A-Za-z][A-Za-z-]{1,30}[ \t]+/.exec(raw);
+        const v = scheme ? raw.slice(scheme[0].length) : raw;
+        if (/\s/.test(v) || !machineMade(v)) continue;
+        const vs = from + h.index + h[0].length - 1 - (h[3]!.length - (raw.length - v.length));
+        spans.push({ start: vs, end: vs + v.length, family: "auth-header", rank: 2 });
+      }
     } else if (cmd === "sshpass") push(SSHPASS_P, (v) => !isPlaceholder(v), "password");
     else if (cmd === "docker") {
       if (/^\s+login\b/.test(region)) push(DOCKER_P, (v) => !isPlaceholder(v), "password");
     } else if (cmd === "ConvertTo-SecureString") {
       push(SECURE_STRING, (v) => !isPlaceholder(v), "password");
     } else push(MYSQL_P, (v) => !isPlaceholder(v), "password");
+  }
+}
+
+/** Where a provider-style prefix's marker may sit: `sk-`, `pk_`, `rk_`, `<word>pat_`, `<word>_live_`, `<word>_test_`, `<word>_prod_`. */
+const PREFIX_MARK = /(?:sk|pk|rk|pat|live|test|prod)[_-]/g;
+/** [A-Za-z0-9_-] */
+const tokenChar = (c: number) =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+/** Mask characters: a body made mostly of these is an example (`sk_live_xxxxxxxx`, `pk_test_****`). */
+const MASK = /[xX*#•.]/g;
+
+/** `user_profile_settings`, `learn-pipeline-2024`: lower-case words (and short numbers) joined, an identifier. */
+function identifierLike(body: string): boolean {
+  const parts = body.split(/[_-]+/).filter(Boolean);
+  if (parts.length < 2) return false;
+  return parts.every((w) => (/^[a-z]{2,14}$|^[A-Z][a-z]{1,13}$/.test(w) && /[aeiouy]/i.test(w)) || /^\d{1,4}$/.test(w));
+}
+
+/** `abcdefghij`, `0123456789ab`: a run of 10+ consecutive characters is typed by a person, not generated. */
+function alphabetRun(s: string): boolean {
+  let run = 1;
+  for (let i = 1; i < s.length; i++) {
+    run = s.charCodeAt(i) - s.charCodeAt(i - 1) === 1 ? run + 1 : 1;
+    if (run >= 10) return true;
+  }
+  return false;
+}
+
+/**
+ * Tokens with a provider-style prefix, whatever the provider and whatever the body's entropy:
+ * `acme_live_...`, `acme_test_...`, `acmepat_...`, `sk-...`, `pk_...`. The prefix itself says
+ * "credential"; the body only has to be a token (16+ characters, not a mask, not lower-case words).
+ */
+export function prefixedSpans(text: string, spans: Span[]): void {
+  if (!/(?:sk|pk|rk|pat|live|test|prod)[_-]/.test(text)) return;
+  PREFIX_MARK.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = PREFIX_MARK.exec(text))) {
+    const mark = m[0].slice(0, -1);
+    const at = m.index;
+    // the token's start: back over token characters (a bounded walk; further back is a blob, not a prefix)
+    let s = at;
+    while (s > 0 && at - s <= 32 && tokenChar(text.charCodeAt(s - 1))) s--;
+    if (at - s > 32 || (s > 0 && /[A-Za-z0-9_.+/@-]/.test(text[s - 1]!))) {
+      // inside a blob: so is every later marker of the same run, skip it whole
+      let e = at;
+      while (e < text.length && tokenChar(text.charCodeAt(e))) e++;
+      PREFIX_MARK.lastIndex = Math.max(PREFIX_MARK.lastIndex, e);
+      continue;
+    }
+    const before = text[at - 1];
+    const attached = at > s && before !== "_" && before !== "-";
+    // letters glued to the marker: only `<word>pat_` (`shpat_`, `acmepat_`); `task-`, `latest_`, `product_` are words
+    if (attached && mark !== "pat") continue;
+    // `live_`, `test_`, `prod_` need a provider word before them (`acme_live_`), or they are ordinary words
+    if ((mark === "live" || mark === "test" || mark === "prod") && at === s) continue;
+    let e = at + m[0].length;
+    const bodyStart = e;
+    while (e < text.length && e - bodyStart < 1024 && tokenChar(text.charCodeAt(e))) e++;
+    PREFIX_MARK.lastIndex = e;
+    while (e > bodyStart && (text[e - 1] === "_" || text[e - 1] === "-")) e--;
+    const body = text.slice(bodyStart, e);
+    // a second marker word right after (`sk_live_`, `acme_test_pk_`): the body is what follows it
+    const core = body.replace(/^(?:(?:live|test|prod|sandbox|pat|sk|pk|rk|api|key|proj)[_-])+/, "");
+    if (core.length < 16) continue;
+    if ((core.match(MASK)?.length ?? 0) >= core.length * 0.6) continue;
+    if (identifierLike(core) || alphabetRun(core) || /example|sample|dummy|your|here|placeholder|redacted/i.test(core))
+      continue;
+    // glued prefixes and file names (`compat_layer_v2`, `sk-learn`) need a machine-made body
+    if (attached && !(/\d/.test(core) && /[A-Za-z]/.test(core))) continue;
+    if (text[e] === "." && /^\.[a-z]{1,4}\b/.test(text.slice(e, e + 6))) continue; // a file name
+    const value = text.slice(s, e);
+    if (KNOWN_PUBLIC.has(value)) continue;
+    spans.push({ start: s, end: e, family: "token", rank: 2 });
+  }
+}
+
+const COOKIE = /(?<![\w-])(?:set-)?cookie["']?[ \t]*:[ \t]*|(?<=[ \t])(?:-b|--cookie)[ \t]{1,5}["']?/gi;
+/** Cookie attributes, not cookies. */
+const COOKIE_ATTR = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned)$/i;
+
+/** Cookies (`Cookie:`, `Set-Cookie:`, `curl -b`): a session cookie is a credential. */
+export function cookieSpans(text: string, spans: Span[]): void {
+  if (!/cookie|COOKIE|Cookie| -b /.test(text)) return;
+  COOKIE.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = COOKIE.exec(text))) {
+    let p = m.index + m[0].length;
+    const stop = Math.min(text.length, p + 4096);
+    while (p < stop) {
+      // one `name=value` pair, up to ';', a quote or the end of the line
+      let e = p;
+      while (e < stop && !/[;"'\n\r]/.test(text[e]!)) e++;
+      const pair = text.slice(p, e);
+      const eq = pair.indexOf("=");
+      if (eq > 0) {
+        const name = pair.slice(0, eq).trim();
+        const value = pair.slice(eq + 1).trim();
+        const vs = p + eq + 1 + (pair.slice(eq + 1).length - pair.slice(eq + 1).trimStart().length);
+        const sessionish = /sess|sid|auth|token|jwt|remember|login|secret/i.test(name);
+        if (
+          !COOKIE_ATTR.test(name) &&
+          /^[\w.-]{1,64}$/.test(name) &&
+          !/\s/.test(value) &&
+          (machineMade(value) || (sessionish && value.length >= 12 && /\d/.test(value) && !isPlaceholder(value)))
+        )
+          spans.push({ start: vs, end: vs + value.length, family: "cookie", rank: 2 });
+      }
+      if (e >= stop || text[e] !== ";") break;
+      p = e + 1;
+    }
+    COOKIE.lastIndex = Math.max(COOKIE.lastIndex, p);
+  }
+}
+
+/** Common top-level domains: a host name's last label. */
+const TLD = /\.(?:com|net|io|org|dev|app|cloud|ai|co|us|eu|de|uk|sh|tech|xyz|me|so|cc|gg|to)(?![A-Za-z0-9-])/g;
+const PAIR =
+  /(?<![\w.-])["']?([A-Za-z_][\w.-]{0,40})["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([A-Za-z0-9+/=_~.-]{20,512})(?![\w+/=~.-])/g;
+/** Names of values that are random without being secrets: ids, hashes, cursors, content. */
+const NOT_SECRET_NAME =
+  /(?:^|[_.-])(?:id|ids|uuid|guid|hash|sha\d*|digest|checksum|etag|commit|rev|revision|version|nonce|state|challenge|trace|span|request|integrity|fingerprint|thumbprint|tag|ref|build|image|name|user|username|email|host|hostname|server|url|uri|endpoint|path|region|cluster|account|tenant|project|org|content|data|body|payload|blob|cursor|after|before|page|etc|salt|iv|md5|encoding|type|kind|mode|format|locale|lang|theme)$|Id$|ID$/i;
+
+/**
+ * A machine-made value under any name near a provider's host name (`server=prod-1.online.acme.com`
+ * and, on the line after, `client=Zq8v...`): the host says whose credential it is. Only values
+ * with letters of both cases (not a hex digest, not a UUID), not in a URL's query, not
+ * under a name that says id, hash, cursor or content.
+ */
+export function hostNearSpans(text: string, spans: Span[]): void {
+  if (!text.includes(".")) return;
+  TLD.lastIndex = 0;
+  let scanned = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = TLD.exec(text))) {
+    const at = m.index;
+    // the host: letters, digits, '-' and '.' before the TLD (bounded)
+    let s = at;
+    while (s > 0 && at - s < 120 && /[A-Za-z0-9.-]/.test(text[s - 1]!)) s--;
+    const host = text.slice(s, at + m[0].length).toLowerCase();
+    if (!/^[a-z0-9-]+\.[a-z0-9.-]+$/.test(host) || /(?:^|\.)example\.|^localhost/.test(host)) continue;
+    // the window: the line before, the host's line and the line after (at most 400 characters each way)
+    let ws = text.lastIndexOf("\n", at);
+    ws = ws < 0 ? 0 : text.lastIndexOf("\n", ws - 1) + 1;
+    let we = text.indexOf("\n", at);
+    if (we >= 0) {
+      const next = text.indexOf("\n", we + 1);
+      we = next < 0 ? text.length : next;
+    } else we = text.length;
+    ws = Math.max(ws, at - 400, scanned);
+    we = Math.min(we, at + 400);
+    if (we <= ws) continue;
+    scanned = we;
+    const window = text.slice(ws, we);
+    PAIR.lastIndex = 0;
+    let p: RegExpExecArray | null;
+    // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+    while ((p = PAIR.exec(window))) {
+      const name = p[1]!;
+      const v = p[2]!;
+      const before = window[p.index - 1] ?? text[ws - 1] ?? "";
+      if (before === "?" || before === "&" || NOT_SECRET_NAME.test(name)) continue;
+      if (!(/[a-z]/.test(v) && /[A-Z]/.test(v) && (/\d/.test(v) || v.length >= 24)) || !machineMade(v)) continue;
+      const vs = ws + p.index + p[0].length - v.length;
+      spans.push({ start: vs, end: vs + v.length, family: "token", rank: 3 });
+    }
+    TLD.lastIndex = Math.max(TLD.lastIndex, we);
+  }
+}
+
+const IDENTIFIED_BY =
+  /\bIDENTIFIED[ \t]+(?:WITH[ \t]+\w{1,40}[ \t]+)?BY[ \t]+(?:PASSWORD[ \t]+)?(["'])([^"'\n]{1,256})\1/gi;
+
+/** SQL: `CREATE USER ... IDENTIFIED BY 'pw'`, `ALTER USER ... IDENTIFIED WITH mysql_native_password BY 'pw'`. */
+export function sqlPasswordSpans(text: string, spans: Span[]): void {
+  if (!/identified/i.test(text)) return;
+  IDENTIFIED_BY.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = IDENTIFIED_BY.exec(text))) {
+    const pw = m[2]!;
+    if (isPlaceholder(pw)) continue;
+    const end = m.index + m[0].length - 1;
+    spans.push({ start: end - pw.length, end, family: "password", rank: 2 });
   }
 }

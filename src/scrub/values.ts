@@ -294,6 +294,19 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
   return true;
 }
 
+/**
+ * A type or function name: word characters whose letters come in word-long runs (`Pbkdf2Params`,
+ * `Uint8Array`, `XMLHttpRequest`, `getUserById`); a random token's runs are a letter or two long.
+ */
+export function typeName(s: string): boolean {
+  if (/[^\w]/.test(s) || !/[a-z]/.test(s)) return false;
+  const runs = s.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g);
+  if (!runs || runs.length < 2) return false;
+  let letters = 0;
+  for (const r of runs) letters += r.length;
+  return letters / runs.length >= 3.5;
+}
+
 /** Stricter check for a value found in prose ("the password is X"): it must look machine-made. */
 export function isProseSecret(v: string, password = false): boolean {
   const s = v.trim();
@@ -303,8 +316,13 @@ export function isProseSecret(v: string, password = false): boolean {
   // "the password is hunter2": after a password word, letters with a digit are enough
   if (password && hasDigit(s)) return true;
   // CamelCase words with a digit (`Pbkdf2Params`, `Uint8Array`) are type names
-  if (/(?:[A-Z][a-z]{2,}).*[A-Z][a-z]{2,}|^[A-Z][a-z]+\d[A-Z][a-z]+$/.test(s) && !/[^\w]/.test(s)) return false;
+  if (typeName(s)) return false;
   if (hasDigit(s))
     return entropy(s) >= 2.5 && !/^[a-z]+\d{1,4}$/i.test(s.replace(/[!?.,]$/, "")) ? true : /[^\w]/.test(s);
   return randomLetters(s);
+}
+
+/** A word that only a machine makes: 16+ characters that a weak name's value check accepts too. */
+export function machineMade(v: string): boolean {
+  return v.length >= 16 && isSecretValue(v, "weak") && isProseSecret(v);
 }
