@@ -3,8 +3,11 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
-/** Bump when the schema changes: an older index.db is dropped and rebuilt from memory/. */
-export const SCHEMA_VERSION = 7;
+/**
+ * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
+ * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
+ */
+export const SCHEMA_VERSION = 8;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -116,6 +119,10 @@ function setBusyTimeout(db: Database, ms: number): void {
 function openRaw(file: string): Database {
   const db = new Database(file, { create: true, strict: true });
   setBusyTimeout(db, BUSY_TIMEOUT_MS);
+  // deleted rows are overwritten with zeros: a value the scrubber removed does not linger in free space
+  // (a contentless full-text index drops a deleted document's words when its segments merge; a
+  // rebuild, `coffer reindex`, drops them at once)
+  db.run("PRAGMA secure_delete = ON");
   return db;
 }
 

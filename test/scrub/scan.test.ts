@@ -3,6 +3,8 @@
  * entry, a rules file) are reported by file and family; --fix redacts them in place, atomically,
  * and the index stops returning the old text.
  */
+
+import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -113,6 +115,54 @@ describe("coffer scan", () => {
           leaked: false,
         });
       expect(existsSync(file)).toBe(true);
+    },
+    SLOW,
+  );
+});
+
+describe("a scrubbed value does not linger in the index", () => {
+  const sb = sandbox();
+  afterAll(() => sb.cleanup());
+
+  test(
+    "a value an older scrubber let into the index is gone, with no byte of it left in free pages, after the index drops it",
+    () => {
+      const secret = "Zq8vR2mK9xLw4Tn7Bc3Hd6FgQwErTyUi";
+      // the entry first, then enough others that its row's page is not the one new rows go to
+      expect(sb.run(["remember", "The staging deploy token lives in the vault", "--scope", "global"]).code).toBe(0);
+      for (let i = 0; i < 30; i++) {
+        const note = `Note ${i}: the release train leaves on Thursdays from branch r${i}`;
+        expect(sb.run(["remember", note, "--scope", "global"]).code).toBe(0);
+      }
+      const state = join(sb.cofferHome, "state");
+      const index = join(state, "index.db");
+      // an index written by an older scrubber that did not recognise this value
+      const db = new Database(index);
+      db.run("UPDATE entries SET body = body || ? WHERE body LIKE '%staging deploy%'", [` (${secret})`]);
+      db.close();
+      const holds = (value: string) =>
+        readdirSync(state)
+          .filter((n) => n.startsWith("index.db"))
+          .filter((n) => readFileSync(join(state, n)).includes(Buffer.from(value)));
+      expect(holds(secret)).toEqual(["index.db"]);
+      // the entry's file changes (a person edits it): its row is replaced, the old bytes must not stay behind
+      const dir = join(sb.cofferHome, "memory", "global", "entries");
+      const file = readdirSync(dir)
+        .map((n) => join(dir, n))
+        .find((f) => readFileSync(f, "utf8").includes("staging deploy"))!;
+      writeFileSync(file, readFileSync(file, "utf8").replace("lives in the vault", "lives in the team vault"));
+      expect(sb.run(["recall", "staging deploy", "--json"]).stdout).toContain("team vault");
+      expect(holds(secret)).toEqual([]);
+
+      // the full-text index's words of it (lower-cased by the tokenizer) go when the index is rebuilt
+      const fts = new Database(index);
+      fts.run("INSERT INTO entries_fts(rowid, scope, title, tags, body) VALUES(99999, 'x', 'old', '[]', ?)", [
+        `the staging deploy token ${secret}`,
+      ]);
+      fts.close();
+      expect(holds(secret.toLowerCase())).toEqual(["index.db"]);
+      expect(sb.run(["reindex"]).code).toBe(0);
+      expect(holds(secret.toLowerCase())).toEqual([]);
     },
     SLOW,
   );
