@@ -116,6 +116,7 @@ function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLed
     omitted: conv.omitted,
     omitted_at: conv.omittedAt,
     redactions: conv.redactions,
+    ...(conv.found.length ? { scrubbed: conv.found } : {}),
     removed_lines: conv.removed_lines + title.removed,
     turns: conv.turns,
   };

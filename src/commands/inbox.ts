@@ -142,13 +142,21 @@ const approve = withExamples(
           true
         );
       });
-      if (args.json) return printJson({ id: res.id, status: res.status, entries: res.entries, dropped: res.dropped });
+      if (args.json)
+        return printJson({
+          id: res.id,
+          status: res.status,
+          entries: res.entries,
+          dropped: res.dropped,
+          ...(res.scrubbed ? { scrubbed: res.scrubbed } : {}),
+        });
       if (res.status === "cancelled") return consola.info(`Nothing written; trace ${res.id} stays in the inbox.`);
       const created = res.entries.filter((e) => e.status === "created").length;
       consola.success(
         `Approved ${res.id}: ${plural(res.entries.length, "entry", "entries")} (${created} new) in project ${trace.project?.label}; trace removed`,
       );
       for (const e of res.entries) process.stdout.write(`    ${entryLine(e)}\n`);
+      if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] before sending and writing`);
     },
   }),
   ["coffer inbox approve 01JD3K", "coffer inbox approve 01JD3K --yes"],

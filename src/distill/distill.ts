@@ -6,6 +6,8 @@ import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
+import type { Found } from "../scrub/index";
+import { mergeFound, scrubbedNote } from "../scrub/write";
 import type { Config } from "../store/config";
 import { type RememberInput, type RememberResult, remember } from "../store/entries";
 import { closeStore } from "../store/store";
@@ -54,6 +56,8 @@ export type DistillResult = {
   entries: WrittenEntry[];
   /** One line saying what happened and, for no-ops and failures, what to do. */
   message: string;
+  /** "scrubbed 2 secrets (password, token)": redacted from the transcript before sending, and from the insights. */
+  scrubbed?: string;
 };
 
 /** A session ready to be sent: the exact text the model would receive. */
@@ -93,11 +97,18 @@ export function writeInsights(
   insights: Insight[],
   origin: { host: string; session: string },
   related: RelatedEntry[] = [],
-): WrittenEntry[] {
+): { entries: WrittenEntry[]; found: Found[] } {
   const store = openProjectStore(project);
+  let found: Found[] = [];
+  /** Scrub one field of an insight, keeping the count of what was found. */
+  const clean = (text: string) => {
+    const s = scrubText(text);
+    if (s.redactions) found = mergeFound(found, s.found);
+    return s.text;
+  };
   try {
-    return insights.map((ins): WrittenEntry => {
-      const title = scrubText(ins.title).text;
+    const entries = insights.map((ins): WrittenEntry => {
+      const title = clean(ins.title);
       if (ins.contradicts) {
         const existing = related.find((r) => r.id === ins.contradicts);
         if (existing) {
@@ -110,7 +121,7 @@ export function writeInsights(
             session: origin.session,
             project: { id: project.id, label: project.label, ...(project.origin ? { origin: project.origin } : {}) },
             existing,
-            insight: { kind: ins.kind, title, body: scrubText(ins.body).text },
+            insight: { kind: ins.kind, title, body: clean(ins.body) },
           };
           writeConflict(conflict);
           audit({ event: "conflict_found", actor: `agent:${origin.host}`, id: conflict.id, entry: existing.id });
@@ -118,10 +129,10 @@ export function writeInsights(
         }
       }
       const input: RememberInput = {
-        text: scrubText(ins.body).text,
-        title: scrubText(ins.title).text,
+        text: clean(ins.body),
+        title,
         kind: ins.kind,
-        ...(ins.keywords?.length ? { keywords: cleanKeywords(ins.keywords.map((k) => scrubText(k).text)) } : {}),
+        ...(ins.keywords?.length ? { keywords: cleanKeywords(ins.keywords.map(clean)) } : {}),
         scope: "project",
         actor: `agent:${origin.host}`,
         source: "distill",
@@ -143,6 +154,7 @@ export function writeInsights(
         ...(res.superseded ? { supersedes: res.superseded } : {}),
       };
     });
+    return { entries, found };
   } finally {
     closeStore(store);
   }
@@ -288,7 +300,7 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
     return {
       ...result,
       outcome: "skipped",
-      message: `dry run: would send ${text.length} characters (${conversation.turns.length} turns, ${conversation.redactions} redactions) to ${to}`,
+      message: `dry run: would send ${text.length} characters (${conversation.turns.length} turns, ${scrubbedNote(conversation.found) ?? "nothing scrubbed"}) to ${to}`,
     };
   }
   if (!model)
@@ -299,7 +311,8 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
   }
   try {
     const { insights, dropped, cost } = await askModel(model, text, related);
-    const entries = writeInsights(project, insights, { host: file.host, session: file.session_id }, related);
+    const { entries, found } = writeInsights(project, insights, { host: file.host, session: file.session_id }, related);
+    const scrubbed = scrubbedNote(mergeFound(conversation.found, found));
     appendLedger({ ...record, outcome: "distilled", entries: entries.length, ...cost });
     audit({
       event: "session_distilled",
@@ -308,7 +321,13 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
       session: file.session_id,
       entries: entries.length,
     });
-    return { ...result, outcome: "distilled", entries, message: summarize(entries, dropped) };
+    return {
+      ...result,
+      outcome: "distilled",
+      entries,
+      message: summarize(entries, dropped) + (scrubbed ? `; ${scrubbed} before sending and writing` : ""),
+      ...(scrubbed ? { scrubbed } : {}),
+    };
   } catch (err) {
     if (!(err instanceof ModelError)) throw err;
     appendLedger({

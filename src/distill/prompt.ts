@@ -19,7 +19,10 @@ Existing entries of the project may be listed after the transcript, each with it
 export type RenderMeta = { host: string; project?: string };
 
 /** The user message: a one-line header, then the turns. `coffer distill show` prints exactly this. */
-export function renderConversation(conv: PreparedConversation, meta: RenderMeta): string {
+export function renderConversation(
+  conv: Pick<PreparedConversation, "turns" | "omitted" | "omittedAt">,
+  meta: RenderMeta,
+): string {
   const parts = [`Transcript of a ${meta.host} session${meta.project ? ` in project ${meta.project}` : ""}:`];
   conv.turns.forEach((t, i) => {
     if (i === conv.omittedAt) parts.push(`[... ${conv.omitted} turns omitted ...]`);

@@ -30,6 +30,8 @@ export const TraceSchema = v.object({
   /** Index of the first turn after the omitted middle (-1: nothing omitted). */
   omitted_at: v.number(),
   redactions: v.number(),
+  /** The secrets those redactions were, per family (traces written before this field have none). */
+  scrubbed: v.optional(v.array(v.object({ family: v.string(), count: v.number() }))),
   removed_lines: v.number(),
   turns: v.array(TurnSchema),
 });

@@ -8,19 +8,14 @@ import { renderConversation } from "../distill/prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "../distill/related";
 import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
+import { mergeFound, scrubbedNote } from "../scrub/write";
 import type { Config } from "../store/config";
 import { deleteTrace, type Trace } from "./inbox";
 
 /** The model's view of a trace: exactly what approve sends. */
 export function traceText(trace: Trace): string {
   return renderConversation(
-    {
-      turns: trace.turns,
-      omitted: trace.omitted,
-      omittedAt: trace.omitted_at,
-      redactions: trace.redactions,
-      removed_lines: trace.removed_lines,
-    },
+    { turns: trace.turns, omitted: trace.omitted, omittedAt: trace.omitted_at },
     { host: trace.host, project: trace.project?.label },
   );
 }
@@ -40,6 +35,11 @@ export type ApproveResult = {
   entries: WrittenEntry[];
   insights: Insight[];
   dropped: number;
+  /**
+   * "scrubbed 2 secrets (password, token)": what was redacted on the way, in the trace when it was
+   * captured (never sent to the model) and in the insights before they were written.
+   */
+  scrubbed?: string;
 };
 
 /**
@@ -74,9 +74,11 @@ export async function approveTrace(
     throw err;
   }
   if (!(await confirm(asked.insights))) return { id: trace.id, status: "cancelled", entries: [], ...asked };
-  const entries = asked.insights.length
+  const written = asked.insights.length
     ? writeInsights(trace.project, asked.insights, { host: trace.host, session: trace.session }, request.related)
-    : [];
+    : { entries: [], found: [] };
+  const entries = written.entries;
+  const scrubbed = scrubbedNote(mergeFound(trace.scrubbed, written.found));
   appendLedger({
     host: trace.host,
     session_id: trace.session,
@@ -90,7 +92,7 @@ export async function approveTrace(
   });
   deleteTrace(trace.id);
   audit({ event: "trace_approved", actor: "user", id: trace.id, entries: entries.length });
-  return { id: trace.id, status: "approved", entries, ...asked };
+  return { id: trace.id, status: "approved", entries, ...asked, ...(scrubbed ? { scrubbed } : {}) };
 }
 
 export function rejectTrace(trace: Trace): void {

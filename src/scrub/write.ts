@@ -13,6 +13,18 @@ const scrubber = () => require("./index") as typeof import("./index");
 
 export type ScrubbedWrite<T> = { fields: T; found: Found[]; note: string | undefined };
 
+/** Several scrubs' findings as one list, each family once with its total, in first-seen order. */
+export function mergeFound(...lists: (Found[] | undefined)[]): Found[] {
+  const counts = new Map<string, number>();
+  for (const list of lists) for (const f of list ?? []) counts.set(f.family, (counts.get(f.family) ?? 0) + f.count);
+  return [...counts].map(([family, count]) => ({ family, count }));
+}
+
+/** "scrubbed 2 secrets (password, token)" for what was found, or undefined when nothing was. */
+export function scrubbedNote(found: Found[]): string | undefined {
+  return found.length ? `scrubbed ${scrubber().describeFound(found)}` : undefined;
+}
+
 /** Scrub every string (and string-array) field of `fields`; other fields pass through. */
 export function scrubFields<T extends Record<string, unknown>>(fields: T, allowSecret = false): ScrubbedWrite<T> {
   if (allowSecret) return { fields, found: [], note: undefined };

@@ -168,6 +168,8 @@ export type ApproveInboxResult = {
   status: "approved" | "not_found" | "failed";
   entries: string[];
   message?: string;
+  /** "scrubbed 2 secrets (password, token)" when secrets were redacted on the way. */
+  scrubbed?: string;
 };
 
 /** Distill an inbox trace into entries and remove it (no interactive preview over HTTP). */
@@ -176,7 +178,12 @@ export async function approveInbox(id: string): Promise<ApproveInboxResult> {
   if (!trace) return { id, status: "not_found", entries: [] };
   try {
     const r = await approveTrace(trace, loadConfig());
-    return { id: trace.id, status: "approved", entries: r.entries.map((e) => e.id) };
+    return {
+      id: trace.id,
+      status: "approved",
+      entries: r.entries.map((e) => e.id),
+      ...(r.scrubbed ? { scrubbed: r.scrubbed } : {}),
+    };
   } catch (err) {
     if (err instanceof CofferError)
       return {

@@ -4,6 +4,8 @@
  * to a model or stored (inbox traces) goes through `prepareConversation` first.
  */
 import { homeDir } from "../lib/paths";
+import type { Found } from "../scrub/index";
+import { mergeFound } from "../scrub/write";
 import { stripInjectionLines } from "./clean";
 import { CONVERSATION_BUDGET, cutMessage, fitBudget, MESSAGE_MAX, scrubText } from "./scrub";
 import type { Turn } from "./types";
@@ -14,6 +16,8 @@ export type PreparedConversation = {
   omitted: number;
   omittedAt: number;
   redactions: number;
+  /** The secrets scrubbed, per family (their total is `redactions`). */
+  found: Found[];
   removed_lines: number;
 };
 
@@ -27,12 +31,14 @@ export function foldHome(text: string): string {
 
 export function prepareConversation(turns: Turn[], opts: PrepareOptions = {}): PreparedConversation {
   let redactions = 0;
+  let found: Found[] = [];
   let removed = 0;
   const cleaned: Turn[] = [];
   for (const t of turns) {
     let text = foldHome(t.text);
     const s = scrubText(text);
     redactions += s.redactions;
+    if (s.redactions) found = mergeFound(found, s.found);
     text = s.text;
     if (opts.stripInjection) {
       const r = stripInjectionLines(text);
@@ -43,5 +49,12 @@ export function prepareConversation(turns: Turn[], opts: PrepareOptions = {}): P
     if (text.trim()) cleaned.push({ role: t.role, text, ...(t.at ? { at: t.at } : {}) });
   }
   const fit = fitBudget(cleaned, opts.budget ?? CONVERSATION_BUDGET);
-  return { turns: fit.turns, omitted: fit.omitted, omittedAt: fit.omittedAt, redactions, removed_lines: removed };
+  return {
+    turns: fit.turns,
+    omitted: fit.omitted,
+    omittedAt: fit.omittedAt,
+    redactions,
+    found,
+    removed_lines: removed,
+  };
 }

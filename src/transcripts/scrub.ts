@@ -2,19 +2,19 @@
  * The size budgets for conversations, and `scrubText`, the transcript-side name for the one
  * scrubber (src/scrub): every text is scrubbed before it is sent to a model or stored anywhere.
  */
-import { REDACTED, scrub } from "../scrub/index";
+import { type Found, REDACTED, scrub } from "../scrub/index";
 import type { Turn } from "./types";
 
 export { REDACTED };
 export const MESSAGE_MAX = 2000;
 export const CONVERSATION_BUDGET = 12000;
 
-export type Scrubbed = { text: string; redactions: number };
+export type Scrubbed = { text: string; redactions: number; found: Found[] };
 
 /** Replace every secret in `text` with [redacted] and drop `<private>` spans. */
 export function scrubText(text: string): Scrubbed {
   const r = scrub(text);
-  return { text: r.text, redactions: r.redactions };
+  return { text: r.text, redactions: r.redactions, found: r.found };
 }
 
 /** Cut one message to `max` characters. */

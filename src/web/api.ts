@@ -524,8 +524,13 @@ route("POST", "/api/v1/ui/inbox/previews/{pid}/{decision}", async (_req, _url, p
   pending.delete(p.pid!);
   clearTimeout(held.timer);
   held.decide(p.decision === "confirm");
-  const r = (await held.result) as { status: string; entries: { id: string }[] };
-  return json({ status: r.status, trace: held.trace, entries: r.entries.map((e) => e.id) });
+  const r = (await held.result) as { status: string; entries: { id: string }[]; scrubbed?: string };
+  return json({
+    status: r.status,
+    trace: held.trace,
+    entries: r.entries.map((e) => e.id),
+    ...(r.scrubbed ? { scrubbed: r.scrubbed } : {}),
+  });
 });
 
 // Contradictions distillation left for a person: approve makes the new insight supersede the old

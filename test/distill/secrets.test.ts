@@ -80,6 +80,10 @@ test("distill run against an OpenAI-compatible server: no secret in the request 
   for (const f of files) expect(leaks(f.text)).toEqual([]);
   expect(files.map((f) => f.text).join("\n")).toContain("[redacted]");
   expect(leaks(r.stdout + r.stderr)).toEqual([]);
+  // the user is told how many secrets were scrubbed, and of which kinds
+  expect(r.stdout + r.stderr).toMatch(
+    /scrubbed \d+ secrets \([a-z0-9-]+(?:, [a-z0-9-]+)+\) before sending and writing/,
+  );
 });
 
 test("observe --queue and inbox approve against an Anthropic-shaped server: no secret in the trace, the request or the entries", async () => {
@@ -93,6 +97,9 @@ test("observe --queue and inbox approve against an Anthropic-shaped server: no s
   const traceText = readFileSync(join(sb.cofferHome, "inbox", `${stored.trace}.json`), "utf8");
   expect(leaks(traceText)).toEqual([]);
   expect(JSON.parse(traceText).redactions).toBeGreaterThanOrEqual(20);
+  // the trace keeps what kinds those were, to tell the user at approve time
+  const kinds = JSON.parse(traceText).scrubbed as { family: string; count: number }[];
+  expect(kinds.reduce((n, f) => n + f.count, 0)).toBe(JSON.parse(traceText).redactions);
 
   const anthropic = modelServer("anthropic", [{ text: echoing }]);
   servers.push(anthropic);
@@ -102,6 +109,9 @@ test("observe --queue and inbox approve against an Anthropic-shaped server: no s
   expect(anthropic.requests.length).toBe(1);
   expect(leaks(anthropic.requests[0]!.body)).toEqual([]);
   for (const f of entryFiles(sb)) expect(leaks(f.text)).toEqual([]);
+  expect(approved.stdout + approved.stderr).toMatch(
+    /scrubbed \d+ secrets \([a-z0-9-]+(?:, [a-z0-9-]+)+\): replaced by \[redacted\] before sending and writing/,
+  );
 });
 
 test("nothing under COFFER_HOME holds a secret: entries, index.db (+ WAL), ledger, audit, inbox, queue", () => {

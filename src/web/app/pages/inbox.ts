@@ -358,14 +358,14 @@ function inboxItem(t: InboxItem, main: HTMLElement): HTMLElement {
 function previewBox(pid: string, insights: Insight[], main: HTMLElement): HTMLElement {
   const decide = async (decision: "confirm" | "cancel") => {
     try {
-      const r = await api<{ status: string; entries: string[] }>(
+      const r = await api<{ status: string; entries: string[]; scrubbed?: string }>(
         "POST",
         `/api/v1/ui/inbox/previews/${pid}/${decision}`,
         {},
       );
       toast(
         decision === "confirm"
-          ? `Approved: ${r.entries.length} entr${r.entries.length === 1 ? "y" : "ies"} written`
+          ? `Approved: ${r.entries.length} entr${r.entries.length === 1 ? "y" : "ies"} written${r.scrubbed ? ` (${r.scrubbed})` : ""}`
           : "Cancelled; the trace stays in the inbox",
       );
     } catch (err) {
