@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
+import { normTimestamp } from "../lib/time";
 import { KINDS, SOURCES } from "../store/entry";
 import { GLOBAL } from "../store/scope";
 import { EXPORT_VERSION } from "./export";
@@ -14,6 +15,12 @@ import type { ImportFile, ImportItem, ImportPlan } from "./types";
 
 const Scope = v.union([v.literal(GLOBAL), v.pipe(v.string(), v.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/))]);
 const Text = v.pipe(v.string(), v.maxLength(4 * 1024 * 1024));
+/** A timestamp as a timestamp: anything else is refused, never written into frontmatter. */
+const Stamp = v.pipe(
+  v.string(),
+  v.check((s) => normTimestamp(s) !== undefined, "not an ISO-8601 timestamp"),
+  v.transform((s) => normTimestamp(s)!),
+);
 const Header = v.object({ type: v.literal("coffer-export"), version: v.number() });
 const Entry = v.looseObject({
   type: v.literal("entry"),
@@ -27,8 +34,8 @@ const Entry = v.looseObject({
   source: v.picklist(SOURCES),
   origin_session: v.optional(v.string()),
   imported_from: v.optional(v.string()),
-  created: v.string(),
-  updated: v.string(),
+  created: Stamp,
+  updated: Stamp,
   body: Text,
   file: v.optional(Text),
 });

@@ -13,7 +13,7 @@ import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
 import { readOwnText } from "../lib/small-file";
-import { isoNow } from "../lib/time";
+import { isoNow, normTimestamp } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
 import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
@@ -171,8 +171,11 @@ function prepare(store: Store, source: ImportSource, item: ImportItem, counter: 
     counter.truncated++;
   }
   const title = cut(clean(item.title, counter).replace(/\s+/g, " ").trim() || deriveTitle(body), TITLE_MAX);
+  // Times as times, whatever the importer handed over (a bad one is never written as given).
+  const created = normTimestamp(item.created) ?? isoNow();
+  const updated = normTimestamp(item.updated) ?? created;
   const entry: Entry = {
-    id: item.id && ULID_RE.test(item.id) ? item.id : ulid(Date.parse(item.created) || Date.now()),
+    id: item.id && ULID_RE.test(item.id) ? item.id : ulid(Date.parse(created)),
     kind: (KINDS as readonly string[]).includes(item.kind) ? item.kind : "note",
     title,
     tags: [...new Set(item.tags.map((t) => t.trim()).filter(validTag))],
@@ -181,16 +184,24 @@ function prepare(store: Store, source: ImportSource, item: ImportItem, counter: 
     source: item.source ?? "import",
     origin_session: item.origin_session,
     imported_from: item.imported_from,
-    created: item.created,
-    updated: item.updated,
+    created,
+    updated,
     body,
   };
-  // A Coffer export carries the file itself: keep it byte for byte when scrubbing changed nothing.
+  // A Coffer export carries the file itself: keep it byte for byte when it holds no secret anywhere
+  // (frontmatter included), is this entry (same id, body, title) and its times are times.
   let text: string | undefined;
   if (item.file) {
     try {
       const parsed = parseEntry(item.file, entry.id);
-      if (parsed.body === body && parsed.title === title)
+      if (
+        parsed.id === entry.id &&
+        parsed.body === body &&
+        parsed.title === title &&
+        normTimestamp(parsed.created) !== undefined &&
+        normTimestamp(parsed.updated) !== undefined &&
+        !scrub(item.file).redactions
+      )
         text = item.file.endsWith("\n") ? item.file : `${item.file}\n`;
     } catch {}
   }

@@ -28,3 +28,16 @@ export function nextLocalMidnight(ms: number): number {
   const d = new Date(ms);
   return new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1).getTime();
 }
+
+const ISO_STAMP = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?$/;
+
+/**
+ * A timestamp from outside (an import, a file) as Coffer writes them (`isoNow`'s format), or
+ * undefined when it is not an ISO-8601 date/time between the years 1970 and 9999.
+ */
+export function normTimestamp(value: unknown): string | undefined {
+  if (typeof value !== "string" || !ISO_STAMP.test(value.trim())) return undefined;
+  const ms = Date.parse(value.trim());
+  if (Number.isNaN(ms) || ms < 0 || ms > 253402300799000) return undefined;
+  return isoNow(new Date(ms));
+}

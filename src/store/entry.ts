@@ -147,26 +147,30 @@ function scalar(v: string): string {
   if (PLAIN_SAFE.test(v) && !AMBIGUOUS.test(v) && !v.endsWith(" ") && !/:\s|\s#/.test(v)) return v;
   if (/^[a-z]+:[A-Za-z0-9_.-]+$/.test(v)) return v; // actor: agent:claude
   if (/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(v)) return v; // timestamps stay strings in YAML 1.2
+  if (v === "") return '""';
   return JSON.stringify(v);
 }
 
-/** Serialize an entry in the canonical field order. */
+/**
+ * Serialize an entry in the canonical field order. Every value goes through `scalar` (or JSON for
+ * globs): whatever a field holds, it reads back as the same string and cannot add a line.
+ */
 export function serializeEntry(e: Entry): string {
   const lines = [
     "---",
-    `id: ${e.id}`,
-    `kind: ${e.kind}`,
+    `id: ${scalar(e.id)}`,
+    `kind: ${scalar(e.kind)}`,
     `title: ${scalar(e.title)}`,
     `tags: [${e.tags.map(scalar).join(", ")}]`,
   ];
   if (e.keywords?.length) lines.push(`keywords: [${e.keywords.map(scalar).join(", ")}]`);
   if (e.applies_to.length) lines.push(`applies_to: [${e.applies_to.map((g) => JSON.stringify(g)).join(", ")}]`);
-  lines.push(`actor: ${scalar(e.actor)}`, `source: ${e.source}`);
+  lines.push(`actor: ${scalar(e.actor)}`, `source: ${scalar(e.source)}`);
   if (e.origin_session) lines.push(`origin_session: ${scalar(e.origin_session)}`);
   if (e.imported_from) lines.push(`imported_from: ${scalar(e.imported_from)}`);
-  if (e.status) lines.push(`status: ${e.status}`);
+  if (e.status) lines.push(`status: ${scalar(e.status)}`);
   if (e.status && e.superseded_by) lines.push(`superseded_by: ${scalar(e.superseded_by)}`);
-  lines.push(`created: ${e.created}`, `updated: ${e.updated}`, "---", e.body.replace(/\s+$/, ""), "");
+  lines.push(`created: ${scalar(e.created)}`, `updated: ${scalar(e.updated)}`, "---", e.body.replace(/\s+$/, ""), "");
   return lines.join("\n");
 }
 
