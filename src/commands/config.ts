@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { CofferError, usageError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { setTomlKey } from "../lib/toml-edit";
+import { audit } from "../scrub/write";
 import {
   CONFIG_KEYS,
   type ConfigKey,

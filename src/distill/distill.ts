@@ -2,12 +2,12 @@
  * Distilling one session: parse, clean, scrub, budget, one model call, validated insights,
  * one entry per insight in the session's project scope, a ledger line. Every way out says why.
  */
-import { audit } from "../lib/audit";
+
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import type { Found } from "../scrub/index";
-import { mergeFound, scrubbedNote } from "../scrub/write";
+import { audit, mergeFound, scrubbedNote } from "../scrub/write";
 import type { Config } from "../store/config";
 import { type RememberInput, type RememberResult, remember } from "../store/entries";
 import { closeStore } from "../store/store";

@@ -7,7 +7,6 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
@@ -16,6 +15,7 @@ import { readOwnText } from "../lib/small-file";
 import { isoNow, normTimestamp } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
+import { audit } from "../scrub/write";
 import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
 import { deriveTitle, type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
 import { entryPath, readMemoryFile, scopeDir } from "../store/indexer";
@@ -178,11 +178,12 @@ function prepare(store: Store, source: ImportSource, item: ImportItem, counter: 
     id: item.id && ULID_RE.test(item.id) ? item.id : ulid(Date.parse(created)),
     kind: (KINDS as readonly string[]).includes(item.kind) ? item.kind : "note",
     title,
-    tags: [...new Set(item.tags.map((t) => t.trim()).filter(validTag))],
-    applies_to: (item.applies_to ?? []).filter(validGlob),
-    actor: item.actor ?? `import:${source}`,
+    // Every field that reaches frontmatter is scrubbed, not only the text.
+    tags: [...new Set(item.tags.map((t) => clean(t, counter).trim()).filter(validTag))],
+    applies_to: (item.applies_to ?? []).map((g) => clean(g, counter)).filter(validGlob),
+    actor: clean(item.actor ?? `import:${source}`, counter),
     source: item.source ?? "import",
-    origin_session: item.origin_session,
+    origin_session: item.origin_session === undefined ? undefined : clean(item.origin_session, counter),
     imported_from: item.imported_from,
     created,
     updated,
@@ -225,7 +226,17 @@ export async function applyImport(plan: ImportPlan, opts: ApplyOptions = {}): Pr
   }
 }
 
+/**
+ * An original's key as stored (frontmatter `imported_from`, the manifest): as given, or, when it
+ * holds a secret (an id that is a token), its prefix and a hash, unique and stable across runs.
+ */
+function importKey(key: string): string {
+  if (!scrub(key).redactions) return key;
+  return `${key.split(":").slice(0, 2).join(":").slice(0, 40)}:sha256-${sha256(key).slice(0, 16)}`;
+}
+
 async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<ImportReport> {
+  for (const item of plan.items) if (item.imported_from) item.imported_from = importKey(item.imported_from);
   const dryRun = !!opts.dryRun;
   const counter: Counter = { redactions: 0, truncated: 0, found: new Map() };
   const report: ImportReport = {
@@ -399,7 +410,7 @@ const ruleKey = (l: string) =>
 function placeFile(f: ImportFile, report: ImportReport, manifest: Manifest | undefined, counter: Counter) {
   if (!/^(?:project\.md|rules\.md|handoff\/[A-Za-z0-9._-]+\.md)$/.test(f.name) || f.name.includes("..")) return;
   const file = join(scopeDir(f.scope), f.name);
-  const text = f.name === "project.md" ? f.text : clean(f.text, counter);
+  const text = clean(f.text, counter);
   let current: string | undefined;
   try {
     current = readMemoryFile(file).text; // never through a link (its target would be copied into memory/)

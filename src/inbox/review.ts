@@ -6,9 +6,8 @@ import { appendLedger } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, ModelError, modelSettings } from "../distill/model";
 import { renderConversation } from "../distill/prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "../distill/related";
-import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
-import { mergeFound, scrubbedNote } from "../scrub/write";
+import { audit, mergeFound, scrubbedNote } from "../scrub/write";
 import type { Config } from "../store/config";
 import { deleteTrace, type Trace } from "./inbox";
 

@@ -9,8 +9,11 @@ export type AuditEvent = {
   [field: string]: string | number | boolean | undefined | null | string[];
 };
 
-/** Append one line to `state/audit.jsonl`: who changed what, never the content itself. */
-export function audit(record: AuditEvent): void {
+/**
+ * Append one line to `state/audit.jsonl`: who changed what, never the content itself. Callers use
+ * `audit` from src/scrub/write.ts, which scrubs every string of the record first.
+ */
+export function appendAudit(record: AuditEvent): void {
   const file = paths.audit();
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   // One short O_APPEND write per event keeps concurrent writers' lines whole.

@@ -27,10 +27,11 @@ import {
 import { homedir } from "node:os";
 import { dirname, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { type AuditEvent, audit } from "../lib/audit";
+import type { AuditEvent } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { homeDir } from "../lib/paths";
 import { userMode } from "../lib/permissions";
+import { audit } from "../scrub/write";
 import { unifiedDiff } from "./diff";
 
 export type FileChange = {

@@ -7,10 +7,10 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { paths } from "../lib/paths";
 import { readRegularFile } from "../lib/small-file";
 import { type Found, scrub } from "./index";
+import { audit } from "./write";
 
 /** Files larger than this are not entries; they are reported as skipped, not read. */
 export const SCAN_MAX_BYTES = 4 * 1024 * 1024;

@@ -1,8 +1,10 @@
 /**
- * The scrubber on the way into the store: every text field of a write (an entry's body and
- * title, a handoff, a rule) is scrubbed, and the caller learns what was removed so it can say
- * "scrubbed 1 secret (stripe)". `allowSecret` (the CLI's --allow-secret) keeps the text as given.
+ * The scrubber on the way into the store: every string field of a write (an entry's body, title,
+ * tags, applies_to, actor, origin_session, any field a later version adds, a handoff, a rule, an
+ * audit record) is scrubbed, and the caller learns what was removed so it can say "scrubbed 1
+ * secret (stripe)". `allowSecret` (the CLI's --allow-secret) keeps the text as given.
  */
+import { type AuditEvent, appendAudit } from "../lib/audit";
 import type { Found } from "./index";
 
 /**
@@ -25,34 +27,45 @@ export function scrubbedNote(found: Found[]): string | undefined {
   return found.length ? `scrubbed ${scrubber().describeFound(found)}` : undefined;
 }
 
-/** Scrub every string (and string-array) field of `fields`; other fields pass through. */
-export function scrubFields<T extends Record<string, unknown>>(fields: T, allowSecret = false): ScrubbedWrite<T> {
+/**
+ * Scrub every string of `fields`, at any depth (strings in lists and nested objects too), except
+ * the fields named in `keep` (ids, enums, times: never free text); other values pass through.
+ */
+export function scrubFields<T extends Record<string, unknown>>(
+  fields: T,
+  allowSecret = false,
+  keep: readonly string[] = [],
+): ScrubbedWrite<T> {
   if (allowSecret) return { fields, found: [], note: undefined };
   const { describeFound, scrub } = scrubber();
   const counts = new Map<string, number>();
-  const add = (found: Found[]) => {
-    for (const f of found) counts.set(f.family, (counts.get(f.family) ?? 0) + f.count);
-  };
-  const out: Record<string, unknown> = { ...fields };
-  for (const [k, v] of Object.entries(fields)) {
+  const clean = (v: unknown, depth: number): unknown => {
     if (typeof v === "string") {
       const r = scrub(v);
-      if (r.redactions) {
-        out[k] = r.text;
-        add(r.found);
-      }
-    } else if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
-      let changed = false;
-      const list = (v as string[]).map((x) => {
-        const r = scrub(x);
-        if (!r.redactions) return x;
-        changed = true;
-        add(r.found);
-        return r.text;
-      });
-      if (changed) out[k] = list;
+      if (!r.redactions) return v;
+      for (const f of r.found) counts.set(f.family, (counts.get(f.family) ?? 0) + f.count);
+      return r.text;
     }
-  }
+    if (depth > 16 || v === null || typeof v !== "object" || v instanceof Date) return v;
+    if (Array.isArray(v)) {
+      const list = v.map((x) => clean(x, depth + 1));
+      return list.some((x, i) => x !== v[i]) ? list : v;
+    }
+    const obj = v as Record<string, unknown>;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(obj)) {
+      out[k] = depth === 0 && keep.includes(k) ? x : clean(x, depth + 1);
+      changed ||= out[k] !== x;
+    }
+    return changed ? out : obj;
+  };
+  const out = clean(fields, 0) as T;
   const found = [...counts].map(([family, count]) => ({ family, count }));
-  return { fields: out as T, found, note: found.length ? `scrubbed ${describeFound(found)}` : undefined };
+  return { fields: out, found, note: found.length ? `scrubbed ${describeFound(found)}` : undefined };
+}
+
+/** Append an audit record (state/audit.jsonl) with every string in it scrubbed: a client name, a path. */
+export function audit(record: AuditEvent): void {
+  appendAudit(scrubFields(record).fields);
 }

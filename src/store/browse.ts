@@ -5,10 +5,10 @@
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
+import { audit } from "../scrub/write";
 import { dbOf } from "./db";
 import { remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
 import type { Entry } from "./entry";

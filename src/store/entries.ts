@@ -2,12 +2,11 @@
 import { lstatSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { CofferError, notFoundError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
-import { scrubFields } from "../scrub/write";
+import { audit, scrubFields } from "../scrub/write";
 import { dbOf } from "./db";
 import {
   deriveTitle,
@@ -64,11 +63,16 @@ export type RememberResult = {
   scope: ScopeName;
   status: "created" | "updated" | "duplicate";
   entry: Entry;
-  /** "scrubbed 1 secret (stripe)" when secrets in the text, title, tags or keywords were replaced. */
+  /** "scrubbed 1 secret (stripe)" when secrets in any field (text, title, tags, applies_to, ...) were replaced. */
   scrubbed?: string;
   /** The entry marked superseded by this one. */
   superseded?: string;
 };
+
+/** Fields of a write that name things (ids, scopes, enums) rather than hold text: never scrubbed. */
+const REMEMBER_CONTROL = ["id", "scope", "supersedes", "kind", "source"] as const;
+/** An entry's fields that are never free text (ids, enums, times). */
+const ENTRY_CONTROL = ["id", "kind", "source", "status", "superseded_by", "created", "updated"] as const;
 
 /** Check text, title, kind, tags; throws a CofferError that says what to fix. */
 function validateEntryInput(
@@ -112,12 +116,10 @@ function validateEntryInput(
  * concurrent writers never create the same entry twice.
  */
 export function remember(store: Store, input: RememberInput): RememberResult {
-  // Secrets never land in memory: every way in (CLI, MCP, HTTP, web, inbox, distill, import) passes here.
-  const clean = scrubFields(
-    { text: input.text, title: input.title, tags: input.tags, keywords: input.keywords },
-    input.allow_secret,
-  );
-  input = { ...input, ...clean.fields };
+  // Secrets never land in memory: every way in (CLI, MCP, HTTP, web, inbox, distill, import) passes
+  // here, and every free-text field is scrubbed (a field added later is covered without a change).
+  const clean = scrubFields(input, input.allow_secret, REMEMBER_CONTROL);
+  input = clean.fields;
   validateEntryInput(store, input);
   if (input.keywords) input = { ...input, keywords: normKeywords(input.keywords) };
   let scope: ScopeKey;
@@ -462,8 +464,8 @@ export function forget(
 export function replaceEntryText(store: Store, hit: Located, text: string, actor: string): Entry {
   const parsed = parseEntry(text, hit.entry.id);
   parsed.id = hit.entry.id;
-  // an edit is a write like any other: its secrets become [redacted]
-  Object.assign(parsed, scrubFields({ body: parsed.body, title: parsed.title, tags: parsed.tags }).fields);
+  // an edit is a write like any other: its secrets become [redacted], in every field it has
+  Object.assign(parsed, scrubFields(parsed, false, ENTRY_CONTROL).fields);
   validateEntryInput(store, {
     text: parsed.body,
     title: parsed.title,

@@ -81,7 +81,27 @@ export type Entry = {
   created: string;
   updated: string;
   body: string;
+  /** Frontmatter fields this version does not know (`priority:`, `owner:`): kept on every rewrite. */
+  extra?: Record<string, unknown>;
 };
+
+/** The frontmatter keys Coffer reads; any other key is the user's and goes into `extra`. */
+const KNOWN_KEYS = new Set([
+  "id",
+  "kind",
+  "title",
+  "tags",
+  "keywords",
+  "applies_to",
+  "actor",
+  "source",
+  "origin_session",
+  "imported_from",
+  "status",
+  "superseded_by",
+  "created",
+  "updated",
+]);
 
 const FRONTMATTER_RE = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
@@ -115,6 +135,7 @@ export function parseEntry(text: string, fallbackId?: string): Entry {
   const source = str(meta.source) as Source | undefined;
   const created = str(meta.created) ?? "";
   body = body.replace(/^\s*\n/, "").replace(/\s+$/, "");
+  const extra = Object.fromEntries(Object.entries(meta).filter(([k]) => !KNOWN_KEYS.has(k)));
   return {
     id,
     kind: kind && (KINDS as readonly string[]).includes(kind) ? kind : "note",
@@ -135,12 +156,21 @@ export function parseEntry(text: string, fallbackId?: string): Entry {
     created,
     updated: str(meta.updated) ?? created,
     body,
+    ...(Object.keys(extra).length ? { extra } : {}),
   };
 }
 
 const PLAIN_SAFE = /^[A-Za-z0-9_][A-Za-z0-9_ ./@+-]*$/;
 const AMBIGUOUS =
   /^(?:true|false|yes|no|on|off|null|~|[-+]?(?:\d[\d_]*)?(?:\.\d*)?(?:e[-+]?\d+)?|0x[0-9a-f]+|0o[0-7]+|\.inf|\.nan)$/i;
+
+/** Any YAML value (a user's own field) written so it reads back the same: strings by `scalar`, the rest as JSON. */
+function yamlValue(v: unknown): string {
+  if (typeof v === "string") return scalar(v);
+  if (v instanceof Date) return scalar(v.toISOString().replace(/\.\d{3}Z$/, "Z"));
+  if (v === undefined) return "null";
+  return JSON.stringify(v, (_k, x) => (x instanceof Date ? x.toISOString() : x)) ?? "null";
+}
 
 /** A YAML scalar that reads back as the same string: plain when unambiguous, JSON-quoted otherwise. */
 function scalar(v: string): string {
@@ -170,6 +200,9 @@ export function serializeEntry(e: Entry): string {
   if (e.imported_from) lines.push(`imported_from: ${scalar(e.imported_from)}`);
   if (e.status) lines.push(`status: ${scalar(e.status)}`);
   if (e.status && e.superseded_by) lines.push(`superseded_by: ${scalar(e.superseded_by)}`);
+  for (const [k, v] of Object.entries(e.extra ?? {}))
+    if (!KNOWN_KEYS.has(k))
+      lines.push(`${/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) ? k : JSON.stringify(k)}: ${yamlValue(v)}`);
   lines.push(`created: ${scalar(e.created)}`, `updated: ${scalar(e.updated)}`, "---", e.body.replace(/\s+$/, ""), "");
   return lines.join("\n");
 }

@@ -2,13 +2,12 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { ageText, type RepoChanges, repoChangesSince } from "../lib/git-files";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
-import { scrubFields } from "../scrub/write";
+import { audit, scrubFields } from "../scrub/write";
 import { assertMemoryWritePath, readMemoryFile } from "./indexer";
 import type { ProjectScope } from "./scope";
 import { bodyMax, ensureProjectFile, type Store } from "./store";

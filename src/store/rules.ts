@@ -1,9 +1,8 @@
 /** The rules lane: one rules.md per scope, a bullet list every session starts with. */
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
-import { scrubFields } from "../scrub/write";
+import { audit, scrubFields } from "../scrub/write";
 import { assertMemoryWritePath, readMemoryText, scopeDir } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { ensureProjectFile, type Store, scopeName } from "./store";

@@ -9,12 +9,12 @@
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { readFileNoFollow } from "../lib/small-file";
 import { isoNow } from "../lib/time";
+import { audit } from "../scrub/write";
 import { dbOf } from "./db";
 import type { Located } from "./entries";
 import { type Entry, parseEntry } from "./entry";

@@ -7,11 +7,11 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { audit } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { describeFound } from "../scrub/index";
 import { filesWithSecrets } from "../scrub/scan";
+import { audit } from "../scrub/write";
 import { closeStore, openStore, refresh } from "../store/store";
 import {
   fallbackIdentity,

@@ -89,3 +89,163 @@ test("every scalar a write path takes reads back as itself (no extra frontmatter
   expect(shown.imported_from).toBe(odd.imported_from);
   expect(readFileSync(join(globalDir, `${odd.id}.md`), "utf8")).not.toContain("\nINJECTED");
 });
+
+test("a secret in any field of any write path never reaches memory/ or the audit log", async () => {
+  // One distinct key per field, so a leak names its way in.
+  const key = (n: number) =>
+    `sk_live_${
+      [
+        "4eC39HqLyjWDarjtT1zdp7dc",
+        "9xQ2mB7vK4pL8nR3tY6wZ1cF",
+        "h5J8kN2qW7eR4tY9uI3oP6aS",
+        "Zx7Cv4Bn1Mq8Wr5Et2Yu9Io6",
+        "pL3kJ8hG5fD2sA9qW6eR1tY4",
+        "mN7bV4cX1zL8kJ5hG2fD9sA3",
+        "qW4eR7tY1uI8oP5aS2dF9gH6",
+        "aS9dF6gH3jK7lZ4xC1vB8nM5",
+        "tY2uI9oP6aS3dF7gH4jK1lZ8",
+        "vB5nM2qW9eR6tY3uI7oP4aS1",
+        "nM8bV5cX2zL9kJ6hG3fD1sA7",
+      ][n]
+    }`;
+  const keys = Array.from({ length: 11 }, (_, i) => key(i));
+  const repo = sb.repo("leaky", "https://github.com/acme/leaky.git");
+  // CLI: applies_to.
+  expect(sb.run(["remember", "Routes are compiled at build time", "--applies-to", keys[0]!], { cwd: repo }).code).toBe(
+    0,
+  );
+  cases++;
+  // MCP: the client name becomes `actor:` (and the audit log's actor); applies_to, origin_session.
+  const { stdioClient } = await import("../mcp/_mcp");
+  const mcp = await stdioClient(sb, repo, keys[1]!);
+  try {
+    await mcp.ok("remember", { text: "The cache is warmed at start", applies_to: [keys[2]!] });
+  } finally {
+    await mcp.close();
+  }
+  cases++;
+  // HTTP: applies_to.
+  const { startServe } = await import("../mcp/_mcp");
+  const served = await startServe(sb, repo, ["--no-worker"]);
+  try {
+    const res = await served.api("/api/v1/entries", {
+      method: "POST",
+      body: { text: "Logs rotate daily", applies_to: [keys[3]!], cwd: repo },
+    });
+    expect(res.status).toBe(201);
+  } finally {
+    await served.stop();
+  }
+  cases++;
+  // coffer edit: fields added by hand (keywords, origin_session, applies_to, one this version does not know).
+  const id = sb.run(["remember", "Edited entry about deploys", "--scope", "global", "--json"]).json().id as string;
+  const edited = join(sb.root, "edited.md");
+  const text = readFileSync(join(globalDir, `${id}.md`), "utf8").replace(
+    "\nactor:",
+    `\nkeywords: [${keys[4]}]\norigin_session: ${keys[5]}\nowner: ${keys[6]}\nactor:`,
+  );
+  writeFileSync(edited, text);
+  const ed = sb.run(["edit", id], { env: { EDITOR: `cp '${edited}'` } });
+  expect(ed.code).toBe(0);
+  cases++;
+  // A Coffer export: project.md and the verbatim file's frontmatter.
+  const exp = join(sb.root, "secret-export.jsonl");
+  const proj = "01JPRJ00000000000000000000";
+  const file = `---\nid: 01JVRB00000000000000000000\nkind: note\ntitle: verbatim\ntags: [${keys[8]}]\nactor: user\nsource: cli\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n---\nA verbatim entry\n`;
+  writeFileSync(
+    exp,
+    [
+      HEADER,
+      JSON.stringify({ type: "project", scope: proj, file: `---\nlabel: "x"\n---\n# token ${keys[7]}\n` }),
+      exportLine({
+        id: "01JVRB00000000000000000000",
+        title: "verbatim",
+        body: "A verbatim entry",
+        tags: [keys[8]],
+        file,
+      }),
+      "",
+    ].join("\n"),
+  );
+  expect(sb.run(["import", "coffer", exp]).code).toBe(0);
+  cases++;
+  // engram: topic_key, session id (origin_session), observation id (imported_from).
+  const engram = join(sb.root, "engram.json");
+  writeFileSync(
+    engram,
+    JSON.stringify({
+      version: "0.1.0",
+      sessions: [{ id: keys[9], project: "leaky", directory: repo, started_at: "2026-01-10 09:00:00" }],
+      observations: [
+        {
+          id: keys[9],
+          session_id: keys[9],
+          type: "decision",
+          title: "Queue retries",
+          content: "Retries back off exponentially.",
+          project: "leaky",
+          scope: "project",
+          topic_key: keys[9],
+          created_at: "2026-01-10 09:30:00",
+          updated_at: "2026-01-10 09:30:00",
+        },
+      ],
+    }),
+  );
+  expect(sb.run(["import", "engram", engram], { cwd: repo }).code).toBe(0);
+  cases++;
+  // claude-mem: a concept (becomes a tag) and the session id (origin_session).
+  const { ClaudeMemDb } = await import("../import/claude-mem-db");
+  const cm = new ClaudeMemDb(join(sb.root, "claude-mem.db"));
+  cm.session(keys[10]!, "leaky", repo);
+  cm.observation({
+    project: "leaky",
+    session: keys[10]!,
+    type: "decision",
+    title: "Workers scale by queue depth",
+    narrative: "Workers scale by queue depth, not CPU.",
+    concepts: [keys[10]!],
+    at: "2025-06-01T10:05:00.000Z",
+  });
+  cm.close();
+  expect(sb.run(["import", "claude-mem", "--db", join(sb.root, "claude-mem.db")], { cwd: repo }).code).toBe(0);
+  cases++;
+  // The edit kept the field this version does not know (scrubbed).
+  expect(readFileSync(join(globalDir, `${id}.md`), "utf8")).toContain("\nowner: ");
+  const { allText } = await import("../import/helpers");
+  const disk = allText(join(sb.cofferHome, "memory")) + allText(join(sb.cofferHome, "state"));
+  const leaked = keys.map((k, i) => (disk.includes(k.slice(8)) ? i : -1)).filter((i) => i >= 0);
+  expect(leaked).toEqual([]);
+});
+
+test("fields the user added survive every rewrite: near-duplicate, import fold, supersede", () => {
+  const id = sb.run(["remember", "Staging deploys run every night at two", "--scope", "global", "--json"]).json()
+    .id as string;
+  const file = join(globalDir, `${id}.md`);
+  const own = "priority: high\nowner: alice\nreview: {every: 30d, by: [alice, bob]}\n";
+  writeFileSync(file, readFileSync(file, "utf8").replace("\ncreated:", `\n${own.trimEnd()}\ncreated:`));
+  const keeps = (what: string) => {
+    const text = readFileSync(file, "utf8");
+    cases++;
+    for (const line of ["priority: high", "owner: alice"])
+      expect({ what, has: text.includes(line) }).toEqual({ what, has: true });
+    expect((Bun.YAML.parse(/^---\n([\s\S]*?)\n---/.exec(text)![1]!) as { review: unknown }).review).toEqual({
+      every: "30d",
+      by: ["alice", "bob"],
+    });
+  };
+  expect(sb.run(["remember", "Staging deploys run every night at two.", "--scope", "global"]).code).toBe(0);
+  keeps("near-duplicate remember");
+  const exp = join(sb.root, "fold.jsonl");
+  writeFileSync(
+    exp,
+    `${HEADER}\n${exportLine({ id: "01JF0LD0000000000000000000", body: "staging deploys run every night at two", updated: "2099-01-01T00:00:00Z" })}\n`,
+  );
+  expect(sb.run(["import", "coffer", exp]).code).toBe(0);
+  keeps("import fold");
+  expect(sb.run(["remember", "Staging deploys run at three now", "--scope", "global", "--supersedes", id]).code).toBe(
+    0,
+  );
+  keeps("supersede");
+  expect(readFileSync(file, "utf8")).toContain("status: superseded");
+});
