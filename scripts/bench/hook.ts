@@ -1,6 +1,6 @@
 /**
  * Hook benchmark (SPEC 8): the compiled binary end to end (process start to exit) on a store
- * of 10,000 entries and 100 rules. Runs `coffer hook session-start` and `coffer hook prompt`
+ * of 10,000 entries and 100 rules, in a project with a Claude auto-memory folder of 5 notes. Runs `coffer hook session-start` and `coffer hook prompt`
  * (Claude payloads, a fresh session each run, so every prompt routes, loads bodies and writes
  * the delivered set) and reports median and p95 next to a `coffer --version` baseline measured
  * in the same run, interleaved so machine noise hits all three alike. Peak RSS comes from a
@@ -27,6 +27,16 @@ const repo = join(root, "work", "hooks");
 fakeRepo(repo, "https://github.com/bench/hooks.git");
 mkdirSync(join(repo, "src", "api"), { recursive: true });
 writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
+// Claude Code's auto memory for this project (harvested at warm-up; session start then only
+// compares its signature, as it does while the agent writes nothing new).
+const autoMemory = join(env.HOME, ".claude", "projects", repo.replace(/[^A-Za-z0-9]/g, "-"), "memory");
+mkdirSync(autoMemory, { recursive: true });
+writeFileSync(join(autoMemory, "MEMORY.md"), "- [Tests](tests.md)\n- The user prefers small commits\n");
+for (const n of ["tests", "deploy", "style", "db"])
+  writeFileSync(
+    join(autoMemory, `${n}.md`),
+    `---\nname: ${n}\ndescription: ${n} notes\n---\n${n}: ${"x".repeat(200)}\n`,
+  );
 
 const dirs = entryDirs(env.COFFER_HOME, projectId);
 const { mem } = dirs;

@@ -134,12 +134,13 @@ function report(r: DistillResult): void {
 
 async function distillAll(
   files: SessionFile[],
-  opts: { json?: boolean; dryRun?: boolean; force?: boolean; via: string },
+  opts: { json?: boolean; dryRun?: boolean; force?: boolean; via: string; extra?: Record<string, unknown> },
 ): Promise<void> {
   const config = loadConfig();
   if (!opts.dryRun && !modelSettings(config)) {
     if (opts.json)
       return printJson({
+        ...opts.extra,
         results: [],
         outcome: "no_model",
         message: "no model configured",
@@ -163,7 +164,8 @@ async function distillAll(
   bar?.done();
   const waiting = files.length - results.length;
   const overBudget = results.some((r) => r.outcome === "over_budget");
-  if (opts.json) printJson({ results, ...(overBudget ? { budget: budgetStatus(config), waiting } : {}) });
+  if (opts.json)
+    printJson({ ...opts.extra, results, ...(overBudget ? { budget: budgetStatus(config), waiting } : {}) });
   else {
     if (!results.length) consola.info("No sessions to distill.");
     results.forEach(report);
@@ -243,7 +245,7 @@ const sweep = withExamples(
     meta: {
       name: "sweep",
       description:
-        "Distill idle sessions now: idle >= 15 min, within 7 days, not done, at most 20, oldest first, within the daily token budget",
+        "Harvest the agents' own memories that changed, then distill idle sessions: idle >= 15 min, within 7 days, not done, at most 20, oldest first, within the daily token budget",
     },
     args: {
       ...agentArg,
@@ -268,7 +270,19 @@ const sweep = withExamples(
           process.stdout.write(`${f.host.padEnd(6)}  ${f.session_id}  ${new Date(f.mtimeMs).toISOString()}\n`);
         return;
       }
-      await distillAll(picked, { json: args.json, via: "sweep" });
+      // What the agents remembered natively (their own files) needs no model: harvest it first.
+      const { harvestPass } = await import("../capture/pass");
+      const h = await harvestPass(config, { hosts: hostsFrom(args.agent) });
+      const native = h ? { created: h.created, updated: h.updated, gone: h.gone.length, import_id: h.import_id } : null;
+      if (!args.json && h && (h.created || h.updated))
+        consola.info(
+          `Harvested the agents' own memories: ${h.created} new, ${h.updated} updated (import ${h.import_id}; undo with coffer import --undo ${h.import_id})`,
+        );
+      if (!args.json && h?.gone.length)
+        consola.info(
+          `${h.gone.length} native ${h.gone.length === 1 ? "memory was" : "memories were"} deleted at the source; Coffer keeps ${h.gone.length === 1 ? "its entry" : "their entries"}: ${h.gone.map((g) => g.id).join(", ")}`,
+        );
+      await distillAll(picked, { json: args.json, via: "sweep", extra: { native } });
     },
   }),
   ["coffer distill sweep", "coffer distill sweep --dry-run", "coffer distill sweep --agent codex --json"],

@@ -17,9 +17,13 @@ const projectArg = {
   description: "Where projects without a repository go: <dir|global>, or name=<dir|global> pairs",
 } as const;
 
-async function finish(plan: ImportPlan, args: { "dry-run"?: boolean; json?: boolean }): Promise<ImportReport> {
+async function finish(
+  plan: ImportPlan | ((dryRun: boolean) => Promise<ImportReport>),
+  args: { "dry-run"?: boolean; json?: boolean },
+): Promise<ImportReport> {
   const { applyImport } = await import("../import/engine");
-  const report = await applyImport(plan, { dryRun: !!args["dry-run"] });
+  const report =
+    typeof plan === "function" ? await plan(!!args["dry-run"]) : await applyImport(plan, { dryRun: !!args["dry-run"] });
   const keywords = report.dry_run || !report.created ? undefined : await importKeywords(report);
   if (args.json) printJson(keywords ? { ...report, keywords } : report);
   else {
@@ -87,7 +91,8 @@ const native = withExamples(
   defineCommand({
     meta: {
       name: "native",
-      description: "Import what the agents saved themselves (Claude auto memory, Gemini memories, Codex memories)",
+      description:
+        "Import what the agents saved themselves (Claude auto memory, Gemini memories, Codex memories); an edited file updates its entry",
     },
     args: {
       host: { type: "string", description: "Only these hosts (comma-separated): claude, gemini, codex" },
@@ -98,8 +103,8 @@ const native = withExamples(
       ...common,
     },
     async run({ args }) {
-      const { planNative } = await import("../import/native");
-      await finish(planNative({ hosts: args.host, project: args.project }), args);
+      const { harvestNative } = await import("../import/harvest");
+      await finish((dryRun) => harvestNative({ hosts: args.host, project: args.project, dryRun }), args);
     },
   }),
   ["coffer import native --dry-run", "coffer import native --host claude"],

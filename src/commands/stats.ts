@@ -55,6 +55,16 @@ function render(s: Stats, tty: boolean): string {
     .map(([k, v]) => `${k} ${n(v)}`)
     .join(", ");
   out.push(`Entries added: ${n(e.added_total)}${sources ? ` (${sources})` : ""}${spark(e.per_day)}`);
+  const nat = s.native;
+  if (nat.total || nat.gone) {
+    const hosts = Object.entries(nat.by_host)
+      .filter(([, v]) => v.total)
+      .map(([h, v]) => `${h} ${n(v.total)}`)
+      .join(", ");
+    out.push(
+      `Harvested from the agents' own memory: ${n(nat.total)} (${hosts || "none now"}), ${n(nat.added)} in this window${nat.gone ? `; ${n(nat.gone)} deleted at the source, kept here` : ""}`,
+    );
+  }
   if (e.most_delivered.length) {
     out.push("Delivered most often:");
     for (const x of e.most_delivered)

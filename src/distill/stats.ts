@@ -4,6 +4,9 @@
  * per host and event, deliveries per entry). Token figures for hooks are estimates from
  * characters; for distillation they are what the provider reported unless marked estimated.
  */
+
+import { readNativeState } from "../import/harvest";
+import { NATIVE_HOSTS } from "../import/native-sources";
 import { localDay, nowMs } from "../lib/time";
 import type { Config } from "../store/config";
 import type { Store } from "../store/store";
@@ -14,6 +17,7 @@ import {
   entriesBySource,
   injectionRows,
   mostDelivered,
+  nativeEntryCounts,
   type UndeliveredEntry,
   undelivered,
   usageSince,
@@ -84,6 +88,14 @@ export type Stats = {
     most_delivered: DeliveredCount[];
     /** Entries older than STALE_DAYS not delivered in the last STALE_DAYS days (candidates to prune). */
     never_delivered: { days: number; total: number; entries: UndeliveredEntry[] };
+  };
+  /** What the agents remembered natively and Coffer harvested: per host, all and within the window. */
+  native: {
+    total: number;
+    added: number;
+    by_host: Record<string, { total: number; added: number }>;
+    /** Originals deleted at their source whose entries Coffer kept. */
+    gone: number;
   };
 };
 
@@ -219,6 +231,7 @@ export function collectStats(opts: StatsOptions): Stats {
   // Entries.
   const sinceIso = new Date(fromMs).toISOString().replace(/\.\d{3}Z$/, "Z");
   const added = entriesBySource(opts.store, sinceIso);
+  const native = nativeEntryCounts(opts.store, NATIVE_HOSTS, sinceIso);
   const addedPerDay = series(days, (bump) => {
     for (const c of createdTimes(opts.store, sinceIso)) {
       const t = Date.parse(c);
@@ -264,6 +277,12 @@ export function collectStats(opts: StatsOptions): Stats {
       per_day: addedPerDay,
       most_delivered: mostDelivered(opts.store, since, top),
       never_delivered: { days: STALE_DAYS, ...undelivered(opts.store, staleSince, top) },
+    },
+    native: {
+      total: Object.values(native).reduce((n, x) => n + x.total, 0),
+      added: Object.values(native).reduce((n, x) => n + x.added, 0),
+      by_host: native,
+      gone: Object.keys(readNativeState().gone).length,
     },
   };
 }

@@ -157,7 +157,22 @@ export async function runHookCli(argv: string[]): Promise<void> {
     const result = withHealing(store, () =>
       runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }),
     );
-    finish(result.context ? adapter.render(event, result.context) : empty);
+    const out = result.context ? adapter.render(event, result.context) : empty;
+    if (event === "session-start" && config["native_memory.harvest"]) {
+      // The agent's own memory files, when they changed since the last session start: the answer
+      // goes out first, so a harvest never costs the session its context.
+      answer(out);
+      try {
+        const { harvestAtSessionStart } = await import("./native");
+        const r = await harvestAtSessionStart(store, host, input.cwd);
+        if (r === "too-large")
+          hookLog("native memory changed too much to import here: the sweep or `coffer import native` does it", where);
+      } catch (err) {
+        hookLog(`native memory harvest failed: ${(err as Error)?.message ?? String(err)}`, where);
+      }
+      exitNow();
+    }
+    finish(out);
   } catch (err) {
     hookLog(`hook failed: ${(err as Error)?.stack ?? String(err)}`, where);
     finish(empty);

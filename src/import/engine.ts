@@ -30,8 +30,13 @@ export type Manifest = {
   from: string;
   at: string;
   undone_at?: string;
-  /** Entries this import created. */
-  created: { scope: ScopeKey; id: string; from?: string }[];
+  /** Entries this import created (`origin`/`updated`: an original that may change, and the entry's `updated` as written). */
+  created: { scope: ScopeKey; id: string; from?: string; origin?: string; updated?: string }[];
+  /**
+   * Entries this import rewrote because their original changed (`import native`): the entry as it
+   * was before, so `--undo` can put it back while nobody changed it since.
+   */
+  updated?: { scope: ScopeKey; id: string; from: string; origin: string; updated: string; before: Entry }[];
   /** Existing entries a folded near-duplicate moved forward in time: `updated` before and after. */
   merged: { scope: ScopeKey; id: string; before: string; after: string }[];
   /** Originals folded into an existing entry (kept so a re-run counts them as already imported). */
@@ -52,6 +57,8 @@ export type ImportReport = {
   /** Originals the importer found. */
   found: number;
   created: number;
+  /** Entries rewritten because their original changed since an earlier import. */
+  updated: number;
   /** Folded into an entry already in the store (same normalized text in the same scope). */
   merged: number;
   /** Imported by an earlier run (same original), or the same entry id already present. */
@@ -150,14 +157,28 @@ function ensureProjectFile(project: ProjectScope, manifest: Manifest | undefined
 }
 
 /** Originals already brought in by earlier imports that were not undone. */
-function importedKeys(): Set<string> {
+function importedKeys(manifests: Manifest[]): Set<string> {
   const keys = new Set<string>();
-  for (const m of listManifests()) {
+  for (const m of manifests) {
     if (m.undone_at) continue;
     for (const c of m.created) if (c.from) keys.add(c.from);
+    for (const u of m.updated ?? []) keys.add(u.from);
     for (const f of m.folded ?? []) keys.add(f);
   }
   return keys;
+}
+
+type OriginRecord = { scope: ScopeKey; id: string; updated?: string; from?: string };
+
+/** The entry each original (by origin) last became, over every import not undone, oldest first. */
+function originIndex(manifests: Manifest[] = listManifests()): Map<string, OriginRecord> {
+  const out = new Map<string, OriginRecord>();
+  for (const m of [...manifests].reverse()) {
+    if (m.undone_at) continue;
+    for (const c of m.created) if (c.origin) out.set(c.origin, c);
+    for (const u of m.updated ?? []) out.set(u.origin, u);
+  }
+  return out;
 }
 
 type Prepared = { item: ImportItem; entry: Entry; text?: string };
@@ -214,10 +235,15 @@ export type ApplyOptions = {
   actor?: string;
   cwd?: string;
   notice?: (m: string) => void;
+  /** Write no manifest and no audit record when nothing changes (the harvest, run on every sweep). */
+  quietWhenEmpty?: boolean;
+  /** Use this open store (the hook's) instead of opening one. */
+  store?: Store;
 };
 
 /** Run an import plan against the store (or only count it, with `dryRun`). */
 export async function applyImport(plan: ImportPlan, opts: ApplyOptions = {}): Promise<ImportReport> {
+  if (opts.store) return await run(opts.store, plan, opts);
   const store = openStore({ cwd: opts.cwd ?? process.cwd(), freshness: "none", notice: opts.notice });
   try {
     return await run(store, plan, opts);
@@ -230,13 +256,19 @@ export async function applyImport(plan: ImportPlan, opts: ApplyOptions = {}): Pr
  * An original's key as stored (frontmatter `imported_from`, the manifest): as given, or, when it
  * holds a secret (an id that is a token), its prefix and a hash, unique and stable across runs.
  */
-function importKey(key: string): string {
+export function importKey(key: string): string {
   if (!scrub(key).redactions) return key;
   return `${key.split(":").slice(0, 2).join(":").slice(0, 40)}:sha256-${sha256(key).slice(0, 16)}`;
 }
 
+const hasContent = (m: Manifest) =>
+  m.created.length || m.merged.length || m.folded.length || m.files.length || m.rule_lines.length || m.updated?.length;
+
 async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<ImportReport> {
-  for (const item of plan.items) if (item.imported_from) item.imported_from = importKey(item.imported_from);
+  for (const item of plan.items) {
+    if (item.imported_from) item.imported_from = importKey(item.imported_from);
+    if (item.origin) item.origin = importKey(item.origin);
+  }
   const dryRun = !!opts.dryRun;
   const counter: Counter = { redactions: 0, truncated: 0, found: new Map() };
   const report: ImportReport = {
@@ -246,6 +278,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
     dry_run: dryRun,
     found: plan.items.length,
     created: 0,
+    updated: 0,
     merged: 0,
     already: 0,
     redactions: 0,
@@ -267,12 +300,17 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
         folded: [],
         files: [],
         rule_lines: [],
+        updated: [],
       };
 
   const scopes = [...new Set([...plan.items.map((i) => i.scope), ...(plan.files ?? []).map((f) => f.scope)])];
   refreshScopes(store, scopes);
 
-  const done = importedKeys();
+  const manifests = listManifests();
+  const done = importedKeys(manifests);
+  const origins = originIndex(manifests);
+  /** Originals that changed while their entry was changed or removed in Coffer: left alone. */
+  let leftAlone = 0;
   const counts = new Map<ScopeKey, ScopeCount>();
   const projects = new Map<ScopeKey, ProjectScope>();
   for (const i of plan.items) if (i.project) projects.set(i.scope, i.project);
@@ -281,7 +319,8 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
 
   /** Entries this run created (`scope\0id`). */
   const placed = new Set<string>();
-  if (manifest) writeManifest(manifest);
+  const record = () => manifest && (!opts.quietWhenEmpty || hasContent(manifest));
+  if (record()) writeManifest(manifest!);
   const bar = progressBar(`Importing from ${plan.source}`, plan.items.length);
   let processed = 0;
   for (let i = 0; i < plan.items.length; i += CHUNK) {
@@ -297,6 +336,44 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
         }
         const p = prepare(store, plan.source, item, counter);
         if (!p.entry.body) continue;
+        const prev = item.origin ? origins.get(item.origin) : undefined;
+        if (prev && item.origin && item.imported_from) {
+          // The original changed since an earlier import: rewrite the entry it became.
+          done.add(item.imported_from);
+          const k = `${prev.scope}\0${prev.id}`;
+          let current: Entry | undefined;
+          try {
+            current = pending.get(k)?.entry ?? parseEntry(readMemoryFile(entryPath(prev.scope, prev.id)).text, prev.id);
+            current.id = prev.id;
+          } catch {}
+          if (!current || (prev.updated && current.updated !== prev.updated)) {
+            // Forgotten, or edited in Coffer since: the user's version stays.
+            leftAlone++;
+            manifest?.folded.push(item.imported_from);
+            continue;
+          }
+          report.updated++;
+          const next: Entry = {
+            ...current,
+            kind: p.entry.kind,
+            title: p.entry.title,
+            body: p.entry.body,
+            imported_from: item.imported_from,
+            updated: p.entry.updated > current.updated ? p.entry.updated : isoNow(),
+          };
+          origins.set(item.origin, { scope: prev.scope, id: prev.id, updated: next.updated, from: item.imported_from });
+          if (!manifest) continue;
+          pending.set(k, { scope: prev.scope, entry: next });
+          manifest.updated!.push({
+            scope: prev.scope,
+            id: prev.id,
+            from: item.imported_from,
+            origin: item.origin,
+            updated: next.updated,
+            before: current,
+          });
+          continue;
+        }
         const scope = item.scope;
         if (item.id && (seen.has(`${scope}\0id\0${p.entry.id}`) || w.has(scope, p.entry.id))) {
           report.already++;
@@ -363,11 +440,17 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
         const project = projects.get(scope);
         if (scope !== GLOBAL && project) ensureProjectFile(project, manifest);
         pending.set(`${scope}\0${p.entry.id}`, { scope, entry: p.entry, text: p.text });
-        manifest.created.push({ scope, id: p.entry.id, from: item.imported_from });
+        manifest.created.push({
+          scope,
+          id: p.entry.id,
+          from: item.imported_from,
+          ...(item.origin ? { origin: item.origin, updated: p.entry.updated } : {}),
+        });
+        if (item.origin) origins.set(item.origin, { scope, id: p.entry.id, updated: p.entry.updated });
       }
     };
     withBulk(store, false, step);
-    if (manifest) {
+    if (manifest && record()) {
       // The manifest names the entries before they exist, so an interrupted import can still be undone.
       writeManifest(manifest);
       await putEntries(store, [...pending.values()]);
@@ -376,8 +459,17 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
   bar.done();
 
   for (const f of plan.files ?? []) placeFile(f, report, manifest, counter);
+  if (leftAlone)
+    report.skipped = [
+      ...report.skipped,
+      {
+        reason: `${leftAlone} changed ${leftAlone === 1 ? "original's entry was" : "originals' entries were"} edited or forgotten in Coffer since: left as ${leftAlone === 1 ? "it is" : "they are"}`,
+        count: leftAlone,
+      },
+    ];
 
-  if (manifest) {
+  if (manifest && !record()) report.import_id = null;
+  else if (manifest) {
     writeManifest(manifest);
     audit({
       event: "import",
@@ -385,6 +477,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
       source: plan.source,
       actor: opts.actor ?? `import:${plan.source}`,
       created: manifest.created.length,
+      updated: report.updated,
       merged: report.merged,
       already: report.already,
       files: manifest.files.length,
@@ -484,6 +577,15 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
     }
     removeTemps(m.created);
     withBulk(store, true, (w) => {
+      // Entries an edited original rewrote get their earlier version back, unless changed since.
+      for (const u of [...(m.updated ?? [])].reverse()) {
+        try {
+          const e = parseEntry(readMemoryFile(entryPath(u.scope, u.id)).text, u.id);
+          if (e.updated !== u.updated) continue;
+          w.write(u.scope, { ...u.before, id: u.id });
+          report.restored++;
+        } catch {}
+      }
       for (const g of [...m.merged].reverse()) {
         try {
           const e = parseEntry(readMemoryFile(entryPath(g.scope, g.id)).text, g.id);

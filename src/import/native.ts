@@ -13,30 +13,58 @@
  * Cursor, Windsurf and OpenCode keep no memory files Coffer can read.
  * Each original is keyed by file and content hash, so a re-run imports only what is new.
  */
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CofferError } from "../lib/errors";
-import { homeDir } from "../lib/paths";
+import { RefusedFileError, readFileNoFollow } from "../lib/small-file";
 import { deriveTitle, type Kind, normHash } from "../store/entry";
 import { GLOBAL, resolveProject } from "../store/scope";
-import { claudeHead, claudeRoot } from "../transcripts/claude";
+import { claudeHead } from "../transcripts/claude";
 import { entries } from "../transcripts/files";
-import { geminiHome, geminiProjectPath, geminiRoot } from "../transcripts/gemini";
+import { geminiProjectPath } from "../transcripts/gemini";
+import {
+  claudeProjectsDir,
+  claudeSlug,
+  codexMemoryFile,
+  geminiDir,
+  geminiProjectIds,
+  NATIVE_HOSTS,
+  type NativeHost,
+} from "./native-sources";
 import { type Placement, parseProjectMap, placeDirectory, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
-export const NATIVE_HOSTS = ["claude", "gemini", "codex"] as const;
-type NativeHost = (typeof NATIVE_HOSTS)[number];
 const NO_FILES = ["cursor", "windsurf", "opencode"];
+/** A memory file larger than this is not a memory: left alone. */
+const SOURCE_MAX = 4 * 1024 * 1024;
 
 type Source = { host: NativeHost; file: string; text: string; mtime: string };
 
-function readSource(host: NativeHost, file: string): Source | undefined {
+/** What one planning pass saw: files it refused to read, and every original it found (placed or not). */
+type Seen = { refused: string[]; present: Set<string> };
+
+/**
+ * One memory file, read the way transcripts are: never through a symbolic link (the file or any
+ * folder below `root`), a regular file with no other hard link, at most SOURCE_MAX bytes, and an
+ * open that never blocks (a FIFO). A refused file is noted in `seen`; a missing one is not.
+ */
+function readSource(host: NativeHost, file: string, root: string, seen: Seen): Source | undefined {
   try {
-    const st = statSync(file);
-    if (!st.isFile() || st.size > 4 * 1024 * 1024) return undefined;
-    return { host, file, text: readFileSync(file, "utf8"), mtime: st.mtime.toISOString().replace(/\.\d{3}Z$/, "Z") };
-  } catch {
+    const r = readFileNoFollow(file, SOURCE_MAX, root, { singleLink: true });
+    const mtime = new Date(r.mtimeMs).toISOString().replace(/\.\d{3}Z$/, "Z");
+    return { host, file, text: r.buf.toString("utf8"), mtime };
+  } catch (err) {
+    if (err instanceof RefusedFileError) {
+      const why =
+        err.reason === "symlink"
+          ? "a symbolic link, not followed"
+          : err.reason === "hard-link"
+            ? "a file with another hard link"
+            : err.reason === "not-regular"
+              ? "not a regular file"
+              : "too large";
+      seen.refused.push(`${host} ${file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file}: ${why}`);
+    }
     return undefined;
   }
 }
@@ -111,12 +139,12 @@ const POINTER = /^\[[^\]]*\]\(([^)]+\.md)\)/;
  * to sibling notes, which are imported themselves, plus brief facts written straight into it) and
  * each sibling `*.md` is one note, with optional frontmatter (name, description, type).
  */
-function memoryFolder(host: NativeHost, memDir: string, relDir: string): ImportItem[] {
+function memoryFolder(host: NativeHost, memDir: string, relDir: string, root: string, seen: Seen): ImportItem[] {
   const md = (dir: string) => entries(dir).filter((n) => n.endsWith(".md") && !n.startsWith("."));
   // Claude Code keeps team memories beside the private ones, in team/ (MEMORY.md points at team/<file>.md).
   const files = [...md(memDir), ...md(join(memDir, "team")).map((n) => `team/${n}`)].sort();
   const found: ImportItem[] = [];
-  for (const s of files.map((f) => readSource(host, join(memDir, f))).filter((x): x is Source => !!x)) {
+  for (const s of files.map((f) => readSource(host, join(memDir, f), root, seen)).filter((x): x is Source => !!x)) {
     const name = s.file.slice(memDir.length + 1);
     const rel = `${relDir}/${name}`;
     if (name === "MEMORY.md") {
@@ -133,8 +161,10 @@ function memoryFolder(host: NativeHost, memDir: string, relDir: string): ImportI
     const title = (slugName ? description || str(meta.name) : str(meta.name) || description) || deriveTitle(text);
     const nested = meta.metadata && typeof meta.metadata === "object" ? (meta.metadata as Record<string, unknown>) : {};
     const type = str(meta.type) || str(nested.type);
-    found.push(native(s, rel, text, CLAUDE_KIND[type] ?? "fact", title));
+    // One file, one entry: the file is its identity, so an edited file updates that entry.
+    found.push({ ...native(s, rel, text, CLAUDE_KIND[type] ?? "fact", title), origin: `${host}:${rel}` });
   }
+  for (const i of found) seen.present.add(i.origin ?? i.imported_from!);
   return found;
 }
 
@@ -142,10 +172,13 @@ function claudeItems(
   map: ReturnType<typeof parseProjectMap>,
   cwd: string,
   skipped: ImportPlan["skipped"],
+  seen: Seen,
+  only?: NativeProject,
 ): ImportItem[] {
-  const root = claudeRoot();
+  const root = claudeProjectsDir();
   const items: ImportItem[] = [];
-  for (const slug of entries(root).sort()) {
+  const slugs = only ? [...new Set(only.dirs.map(claudeSlug))] : entries(root).sort();
+  for (const slug of slugs) {
     const memDir = join(root, slug, "memory");
     if (!entries(memDir).some((n) => n.endsWith(".md"))) continue;
     // Where the project lives: the cwd its transcripts recorded.
@@ -155,7 +188,7 @@ function claudeItems(
       if (c && !dirs.includes(c)) dirs.push(c);
       if (dirs.length >= 3) break;
     }
-    const found = memoryFolder("claude", memDir, `${slug}/memory`);
+    const found = memoryFolder("claude", memDir, `${slug}/memory`, root, seen);
     if (!found.length) continue;
     // Claude Code deletes old transcripts (cleanupPeriodDays): the directory name itself still spells the path.
     if (!dirs.length) {
@@ -218,14 +251,16 @@ function geminiItems(
   map: ReturnType<typeof parseProjectMap>,
   cwd: string,
   skipped: ImportPlan["skipped"],
+  seen: Seen,
+  only?: NativeProject,
 ): ImportItem[] {
   const items: ImportItem[] = [];
   // Gemini CLI (0.61+) keeps private project notes in ~/.gemini/tmp/<project>/memory/ (MEMORY.md + notes).
-  const tmp = geminiRoot();
-  for (const dir of entries(tmp).sort()) {
+  const tmp = join(geminiDir(), "tmp");
+  for (const dir of only ? geminiProjectIds(only.dirs) : entries(tmp).sort()) {
     const memDir = join(tmp, dir, "memory");
     if (!entries(memDir).some((n) => n.endsWith(".md"))) continue;
-    const found = memoryFolder("gemini", memDir, `tmp/${dir}/memory`);
+    const found = memoryFolder("gemini", memDir, `tmp/${dir}/memory`, tmp, seen);
     if (!found.length) continue;
     const root = geminiProjectPath(join(memDir, "MEMORY.md"));
     const p = placeProject(dir, root ? [root] : [], map, cwd, "Gemini CLI", found.length);
@@ -233,13 +268,17 @@ function geminiItems(
     else for (const i of found) items.push({ ...i, scope: p.scope, project: p.project });
   }
   const add = (file: string, rel: string, scope: string, project?: ReturnType<typeof resolveProject>) => {
-    const s = readSource("gemini", file);
+    const s = readSource("gemini", file, dirname(file), seen);
     const body = s && section(s.text, GEMINI_SECTION);
     if (!s || !body) return;
-    for (const b of bullets(body)) items.push({ ...native(s, rel, b, kindOf(b), deriveTitle(b)), scope, project });
+    for (const b of bullets(body)) {
+      const item = { ...native(s, rel, b, kindOf(b), deriveTitle(b)), scope, project };
+      seen.present.add(item.imported_from!);
+      items.push(item);
+    }
   };
-  add(join(geminiHome(), "GEMINI.md"), "GEMINI.md", GLOBAL);
-  const project = resolveProject(cwd);
+  add(join(geminiDir(), "GEMINI.md"), "GEMINI.md", GLOBAL);
+  const project = resolveProject(only?.root ?? cwd);
   if (project) add(join(project.root, "GEMINI.md"), `${project.label}/GEMINI.md`, project.id, project);
   return items;
 }
@@ -258,10 +297,16 @@ const CODEX_SECTIONS: [RegExp, Kind][] = [
  * references dropped). A block lands in the repository of its cwd, else global. A file without
  * task groups is read as sections (one entry each) or loose bullets.
  */
-function codexItems(): ImportItem[] {
-  const home = process.env.CODEX_HOME || join(homeDir(), ".codex");
-  const s = readSource("codex", join(home, "memories", "MEMORY.md"));
+function codexItems(seen: Seen): ImportItem[] {
+  const file = codexMemoryFile();
+  const s = readSource("codex", file, dirname(dirname(file)), seen);
   if (!s) return [];
+  const items = codexParse(s);
+  for (const i of items) seen.present.add(i.imported_from!);
+  return items;
+}
+
+function codexParse(s: Source): ImportItem[] {
   const rel = "memories/MEMORY.md";
   const { body } = frontmatter(s.text);
   const groups = body.split(/^(?=# Task Group:)/m).filter((g) => g.startsWith("# Task Group:"));
@@ -309,9 +354,23 @@ function codexItems(): ImportItem[] {
   return bullets(body).map((b) => native(s, rel, b, kindOf(b), deriveTitle(b)));
 }
 
-export type NativeOptions = { hosts?: string; project?: string; cwd?: string };
+/** One project's directories (the session's and its repository root), to plan only its memories. */
+export type NativeProject = { dirs: string[]; root?: string };
 
-export function planNative(opts: NativeOptions = {}): ImportPlan {
+export type NativeOptions = {
+  hosts?: string;
+  project?: string;
+  cwd?: string;
+  /** Only this project's memory folders (and the global files): the session-start hook's harvest. */
+  only?: NativeProject;
+};
+
+export type NativePlan = ImportPlan & {
+  /** Every original found at its source (placed or not): what is missing was deleted there. */
+  present: string[];
+};
+
+export function planNative(opts: NativeOptions = {}): NativePlan {
   const cwd = opts.cwd ?? process.cwd();
   const asked = (opts.hosts ?? NATIVE_HOSTS.join(","))
     .split(",")
@@ -326,17 +385,19 @@ export function planNative(opts: NativeOptions = {}): ImportPlan {
   const map = parseProjectMap(opts.project);
   const items: ImportItem[] = [];
   const from: string[] = [];
+  const seen: Seen = { refused: [], present: new Set() };
   if (asked.includes("claude")) {
-    items.push(...claudeItems(map, cwd, skipped));
-    from.push(claudeRoot());
+    items.push(...claudeItems(map, cwd, skipped, seen, opts.only));
+    from.push(claudeProjectsDir());
   }
   if (asked.includes("gemini")) {
-    items.push(...geminiItems(map, cwd, skipped));
-    from.push(join(geminiHome(), "GEMINI.md"));
+    items.push(...geminiItems(map, cwd, skipped, seen, opts.only));
+    from.push(join(geminiDir(), "GEMINI.md"));
   }
   if (asked.includes("codex")) {
-    items.push(...codexItems());
-    from.push(join(process.env.CODEX_HOME || join(homeDir(), ".codex"), "memories"));
+    items.push(...codexItems(seen));
+    from.push(dirname(codexMemoryFile()));
   }
-  return { source: "native", from: from.join(", "), items, skipped };
+  for (const r of seen.refused) skipped.push({ reason: r, count: 1 });
+  return { source: "native", from: from.join(", "), items, skipped, present: [...seen.present] };
 }

@@ -2,15 +2,18 @@
  * Before `coffer link <host> --native-memory off` switches an agent's own memory off: what that
  * agent saved itself and Coffer does not have yet, and the offer to import it first.
  */
-import { applyImport, type ImportReport } from "./engine";
-import { NATIVE_HOSTS, planNative } from "./native";
+import { applyImport } from "./engine";
+import { harvestNative } from "./harvest";
+import { planNative } from "./native";
+import { isNativeHost } from "./native-sources";
 
-/** How many of the host's own memories an import would add now (0 when it keeps none). */
+/** How many of the host's own memories an import would add or update now (0 when it keeps none). */
 export async function nativeBacklog(host: string, cwd = process.cwd()): Promise<number> {
-  if (!(NATIVE_HOSTS as readonly string[]).includes(host)) return 0;
+  if (!isNativeHost(host)) return 0;
   const plan = planNative({ hosts: host, cwd });
   if (!plan.items.length) return 0;
-  return (await applyImport(plan, { dryRun: true, cwd, notice: () => {} })).created;
+  const r = await applyImport(plan, { dryRun: true, cwd, notice: () => {} });
+  return r.created + r.updated;
 }
 
 /**
@@ -30,8 +33,8 @@ export async function offerNativeImport(
     return [`${what}: run \`${command}\` to bring ${pending === 1 ? "it" : "them"} over.`];
   if (!(await opts.ask(`${what}. Import ${pending === 1 ? "it" : "them"} before turning ${host}'s memory off?`)))
     return [`Not imported; run \`${command}\` any time.`];
-  const report: ImportReport = await applyImport(planNative({ hosts: host, cwd }), { cwd });
+  const report = await harvestNative({ hosts: host, cwd });
   return [
-    `Imported ${report.created} of ${host}'s own memories (import ${report.import_id}; undo with coffer import --undo ${report.import_id}).`,
+    `Imported ${report.created + report.updated} of ${host}'s own memories (import ${report.import_id}; undo with coffer import --undo ${report.import_id}).`,
   ];
 }

@@ -8,6 +8,7 @@ export function reportText(r: ImportReport): string {
   const verb = r.dry_run ? "Would import" : "Imported";
   out.push(
     `${verb} from ${r.source} (${r.from}): ${plural(r.created, "new entry", "new entries")}, ` +
+      (r.updated ? `${r.updated} updated (changed at the source), ` : "") +
       `${r.merged} merged into existing, ${r.already} already imported` +
       (r.redactions ? `; ${r.scrubbed ?? plural(r.redactions, "secret")} redacted` : "") +
       (r.truncated ? `; ${plural(r.truncated, "body", "bodies")} cut to the size limit` : ""),
@@ -27,6 +28,13 @@ export function reportText(r: ImportReport): string {
     );
   }
   for (const s of r.skipped) out.push(`Skipped: ${s.reason}`);
+  const gone = (r as { gone?: { origin: string; id: string }[] }).gone ?? [];
+  if (gone.length) {
+    out.push(
+      `Deleted at the source since the last import: ${plural(gone.length, "memory", "memories")}; the ${gone.length === 1 ? "entry stays" : "entries stay"} in Coffer (coffer forget <id> removes one):`,
+    );
+    for (const g of gone) out.push(`  ${g.id}  ${g.origin.replace(/#.*$/, "")}`);
+  }
   if (r.dry_run && r.samples.length) {
     out.push("Samples:");
     for (const s of r.samples) {
@@ -46,7 +54,7 @@ function scopeName(s: { scope: string; label: string }): string {
 export function undoText(r: UndoReport): string {
   const parts = [`Undid import ${r.import_id} (${r.source}): removed ${plural(r.removed, "entry", "entries")}`];
   if (r.missing) parts.push(`${r.missing} already gone`);
-  if (r.restored) parts.push(`${plural(r.restored, "merged entry", "merged entries")} given back their date`);
+  if (r.restored) parts.push(`${plural(r.restored, "entry", "entries")} it had changed put back as they were`);
   if (r.files_removed) parts.push(`${plural(r.files_removed, "file")} removed`);
   if (r.files_kept) parts.push(`${plural(r.files_kept, "file")} kept (changed since)`);
   if (r.rule_lines_removed) parts.push(`${plural(r.rule_lines_removed, "rule")} removed`);
@@ -58,7 +66,7 @@ export function manifestsText(list: Manifest[]): string {
   return `${list
     .map(
       (m) =>
-        `${m.import_id}  ${m.at}  ${m.source.padEnd(10)}  ${String(m.created.length).padStart(6)} entries  ${m.from}${m.undone_at ? `  (undone ${m.undone_at})` : ""}`,
+        `${m.import_id}  ${m.at}  ${m.source.padEnd(10)}  ${String(m.created.length).padStart(6)} entries${m.updated?.length ? ` (${m.updated.length} updated)` : ""}  ${m.from}${m.undone_at ? `  (undone ${m.undone_at})` : ""}`,
     )
     .join("\n")}\n`;
 }

@@ -18,6 +18,12 @@ export type ImportItem = {
   updated: string;
   /** Stable key of the original (`claude-mem:observation:42`); a re-run skips keys already imported. */
   imported_from?: string;
+  /**
+   * The original's identity across its edits (a native memory file: `claude:<slug>/memory/x.md`),
+   * when it has one. An item whose `imported_from` is new but whose origin an earlier import
+   * brought in rewrites that entry instead of adding another.
+   */
+  origin?: string;
   origin_session?: string;
   /** `coffer import` only: the entry keeps its id, actor and source, and its file text when given. */
   id?: string;

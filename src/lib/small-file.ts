@@ -43,7 +43,7 @@ export function readSmallText(path: string, max = 1024 * 1024): string | undefin
 }
 
 /** Why `readFileNoFollow` refused a file. */
-export type RefusedFile = "symlink" | "not-regular" | "too-large";
+export type RefusedFile = "symlink" | "not-regular" | "too-large" | "hard-link";
 
 /** Thrown by `readFileNoFollow` for a file that exists but must not be read. */
 export class RefusedFileError extends Error {
@@ -58,7 +58,9 @@ export class RefusedFileError extends Error {
         ? `${path} is a symbolic link; Coffer never follows links inside its store`
         : reason === "not-regular"
           ? `${path} is not a regular file`
-          : `${path} is over ${max} bytes`,
+          : reason === "hard-link"
+            ? `${path} has another hard link (it may be a file from elsewhere)`
+            : `${path} is over ${max} bytes`,
     );
     this.name = "RefusedFileError";
   }
@@ -68,13 +70,15 @@ export class RefusedFileError extends Error {
  * The bytes of a file inside Coffer's store, never through a symbolic link: the last component is
  * opened with O_NOFOLLOW (lstat where the platform has none), every directory between `root` and
  * the file must be a real directory, the open never blocks, and only a regular file of at most
- * `max` bytes is read. A missing file throws the usual ENOENT; anything refused throws
- * `RefusedFileError`. Returns the bytes and the file's size and mtime.
+ * `max` bytes is read (with `singleLink`, only one with no other hard link, as transcripts). A
+ * missing file throws the usual ENOENT; anything refused throws `RefusedFileError`. Returns the
+ * bytes and the file's size and mtime.
  */
 export function readFileNoFollow(
   path: string,
   max: number,
   root?: string,
+  opts: { singleLink?: boolean } = {},
 ): { buf: Buffer; size: number; mtimeMs: number } {
   if (root) assertRealDirs(root, dirname(path));
   const nofollow = constants.O_NOFOLLOW;
@@ -90,6 +94,7 @@ export function readFileNoFollow(
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new RefusedFileError(path, "not-regular");
+    if (opts.singleLink && st.nlink > 1) throw new RefusedFileError(path, "hard-link");
     if (st.size > max) throw new RefusedFileError(path, "too-large", max);
     return { buf: readUpTo(fd, st.size), size: st.size, mtimeMs: st.mtimeMs };
   } finally {

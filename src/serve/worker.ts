@@ -24,9 +24,9 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
       const report = await workerPass({ signal });
       state.passes++;
       state.last_error = report.errors[0] ?? null;
-      if (report.observed || report.distilled || report.errors.length) {
+      if (report.harvested || report.observed || report.distilled || report.errors.length) {
         opts.log(
-          `worker: observed ${report.observed}, distilled ${report.distilled}, skipped ${report.skipped}${report.errors.length ? `, errors: ${report.errors.join("; ")}` : ""}`,
+          `worker: harvested ${report.harvested}, observed ${report.observed}, distilled ${report.distilled}, skipped ${report.skipped}${report.errors.length ? `, errors: ${report.errors.join("; ")}` : ""}`,
         );
       }
     } catch (err) {

@@ -42,6 +42,8 @@ export const CONFIG_KEYS = {
   "hook.proof": { ...pick(...PROOF_MODES), default: "off" },
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
   ...nativeMemoryKeys(),
+  /** Import what the agents remember natively (auto memory, GEMINI.md, Codex memories) at session start and in the sweep. */
+  "native_memory.harvest": { schema: v.boolean(), default: true, allowed: "true or false" },
   "model.provider": pick("openai", "anthropic"),
   "model.base_url": str("an http(s) URL, e.g. http://127.0.0.1:11434/v1"),
   "model.model": str("a model name, e.g. gpt-4o-mini"),

@@ -245,6 +245,7 @@ CREATE TABLE IF NOT EXISTS hook_events(
 );
 CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
 CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated, id, title) WHERE kind IN ('convention', 'preference') AND status = '';
+CREATE TABLE IF NOT EXISTS watched(key TEXT PRIMARY KEY, sig TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 const KEEP_DAYS = 7;
@@ -401,4 +402,21 @@ export function sessionCounts(store: Store): { parents: number; subagents: numbe
     subagents: n("SELECT count(*) AS n FROM hook_sessions WHERE subagent = ?", 1),
     orphans: n("SELECT count(*) AS n FROM hook_delivered WHERE skey NOT IN (SELECT skey FROM hook_sessions)"),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Watched files: the signature of outside files a hook last acted on (the agents' native memory)
+
+/** The signature recorded for `key`, or undefined (never seen, or the index was rebuilt since). */
+export function watchedSig(store: Store, key: string): string | undefined {
+  const row = cacheDb(store).query("SELECT sig FROM watched WHERE key = ?").get(key) as { sig: string } | null;
+  return row?.sig;
+}
+
+export function setWatchedSig(store: Store, key: string, sig: string, now = Date.now()): void {
+  cacheDb(store)
+    .query(
+      "INSERT INTO watched(key, sig, at_ms) VALUES(?, ?, ?) ON CONFLICT(key) DO UPDATE SET sig = excluded.sig, at_ms = excluded.at_ms",
+    )
+    .run(key, sig, now);
 }

@@ -193,3 +193,27 @@ export function createdTimes(store: Store, sinceIso: string): string[] {
     }[]
   ).map((r) => r.created);
 }
+
+/**
+ * Entries harvested from the agents' own memory (actor `import:<host>`, written by `coffer import
+ * native`, the sweep and the session-start hook), per host: all of them, and those created from
+ * `sinceIso` on.
+ */
+export function nativeEntryCounts(
+  store: Store,
+  hosts: readonly string[],
+  sinceIso: string,
+): Record<string, { total: number; added: number }> {
+  const rows = dbOf(store)
+    .query(
+      `SELECT actor, count(*) AS total, sum(created >= ?) AS added FROM entries
+       WHERE actor IN (${hosts.map(() => "?").join(",")}) GROUP BY actor`,
+    )
+    .all(sinceIso, ...hosts.map((h) => `import:${h}`)) as { actor: string; total: number; added: number }[];
+  return Object.fromEntries(
+    hosts.map((h) => {
+      const r = rows.find((x) => x.actor === `import:${h}`);
+      return [h, { total: r?.total ?? 0, added: r?.added ?? 0 }];
+    }),
+  );
+}

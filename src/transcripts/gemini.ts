@@ -6,9 +6,9 @@
  * (with a `.project_root` marker and `~/.gemini/projects.json`) or, in older versions, sha256 of
  * the project path.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
+import { sha256 } from "../lib/hash";
 import { agentDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
@@ -53,7 +53,7 @@ export function geminiProjectPath(chatFile: string): string | undefined {
   } catch {}
   for (const [path, id] of Object.entries(registry)) {
     if (id === slug) return path;
-    if (/^[0-9a-f]{64}$/.test(slug) && createHash("sha256").update(path).digest("hex") === slug) return path;
+    if (/^[0-9a-f]{64}$/.test(slug) && sha256(path) === slug) return path;
   }
   return undefined;
 }

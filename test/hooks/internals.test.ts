@@ -1,6 +1,6 @@
 /** In-process checks of what the binary tests cannot see cheaply: cache pruning, the hook's import graph. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import {
@@ -98,7 +98,11 @@ describe("the hook path's imports", () => {
         if (spec.startsWith(".")) {
           const target = resolve(dirname(file), spec);
           if (target.endsWith(".json")) continue;
-          walk(target.endsWith(".ts") ? target : `${target}.ts`, true);
+          // A folder import ("../scrub") loads its index.ts.
+          walk(
+            target.endsWith(".ts") ? target : existsSync(`${target}.ts`) ? `${target}.ts` : `${target}/index.ts`,
+            true,
+          );
         }
       }
     };

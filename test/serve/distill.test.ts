@@ -89,7 +89,7 @@ test("workerPass drains the queue into the inbox; the sweep only runs when disti
   });
   writeModelConfig(sb, "openai", server.url);
   const first = await workerPass();
-  expect(first).toEqual({ observed: 1, distilled: 0, skipped: 0, errors: [] });
+  expect(first).toEqual({ harvested: 0, observed: 1, distilled: 0, skipped: 0, errors: [] });
   expect(readQueueFile(sb)).toEqual([]);
   const inbox = await api.listInbox();
   expect(inbox.map((i) => [i.session, i.project, i.messages])).toEqual([[id(1), "shop", 2]]);
@@ -101,11 +101,11 @@ test("workerPass drains the queue into the inbox; the sweep only runs when disti
   );
   const second = await workerPass();
   // id(1) waits in the inbox (a human reviews it); id(2) is idle and unreviewed: swept
-  expect(second).toEqual({ observed: 0, distilled: 1, skipped: 0, errors: [] });
+  expect(second).toEqual({ harvested: 0, observed: 0, distilled: 1, skipped: 0, errors: [] });
   expect(server.requests.length).toBe(1);
   expect(JSON.parse(server.requests[0]!.body).messages[1].content).toContain("Where do logs go?");
   expect((await api.listTranscripts("claude")).find((t) => t.session_id === id(2))!.status).toBe("done");
-  expect(await workerPass()).toEqual({ observed: 0, distilled: 0, skipped: 0, errors: [] });
+  expect(await workerPass()).toEqual({ harvested: 0, observed: 0, distilled: 0, skipped: 0, errors: [] });
 });
 
 test("endSession with a model distills at once, then reports already_distilled", async () => {

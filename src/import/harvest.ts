@@ -1,0 +1,115 @@
+/**
+ * Harvesting what the agents remember natively (issue 23): Claude Code's auto memory, Gemini CLI's
+ * saved memories and Codex's memories file are written by the agents themselves and seen by no
+ * other agent. The sweep (`coffer distill sweep`, `coffer serve`'s worker), the session-start hook
+ * (this project only, when the files' signature moved) and `coffer import native` bring them into
+ * the matching project scope through the import engine: scrubbed, regular files only, never
+ * through a link, idempotent (an original already imported is skipped; an edited file rewrites the
+ * entry it became). An original deleted at its source leaves its entry alone and is noted once in
+ * `state/native.json` (and counted by `coffer stats`).
+ */
+import { join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { paths } from "../lib/paths";
+import { readSmallText } from "../lib/small-file";
+import { isoNow } from "../lib/time";
+import { resolveProject, type ScopeKey } from "../store/scope";
+import type { Store } from "../store/store";
+import { applyImport, type ImportReport, importKey, listManifests } from "./engine";
+import { type NativeOptions, planNative } from "./native";
+import { allSources, isNativeHost, NATIVE_HOSTS, sourcesSignature } from "./native-sources";
+
+export type GoneOriginal = { origin: string; scope: ScopeKey; id: string; noted: string };
+
+export type HarvestReport = ImportReport & {
+  /** Originals deleted at their source since the last harvest noticed (their entries are kept). */
+  gone: GoneOriginal[];
+};
+
+type NativeState = {
+  gone: Record<string, GoneOriginal>;
+  /** The sources' signature at the last full harvest: the sweep skips the work while it holds. */
+  sig?: string;
+};
+
+const statePath = () => join(paths.state(), "native.json");
+
+export function readNativeState(): NativeState {
+  try {
+    const doc = JSON.parse(readSmallText(statePath()) ?? "{}");
+    if (doc && typeof doc.gone === "object" && doc.gone)
+      return { gone: doc.gone, ...(typeof doc.sig === "string" ? { sig: doc.sig } : {}) };
+  } catch {}
+  return { gone: {} };
+}
+
+/** Every native original an import brought in (not undone), by its identity: the entry it became. */
+function importedOriginals(hosts: readonly string[]): Map<string, { scope: ScopeKey; id: string }> {
+  const out = new Map<string, { scope: ScopeKey; id: string }>();
+  for (const m of [...listManifests()].reverse()) {
+    if (m.undone_at || m.source !== "native") continue;
+    for (const c of m.created) {
+      const k = c.origin ?? c.from;
+      if (k && hosts.includes(k.slice(0, k.indexOf(":")))) out.set(k, { scope: c.scope, id: c.id });
+    }
+  }
+  return out;
+}
+
+export type HarvestOptions = NativeOptions & {
+  dryRun?: boolean;
+  /** The caller's open store (the hook's). */
+  store?: Store;
+};
+
+/**
+ * Plan and apply one harvest. A full harvest (no `only`) also notes the originals that are gone
+ * from their source; a dry run writes nothing, not even that note.
+ */
+export async function harvestNative(opts: HarvestOptions): Promise<HarvestReport> {
+  const plan = planNative(opts);
+  const report = await applyImport(plan, {
+    dryRun: opts.dryRun,
+    cwd: opts.cwd,
+    store: opts.store,
+    quietWhenEmpty: true,
+  });
+  const gone: GoneOriginal[] = [];
+  if (!opts.only) {
+    const hosts = (opts.hosts ?? NATIVE_HOSTS.join(",")).split(",").map((h) => h.trim().toLowerCase());
+    const present = new Set(plan.present.map(importKey));
+    const state = readNativeState();
+    let changed = false;
+    for (const [origin, at] of importedOriginals(hosts)) {
+      if (present.has(origin)) {
+        if (state.gone[origin]) {
+          delete state.gone[origin];
+          changed = true;
+        }
+        continue;
+      }
+      if (state.gone[origin]) continue;
+      const g = { origin, ...at, noted: isoNow() };
+      gone.push(g);
+      state.gone[origin] = g;
+      changed = true;
+    }
+    if (changed && !opts.dryRun) writeFileAtomic(statePath(), `${JSON.stringify(state, null, 2)}\n`, 0o600);
+  }
+  return { ...report, gone };
+}
+
+/**
+ * The sweep's harvest (`coffer distill sweep`, `coffer serve`'s worker): every native source on
+ * the machine, but only when their signature moved since the last full harvest (a few lstat
+ * calls otherwise). Returns undefined when nothing changed.
+ */
+export async function sweepNative(opts: { cwd: string; hosts?: string[] }): Promise<HarvestReport | undefined> {
+  const hosts = (opts.hosts ?? [...NATIVE_HOSTS]).filter(isNativeHost);
+  if (!hosts.length) return undefined;
+  const sig = `${hosts.join(",")}:${sourcesSignature(allSources(hosts, resolveProject(opts.cwd)?.root)).sig}`;
+  if (readNativeState().sig === sig) return undefined;
+  const report = await harvestNative({ cwd: opts.cwd, hosts: hosts.join(",") });
+  writeFileAtomic(statePath(), `${JSON.stringify({ ...readNativeState(), sig }, null, 2)}\n`, 0o600);
+  return report;
+}
