@@ -11,7 +11,7 @@ import { isAbsolute, join, relative } from "node:path";
 import { homeDir } from "../lib/paths";
 import { openClaudeMemDb } from "../store/claude-mem-db";
 import { deriveTitle, type Kind } from "../store/entry";
-import { type Placement, parseProjectMap, placeProject } from "./scopes";
+import { type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
 function defaultClaudeMemDb(): string {
@@ -76,6 +76,8 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
   const map = parseProjectMap(opts.project);
   const db = openClaudeMemDb(path);
   try {
+    // Keys name the database too: another machine's database reuses the same row ids.
+    const source = sourceId(db.identity());
     const sessions = db.agentSessions();
     const dirs = db.directories();
     const counts = db.counts();
@@ -132,7 +134,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         tags: ["claude-mem", ...(type && type !== "discovery" ? [tagOf(type)!] : []), ...concepts].slice(0, 8),
         created: time,
         updated: time,
-        imported_from: `claude-mem:observation:${o.id}`,
+        imported_from: `claude-mem:${source}:observation:${o.id}`,
         origin_session: o.session ? sessions.get(o.session) : undefined,
         label: `claude-mem observation ${o.id} (${o.proj})`,
       });
@@ -163,7 +165,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         tags: ["claude-mem", "session-summary"],
         created: time,
         updated: time,
-        imported_from: `claude-mem:summary:${s.id}`,
+        imported_from: `claude-mem:${source}:summary:${s.id}`,
         origin_session: s.session ? sessions.get(s.session) : undefined,
         label: `claude-mem session summary ${s.id} (${s.proj})`,
       });

@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { CofferError } from "../lib/errors";
 import { deriveTitle, type Kind } from "../store/entry";
 import { GLOBAL } from "../store/scope";
-import { type Placement, parseProjectMap, placeProject } from "./scopes";
+import { type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
 const Str = v.nullish(v.string());
@@ -120,6 +120,14 @@ export function planEngram(opts: EngramOptions): ImportPlan {
   const skipped: ImportPlan["skipped"] = [];
   for (const [name, p] of placement) if ("skip" in p) skipped.push({ reason: p.skip, count: counts.get(name)! });
 
+  // Keys name the export's store too: another machine's engram reuses the same observation ids.
+  const firstBy = <T extends { id: unknown }>(list: T[]) =>
+    [...list].sort((a, b) => String(a.id).localeCompare(String(b.id), "en", { numeric: true }))[0];
+  const fo = firstBy(data.observations ?? []);
+  const fs = firstBy(data.sessions ?? []);
+  const source = sourceId(
+    JSON.stringify([fo && [fo.id, fo.session_id, fo.created_at], fs && [fs.id, fs.started_at, fs.project]]),
+  );
   const items: ImportItem[] = [];
   const epoch = "1970-01-01T00:00:00Z";
   for (const o of live) {
@@ -140,7 +148,7 @@ export function planEngram(opts: EngramOptions): ImportPlan {
       tags: tags.filter(Boolean),
       created,
       updated: isoTime(o.updated_at, created),
-      imported_from: `engram:observation:${o.id}`,
+      imported_from: `engram:${source}:observation:${o.id}`,
       origin_session: o.session_id ?? undefined,
       label: `engram observation ${o.id}${o.project ? ` (${o.project})` : ""}`,
     });
@@ -160,7 +168,7 @@ export function planEngram(opts: EngramOptions): ImportPlan {
       tags: ["engram", "session-summary"],
       created,
       updated: created,
-      imported_from: `engram:session:${s.id}`,
+      imported_from: `engram:${source}:session:${s.id}`,
       origin_session: s.id,
       label: `engram session ${s.id}`,
     });

@@ -1,10 +1,12 @@
 /**
  * Placing another tool's "project" (a name, maybe a directory it saw) in a Coffer scope: the
- * directory's repository when it still is one, else what the user said with `--project`.
+ * directory's repository when it still is one, else what the user said with `--project`; and
+ * the id of the source an import reads, which every import key carries.
  */
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { CofferError } from "../lib/errors";
+import { sha256 } from "../lib/hash";
 import { homeDir } from "../lib/paths";
 import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey } from "../store/scope";
 
@@ -91,4 +93,12 @@ export function placeProject(
   return {
     skip: `project "${name}" (${count} ${count === 1 ? "memory" : "memories"}) skipped: ${why}. Map it with --project "${name}=<repo dir>" (or "${name}=global")`,
   };
+}
+
+/**
+ * A short id for the source an import reads (one claude-mem database, one engram store), from what
+ * identifies it (its first rows): part of every import key, so two sources' row ids never collide.
+ */
+export function sourceId(identity: string): string {
+  return sha256(identity).slice(0, 12);
 }

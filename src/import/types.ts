@@ -16,7 +16,7 @@ export type ImportItem = {
   applies_to?: string[];
   created: string;
   updated: string;
-  /** Stable key of the original (`claude-mem:observation:42`); a re-run skips keys already imported. */
+  /** Stable key of the original (`claude-mem:<source id>:observation:42`: the source id tells two databases apart); a re-run skips keys already imported. */
   imported_from?: string;
   /**
    * The original's identity across its edits (a native memory file: `claude:<slug>/memory/x.md`),

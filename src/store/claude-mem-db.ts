@@ -14,6 +14,11 @@ type ClaudeMemRow = Record<string, unknown> & { id: number; proj: string; sessio
 export type ClaudeMemReader = {
   hasObservations: boolean;
   hasSummaries: boolean;
+  /**
+   * What tells this database from another one (another machine's, a fresh install): its first
+   * observation and summary (id, session, time), which later rows never change. Import keys use it.
+   */
+  identity(): string;
   /** Originals per project (observations + summaries; a merged project counts under its target). */
   counts(): Map<string, number>;
   /** claude-mem's memory session id -> the agent's own session id. */
@@ -95,6 +100,17 @@ export function openClaudeMemDb(path: string): ClaudeMemReader {
   return {
     hasObservations: obs.size > 0,
     hasSummaries: sums.size > 0,
+    identity() {
+      const first = (table: string, cols: Set<string>) =>
+        cols.size
+          ? db
+              .query(
+                `SELECT id, ${session(cols)} AS session${pick(cols, ["created_at", "created_at_epoch"])} FROM ${table} ORDER BY id LIMIT 1`,
+              )
+              .get()
+          : null;
+      return JSON.stringify([first("observations", obs), first("session_summaries", sums)]);
+    },
     counts() {
       const out = new Map<string, number>();
       for (const [table, cols] of [

@@ -124,7 +124,7 @@ describe("coffer import engram", () => {
 
     const apiEntries = entriesOf(sb.cofferHome, "api");
     expect(apiEntries).toHaveLength(3);
-    const jwt = apiEntries.find((e) => e.meta.imported_from === "engram:observation:1")!;
+    const jwt = apiEntries.find((e) => /^engram:[0-9a-f]{12}:observation:1$/.test(String(e.meta.imported_from)))!;
     expect(jwt.meta.kind).toBe("decision");
     expect(jwt.meta.title).toBe("JWT auth middleware");
     expect(jwt.meta.tags).toEqual(["engram", "architecture", "architecture/auth-model"]);
@@ -133,10 +133,12 @@ describe("coffer import engram", () => {
     expect(jwt.meta.actor).toBe("import:engram");
     expect(jwt.body).toContain("**Why**: one place to check tokens");
     expect(jwt.body).not.toContain("vault/prod-auth"); // <private> spans are dropped
-    expect(apiEntries.find((e) => e.meta.imported_from === "engram:observation:2")!.meta.kind).toBe("gotcha");
-    expect(apiEntries.find((e) => e.meta.imported_from === "engram:session:sess-api")!.body).toContain(
-      "JWT middleware",
-    );
+    expect(
+      apiEntries.find((e) => /^engram:[0-9a-f]{12}:observation:2$/.test(String(e.meta.imported_from)))!.meta.kind,
+    ).toBe("gotcha");
+    expect(
+      apiEntries.find((e) => /^engram:[0-9a-f]{12}:session:sess-api$/.test(String(e.meta.imported_from)))!.body,
+    ).toContain("JWT middleware");
     const global = entriesOf(sb.cofferHome, "global");
     expect(global).toHaveLength(1);
     expect(global[0]!.meta.kind).toBe("preference");
@@ -154,7 +156,9 @@ describe("coffer import engram", () => {
 
     const u = sb.run(["import", "--undo", rep.import_id]);
     expect(u.code).toBe(0);
-    expect(storedEntries(sb.cofferHome).map((e) => e.meta.imported_from)).toEqual(["engram:observation:5"]);
+    expect(
+      storedEntries(sb.cofferHome).map((e) => String(e.meta.imported_from).replace(/:[0-9a-f]{12}:/, ":")),
+    ).toEqual(["engram:observation:5"]);
   });
 
   test("a file that is not an engram export is a clear error", () => {

@@ -249,3 +249,57 @@ test("fields the user added survive every rewrite: near-duplicate, import fold, 
   keeps("supersede");
   expect(readFileSync(file, "utf8")).toContain("status: superseded");
 });
+
+test("a second claude-mem database or engram export is imported, not skipped as 'already imported'", async () => {
+  const { ClaudeMemDb } = await import("../import/claude-mem-db");
+  const repo = sb.repo("twodbs", "https://github.com/acme/twodbs.git");
+  const dbs = ["laptop", "desktop"].map((machine) => {
+    const cm = new ClaudeMemDb(join(sb.root, `cm-${machine}.db`));
+    cm.session(`s-${machine}`, "twodbs", repo);
+    cm.observation({
+      project: "twodbs",
+      session: `s-${machine}`,
+      type: "decision",
+      title: `Chosen on the ${machine}`,
+      narrative: `The ${machine} decided to keep queue workers stateless (${machine} only).`,
+      at: machine === "laptop" ? "2025-06-01T10:05:00.000Z" : "2025-07-01T08:00:00.000Z",
+    });
+    cm.close();
+    return cm.path;
+  });
+  const imp = (db: string) => sb.run(["import", "claude-mem", "--db", db, "--json"], { cwd: repo }).json();
+  expect(imp(dbs[0]!).created).toBe(1);
+  const second = imp(dbs[1]!);
+  cases++;
+  expect({ created: second.created, already: second.already }).toEqual({ created: 1, already: 0 });
+  // The same database again is still recognised.
+  expect(imp(dbs[0]!).already).toBe(1);
+  const engram = (machine: string) => {
+    const file = join(sb.root, `engram-${machine}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: "0.1.0",
+        sessions: [{ id: `sess-${machine}`, project: "twodbs", directory: repo, started_at: "2026-01-10 09:00:00" }],
+        observations: [
+          {
+            id: 1,
+            session_id: `sess-${machine}`,
+            type: "decision",
+            title: `Engram on the ${machine}`,
+            content: `Engram on the ${machine}: retries are capped at five.`,
+            project: "twodbs",
+            scope: "project",
+            created_at: machine === "laptop" ? "2026-01-10 09:30:00" : "2026-02-11 10:30:00",
+            updated_at: "2026-02-11 10:30:00",
+          },
+        ],
+      }),
+    );
+    return sb.run(["import", "engram", file, "--json"], { cwd: repo }).json();
+  };
+  expect(engram("laptop").created).toBe(1);
+  expect(engram("desktop").created).toBe(1);
+  expect(engram("laptop").already).toBe(1);
+  cases++;
+});
