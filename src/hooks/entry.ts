@@ -4,9 +4,9 @@
  * wrong (arguments, stdin, ids, cwd, store, deadline) answers the host's "nothing" output and
  * goes to state/hook.log. Imports stay minimal: no CLI framework, no network, no processes.
  */
-import { existsSync, readSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
-import { HOOK_EVENTS, type HookEvent, type HookInput, SAFE_ID } from "../hosts/hook";
+import { existsSync, readSync, realpathSync } from "node:fs";
+import { basename, isAbsolute, resolve } from "node:path";
+import { HOOK_EVENTS, type HookEvent, type HookInput, NO_HOOKS_ENV, SAFE_ID } from "../hosts/hook";
 import { loadHookAdapter } from "../hosts/index";
 import { type Host, isHost } from "../lib/hosts";
 import { cofferHome, paths } from "../lib/paths";
@@ -78,6 +78,18 @@ export function checkInput(input: HookInput): string | undefined {
   return undefined;
 }
 
+/** The cwd of an agent CLI Coffer runs headless (`state/headless/run`, as given or resolved). */
+function inHeadlessRun(cwd: string): boolean {
+  const dir = paths.headlessRun();
+  if (cwd === dir) return true;
+  if (basename(cwd) !== basename(dir)) return false;
+  try {
+    return realpathSync(dir) === cwd;
+  } catch {
+    return false;
+  }
+}
+
 function finish(json: string): never {
   answer(json);
   exitNow();
@@ -99,6 +111,8 @@ export async function runHookCli(argv: string[]): Promise<void> {
   try {
     const adapter = await loadHookAdapter(host);
     empty = adapter.empty(event);
+    // An agent CLI Coffer itself runs to distil: no memory into its prompt, nothing queued.
+    if (process.env[NO_HOOKS_ENV]) finish(empty);
     if (!existsSync(cofferHome())) finish(empty); // no store: nothing to inject, nothing to log into
     const config = loadConfigOrDefaults((err) => hookLog(`config: ${err.message}`, where));
     armDeadline(started + config["hook.deadline_ms"], empty, paths.hookLog());
@@ -130,6 +144,8 @@ export async function runHookCli(argv: string[]): Promise<void> {
       hookLog(bad, where);
       finish(empty);
     }
+    // The same run when the host passed its hooks a cleaned environment: it runs in Coffer's run folder.
+    if (inHeadlessRun(input.cwd)) finish(empty);
     if (event === "session-end") {
       if (input.transcriptPath) {
         const { enqueueSession } = await import("../capture/queue");

@@ -2,6 +2,12 @@ import * as v from "valibot";
 import type { Host } from "../lib/hosts";
 import type { Config } from "../store/config";
 
+/**
+ * Set in the environment of the agent CLIs Coffer runs headless to distil: a `coffer hook` that
+ * sees it answers the host's empty output at once (no store, no log, no queue).
+ */
+export const NO_HOOKS_ENV = "COFFER_NO_HOOKS";
+
 /** The Coffer events a host's native hook events map onto. */
 export const HOOK_EVENTS = ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];

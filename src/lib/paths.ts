@@ -23,6 +23,9 @@ export const paths = {
   projectScope: (id: string) => join(cofferHome(), "memory", "projects", id),
   projectsRoot: () => join(cofferHome(), "memory", "projects"),
   state: () => join(cofferHome(), "state"),
+  /** Coffer's folder for the agent CLIs it runs headless to distil (`run/` is their empty cwd). */
+  headless: () => join(cofferHome(), "state", "headless"),
+  headlessRun: () => join(cofferHome(), "state", "headless", "run"),
   indexDb: () => join(cofferHome(), "state", "index.db"),
   audit: () => join(cofferHome(), "state", "audit.jsonl"),
   hookLog: () => join(cofferHome(), "state", "hook.log"),
