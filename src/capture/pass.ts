@@ -1,11 +1,13 @@
 /**
  * One background capture pass (what `coffer serve`'s worker runs on its interval): harvest the
- * agents' native memories when their files moved, drain the session-end queue into the inbox, then (when `distill.sweep` is on and a model is configured)
- * distill idle sessions, stopping at the daily token budget. An aborted `signal` (serve shutting down) ends the sweep after the
- * session being distilled.
+ * agents' native memories when their files moved, drain the session-end queue into the inbox, then
+ * (when `distill.sweep` is on and a model is configured) distill idle sessions, stopping at the
+ * daily token budget and at a failure of the model itself (then later passes wait:
+ * `sweepBackoff`). An aborted `signal` (serve shutting down) ends the sweep after the session
+ * being distilled.
  */
 import { distillFile } from "../distill/distill";
-import { readLedger } from "../distill/ledger";
+import { type Backoff, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
 import type { HarvestReport } from "../import/harvest";
 import { type Config, loadConfig } from "../store/config";
@@ -22,6 +24,8 @@ export type WorkerReport = {
   errors: string[];
   /** The sweep stopped at the daily token budget (it resumes the next day). */
   over_budget?: boolean;
+  /** The model failed in a row (logged out, rate limited, missing...): the sweep waits until then. */
+  backoff?: Backoff;
 };
 
 /**
@@ -57,7 +61,9 @@ export async function workerPass(opts: { signal?: AbortSignal } = {}): Promise<W
   }
   if (config["distill.sweep"] === true && modelSettings(config)) {
     const ledger = readLedger();
-    for (const file of selectSweep(sweepPolicy(config), { ledger })) {
+    const backoff = sweepBackoff(ledger);
+    if (backoff) report.backoff = backoff;
+    for (const file of backoff ? [] : selectSweep(sweepPolicy(config), { ledger })) {
       if (opts.signal?.aborted) break;
       const r = await distillFile(file, { config, ledger, via: "sweep" });
       if (r.outcome === "over_budget") {
@@ -65,8 +71,11 @@ export async function workerPass(opts: { signal?: AbortSignal } = {}): Promise<W
         break;
       }
       if (r.outcome === "distilled") report.distilled++;
-      else if (r.outcome === "failed") report.errors.push(`${file.host} ${file.session_id}: ${r.message}`);
-      else report.skipped++;
+      else if (r.outcome === "failed") {
+        report.errors.push(`${file.host} ${file.session_id}: ${r.message}`);
+        // The model itself is unusable (logged out, rate limited, missing): the rest would fail alike.
+        if (stopsSweep(r.error)) break;
+      } else report.skipped++;
     }
   }
   return report;

@@ -3,8 +3,8 @@ import { selectSweep, sweepPolicy } from "../capture/sweep";
 import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
 import { type DistillResult, distillFile, prepareSession, type WrittenEntry } from "../distill/distill";
-import { isDistilled, readLedger } from "../distill/ledger";
-import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
+import { isDistilled, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
+import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
 import { progressBar } from "../lib/progress";
 import { loadConfig } from "../store/config";
@@ -137,22 +137,32 @@ async function distillAll(
   opts: { json?: boolean; dryRun?: boolean; force?: boolean; via: string; extra?: Record<string, unknown> },
 ): Promise<void> {
   const config = loadConfig();
-  if (!opts.dryRun && !modelSettings(config)) {
+  const choice = resolveModel(config);
+  if (!opts.dryRun && !choice.settings) {
     if (opts.json)
       return printJson({
         ...opts.extra,
         results: [],
         outcome: "no_model",
-        message: "no model configured",
+        message: `no model configured or found: ${choice.why}`,
         hint: CONFIGURE_MODEL_HINT,
       });
     consola.warn(
-      `No model configured: nothing distilled, nothing sent (${files.length} ${files.length === 1 ? "session" : "sessions"} waiting).`,
+      `${choice.source === "off" ? "Distillation is off" : "No model configured or found"}: nothing distilled, nothing sent (${files.length} ${files.length === 1 ? "session" : "sessions"} waiting): ${choice.why}.`,
     );
-    process.stderr.write(`${CONFIGURE_MODEL_HINT}\n`);
+    if (choice.source !== "off") process.stderr.write(`${CONFIGURE_MODEL_HINT}\n`);
     return;
   }
   const ledger = readLedger();
+  // After the model failed in a row (logged out, rate limited, not installed), the sweep waits.
+  const backoff = opts.via === "sweep" && !opts.dryRun ? sweepBackoff(ledger) : undefined;
+  if (backoff) {
+    const message = `the model failed ${backoff.failures} ${backoff.failures === 1 ? "time" : "times"} in a row (last: ${backoff.error}): the sweep waits until ${backoff.until}`;
+    if (opts.json)
+      return printJson({ ...opts.extra, results: [], outcome: "backoff", message, backoff, waiting: files.length });
+    consola.warn(`${message}. \`coffer distill run <session>\` tries now.`);
+    return;
+  }
   const bar = files.length > 1 ? progressBar("distilling", files.length) : undefined;
   const results: DistillResult[] = [];
   for (const [i, f] of files.entries()) {
@@ -160,18 +170,29 @@ async function distillAll(
     results.push(r);
     bar?.tick(i + 1);
     if (r.outcome === "over_budget") break; // the rest waits for tomorrow's budget too
+    if (r.outcome === "failed" && stopsSweep(r.error)) break; // the rest would fail the same way
   }
   bar?.done();
   const waiting = files.length - results.length;
   const overBudget = results.some((r) => r.outcome === "over_budget");
+  const modelDown = results.some((r) => r.outcome === "failed" && stopsSweep(r.error));
   if (opts.json)
-    printJson({ ...opts.extra, results, ...(overBudget ? { budget: budgetStatus(config), waiting } : {}) });
+    printJson({
+      ...opts.extra,
+      results,
+      ...(overBudget ? { budget: budgetStatus(config), waiting } : {}),
+      ...(modelDown && waiting ? { waiting } : {}),
+    });
   else {
     if (!results.length) consola.info("No sessions to distill.");
     results.forEach(report);
     if (overBudget)
       consola.warn(
         `Stopped at the daily token budget: ${waiting + 1} ${waiting ? "sessions wait" : "session waits"} for tomorrow (coffer status shows the budget).`,
+      );
+    if (modelDown && waiting)
+      consola.warn(
+        `Stopped: the model failed; ${waiting} more ${waiting === 1 ? "session was" : "sessions were"} not tried.`,
       );
   }
   // Named sessions not distilled because of the budget: the user asked for them, say it in the exit code.

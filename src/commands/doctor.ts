@@ -45,7 +45,7 @@ function render(report: DoctorReport): string {
   out.push(
     `  ${s.index.state === "corrupt" ? BAD() : s.index.state === "ok" ? OK() : NA()} index ${tilde(s.index.file)}: ${s.index.state}${s.index.entries !== null ? ` (${plural(s.index.entries, "entry", "entries")})` : ""}`,
   );
-  out.push(`  ${NA()} model: ${s.model ?? "none"}`);
+  out.push(`  ${s.model ? OK() : NA()} model: ${s.model ?? "none"} (${s.model_why})`);
   for (const n of s.notes) out.push(`      note: ${n}`);
   out.push("");
   if (!report.problems.length) out.push("No problems found.");

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { enrichEntries } from "../distill/keywords";
-import { CONFIGURE_MODEL_HINT, modelSettings } from "../distill/model";
+import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError } from "../lib/errors";
 import { findEntry, type Located, listEntries } from "../store/entries";
 import { activeScopes } from "../store/store";
@@ -11,7 +11,8 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "enrich",
-      description: "Give entries without keywords a short keywords: list from the configured model (for routing)",
+      description:
+        "Give entries without keywords a short keywords: list from the model (configured, or the linked agent's CLI)",
     },
     args: {
       ...scopeArg,
@@ -20,8 +21,9 @@ export default withExamples(
     },
     async run({ args }) {
       const store = cliStore();
-      const settings = modelSettings(store.config);
-      if (!settings) throw new CofferError("no model configured", 1, CONFIGURE_MODEL_HINT);
+      const choice = resolveModel(store.config);
+      const settings = choice.settings;
+      if (!settings) throw new CofferError(`no model configured or found: ${choice.why}`, 1, CONFIGURE_MODEL_HINT);
       const todo: Located[] = [];
       for (let offset = 0; ; offset += 500) {
         const page = listEntries(store, { scope: args.scope, limit: 500, offset });

@@ -1,8 +1,10 @@
 import { defineCommand } from "citty";
+import { recordLinkedCli } from "../distill/linked-clis";
+import { cliFacts, isCliSettings, resolveModel } from "../distill/model";
 import { allHostLinks, loadHostLink } from "../hosts/index";
 import { type HostLink, installedEvidence } from "../hosts/link";
 import { CofferError, usageError } from "../lib/errors";
-import { HOSTS } from "../lib/hosts";
+import { HOSTS, type Host } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
 import { applyPlan, currentBinary, type Plan, planLink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
@@ -10,6 +12,26 @@ import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, printJson } from "./_shared";
 import { setConfigValue } from "./config";
+
+/**
+ * Record the linked agent's CLI (zero-configuration distillation uses the first one found) and say
+ * in one line what distillation will use, when no [model] is configured.
+ */
+function distillationNote(host: Host): string | undefined {
+  const linked = recordLinkedCli(host);
+  const config = loadConfig();
+  if (config["model.provider"]) return undefined; // the user chose a model (or "none")
+  const choice = resolveModel(config);
+  if (choice.source === "linked" && choice.settings && isCliSettings(choice.settings)) {
+    const cli = cliFacts(choice.settings);
+    const budget = config["distill.daily_token_budget"];
+    const within = budget ? `within ${budget.toLocaleString("en-US")} tokens a day` : "with no daily token limit";
+    return `Distillation will use \`${cli.command}\` (${cli.plan}), ${within}; \`coffer config set model.provider none\` turns it off`;
+  }
+  if (linked && !linked.path)
+    return `Distillation: \`${linked.cli.bin}\` was not found (PATH and the usual places), so nothing is distilled yet; install it and link again, or configure a model (coffer config set model.provider ...)`;
+  return undefined;
+}
 
 /** --session-end / --no-session-end / neither (keep what is installed). */
 function triState(raw: string[], name: string): boolean | undefined {
@@ -91,6 +113,10 @@ export default withExamples(
         if (!dryRun) applyPlan(plan, { force: !!args.force });
         if (!dryRun && native) setConfigValue(`native_memory.${h.host}`, native);
         if (pathNote) plan.notes.push(pathNote);
+        if (!dryRun) {
+          const line = distillationNote(h.host);
+          if (line) plan.notes.push(line);
+        }
         return plan;
       };
 

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { forgetLinkedCli } from "../distill/linked-clis";
 import { allHostLinks, loadHostLink } from "../hosts/index";
 import type { HostLink } from "../hosts/link";
 import { CofferError, usageError } from "../lib/errors";
@@ -33,6 +34,8 @@ export default withExamples(
         const plan = planUnlink(h, target);
         // In a repository unlink leaves nothing behind, backups included (git holds the history).
         if (!dryRun) applyPlan(plan, { force: !!args.force, noBackups: plan.scope === "project" });
+        // Distillation no longer uses this agent's CLI without configuration.
+        if (!dryRun && !args.project) forgetLinkedCli(h.host);
         return plan;
       };
       if (!args.all) {

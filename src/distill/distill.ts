@@ -19,10 +19,19 @@ import { checkBudget, estimateSession } from "./budget";
 import { type Conflict, writeConflict } from "./conflicts";
 import { checkReferences, type Insight, parseInsights } from "./insights";
 import { cleanKeywords } from "./keywords";
-import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger } from "./ledger";
-import { CONFIGURE_MODEL_HINT, complete, ModelError, type ModelSettings, modelSettings, type Usage } from "./model";
+import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger, stopsSweep } from "./ledger";
+import {
+  CONFIGURE_MODEL_HINT,
+  complete,
+  describeSettings,
+  ModelError,
+  type ModelErrorKind,
+  type ModelSettings,
+  resolveModel,
+  type Usage,
+} from "./model";
 import { openProjectStore, type ProjectRef, projectForSession } from "./project";
-import { renderConversation, SYSTEM_PROMPT } from "./prompt";
+import { RUN_MARKER, renderConversation, SYSTEM_PROMPT } from "./prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "./related";
 
 export type DistillOutcome =
@@ -58,6 +67,8 @@ export type DistillResult = {
   message: string;
   /** "scrubbed 2 secrets (password, token)": redacted from the transcript before sending, and from the insights. */
   scrubbed?: string;
+  /** For "failed": the kind of model error (auth, rate_limit, missing, ... stop a sweep: `stopsSweep`). */
+  error?: ModelErrorKind;
 };
 
 /** A session ready to be sent: the exact text the model would receive. */
@@ -73,6 +84,21 @@ export type PreparedSession = {
 
 /** The sweep stops retrying a session whose current content failed this often. */
 export const MAX_FAILED_ATTEMPTS = 3;
+
+/** "no model" in one message: which model and why, then how to get one. */
+export function noModelMessage(why: string): string {
+  return `no model configured or found, nothing sent: ${why}.\n${CONFIGURE_MODEL_HINT}`;
+}
+
+/** A transcript of an agent CLI Coffer ran headless: its first user turn opens with RUN_MARKER. */
+export function isCofferRun(parsed: ParsedTranscript): boolean {
+  return (
+    parsed.turns
+      .find((t) => t.role === "user")
+      ?.text.trimStart()
+      .startsWith(RUN_MARKER) ?? false
+  );
+}
 
 export function budgetChars(config: Config): number {
   return config["distill.budget_chars"];
@@ -166,18 +192,27 @@ export type CallCost = {
   input_tokens: number;
   output_tokens: number;
   tokens_estimated: boolean;
+  /** The price the provider stated (Claude Code reports one), in US dollars. */
+  cost_usd?: number;
   duration_ms: number;
 };
 
-export const modelLabel = (m: ModelSettings) => `${m.provider}/${m.model}`;
+/** `provider/model` for the ledger and stats (`claude-code/claude-haiku-5-5`: the model a CLI says answered). */
+export const modelLabel = (m: ModelSettings, answered?: string) => `${m.provider}/${answered ?? m.model ?? "default"}`;
 
-function callCost(model: ModelSettings, usage: Usage | undefined, started: number): CallCost | undefined {
+function callCost(
+  model: ModelSettings,
+  usage: Usage | undefined,
+  started: number,
+  answered?: string,
+): CallCost | undefined {
   if (!usage) return undefined;
   return {
-    model: modelLabel(model),
+    model: modelLabel(model, answered),
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
     tokens_estimated: usage.estimated,
+    ...(usage.cost_usd !== undefined ? { cost_usd: usage.cost_usd } : {}),
     duration_ms: Math.max(0, Math.round(performance.now() - started)),
   };
 }
@@ -198,7 +233,7 @@ export async function askModel(model: ModelSettings, text: string, related: Rela
     if (err instanceof ModelError) (err as ModelError & { cost?: CallCost }).cost = callCost(model, err.usage, started);
     throw err;
   }
-  const cost = callCost(model, reply.usage, started)!;
+  const cost = callCost(model, reply.usage, started, reply.model)!;
   try {
     const parsed = parseInsights(reply.text);
     const shown = new Set(related.map((r) => r.id));
@@ -261,6 +296,25 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
   }
   const { parsed, project, conversation, related, text } = prepared;
   const result = { ...base, title: parsed.title, project: project?.label ?? null };
+  if (isCofferRun(parsed)) {
+    if (!opts.dryRun)
+      appendLedger({
+        host: file.host,
+        session_id: file.session_id,
+        sha256: fileSha256(file.path),
+        size: file.size,
+        mtime_ms: file.mtimeMs,
+        via: opts.via ?? "distill",
+        outcome: "skipped",
+        entries: 0,
+        reason: "coffer_run",
+      });
+    return {
+      ...result,
+      outcome: "skipped",
+      message: "Coffer's own distillation run (an agent CLI Coffer started): never distilled",
+    };
+  }
   if (parsed.subagent)
     return {
       ...result,
@@ -294,17 +348,17 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
       message: "no conversation left after cleaning (only tool traffic or injected context)",
     };
   }
-  const model = modelSettings(opts.config);
+  const choice = resolveModel(opts.config);
+  const model = choice.settings;
   if (opts.dryRun) {
-    const to = model ? `${model.provider}/${model.model}` : "a model (none configured)";
+    const to = model ? describeSettings(model) : `no model (${choice.why})`;
     return {
       ...result,
       outcome: "skipped",
       message: `dry run: would send ${text.length} characters (${conversation.turns.length} turns, ${scrubbedNote(conversation.found) ?? "nothing scrubbed"}) to ${to}`,
     };
   }
-  if (!model)
-    return { ...result, outcome: "no_model", message: `no model configured, nothing sent.\n${CONFIGURE_MODEL_HINT}` };
+  if (!model) return { ...result, outcome: "no_model", message: noModelMessage(choice.why) };
   if (!opts.force) {
     const budget = checkBudget(opts.config, estimateSession(text));
     if (!budget.ok) return { ...result, outcome: "over_budget", message: budget.message };
@@ -339,10 +393,11 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
       ...costOf(err),
     });
     const tries = failedAttempts(readLedger(), file);
-    const next =
-      tries < MAX_FAILED_ATTEMPTS
+    const next = stopsSweep(err.kind)
+      ? "nothing written; the session is left for the next sweep, which first waits a while after a failure like this"
+      : tries < MAX_FAILED_ATTEMPTS
         ? "nothing written; the session is left for the next sweep"
         : `nothing written; failed ${tries} times, the sweep skips it until it changes (coffer distill run retries)`;
-    return { ...result, outcome: "failed", message: `${err.message}; ${next}` };
+    return { ...result, outcome: "failed", error: err.kind, message: `${err.message}; ${next}` };
   }
 }

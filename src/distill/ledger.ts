@@ -13,7 +13,8 @@ import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 import { isoNow, nowMs } from "../lib/time";
 
-export type LedgerOutcome = "distilled" | "failed";
+/** skipped: never to be distilled (a transcript of Coffer's own headless run: `reason`). */
+export type LedgerOutcome = "distilled" | "failed" | "skipped";
 
 export type LedgerRecord = {
   at: string;
@@ -24,8 +25,10 @@ export type LedgerRecord = {
   mtime_ms: number;
   outcome: LedgerOutcome;
   entries: number;
-  /** For failures: what went wrong (never content). */
+  /** For failures: what went wrong, a ModelError kind (never content). */
   error?: string;
+  /** For skipped sessions: why ("coffer_run"). */
+  reason?: string;
   /** How the session got here: distill run/sweep, or inbox approve. */
   via?: string;
   /** The model asked (`provider/model`); absent when no call was made. */
@@ -35,6 +38,8 @@ export type LedgerRecord = {
   output_tokens?: number;
   /** True when the provider reported no usage and the tokens are estimated from characters. */
   tokens_estimated?: boolean;
+  /** The price the provider stated for the call (Claude Code does), in US dollars. */
+  cost_usd?: number;
   /** How long the model call took, retries included. */
   duration_ms?: number;
 };
@@ -106,14 +111,51 @@ function matching(ledger: Ledger, f: FileState, outcome: LedgerOutcome): LedgerR
   return records.filter((r) => r.sha256 === hash);
 }
 
-/** True when this exact file content was distilled already. */
+/** True when this exact file content was distilled already (or is never to be: skipped). */
 export function isDistilled(ledger: Ledger, f: FileState): boolean {
-  return matching(ledger, f, "distilled").length > 0;
+  return matching(ledger, f, "distilled").length > 0 || matching(ledger, f, "skipped").length > 0;
 }
 
-/** Failed attempts on this exact file content (the sweep gives up after a few). */
+/**
+ * Failures that say the model is unusable right now, whatever the session: logged out, rate
+ * limited, unreachable, not installed, or too slow. The sweep stops at the first one and waits
+ * (`sweepBackoff`); except a timeout (a long session may cause it) they do not count against the
+ * session.
+ */
+const MODEL_DOWN = new Set(["auth", "rate_limit", "network", "missing", "timeout"]);
+
+export function stopsSweep(kind: string | undefined): boolean {
+  return kind !== undefined && MODEL_DOWN.has(kind);
+}
+
+/** Failed attempts on this exact file content that the session may be to blame for (the sweep gives up after a few). */
 export function failedAttempts(ledger: Ledger, f: FileState): number {
-  return matching(ledger, f, "failed").length;
+  return matching(ledger, f, "failed").filter((r) => r.error === "timeout" || !stopsSweep(r.error)).length;
 }
 
-/** Whether the session was ever distilled, in any version of its file. */
+/** The sweep's first wait after the model failed, doubled per failure in a row, at most BACKOFF_MAX_MS. */
+export const BACKOFF_BASE_MS = 15 * 60_000;
+export const BACKOFF_MAX_MS = 6 * 3_600_000;
+
+export type Backoff = { failures: number; error: string; until: string };
+
+/**
+ * While the last attempts failed because the model was unusable (`stopsSweep`), the sweep waits:
+ * 15 min after one such failure, 30 after two in a row, ... at most 6 h; any other outcome ends the
+ * streak. Undefined when the sweep may run now.
+ */
+export function sweepBackoff(ledger: Ledger = readLedger(), now = nowMs()): Backoff | undefined {
+  const records = ledgerRecords(ledger);
+  let failures = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    if (r.outcome !== "failed" || !stopsSweep(r.error)) break;
+    failures++;
+  }
+  if (!failures) return undefined;
+  const last = records[records.length - 1]!;
+  const wait = Math.min(BACKOFF_BASE_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
+  const until = Date.parse(last.at) + wait;
+  if (Number.isNaN(until) || now >= until) return undefined;
+  return { failures, error: last.error ?? "failed", until: new Date(until).toISOString() };
+}

@@ -1,16 +1,24 @@
 /**
  * Model providers for distillation: any OpenAI-compatible chat completions endpoint (OpenAI,
- * Ollama, LM Studio, vLLM, OpenRouter, ...) or Anthropic's messages API. Plain fetch, a timeout,
- * retry with backoff on 429/5xx and network errors. The API key goes into one request header and
- * nowhere else: never into an error message, a log line or a file.
+ * Ollama, LM Studio, vLLM, OpenRouter, ...), Anthropic's messages API, or an agent's own CLI run
+ * headless for one tool-less turn (`claude-code`, `codex`, `gemini-cli`: `agent-cli.ts`). With no
+ * `[model]` configured, the first linked agent whose CLI can be found is used; `provider = "none"`
+ * turns distillation off. API calls: plain fetch, a timeout, retry with backoff on 429/5xx and
+ * network errors. The API key goes into one request header and nowhere else: never into an error
+ * message, a log line or a file.
  */
+import { cliOfHost, HEADLESS_CLIS, isCliProvider } from "../hosts/clis";
+import type { HeadlessCli } from "../hosts/headless";
+import type { CliProvider } from "../lib/hosts";
+import { homeDir } from "../lib/paths";
 import type { Config } from "../store/config";
 import { scrubText } from "../transcripts/scrub";
+import { findCli, linkedClis, searched } from "./linked-clis";
 
-export type Provider = "openai" | "anthropic";
+export type ApiProvider = "openai" | "anthropic";
 
-export type ModelSettings = {
-  provider: Provider;
+export type ApiSettings = {
+  provider: ApiProvider;
   model: string;
   /** Endpoint base: `.../v1` for OpenAI-compatible servers, the API host for Anthropic. */
   baseUrl: string;
@@ -19,39 +27,136 @@ export type ModelSettings = {
   timeoutMs: number;
 };
 
+/** An agent CLI as the model. */
+export type CliSettings = {
+  provider: CliProvider;
+  /** The model asked for (`model.model`, else the CLI's cheap default); undefined: the CLI's own default. */
+  model?: string;
+  /** The executable; undefined when it cannot be found (a call then fails with kind "missing"). */
+  cli?: string;
+  timeoutMs: number;
+};
+
+export type ModelSettings = ApiSettings | CliSettings;
+
+export function isCliSettings(s: ModelSettings): s is CliSettings {
+  return isCliProvider(s.provider);
+}
+
+/** The facts of a CLI provider (argv, output, names). */
+export function cliFacts(s: CliSettings): HeadlessCli {
+  return HEADLESS_CLIS[s.provider];
+}
+
 const OPENAI_URL = "https://api.openai.com/v1";
 const ANTHROPIC_URL = "https://api.anthropic.com";
 
-/** How to configure a model, for every "no model configured" message. */
+/** How to get a model, for every "no model" message. */
 export const CONFIGURE_MODEL_HINT = [
-  "Configure one, e.g. for OpenAI:",
+  "Link an agent and Coffer distils with its own CLI (coffer link claude|codex|gemini), or name one:",
+  "  coffer config set model.provider claude-code    # or codex, gemini-cli: the agent's CLI, headless",
+  "or an API, e.g. OpenAI:",
   "  coffer config set model.provider openai && coffer config set model.model gpt-4o-mini && coffer config set model.api_key_env OPENAI_API_KEY",
   "or a local Ollama: coffer config set model.provider openai && coffer config set model.model llama3.1 && coffer config set model.base_url http://127.0.0.1:11434/v1",
   "or Anthropic: coffer config set model.provider anthropic && coffer config set model.model claude-haiku-4-5 && coffer config set model.api_key_env ANTHROPIC_API_KEY",
 ].join("\n");
 
-/** The configured model, or undefined when `[model]` names no provider. */
-export function modelSettings(config: Config): ModelSettings | undefined {
-  const provider = config["model.provider"];
-  const model = config["model.model"];
-  if (!provider || !model) return undefined;
-  const explicitUrl = config["model.base_url"];
-  const baseUrl = (explicitUrl || (provider === "openai" ? OPENAI_URL : ANTHROPIC_URL)).replace(/\/+$/, "");
-  // A key is sent where the user said (api_key_env) or to the provider's own endpoint; never
-  // implicitly to some other server (a local Ollama does not need the user's OpenAI key).
-  const keyEnv =
-    config["model.api_key_env"] ??
-    (explicitUrl ? undefined : provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
-  return { provider, model, baseUrl, keyEnv, timeoutMs: config["model.timeout_ms"] };
+/**
+ * Which model distillation uses, and why: `config` ([model] names it), `linked` (no [model]: the
+ * first linked agent whose CLI is found), `off` (provider = "none"), `none` (nothing usable).
+ */
+export type ModelChoice = {
+  settings?: ModelSettings;
+  source: "config" | "linked" | "off" | "none";
+  /** One line for doctor, stats, the web UI and "no model" messages. */
+  why: string;
+};
+
+/** How a choice is named in messages: "`claude -p` (haiku)", "openai/gpt-4o-mini". */
+export function describeSettings(s: ModelSettings): string {
+  if (!isCliSettings(s)) return `${s.provider}/${s.model}`;
+  return `\`${cliFacts(s).command}\` (${s.model ?? "its default model"})`;
 }
 
-export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "malformed";
+function cliSettings(cli: HeadlessCli, config: Config, path: string | undefined): CliSettings {
+  const model = config["model.model"] ?? cli.defaultModel(homeDir());
+  return {
+    provider: cli.provider,
+    ...(model ? { model } : {}),
+    ...(path ? { cli: path } : {}),
+    timeoutMs: config["model.timeout_ms"],
+  };
+}
+
+export function resolveModel(config: Config): ModelChoice {
+  const provider = config["model.provider"];
+  if (provider === "none") return { source: "off", why: "distillation is off (model.provider = none)" };
+  if (isCliProvider(provider)) {
+    const cli = HEADLESS_CLIS[provider];
+    const recorded = linkedClis().find((r) => r.host === cli.host)?.path;
+    const path = findCli(cli, recorded);
+    const settings = cliSettings(cli, config, path);
+    return {
+      settings,
+      source: "config",
+      why: path
+        ? `model.provider = ${provider}; ${path}, ${cli.plan}`
+        : `model.provider = ${provider}, but \`${cli.bin}\` was not found (looked in ${searched(cli)})`,
+    };
+  }
+  if (provider) {
+    const model = config["model.model"];
+    if (!model) return { source: "none", why: `model.provider = ${provider} names no model (model.model)` };
+    const explicitUrl = config["model.base_url"];
+    const baseUrl = (explicitUrl || (provider === "openai" ? OPENAI_URL : ANTHROPIC_URL)).replace(/\/+$/, "");
+    // A key is sent where the user said (api_key_env) or to the provider's own endpoint; never
+    // implicitly to some other server (a local Ollama does not need the user's OpenAI key).
+    const keyEnv =
+      config["model.api_key_env"] ??
+      (explicitUrl ? undefined : provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+    const settings: ApiSettings = { provider, model, baseUrl, keyEnv, timeoutMs: config["model.timeout_ms"] };
+    return { settings, source: "config", why: `[model] in config.toml; ${baseUrl}` };
+  }
+  const linked = linkedClis();
+  const missing: string[] = [];
+  for (const r of linked) {
+    const cli = cliOfHost(r.host)!;
+    const path = findCli(cli, r.path);
+    if (!path) {
+      missing.push(`\`${cli.bin}\``);
+      continue;
+    }
+    const settings = cliSettings(cli, config, path);
+    return {
+      settings,
+      source: "linked",
+      why: `no [model] in config.toml, so the first linked agent's CLI; ${path}, ${cli.plan}`,
+    };
+  }
+  if (missing.length)
+    return {
+      source: "none",
+      why: `no [model] in config.toml, and the linked agents' CLIs were not found (${missing.join(", ")}: not on PATH nor in the usual places)`,
+    };
+  return { source: "none", why: "no [model] in config.toml and no linked agent with a CLI Coffer can run" };
+}
+
+/** The model distillation uses, or undefined when it is off or none is usable. */
+export function modelSettings(config: Config): ModelSettings | undefined {
+  return resolveModel(config).settings;
+}
+
+/**
+ * timeout, http (an error status), network (unreachable), auth (key refused, logged out),
+ * rate_limit (429, a plan's usage limit), malformed (not an answer), missing (the CLI is not installed).
+ */
+export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "rate_limit" | "malformed" | "missing";
 
 /**
  * Tokens one call cost: what the provider reported (`usage`), or, when it reported nothing,
  * an estimate from the characters sent and received (`estimated: true`).
  */
-export type Usage = { input_tokens: number; output_tokens: number; estimated: boolean };
+export type Usage = { input_tokens: number; output_tokens: number; estimated: boolean; cost_usd?: number };
 
 /** The usual rule of thumb for English text and code: about four characters per token. */
 export const CHARS_PER_TOKEN = 4;
@@ -102,8 +207,8 @@ export class ModelError extends Error {
   }
 }
 
-/** One completion's reply text and what it cost. */
-export type Completion = { text: string; usage: Usage };
+/** One completion's reply text and what it cost (`model`: the model that answered, when the CLI says). */
+export type Completion = { text: string; usage: Usage; model?: string };
 
 export type CallOptions = {
   /** Attempts in all (first try + retries) for 429/5xx/network errors. */
@@ -112,7 +217,7 @@ export type CallOptions = {
   backoffMs?: number;
 };
 
-function apiKey(s: ModelSettings): string | undefined {
+function apiKey(s: ApiSettings): string | undefined {
   if (!s.keyEnv) return undefined;
   const key = process.env[s.keyEnv]?.trim();
   if (key) return key;
@@ -122,7 +227,7 @@ function apiKey(s: ModelSettings): string | undefined {
   return undefined;
 }
 
-function request(s: ModelSettings, system: string, user: string): { url: string; init: RequestInit; key?: string } {
+function request(s: ApiSettings, system: string, user: string): { url: string; init: RequestInit; key?: string } {
   const key = apiKey(s);
   if (s.provider === "anthropic") {
     const url = /\/v1$/.test(s.baseUrl) ? `${s.baseUrl}/messages` : `${s.baseUrl}/v1/messages`;
@@ -151,7 +256,7 @@ function request(s: ModelSettings, system: string, user: string): { url: string;
 }
 
 /** The reply text out of a provider's response body. */
-function replyText(s: ModelSettings, body: any): string | undefined {
+function replyText(s: ApiSettings, body: any): string | undefined {
   if (s.provider === "anthropic") {
     if (!Array.isArray(body?.content)) return undefined;
     return body.content
@@ -185,6 +290,10 @@ export async function complete(
   user: string,
   opts: CallOptions = {},
 ): Promise<Completion> {
+  if (isCliSettings(s)) {
+    const { completeCli } = await import("./agent-cli");
+    return completeCli(s, system, user);
+  }
   const attempts = opts.attempts ?? 3;
   const backoffMs = opts.backoffMs ?? 500;
   const { url, init, key } = request(s, system, user);
@@ -234,7 +343,10 @@ export async function complete(
           `the model at ${where} refused the key (HTTP ${res.status})${detail ? `: ${detail}` : ""}`,
         );
       }
-      last = new ModelError("http", `the model at ${where} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`);
+      last = new ModelError(
+        res.status === 429 ? "rate_limit" : "http",
+        `the model at ${where} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`,
+      );
       if (res.status !== 429 && res.status < 500) throw last;
     }
     if (attempt + 1 < attempts) await Bun.sleep(retryDelay(res, attempt, backoffMs));

@@ -16,6 +16,12 @@ Keep only durable, project-specific facts; skip chit-chat, one-off debugging ste
 
 Existing entries of the project may be listed after the transcript, each with its id. Do not repeat what one of them already says. When the session shows that an existing entry is no longer true (the decision changed, the convention is now different, the gotcha was fixed another way), write the new insight and add "supersedes": "<that entry's id>". When an insight contradicts an existing entry and the session does not make clear which is right, add "contradicts": "<that entry's id>" instead: a person will decide. Only use ids from that list.`;
 
+/**
+ * The first line of every conversation Coffer sends to an agent CLI it runs headless: where that
+ * CLI keeps a transcript of the run, distillation recognises it and never distils it.
+ */
+export const RUN_MARKER = "[coffer headless distillation run: not a user session]";
+
 export type RenderMeta = { host: string; project?: string };
 
 /** The user message: a one-line header, then the turns. `coffer distill show` prints exactly this. */

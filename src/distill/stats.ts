@@ -25,7 +25,7 @@ import {
 import { listSessions, sessionHead } from "../transcripts/discovery";
 import { type BudgetStatus, budgetStatus } from "./budget";
 import { isDistilled, ledgerRecords, readLedger } from "./ledger";
-import { estimateTokens } from "./model";
+import { describeSettings, estimateTokens, type ModelChoice, resolveModel } from "./model";
 import { projectForSession } from "./project";
 
 /** Entries not delivered for this many days are candidates to prune. */
@@ -38,6 +38,8 @@ export type ModelSpend = {
   output_tokens: number;
   /** Of input + output, the tokens estimated from characters. */
   estimated_tokens: number;
+  /** The price the provider stated for these calls (Claude Code does), in US dollars; absent when none did. */
+  cost_usd?: number;
 };
 
 export type HostInjection = { host: string; events: number; chars: number; tokens: number };
@@ -58,6 +60,8 @@ export type Stats = {
     by_model: ModelSpend[];
     per_day: number[];
     budget: BudgetStatus;
+    /** The model in use now and why (zero configuration, [model], off). */
+    model: { label: string | null; source: ModelChoice["source"]; why: string };
   };
   sessions: {
     /** Sessions distilled within the window (each once). */
@@ -176,6 +180,7 @@ export function collectStats(opts: StatsOptions): Stats {
     m.input_tokens += r.input_tokens ?? 0;
     m.output_tokens += r.output_tokens ?? 0;
     if (r.tokens_estimated) m.estimated_tokens += (r.input_tokens ?? 0) + (r.output_tokens ?? 0);
+    if (typeof r.cost_usd === "number") m.cost_usd = (m.cost_usd ?? 0) + r.cost_usd;
     byModel.set(r.model, m);
     input += r.input_tokens ?? 0;
     output += r.output_tokens ?? 0;
@@ -193,7 +198,7 @@ export function collectStats(opts: StatsOptions): Stats {
     if (r.outcome === "distilled") {
       s.distilled = true;
       s.failed = false;
-    } else if (!s.distilled) s.failed = true;
+    } else if (r.outcome === "failed" && !s.distilled) s.failed = true;
     lastBySession.set(k, s);
   }
   const sessionValues = [...lastBySession.values()];
@@ -255,6 +260,7 @@ export function collectStats(opts: StatsOptions): Stats {
       ),
       per_day: distillPerDay,
       budget: budgetStatus(opts.config, now),
+      model: modelInUse(opts.config),
     },
     sessions: {
       distilled: sessionValues.filter((s) => s.distilled).length,
@@ -285,4 +291,9 @@ export function collectStats(opts: StatsOptions): Stats {
       gone: Object.keys(readNativeState().gone).length,
     },
   };
+}
+
+function modelInUse(config: Config): Stats["distill"]["model"] {
+  const choice = resolveModel(config);
+  return { label: choice.settings ? describeSettings(choice.settings) : null, source: choice.source, why: choice.why };
 }

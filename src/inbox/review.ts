@@ -3,7 +3,7 @@
 import { askModel, type WrittenEntry, writeInsights } from "../distill/distill";
 import type { Insight } from "../distill/insights";
 import { appendLedger } from "../distill/ledger";
-import { CONFIGURE_MODEL_HINT, ModelError, modelSettings } from "../distill/model";
+import { CONFIGURE_MODEL_HINT, ModelError, resolveModel } from "../distill/model";
 import { renderConversation } from "../distill/prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "../distill/related";
 import { CofferError } from "../lib/errors";
@@ -50,9 +50,16 @@ export async function approveTrace(
   config: Config,
   confirm: (insights: Insight[]) => Promise<boolean> | boolean = () => true,
 ): Promise<ApproveResult> {
-  const model = modelSettings(config);
+  const choice = resolveModel(config);
+  const model = choice.settings;
   if (!model)
-    throw new CofferError("no model configured: approving a trace distills it with a model", 1, CONFIGURE_MODEL_HINT);
+    throw new CofferError(
+      `no model configured or found (${choice.why}): approving a trace distills it with a model`,
+      1,
+      choice.source === "off"
+        ? "Turn distillation on: coffer config set model.provider <provider>"
+        : CONFIGURE_MODEL_HINT,
+    );
   if (!trace.project)
     throw new CofferError(
       `trace ${trace.id} names no project scope to write into`,

@@ -9,3 +9,10 @@ export type Host = (typeof HOSTS)[number];
 export function isHost(name: string): name is Host {
   return (HOSTS as readonly string[]).includes(name);
 }
+
+/**
+ * `model.provider` values that run an agent's own CLI headless as the distillation model (the
+ * facts of each live in `src/hosts/<host>/headless.ts`, the table in `src/hosts/clis.ts`).
+ */
+export const CLI_PROVIDERS = ["claude-code", "codex", "gemini-cli"] as const;
+export type CliProvider = (typeof CLI_PROVIDERS)[number];

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
+import { describeSettings, isCliSettings, resolveModel } from "../distill/model";
 import {
   carriesMarker,
   type HostLink,
@@ -47,7 +48,10 @@ export type StoreReport = {
   config: { file: string; ok: boolean };
   entries: { global: number; projects: number; project_scopes: number };
   index: { file: string; state: "ok" | "missing" | "outdated" | "corrupt"; entries: number | null };
+  /** The model distillation uses ("`claude -p` (haiku)", "openai/gpt-4o-mini"), null when none. */
   model: string | null;
+  /** Why that one (or why none): zero configuration, [model], off. */
+  model_why: string;
   problems: Problem[];
   notes: string[];
 };
@@ -305,18 +309,24 @@ function inspectStore(): StoreReport {
     entries: { global: 0, projects: 0, project_scopes: 0 },
     index: { file: paths.indexDb(), state: "ok", entries: null },
     model: null,
+    model_why: "",
     problems: [],
     notes: [],
   };
   try {
     const config = loadConfig();
-    report.model = config["model.provider"]
-      ? `${config["model.provider"]} ${config["model.model"] ?? ""}`.trim()
-      : null;
-    if (!report.model)
+    const choice = resolveModel(config);
+    report.model = choice.settings ? describeSettings(choice.settings) : null;
+    report.model_why = choice.why;
+    if (choice.source === "none")
       report.notes.push(
-        "no model configured: distillation is off (set one with `coffer config set model.provider openai` and `coffer config set model.model <name>`)",
+        "nothing is distilled: link an agent whose CLI is installed (coffer link claude), or configure a model (see `coffer distill run --help`)",
       );
+    else if (choice.settings && isCliSettings(choice.settings) && !choice.settings.cli)
+      report.problems.push({
+        message: choice.why,
+        fix: "install the agent's CLI, or choose another model: coffer config set model.provider <provider>",
+      });
   } catch {
     // Every problem, not just the first: hooks and the web UI keep the valid keys and skip these.
     report.config.ok = false;

@@ -352,10 +352,6 @@ function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string
   notes.push(
     `${h.name} has no SessionEnd event Coffer can rely on: the transcript sweep (distill.sweep = true) distills its finished sessions instead, whenever \`coffer serve\` runs or you run \`coffer distill sweep\`.`,
   );
-  if (!config["model.provider"])
-    notes.push(
-      "Distillation needs a model and none is configured yet: `coffer config set model.provider openai` and `coffer config set model.model <name>`.",
-    );
 }
 
 function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
-import { HOSTS, type Host } from "../lib/hosts";
+import { CLI_PROVIDERS, HOSTS, type Host } from "../lib/hosts";
 import { paths } from "../lib/paths";
 
 type KeySpec = {
@@ -44,7 +44,8 @@ export const CONFIG_KEYS = {
   ...nativeMemoryKeys(),
   /** Import what the agents remember natively (auto memory, GEMINI.md, Codex memories) at session start and in the sweep. */
   "native_memory.harvest": { schema: v.boolean(), default: true, allowed: "true or false" },
-  "model.provider": pick("openai", "anthropic"),
+  /** An API, an agent's own CLI run headless, or "none" (distillation off). Unset: the first linked agent's CLI. */
+  "model.provider": pick("openai", "anthropic", ...CLI_PROVIDERS, "none"),
   "model.base_url": str("an http(s) URL, e.g. http://127.0.0.1:11434/v1"),
   "model.model": str("a model name, e.g. gpt-4o-mini"),
   "model.api_key_env": str("the name of an environment variable holding the key, e.g. OPENAI_API_KEY"),

@@ -584,18 +584,31 @@ route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
 });
 
 route("GET", "/api/v1/ui/model", async () => {
-  const { modelSettings } = await import("../distill/model");
-  const m = modelSettings(loadConfigOrDefaults());
+  const { cliFacts, describeSettings, isCliSettings, resolveModel } = await import("../distill/model");
+  const choice = resolveModel(loadConfigOrDefaults());
+  const m = choice.settings;
   return json({
-    model: m
-      ? {
-          provider: m.provider,
-          model: m.model,
-          base_url: m.baseUrl,
-          key_env: m.keyEnv ?? null,
-          key_set: m.keyEnv ? !!process.env[m.keyEnv] : null,
-        }
-      : null,
+    source: choice.source,
+    why: choice.why,
+    model: !m
+      ? null
+      : isCliSettings(m)
+        ? {
+            provider: m.provider,
+            model: m.model ?? null,
+            label: describeSettings(m),
+            command: cliFacts(m).command,
+            cli: m.cli ?? null,
+            plan: cliFacts(m).plan,
+          }
+        : {
+            provider: m.provider,
+            model: m.model,
+            label: describeSettings(m),
+            base_url: m.baseUrl,
+            key_env: m.keyEnv ?? null,
+            key_set: m.keyEnv ? !!process.env[m.keyEnv] : null,
+          },
   });
 });
 
@@ -685,7 +698,12 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
         notes: h.notes,
         problems: h.problems,
       })),
-      store: { index: doctor.store.index.state, model: doctor.store.model, notes: doctor.store.notes },
+      store: {
+        index: doctor.store.index.state,
+        model: doctor.store.model,
+        model_why: doctor.store.model_why,
+        notes: doctor.store.notes,
+      },
       problems: doctor.problems,
     },
     sync,

@@ -512,7 +512,7 @@ describe("rules, sessions, inbox", () => {
       writeModelConfig(sb, "openai", model.url);
 
       await go("#/inbox", "#inbox-list");
-      expect(await page.textContent("#model-state")).toContain("openai test-model");
+      expect(await page.textContent("#model-state")).toContain("openai/test-model");
       await page.click("#inbox-list >> text=Approve…");
       await page.waitForSelector("section[aria-label='Insights preview'], #inbox-list .error");
       expect(await page.textContent("#inbox-list")).toContain("Cut releases from main");

@@ -18,7 +18,7 @@ type Health = {
       notes: string[];
       problems: { message: string; fix: string }[];
     }[];
-    store: { index: string; model: string | null; notes: string[] };
+    store: { index: string; model: string | null; model_why: string; notes: string[] };
     problems: { where: string; message: string; fix: string }[];
   };
   sync: { summary: string } | null;
@@ -55,7 +55,7 @@ export async function healthPage(main: HTMLElement): Promise<void> {
       h("dt", {}, "Index"),
       h("dd", {}, `${bytes(d.index.bytes)} (${d.doctor.store.index})`),
       h("dt", {}, "Model"),
-      h("dd", {}, d.doctor.store.model ?? "none"),
+      h("dd", { id: "health-model" }, `${d.doctor.store.model ?? "none"} (${d.doctor.store.model_why})`),
       h("dt", {}, "Sync"),
       h("dd", {}, d.sync?.summary ?? "—"),
       h("dt", {}, "Binary"),

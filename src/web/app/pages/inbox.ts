@@ -24,6 +24,22 @@ type Transcript = {
   error: string | null;
 };
 type Insight = { kind: string; title: string; body: string };
+type ModelInfo = {
+  source: "config" | "linked" | "off" | "none";
+  why: string;
+  model: {
+    provider: string;
+    model: string | null;
+    label: string;
+    /** Agent CLIs: the command, its path (null: not found), whose plan pays. */
+    command?: string;
+    cli?: string | null;
+    plan?: string;
+    base_url?: string;
+    key_env?: string | null;
+    key_set?: boolean | null;
+  } | null;
+};
 
 export async function inboxPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
@@ -32,31 +48,27 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
     api<{ items: InboxItem[] }>("GET", "/api/v1/inbox"),
     api<{ conflicts: Conflict[] }>("GET", "/api/v1/ui/conflicts"),
     api<Budget>("GET", "/api/v1/ui/budget"),
-    api<{
-      model: {
-        provider: string;
-        model: string;
-        base_url: string;
-        key_env: string | null;
-        key_set: boolean | null;
-      } | null;
-    }>("GET", "/api/v1/ui/model"),
+    api<ModelInfo>("GET", "/api/v1/ui/model"),
   ]);
-  const modelLine = model.model
+  const m = model.model;
+  const modelLine = m
     ? h(
         "p",
         { id: "model-state" },
         "Model: ",
-        h("strong", {}, `${model.model.provider} ${model.model.model}`),
-        ` at ${model.model.base_url}`,
-        model.model.key_env
-          ? ` · key from $${model.model.key_env} (${model.model.key_set ? "set" : "not set"})`
-          : " · no key sent",
+        h("strong", {}, m.label),
+        m.command
+          ? ` · ${m.cli ? `the agent's own CLI (${m.plan})` : "its CLI was not found"}`
+          : ` at ${m.base_url}${m.key_env ? ` · key from $${m.key_env} (${m.key_set ? "set" : "not set"})` : " · no key sent"}`,
+        h("br"),
+        h("small", {}, model.why),
       )
     : h(
         "p",
-        { id: "model-state", class: "error" },
-        "No model configured: approving and distilling need one (coffer config set model.provider openai …).",
+        { id: "model-state", class: model.source === "off" ? null : "error" },
+        model.source === "off"
+          ? "Distillation is off (model.provider = none)."
+          : `No model: ${model.why}. Link an agent (coffer link claude) or configure one (coffer config set model.provider …).`,
       );
 
   const items = inbox.items.length

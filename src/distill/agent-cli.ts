@@ -1,0 +1,139 @@
+/**
+ * One completion by an agent's own CLI, run headless: the host's facts (`src/hosts/<host>/headless.ts`)
+ * give the argv, environment and output parsing; this runs it. The CLI runs in Coffer's empty
+ * folder `state/headless/run` (no project instructions, settings or MCP config to pick up), with
+ * COFFER_NO_HOOKS set (Coffer's hooks answer empty at once if the CLI runs them), the
+ * conversation on stdin after RUN_MARKER (a transcript of the run is recognised and never
+ * distilled), and `model.timeout_ms`: past it the CLI is stopped. Failures are ModelErrors of the
+ * same kinds as an API's, with a message that is safe to print and store.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import type { HeadlessAnswer, RunSpec } from "../hosts/headless";
+import { NO_HOOKS_ENV } from "../hosts/hook";
+import { writeFileAtomic } from "../lib/atomic";
+import { sha256 } from "../lib/hash";
+import { homeDir, paths } from "../lib/paths";
+import { scrubText } from "../transcripts/scrub";
+import { searched } from "./linked-clis";
+import { type CliSettings, type Completion, cliFacts, estimateTokens, ModelError, type Usage } from "./model";
+import { RUN_MARKER } from "./prompt";
+
+/** Output beyond this is not an answer (each stream). */
+const OUTPUT_MAX = 8 * 1024 * 1024;
+/** After the timeout: SIGTERM, then SIGKILL this much later, then stop waiting for the pipes. */
+const KILL_GRACE_MS = 2000;
+
+function writeIfChanged(path: string, content: string): void {
+  try {
+    if (readFileSync(path, "utf8") === content) return;
+  } catch {}
+  writeFileAtomic(path, content, 0o600);
+}
+
+/** The run folder, the system prompt as a file and the host's files; the run's cwd is left empty. */
+function prepare(s: CliSettings, system: string): RunSpec {
+  const dir = paths.headless();
+  const workDir = paths.headlessRun();
+  mkdirSync(workDir, { recursive: true, mode: 0o700 });
+  const systemFile = join(dir, `system-${sha256(system).slice(0, 12)}.md`);
+  writeIfChanged(systemFile, system.endsWith("\n") ? system : `${system}\n`);
+  const facts = cliFacts(s);
+  for (const [name, content] of Object.entries(facts.files ?? {})) writeIfChanged(join(dir, name), content);
+  return { model: s.model, system, systemFile, dir, workDir, home: homeDir() };
+}
+
+/** Read a stream into text, at most `max` bytes; `stop()` ends the read early (what arrived is kept). */
+function collect(stream: ReadableStream<Uint8Array>, max: number): { done: Promise<string>; stop: () => void } {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (size < max) {
+          chunks.push(value);
+          size += value.length;
+        }
+      }
+    } catch {}
+    return Buffer.concat(chunks).toString("utf8");
+  })();
+  return { done, stop: () => void reader.cancel().catch(() => {}) };
+}
+
+/** A CLI's words, fit for an error message and the ledger: one line, scrubbed, short. */
+function safe(text: string): string {
+  return scrubText(text.replace(/\s+/g, " ").trim().slice(0, 300)).text;
+}
+
+export async function completeCli(s: CliSettings, system: string, user: string): Promise<Completion> {
+  const facts = cliFacts(s);
+  const name = `\`${facts.command}\``;
+  if (!s.cli)
+    throw new ModelError(
+      "missing",
+      `${name}: \`${facts.bin}\` was not found (looked in ${searched(facts)}); install it, or set model.provider to another model`,
+    );
+  const spec = prepare(s, system);
+  const input = `${RUN_MARKER}\n\n${user}`;
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    // npm-installed CLIs start with `#!/usr/bin/env node`: Node version managers keep node beside them.
+    PATH: [dirname(s.cli), process.env.PATH].filter(Boolean).join(delimiter),
+    ...facts.env(spec),
+    [NO_HOOKS_ENV]: "1",
+  };
+  let proc: ReturnType<typeof Bun.spawn>;
+  try {
+    proc = Bun.spawn([s.cli, ...facts.argv(spec)], {
+      cwd: spec.workDir,
+      env,
+      stdin: Buffer.from(input),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ModelError("missing", `${name}: ${s.cli} could not be started (${code}); reinstall it or check its path`);
+  }
+  const out = collect(proc.stdout as ReadableStream<Uint8Array>, OUTPUT_MAX);
+  const err = collect(proc.stderr as ReadableStream<Uint8Array>, OUTPUT_MAX);
+  let timedOut = false;
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  timers.push(
+    setTimeout(() => {
+      timedOut = true;
+      proc.kill("SIGTERM");
+      timers.push(setTimeout(() => proc.kill("SIGKILL"), KILL_GRACE_MS));
+      // A grandchild may hold the pipes open: stop reading after the grace period too.
+      timers.push(
+        setTimeout(() => {
+          out.stop();
+          err.stop();
+        }, 2 * KILL_GRACE_MS),
+      );
+    }, s.timeoutMs),
+  );
+  const [stdout, stderr, code] = await Promise.all([out.done, err.done, proc.exited]);
+  for (const t of timers) clearTimeout(t);
+  const answer: HeadlessAnswer = facts.parse({ stdout, stderr, code: code ?? -1 });
+  if (timedOut) {
+    const retrying = !answer.ok && answer.kind !== "malformed" && answer.kind !== "http" ? answer : undefined;
+    throw new ModelError(
+      retrying?.kind ?? "timeout",
+      `${name} did not answer within ${s.timeoutMs} ms (model.timeout_ms)${retrying ? `; it was retrying: ${safe(retrying.message)}` : ""}`,
+    );
+  }
+  if (!answer.ok) throw new ModelError(answer.kind, `${name} ${safe(answer.message)}`);
+  const usage: Usage = answer.usage
+    ? { ...answer.usage, estimated: false }
+    : {
+        input_tokens: estimateTokens(system.length + input.length),
+        output_tokens: estimateTokens(answer.text.length),
+        estimated: true,
+      };
+  return { text: answer.text, usage, ...(answer.model ? { model: answer.model } : {}) };
+}

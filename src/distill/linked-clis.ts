@@ -1,0 +1,120 @@
+/**
+ * Which agents' CLIs distillation may use without configuration, and where they are. `coffer link`
+ * records each linked agent that has a headless CLI, in link order, with the path the CLI was
+ * found at then (from the user's own shell: a background `coffer serve` may run with a shorter
+ * PATH); `coffer unlink` forgets it. `state/agent-clis.json`, machine-local.
+ *
+ * A store linked before this record existed has no file: then the agents whose user config holds
+ * Coffer's hooks count as linked, in the table's order.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { link as claudeLink } from "../hosts/claude/link";
+import { cliOfHost } from "../hosts/clis";
+import { link as codexLink } from "../hosts/codex/link";
+import { link as geminiLink } from "../hosts/gemini/link";
+import type { HeadlessCli } from "../hosts/headless";
+import type { HostLink } from "../hosts/link";
+import { writeFileAtomic } from "../lib/atomic";
+import { HOSTS, type Host, isHost } from "../lib/hosts";
+import { homeDir, paths } from "../lib/paths";
+import { isoNow } from "../lib/time";
+
+export type LinkedCli = { host: Host; path: string | null; linked_at: string };
+
+const file = () => join(paths.state(), "agent-clis.json");
+
+function readRecords(): LinkedCli[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file(), "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const doc = JSON.parse(text) as { agents?: unknown };
+    if (!Array.isArray(doc.agents)) return [];
+    return doc.agents.filter(
+      (a): a is LinkedCli =>
+        a && typeof a === "object" && isHost(a.host) && (typeof a.path === "string" || a.path === null),
+    );
+  } catch {
+    return [];
+  }
+}
+
+function writeRecords(agents: LinkedCli[]): void {
+  writeFileAtomic(file(), `${JSON.stringify({ version: 1, agents }, null, 2)}\n`, 0o600);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return st.isFile() && (process.platform === "win32" || (st.mode & 0o111) !== 0);
+  } catch {
+    return false;
+  }
+}
+
+/** The CLI's executable: the recorded path while it is still there, else PATH, else the usual places. */
+export function findCli(cli: HeadlessCli, recorded?: string | null): string | undefined {
+  if (recorded && isExecutable(recorded)) return recorded;
+  const onPath = Bun.which(cli.bin);
+  if (onPath) return onPath;
+  return cli.places(homeDir()).find(isExecutable);
+}
+
+/** Where `findCli` looks, for a "not found" message. */
+export function searched(cli: HeadlessCli): string {
+  const home = homeDir();
+  const places = cli.places(home).map((p) => (p.startsWith(home) ? `~${p.slice(home.length)}` : p));
+  return `PATH, ${places.join(", ")}`;
+}
+
+const USER_LINKS: Partial<Record<Host, HostLink>> = { claude: claudeLink, codex: codexLink, gemini: geminiLink };
+
+/** Whether the user's config of a host holds Coffer's hooks (for stores linked before the record). */
+function hooksInUserConfig(host: Host): boolean {
+  const h = USER_LINKS[host];
+  if (!h || h.hooks.kind !== "json") return false;
+  try {
+    const text = readFileSync(h.hooks.file({ home: homeDir() }).path, "utf8");
+    return text.includes(`--agent ${host}`) && /\bhook\b/.test(text);
+  } catch {
+    return false;
+  }
+}
+
+/** The linked agents that have a headless CLI, first linked first. */
+export function linkedClis(): LinkedCli[] {
+  const records = readRecords();
+  if (records) return records.filter((r) => cliOfHost(r.host));
+  return HOSTS.filter((h) => cliOfHost(h) && hooksInUserConfig(h)).map((host) => ({
+    host,
+    path: null,
+    linked_at: "",
+  }));
+}
+
+/**
+ * `coffer link <host>`: remember the host (kept in its first place when linked again) and where its
+ * CLI is now. Returns the CLI's facts and path, or undefined for a host without a headless CLI.
+ */
+export function recordLinkedCli(host: Host): { cli: HeadlessCli; path?: string } | undefined {
+  const cli = cliOfHost(host);
+  if (!cli) return undefined;
+  const records = readRecords() ?? linkedClis();
+  const at = records.find((r) => r.host === host);
+  const path = findCli(cli, at?.path) ?? null;
+  if (at) at.path = path;
+  else records.push({ host, path, linked_at: isoNow() });
+  writeRecords(records);
+  return { cli, ...(path ? { path } : {}) };
+}
+
+/** `coffer unlink <host>`: the host's CLI is no longer used without configuration. */
+export function forgetLinkedCli(host: Host): void {
+  const records = readRecords();
+  if (!records?.some((r) => r.host === host)) return;
+  writeRecords(records.filter((r) => r.host !== host));
+}

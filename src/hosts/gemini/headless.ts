@@ -1,0 +1,98 @@
+/**
+ * Gemini CLI as the distillation model: `gemini -p "" -o json` appends stdin (the conversation) to
+ * the empty prompt. Coffer's system prompt replaces Gemini's (`GEMINI_SYSTEM_MD` names a file), a
+ * policy file denies every tool (none is offered to the model), `--allowed-mcp-server-names` with a
+ * name no server has starts none, `-e none` loads no extension, `--skip-trust` trusts Coffer's
+ * empty run folder for this run only (an untrusted folder stops a headless run, exit 55). Hooks
+ * cannot be switched off from the command line: Coffer's answer `{}` (COFFER_NO_HOOKS, and the run
+ * folder as cwd). The answer: `{session_id, response, stats: {models: {<model>: {tokens}}}}`; a
+ * failure: `{session_id, error: {type, message, code}}`, on stdout or stderr, with a non-zero exit.
+ * Gemini keeps a chat file for the run under `~/.gemini/tmp/<run folder>/chats/`.
+ */
+import { join } from "node:path";
+import { classifyFailure, count, type HeadlessCli, jsonObjectIn, tail, usualPlaces } from "../headless";
+
+export const POLICY_FILE = "gemini-policy.toml";
+
+const DENY_ALL_TOOLS = `# Coffer's distillation runs: no tool may run.
+[[rule]]
+toolName = "*"
+decision = "deny"
+priority = 999
+`;
+
+type Tokens = { prompt?: unknown; input?: unknown; candidates?: unknown; thoughts?: unknown };
+
+export const headless: HeadlessCli = {
+  provider: "gemini-cli",
+  host: "gemini",
+  bin: "gemini",
+  command: "gemini -p",
+  plan: "your Gemini account",
+  defaultModel: () => "flash-lite",
+  places: (home) => usualPlaces(home, "gemini"),
+  files: { [POLICY_FILE]: DENY_ALL_TOOLS },
+  argv: (s) => [
+    "-p",
+    "",
+    "-o",
+    "json",
+    ...(s.model ? ["-m", s.model] : []),
+    "--skip-trust",
+    "--allowed-mcp-server-names",
+    "coffer-headless-none",
+    "-e",
+    "none",
+    "--policy",
+    join(s.dir, POLICY_FILE),
+  ],
+  // No relaunch into a second Node process (it only raises the heap limit: not needed for one turn).
+  env: (s) => ({ GEMINI_SYSTEM_MD: s.systemFile, GEMINI_CLI_NO_RELAUNCH: "true" }),
+  parse: ({ stdout, stderr, code }) => {
+    const doc = (jsonObjectIn(stdout) ?? jsonObjectIn(lastJsonBlock(stderr))) as Record<string, any> | undefined;
+    if (doc?.error && typeof doc.error === "object") {
+      const message = String(doc.error.message ?? doc.error.type ?? "error");
+      const status = typeof doc.error.code === "number" && doc.error.code >= 400 ? doc.error.code : undefined;
+      // Exit 41: no auth method configured (logged out).
+      const kind = code === 41 ? "auth" : classifyFailure(message, status);
+      return { ok: false, kind, message: status ? `${message} (HTTP ${status})` : message };
+    }
+    if (!doc || typeof doc.response !== "string") {
+      const why = tail(stderr) || tail(stdout);
+      if (code !== 0)
+        return { ok: false, kind: classifyFailure(why), message: `exited ${code}: ${why || "no output"}` };
+      return {
+        ok: false,
+        kind: "malformed",
+        message: `answered without its JSON result: ${tail(stdout) || "nothing"}`,
+      };
+    }
+    let input = 0;
+    let output = 0;
+    let counted = false;
+    const models = doc.stats?.models && typeof doc.stats.models === "object" ? doc.stats.models : {};
+    for (const m of Object.values(models) as { tokens?: Tokens }[]) {
+      const t = m?.tokens;
+      if (!t) continue;
+      const i = count(t.prompt) ?? count(t.input);
+      const o = (count(t.candidates) ?? 0) + (count(t.thoughts) ?? 0);
+      if (i === undefined && !o) continue;
+      counted = true;
+      input += i ?? 0;
+      output += o;
+    }
+    const names = Object.keys(models);
+    return {
+      ok: true,
+      text: doc.response,
+      ...(counted ? { usage: { input_tokens: input, output_tokens: output } } : {}),
+      ...(names.length === 1 ? { model: names[0] } : {}),
+    };
+  },
+};
+
+/** Gemini prints a failure's JSON document last on stderr, after the stack trace. */
+function lastJsonBlock(text: string): string {
+  const at = text.lastIndexOf("\n{");
+  return at >= 0 ? text.slice(at + 1) : text.trimStart().startsWith("{") ? text : "";
+}

@@ -1,0 +1,131 @@
+/**
+ * The agent CLIs Coffer can run headless as its distillation model (`model.provider =
+ * "claude-code" | "codex" | "gemini-cli"`): one non-interactive turn, no tools, no MCP servers, no
+ * hooks, the prompt on stdin, the answer and its usage read from the CLI's own JSON. Each host's
+ * quirks (argv, environment, output) live in `src/hosts/<host>/headless.ts`; what they share is
+ * here. Spawning is distillation's business (`src/distill/agent-cli.ts`): never the hook path's.
+ */
+import { join } from "node:path";
+import type { CliProvider, Host } from "../lib/hosts";
+import { exeSuffix } from "../lib/platform";
+
+/** How a run failed, in the model layer's terms (`ModelError` kinds). */
+export type HeadlessErrorKind = "auth" | "rate_limit" | "http" | "network" | "malformed";
+
+/** Tokens (and the price, when the CLI states one) of the turn, as the CLI reported them. */
+export type HeadlessUsage = { input_tokens: number; output_tokens: number; cost_usd?: number };
+
+export type HeadlessAnswer =
+  | { ok: true; text: string; usage?: HeadlessUsage; model?: string }
+  | { ok: false; kind: HeadlessErrorKind; message: string };
+
+/** What one run is given. */
+export type RunSpec = {
+  /** The model to ask for; undefined: the CLI's own default. */
+  model?: string;
+  /** The system prompt, as text and as a file (CLIs that take it from a file). */
+  system: string;
+  systemFile: string;
+  /** Coffer's folder for headless runs (the host's `files` are written there). */
+  dir: string;
+  /** The empty folder the CLI runs in (no project files, settings or instructions to pick up). */
+  workDir: string;
+  home: string;
+};
+
+export type HeadlessCli = {
+  provider: CliProvider;
+  host: Host;
+  /** The executable's name. */
+  bin: string;
+  /** The command as people know it, for messages: "claude -p". */
+  command: string;
+  /** Whose account pays: "your Claude plan". */
+  plan: string;
+  /** A cheap model unless `model.model` names one (undefined: the CLI's configured default). */
+  defaultModel: (home: string) => string | undefined;
+  /** Where the CLI is usually installed besides PATH. */
+  places: (home: string) => string[];
+  /** Files the run needs in Coffer's headless folder (name -> content). */
+  files?: Record<string, string>;
+  argv: (spec: RunSpec) => string[];
+  /** Environment added to the user's for the run. */
+  env: (spec: RunSpec) => Record<string, string>;
+  /** The CLI's output as an answer or a failure. `code` is the exit code. */
+  parse: (out: { stdout: string; stderr: string; code: number }) => HeadlessAnswer;
+};
+
+/**
+ * Install places shared by npm-, bun- and Homebrew-installed CLIs (Node version managers keep one
+ * folder per Node version: those are found through PATH or the path `coffer link` recorded).
+ */
+export function usualPlaces(home: string, bin: string): string[] {
+  const exe = `${bin}${exeSuffix()}`;
+  if (process.platform === "win32") {
+    const appData = process.env.APPDATA || join(home, "AppData", "Roaming");
+    return [join(appData, "npm", `${bin}.cmd`), join(home, ".bun", "bin", exe), join(home, ".local", "bin", exe)];
+  }
+  return [
+    join(home, ".local", "bin", exe),
+    join(home, ".npm-global", "bin", exe),
+    join(home, ".bun", "bin", exe),
+    join(home, ".volta", "bin", exe),
+    "/opt/homebrew/bin/" + exe,
+    "/usr/local/bin/" + exe,
+  ];
+}
+
+const AUTH =
+  /\b(not logged in|please run \/login|log ?in again|authenticat|unauthori[sz]ed|forbidden|invalid (api )?key|api key|auth method|credentials?|401|403)\b/i;
+const RATE = /\b(rate.?limit|usage limit|quota|resource.?exhausted|too many requests|429|overloaded|credit balance)\b/i;
+const NETWORK =
+  /\b(network|connection (refused|reset|failed)|could not connect|failed to connect|name does not resolve|lookup address|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|fetch failed|socket hang up)\b/i;
+
+/** A failure message in the model layer's kinds: logged out, rate limited, unreachable, or another error. */
+export function classifyFailure(text: string, status?: number): HeadlessErrorKind {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate_limit";
+  if (RATE.test(text)) return "rate_limit";
+  if (AUTH.test(text)) return "auth";
+  if (NETWORK.test(text)) return "network";
+  return "http";
+}
+
+/** The last non-empty lines of a stream, on one line, for an error message. */
+export function tail(text: string, chars = 300): string {
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(Warning|Ripgrep)\b/.test(l));
+  const joined = lines.slice(-3).join(" | ");
+  return joined.length > chars ? `…${joined.slice(-chars)}` : joined;
+}
+
+/** The first JSON object in `text` whose parse succeeds (a CLI may print notices around it). */
+export function jsonObjectIn(text: string): Record<string, unknown> | undefined {
+  const trimmed = text.trim();
+  if (!trimmed) return undefined;
+  const tryParse = (s: string) => {
+    try {
+      const v = JSON.parse(s);
+      return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const whole = tryParse(trimmed);
+  if (whole) return whole;
+  // A document printed after notices: from the first line that opens an object to the end.
+  const lines = trimmed.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.trimStart().startsWith("{")) continue;
+    const found = tryParse(lines.slice(i).join("\n"));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A non-negative count, or undefined. */
+export function count(n: unknown): number | undefined {
+  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
+}
