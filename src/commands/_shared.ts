@@ -1,6 +1,7 @@
 import type { ArgDef } from "citty";
 import { createConsola } from "consola";
 import { usageError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { KINDS } from "../store/entry";
 import { type OpenOptions, openStore, type Store } from "../store/store";
 
@@ -122,14 +123,14 @@ export type EntryRow = { id: string; scope: string; kind: string; title: string;
 
 /** Entry lines with aligned columns (ids of any length, global and project rows alike), coloured on a terminal. */
 export function entryLines(rows: EntryRow[], titleMax = 80): string[] {
-  const idW = Math.max(0, ...rows.map((r) => r.id.length));
+  const idW = Math.max(0, ...rows.map((r) => handle(r.id).length));
   const scopeW = Math.max(0, ...rows.map((r) => r.scope.length));
   const kindW = Math.max(0, ...rows.map((r) => r.kind.length));
   const dateW = Math.max(0, ...rows.map((r) => r.date?.length ?? 0));
   return rows.map((r) => {
     const scope = r.scope === "global" ? paint.global(r.scope) : paint.project(r.scope);
     const cols = [
-      pad(paint.id(r.id), r.id, idW),
+      pad(paint.id(handle(r.id)), handle(r.id), idW),
       ...(r.date !== undefined ? [pad(paint.dim(r.date), r.date, dateW)] : []),
       pad(scope, r.scope, scopeW),
       pad(paint.kind(r.kind), r.kind, kindW),

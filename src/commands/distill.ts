@@ -6,6 +6,7 @@ import { type DistillResult, distillFile, prepareSession, type WrittenEntry } fr
 import { isDistilled, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { progressBar } from "../lib/progress";
 import { loadConfig } from "../store/config";
 import { listSessions, resolveSession, type SessionFile } from "../transcripts/discovery";
@@ -109,9 +110,9 @@ const show = withExamples(
 /** "+ [decision] Title (id)", with what it superseded, or "! ..." for a contradiction left in the inbox. */
 export function entryLine(e: WrittenEntry): string {
   if (e.status === "conflict")
-    return `! [${e.kind}] ${e.title} contradicts ${e.contradicts}: for you to settle (coffer inbox show ${e.id})`;
+    return `! [${e.kind}] ${e.title} contradicts ${e.contradicts}: for you to settle (coffer inbox show ${handle(e.id)})`;
   const mark = e.status === "created" ? "+" : "=";
-  return `${mark} [${e.kind}] ${e.title} (${e.id})${e.supersedes ? `, supersedes ${e.supersedes}` : ""}`;
+  return `${mark} [${e.kind}] ${e.title} (${handle(e.id)})${e.supersedes ? `, supersedes ${handle(e.supersedes)}` : ""}`;
 }
 
 function report(r: DistillResult): void {

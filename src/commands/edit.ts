@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { paths } from "../lib/paths";
 import { replaceEntryText, requireEntry } from "../store/entries";
 import { KINDS } from "../store/entry";
@@ -46,7 +47,13 @@ function runEditor(file: string): number | null {
 export default withExamples(
   defineCommand({
     meta: { name: "edit", description: "Edit an entry in $EDITOR" },
-    args: { id: { type: "positional", description: "Entry id (or a unique prefix)", required: true } },
+    args: {
+      id: {
+        type: "positional",
+        description: "Entry id as lists show it (its last 8 characters), or the whole id",
+        required: true,
+      },
+    },
     async run({ args }) {
       const store = cliStore();
       const hit = requireEntry(store, args.id);
@@ -70,7 +77,7 @@ export default withExamples(
             const entry = replaceEntryText(store, hit, text, "user");
             rmSync(draft, { force: true });
             if (entry === hit.entry) notice("No changes.");
-            else consola.success(`Saved ${entry.id}`);
+            else consola.success(`Saved ${handle(entry.id)}`);
             return;
           } catch (err) {
             if (!(err instanceof CofferError)) throw err;
@@ -88,10 +95,10 @@ export default withExamples(
         throw new CofferError(
           `the entry was not changed; your text is kept in ${draft}`,
           1,
-          `Run \`coffer edit ${hit.entry.id}\` again to continue from it (delete the file to start over).`,
+          `Run \`coffer edit ${handle(hit.entry.id)}\` again to continue from it (delete the file to start over).`,
         );
       }
     },
   }),
-  ["coffer edit 01JD3K5Z8Q2WXYZ123ABCDEFGH", "EDITOR=nano coffer edit 01JD3K5Z"],
+  ["coffer edit 3ABCDEFG", "EDITOR=nano coffer edit 3ABCDEFG"],
 );

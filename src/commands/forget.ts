@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { projectMeta } from "../store/browse";
 import { forget, type Located, requireEntry } from "../store/entries";
 import type { Store } from "../store/store";
@@ -21,7 +22,7 @@ export default withExamples(
       args: {
         id: {
           type: "positional",
-          description: "Entry id (or a unique prefix); several ids forget several",
+          description: "Entry id as lists show it (its last 8 characters), or the whole id; several forget several",
           required: true,
         },
         yes: {
@@ -41,16 +42,16 @@ export default withExamples(
           const reason =
             hits.length > 1
               ? `forgetting ${plural(hits.length, "entry", "entries")}`
-              : `${hits[0]!.entry.id} is in ${where(store, hits[0]!)}`;
+              : `${handle(hits[0]!.entry.id)} is in ${where(store, hits[0]!)}`;
           const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !args.json;
           if (!interactive)
             throw new CofferError(
               `${reason}: confirm with --yes`,
               1,
-              `coffer forget ${hits.map((h) => h.entry.id).join(" ")} --yes`,
+              `coffer forget ${hits.map((h) => handle(h.entry.id)).join(" ")} --yes`,
             );
           for (const h of hits)
-            process.stderr.write(`  ${h.entry.id}  ${where(store, h)}  ${short(h.entry.title, 60)}\n`);
+            process.stderr.write(`  ${handle(h.entry.id)}  ${where(store, h)}  ${short(h.entry.title, 60)}\n`);
           const ok = await consola.prompt(`Forget ${hits.length === 1 ? "this entry" : `these ${hits.length}`}?`, {
             type: "confirm",
             initial: false,
@@ -60,13 +61,17 @@ export default withExamples(
         const results = hits.map((h) => ({ ...forget(store, h.entry.id, "user"), where: where(store, h) }));
         if (args.json) return printJson(results.length === 1 ? results[0] : { forgotten: results });
         for (const r of results)
-          if (r.trashed) consola.success(`Forgot ${r.id} (${r.where}); \`coffer restore ${r.id}\` brings it back`);
+          if (r.trashed)
+            consola.success(`Forgot ${handle(r.id)} (${r.where}); \`coffer restore ${handle(r.id)}\` brings it back`);
           else
             consola.success(
-              `Removed ${r.id} (${r.where}): it was a symbolic link or not a regular file, so nothing was kept in the trash`,
+              `Removed ${handle(r.id)} (${r.where}): it was a symbolic link or not a regular file, so nothing was kept in the trash`,
             );
       },
     }),
   ),
-  ["coffer forget 01JD3K5Z8Q2WXYZ123ABCDEFGH", "coffer forget 01JD3K5Z 01JD3K7A --yes"],
+  [
+    "coffer forget 3ABCDEFG                # the id `coffer list` and `coffer recall` show",
+    "coffer forget 3ABCDEFG 9XYZ2MNP --yes",
+  ],
 );

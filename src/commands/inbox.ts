@@ -4,13 +4,18 @@ import type { Insight } from "../distill/insights";
 import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
 import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, plural, printJson, short } from "./_shared";
 import { entryLine } from "./distill";
 
 const idArg = {
-  id: { type: "positional", description: "Trace or conflict id (or a unique prefix)", required: true },
+  id: {
+    type: "positional",
+    description: "Trace or conflict id as `coffer inbox` shows it, or the whole id",
+    required: true,
+  },
 } as const;
 
 function requireTrace(id: string): Trace {
@@ -21,18 +26,18 @@ function requireTrace(id: string): Trace {
 
 function conflictLines(c: Conflict): string {
   return [
-    `id: ${c.id} (a contradiction for you to settle)`,
+    `id: ${handle(c.id)} (a contradiction for you to settle)`,
     `project: ${c.project.label}`,
     `found: ${c.created} in ${c.host} session ${c.session}`,
     "",
-    `existing entry ${c.existing.id} [${c.existing.kind}] ${c.existing.title}`,
+    `existing entry ${handle(c.existing.id)} [${c.existing.kind}] ${c.existing.title}`,
     c.existing.body,
     "",
     `new insight [${c.insight.kind}] ${c.insight.title}`,
     c.insight.body,
     "",
-    `coffer inbox approve ${c.id}   # the new insight replaces the entry (which is kept, marked superseded)`,
-    `coffer inbox reject ${c.id}    # the entry stays as it is`,
+    `coffer inbox approve ${handle(c.id)}   # the new insight replaces the entry (which is kept, marked superseded)`,
+    `coffer inbox reject ${handle(c.id)}    # the entry stays as it is`,
     "",
   ].join("\n");
 }
@@ -51,11 +56,11 @@ const list = withExamples(
       }
       for (const c of conflicts)
         process.stdout.write(
-          `${c.id}  conflict  ${c.project.label.slice(0, 20).padEnd(20)}  "${short(c.insight.title, 40)}" vs ${c.existing.id} "${short(c.existing.title, 40)}"\n`,
+          `${handle(c.id)}  conflict  ${c.project.label.slice(0, 20).padEnd(20)}  "${short(c.insight.title, 40)}" vs ${handle(c.existing.id)} "${short(c.existing.title, 40)}"\n`,
         );
       for (const t of traces) {
         process.stdout.write(
-          `${t.id}  ${t.host.padEnd(6)}  ${(t.project?.label ?? "-").slice(0, 20).padEnd(20)}  ${String(t.messages).padStart(3)} msgs  ${String(t.redactions).padStart(2)} redacted  ${short(t.title, 50)}\n`,
+          `${handle(t.id)}  ${t.host.padEnd(6)}  ${(t.project?.label ?? "-").slice(0, 20).padEnd(20)}  ${String(t.messages).padStart(3)} msgs  ${String(t.redactions).padStart(2)} redacted  ${short(t.title, 50)}\n`,
         );
       }
     },
@@ -75,7 +80,7 @@ const show = withExamples(
       const s = summary(t);
       process.stdout.write(
         [
-          `id: ${s.id}`,
+          `id: ${handle(s.id)}`,
           `host: ${s.host}`,
           `session: ${s.session}`,
           `project: ${s.project?.label ?? "-"}`,
@@ -92,7 +97,7 @@ const show = withExamples(
       );
     },
   }),
-  ["coffer inbox show 01JD3K", "coffer inbox show 01JD3K --json"],
+  ["coffer inbox show 7A6B5C4D", "coffer inbox show 7A6B5C4D --json"],
 );
 
 function preview(insights: Insight[]): void {
@@ -121,7 +126,7 @@ const approve = withExamples(
         const res = approveConflict(c);
         if (args.json) return printJson({ id: c.id, status: "approved", ...res });
         consola.success(
-          `Approved ${c.id}: ${res.entry} written${res.superseded ? `, ${res.superseded} superseded (kept; coffer list --all shows it)` : ""}`,
+          `Approved ${handle(c.id)}: ${handle(res.entry)} written${res.superseded ? `, ${handle(res.superseded)} superseded (kept; coffer list --all shows it)` : ""}`,
         );
         return;
       }
@@ -131,7 +136,7 @@ const approve = withExamples(
         throw new CofferError(
           "approve asks before writing, but there is no terminal to ask on",
           1,
-          `Add --yes: coffer inbox approve ${trace.id} --yes`,
+          `Add --yes: coffer inbox approve ${handle(trace.id)} --yes`,
         );
       }
       const res = await approveTrace(trace, loadConfig(), async (insights) => {
@@ -150,16 +155,17 @@ const approve = withExamples(
           dropped: res.dropped,
           ...(res.scrubbed ? { scrubbed: res.scrubbed } : {}),
         });
-      if (res.status === "cancelled") return consola.info(`Nothing written; trace ${res.id} stays in the inbox.`);
+      if (res.status === "cancelled")
+        return consola.info(`Nothing written; trace ${handle(res.id)} stays in the inbox.`);
       const created = res.entries.filter((e) => e.status === "created").length;
       consola.success(
-        `Approved ${res.id}: ${plural(res.entries.length, "entry", "entries")} (${created} new) in project ${trace.project?.label}; trace removed`,
+        `Approved ${handle(res.id)}: ${plural(res.entries.length, "entry", "entries")} (${created} new) in project ${trace.project?.label}; trace removed`,
       );
       for (const e of res.entries) process.stdout.write(`    ${entryLine(e)}\n`);
       if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] before sending and writing`);
     },
   }),
-  ["coffer inbox approve 01JD3K", "coffer inbox approve 01JD3K --yes"],
+  ["coffer inbox approve 7A6B5C4D", "coffer inbox approve 7A6B5C4D --yes"],
 );
 
 const reject = withExamples(
@@ -174,15 +180,15 @@ const reject = withExamples(
       if (c) {
         rejectConflict(c);
         if (args.json) return printJson({ id: c.id, status: "rejected", kept: c.existing.id });
-        return consola.success(`Rejected ${c.id}: entry ${c.existing.id} stays as it is`);
+        return consola.success(`Rejected ${handle(c.id)}: entry ${handle(c.existing.id)} stays as it is`);
       }
       const trace = requireTrace(args.id);
       rejectTrace(trace);
       if (args.json) return printJson({ id: trace.id, status: "rejected" });
-      consola.success(`Rejected ${trace.id}: trace deleted`);
+      consola.success(`Rejected ${handle(trace.id)}: trace deleted`);
     },
   }),
-  ["coffer inbox reject 01JD3K"],
+  ["coffer inbox reject 7A6B5C4D"],
 );
 
 export default withExamples(

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { handle } from "../lib/handle";
 import { listEntries } from "../store/entries";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, kindArg, notice, parseLimit, printJson, scopeArg } from "./_shared";
@@ -45,7 +46,7 @@ export default withExamples(
           scope: e.scope,
           kind: e.kind,
           title: e.title,
-          ...(e.status ? { extra: `(superseded${e.superseded_by ? ` by ${e.superseded_by}` : ""})` } : {}),
+          ...(e.status ? { extra: `(superseded${e.superseded_by ? ` by ${handle(e.superseded_by)}` : ""})` } : {}),
           date: e.updated.slice(0, 10),
         })),
       );

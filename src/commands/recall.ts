@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { handle } from "../lib/handle";
 import { grep, recall } from "../store/search";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
@@ -48,7 +49,7 @@ export default withExamples(
           const hits = grep(store, query, { scope: args.scope, limit: parseLimit(args.limit, 50, 1000) });
           if (args.json) return printJson({ hits });
           if (!hits.length) return notice("No matching lines.");
-          for (const h of hits) process.stdout.write(`${paint.id(h.id)}:${h.line}  ${h.text}\n`);
+          for (const h of hits) process.stdout.write(`${paint.id(handle(h.id))}:${h.line}  ${h.text}\n`);
           return;
         }
         const hits = recall(store, query, { scope: args.scope, limit: parseLimit(args.limit, 5, 100) });

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { findEntry, remember } from "../store/entries";
 import type { Store } from "../store/store";
 import { takesWords } from "./_args";
@@ -98,10 +99,13 @@ export default withExamples(
             ...keywords,
           });
         const where = res.scope === "project" ? `project ${store.project?.label}` : "global";
-        if (res.status === "duplicate") consola.info(`Already known as ${res.id} (${where}); refreshed its date`);
-        else consola.success(`Remembered ${res.id} (${where})`);
+        if (res.status === "duplicate")
+          consola.info(`Already known as ${handle(res.id)} (${where}); refreshed its date`);
+        else consola.success(`Remembered ${handle(res.id)} (${where})`);
         if (res.superseded)
-          consola.info(`${res.superseded} is superseded by ${res.id} (kept; coffer list --all shows it)`);
+          consola.info(
+            `${handle(res.superseded)} is superseded by ${handle(res.id)} (kept; coffer list --all shows it)`,
+          );
       },
     }),
   ),
@@ -109,7 +113,7 @@ export default withExamples(
     'coffer remember "We deploy with make release, never git push --tags" --kind convention --tags release,ci',
     'coffer remember "Prefer pnpm in every repo" --scope global --kind preference',
     'coffer remember "Sessions live in Redis, 30 min TTL" --keywords "cache,login timeout,why am I logged out"',
-    'coffer remember "We deploy from GitHub Actions now" --kind decision --supersedes 01JD3K8Q',
+    'coffer remember "We deploy from GitHub Actions now" --kind decision --supersedes 3ABCDEFG',
     'git log -1 --format=%B | coffer remember - --title "Why we pinned bun"',
   ],
 );

@@ -1,17 +1,18 @@
 import { defineCommand } from "citty";
 import { CofferError, notFoundError } from "../lib/errors";
+import { handle, namesId } from "../lib/handle";
 import { projectMeta } from "../store/browse";
 import { listTrash, restoreEntry } from "../store/trash";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson } from "./_shared";
 
-/** The trashed id an id or a prefix (4+ characters) names. */
+/** The trashed id an id, its handle or 4+ of its first or last characters name. */
 function trashedId(raw: string): string {
   const want = raw.trim().toUpperCase();
   const items = listTrash();
   const exact = items.find((t) => t.id.toUpperCase() === want);
   if (exact) return exact.id;
-  const hits = want.length >= 4 ? items.filter((t) => t.id.toUpperCase().startsWith(want)) : [];
+  const hits = items.filter((t) => namesId(t.id, want));
   if (!hits.length) throw notFoundError(`nothing in the trash with id "${raw}"`, "List it with `coffer trash`.");
   if (hits.length > 1)
     throw new CofferError(
@@ -29,15 +30,18 @@ function trashedId(raw: string): string {
 export default withExamples(
   defineCommand({
     meta: { name: "restore", description: "Bring a forgotten entry back from the trash" },
-    args: { id: { type: "positional", description: "Entry id (or a unique prefix)", required: true }, ...jsonArg },
+    args: {
+      id: { type: "positional", description: "Entry id as `coffer trash` shows it, or the whole id", required: true },
+      ...jsonArg,
+    },
     run({ args }) {
       const store = cliStore({ freshness: "none" });
       const res = restoreEntry(store, trashedId(args.id), "user");
       const label = projectMeta(res.scope).label;
       if (args.json) return printJson({ ...res, status: "restored", scope_label: label });
-      consola.success(`Restored ${res.id} (${res.scope === "global" ? "global" : `project ${label}`})`);
+      consola.success(`Restored ${handle(res.id)} (${res.scope === "global" ? "global" : `project ${label}`})`);
       if (res.note) consola.warn(res.note);
     },
   }),
-  ["coffer restore 01JD3K5Z8Q2WXYZ123ABCDEFGH", "coffer restore 01JD3K5Z   # a unique prefix is enough"],
+  ["coffer restore 3ABCDEFG        # the id `coffer trash` shows", "coffer restore 01JD3K5Z8Q2WXYZ123ABCDEFG"],
 );

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { collectStats, type Stats } from "../distill/stats";
+import { handle } from "../lib/handle";
 import { loadConfig } from "../store/config";
 import { closeStore } from "../store/store";
 import { withExamples } from "./_run";
@@ -69,13 +70,13 @@ function render(s: Stats, tty: boolean): string {
   if (e.most_delivered.length) {
     out.push("Delivered most often:");
     for (const x of e.most_delivered)
-      out.push(`  ${String(x.deliveries).padStart(5)}  ${x.id}  ${short(x.title ?? "(entry gone)", 70)}`);
+      out.push(`  ${String(x.deliveries).padStart(5)}  ${handle(x.id)}  ${short(x.title ?? "(entry gone)", 70)}`);
   }
   const stale = e.never_delivered;
   out.push(
     `Not delivered in ${stale.days} days: ${n(stale.total)} ${stale.total === 1 ? "entry" : "entries"} (candidates to prune${h.counted_since ? `; counting since ${h.counted_since}` : ""})`,
   );
-  for (const x of stale.entries) out.push(`  ${x.id}  ${x.created.slice(0, 10)}  ${short(x.title, 70)}`);
+  for (const x of stale.entries) out.push(`  ${handle(x.id)}  ${x.created.slice(0, 10)}  ${short(x.title, 70)}`);
   return `${out.join("\n")}\n`;
 }
 

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
+import { namesId } from "../lib/handle";
 import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 import { audit } from "../scrub/write";
@@ -63,11 +64,11 @@ export function listConflicts(): Conflict[] {
     .filter((c): c is Conflict => Boolean(c));
 }
 
-/** A conflict by id or unique id prefix. */
+/** A conflict by id, or 4+ of its first or last characters (its handle) when unique. */
 export function findConflict(idOrPrefix: string): Conflict | undefined {
   const want = idOrPrefix.trim().toUpperCase();
   if (!/^[0-9A-Z]{4,26}$/.test(want)) return undefined;
-  const hits = ids().filter((id) => id.startsWith(want));
+  const hits = ids().filter((id) => namesId(id, want));
   return hits.length === 1 ? readConflict(hits[0]!) : undefined;
 }
 

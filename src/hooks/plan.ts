@@ -7,6 +7,7 @@
  * printed best-first, so output bytes depend only on the planned (ranked) set.
  */
 import type { Capacity } from "../hosts/hook";
+import { handle } from "../lib/handle";
 import type { Card } from "../store/hooks";
 
 export const RULES_HEADING = "# Project rules (via Coffer)";
@@ -115,7 +116,7 @@ function cardText(title: string, body?: string): string {
 
 /** One card line; `body` (or its opening, `head`) lets a cut title show the whole clause. */
 export const cardLine = (item: { id: string; title: string; body?: string; head?: string }) =>
-  `- [${item.id}] ${cardText(item.title, item.body ?? item.head)}`;
+  `- [${handle(item.id)}] ${cardText(item.title, item.body ?? item.head)}`;
 
 /**
  * A body under its heading, the text printed once: when the title is the body's opening (made
@@ -126,21 +127,9 @@ function bodyBlock(item: { id: string; title: string; body: string }): string {
   const text = item.body.trim();
   if (opensWith(text, item.title)) {
     const { line, rest } = firstLine(text);
-    return `## [${item.id}] ${oneLine(line)}${rest ? `\n${rest}` : ""}`;
+    return `## [${handle(item.id)}] ${oneLine(line)}${rest ? `\n${rest}` : ""}`;
   }
-  return `## [${item.id}] ${oneLine(item.title)}${text ? `\n${text}` : ""}`;
-}
-
-/** The shortest prefixes (at least 6 characters) that tell each of `ids` apart from every id in `among`. */
-export function shortIds(ids: string[], among: string[]): string[] {
-  const all = [...new Set([...ids, ...among])];
-  return ids.map((id) => {
-    for (let n = 6; n < id.length; n++) {
-      const p = id.slice(0, n);
-      if (all.every((o) => o === id || !o.startsWith(p))) return p;
-    }
-    return id;
-  });
+  return `## [${handle(item.id)}] ${oneLine(item.title)}${text ? `\n${text}` : ""}`;
 }
 
 function renderMemory(req: MemoryRequest, bodies: MemoryItem[], cards: MemoryItem[]): string {
@@ -151,10 +140,8 @@ function renderMemory(req: MemoryRequest, bodies: MemoryItem[], cards: MemoryIte
   if (cards.length) parts.push([CARDS_HEADER, ...cards.map(cardLine)].join("\n"));
   const tail: string[] = [];
   // "already loaded" only matters next to something new; alone it is noise.
-  if (req.alreadyLoaded.length && (bodies.length || cards.length)) {
-    const among = [...req.alreadyLoaded, ...req.candidates.map((c) => c.id)];
-    tail.push(`already loaded: ${shortIds([...req.alreadyLoaded].sort(), among).join(", ")}`);
-  }
+  if (req.alreadyLoaded.length && (bodies.length || cards.length))
+    tail.push(`already loaded: ${[...req.alreadyLoaded].sort().map(handle).join(", ")}`);
   const proof = req.proof?.(bodies.length);
   if (proof) tail.push(proof);
   if (tail.length) parts.push(tail.join("\n"));

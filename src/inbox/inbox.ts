@@ -7,6 +7,7 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../lib/atomic";
+import { namesId } from "../lib/handle";
 import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 
@@ -79,11 +80,11 @@ export function summary(t: Trace): TraceSummary {
   return rest;
 }
 
-/** A trace by id or unique id prefix (ids are ULIDs; anything else is not a trace id). */
+/** A trace by id, or 4+ of its first or last characters (its handle) when unique (ids are ULIDs). */
 export function findTrace(idOrPrefix: string): Trace | undefined {
   const want = idOrPrefix.trim().toUpperCase();
   if (!/^[0-9A-Z]{4,26}$/.test(want)) return undefined;
-  const hits = traceIds().filter((id) => id.startsWith(want));
+  const hits = traceIds().filter((id) => namesId(id, want));
   return hits.length === 1 ? readTrace(hits[0]!) : undefined;
 }
 

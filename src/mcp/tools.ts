@@ -52,7 +52,7 @@ const id = v.pipe(
   v.maxLength(64, "id is too long (entry ids are 26 characters)"),
   v.regex(
     /^[0-9A-HJKMNP-TV-Z]+$/i,
-    "id must be an entry id (26 letters and digits, or its first 6+) from coffer__recall or coffer__list",
+    "id must be an entry id (26 letters and digits, or the 8 in [brackets] in injected memory) from coffer__recall or coffer__list",
   ),
 );
 const stringList = (name: string, what: string) =>

@@ -154,6 +154,16 @@ export function browseEntries(store: Store, f: BrowseFilter): { total: number; e
       }
       return { total: matched.length, entries: matched.slice(f.offset, f.offset + f.limit) };
     }
+    // A handle or id typed into the search box (`4G3VPN2X`, as lists show it) finds that entry.
+    if (/^[0-9A-HJKMNP-TV-Z]{6,26}$/i.test(q)) {
+      const part = q.toUpperCase();
+      const rows = dbOf(store)
+        .query(
+          `SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql} AND (e.id = ? OR e.id LIKE ? OR e.id LIKE ?) ORDER BY e.updated DESC LIMIT ?`,
+        )
+        .all(...f.scopes, ...filters.params, part, `${part}%`, `%${part}`, f.limit) as Row[];
+      if (rows.length) return { total: rows.length, entries: rows.map(toRow) };
+    }
     const match = matchExpression(queryTerms(q));
     if (!match) return { total: 0, entries: [] };
     // BM25 per scope, then reciprocal rank fusion (k = 60) like recall; the first scope wins ties.

@@ -332,7 +332,7 @@ export type FindOptions = {
 };
 
 /**
- * Find an entry by id (or a unique prefix of at least 6 characters of a ULID) in the given scopes
+ * Find an entry by id (or 4+ characters of a ULID's start or end, such as its handle, when unique) in the given scopes
  * (every scope by default). The file is the truth: an index hit whose file is gone is ignored, and
  * the file system is searched when the index does not know the id yet. A prefix is matched
  * literally (LIKE with its wildcards escaped), and only in the ULID alphabet.
@@ -375,11 +375,14 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
       return undefined;
     }
   };
-  // A prefix of 4+ characters (`01M8`): ULID prefixes are timestamps, so a short one can match many.
-  const prefix = id.length >= 4 && ULID_CHARS.test(id) ? `${id.replace(/[\\%_]/g, "\\$&")}%` : null;
+  // 4+ characters of a ULID: its start (`01M8`: a timestamp, so a short one can match many) or its
+  // end (the handle lists show, `4G3VPN2X`: random, so unique in practice).
+  const part = id.length >= 4 && ULID_CHARS.test(id) ? id.replace(/[\\%_]/g, "\\$&") : null;
+  const prefix = part && `${part}%`;
+  const suffix = part && `%${part}`;
   const scopeSql = opts.scopes ? ` AND scope IN (${opts.scopes.map(() => "?").join(",")})` : "";
-  const where = `(id = ? OR id = ? OR (? IS NOT NULL AND id LIKE ? ESCAPE '\\'))${scopeSql}`;
-  const params = [raw, id, prefix, prefix, ...(opts.scopes ?? [])];
+  const where = `(id = ? OR id = ? OR (? IS NOT NULL AND (id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')))${scopeSql}`;
+  const params = [raw, id, part, prefix, suffix, ...(opts.scopes ?? [])];
   const rows = withHealing(
     store,
     () =>

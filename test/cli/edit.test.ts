@@ -45,7 +45,7 @@ test("the next edit continues from the kept text; fixing the kind saves everythi
   const r = sb.run(["edit", id], { env: { EDITOR: ed } });
   expect(r.stderr).toContain("Continuing your unsaved edit");
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain(`Saved ${id}`);
+  expect(r.stdout).toContain(`Saved ${id.slice(-8)}`); // the handle
   const shown = sb.run(["show", id, "--json"]).json();
   expect(shown.kind).toBe("convention");
   expect(shown.body).toBe("The importer needs the VPN and a warm cache");

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { handle } from "../../src/lib/handle";
 import { BIN, type Sandbox, sandbox } from "../helpers";
 
 let sb: Sandbox;
@@ -26,7 +27,7 @@ test("forgetting an entry of this project says which project", () => {
   const id = remember("Alpha deploys on Fridays", a);
   const r = sb.run(["forget", id], { cwd: a });
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain(`Forgot ${id} (project alpha)`);
+  expect(r.stdout).toContain(`Forgot ${handle(id)} (project alpha)`);
   expect(exists(id, a)).toBe(false);
 });
 
@@ -34,11 +35,11 @@ test("an entry of another project needs --yes; nothing is deleted without it", (
   const id = remember("Beta uses the blue database", b);
   const r = sb.run(["forget", id], { cwd: a });
   expect(r.code).toBe(1);
-  expect(r.stderr).toContain(`${id} is in project beta, not this one: confirm with --yes`);
+  expect(r.stderr).toContain(`${handle(id)} is in project beta, not this one: confirm with --yes`);
   expect(exists(id, b)).toBe(true);
   const ok = sb.run(["forget", id, "--yes"], { cwd: a });
   expect(ok.code).toBe(0);
-  expect(ok.stdout).toContain(`Forgot ${id} (project beta, not this one)`);
+  expect(ok.stdout).toContain(`Forgot ${handle(id)} (project beta, not this one)`);
   expect(exists(id, b)).toBe(false);
 });
 
@@ -53,8 +54,8 @@ test("several entries need --yes; a typo in one id deletes none", () => {
   expect(exists(one, a) && exists(two, a)).toBe(true);
   const ok = sb.run(["forget", one, two, "-y"], { cwd: a });
   expect(ok.code).toBe(0);
-  expect(ok.stdout).toContain(`Forgot ${one} (project alpha)`);
-  expect(ok.stdout).toContain(`Forgot ${two} (global)`);
+  expect(ok.stdout).toContain(`Forgot ${handle(one)} (project alpha)`);
+  expect(ok.stdout).toContain(`Forgot ${handle(two)} (global)`);
   expect(exists(one, a) || exists(two, a)).toBe(false);
 });
 
@@ -77,7 +78,7 @@ test("forget is soft: the entry waits in state/trash (never indexed), `coffer tr
   const id = remember("Alpha's release checklist lives in docs/release.md", a, "--kind", "convention");
   const r = sb.run(["forget", id], { cwd: a });
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain(`coffer restore ${id}`);
+  expect(r.stdout).toContain(`coffer restore ${handle(id)}`);
   expect(exists(id, a)).toBe(false);
   expect(sb.run(["recall", "release checklist", "--json"], { cwd: a }).json().hits).toEqual([]);
   // the file sits in state/trash, outside memory/ (so sync never carries it)
@@ -95,7 +96,7 @@ test("forget is soft: the entry waits in state/trash (never indexed), `coffer tr
   const list = sb.run(["trash"], { cwd: a });
   expect(list.code).toBe(0);
   expect(list.stdout).toMatch(
-    new RegExp(`^${id} +\\d{4}-\\d\\d-\\d\\d +alpha +convention +Alpha's release checklist`, "m"),
+    new RegExp(`^${handle(id)} +\\d{4}-\\d\\d-\\d\\d +alpha +convention +Alpha's release checklist`, "m"),
   );
   expect(list.stderr).toContain("30 days");
   const j = sb.run(["trash", "--json"], { cwd: a }).json();
@@ -103,7 +104,7 @@ test("forget is soft: the entry waits in state/trash (never indexed), `coffer tr
 
   const back = sb.run(["restore", id.slice(0, 20)], { cwd: b });
   expect(back.code).toBe(0);
-  expect(back.stdout).toContain(`Restored ${id} (project alpha)`);
+  expect(back.stdout).toContain(`Restored ${handle(id)} (project alpha)`);
   expect(sb.run(["show", id, "--json"], { cwd: a }).json().body).toBe(
     "Alpha's release checklist lives in docs/release.md",
   );

@@ -105,7 +105,7 @@ test("on a terminal list, recall and doctor use colour for ids, scope and kind; 
   expect(list).toContain(`${ESC}[35mglobal${ESC}[39m`);
   expect(list).toContain(`${ESC}[36mproject${ESC}[39m`);
   expect(list).toContain(`${ESC}[32mconvention${ESC}[39m`);
-  expect(list).toMatch(new RegExp(`${ESC}\\[33m01[0-9A-Z]{24}${ESC}\\[39m`));
+  expect(list).toMatch(new RegExp(`${ESC}\\[33m[0-9A-Z]{8}${ESC}\\[39m`)); // an id's handle
   expect(onTty(["recall", "deploys"])).toContain(`${ESC}[32mgotcha${ESC}[39m`);
   expect(onTty(["doctor"])).toContain(`${ESC}[32m✓${ESC}[39m`);
   expect(onTty(["list"], { NO_COLOR: "1" })).not.toContain(ESC);

@@ -112,7 +112,7 @@ describe("contradictions go to the inbox", () => {
     expect(c.existing).toMatchObject({ id: oldId, body: OLD });
     expect(c.insight.title).toBe("Releases run in the GitHub Actions workflow");
     const shown = await runAsync(sb, ["inbox", "show", c.id]);
-    expect(shown.stdout).toContain(`existing entry ${oldId}`);
+    expect(shown.stdout).toContain(`existing entry ${oldId.slice(-8)}`); // its handle
     expect(shown.stdout).toContain("new insight [decision]");
 
     const before = entryFiles(sb)[0]!.text;
@@ -168,7 +168,7 @@ function expectSuperseded(newId: string): void {
   const all = sb.run(["list", "--all", "--json"], { cwd: repo }).json().entries;
   expect(all.find((e: { id: string }) => e.id === oldId)).toMatchObject({ status: "superseded", superseded_by: newId });
   const text = sb.run(["list", "--all"], { cwd: repo }).stdout;
-  expect(text).toContain(`(superseded by ${newId})`);
+  expect(text).toContain(`(superseded by ${newId.slice(-8)})`); // handles
   // Never recalled, routed or injected.
   const hits = sb.run(["recall", "make release push tags by hand", "--json"], { cwd: repo }).json();
   expect(JSON.stringify(hits)).not.toContain(oldId);
@@ -176,13 +176,13 @@ function expectSuperseded(newId: string): void {
   expect(grepped.code).toBe(0);
   expect(grepped.stdout).not.toContain(oldId);
   const context = injected(`s-${newId.slice(-6)}`);
-  expect(context).not.toContain(oldId);
+  expect(context).not.toContain(oldId.slice(-8)); // the handle the hooks print
   expect(context).not.toContain("never push tags by hand");
 }
 
 describe("superseded entries", () => {
   test("before: the old entry is injected, recalled and grepped (so the checks below mean something)", () => {
-    expect(injected("s-before")).toContain(oldId);
+    expect(injected("s-before")).toContain(`[${oldId.slice(-8)}]`); // the handle the hooks print
     expect(sb.run(["recall", "make release push tags by hand", "--json"], { cwd: repo }).stdout).toContain(oldId);
     expect(sb.run(["recall", "push tags by hand", "--mode", "grep", "--json"], { cwd: repo }).stdout).toContain(oldId);
   });

@@ -1,4 +1,6 @@
 /** Widgets shared by the pages: the entry dialog (view, edit, add, delete), badges, tags, tables, charts, the budget box. */
+
+import { handle } from "../../lib/handle";
 import { api, h, type Scope, scopeSelect, session, toast, when } from "./lib";
 
 export type Full = {
@@ -45,7 +47,7 @@ export function supersededBadge(
               title: "Open the entry that supersedes this one",
               onclick: () => openEntry(by, scopes),
             },
-            h("code", {}, by),
+            h("code", { title: by }, handle(by)),
           ),
         ]
       : null,
@@ -86,7 +88,7 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
       "dl",
       { class: "meta" },
       h("dt", {}, "Id"),
-      h("dd", {}, h("code", {}, e.id)),
+      h("dd", {}, h("code", { title: e.id }, handle(e.id)), h("span", { class: "muted" }, ` (${e.id})`)),
       h("dt", {}, "Kind"),
       h("dd", {}, e.kind),
       e.status === "superseded"

@@ -1,4 +1,6 @@
 /** Entries: server-side search and filters, paged list or timeline, open/edit/add, delete with undo, bulk actions. */
+
+import { handle } from "../../../lib/handle";
 import {
   api,
   errorBox,
@@ -330,6 +332,8 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
             {},
             supersededBadge(r, scopes),
             h("button", { type: "button", class: "link title", onclick: () => openEntry(r.id, scopes) }, r.title),
+            " ",
+            h("code", { class: "muted handle", title: r.id }, handle(r.id)),
             r.lines?.length
               ? h(
                   "div",

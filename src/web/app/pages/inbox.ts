@@ -1,4 +1,6 @@
 /** Inbox: traces waiting for approval, contradictions, transcripts to distill, the model in use. */
+
+import { handle } from "../../../lib/handle";
 import { api, errorBox, h, routeParams, setRouteParams, toast, when } from "../lib";
 import { type Budget, budgetBox, openEntry } from "../widgets";
 
@@ -249,7 +251,7 @@ function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
           {},
           h("button", { type: "button", class: "link", onclick: () => openEntry(c.existing.id, []) }, c.existing.title),
           " ",
-          h("code", { class: "muted" }, c.existing.id),
+          h("code", { class: "muted", title: c.existing.id }, handle(c.existing.id)),
         ),
         h("pre", {}, c.existing.body),
       ),

@@ -1,4 +1,6 @@
 /** Stats: distillation spend, what the hooks injected, entries added and delivered. */
+
+import { handle } from "../../../lib/handle";
 import { api, h, loadScopes, routeParams, setRouteParams, when } from "../lib";
 import { type Budget, budgetBox, dataTable, openEntry, sparkline } from "../widgets";
 
@@ -136,7 +138,11 @@ export async function statsPage(main: HTMLElement): Promise<void> {
           "stats-most",
           ["Entry", "Deliveries"],
           s.entries.most_delivered.map((d) => [
-            h("button", { type: "button", class: "link", onclick: () => openEntry(d.id, projects) }, d.title ?? d.id),
+            h(
+              "button",
+              { type: "button", class: "link", onclick: () => openEntry(d.id, projects) },
+              d.title ?? handle(d.id),
+            ),
             d.deliveries,
           ]),
         )
