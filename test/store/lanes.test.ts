@@ -112,14 +112,15 @@ describe("config", () => {
 
   test("unknown keys and bad values name the key and the allowed values", () => {
     const before = readFileSync(join(sb.cofferHome, "config.toml"), "utf8");
+    // Usage errors: exit 2.
     const u = sb.run(["config", "set", "hook.mode", "x"]);
-    expect(u.code).toBe(1);
+    expect(u.code).toBe(2);
     expect(u.stderr).toContain('unknown key "hook.mode" (allowed in [hook]: read, proof, deadline_ms)');
     const b = sb.run(["config", "set", "load.max_tokens", "lots"]);
-    expect(b.code).toBe(1);
+    expect(b.code).toBe(2);
     expect(b.stderr).toContain('bad value for "load.max_tokens": "lots" (allowed: an integer 100..100000)');
     const s = sb.run(["set-read", "sometimes"]);
-    expect(s.code).toBe(1);
+    expect(s.code).toBe(2);
     expect(s.stderr).toContain("allowed: startup, auto, always, manual, off");
     expect(readFileSync(join(sb.cofferHome, "config.toml"), "utf8")).toBe(before);
   });
