@@ -4,7 +4,7 @@ import { manifestsText, reportText, undoText } from "../import/report";
 import type { ImportPlan } from "../import/types";
 import { usageError } from "../lib/errors";
 import { withExamples } from "./_run";
-import { cliStore, printJson } from "./_shared";
+import { cliStore, consola, printJson } from "./_shared";
 
 const common = {
   "dry-run": { type: "boolean", description: "Print counts per scope and kind and three samples; write nothing" },
@@ -22,6 +22,7 @@ async function finish(
   args: { "dry-run"?: boolean; json?: boolean },
 ): Promise<ImportReport> {
   const { applyImport } = await import("../import/engine");
+  if (typeof plan !== "function") for (const w of plan.warnings ?? []) consola.warn(w);
   const report =
     typeof plan === "function" ? await plan(!!args["dry-run"]) : await applyImport(plan, { dryRun: !!args["dry-run"] });
   const keywords = report.dry_run || !report.created ? undefined : await importKeywords(report);

@@ -4,7 +4,7 @@
  * entry. An import is one audit record and one manifest (`state/imports/<id>.json`) listing exactly
  * what it added, so `coffer import --undo <id>` can take it back out.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
@@ -16,6 +16,7 @@ import { isoNow, normTimestamp } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
 import { audit } from "../scrub/write";
+import { parseProjectMeta, projectMeta } from "../store/browse";
 import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
 import { deriveTitle, type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
 import { entryPath, readMemoryFile, scopeDir } from "../store/indexer";
@@ -73,6 +74,8 @@ export type ImportReport = {
   by_scope: ScopeCount[];
   samples: { scope: string; kind: string; title: string; body: string; from?: string }[];
   skipped: { reason: string; count: number }[];
+  /** What the importer wants the user to know ("the file holds no memories"). */
+  warnings?: string[];
 };
 
 const CHUNK = 500;
@@ -131,17 +134,16 @@ function cut(text: string, max: number): string {
 const validTag = (t: string) => t.trim() && t.length <= 64 && !/[\n,]/.test(t);
 const validGlob = (g: string) => g.trim() && !g.startsWith("/") && !g.includes("..");
 
-function projectLabel(scope: ScopeKey, project?: ProjectScope): string {
+/** A project's name for the summary: from the plan, from the project.md the plan carries, or from disk. */
+function projectLabel(scope: ScopeKey, project: ProjectScope | undefined, plan: ImportPlan): string {
   if (scope === GLOBAL) return "global";
   if (project) return project.label;
-  try {
-    const m = /^label:\s*(.+)$/m.exec(readMemoryFile(join(scopeDir(scope), "project.md")).text);
-    if (m) {
-      const raw = m[1]!.trim();
-      return raw.startsWith('"') ? JSON.parse(raw) : raw;
-    }
-  } catch {}
-  return scope;
+  const carried = plan.files?.find((f) => f.scope === scope && f.name === "project.md");
+  if (carried) {
+    const label = parseProjectMeta(carried.text, scope).label;
+    if (label !== scope) return label;
+  }
+  return projectMeta(scope).label;
 }
 
 /** `project.md` for a project first written by an import: label and origin, never a machine path. */
@@ -235,8 +237,6 @@ export type ApplyOptions = {
   actor?: string;
   cwd?: string;
   notice?: (m: string) => void;
-  /** Write no manifest and no audit record when nothing changes (the harvest, run on every sweep). */
-  quietWhenEmpty?: boolean;
   /** Use this open store (the hook's) instead of opening one. */
   store?: Store;
 };
@@ -287,6 +287,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
     by_scope: [],
     samples: [],
     skipped: plan.skipped,
+    ...(plan.warnings?.length ? { warnings: plan.warnings } : {}),
   };
   const manifest: Manifest | undefined = dryRun
     ? undefined
@@ -319,7 +320,8 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
 
   /** Entries this run created (`scope\0id`). */
   const placed = new Set<string>();
-  const record = () => manifest && (!opts.quietWhenEmpty || hasContent(manifest));
+  // Nothing added, folded or changed (a re-import, an empty file): no import to list or undo.
+  const record = () => manifest && hasContent(manifest);
   if (record()) writeManifest(manifest!);
   const bar = progressBar(`Importing from ${plan.source}`, plan.items.length);
   let processed = 0;
@@ -416,7 +418,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
         report.created++;
         const c = counts.get(scope) ?? {
           scope,
-          label: projectLabel(scope, projects.get(scope)),
+          label: projectLabel(scope, projects.get(scope), plan),
           total: 0,
           kinds: {},
         };
@@ -544,6 +546,24 @@ export type UndoReport = {
 };
 
 /** Take an import back out: its entries, files and rule lines; folded entries get their old date back. */
+/** Remove a directory that holds only empty directories; true when it went. */
+function removeIfEmpty(dir: string): boolean {
+  let names: string[];
+  try {
+    if (!lstatSync(dir).isDirectory()) return false;
+    names = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  if (!names.every((n) => removeIfEmpty(join(dir, n)))) return false;
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function undoImport(importId: string, opts: { actor?: string; cwd?: string } = {}): UndoReport {
   const id = importId.trim().toUpperCase();
   const m = readManifest(id);
@@ -628,6 +648,10 @@ export function undoImport(importId: string, opts: { actor?: string; cwd?: strin
     rmSync(file, { force: true });
     report.files_removed++;
   }
+  // A project directory left with nothing but empty folders was the import's: it goes too, so
+  // `coffer status` does not list an empty project by its bare id.
+  for (const scope of new Set([...m.created.map((c) => c.scope), ...m.files.map((f) => f.scope)]))
+    if (scope !== GLOBAL) removeIfEmpty(scopeDir(scope));
   writeManifest({ ...m, undone_at: isoNow() });
   audit({
     event: "import_undone",

@@ -96,6 +96,11 @@ export function planEngram(opts: EngramOptions): ImportPlan {
     );
   }
   const data = parsed.output;
+  const warnings: string[] = [];
+  if (!data.observations?.length && !data.sessions?.length)
+    warnings.push(
+      `${path} holds no memories (no observations or sessions): is it the file \`engram export <file>\` wrote?`,
+    );
   const map = parseProjectMap(opts.project);
   const sessions = new Map((data.sessions ?? []).map((s) => [s.id, s]));
 
@@ -173,5 +178,5 @@ export function planEngram(opts: EngramOptions): ImportPlan {
       label: `engram session ${s.id}`,
     });
   }
-  return { source: "engram", from: path, items, skipped };
+  return { source: "engram", from: path, items, skipped, ...(warnings.length ? { warnings } : {}) };
 }

@@ -72,7 +72,6 @@ export async function harvestNative(opts: HarvestOptions): Promise<HarvestReport
     dryRun: opts.dryRun,
     cwd: opts.cwd,
     store: opts.store,
-    quietWhenEmpty: true,
   });
   const gone: GoneOriginal[] = [];
   if (!opts.only) {

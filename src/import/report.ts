@@ -44,6 +44,7 @@ export function reportText(r: ImportReport): string {
   }
   if (r.dry_run) out.push("Nothing written (--dry-run).");
   else if (r.import_id) out.push(`Import ${r.import_id}. Undo it with: coffer import --undo ${r.import_id}`);
+  else out.push("Nothing new: no import recorded.");
   return `${out.join("\n")}\n`;
 }
 

@@ -51,4 +51,6 @@ export type ImportPlan = {
   files?: ImportFile[];
   /** One line per group of skipped originals ("project old-app: directory gone; map it with --project"). */
   skipped: { reason: string; count: number }[];
+  /** Told to the user before the summary ("the file holds no memories"). */
+  warnings?: string[];
 };

@@ -235,7 +235,15 @@ function mtimeIso(file: string): string | null {
 export function projectMeta(id: ScopeKey): { label: string; origin: string | null } {
   if (id === GLOBAL) return { label: "global", origin: null };
   try {
-    const text = readMemoryFile(join(paths.projectScope(id), "project.md")).text;
+    return parseProjectMeta(readMemoryFile(join(paths.projectScope(id), "project.md")).text, id);
+  } catch {
+    return { label: id, origin: null };
+  }
+}
+
+/** A project.md's label and origin (the id when it names none). */
+export function parseProjectMeta(text: string, id: ScopeKey): { label: string; origin: string | null } {
+  try {
     const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
     const meta = (m ? Bun.YAML.parse(m[1]!) : {}) as { label?: unknown; origin?: unknown };
     return {

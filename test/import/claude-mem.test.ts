@@ -227,6 +227,7 @@ describe("coffer import claude-mem", () => {
     const again = sb.run(["import", "claude-mem", "--db", cm.path, "--json"], { cwd: sb.home }).json();
     expect(again.created).toBe(0);
     expect(again.already).toBe(9);
+    expect(again.import_id).toBeNull(); // nothing added: no import recorded
   });
 
   test("--project maps a project whose directory is gone", () => {
@@ -258,7 +259,7 @@ describe("coffer import claude-mem", () => {
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain("already undone");
     const listed = sb.run(["import", "--list", "--json"], { cwd: sb.home }).json();
-    expect(listed).toHaveLength(4);
+    expect(listed).toHaveLength(3); // the run that added nothing left no record
   });
 
   test("a missing database is a clear error", () => {
