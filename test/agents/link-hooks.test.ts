@@ -90,9 +90,9 @@ describe("Claude Code + coffer link claude", () => {
       const sys = conversationTexts(t1.last).find((t) => t.text.includes(BUNDLE_HEADING))!;
       expect(sys.role).toBe("system");
       expect(sys.text.startsWith(`SessionStart hook additional context: ${BUNDLE_HEADING}`)).toBe(true);
-      expect(sys.text).toContain(`- [${entryId}] Release process`);
+      expect(sys.text).toContain(`- [${entryId.slice(-8)}] Release process`);
       expect(sys.text).toContain(
-        `UserPromptSubmit hook additional context: # Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}`,
+        `UserPromptSubmit hook additional context: # Relevant memory (via Coffer)\n\n## [${entryId.slice(-8)}] Release process\n${ENTRY_BODY}`,
       );
       expect(count(textOf(t1.last), ENTRY_BODY)).toBe(1);
 
@@ -135,7 +135,7 @@ describe("Codex + coffer link codex", () => {
       expect(texts[p - 1]!.text.startsWith(BUNDLE_HEADING)).toBe(true);
       expect(texts[p + 1]).toEqual({
         role: "developer",
-        text: `# Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}`,
+        text: `# Relevant memory (via Coffer)\n\n## [${entryId.slice(-8)}] Release process\n${ENTRY_BODY}`,
       });
 
       const t2 = await turnsOf(sb, "codex", PROMPT_2, t1.run.sessionId);
@@ -171,7 +171,7 @@ describe("Gemini CLI + coffer link gemini", () => {
       expect(texts.find((t) => t.text.includes(BUNDLE_HEADING))!.text).toEndWith(`</hook_context>\n\n${PROMPT_1}`);
       expect(texts).toContainEqual({
         role: "user",
-        text: `<hook_context># Relevant memory (via Coffer)\n\n## [${entryId}] Release process\n${ENTRY_BODY}</hook_context>`,
+        text: `<hook_context># Relevant memory (via Coffer)\n\n## [${entryId.slice(-8)}] Release process\n${ENTRY_BODY}</hook_context>`,
       });
 
       coffer(sb, ["unlink", "gemini"]);
@@ -196,7 +196,7 @@ describe("Gemini CLI + coffer link gemini", () => {
       expect(all2).not.toContain(PROMPT_1);
       expectBundle(t2.last);
       expect(count(all2, ENTRY_BODY)).toBe(1);
-      expect(all2).not.toContain(`already loaded: ${entryId}`);
+      expect(all2).not.toContain(`already loaded: ${entryId.slice(-8)}`);
     },
     TEST_TIMEOUT_MS,
   );
@@ -259,7 +259,7 @@ describe("path trigger: a file the agent touches delivers the entries that apply
         const hit = conversationTexts(t.last).find((x) => x.text.includes(DEPLOY_BODY))!;
         expect(hit.role).toBe(c.role);
         expect(hit.text).toContain(`${c.prefix}# Relevant memory (via Coffer)`);
-        expect(hit.text).toContain(`[${id}]`);
+        expect(hit.text).toContain(`[${id.slice(-8)}]`); // the handle
       },
       TEST_TIMEOUT_MS,
     );
