@@ -124,6 +124,16 @@ export function assertRealDirs(root: string, dir: string): void {
   }
 }
 
+/** True when anything is at `path` (lstat: a link counts, even a dangling one; it is never followed). */
+export function pathExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** True when `path` is a real directory (not a link to one). */
 export function isRealDir(path: string): boolean {
   try {

@@ -7,12 +7,13 @@ import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
+import { pathExists } from "../lib/small-file";
 import { isoNow } from "../lib/time";
 import { audit } from "../scrub/write";
 import { dbOf } from "./db";
-import { remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
+import { findEntry, remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
 import type { Entry } from "./entry";
-import { deleteEntryRow, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
+import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { lineMatcher } from "./search";
 import { refresh, type Store, withHealing } from "./store";
@@ -456,9 +457,18 @@ export function moveEntry(
   to: ScopeKey,
   actor: string,
 ): { id: string; from: ScopeKey; to: ScopeKey } {
-  const hit = requireEntry(store, id);
-  if (hit.scope === to) return { id: hit.entry.id, from: to, to };
   if (to !== GLOBAL && !scopesOnDisk().includes(to)) throw new CofferError(`no scope "${to}" on disk`);
+  // The entry outside the target scope; already there (and nowhere else) is nothing to do.
+  const hit = findEntry(store, id, { scopes: scopesOnDisk().filter((s) => s !== to) });
+  if (!hit) return { id: requireEntry(store, id, { scopes: [to] }).entry.id, from: to, to };
+  // The same id in the target scope: moving would overwrite that entry for good.
+  if (pathExists(entryPath(to, hit.entry.id)))
+    throw new CofferError(
+      `an entry with id ${hit.entry.id} already exists in the target scope; nothing moved`,
+      1,
+      "Look at both (coffer show <id> from each project) and forget or edit one of them first.",
+      "conflict",
+    );
   const entry: Entry = { ...hit.entry, updated: isoNow() };
   withHealing(store, () =>
     dbOf(store)

@@ -1,9 +1,10 @@
 /** Memory entries: validate, write (with near-duplicate check), find by id or prefix, forget, list. */
-import { lstatSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError, notFoundError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
+import { pathExists } from "../lib/small-file";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { audit, scrubFields } from "../scrub/write";
@@ -417,7 +418,7 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
     for (const candidate of [raw, id]) {
       const file = entryPath(scope, candidate);
       // lstat, not exists: a link is found (and named as broken), never followed.
-      if (lexists(file)) {
+      if (pathExists(file)) {
         const hit = located(scope, file);
         if (hit) return hit;
       }
@@ -432,15 +433,6 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
     );
   }
   return undefined;
-}
-
-function lexists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function requireEntry(store: Store, id: string, opts: FindOptions = {}): Located {

@@ -12,7 +12,7 @@ import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
-import { readFileNoFollow } from "../lib/small-file";
+import { pathExists, readFileNoFollow } from "../lib/small-file";
 import { isoNow } from "../lib/time";
 import { audit } from "../scrub/write";
 import { dbOf } from "./db";
@@ -154,7 +154,7 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
   const readable = readTrashed(found.md, fileId);
   const entryId = readable?.entry.id ?? fileId;
   const target = entryPath(found.scope, entryId);
-  if (lstatExists(target)) throw new CofferError(`entry ${entryId} already exists in its scope; nothing to restore`);
+  if (pathExists(target)) throw new CofferError(`entry ${entryId} already exists in its scope; nothing to restore`);
   if (found.scope !== GLOBAL && !scopesOnDisk().includes(found.scope))
     mkdirSync(join(paths.projectScope(found.scope), "entries"), { recursive: true, mode: 0o700 });
   assertMemoryWritePath(target);
@@ -191,15 +191,6 @@ function mtimeOf(file: string): number {
     return lstatSync(file).mtimeMs;
   } catch {
     return Date.now();
-  }
-}
-
-function lstatExists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
   }
 }
 

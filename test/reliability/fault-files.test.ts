@@ -125,5 +125,32 @@ test("an entry file over 1 MiB goes to the trash whole: listed, restorable, purg
   writeFileSync(note, JSON.stringify({ ...meta, deleted: new Date(Date.now() - 31 * 86_400_000).toISOString() }));
   expect(sb.run(["trash", "--json"]).stdout).not.toContain(id);
   expect(readdirSync(trashDir).filter((n) => n.startsWith(id))).toEqual([]);
+});
+
+test("a bulk move onto an entry with the same id in the target scope is refused; both stay", async () => {
+  const repo = sb.repo("movecollide", "https://github.com/acme/movecollide.git");
+  expect(sb.run(["remember", "project side note", "--json"], { cwd: repo }).code).toBe(0);
+  const projectId = readdirSync(join(sb.cofferHome, "memory", "projects"))[0]!;
+  const id = "01JC0111DE00000000000000AA";
+  const projDir = join(sb.cofferHome, "memory", "projects", projectId, "entries");
+  const entry = (body: string) =>
+    `---\nid: ${id}\nkind: note\ntitle: ${body}\ntags: []\nactor: user\nsource: cli\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n---\n${body}\n`;
+  writeFileSync(join(projDir, `${id}.md`), entry("PROJECT COPY"));
+  writeFileSync(join(dir, `${id}.md`), entry("GLOBAL COPY"));
+  expect(sb.run(["reindex"], { cwd: repo }).code).toBe(0);
+  const served = await startServe(sb, repo, ["--no-worker"]);
+  try {
+    for (const to of ["global", projectId]) {
+      const res = await served.api("/api/v1/ui/bulk", { method: "POST", body: { ids: [id], action: "move", to } });
+      const body = await res.json();
+      cases++;
+      expect(body.results[0].ok).toBe(false);
+      expect(body.results[0].error).toMatch(/already/);
+    }
+  } finally {
+    await served.stop();
+  }
+  expect(readFileSync(join(projDir, `${id}.md`), "utf8")).toContain("PROJECT COPY");
+  expect(readFileSync(join(dir, `${id}.md`), "utf8")).toContain("GLOBAL COPY");
   record("files.cases", cases);
 });
