@@ -182,13 +182,15 @@ export function remember(store: Store, input: RememberInput): RememberResult {
                   ? { keywords: input.keywords ?? existing?.keywords }
                   : {}),
                 applies_to: input.applies_to ?? existing?.applies_to ?? [],
-                actor: input.actor,
-                source: input.source,
+                // A rewrite keeps the entry's origin (who added it, and how); the audit log names the editor.
+                actor: existing?.actor ?? input.actor,
+                source: existing?.source ?? input.source,
                 origin_session: input.origin_session ?? existing?.origin_session,
                 imported_from: existing?.imported_from,
                 created: existing?.created ?? now,
                 updated: now,
                 body,
+                ...(existing?.extra ? { extra: existing.extra } : {}),
               };
         writeEntryFile(store, scope, entry);
         result = { id: entry.id, scope: scopeName(store, scope), status, entry };

@@ -303,3 +303,39 @@ test("a second claude-mem database or engram export is imported, not skipped as 
   expect(engram("laptop").already).toBe(1);
   cases++;
 });
+
+test("an edit in the web UI keeps the entry's origin (source, actor); stats count no new entry", async () => {
+  const fresh = sandbox("coffer-fault-origin-");
+  try {
+    const id = fresh.run(["remember", "Builds cache node_modules", "--scope", "global", "--json"]).json().id as string;
+    const path = join(fresh.cofferHome, "memory", "global", "entries", `${id}.md`);
+    writeFileSync(path, readFileSync(path, "utf8").replace("\ncreated:", "\nowner: alice\ncreated:"));
+    const { startServe } = await import("../mcp/_mcp");
+    const served = await startServe(fresh, fresh.home, ["--no-worker"]);
+    try {
+      const edit = await served.api(`/api/v1/ui/entries/${id}`, {
+        method: "PATCH",
+        body: { text: "Builds cache node_modules and the bun install cache" },
+      });
+      expect(edit.status).toBe(200);
+      const retag = await served.api("/api/v1/ui/bulk", {
+        method: "POST",
+        body: { ids: [id], action: "retag", add: ["ci"] },
+      });
+      expect(retag.status).toBe(200);
+    } finally {
+      await served.stop();
+    }
+    cases++;
+    const file = readFileSync(path, "utf8");
+    expect(file).toContain("bun install cache");
+    expect(file).toContain("tags: [ci]");
+    expect(file).toContain("\nsource: cli\n");
+    expect(file).toContain("\nactor: user\n");
+    expect(file).toContain("\nowner: alice\n");
+    const stats = fresh.run(["stats", "--json"]).json();
+    expect(stats.entries.added).toEqual({ cli: 1 });
+  } finally {
+    fresh.cleanup();
+  }
+});
