@@ -1,6 +1,6 @@
 import type { ArgDef } from "citty";
 import { createConsola } from "consola";
-import { usageError } from "../lib/errors";
+import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { KINDS } from "../store/entry";
 import { type OpenOptions, openStore, type Store } from "../store/store";
@@ -110,7 +110,14 @@ export function splitList(raw: string | undefined): string[] | undefined {
 
 /** Positional text: all words joined, or stdin when the only argument is "-". */
 export async function textFromArgs(words: string[]): Promise<string> {
-  if (words.length === 1 && words[0] === "-") return await Bun.stdin.text();
+  if (words.length === 1 && words[0] === "-") {
+    const bytes = new Uint8Array(await Bun.stdin.arrayBuffer());
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      throw new CofferError("stdin is not UTF-8 text; nothing was written", 1, "Pipe text, not binary data.");
+    }
+  }
   return words.join(" ");
 }
 

@@ -60,7 +60,11 @@ export default withExamples(
   defineCommand({
     meta: { name: "doctor", description: "Check links, binary paths, index health; print fixes" },
     args: {
-      fix: { type: "boolean", description: "Make COFFER_HOME private again (folders 700, files 600)" },
+      fix: {
+        type: "boolean",
+        description:
+          "Make COFFER_HOME private again (folders 700, files 600); move entry files Coffer cannot read to the trash",
+      },
       ...jsonArg,
     },
     async run({ args }) {
@@ -73,22 +77,46 @@ export default withExamples(
       }
       // Doctor compares every entry file with the index (other commands check only what changed).
       // A broken index is reported as it is (opening the store would quietly rebuild it first).
+      const unreadable: { file: string; id: string; why: string }[] = [];
+      const trashed: string[] = [];
       try {
         const { inspectIndexFile } = await import("../store/db");
         if (inspectIndexFile().state !== "ok") throw new Error("index not ok");
         const { closeStore, openStore, walkAllScopes } = await import("../store/store");
-        const store = openStore({ freshness: "none" });
+        const { forget, unreadableEntries } = await import("../store/entries");
+        const store = openStore({ freshness: "none", notice: () => {} });
         try {
           walkAllScopes(store);
+          for (const hit of unreadableEntries(store)) {
+            // --fix: a file Coffer cannot read goes to the trash (restorable as it was for 30 days).
+            if (args.fix) {
+              forget(store, hit.entry.id, "user", { scopes: [hit.scope], allowBroken: true });
+              trashed.push(hit.entry.id);
+            } else unreadable.push({ file: hit.file, id: hit.entry.id, why: hit.broken ?? "" });
+          }
         } finally {
           closeStore(store);
         }
       } catch {} // an unreadable index is doctor's to report below
+      if (trashed.length && !args.json)
+        process.stderr.write(
+          `Moved ${plural(trashed.length, "entry file", "entry files")} Coffer cannot read to the trash: ${trashed.join(", ")} (coffer restore <id> brings one back as it was).\n`,
+        );
       const report = await runDoctor(await allHostLinks(), process.cwd(), homeDir());
+      for (const u of unreadable)
+        report.problems.push({
+          where: "store",
+          message: `${tilde(u.file)} is not a readable entry (${u.why}): recall, hooks and sync skip it`,
+          fix: `coffer forget ${u.id}, or coffer doctor --fix (both move it to the trash), or fix it by hand`,
+        });
       if (args.json) printJson({ ok: report.problems.length === 0, ...report });
       else process.stdout.write(render(report));
       if (report.problems.length) process.exitCode = 1;
     },
   }),
-  ["coffer doctor", "coffer doctor --json", "coffer doctor --fix      # make COFFER_HOME private again"],
+  [
+    "coffer doctor",
+    "coffer doctor --json",
+    "coffer doctor --fix      # make COFFER_HOME private again, trash unreadable entry files",
+  ],
 );

@@ -1,6 +1,6 @@
 /** Memory entries: validate, write (with near-duplicate check), find by id or prefix, forget, list. */
-import { statSync } from "node:fs";
-import { basename } from "node:path";
+import { lstatSync, readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError, notFoundError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
@@ -25,6 +25,7 @@ import {
 } from "./entry";
 import {
   assertMemoryWritePath,
+  entriesDir,
   entryPath,
   readMemoryFile,
   refreshScope,
@@ -75,11 +76,33 @@ const REMEMBER_CONTROL = ["id", "scope", "supersedes", "kind", "source"] as cons
 /** An entry's fields that are never free text (ids, enums, times). */
 const ENTRY_CONTROL = ["id", "kind", "source", "status", "superseded_by", "created", "updated"] as const;
 
-/** Check text, title, kind, tags; throws a CofferError that says what to fix. */
+/**
+ * A string that cannot be stored as text: a NUL byte, or a lone UTF-16 surrogate (invalid Unicode:
+ * it has no UTF-8 form, and its escape would not read back).
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unstorable = (s: string) => s.includes("\u0000") || LONE_SURROGATE.test(s);
+
+/** Every string of a write (any field, lists too) can be stored as text; throws naming the field. */
+function assertStorable(fields: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(fields)) {
+    const list = typeof v === "string" ? [v] : Array.isArray(v) ? v : [];
+    for (const x of list)
+      if (typeof x === "string" && unstorable(x))
+        throw new CofferError(
+          `${k} holds ${x.includes("\u0000") ? "a NUL byte" : "invalid Unicode (a lone surrogate)"}; nothing was written`,
+          1,
+          "Give plain text (binary data cannot be stored in an entry).",
+        );
+  }
+}
+
+/** Check text, title, kind, tags and that every field is storable text; throws a CofferError that says what to fix. */
 function validateEntryInput(
   store: Store,
   input: Pick<RememberInput, "text" | "title" | "kind" | "tags" | "keywords" | "applies_to">,
 ): void {
+  assertStorable(input);
   const text = input.text?.trim() ?? "";
   const max = bodyMax(store);
   if (!text)
@@ -231,14 +254,24 @@ function mergedKeywords(have: string[] | undefined, add: string[] | undefined): 
   return { keywords: normKeywords([...(have ?? []), ...add]).slice(0, KEYWORDS_MAX) };
 }
 
-/** Write the file atomically and index it; caller holds the write transaction. */
+/**
+ * Write the file atomically and index it; caller holds the write transaction. The text is parsed
+ * back before anything is written: a file Coffer could not read is never created.
+ */
 export function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
   const file = entryPath(scope, entry.id);
+  assertStorable(entry);
   const text = serializeEntry(entry);
+  let parsed: Entry;
+  try {
+    parsed = parseEntry(text, entry.id);
+  } catch (err) {
+    throw new CofferError(`not writing entry ${entry.id}: it would not read back (${(err as Error).message})`);
+  }
   assertMemoryWritePath(file);
   writeFileAtomic(file, text);
   const st = statSync(file);
-  upsertEntryRow(dbOf(store), scope, parseEntry(text, entry.id), {
+  upsertEntryRow(dbOf(store), scope, parsed, {
     name: `${entry.id}.md`,
     size: st.size,
     mtimeMs: st.mtimeMs,
@@ -442,6 +475,41 @@ export function requireEntry(store: Store, id: string, opts: FindOptions = {}): 
   if (!hit)
     throw notFoundError(`no entry with id "${id}"`, "List ids with `coffer list` or search with `coffer recall`.");
   return hit;
+}
+
+/**
+ * Regular entry files Coffer cannot read as entries (bad frontmatter, NUL bytes, over 1 MiB): the
+ * files on disk the index does not hold, each with what is wrong (`coffer doctor` lists them,
+ * `doctor --fix` and `forget` move them to the trash). Links and FIFOs are doctor's other list.
+ */
+export function unreadableEntries(store: Store): Located[] {
+  const out: Located[] = [];
+  for (const scope of scopesOnDisk()) {
+    let names: string[];
+    try {
+      names = readdirSync(entriesDir(scope)).filter((n) => n.endsWith(".md") && !n.startsWith("."));
+    } catch {
+      continue;
+    }
+    const indexed = new Set(
+      withHealing(
+        store,
+        () => dbOf(store).query("SELECT id FROM entries WHERE scope = ?").all(scope) as { id: string }[],
+      ).map((r) => r.id),
+    );
+    for (const name of names) {
+      const id = name.slice(0, -3);
+      if (indexed.has(id) || !FILE_ID.test(id)) continue;
+      try {
+        if (!lstatSync(join(entriesDir(scope), name)).isFile()) continue;
+      } catch {
+        continue;
+      }
+      const hit = findEntry(store, id, { scopes: [scope], allowBroken: true });
+      if (hit?.broken) out.push(hit);
+    }
+  }
+  return out;
 }
 
 /** Forget an entry: soft, it waits in the trash for 30 days (`coffer restore`). */

@@ -339,3 +339,72 @@ test("an edit in the web UI keeps the entry's origin (source, actor); stats coun
     fresh.cleanup();
   }
 });
+
+test("a remember that fails writes nothing (NUL, lone surrogates, binary stdin); doctor --fix clears an unreadable file", async () => {
+  const fresh = sandbox("coffer-fault-nul-");
+  const dir = join(fresh.cofferHome, "memory", "global", "entries");
+  const files = () => {
+    try {
+      return readdirSync(dir).filter((n) => n.endsWith(".md")).length;
+    } catch {
+      return 0;
+    }
+  };
+  try {
+    expect(fresh.run(["remember", "one good entry", "--scope", "global"]).code).toBe(0);
+    const bad = [
+      { text: "nul \u0000 inside" },
+      { text: "fine text", title: "lone \ud800 surrogate" },
+      { text: "fine text two", tags: ["ok", "t\u0000g"] },
+      { text: "fine text three", applies_to: ["src/\udc00/**"] },
+      { text: "lone \udfff low surrogate in text" },
+    ];
+    const { stdioClient, startServe } = await import("../mcp/_mcp");
+    const mcp = await stdioClient(fresh, fresh.home);
+    try {
+      for (const args of bad) {
+        const res = await mcp.call("remember", { ...args, scope: "global" });
+        cases++;
+        expect(res.isError).toBe(true);
+        expect(files()).toBe(1);
+      }
+    } finally {
+      await mcp.close();
+    }
+    const served = await startServe(fresh, fresh.home, ["--no-worker"]);
+    try {
+      const res = await served.api("/api/v1/entries", { method: "POST", body: { ...bad[1], scope: "global" } });
+      expect(res.status).toBe(400);
+      cases++;
+    } finally {
+      await served.stop();
+    }
+    const p = Bun.spawnSync(
+      [
+        process.env.COFFER_BIN ?? join(import.meta.dir, "..", "..", "dist", "coffer"),
+        "remember",
+        "-",
+        "--scope",
+        "global",
+      ],
+      {
+        env: fresh.env,
+        stdin: new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff, 0xfe, 0, 0x41]),
+      },
+    );
+    cases++;
+    expect(p.exitCode).toBe(1);
+    expect(files()).toBe(1);
+    // A file Coffer cannot parse (written by hand): doctor names it, doctor --fix moves it to the trash.
+    writeFileSync(join(dir, "01JBR0KEN00000000000000000.md"), "---\ntitle: [unclosed\n---\nbody\n");
+    const doc = fresh.run(["doctor"]);
+    expect(doc.stdout + doc.stderr).toContain("01JBR0KEN00000000000000000.md");
+    const fix = fresh.run(["doctor", "--fix"]);
+    expect(fix.stdout + fix.stderr).toContain("01JBR0KEN00000000000000000");
+    expect(files()).toBe(1);
+    expect(fresh.run(["trash", "--json"]).stdout).toContain("01JBR0KEN00000000000000000");
+    cases++;
+  } finally {
+    fresh.cleanup();
+  }
+});
