@@ -11,9 +11,10 @@ import { jsonArg, paint, plural, printJson } from "./_shared";
 const OK = () => paint.ok("✓");
 const BAD = () => paint.bad("✗");
 const NA = () => paint.dim("·");
+const WARN = () => paint.bad("!");
 
 function hostLine(r: HostReport): string {
-  const mark = r.problems.length ? BAD() : r.status === "linked" ? OK() : NA();
+  const mark = r.problems.length ? BAD() : r.warnings.length ? WARN() : r.status === "linked" ? OK() : NA();
   const scope = r.scope === "project" ? " (project)" : "";
   if (r.status === "not linked")
     return `  ${mark} ${r.host}${scope}: not linked (coffer link ${r.host}${r.scope === "project" ? " --project" : ""})`;
@@ -24,10 +25,30 @@ function hostLine(r: HostReport): string {
   return `  ${mark} ${r.host}${scope}: ${parts.join("; ")}`;
 }
 
+function ago(iso: string): string {
+  const m = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 60_000));
+  if (m < 1) return "just now";
+  if (m < 60) return `${m} min ago`;
+  const hrs = Math.round(m / 60);
+  return hrs < 48 ? `${hrs} h ago` : `${Math.round(hrs / 24)} days ago`;
+}
+
+/** The proof the hooks fire: the last event Coffer received from the host, and injections this week. */
+function hooksLine(r: HostReport): string | undefined {
+  const s = r.hooks_seen;
+  if (!s) return undefined;
+  const last = s.last
+    ? `last ${s.last.event} ${ago(s.last.at)}${s.last.project ? ` in ${s.last.project}` : ""}`
+    : `none seen${s.linked_at ? ` since linked ${ago(s.linked_at)}` : ""}`;
+  return `      hooks: ${last}; ${plural(s.injections_7d, "injection")} in 7 days`;
+}
+
 function render(report: DoctorReport): string {
   const out: string[] = [`Binary: ${report.binary}`, "", "Agents:"];
   for (const r of report.hosts) {
     out.push(hostLine(r));
+    const hooks = hooksLine(r);
+    if (hooks) out.push(hooks);
     for (const n of r.notes) out.push(`      note: ${n}`);
   }
   const s = report.store;
@@ -53,12 +74,21 @@ function render(report: DoctorReport): string {
     out.push(`${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}:`);
     for (const p of report.problems) out.push(`  - ${p.where}: ${p.message}`, `    fix: ${p.fix}`);
   }
+  if (report.warnings.length) {
+    out.push(`${plural(report.warnings.length, "warning")}:`);
+    for (const w of report.warnings)
+      out.push(`  - ${w.where}: ${w.message}`, `    ${/^likely causes/.test(w.fix) ? w.fix : `fix: ${w.fix}`}`);
+  }
   return `${out.join("\n")}\n`;
 }
 
 export default withExamples(
   defineCommand({
-    meta: { name: "doctor", description: "Check links, binary paths, index health; print fixes" },
+    meta: {
+      name: "doctor",
+      description:
+        "Check links, binary paths, that the hooks fire (last event, Codex trust), index health; print fixes",
+    },
     args: {
       fix: {
         type: "boolean",

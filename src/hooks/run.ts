@@ -351,7 +351,18 @@ export function runEvent(ctx: HookContext): HookResult {
       const chars = result.context?.length ?? 0;
       logHookEvent(ctx.store, key, ctx.input.event, chars, ctx.now);
       // What `coffer stats` counts per day, host and event (counts only, never text).
-      recordInjection(ctx.store, { host: ctx.input.host, event: ctx.input.event, chars, skey: key.skey }, ctx.now);
+      recordInjection(
+        ctx.store,
+        {
+          host: ctx.input.host,
+          event: ctx.input.event,
+          chars,
+          skey: key.skey,
+          cwd: ctx.input.cwd,
+          project: ctx.store.project?.label ?? null,
+        },
+        ctx.now,
+      );
     } catch {}
   });
   return result;

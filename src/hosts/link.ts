@@ -75,6 +75,19 @@ export type NativeMemory = { file: (t: Target) => ConfigFile; settings: NativeSe
 
 export type Problem = { message: string; fix: string };
 
+/** One of Coffer's hook handlers as it sits in a hooks file: event (the host's name), group and place in it. */
+export type HookEntry = {
+  file: string;
+  event: string;
+  group: number;
+  index: number;
+  matcher?: string;
+  handler: Record<string, unknown>;
+};
+
+/** Whether the host will run a hook entry, as its own trust records say. */
+export type HookTrust = "trusted" | "untrusted" | "modified" | "disabled";
+
 /** Another way Coffer reaches a host besides `coffer link` (Claude Code's coffer plugin): what it is, how to remove it. */
 export type OtherWayIn = { what: string; remove: string };
 
@@ -95,6 +108,11 @@ export type HostLink = {
   linkNotes?: (t: Target) => string[];
   /** Host-specific checks for doctor (e.g. hooks switched off in the host's own settings). */
   doctorChecks?: (t: Target) => Problem[];
+  /**
+   * For a host that runs only hooks the user trusted and records that in a file (Codex): each of
+   * Coffer's entries as that file says, and where it looked. Doctor reads it instead of guessing.
+   */
+  hookTrust?: (t: Target, entries: HookEntry[]) => { file: string; trust: HookTrust[] };
   /** For doctor: Coffer reaching this host another way (both at once would inject twice). */
   otherWayIn?: (t: Target) => OtherWayIn | undefined;
 };

@@ -4,11 +4,14 @@
  * registration, native-memory state; then config and store/index health. Read-only: it never
  * edits a file. Every problem carries the command that fixes it.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { describeSettings, isCliSettings, resolveModel } from "../distill/model";
+import { loadHookAdapter } from "../hosts/index";
 import {
   carriesMarker,
+  type HookEntry,
+  type HookTrust,
   type HostLink,
   type JsonFile,
   type JsonHooks,
@@ -18,14 +21,18 @@ import {
 } from "../hosts/link";
 import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
+import { localDay, nowMs } from "../lib/time";
 import { type Config, configDefaults, loadConfig, readConfigLenient } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { nonRegularInMemory } from "../store/indexer";
 import { findRepoRoot } from "../store/scope";
+import { closeStore, openStore } from "../store/store";
+import { injectionRows, type LastHookEvent, lastHookEvents } from "../store/usage";
 import { commandBinary, isCofferBinaryPath } from "./command";
 import { planLink } from "./engine";
 import { changed, tilde } from "./files";
 import { findManaged } from "./hooks-json";
+import { linkKey, readLinkState } from "./state";
 import { readDoc } from "./workspace";
 
 export type HostReport = {
@@ -39,8 +46,23 @@ export type HostReport = {
   binaries: string[];
   mcp: { file: string | null; registered: boolean; binary: string | null };
   native_memory: { setting: string; host_value: string | null };
+  /** Proof that the hooks fire (null when not linked): the host's last hook event Coffer received, and more. */
+  hooks_seen: HooksSeen | null;
   notes: string[];
   problems: Problem[];
+  /** Worth a look, not a broken link (doctor still exits 0 for these). */
+  warnings: Problem[];
+};
+
+export type HooksSeen = {
+  /** When the link last wrote its hook entries (state/link.json), else the hooks file's mtime. */
+  linked_at: string | null;
+  /** The last hook event from this host (any project), or null: none reached this index. */
+  last: { event: string; at: string; project: string | null; cwd: string } | null;
+  /** Hook events that injected something, over today and the 6 days before. */
+  injections_7d: number;
+  /** Whether the host will run Coffer's hooks, from its own trust records (Codex), when it keeps any. */
+  trust?: { file: string; total: number; trusted: number; untrusted: string[]; modified: string[]; disabled: string[] };
 };
 
 export type StoreReport = {
@@ -61,6 +83,7 @@ export type DoctorReport = {
   hosts: HostReport[];
   store: StoreReport;
   problems: (Problem & { where: string })[];
+  warnings: (Problem & { where: string })[];
 };
 
 function sameFile(a: string, b: string): boolean {
@@ -111,8 +134,10 @@ function startReport(h: HostLink, target: Target, config: Config): HostReport {
     binaries: [],
     mcp: { file: null, registered: false, binary: null },
     native_memory: { setting: String(config[`native_memory.${h.host}`] ?? "keep"), host_value: null },
+    hooks_seen: null,
     notes: [],
     problems: [],
+    warnings: [],
   };
 }
 
@@ -249,8 +274,142 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
   checkBinaries(at, self);
   report.problems.push(...(h.doctorChecks?.(target) ?? []));
   if (!report.problems.length) checkDrift(at, self, config);
-  report.notes.push(...(h.reminders ?? []));
+  // A host whose trust records doctor reads gets their verdict (checkHooksSeen), not the reminder.
+  if (!h.hookTrust || h.hooks.kind !== "json") report.notes.push(...(h.reminders ?? []));
   return report;
+}
+
+/** Coffer's hook handlers in a JSON hooks file, with their group, place and matcher. */
+function hookEntries(file: JsonFile, hooks: JsonHooks): HookEntry[] {
+  const doc = readDoc(file);
+  if (!doc || hooks.layout !== "grouped") return [];
+  return findManaged(doc, hooks.layout).flatMap((m) => {
+    const [, event, group, , index] = m.path as [string, string, number, string, number];
+    const handler = doc.get(m.path);
+    const matcher = doc.get(["hooks", event, group, "matcher"]);
+    if (!handler || typeof handler !== "object") return [];
+    return [
+      {
+        file: file.path,
+        event,
+        group,
+        index,
+        ...(typeof matcher === "string" ? { matcher } : {}),
+        handler: handler as Record<string, unknown>,
+      },
+    ];
+  });
+}
+
+const DAY_MS = 86_400_000;
+
+function ago(ms: number): string {
+  const m = Math.max(0, Math.round(ms / 60_000));
+  if (m < 1) return "just now";
+  if (m < 60) return `${m} min ago`;
+  const hrs = Math.round(m / 60);
+  if (hrs < 48) return `${hrs} h ago`;
+  return `${Math.round(hrs / 24)} days ago`;
+}
+
+/** What the index knows about hook events: the last per host, and injections per host over 7 days. */
+type HookFacts = { last: Map<string, LastHookEvent>; injections: Map<string, number> };
+
+function readHookFacts(cwd: string): HookFacts {
+  const facts: HookFacts = { last: new Map(), injections: new Map() };
+  if (!existsSync(paths.indexDb()) || inspectIndexFile().state !== "ok") return facts;
+  try {
+    const store = openStore({ cwd, freshness: "none" });
+    try {
+      for (const e of lastHookEvents(store)) facts.last.set(e.host, e);
+      for (const r of injectionRows(store, localDay(nowMs() - 6 * DAY_MS)))
+        facts.injections.set(r.host, (facts.injections.get(r.host) ?? 0) + r.events);
+    } finally {
+      closeStore(store);
+    }
+  } catch {} // an unreadable index is reported with the store
+  return facts;
+}
+
+/**
+ * Proof that a linked host's hooks fire: its last hook event and injections over 7 days; for a
+ * host that records hook trust (Codex), what it trusts; a warning, with the likely causes, when
+ * nothing arrived for a day after linking, or when the host will not run some of Coffer's hooks.
+ */
+async function checkHooksSeen(h: HostLink, target: Target, report: HostReport, facts: HookFacts, config: Config) {
+  if (report.status !== "linked" && report.status !== "partial") return;
+  const now = nowMs();
+  let linkedAt = readLinkState().linked_at?.[linkKey(h.host, target.root)] ?? null;
+  if (!linkedAt) {
+    try {
+      linkedAt = new Date(statSync(report.hook_file).mtimeMs).toISOString().replace(/\.\d{3}Z$/, "Z");
+    } catch {}
+  }
+  const last = facts.last.get(h.host);
+  const seen: HooksSeen = {
+    linked_at: linkedAt,
+    last: last
+      ? {
+          event: last.event,
+          at: new Date(last.at_ms).toISOString().replace(/\.\d{3}Z$/, "Z"),
+          project: last.project,
+          cwd: last.cwd,
+        }
+      : null,
+    injections_7d: facts.injections.get(h.host) ?? 0,
+  };
+  report.hooks_seen = seen;
+  const causes: string[] = [];
+  if (h.hookTrust && h.hooks.kind === "json") {
+    const entries = hookEntries(h.hooks.file(target), h.hooks);
+    const { file, trust } = h.hookTrust(target, entries);
+    const named = (t: HookTrust) => entries.filter((_, i) => trust[i] === t).map((e) => e.event);
+    seen.trust = {
+      file,
+      total: entries.length,
+      trusted: trust.filter((t) => t === "trusted").length,
+      untrusted: named("untrusted"),
+      modified: named("modified"),
+      disabled: named("disabled"),
+    };
+    const t = seen.trust;
+    if (t.total && t.trusted === t.total)
+      report.notes.push(`${h.name} trusts all ${t.total} of Coffer's hooks (${tilde(file)})`);
+    else if (t.total) {
+      const parts = [
+        t.untrusted.length ? `not trusted yet: ${t.untrusted.join(", ")}` : "",
+        t.modified.length ? `changed since you trusted them: ${t.modified.join(", ")}` : "",
+        t.disabled.length ? `switched off: ${t.disabled.join(", ")}` : "",
+      ].filter(Boolean);
+      report.warnings.push({
+        message: `${h.name} will not run ${t.total - t.trusted} of Coffer's ${t.total} hooks (${parts.join("; ")}; from ${tilde(file)})`,
+        fix: `start ${h.host}, type /hooks, and trust (and enable) the Coffer entries`,
+      });
+      causes.push(`${h.name} has not trusted Coffer's hooks (see above)`);
+    }
+  }
+  if (config["hook.read"] === "off") {
+    report.notes.push("hook.read is off: the hooks answer nothing and are not recorded");
+    return;
+  }
+  const adapter = await loadHookAdapter(h.host);
+  if (!adapter.injects.length) {
+    report.notes.push(`${h.name}'s hooks inject nothing (Coffer reaches it through MCP), so none is recorded`);
+    return;
+  }
+  const since = linkedAt ? Date.parse(linkedAt) : Number.NaN;
+  const noneSince = !last || (!Number.isNaN(since) && last.at_ms < since);
+  if (noneSince && !Number.isNaN(since) && now - since > DAY_MS) {
+    if (report.problems.some((p) => /does not exist|not this binary/.test(p.message)))
+      causes.push("the binary the hooks run moved (see the problem above)");
+    causes.push(`a ${h.name} session started before linking does not load new hooks: start a new one`);
+    if (h.host === "codex" && !seen.trust) causes.push("Codex runs hooks only after you trust them in /hooks");
+    causes.push(`or ${h.name} was not used since`);
+    report.warnings.push({
+      message: `no hook event from ${h.name} since it was linked ${ago(now - since)}${last ? ` (last: ${last.event} ${ago(now - last.at_ms)})` : ""}`,
+      fix: `likely causes: ${causes.join("; ")}`,
+    });
+  }
 }
 
 /** Backups left next to this host's config files (`<file>.bak`, `<file>.bak.N`): listed, never deleted. */
@@ -383,20 +542,25 @@ export async function runDoctor(hosts: HostLink[], cwd: string, home: string): P
     config = loadConfig();
   } catch {}
   const repo = findRepoRoot(cwd);
+  const facts = readHookFacts(cwd);
   const out: HostReport[] = [];
   for (const h of hosts) {
-    out.push(inspectHost(h, { home }, self, config));
+    const user = inspectHost(h, { home }, self, config);
+    await checkHooksSeen(h, { home }, user, facts, config);
+    out.push(user);
     if (repo && repo.worktree !== home) {
-      const p = inspectHost(h, { home, root: repo.worktree }, self, config);
+      const target = { home, root: repo.worktree };
+      const p = inspectHost(h, target, self, config);
+      await checkHooksSeen(h, target, p, facts, config);
       if (p.status !== "not linked" || p.problems.length) out.push(p);
     }
   }
   const store = inspectStore();
+  const where = (r: HostReport) => `${r.host}${r.scope === "project" ? " (project)" : ""}`;
   const problems = [
-    ...out.flatMap((r) =>
-      r.problems.map((p) => ({ where: `${r.host}${r.scope === "project" ? " (project)" : ""}`, ...p })),
-    ),
+    ...out.flatMap((r) => r.problems.map((p) => ({ where: where(r), ...p }))),
     ...store.problems.map((p) => ({ where: "store", ...p })),
   ];
-  return { binary: self, hosts: out, store, problems };
+  const warnings = out.flatMap((r) => r.warnings.map((p) => ({ where: where(r), ...p })));
+  return { binary: self, hosts: out, store, problems, warnings };
 }

@@ -15,13 +15,14 @@ import {
 } from "../hosts/link";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
+import { isoNow } from "../lib/time";
 import { type Config, parseTomlStrict, validateConfigDoc } from "../store/config";
 import { findRepoRoot } from "../store/scope";
 import { hookCommand, isCofferBinaryPath } from "./command";
-import { applyChanges, type FileChange, tilde } from "./files";
+import { applyChanges, changed, type FileChange, tilde } from "./files";
 import { findManaged, syncManagedHooks } from "./hooks-json";
 import { deepEqual } from "./json-edit";
-import { type LinkState, readLinkState, type Saved, writeLinkState } from "./state";
+import { type LinkState, linkKey, readLinkState, type Saved, writeLinkState } from "./state";
 import { isObject, restore, type Slot, snapshot, Workspace } from "./workspace";
 
 export type LinkOptions = {
@@ -368,6 +369,9 @@ function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {
 
 // ---------------------------------------------------------------------------------------------
 
+/** The file a host's hooks live in for this target. */
+const hookFileOf = (h: HostLink, t: Target) => (h.hooks.kind === "plugin" ? h.hooks.file(t) : h.hooks.file(t).path);
+
 export function planLink(h: HostLink, opts: LinkOptions): Plan {
   const state = readLinkState();
   const ws = new Workspace(state);
@@ -386,11 +390,18 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
       notes.push(`${h.name} has no session-end event Coffer can use; --session-end changes nothing for it.`);
   }
   notes.push(...(h.reminders ?? []), ...(h.linkNotes?.(opts.target) ?? []));
-  return { host: h.host, scope: opts.target.root ? "project" : "user", changes: ws.changes(), notes, state };
+  const changes = ws.changes();
+  // When the hook entries were (re)written: the host needs a new session (Codex: a new trust) to run them.
+  const key = linkKey(h.host, opts.target.root);
+  const hookFile = hookFileOf(h, opts.target);
+  if (changes.some((c) => changed(c) && c.path === hookFile) || !state.linked_at?.[key])
+    state.linked_at = { ...state.linked_at, [key]: isoNow() };
+  return { host: h.host, scope: opts.target.root ? "project" : "user", changes, notes, state };
 }
 
 export function planUnlink(h: HostLink, target: Target): Plan {
   const state = readLinkState();
+  if (state.linked_at) delete state.linked_at[linkKey(h.host, target.root)];
   const ws = new Workspace(state);
   unlinkHooks(ws, h, target);
   unlinkMcp(ws, h, target, state);

@@ -31,7 +31,15 @@ export type LinkState = {
   backups: Record<string, string>;
   /** Folders Coffer created for the files it wrote; removed again when unlink leaves them empty. */
   dirs: Record<string, true>;
+  /**
+   * When each link last wrote its hook entries (`<host>` for the user's config, `<host>@<repo>`
+   * for a repository's): doctor warns when no hook event arrived for a day after that.
+   */
+  linked_at?: Record<string, string>;
 };
+
+/** The key of one link in `linked_at`. */
+export const linkKey = (host: string, root?: string): string => (root ? `${host}@${root}` : host);
 
 export function linkStatePath(): string {
   return join(paths.state(), "link.json");
@@ -61,6 +69,7 @@ export function readLinkState(): LinkState {
       backups: raw.backups && typeof raw.backups === "object" ? raw.backups : {},
       dirs: raw.dirs && typeof raw.dirs === "object" ? raw.dirs : {},
       ...(raw.sweep ? { sweep: raw.sweep } : {}),
+      ...(raw.linked_at && typeof raw.linked_at === "object" ? { linked_at: raw.linked_at } : {}),
     };
   } catch {
     return empty;

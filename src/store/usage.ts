@@ -27,6 +27,13 @@ CREATE TABLE IF NOT EXISTS entry_deliveries(
   PRIMARY KEY(entry_id, day)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entry_deliveries_day ON entry_deliveries(day);
+CREATE TABLE IF NOT EXISTS hook_last(
+  host TEXT PRIMARY KEY,
+  event TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  cwd TEXT NOT NULL,
+  project TEXT
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS usage_clock(
   id INTEGER PRIMARY KEY CHECK (id = 1),
   hour INTEGER NOT NULL,
@@ -72,17 +79,25 @@ export type Injection = {
   chars: number;
   /** The delivered-set key of the session: the bodies this event delivered are its rows stamped `now`. */
   skey: string;
+  /** Where the event came from (the last event per host is kept for `coffer doctor`). */
+  cwd: string;
+  project: string | null;
 };
 
 /**
- * Count one hook event (one short write transaction), from what it answered and from the
- * delivery records it just wrote (hook_delivered rows of its session stamped with its time).
- * Nothing is counted for an event that injected nothing. The first write of a day drops rows
- * older than KEEP_USAGE_DAYS.
+ * Record one hook event (inside the hook's one write transaction): every event becomes its host's
+ * last event seen (`coffer doctor`: proof the hooks fire); one that injected something is also
+ * counted per day, host and event, from what it answered and from the delivery records it just
+ * wrote (hook_delivered rows of its session stamped with its time). The first count of a day
+ * drops rows older than KEEP_USAGE_DAYS.
  */
 export function recordInjection(store: Store, inj: Injection, now = Date.now()): void {
-  if (inj.chars <= 0) return;
   const db = usageDb(store);
+  db.query(
+    `INSERT INTO hook_last(host, event, at_ms, cwd, project) VALUES(?, ?, ?, ?, ?)
+     ON CONFLICT(host) DO UPDATE SET event = excluded.event, at_ms = excluded.at_ms, cwd = excluded.cwd, project = excluded.project`,
+  ).run(inj.host, inj.event, now, inj.cwd, inj.project);
+  if (inj.chars <= 0) return;
   const day = localDayCached(db, now);
   const delivered = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_delivered'").get()
     ? (
@@ -107,6 +122,15 @@ export function recordInjection(store: Store, inj: Injection, now = Date.now()):
       db.query("DELETE FROM entry_deliveries WHERE day < ?").run(cutoff);
     }
   }).immediate();
+}
+
+export type LastHookEvent = { host: string; event: string; at_ms: number; cwd: string; project: string | null };
+
+/** The last hook event Coffer received from each host (none: no hook ever reached this index). */
+export function lastHookEvents(store: Store): LastHookEvent[] {
+  const db = dbOf(store);
+  if (!db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_last'").get()) return [];
+  return db.query("SELECT host, event, at_ms, cwd, project FROM hook_last ORDER BY host").all() as LastHookEvent[];
 }
 
 export type InjectionRow = { day: string; host: string; event: string; events: number; chars: number };

@@ -695,8 +695,10 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
         events: h.events,
         missing_events: h.missing_events,
         mcp: h.mcp.registered,
+        hooks_seen: h.hooks_seen,
         notes: h.notes,
         problems: h.problems,
+        warnings: h.warnings,
       })),
       store: {
         index: doctor.store.index.state,
@@ -705,6 +707,7 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
         notes: doctor.store.notes,
       },
       problems: doctor.problems,
+      warnings: doctor.warnings,
     },
     sync,
     audit: auditTail(200),

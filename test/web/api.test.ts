@@ -429,4 +429,18 @@ describe("UI routes", () => {
     expect(JSON.stringify(health.body)).not.toContain(served.token);
     expect((await ui("/api/v1/ui/sessions")).body.sessions).toEqual([]);
   });
+
+  test("health: per linked host, the last hook event seen and the injections of 7 days (doctor's proof)", async () => {
+    expect(sb.run(["link", "claude", "--no-mcp"], { cwd: repo }).code).toBe(0);
+    const payload = { session_id: "web-h1", cwd: repo, hook_event_name: "SessionStart", source: "startup" };
+    expect(
+      sb.run(["hook", "session-start", "--agent", "claude"], { cwd: repo, stdin: JSON.stringify(payload) }).code,
+    ).toBe(0);
+    const hosts = (await ui("/api/v1/ui/health")).body.doctor.hosts;
+    const claude = hosts.find((x: any) => x.host === "claude" && x.scope === "user");
+    expect(claude.hooks_seen.last).toMatchObject({ event: "session-start", project: "gadgets" });
+    expect(claude.hooks_seen.injections_7d).toBe(1);
+    expect(claude.warnings).toEqual([]);
+    expect(hosts.find((x: any) => x.host === "codex").hooks_seen).toBeNull(); // not linked
+  });
 });

@@ -15,8 +15,14 @@ type Health = {
       events: string[];
       missing_events: string[];
       mcp: boolean;
+      hooks_seen: {
+        linked_at: string | null;
+        last: { event: string; at: string; project: string | null } | null;
+        injections_7d: number;
+      } | null;
       notes: string[];
       problems: { message: string; fix: string }[];
+      warnings: { message: string; fix: string }[];
     }[];
     store: { index: string; model: string | null; model_why: string; notes: string[] };
     problems: { where: string; message: string; fix: string }[];
@@ -24,6 +30,19 @@ type Health = {
   sync: { summary: string } | null;
   audit: Record<string, unknown>[];
 };
+
+type HooksSeen = NonNullable<Health["doctor"]["hosts"][number]["hooks_seen"]>;
+
+/** The proof that a linked host's hooks fire: the last event Coffer received, and this week's injections. */
+function hooksSeen(s: HooksSeen | null): (HTMLElement | string)[] | string {
+  if (!s) return "—";
+  return [
+    s.last
+      ? h("span", {}, `${s.last.event}, `, when(s.last.at), s.last.project ? ` in ${s.last.project}` : "")
+      : h("span", { class: "error" }, s.linked_at ? ["none since linked ", when(s.linked_at)] : "none yet"),
+    h("div", { class: "muted" }, `${s.injections_7d} injection${s.injections_7d === 1 ? "" : "s"} in 7 days`),
+  ];
+}
 
 export async function healthPage(main: HTMLElement): Promise<void> {
   const d = await api<Health>("GET", "/api/v1/ui/health");
@@ -73,7 +92,9 @@ export async function healthPage(main: HTMLElement): Promise<void> {
         h(
           "tr",
           {},
-          ["Agent", "Status", "Hook events", "MCP", "Problems and fixes"].map((c) => h("th", { scope: "col" }, c)),
+          ["Agent", "Status", "Hook events", "Last hook seen", "MCP", "Problems and fixes"].map((c) =>
+            h("th", { scope: "col" }, c),
+          ),
         ),
       ),
       h(
@@ -91,14 +112,26 @@ export async function healthPage(main: HTMLElement): Promise<void> {
               x.events.join(", ") || "—",
               x.missing_events.length ? h("div", { class: "error" }, `missing: ${x.missing_events.join(", ")}`) : null,
             ),
+            h("td", { class: "hooks-seen" }, hooksSeen(x.hooks_seen)),
             h("td", {}, x.mcp ? "registered" : "—"),
             h(
               "td",
               {},
-              x.problems.length
-                ? x.problems.map((p) =>
-                    h("div", {}, h("span", { class: "error" }, p.message), " — fix: ", h("code", {}, p.fix)),
-                  )
+              x.problems.length || x.warnings.length
+                ? [
+                    ...x.problems.map((p) =>
+                      h("div", {}, h("span", { class: "error" }, p.message), " — fix: ", h("code", {}, p.fix)),
+                    ),
+                    ...x.warnings.map((w) =>
+                      h(
+                        "div",
+                        { class: "warning" },
+                        h("span", { class: "error" }, `Warning: ${w.message}`),
+                        " — ",
+                        w.fix,
+                      ),
+                    ),
+                  ]
                 : x.status === "not linked"
                   ? h("span", {}, "link with ", h("code", {}, `coffer link ${x.host}`))
                   : h("span", { class: "ok" }, "ok"),
