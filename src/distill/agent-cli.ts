@@ -39,7 +39,7 @@ function prepare(s: CliSettings, system: string): RunSpec {
   const systemFile = join(dir, `system-${sha256(system).slice(0, 12)}.md`);
   writeIfChanged(systemFile, system.endsWith("\n") ? system : `${system}\n`);
   const facts = cliFacts(s);
-  for (const [name, content] of Object.entries(facts.files ?? {})) writeIfChanged(join(dir, name), content);
+  for (const [name, content] of Object.entries(facts.files?.() ?? {})) writeIfChanged(join(dir, name), content);
   return { model: s.model, system, systemFile, dir, workDir, home: homeDir() };
 }
 

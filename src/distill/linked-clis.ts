@@ -76,7 +76,7 @@ const USER_LINKS: Partial<Record<Host, HostLink>> = { claude: claudeLink, codex:
 /** Whether the user's config of a host holds Coffer's hooks (for stores linked before the record). */
 function hooksInUserConfig(host: Host): boolean {
   const h = USER_LINKS[host];
-  if (!h || h.hooks.kind !== "json") return false;
+  if (h?.hooks.kind !== "json") return false;
   try {
     const text = readFileSync(h.hooks.file({ home: homeDir() }).path, "utf8");
     return text.includes(`--agent ${host}`) && /\bhook\b/.test(text);

@@ -47,7 +47,7 @@ export type HeadlessCli = {
   /** Where the CLI is usually installed besides PATH. */
   places: (home: string) => string[];
   /** Files the run needs in Coffer's headless folder (name -> content). */
-  files?: Record<string, string>;
+  files?: () => Record<string, string>;
   argv: (spec: RunSpec) => string[];
   /** Environment added to the user's for the run. */
   env: (spec: RunSpec) => Record<string, string>;
