@@ -43,11 +43,15 @@ function jsonList(raw: unknown): string[] {
 }
 
 /** ISO time with second precision, from claude-mem's ISO string or its epoch milliseconds. */
-function isoTime(text: unknown, epoch: unknown): string {
-  const ms =
-    typeof epoch === "number" && epoch > 0 ? (epoch < 1e12 ? epoch * 1000 : epoch) : Date.parse(String(text ?? ""));
-  const d = Number.isFinite(ms) ? new Date(ms) : new Date(0);
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+/** Latest time Coffer accepts (9999-12-31T23:59:59Z); anything past it is not a time. */
+const MAX_MS = 253402300799000;
+
+/** A row's time from its epoch (seconds or ms) or its text; undefined when neither is a real time. */
+function isoTime(text: unknown, epoch: unknown): string | undefined {
+  const ok = (ms: number) => Number.isFinite(ms) && ms > 0 && ms <= MAX_MS;
+  const fromEpoch = typeof epoch === "number" ? (epoch < 1e12 ? epoch * 1000 : epoch) : Number.NaN;
+  const ms = ok(fromEpoch) ? fromEpoch : Date.parse(String(text ?? ""));
+  return ok(ms) ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z") : undefined;
 }
 
 function tagOf(concept: string): string | undefined {
@@ -100,6 +104,13 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
     const skipped: ImportPlan["skipped"] = [];
     for (const [name, p] of placement) if ("skip" in p) skipped.push({ reason: p.skip, count: counts.get(name)! });
     let sensitive = 0;
+    // Rows whose time is not a time (an epoch past the year 9999, text that is no date): dated now.
+    let badTimes = 0;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const undated = () => {
+      badTimes++;
+      return now;
+    };
 
     for (const o of db.observations()) {
       const p = placement.get(o.proj)!;
@@ -121,7 +132,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
       if (files) parts.push(files);
       const body = parts.join("\n\n");
       const title = typeof o.title === "string" && o.title.trim() ? o.title.trim() : deriveTitle(body);
-      const time = isoTime(o.created_at, o.created_at_epoch);
+      const time = isoTime(o.created_at, o.created_at_epoch) ?? undated();
       const concepts = jsonList(o.concepts)
         .map(tagOf)
         .filter((t): t is string => !!t);
@@ -154,7 +165,7 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         fileLine(jsonList(s.files_edited), p.project?.root),
       ].filter((x): x is string => !!x);
       if (!parts.length || parts.length === 1) continue;
-      const time = isoTime(s.created_at, s.created_at_epoch);
+      const time = isoTime(s.created_at, s.created_at_epoch) ?? undated();
       const request = typeof s.request === "string" ? s.request.trim() : "";
       items.push({
         scope: p.scope,
@@ -170,9 +181,14 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         label: `claude-mem session summary ${s.id} (${s.proj})`,
       });
     }
+    const warnings = db.notRead.map((t) => `${t} in ${path} is a view or virtual table, not a table: not read`);
+    if (badTimes)
+      warnings.push(
+        `${badTimes} original${badTimes === 1 ? " has" : "s have"} no valid time (epoch or date out of range): dated now`,
+      );
     if (sensitive)
       skipped.push({ reason: `${sensitive} observations of type "sensitive" not imported`, count: sensitive });
-    return { source: "claude-mem", from: path, items, skipped };
+    return { source: "claude-mem", from: path, items, skipped, ...(warnings.length ? { warnings } : {}) };
   } finally {
     db.close();
   }

@@ -14,6 +14,8 @@ type ClaudeMemRow = Record<string, unknown> & { id: number; proj: string; sessio
 export type ClaudeMemReader = {
   hasObservations: boolean;
   hasSummaries: boolean;
+  /** Tables claude-mem keeps that are here but not plain tables (a view, a virtual table): not read. */
+  notRead: string[];
   /**
    * What tells this database from another one (another machine's, a fresh install): its first
    * observation and summary (id, session, time), which later rows never change. Import keys use it.
@@ -33,6 +35,9 @@ export type ClaudeMemReader = {
   summaries(): Iterable<ClaudeMemRow>;
   close(): void;
 };
+
+/** At most this many rows per table are read (a bound on a hostile or runaway database). */
+const MAX_ROWS = 1_000_000;
 
 const OBS_COLUMNS = [
   "type",
@@ -76,14 +81,28 @@ export function openClaudeMemDb(path: string): ClaudeMemReader {
   } catch (err) {
     throw new CofferError(`cannot read ${path}: ${(err as Error).message}`, 1, "Is it a claude-mem database?");
   }
+  // Only plain tables are read: a view (a recursive one never ends) or a virtual table counts as absent.
+  const plainTable = (table: string) => {
+    const r = db.query("SELECT type, sql FROM sqlite_master WHERE name = ?").get(table) as {
+      type: string;
+      sql: string | null;
+    } | null;
+    return r?.type === "table" && !/^\s*CREATE\s+VIRTUAL\b/i.test(r.sql ?? "");
+  };
   const columns = (table: string) =>
-    new Set((db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((r) => r.name));
+    plainTable(table)
+      ? new Set((db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((r) => r.name))
+      : new Set<string>();
   const obs = columns("observations");
   const sums = columns("session_summaries");
   const sess = columns("sdk_sessions");
   if (!obs.size && !sums.size) {
     db.close();
-    throw new CofferError(`${path} has no observations or session_summaries table`, 1, "Is it a claude-mem database?");
+    throw new CofferError(
+      `${path} has no observations or session_summaries table (views are not read)`,
+      1,
+      "Is it a claude-mem database?",
+    );
   }
   const proj = (cols: Set<string>) =>
     cols.has("merged_into_project") ? "COALESCE(NULLIF(merged_into_project, ''), project)" : "project";
@@ -95,11 +114,14 @@ export function openClaudeMemDb(path: string): ClaudeMemReader {
       .map((n) => `, ${n}`)
       .join("");
   const select = (table: string, cols: Set<string>, names: string[]) =>
-    `SELECT id, ${proj(cols)} AS proj, ${session(cols)} AS session${pick(cols, names)} FROM ${table} ORDER BY id`;
+    `SELECT id, ${proj(cols)} AS proj, ${session(cols)} AS session${pick(cols, names)} FROM ${table} ORDER BY id LIMIT ${MAX_ROWS}`;
 
   return {
     hasObservations: obs.size > 0,
     hasSummaries: sums.size > 0,
+    notRead: ["observations", "session_summaries", "sdk_sessions"].filter(
+      (t) => !plainTable(t) && db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(t) !== null,
+    ),
     identity() {
       const first = (table: string, cols: Set<string>) =>
         cols.size

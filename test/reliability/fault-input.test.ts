@@ -408,3 +408,50 @@ test("a remember that fails writes nothing (NUL, lone surrogates, binary stdin);
     fresh.cleanup();
   }
 });
+
+test("claude-mem: an out-of-range time is dated with a message; a recursive observations view ends", async () => {
+  const { ClaudeMemDb } = await import("../import/claude-mem-db");
+  const { Database } = await import("bun:sqlite");
+  const repo = sb.repo("badtimes", "https://github.com/acme/badtimes.git");
+  const cm = new ClaudeMemDb(join(sb.root, "cm-badtime.db"));
+  cm.session("s-bad", "badtimes", repo);
+  cm.observation({
+    project: "badtimes",
+    session: "s-bad",
+    type: "decision",
+    title: "Far future",
+    narrative: "An observation with an impossible timestamp.",
+    at: "2025-06-01T10:05:00.000Z",
+  });
+  cm.db.run("UPDATE observations SET created_at_epoch = 1e17, created_at = 'garbage'");
+  cm.close();
+  for (const dry of [["--dry-run"], []]) {
+    const r = sb.run(["import", "claude-mem", "--db", cm.path, ...dry], { cwd: repo });
+    cases++;
+    expect(r.stderr).not.toMatch(/RangeError|^\s+at /m);
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/time/i);
+  }
+  // A database whose observations "table" is a view that never ends.
+  const path = join(sb.root, "cm-view.db");
+  const v = new ClaudeMemDb(path);
+  v.close();
+  const db = new Database(path);
+  db.run("DROP TABLE observations");
+  db.run(
+    `CREATE VIEW observations AS WITH RECURSIVE r(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM r)
+     SELECT id, 's' AS memory_session_id, 'p' AS project, 'x' AS text, 'decision' AS type, 't' AS title,
+       NULL AS subtitle, NULL AS facts, 'n' AS narrative, NULL AS concepts, NULL AS files_read,
+       NULL AS files_modified, '2025-01-01' AS created_at, 1 AS created_at_epoch FROM r`,
+  );
+  db.close();
+  const p = sb.spawn(["import", "claude-mem", "--db", path, "--dry-run"], { cwd: repo });
+  const timer = setTimeout(() => p.kill("SIGKILL"), 20_000);
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  clearTimeout(timer);
+  cases++;
+  expect(p.signalCode).toBeNull();
+  expect(code).toBe(0);
+  expect(out + err).toMatch(/observations .* not read/);
+  expect(err).not.toMatch(/^\s+at /m);
+}, 60_000);
