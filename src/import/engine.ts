@@ -7,11 +7,11 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { CofferError } from "../lib/errors";
+import { CofferError, storageError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
-import { readOwnText } from "../lib/small-file";
+import { pathExists, readOwnText } from "../lib/small-file";
 import { isoNow, normTimestamp } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
@@ -454,8 +454,13 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
     withBulk(store, false, step);
     if (manifest && record()) {
       // The manifest names the entries before they exist, so an interrupted import can still be undone.
-      writeManifest(manifest);
-      await putEntries(store, [...pending.values()]);
+      try {
+        writeManifest(manifest);
+        await putEntries(store, [...pending.values()]);
+      } catch (err) {
+        bar.done();
+        throw partialImport(err, manifest, plan.items.length);
+      }
     }
   }
   bar.done();
@@ -492,6 +497,25 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
   report.truncated = counter.truncated;
   report.by_scope = [...counts.values()].sort((a, b) => b.total - a.total || a.label.localeCompare(b.label));
   return report;
+}
+
+/**
+ * An import that failed part-way (a full disk): the error says how many entries it did write and
+ * how to take them back out, never "nothing was written". Nothing written yet: the error as it is.
+ */
+function partialImport(err: unknown, m: Manifest, total: number): unknown {
+  const written = m.created.filter((c) => pathExists(entryPath(c.scope, c.id))).length;
+  if (!written || !existsSync(manifestPath(m.import_id))) return err;
+  const cause = (storageError(err)?.message ?? (err as Error)?.message ?? String(err)).replace(
+    /: nothing was written$/,
+    "",
+  );
+  return new CofferError(
+    `the import stopped part-way: ${cause}. ${written} of ${total} entries were written (import ${m.import_id})`,
+    1,
+    `Free some space and run the same import again (what is already in is skipped), or take these out with \`coffer import --undo ${m.import_id}\`.`,
+    "unavailable",
+  );
 }
 
 const bullet = (l: string) => /^\s*[-*]\s+\S/.test(l);

@@ -122,6 +122,50 @@ describe("full disk", () => {
   });
 });
 
+describe("full disk during an import", () => {
+  const sb = mounted("3m");
+  afterAll(() => sb?.unmount());
+
+  test.skipIf(!sb)("a partial import says how many entries it wrote, and --undo takes them back out", () => {
+    const s = sb!;
+    expect(s.run(["remember", "FULL-IMPORT-MARKER", "--scope", "global"]).code).toBe(0);
+    const file = join(s.root, "big.jsonl");
+    const lines = [JSON.stringify({ type: "coffer-export", version: 1 })];
+    for (let i = 0; i < 3000; i++)
+      lines.push(
+        JSON.stringify({
+          type: "entry",
+          scope: "global",
+          id: `01JFULL${String(i).padStart(19, "0")}`,
+          kind: "note",
+          title: `fill ${i}`,
+          tags: [],
+          applies_to: [],
+          actor: "user",
+          source: "cli",
+          created: "2026-01-01T00:00:00Z",
+          updated: "2026-01-01T00:00:00Z",
+          body: `entry ${i} ${"padding words ".repeat(60)}`,
+        }),
+      );
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const r = s.run(["import", "coffer", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(NO_BUG);
+    const entries = join(s.cofferHome, "memory", "global", "entries");
+    const mds = () => readdirSync(entries).filter((n) => n.endsWith(".md")).length;
+    const written = mds() - 1; // the marker entry was there before
+    expect(written).toBeGreaterThan(0);
+    expect(r.stderr).not.toMatch(/nothing was written/);
+    expect(r.stderr).toContain(`${written} of 3000`);
+    const undo = /coffer import --undo (\S+)/.exec(r.stderr)?.[1];
+    expect(undo).toBeDefined();
+    expect(s.run(["import", "--undo", undo!.replace(/[`.]+$/, "")]).code).toBe(0);
+    expect(mds()).toBe(1);
+    expect(s.run(["recall", "FULL-IMPORT-MARKER"]).stdout).toContain("FULL-IMPORT-MARKER");
+  });
+});
+
 describe("locked index", () => {
   let sb: Sandbox;
   beforeAll(() => {
