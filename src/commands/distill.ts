@@ -3,7 +3,7 @@ import { selectSweep, sweepPolicy } from "../capture/sweep";
 import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
 import { type DistillResult, distillFile, prepareSession, type WrittenEntry } from "../distill/distill";
-import { isDistilled, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
+import { backoffMessage, isDistilled, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
@@ -158,7 +158,7 @@ async function distillAll(
   // After the model failed in a row (logged out, rate limited, not installed), the sweep waits.
   const backoff = opts.via === "sweep" && !opts.dryRun ? sweepBackoff(ledger) : undefined;
   if (backoff) {
-    const message = `the model failed ${backoff.failures} ${backoff.failures === 1 ? "time" : "times"} in a row (last: ${backoff.error}): the sweep waits until ${backoff.until}`;
+    const message = backoffMessage(backoff);
     if (opts.json)
       return printJson({ ...opts.extra, results: [], outcome: "backoff", message, backoff, waiting: files.length });
     consola.warn(`${message}. \`coffer distill run <session>\` tries now.`);

@@ -159,3 +159,8 @@ export function sweepBackoff(ledger: Ledger = readLedger(), now = nowMs()): Back
   if (Number.isNaN(until) || now >= until) return undefined;
   return { failures, error: last.error ?? "failed", until: new Date(until).toISOString() };
 }
+
+/** One line for a sweep that waits. */
+export function backoffMessage(b: Backoff): string {
+  return `the model failed ${b.failures} ${b.failures === 1 ? "time" : "times"} in a row (last: ${b.error}): the sweep waits until ${b.until}`;
+}

@@ -341,7 +341,7 @@ function cofferConfig(ws: Workspace): Slot {
   return ws.doc({ path: paths.config(), dialect: "toml" }, { check: verifyCofferConfig });
 }
 
-function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string[], config: Config): void {
+function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string[]): void {
   const slot = cofferConfig(ws);
   if (slot.before !== null) verifyCofferConfig(slot.before);
   if (slot.doc.get(SWEEP) !== true) {
@@ -385,7 +385,7 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
       `${h.name} has no native memory switch Coffer can turn off; native_memory.${h.host} = "off" changes nothing.`,
     );
   if (opts.sessionEnd === true) {
-    if (h.sessionEnd === "sweep") enableSweep(ws, h, state, notes, opts.config);
+    if (h.sessionEnd === "sweep") enableSweep(ws, h, state, notes);
     else if (h.sessionEnd === "none")
       notes.push(`${h.name} has no session-end event Coffer can use; --session-end changes nothing for it.`);
   }

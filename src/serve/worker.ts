@@ -21,9 +21,11 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
       const { walkAllScopes, withOpenStore } = await import("../store/store");
       await withOpenStore({ freshness: "none", notice: opts.log }, walkAllScopes);
       const { workerPass } = await import("../capture/pass");
+      const { backoffMessage } = await import("../distill/ledger");
       const report = await workerPass({ signal });
       state.passes++;
-      state.last_error = report.errors[0] ?? null;
+      // While the sweep waits after the model failed, the failure stays visible.
+      state.last_error = report.errors[0] ?? (report.backoff ? backoffMessage(report.backoff) : null);
       if (report.harvested || report.observed || report.distilled || report.errors.length) {
         opts.log(
           `worker: harvested ${report.harvested}, observed ${report.observed}, distilled ${report.distilled}, skipped ${report.skipped}${report.errors.length ? `, errors: ${report.errors.join("; ")}` : ""}`,

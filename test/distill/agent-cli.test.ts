@@ -201,6 +201,19 @@ describe("zero configuration: the first linked agent's CLI", () => {
   }, 60_000);
 });
 
+/** A CLI provider whose executable is in none of the absolute install places on this machine. */
+function missingCli(): [string, string] {
+  const all: [string, string][] = [
+    ["claude-code", "claude"],
+    ["codex", "codex"],
+    ["gemini-cli", "gemini"],
+  ];
+  const absent = all.find(([, bin]) => !["/usr/local/bin", "/opt/homebrew/bin"].some((d) => existsSync(join(d, bin))));
+  if (!absent) throw new Error("claude, codex and gemini are all installed system-wide here: no CLI can be missing");
+  return absent;
+}
+let missingBin = "";
+
 describe("bad input: one clear error, a failed ledger attempt, nothing written", () => {
   const cases: {
     name: string;
@@ -210,8 +223,14 @@ describe("bad input: one clear error, a failed ledger attempt, nothing written",
   }[] = [
     {
       name: "the CLI is missing",
-      setup: () => config('[model]\nprovider = "claude-code"\n'),
-      message: "`claude` was not found",
+      setup: () => {
+        // Not on PATH (an empty one) nor in the usual places, whatever this machine has installed.
+        const [provider, bin] = missingCli();
+        config(`[model]\nprovider = "${provider}"\n`);
+        env.PATH = join(sb.root, "empty-path");
+        missingBin = bin;
+      },
+      message: "was not found",
       kind: "missing",
     },
     {
@@ -280,6 +299,7 @@ describe("bad input: one clear error, a failed ledger attempt, nothing written",
       expect(Date.now() - started).toBeLessThan(20_000); // a hung CLI is stopped, not waited for
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(c.message);
+      if (c.kind === "missing") expect(r.stderr).toContain(`\`${missingBin}\` was not found`);
       expect(r.stderr).toContain("nothing written");
       expect(entryFiles(sb)).toEqual([]);
       const recs = ledger();

@@ -416,7 +416,9 @@ describe("UI routes", () => {
   });
 
   test("inbox, transcripts, model, health answer without a model configured", async () => {
-    expect((await ui("/api/v1/ui/model")).body.model).toBeNull();
+    const model = (await ui("/api/v1/ui/model")).body;
+    expect(model.model).toBeNull();
+    expect(model).toMatchObject({ source: "none", why: expect.stringContaining("no [model] in config.toml") });
     expect((await ui("/api/v1/ui/inbox/nope/preview", { method: "POST" })).status).toBe(404);
     expect((await ui("/api/v1/ui/inbox/previews/nope/confirm", { method: "POST" })).status).toBe(404);
     expect((await ui("/api/v1/ui/transcripts?host=claude")).body.transcripts).toEqual([]);
@@ -426,6 +428,7 @@ describe("UI routes", () => {
     expect(health.body.index.bytes).toBeGreaterThan(0);
     expect(health.body.doctor.hosts.length).toBeGreaterThanOrEqual(6);
     expect(health.body.audit[0].event).toBeDefined();
+    expect(health.body.doctor.store.model_why).toContain("no [model] in config.toml");
     expect(JSON.stringify(health.body)).not.toContain(served.token);
     expect((await ui("/api/v1/ui/sessions")).body.sessions).toEqual([]);
   });
