@@ -71,9 +71,13 @@ export function allowedHosts(bindHost: string): Set<string> {
   return set;
 }
 
+/** A Host header as RFC 9110 writes it: a name, an IPv4 address or a bracketed IPv6 one, then an optional port. */
+const HOST_SYNTAX = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/i;
+
 export function hostAllowed(req: Request, allowed: Set<string>): boolean {
-  const header = req.headers.get("host");
-  return !!header && allowed.has(hostName(header));
+  const header = req.headers.get("host")?.trim();
+  // A malformed header (`::1`, `127.0.0.1:abc`, `localhost:-1`) is refused here, never parsed later.
+  return !!header && HOST_SYNTAX.test(header) && allowed.has(hostName(header));
 }
 
 /** Browsers send Origin on cross-site requests; only our own (loopback) origins may call us. */

@@ -91,7 +91,12 @@ async function route(req: Request, ctx: RouteContext): Promise<Response> {
   }
   if (!originAllowed(req, ctx.hosts))
     throw new HttpError(403, "forbidden", `Origin ${req.headers.get("origin")} is not allowed`);
-  const url = new URL(req.url);
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    throw new HttpError(400, "bad_request", "the request's URL (path and Host header) is malformed");
+  }
   const { mcp, web, worker } = ctx.mounts;
   if (url.pathname === "/healthz") {
     if (req.method !== "GET" && req.method !== "HEAD")
@@ -125,7 +130,7 @@ function handlerFor(ctx: RouteContext): (req: Request) => Promise<Response> {
       return await route(req, ctx);
     } catch (err) {
       if (err instanceof HttpError) return errorResponse(err);
-      log(`${req.method} ${new URL(req.url).pathname} failed: ${(err as Error)?.stack ?? String(err)}`);
+      log(`${req.method} ${URL.parse(req.url)?.pathname ?? req.url} failed: ${(err as Error)?.stack ?? String(err)}`);
       return errorResponse(new HttpError(500, "internal", `internal error: ${(err as Error)?.message ?? String(err)}`));
     }
   };

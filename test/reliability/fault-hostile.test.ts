@@ -378,13 +378,18 @@ test("HTTP with bad tokens, Host headers and bodies: 4xx (never 500), the server
       expect(r.status).toBe(401);
     }
     // Host headers (DNS rebinding)
-    for (const host of ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "", "[::2]"]) {
-      const code = await raw(
-        s.port,
-        `GET /api/v1/entries HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`,
-      );
-      statuses.push(code);
-      expect(code === 0 || (code >= 400 && code < 500)).toBe(true);
+    // and malformed ones that name loopback (an unbracketed IPv6 address, a port that is not one).
+    const hosts = ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "", "[::2]"];
+    hosts.push("::1", "127.0.0.1:abc", "localhost:-1", "[::1]:99999x", "127.0.0.1:", "localhost:80:80", "[::1");
+    for (const host of hosts) {
+      for (const path of ["/api/v1/entries", "/healthz", "/"]) {
+        const code = await raw(
+          s.port,
+          `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`,
+        );
+        statuses.push(code);
+        expect({ host, path, ok: code === 0 || (code >= 400 && code < 500) }).toEqual({ host, path, ok: true });
+      }
     }
     // Bodies
     const bodies: (string | Uint8Array)[] = [
