@@ -22,7 +22,13 @@ function distillationNote(host: Host): string | undefined {
   const config = loadConfig();
   if (config["model.provider"]) return undefined; // the user chose a model (or "none")
   const choice = resolveModel(config);
-  if (choice.source === "linked" && choice.settings && isCliSettings(choice.settings)) {
+  // Said once, when this agent's CLI is the one chosen (a later link of another agent keeps it).
+  if (
+    choice.source === "linked" &&
+    choice.settings &&
+    isCliSettings(choice.settings) &&
+    linked?.cli.provider === choice.settings.provider
+  ) {
     const cli = cliFacts(choice.settings);
     const budget = config["distill.daily_token_budget"];
     const within = budget ? `within ${budget.toLocaleString("en-US")} tokens a day` : "with no daily token limit";

@@ -114,6 +114,11 @@ describe("zero configuration: the first linked agent's CLI", () => {
       { host: "claude", path: claude, linked_at: expect.any(String) },
     ]);
     expect(existsSync(join(sb.cofferHome, "config.toml"))).toBe(false); // nothing configured
+    // An agent linked later does not take over (and says nothing about distillation).
+    installFake("gemini");
+    const second = sb.run(["link", "gemini"], { cwd: repo, env });
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toContain("Distillation");
 
     answer(claudeOk(JSON.stringify([INSIGHT])));
     const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env, cwd: repo });
