@@ -78,6 +78,9 @@ if [ -z "$install_dir" ]; then
 fi
 mkdir -p "$install_dir" || die "cannot create $install_dir"
 dest="$install_dir/coffer$exe"
+# mv onto a directory would put the binary inside it (and report success): refuse first.
+[ -d "$dest" ] && die "$dest is a directory; move it away (or set COFFER_INSTALL_DIR to another folder) and run this again. Nothing was installed."
+[ -e "$dest" ] && [ ! -f "$dest" ] && die "$dest exists and is not a regular file; move it away and run this again. Nothing was installed."
 
 # The download lands next to its destination, so the final step is a rename on one file system.
 tmp="$install_dir/.coffer.$$.tmp$exe" # Windows runs only files named .exe
@@ -136,6 +139,7 @@ if [ -n "$previous" ] && [ "$previous" = "$version" ] && [ "$(sha256_of "$dest")
   say "already up to date: $dest is coffer $version"
 else
   mv -f "$tmp" "$dest" || die "could not move the new binary to $dest"
+  [ -f "$dest" ] && [ ! -d "$dest" ] || die "$dest is not the installed binary after the move; check that folder"
   if [ -n "$previous" ] && [ "$previous" = "$version" ]; then
     say "reinstalled $dest: coffer $version (same version, another build)"
   elif [ -n "$previous" ]; then

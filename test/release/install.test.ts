@@ -221,6 +221,17 @@ describe.skipIf(!linuxX64)("install from a release URL (loopback)", () => {
     },
   );
 
+  test("a directory where the binary goes is refused, not installed into", async () => {
+    const dir = join(sb.root, "dirclash", "bin");
+    mkdirSync(join(dir, "coffer"), { recursive: true });
+    const r = await install("sh", { COFFER_RELEASE_URL: url("good"), COFFER_INSTALL_DIR: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(dir, "coffer")} is a directory`);
+    expect(r.stdout).not.toMatch(/installed/);
+    expect(readdirSync(join(dir, "coffer"))).toEqual([]);
+    expect(readdirSync(dir)).toEqual(["coffer"]);
+  });
+
   test("COFFER_INSTALL_DIR and a missing target are honoured", async () => {
     const dir = join(sb.root, "opt", "bin");
     mkdirSync(join(sb.root, "opt"), { recursive: true });
