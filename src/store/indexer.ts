@@ -417,10 +417,9 @@ export function rebuildIndex(
   onProgress?: (done: number, total: number) => void,
   notice?: Notice,
 ): number {
-  for (const scope of scopesOnDisk()) {
-    removeDeadTemps(entriesDir(scope));
-    removeDeadTemps(scopeDir(scope));
-  }
+  // Every folder Coffer writes in a scope: entries, rules.md/project.md beside them, handoffs.
+  for (const scope of scopesOnDisk())
+    for (const dir of [entriesDir(scope), scopeDir(scope), join(scopeDir(scope), "handoff")]) removeDeadTemps(dir);
   const scopes = scopesOnDisk().map((scope) => ({
     scope,
     dir: entriesDir(scope),

@@ -128,12 +128,18 @@ test("kill -9 during remember: every entry file whole, index matches memory/", a
 
 test("kill -9 during reindex: the next command heals, index matches memory/, dead temps tidied", async () => {
   await round("reindex", 40, 110, () => ["reindex"]);
+  // A `handoff set` killed mid-write leaves its temp file in handoff/ (a pid that no longer runs).
+  const dead = Bun.spawnSync(["true"]).pid;
+  const handoffDir = join(sb.cofferHome, "memory", "projects", projectId(repo), "handoff");
+  mkdirSync(handoffDir, { recursive: true });
+  writeFileSync(join(handoffDir, `.main.md.${dead}.k3x.tmp`), "half a handoff");
   const r = sb.run(["reindex"], { cwd: repo });
   expect(r.code).toBe(0);
   expect(checkConsistent(sb, repo)).toEqual([]);
   // reindex removed the temp files of writers killed mid-write
   const dir = join(sb.cofferHome, "memory", "projects", projectId(repo), "entries");
   expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  expect(readdirSync(handoffDir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
 }, 120_000);
 
 test("kill -9 during sync: the next sync succeeds (stale lock broken, rebase recovered), memory/ committed", async () => {
