@@ -41,14 +41,21 @@ export type { Found, ScrubResult } from "./types";
 export const REDACTED = "[redacted]";
 
 type Compiled = { family: string; res: { re: RegExp; exact: boolean }[]; check: (t: string) => boolean };
-let compiled: { rules: Compiled[]; byKeyword: Map<string, number[]>; keywordRe: RegExp; ciKeywords: string[] } | null =
-  null;
+type Keywords = {
+  /** Every keyword once, and the rules each one turns on. */
+  list: string[];
+  rules: number[][];
+  /** Keyword indexes by their first two characters (ASCII: c0 << 7 | c1); one-character keywords apart. */
+  byPair: (number[] | undefined)[];
+  pairs: Uint8Array;
+  single: number[];
+};
+let compiled: { rules: Compiled[]; keywords: Keywords } | null = null;
 
 function compile() {
   if (compiled) return compiled;
   const rules: Compiled[] = [];
   const byKeyword = new Map<string, number[]>();
-  const ciKeywords: string[] = [];
   PROVIDERS.forEach((r, i) => {
     rules.push({
       family: r.family,
@@ -64,30 +71,51 @@ function compile() {
       byKeyword.set(k, list);
     }
   });
-  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  // longest first, so "sk-ant-" is reported before "sk-"; both families still run (each keyword maps to its rules)
-  const keys = [...byKeyword.keys()].sort((a, b) => b.length - a.length);
-  const keywordRe = new RegExp(keys.map(esc).join("|"), "g");
-  compiled = { rules, byKeyword, keywordRe, ciKeywords };
+  const keywords: Keywords = { list: [], rules: [], byPair: [], pairs: new Uint8Array(1 << 14), single: [] };
+  for (const [k, ruleIds] of byKeyword) {
+    const ki = keywords.list.length;
+    keywords.list.push(k);
+    keywords.rules.push(ruleIds);
+    if (k.length === 1) {
+      keywords.single.push(ki);
+      continue;
+    }
+    const c0 = k.charCodeAt(0);
+    const c1 = k.charCodeAt(1);
+    if (c0 >= 128 || c1 >= 128) throw new Error(`provider keyword ${k} is not ASCII`);
+    const pair = (c0 << 7) | c1;
+    (keywords.byPair[pair] ??= []).push(ki);
+    keywords.pairs[pair] = 1;
+  }
+  compiled = { rules, keywords };
   return compiled;
 }
 
-/** Which provider rules have a keyword in the text: one pass of one literal alternation. */
+/**
+ * Which provider rules have a keyword in the text: one pass over the text, looking each position's
+ * first two characters up in a table (a long literal alternation as a regex costs ~50x more).
+ */
 function activeRules(text: string): number[] {
-  const c = compile();
-  const seen = new Set<string>();
-  const active = new Set<number>();
-  c.keywordRe.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
-  while ((m = c.keywordRe.exec(text))) {
-    const k = m[0];
-    if (seen.has(k)) continue;
-    seen.add(k);
-    for (const i of c.byKeyword.get(k)!) active.add(i);
-    // a keyword that is a prefix of a longer one ("sk-" in "sk-ant-") is found through the longer one's rules too
-    for (const [kw, rules] of c.byKeyword) if (kw !== k && k.startsWith(kw)) for (const i of rules) active.add(i);
+  const { keywords: kw } = compile();
+  const found = new Uint8Array(kw.list.length);
+  let left = kw.list.length;
+  const n = text.length - 1;
+  for (let i = 0; i < n && left > 0; i++) {
+    const c0 = text.charCodeAt(i);
+    if (c0 >= 128) continue;
+    const c1 = text.charCodeAt(i + 1);
+    if (c1 >= 128) continue;
+    const pair = (c0 << 7) | c1;
+    if (!kw.pairs[pair]) continue;
+    for (const ki of kw.byPair[pair]!)
+      if (!found[ki] && text.startsWith(kw.list[ki]!, i)) {
+        found[ki] = 1;
+        left--;
+      }
   }
+  for (const ki of kw.single) if (!found[ki] && text.includes(kw.list[ki]!)) found[ki] = 1;
+  const active = new Set<number>();
+  for (let ki = 0; ki < found.length; ki++) if (found[ki]) for (const r of kw.rules[ki]!) active.add(r);
   return [...active].sort((a, b) => a - b);
 }
 
@@ -133,9 +161,13 @@ const STRICT_PREFIX = new Set(["slack", "settlemint"]);
  */
 export function malformedProviderToken(value: string): boolean {
   const c = compile();
-  for (const [kw, rules] of c.byKeyword) {
-    if (!/[_.-]$/.test(kw) || !value.startsWith(kw)) continue;
-    if (!rules.some((i) => STRICT_PREFIX.has(c.rules[i]!.family))) continue;
+  strictPrefixes ??= c.keywords.list.flatMap((kw, ki) =>
+    /[_.-]$/.test(kw) && c.keywords.rules[ki]!.some((i) => STRICT_PREFIX.has(c.rules[i]!.family))
+      ? [{ kw, rules: c.keywords.rules[ki]! }]
+      : [],
+  );
+  for (const { kw, rules } of strictPrefixes) {
+    if (!value.startsWith(kw)) continue;
     for (const i of rules)
       for (const { re } of c.rules[i]!.res) {
         re.lastIndex = 0;
@@ -146,6 +178,7 @@ export function malformedProviderToken(value: string): boolean {
   }
   return false;
 }
+let strictPrefixes: { kw: string; rules: number[] }[] | undefined;
 
 /** Spans of every secret in `text` (unmerged, in no particular order). */
 export function findSecrets(text: string): Span[] {
