@@ -343,8 +343,8 @@ const USER_FLAG = /(?:^|[ \t])(?:-u|-U|--user|--username|--login|-l)(?:[ \t]+|=)
 
 /**
  * `-p PASSWORD` on any command line, after a user flag (`-u deploy -p ...`) or when the value
- * looks like a password (letters with digits and mixed case or a symbol); `-p 8080:80`,
- * `mkdir -p dir`, `tsc -p tsconfig.json`, `ssh -p 2222` stay.
+ * looks like a password (letters of both cases with a digit); `-p 8080:80`, `mkdir -p dir`,
+ * `tsc -p tsconfig.json`, `ssh -p 2222`, `kubectl logs -p web-7d9f8`, `cargo test -p crate-2` stay.
  */
 export function passFlagSpans(text: string, spans: Span[]): void {
   if (!text.includes(" -p")) return;
@@ -358,10 +358,9 @@ export function passFlagSpans(text: string, spans: Span[]): void {
     const nl = text.lastIndexOf("\n", m.index);
     const line = text.slice(Math.max(nl + 1, m.index - 200), m.index);
     const user = USER_FLAG.test(line);
-    const strong =
-      v.length >= 8 &&
-      /\d/.test(v) &&
-      (/[a-z]/.test(v) && /[A-Z]/.test(v) ? true : /[^\w]/.test(v) && /[a-z]/i.test(v));
+    // alone, only a password's look: letters of both cases with a digit (`kubectl logs -p web-7d9f8c6b5-x2x4z`,
+    // `cargo test -p my-crate-2` name a pod and a crate)
+    const strong = v.length >= 8 && /\d/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v);
     if (!(user ? isSecretValue(v, "password", raw !== v) : strong)) continue;
     const s = m.index + m[0].length - raw.length + (raw === v ? 0 : 1);
     spans.push({ start: s, end: s + v.length, family: "password", rank: 2 });
@@ -466,11 +465,19 @@ const tokenChar = (c: number) =>
 /** Mask characters: a body made mostly of these is an example (`sk_live_xxxxxxxx`, `pk_test_****`). */
 const MASK = /[xX*#•.]/g;
 
-/** `user_profile_settings`, `learn-pipeline-2024`: lower-case words (and short numbers) joined, an identifier. */
+/**
+ * `user_profile_settings`, `learn-pipeline-2024`, `fixture_data_v2`: lower-case words joined, with
+ * short numbers and short tags (`v2`, `s3`, `k8s`), an identifier.
+ */
 function identifierLike(body: string): boolean {
   const parts = body.split(/[_-]+/).filter(Boolean);
   if (parts.length < 2) return false;
-  return parts.every((w) => (/^[a-z]{2,14}$|^[A-Z][a-z]{1,13}$/.test(w) && /[aeiouy]/i.test(w)) || /^\d{1,4}$/.test(w));
+  return parts.every(
+    (w) =>
+      (/^[a-z]{2,14}$|^[A-Z][a-z]{1,13}$/.test(w) && /[aeiouy]/i.test(w)) ||
+      /^\d{1,4}$/.test(w) ||
+      /^[a-z0-9]{1,4}$/.test(w),
+  );
 }
 
 /** `abcdefghij`, `0123456789ab`: a run of 10+ consecutive characters is typed by a person, not generated. */
