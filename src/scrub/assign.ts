@@ -13,7 +13,7 @@ import { isProseSecret, isSecretValue, machineMade, type Strength } from "./valu
 
 // the lookahead on the first letter lets the engine skip most positions cheaply
 const HIT =
-  /(?=[pPsStTkKaAcCbBoOlL])(?:p(?:ass|w|sw|at)|secret|token|cred|auth|key|sas|sig|otp|bearer|login|sourcegraph)/gi;
+  /(?=[pPsStTkKaAcCbBoOlL])(?:p(?:ass|w|sw|at)|s(?:ecret|as|ig|ourcegraph)|token|cred|auth|key|otp|bearer|login)/gi;
 const MAX_IDENT = 64;
 const MAX_VALUE = 4096;
 
@@ -671,13 +671,20 @@ const LINK = new Set([
  */
 /** Where the last prose window ended (set by proseValue), for skipping repeats of a name inside it. */
 let proseEnd = 0;
+/** The name whose prose window found nothing, and where that window ended (reset by each assignmentSpans). */
+let proseIdent = "";
+let proseTo = -1;
 
 /** Words that name what a nearby hash or id is: after one of them, a token is that, not the secret. */
-const OTHER_THING =
-  /^(?:commit|sha\d*|hash|digest|checksum|md5|etag|revision|rev|fingerprint|id|ids|uuid|guid|nonce|request|trace|build|version|tag)\b/i;
+/** Words that name what a nearby hash or id is: after one of them, a token is that, not the secret (lower-cased). */
+const OTHER_WORDS = new Set(
+  "commit sha sha1 sha256 sha512 hash digest checksum md5 etag revision rev fingerprint id ids uuid guid nonce request trace build version tag".split(
+    " ",
+  ),
+);
 
 /** Flags that carry a value given for the name before them (`gh secret set NAME --body X`). */
-const VALUE_FLAG = /^(?:--body|--value|--data|--secret-string|--from-literal|-b|-v)(?:=|$)/;
+const VALUE_FLAG_AT = /(?:--body|--value|--data|--secret-string|--from-literal|-b|-v)(?:=|\s|$)/y;
 
 /**
  * In a sentence after a secret word: the first word, within 8 words and before the sentence ends,
@@ -737,10 +744,14 @@ function proseValue(text: string, from: number, password: boolean, weak: boolean
     }
     proseEnd = e;
     // a flag on the way takes the token as its own value (`--recv-keys X`), unless it only carries it (`--body X`)
-    if (OTHER_THING.test(text.slice(p, Math.min(e, p + 16))) || (text[p] === "-" && !VALUE_FLAG.test(text.slice(p, e))))
-      otherThing = true;
+    const word = e - p <= 12 ? text.slice(p, e).toLowerCase() : "";
+    if (!otherThing && !weak) {
+      VALUE_FLAG_AT.lastIndex = p;
+      if (OTHER_WORDS.has(word.replace(/[.,;:)]+$/, "")) || (text[p] === "-" && !VALUE_FLAG_AT.test(text)))
+        otherThing = true;
+    }
     const last = text[e - 1]!;
-    linked = last === ":" || last === "=" || (e - p <= 6 && LINK.has(text.slice(p, e).toLowerCase()));
+    linked = last === ":" || last === "=" || LINK.has(word);
     // a sentence ends at '.', '!' or '?' after a word (not "1.5")
     if ((last === "." || last === "!" || last === "?") && !(e - p > 1 && /\d/.test(text[e - 2]!))) return null;
     p = e;
@@ -861,6 +872,11 @@ function inlineListValues(
   return out;
 }
 
+/** Whether a value under a name of this strength is a secret (for lists and blocks, judged item by item). */
+function judgeFor(strength: Strength, malformed: (v: string) => boolean): (v: string, quoted: boolean) => boolean {
+  return (v, quoted) => isSecretValue(v, strength, quoted) && !KNOWN_PUBLIC.has(v) && !malformed(v);
+}
+
 /** Verbs whose string argument names or checks a secret rather than being one (`getToken("prod")`, `hash_password(x)`). */
 const NOT_SETTER =
   /^(?:get|fetch|load|read|find|lookup|has|is|remove|delete|del|clear|validate|verify|check|parse|hash|compare|encode|decode|encrypt|decrypt|mask|redact|print|log|format|require|create|generate|new)/i;
@@ -876,12 +892,17 @@ function reverseProseValue(text: string, s: number): [number, number] | null {
   let p = s;
   let linked = false;
   for (let k = 0; k < 5; k++) {
-    while (p > 0 && (text[p - 1] === " " || text[p - 1] === "\t")) p--;
-    if (p === 0 || text[p - 1] === "\n" || text[p - 1] === "\r") return null;
+    while (p > 0 && (text.charCodeAt(p - 1) === 32 || text.charCodeAt(p - 1) === 9)) p--;
+    if (p === 0) return null;
     let b = p;
-    while (b > 0 && p - b < 256 && !/\s/.test(text[b - 1]!)) b--;
-    const word = text.slice(b, p);
-    if (k > 0 && linked) {
+    while (b > 0 && p - b < 256) {
+      const c = text.charCodeAt(b - 1);
+      if (c === 32 || c === 9 || c === 10 || c === 13) break;
+      b--;
+    }
+    if (b === p) return null; // a line break
+    const len = p - b;
+    if (k > 0 && linked && len >= 16) {
       let s0 = b;
       let e0 = p;
       while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
@@ -889,8 +910,14 @@ function reverseProseValue(text: string, s: number): [number, number] | null {
       const v = text.slice(s0, e0);
       if (v[0] !== "-" && !/=[^=]/.test(v) && machineMade(v)) return [s0, e0];
     }
-    if (OTHER_THING.test(word) || /[.!?]$/.test(word)) return null;
-    if (BACK_LINK.has(word.toLowerCase())) linked = true;
+    const last = text[p - 1];
+    if (last === "." || last === "!" || last === "?") return null;
+    // only short words can be a link word or say what the value is: cut those out, not the long ones
+    if (len <= 12) {
+      const word = text.slice(b, p).toLowerCase();
+      if (OTHER_WORDS.has(word)) return null;
+      if (BACK_LINK.has(word)) linked = true;
+    }
     p = b;
   }
   return null;
@@ -902,6 +929,8 @@ const PHRASE_HEAD = /^(?:key|keys|token)$/i;
 const PREV_WORD = /(?:^|[^A-Za-z0-9_])([A-Za-z]{2,20})[ \t]$/;
 /** A user name given just before (`user`, `username`, `login`, `uid`): the lone `pass` after it is its password. */
 const USER_BEFORE = /["'\s{,;(](?:user(?:name)?|login|uid)["']?\s*[:=]/i;
+/** The last letters of those keywords (`ENV`, `setx`, `SetEnv`, `define`, `-gx`): a cheap look before the regex. */
+const DECLARE_END = "Vxve";
 /** Keywords that declare a name and its value with a space: C `#define`, Dockerfile `ENV`, `setx`, fish `set -gx`. */
 const DECLARE_BEFORE = /(?:^|[\s;])(?:#[ \t]*define|ENV|setx|SetEnv|set[ \t]+-[a-zA-Z]*x)[ \t]+$/;
 /** Any auth scheme word before an Authorization header's credential: letters and dashes, then a space. */
@@ -920,10 +949,120 @@ function envLine(text: string, s: number, ident: string): boolean {
   );
 }
 
+/**
+ * After `name:` / `name =` with no value on the spot: the value alone on the next line, a YAML
+ * list, an inline list, a YAML block scalar. True when one of those was read (found or not).
+ */
+function valueElsewhere(
+  text: string,
+  p: number,
+  cls: NonNullable<KeyClass>,
+  malformed: (v: string) => boolean,
+  spans: Span[],
+): boolean {
+  if ((text[p] === "\n" || text[p] === "\r") && /[:=]/.test(text[p - 1] ?? "")) {
+    const judge = judgeFor(cls.strength, malformed);
+    // `API key:` and the value alone on the next line, or a YAML list of values
+    const found = nextLineValue(text, p);
+    const items = found ? [found] : text[p - 1] === ":" ? yamlListValues(text, p, judge) : [];
+    for (const [a, b] of items) {
+      spans.push({ start: a, end: b, family: cls.family, rank: 3 });
+      HIT.lastIndex = Math.max(HIT.lastIndex, b);
+    }
+    return true;
+  }
+  if (text[p] === "[") {
+    // a list of values: `api_keys = ["...", "..."]`
+    for (const [a, b] of inlineListValues(text, p, judgeFor(cls.strength, malformed))) {
+      spans.push({ start: a, end: b, family: cls.family, rank: 3 });
+      HIT.lastIndex = Math.max(HIT.lastIndex, b);
+    }
+    return true;
+  }
+  if ((text[p] === "|" || text[p] === ">") && /^[|>][-+]?[ \t]*\r?\n/.test(text.slice(p, p + 5))) {
+    // a YAML block scalar: its first line is the value
+    const judge = judgeFor(cls.strength, malformed);
+    const found = nextLineValue(text, text.indexOf("\n", p), (v) => judge(v, true), false);
+    if (found) spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
+    return true;
+  }
+  return false;
+}
+
+/** A name with no operator after it: a setter's argument (`setApiKey("...")`), or a sentence. */
+function unassigned(
+  text: string,
+  s: number,
+  e: number,
+  ident: string,
+  phraseStart: number,
+  cls: NonNullable<KeyClass>,
+  skipProse: boolean,
+  malformed: (v: string) => boolean,
+  spans: Span[],
+): void {
+  const n = text.length;
+  if (text[e] === "(") {
+    // a setter's argument: `client.setApiKey("...")`, `.apiToken("...")`, `auth.set_password('...')`
+    let q = e + 1;
+    while (q < n && q - e < 16 && (text[q] === " " || text[q] === "\t")) q++;
+    if (!(text[q] === '"' || text[q] === "'" || text[q] === "`")) return;
+    if (NOT_SETTER.test(ident.slice(ident.lastIndexOf(".") + 1))) return;
+    const v = readValue(text, q, false);
+    if (
+      v?.quoted &&
+      judgeFor(cls.strength, malformed)(text.slice(v.start, v.end), true) &&
+      /^\s*[,)]/.test(text.slice(v.end + 1, v.end + 4))
+    ) {
+      spans.push({ start: v.start, end: v.end, family: cls.family, rank: 3 });
+      HIT.lastIndex = Math.max(HIT.lastIndex, v.end);
+    }
+    return;
+  }
+  // prose: "the password for the staging DB is hunter2", "aws secret is Hj8K..."
+  // (a name followed by '(' or '.' is code, not a sentence)
+  if (skipProse) return;
+  // the same name again inside a window already read finds nothing new ("Bearer Bearer Bearer ...")
+  if (ident === proseIdent && s < proseTo) return;
+  const after = text[e];
+  // "X is the acme api key": the value before the name
+  const back =
+    cls.strength !== "weak" && !(after === "'" && text[e + 1] === "s") ? reverseProseValue(text, phraseStart) : null;
+  if (back) {
+    spans.push({ start: back[0], end: back[1], family: cls.family, rank: 3 });
+    return;
+  }
+  if (after === "\n" || after === "\r" || (after === undefined && e === n)) {
+    // "Here is my token" and the token alone on the next line
+    const found = e < n ? nextLineValue(text, e) : null;
+    if (found) {
+      spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
+      HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
+    }
+    return;
+  }
+  // "the acme token, new one is X": a comma goes on with the sentence; "the API key's value is X"
+  const possessive = after === "'" && text[e + 1] === "s" && text[e + 2] === " ";
+  if (!(after === " " || after === "\t" || (after === "," && text[e + 1] === " ") || possessive)) return;
+  const found = proseValue(
+    text,
+    after === "," ? e + 1 : possessive ? e + 2 : e,
+    cls.family === "password",
+    cls.strength === "weak",
+  );
+  if (found) {
+    spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
+    HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
+  } else {
+    proseIdent = ident;
+    proseTo = proseEnd;
+  }
+}
+
 /** Find assignments of secret values; push one span per value. */
 export function assignmentSpans(text: string, spans: Span[], malformed: (v: string) => boolean = () => false): void {
-  let proseIdent = "";
-  let proseTo = -1;
+  proseIdent = "";
+  proseTo = -1;
   HIT.lastIndex = 0;
   const n = text.length;
   let m: RegExpExecArray | null;
@@ -1020,110 +1159,31 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
         } else if (flag && p > afterName && (cls.strength !== "weak" || !/keys$/i.test(ident))) {
           // --token VALUE; --acme-key VALUE when VALUE looks random (not --recv-keys FINGERPRINT)
           ok = true;
-        } else if (!flag && !quotedIdent && p > afterName && DECLARE_BEFORE.test(text.slice(Math.max(0, s - 16), s))) {
+        } else if (
+          !flag &&
+          !quotedIdent &&
+          p > afterName &&
+          DECLARE_END.includes(text[s - 2] ?? "") &&
+          DECLARE_BEFORE.test(text.slice(Math.max(0, s - 16), s))
+        ) {
           ok = true; // #define API_KEY "v", ENV TOKEN v, setx TOKEN v, set -gx TOKEN v
         }
       }
     }
     if (ok && !isElement) while (p < n && (text[p] === " " || text[p] === "\t")) p++;
-    const judge = (v: string, quoted: boolean) =>
-      isSecretValue(v, cls!.strength, quoted) && !KNOWN_PUBLIC.has(v) && !malformed(v);
-    if (ok && (text[p] === "\n" || text[p] === "\r") && /[:=]/.test(text[p - 1] ?? "")) {
-      // `API key:` and the value alone on the next line, or a YAML list of values
-      const found = nextLineValue(text, p);
-      const items = found ? [found] : text[p - 1] === ":" ? yamlListValues(text, p, judge) : [];
-      for (const [a, b] of items) {
-        spans.push({ start: a, end: b, family: cls.family, rank: 3 });
-        HIT.lastIndex = Math.max(HIT.lastIndex, b);
-      }
-      continue;
-    }
-    if (ok && text[p] === "[") {
-      // a list of values: `api_keys = ["...", "..."]`
-      for (const [a, b] of inlineListValues(text, p, judge)) {
-        spans.push({ start: a, end: b, family: cls.family, rank: 3 });
-        HIT.lastIndex = Math.max(HIT.lastIndex, b);
-      }
-      continue;
-    }
-    if (ok && (text[p] === "|" || text[p] === ">") && /^[|>][-+]?[ \t]*\r?\n/.test(text.slice(p, p + 5))) {
-      // a YAML block scalar: its first line is the value
-      const found = nextLineValue(text, text.indexOf("\n", p), (v) => judge(v, true), false);
-      if (found) spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
-      continue;
-    }
-    if (
-      !ok &&
-      text[e] === "(" &&
-      /^["'`]/.test(
-        text
-          .slice(e + 1)
-          .trimStart()
-          .slice(0, 1),
-      )
-    ) {
-      // a setter's argument: `client.setApiKey("...")`, `.apiToken("...")`, `auth.set_password('...')`
-      if (NOT_SETTER.test(ident.slice(ident.lastIndexOf(".") + 1))) continue;
-      let q = e + 1;
-      while (q < n && (text[q] === " " || text[q] === "\t")) q++;
-      const v = readValue(text, q, false);
-      if (v?.quoted && judge(text.slice(v.start, v.end), true) && /^\s*[,)]/.test(text.slice(v.end + 1, v.end + 4))) {
-        spans.push({ start: v.start, end: v.end, family: cls.family, rank: 3 });
-        HIT.lastIndex = Math.max(HIT.lastIndex, v.end);
-      }
-      continue;
-    }
+    if (ok && valueElsewhere(text, p, cls, malformed, spans)) continue;
     if (!ok) {
-      // prose: "the password for the staging DB is hunter2", "aws secret is Hj8K..."
-      // (a name followed by '(' or '.' is code, not a sentence)
-      if (quotedIdent || flag) continue;
-      const after = text[e];
-      // "X is the acme api key": the value before the name
-      const back =
-        cls.strength !== "weak" && !(after === "'" && text[e + 1] === "s")
-          ? reverseProseValue(text, phraseStart)
-          : null;
-      if (back) {
-        spans.push({ start: back[0], end: back[1], family: cls.family, rank: 3 });
-        continue;
-      }
-      if (after === "\n" || after === "\r" || (after === undefined && e === n)) {
-        // "Here is my token" and the token alone on the next line
-        const found = e < n ? nextLineValue(text, e) : null;
-        if (found) {
-          spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
-          HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
-        }
-        continue;
-      }
-      // "the acme token, new one is X": a comma goes on with the sentence; "the API key's value is X"
-      const possessive = after === "'" && text[e + 1] === "s" && text[e + 2] === " ";
-      if (!(after === " " || after === "\t" || (after === "," && text[e + 1] === " ") || possessive)) continue;
-      // the same name again inside a window already read finds nothing new ("Bearer Bearer Bearer ...")
-      if (ident === proseIdent && s < proseTo) continue;
-      const found = proseValue(
-        text,
-        after === "," ? e + 1 : possessive ? e + 2 : e,
-        cls.family === "password",
-        cls.strength === "weak",
-      );
-      if (found) {
-        spans.push({ start: found[0], end: found[1], family: cls.family, rank: 3 });
-        HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
-      } else {
-        proseIdent = ident;
-        proseTo = proseEnd;
-      }
+      unassigned(text, s, e, ident, phraseStart, cls, quotedIdent || flag, malformed, spans);
       continue;
     }
     // an auth scheme before the credential: "Bearer x", "Basic x", "Token x"
     let q = p;
     if (text[q] === '"' || text[q] === "'") q++;
-    SCHEME.lastIndex = 0;
-    const scheme = SCHEME.exec(text.slice(q, q + 20));
+    const letter = /[A-Za-z]/.test(text[q] ?? "");
+    const scheme = letter ? SCHEME.exec(text.slice(q, q + 20)) : null;
     let v: Value | null;
     // an Authorization header's scheme may be any word (`Authorization: Acme-Key x`, `Authorization: SSWS x`)
-    const anyScheme = !scheme && cls.family === "auth" ? ANY_SCHEME.exec(text.slice(q, q + 40)) : null;
+    const anyScheme = letter && !scheme && cls.family === "auth" ? ANY_SCHEME.exec(text.slice(q, q + 40)) : null;
     if ((scheme && (cls.family === "auth" || cls.family === "token" || cls.family === "api-key")) || anyScheme) {
       v = readValue(text, q + (scheme ?? anyScheme)![0].length, false);
       if (v && text[p] === text[v.end] && (text[p] === '"' || text[p] === "'")) v.quoted = true;

@@ -11,7 +11,7 @@
 import { classify } from "./assign";
 import { KNOWN_PUBLIC } from "./providers";
 import type { Span } from "./types";
-import { isPlaceholder, isSecretValue, machineMade } from "./values";
+import { entropy, isPlaceholder, isSecretValue, looksFake, machineMade, typeName } from "./values";
 
 /** `<private>...</private>`: dropped whole (to the end of the text when unclosed). */
 export function privateSpans(text: string, spans: Span[]): void {
@@ -649,5 +649,25 @@ export function sqlPasswordSpans(text: string, spans: Span[]): void {
     if (isPlaceholder(pw)) continue;
     const end = m.index + m[0].length - 1;
     spans.push({ start: end - pw.length, end, family: "password", rank: 2 });
+  }
+}
+
+const WORD_PREFIXED = /(?<![A-Za-z0-9_.+/=-])[a-z][a-z0-9]{1,11}[-_]([A-Za-z0-9]{32,512})(?![A-Za-z0-9_+/=-])/g;
+
+/**
+ * A short lower-case prefix and a long random body (`acme-Zq8vR2mK...`, `acme_K9x...`): how most
+ * providers shape their tokens. The body must be 32+ letters of both cases and digits with high
+ * entropy, so ids with a prefix (`chatcmpl-` and 29, `org-` and 24, `toolu_` and 24) stay.
+ */
+export function wordPrefixedSpans(text: string, spans: Span[]): void {
+  WORD_PREFIXED.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
+  while ((m = WORD_PREFIXED.exec(text))) {
+    const body = m[1]!;
+    if (!(/[a-z]/.test(body) && /[A-Z]/.test(body) && /\d/.test(body)) || entropy(body) < 4 || looksFake(body))
+      continue;
+    if (typeName(body)) continue;
+    spans.push({ start: m.index, end: m.index + m[0].length, family: "token", rank: 3 });
   }
 }

@@ -298,7 +298,7 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
  * A type or function name: word characters whose letters come in word-long runs (`Pbkdf2Params`,
  * `Uint8Array`, `XMLHttpRequest`, `getUserById`); a random token's runs are a letter or two long.
  */
-function typeName(s: string): boolean {
+export function typeName(s: string): boolean {
   if (/[^\w]/.test(s) || !/[a-z]/.test(s)) return false;
   const runs = s.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g);
   if (!runs || runs.length < 2) return false;
