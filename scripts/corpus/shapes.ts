@@ -239,6 +239,10 @@ const SHAPES: Record<string, ((c: Ctx) => string)[]> = {
     (c) => `https://api.${c.p}.io/webhooks/incoming/${token(ALNUM, 32)}`,
   ],
   possessive: [(c) => `the ${c.p} API key's value is ${c.s}`],
+  "short prefix, random body": [
+    (c) => `try ${c.p.slice(0, 4)}-${token(ALNUM, 40)} instead`,
+    (c) => `the new one is ${c.p}_${token(ALNUM, 36)}`,
+  ],
   table: [(c) => `| ${c.p} | api key | ${c.s} |`, (c) => `${c.p}\tprod\ttoken\t${c.s}`],
   "log line": [
     (c) => `2024-06-01 12:00:01 DEBUG ${c.p}.client: using api_key=${c.s}`,
@@ -304,7 +308,9 @@ for (const [shape, templates] of Object.entries(SHAPES))
       const secrets: string[] = [];
       for (const v of [c.s, c.s2, c.pw]) if (sample.includes(v)) secrets.push(v);
       if (
-        ["provider prefix", "host nearby", "cookie", "custom header", "webhook path"].includes(shape) ||
+        ["provider prefix", "host nearby", "cookie", "custom header", "webhook path", "short prefix, random body"].includes(
+          shape,
+        ) ||
         !secrets.length
       ) {
         // values drawn inside the template: take the tokens it added
@@ -321,7 +327,9 @@ for (const [shape, templates] of Object.entries(SHAPES))
         // the same shape with a placeholder instead of each value
         let neg = sample;
         for (const v of secrets) neg = neg.split(v).join(pick(PLACEHOLDERS));
-        fps.push({ shape: `${shape} (placeholder)`, sample: neg });
+        // (not when two secrets make one value, `secret=A==:B`: two placeholders glued are no placeholder)
+        const glued = secrets.some((a) => secrets.some((b) => a !== b && /^[^\s]{0,4}$/.test(sample.split(a)[1]?.split(b)[0] ?? " ")));
+        if (!glued) fps.push({ shape: `${shape} (placeholder)`, sample: neg });
       }
     }
 
@@ -381,6 +389,11 @@ const ORDINARY: (() => string)[] = [
   () => `[${provider()}]\nserver = prod-2.online.${provider()}.com\nregion = eu-west-1\ntimeout = 30`,
   () => `host: db.${provider()}.net\ncommit: ${draw(HEX, 40)}\nimage: ${provider()}/api@sha256:${draw(HEX, 64)}`,
   () => `const token = getToken("${provider()}-prod");`,
+  () => `response id chatcmpl-${token(ALNUM, 29)} took 2.1s`,
+  () => `OpenAI org org-${token(ALNUM, 24)} is the billing one`,
+  () => `the sheet 1${token(ALNUM, 43)} has the numbers`,
+  () => `Clerk user user_${token(ALNUM, 27)} signed in`,
+  () => `deployment dpl_${token(ALNUM, 28)} is ready`,
   () => `key_ids = ["${uuid()}", "${uuid()}"]`,
   () => `GET https://api.${provider()}.com/v1/keys/${uuid()}/rotate`,
   () => `https://hooks.${provider()}.com/docs/webhooks/getting-started`,
