@@ -308,9 +308,14 @@ for (const [shape, templates] of Object.entries(SHAPES))
       const secrets: string[] = [];
       for (const v of [c.s, c.s2, c.pw]) if (sample.includes(v)) secrets.push(v);
       if (
-        ["provider prefix", "host nearby", "cookie", "custom header", "webhook path", "short prefix, random body"].includes(
-          shape,
-        ) ||
+        [
+          "provider prefix",
+          "host nearby",
+          "cookie",
+          "custom header",
+          "webhook path",
+          "short prefix, random body",
+        ].includes(shape) ||
         !secrets.length
       ) {
         // values drawn inside the template: take the tokens it added
@@ -328,7 +333,9 @@ for (const [shape, templates] of Object.entries(SHAPES))
         let neg = sample;
         for (const v of secrets) neg = neg.split(v).join(pick(PLACEHOLDERS));
         // (not when two secrets make one value, `secret=A==:B`: two placeholders glued are no placeholder)
-        const glued = secrets.some((a) => secrets.some((b) => a !== b && /^[^\s]{0,4}$/.test(sample.split(a)[1]?.split(b)[0] ?? " ")));
+        const glued = secrets.some((a) =>
+          secrets.some((b) => a !== b && /^[^\s]{0,4}$/.test(sample.split(a)[1]?.split(b)[0] ?? " ")),
+        );
         if (!glued) fps.push({ shape: `${shape} (placeholder)`, sample: neg });
       }
     }
