@@ -44,6 +44,8 @@ export type Plan = {
   /** Lines to print after the summary (what the user must know or do). */
   notes: string[];
   state: LinkState;
+  /** With --project: the repository, which no write may leave (through a link committed in it). */
+  root?: string;
 };
 
 /** The user-level target, or the repository around `cwd` with --project. */
@@ -396,7 +398,7 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
   const hookFile = hookFileOf(h, opts.target);
   if (changes.some((c) => changed(c) && c.path === hookFile) || !state.linked_at?.[key])
     state.linked_at = { ...state.linked_at, [key]: isoNow() };
-  return { host: h.host, scope: opts.target.root ? "project" : "user", changes, notes, state };
+  return { host: h.host, scope: opts.target.root ? "project" : "user", changes, notes, state, root: opts.target.root };
 }
 
 export function planUnlink(h: HostLink, target: Target): Plan {
@@ -407,7 +409,14 @@ export function planUnlink(h: HostLink, target: Target): Plan {
   unlinkMcp(ws, h, target, state);
   nativeMemory(ws, h, target, "restore", state);
   if (h.sessionEnd === "sweep") restoreSweep(ws, h, state);
-  return { host: h.host, scope: target.root ? "project" : "user", changes: ws.changes(), notes: [], state };
+  return {
+    host: h.host,
+    scope: target.root ? "project" : "user",
+    changes: ws.changes(),
+    notes: [],
+    state,
+    root: target.root,
+  };
 }
 
 /** Write a plan's files and the link state; `force` writes read-only files too. */
@@ -418,6 +427,7 @@ export function applyPlan(plan: Plan, opts: { force?: boolean; noBackups?: boole
     created: plan.state.created,
     dirs: plan.state.dirs,
     noBackups: opts.noBackups,
+    confine: plan.root,
   });
   writeLinkState(plan.state);
 }

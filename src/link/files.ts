@@ -25,7 +25,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import type { AuditEvent } from "../lib/audit";
 import { CofferError } from "../lib/errors";
@@ -202,6 +202,34 @@ export function diffChanges(changes: FileChange[]): string {
     .join("");
 }
 
+/** Where `path` really is: its nearest existing folder resolved through every link, plus the rest. */
+function realLocation(path: string): string {
+  let dir = path;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(dir), ...rest);
+    } catch {
+      const up = dirname(dir);
+      if (up === dir) return path;
+      rest.unshift(basename(dir));
+      dir = up;
+    }
+  }
+}
+
+/** `path` (and whatever link it is or goes through) stays inside `root`; throws naming where it leads. */
+function assertInside(path: string, root: string): void {
+  const real = realLocation(path);
+  const rel = relative(realLocation(root), real);
+  if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) return;
+  throw new CofferError(
+    `${tilde(path)} leads outside the repository (to ${tilde(real)}) through a symbolic link; nothing was written`,
+    1,
+    "Coffer does not write through links in a repository: replace the link with a real file (or folder), or link without --project.",
+  );
+}
+
 function realTarget(path: string): string {
   try {
     return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
@@ -226,6 +254,11 @@ export function applyChanges(
     dirs?: Record<string, true>;
     /** Keep no backups (unlink in a repository: git holds the history, and no untracked file stays). */
     noBackups?: boolean;
+    /**
+     * A repository (link --project): every file written must really be inside it. A config or
+     * folder there that is a symbolic link to somewhere else (committed by anyone) is refused.
+     */
+    confine?: string;
   } = {},
 ): void {
   const todo = changes.filter(changed);
@@ -236,6 +269,7 @@ export function applyChanges(
   if (todo.some((c) => (c.before?.length ?? 0) > BIG)) Bun.gc(true);
   // Nothing may have moved under us since planning (agents rewrite their own configs).
   for (const c of todo) {
+    if (opts.confine) assertInside(c.path, opts.confine);
     if (!unchangedSince(c)) {
       throw new CofferError(
         `${tilde(c.path)} changed while Coffer was editing it; nothing was written`,

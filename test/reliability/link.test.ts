@@ -248,3 +248,24 @@ describe("a big ~/.claude.json", () => {
     expect(read(file)).toBe(text);
   }, 120_000);
 });
+
+describe("links committed in a repository (link --project)", () => {
+  test("a config or folder that is a symbolic link leading outside the repository is not written through", () => {
+    const repo = sb.repo("linked-configs", "https://github.com/acme/linked-configs.git");
+    const outside = join(sb.root, "outside");
+    const { mkdirSync, symlinkSync } = require("node:fs") as typeof import("node:fs");
+    mkdirSync(join(outside, "dotclaude"), { recursive: true });
+    writeFileSync(join(outside, "victim.json"), '{ "keep": "me" }\n');
+    writeFileSync(join(outside, "dotclaude", "settings.json"), '{ "also": "mine" }\n');
+    symlinkSync(join(outside, "victim.json"), join(repo, ".mcp.json"));
+    symlinkSync(join(outside, "dotclaude"), join(repo, ".claude"));
+    const r = sb.run(["link", "claude", "--project"], { cwd: repo });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/outside the repository/);
+    expect(r.stderr).not.toMatch(/bug in Coffer|^\s+at /m);
+    expect(read(join(outside, "victim.json"))).toBe('{ "keep": "me" }\n');
+    expect(read(join(outside, "dotclaude", "settings.json"))).toBe('{ "also": "mine" }\n');
+    expect(readdirSync(outside).sort()).toEqual(["dotclaude", "victim.json"]);
+    expect(readdirSync(join(outside, "dotclaude"))).toEqual(["settings.json"]);
+  });
+});
