@@ -58,6 +58,8 @@ with open(os.path.join(data, "vectors.vec"), encoding="utf-8", errors="replace")
             break
 
 vectors = np.vstack(rows)
+# Centred: skipgram vectors share a common direction that makes every pair look alike.
+vectors -= vectors.mean(axis=0, keepdims=True)
 vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
 keys = min(KEYS, len(words))
 out = open(os.path.join(data, "neighbours.tsv"), "w", encoding="utf-8")

@@ -1,0 +1,5 @@
+/** Files embedded in the binary (`import path from "./x.bin" with { type: "file" }`): their path. */
+declare module "*.bin" {
+  const path: string;
+  export default path;
+}
