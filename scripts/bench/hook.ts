@@ -7,7 +7,7 @@
  * separate pass under /usr/bin/time.
  *
  *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50]
- *   (KEEP=1 keeps the generated store and prints its path)
+ *   (KEEP=1 keeps the generated store and prints its path; LEARNED=on reads the learned thesaurus)
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +18,11 @@ const RULES = numArg("rules", 100);
 const RUNS = numArg("runs", 50);
 
 const { root, env } = benchSandbox("hook");
+// LEARNED=on: routing.learned, the learned thesaurus read for every prompt.
+if (process.env.LEARNED) {
+  mkdirSync(env.COFFER_HOME, { recursive: true });
+  writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nlearned = "${process.env.LEARNED}"\n`);
+}
 const { rand, word, sentence } = textGen(7, 6000);
 
 const { projectIdFor } = await import("../../src/store/scope");

@@ -14,7 +14,8 @@
  *   COFFER_BIN=dist/coffer bun scripts/bench/routing.ts [--verbose [--all]] [--json]
  *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store;
  *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt;
- *   ROUTING_SET=<dir> reads entries.txt and prompts.txt from another folder, e.g. routing-b/)
+ *   ROUTING_SET=<dir> reads entries.txt and prompts.txt from another folder, e.g. routing-b/;
+ *   LEARNED=on|off sets routing.learned, the learned thesaurus)
  *
  * routing/ is the set the router was tuned on. routing-b/ to routing-e/ were each written by
  * someone who never read the router or the vocabulary (three other projects each): they show how
@@ -127,6 +128,11 @@ for (const p of prompts)
   for (const k of p.expected) if (!keys.has(k)) throw new Error(`unknown key ${k} in "${p.text}"`);
 
 const { root, env } = benchSandbox("routing");
+// LEARNED=on|off: the learned thesaurus's neighbours as alternatives (config routing.learned).
+if (process.env.LEARNED) {
+  mkdirSync(env.COFFER_HOME, { recursive: true });
+  writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nlearned = "${process.env.LEARNED}"\n`);
+}
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
 

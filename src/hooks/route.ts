@@ -126,6 +126,13 @@ const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
 const ALT_WEIGHT = { question: 0.85, instruction: 0.35 } as const;
 /** An instruction's match found only through alternatives must weigh this many evidence floors. */
 const INSTRUCTION_ALT_FLOOR = 1.5;
+/**
+ * A learned neighbour (src/store/thesaurus.ts) weighs this share of a vocabulary alternative,
+ * times its similarity: it is a guess from word vectors, not a pair someone vouched for.
+ */
+const LEARNED_WEIGHT = 0.7;
+/** Learned neighbours looked up per prompt term, at most. */
+const LEARNED_MAX = 4;
 /** A vocabulary phrase weighs this much more than a single word. */
 const PHRASE_WEIGHT = 1.5;
 /** An everyday English word (vocabulary "common") weighs this share of its IDF. */
@@ -172,9 +179,11 @@ export function informativeLimit(total: number): number {
 
 /**
  * An entry's match: field-weighted score, terms matched, any of them in title, tags or keywords
- * (`strong`), any through a vocabulary alternative there (`alt`), any through the prompt's own words (`own`).
+ * (`strong`), any through a vocabulary alternative there (`alt`), any through the prompt's own words
+ * (`own`), and how many terms matched only through learned neighbours (`learned`). A learned
+ * neighbour never makes a match strong: alone it is never enough (see routePrompt).
  */
-type Score = { score: number; groups: number; strong: boolean; alt: boolean; own: boolean };
+type Score = { score: number; groups: number; strong: boolean; alt: boolean; own: boolean; learned: number };
 
 /**
  * Text scores of a prompt's specific content against the active scopes (statistics too: what
@@ -204,7 +213,7 @@ function textScores(
     const own = termHits(store, g.text, "all", informativeMax + 1, scopes);
     if (own.length > informativeMax) continue; // found nearly everywhere: says nothing
     terms++;
-    const words: { text: string; hits: number[]; w: number }[] = [];
+    const words: { text: string; hits: number[]; w: number; learned?: boolean }[] = [];
     // A vocabulary phrase ("package manager", "message broker") says plainly what the prompt is about.
     const gm = g.text.includes(" ") && g.alternatives.length ? PHRASE_WEIGHT : 1;
     // An everyday word ("open", "read", "costs") is rare in a small store without being a topic.
@@ -215,6 +224,17 @@ function textScores(
       const hits = termHits(store, alt, "all", informativeMax + 1, scopes);
       if (hits.length && hits.length <= informativeMax)
         words.push({ text: alt, hits, w: gm * altWeight * idf(hits.length) });
+    }
+    for (const n of g.learned?.slice(0, LEARNED_MAX) ?? []) {
+      if (altBudget-- <= 0) break;
+      const hits = termHits(store, n.word, "all", informativeMax + 1, scopes);
+      if (hits.length && hits.length <= informativeMax)
+        words.push({
+          text: n.word,
+          hits,
+          w: altWeight * LEARNED_WEIGHT * n.similarity * idf(hits.length),
+          learned: true,
+        });
     }
     // What this group could weigh: its own word, else its best alternative; a word the store
     // lacks weighs as much as one found once (the prompt is partly about something else).
@@ -227,26 +247,29 @@ function textScores(
     const strong = new Set<number>();
     const altStrong = new Set<number>();
     const ownHit = new Set<number>();
+    const vouched = new Set<number>(); // matched through the prompt's word or the vocabulary
     for (const word of words) {
       const title = new Set(termHits(store, word.text, "title", -1, scopes));
       const tags = new Set(termHits(store, word.text, "tags", -1, scopes));
       for (const rowid of word.hits) {
         const f = title.has(rowid) ? FIELD_WEIGHT.title : tags.has(rowid) ? FIELD_WEIGHT.tags : FIELD_WEIGHT.body;
-        if (f > FIELD_WEIGHT.body) {
+        if (f > FIELD_WEIGHT.body && !word.learned) {
           strong.add(rowid);
           if (word.text !== g.text) altStrong.add(rowid);
         }
         best.set(rowid, Math.max(best.get(rowid) ?? 0, word.w * f));
         if (word.text === g.text) ownHit.add(rowid);
+        if (!word.learned) vouched.add(rowid);
       }
     }
     for (const [rowid, v] of best) {
-      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false, alt: false, own: false };
+      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false, alt: false, own: false, learned: 0 };
       s.score += v;
       s.groups++;
       s.strong ||= strong.has(rowid);
       s.alt ||= altStrong.has(rowid);
       s.own ||= ownHit.has(rowid);
+      if (!vouched.has(rowid)) s.learned++;
       scores.set(rowid, s);
     }
   }
@@ -278,12 +301,16 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     // Two of the prompt's terms, or one in title, tags or keywords that explains more of it.
     // (A store under 20 entries has no statistics to speak of: any such match passes.)
     if (!(s.groups >= 2 || s.strong || terms === 1)) continue;
+    // Learned neighbours alone: two terms of the prompt must lead to the entry, and the entry
+    // must clear the floor an instruction's alternatives do. One neighbour is never enough.
+    const learnedOnly = s.learned === s.groups;
+    if (learnedOnly && s.groups < 2) continue;
     const cover = small
       ? 0
       : s.alt && asked
         ? COVER_ASKED
         : (s.groups >= 2 ? COVER : COVER_ONE) * (instructed ? INSTRUCTION_COVER : 1);
-    const evidence = !asked && !s.own ? INSTRUCTION_ALT_FLOOR * floor : floor;
+    const evidence = (!asked && !s.own) || learnedOnly ? INSTRUCTION_ALT_FLOOR * floor : floor;
     if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);
   }
   if (passed.length) {

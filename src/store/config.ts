@@ -41,6 +41,8 @@ export const CONFIG_KEYS = {
   "hook.read": { ...pick(...READ_MODES), default: "auto" },
   "hook.proof": { ...pick(...PROOF_MODES), default: "off" },
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
+  /** The learned thesaurus (src/store/thesaurus.ts): its neighbours as weak alternatives of prompt words. */
+  "routing.learned": { ...pick("on", "off"), default: "off" },
   ...nativeMemoryKeys(),
   /** Import what the agents remember natively (auto memory, GEMINI.md, Codex memories) at session start and in the sweep. */
   "native_memory.harvest": { schema: v.boolean(), default: true, allowed: "true or false" },

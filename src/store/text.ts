@@ -4,6 +4,7 @@
  * "部署 署流 流程", and the query "部署" finds it. English goes through porter stemming.
  */
 
+import { loadNeighbours, type Neighbour, neighbours } from "./thesaurus";
 import { vocabularyTables } from "./vocabulary-index" with { type: "macro" };
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
@@ -258,9 +259,26 @@ export function isInstruction(prompt: string): boolean {
 
 /**
  * One thing a prompt is about: its own words (a word or a phrase), the words entries may use
- * instead, and whether it is an everyday English word (weaker evidence of a topic).
+ * instead (the vocabulary's), its learned neighbours (where the vocabulary has nothing for it, and
+ * only once `loadLearned` read them), and whether it is an everyday English word (weaker evidence
+ * of a topic).
  */
-export type TermGroup = { text: string; cjk: boolean; alternatives: string[]; common?: boolean };
+export type TermGroup = {
+  text: string;
+  cjk: boolean;
+  alternatives: string[];
+  learned?: Neighbour[];
+  common?: boolean;
+};
+
+/**
+ * Read the learned thesaurus's rows for a prompt's words (as written and stemmed), so that
+ * `promptGroups` offers their neighbours. Not called: no learned neighbours (`routing.learned`).
+ */
+export async function loadLearned(prompt: string): Promise<void> {
+  const words = promptWords(prompt.slice(0, 8000).normalize("NFKC")).filter((w) => w.length > 2 && !STOPWORDS.has(w));
+  await loadNeighbours(words.flatMap((w) => [w, stem(w)]));
+}
 
 /**
  * The specific content of a prompt, as term groups: phrases the vocabulary knows ("package
@@ -272,10 +290,16 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
   const v = vocab();
   const out: TermGroup[] = [];
   const seen = new Set<string>();
-  const add = (text: string, cjk: boolean, alternatives: string[] = [], common = false) => {
+  const add = (text: string, cjk: boolean, alternatives: string[] = [], common = false, learned?: Neighbour[]) => {
     if (seen.has(text) || out.length >= max) return;
     seen.add(text);
-    out.push({ text, cjk, alternatives: alternatives.filter((a) => a !== text), ...(common ? { common } : {}) });
+    out.push({
+      text,
+      cjk,
+      alternatives: alternatives.filter((a) => a !== text),
+      ...(learned?.length ? { learned } : {}),
+      ...(common ? { common } : {}),
+    });
   };
   const normalized = prompt.slice(0, 8000).normalize("NFKC").toLowerCase();
   const tokens: { word: string; cjk: boolean }[] = [];
@@ -331,7 +355,9 @@ export function promptGroups(prompt: string, max = 24): TermGroup[] {
     const known = (set: Set<string>) => set.has(w) || set.has(s);
     if (known(v.stop) || known(v.generic) || !/\p{L}/u.test(w)) return;
     if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
-    add(w, false, v.single(w) ?? v.single(s) ?? [], known(v.common));
+    // The hand-written vocabulary wins where it speaks; learned neighbours fill in where it does not.
+    const alternatives = v.single(w) ?? v.single(s);
+    add(w, false, alternatives ?? [], known(v.common), alternatives ? undefined : (neighbours(w) ?? neighbours(s)));
   });
   return out;
 }
