@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { collectStats, type Stats } from "../distill/stats";
+import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { loadConfig } from "../store/config";
 import { closeStore } from "../store/store";
@@ -87,11 +87,15 @@ export default withExamples(
       description: "Tokens spent distilling and injected by hooks, sessions, entries added and delivered",
     },
     args: {
-      since: { type: "string", description: "The window, e.g. 7d (default), 24h, 4w", valueHint: "7d" },
+      since: {
+        type: "string",
+        description: `The window, e.g. ${STATS_DEFAULT_DAYS}d (default), 24h, 4w`,
+        valueHint: "7d",
+      },
       ...jsonArg,
     },
     async run({ args }) {
-      const windowMs = parseSince(args.since ?? "7d");
+      const windowMs = parseSince(args.since ?? `${STATS_DEFAULT_DAYS}d`);
       const store = cliStore();
       try {
         const stats = collectStats({ config: loadConfig(), store, windowMs });

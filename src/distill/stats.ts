@@ -28,6 +28,9 @@ import { isDistilled, ledgerRecords, readLedger } from "./ledger";
 import { describeSettings, estimateTokens, type ModelChoice, resolveModel } from "./model";
 import { projectForSession } from "./project";
 
+/** The window `coffer stats` and the web UI's Stats page show unless asked for another. */
+export const STATS_DEFAULT_DAYS = 7;
+
 /** Entries not delivered for this many days are candidates to prune. */
 export const STALE_DAYS = 90;
 

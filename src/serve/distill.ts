@@ -11,7 +11,7 @@ import { approveConflict, type Conflict, findConflict, listConflicts, rejectConf
 import { type DistillOutcome, distillFile, modelLabel, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
-import { collectStats, type Stats } from "../distill/stats";
+import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
 import { findTrace, listTraces, type Trace } from "../inbox/inbox";
 import { approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
@@ -67,7 +67,7 @@ export async function endSession(host: Host, sessionId: string, transcriptPath?:
  * not delivered in 90 days, with one value per day for each series (`days`, `per_day`).
  */
 export async function usageStats(opts: { days?: number; cwd?: string } = {}): Promise<Stats> {
-  const days = Math.max(1, Math.min(365, Math.floor(opts.days ?? 7)));
+  const days = Math.max(1, Math.min(365, Math.floor(opts.days ?? STATS_DEFAULT_DAYS)));
   return withOpenStore({ cwd: opts.cwd, freshness: "none" }, (store) =>
     collectStats({ config: loadConfig(), store, windowMs: days * 86_400_000 }),
   );

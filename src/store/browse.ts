@@ -337,7 +337,8 @@ export function listHandoffs(scope: ScopeKey): HandoffInfo[] {
 // Hook delivery records
 
 export type DeliveredEntry = { id: string; at: string; title: string | null; scope: string | null; chars: number };
-export type HookEventRecord = { event: string; at: string; entries: number; chars: number };
+export type EventEntry = { id: string; title: string | null; scope: string | null };
+export type HookEventRecord = { event: string; at: string; entries: number; chars: number; delivered: EventEntry[] };
 export type SessionRecord = {
   host: string;
   session: string;
@@ -345,9 +346,12 @@ export type SessionRecord = {
   subagent: boolean;
   updated: string;
   bundle_sig: string | null;
+  /** The session's delivered set now (a compact or /clear empties it; the events keep what was sent). */
   delivered: DeliveredEntry[];
   /** Characters of the delivered bodies, as they are now. */
   chars: number;
+  /** Every entry body an event of this session delivered, first delivery first, once each. */
+  sent: (EventEntry & { at: string })[];
   /** The delivery log, newest first (absent before the hooks kept one). */
   events: HookEventRecord[];
 };
@@ -392,6 +396,14 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
           "SELECT event, at_ms, entries, chars FROM hook_events WHERE skey = ? ORDER BY at_ms DESC, rowid DESC LIMIT 100",
         )
       : undefined;
+    const perEvent = dbOf(store)
+      .query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_event_entries'")
+      .get()
+      ? dbOf(store).query(
+          `SELECT x.at_ms, x.entry_id AS id, e.title, e.scope FROM hook_event_entries x
+           LEFT JOIN entries e ON e.id = x.entry_id WHERE x.skey = ? ORDER BY x.at_ms, x.entry_id`,
+        )
+      : undefined;
     return sessions.map((s) => {
       const items = (
         delivered.all(s.skey) as {
@@ -402,6 +414,18 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
           chars: number | null;
         }[]
       ).map((d) => ({ id: d.id, at: iso(d.at_ms), title: d.title, scope: d.scope, chars: d.chars ?? 0 }));
+      const byTime = new Map<number, EventEntry[]>();
+      const sent = new Map<string, EventEntry & { at: string }>();
+      for (const x of (perEvent?.all(s.skey) ?? []) as {
+        at_ms: number;
+        id: string;
+        title: string | null;
+        scope: string | null;
+      }[]) {
+        const e = { id: x.id, title: x.title, scope: x.scope };
+        byTime.set(x.at_ms, [...(byTime.get(x.at_ms) ?? []), e]);
+        if (!sent.has(x.id)) sent.set(x.id, { ...e, at: iso(x.at_ms) });
+      }
       return {
         host: s.host,
         session: s.session,
@@ -411,8 +435,15 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
         bundle_sig: s.bundle_sig,
         delivered: items,
         chars: items.reduce((n, d) => n + d.chars, 0),
+        sent: [...sent.values()],
         events: ((events?.all(s.skey) ?? []) as { event: string; at_ms: number; entries: number; chars: number }[]).map(
-          (e) => ({ event: e.event, at: iso(e.at_ms), entries: e.entries, chars: e.chars }),
+          (e) => ({
+            event: e.event,
+            at: iso(e.at_ms),
+            entries: e.entries,
+            chars: e.chars,
+            delivered: byTime.get(e.at_ms) ?? [],
+          }),
         ),
       };
     });

@@ -244,6 +244,8 @@ CREATE TABLE IF NOT EXISTS hook_events(
   chars INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
+CREATE TABLE IF NOT EXISTS hook_event_entries(skey TEXT NOT NULL, at_ms INTEGER NOT NULL, entry_id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS hook_event_entries_skey ON hook_event_entries(skey, at_ms);
 CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated, id, title) WHERE kind IN ('convention', 'preference') AND status = '';
 CREATE TABLE IF NOT EXISTS watched(key TEXT PRIMARY KEY, sig TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
 `;
@@ -368,14 +370,18 @@ function prune(db: Database, now: number): void {
   }
   db.query("DELETE FROM hook_delivered WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(cutoff);
   db.query("DELETE FROM hook_events WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(cutoff);
+  db.query("DELETE FROM hook_event_entries WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(
+    cutoff,
+  );
 }
 
 export const KEEP_EVENTS = 100;
 
 /**
- * The delivery log (the web UI's Sessions page): per hook event, when, which event, how many
- * entry bodies it delivered and how many characters it injected. Counts only, never text; the
- * newest 100 events per session are kept, and they go with their session when it is pruned.
+ * The delivery log (the web UI's Sessions page): per hook event, when, which event, which entry
+ * bodies it delivered (ids, kept apart from the delivered set so a compact does not erase them) and
+ * how many characters it injected. Ids and counts, never text; the newest 100 events per session
+ * are kept, and they go with their session when it is pruned.
  */
 export function logHookEvent(store: Store, key: SessionKey, event: string, chars: number, now: number): void {
   const db = cacheDb(store);
@@ -387,9 +393,15 @@ export function logHookEvent(store: Store, key: SessionKey, event: string, chars
        WHERE EXISTS (SELECT 1 FROM hook_sessions WHERE skey = ?1)`,
     ).run(key.skey, event, now, chars);
     db.query(
+      "INSERT INTO hook_event_entries(skey, at_ms, entry_id) SELECT skey, at_ms, entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?",
+    ).run(key.skey, now);
+    db.query(
       `DELETE FROM hook_events WHERE skey = ?1 AND rowid <=
          (SELECT rowid FROM hook_events WHERE skey = ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2)`,
     ).run(key.skey, KEEP_EVENTS);
+    db.query(
+      "DELETE FROM hook_event_entries WHERE skey = ?1 AND at_ms < (SELECT min(at_ms) FROM hook_events WHERE skey = ?1)",
+    ).run(key.skey);
   }).immediate();
 }
 

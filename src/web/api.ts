@@ -613,10 +613,13 @@ route("GET", "/api/v1/ui/model", async () => {
 });
 
 route("GET", "/api/v1/ui/stats", async (_req, url, _p, ctx) => {
-  const days = Number(url.searchParams.get("days") ?? 30);
-  if (!Number.isInteger(days) || days < 1 || days > 365) throw badRequest("days must be an integer 1..365");
+  const raw = url.searchParams.get("days");
+  const days = raw === null ? undefined : Number(raw);
+  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365))
+    throw badRequest("days must be an integer 1..365");
   const { usageStats } = await import("../serve/distill");
-  return json(await usageStats({ days, cwd: ctx.cwd }));
+  const { STATS_DEFAULT_DAYS } = await import("../distill/stats");
+  return json({ ...(await usageStats({ days, cwd: ctx.cwd })), window_days: days ?? STATS_DEFAULT_DAYS });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 /**
  * The web UI's own paths in `coffer serve`: the page and its assets (bundled into the binary by
  * `bun build --compile` through an HTML import), `/login?code=` (GET: the page, while the code is
- * unused; the page then POSTs the code to the same URL for the session cookie and its key, see
- * auth.ts) and `/logout`. The page never sees the bearer token.
+ * unused, else a page that says what to do; the page then POSTs the code to the same URL for the
+ * session cookie and its key, see auth.ts), `/session-state` (is this browser logged in? asked
+ * before any /api call, so a logged-out page makes no 401 requests), `/favicon.ico` and `/logout`.
+ * The page never sees the bearer token.
  */
 import { basename, dirname, join } from "node:path";
 import { HttpError } from "../serve/errors";
@@ -79,11 +81,14 @@ export async function handlePage(req: Request, url: URL, auth: WebAuth): Promise
   const ownPost = () => req.method === "POST" && req.headers.get("origin") === `http://${req.headers.get("host")}`;
   if (url.pathname === "/login") {
     const loginCode = url.searchParams.get("code") ?? "";
-    if (!auth.liveLogin(loginCode))
-      return new Response(
-        "This login link was already used or has expired. Restart `coffer serve` for a new one, or ask the running server for one: GET /api/v1/ui/login-link with the bearer token.\n",
-        { status: 403, headers: { "content-type": "text/plain; charset=utf-8", ...PAGE_HEADERS } },
-      );
+    if (!auth.liveLogin(loginCode)) {
+      if (req.method === "POST")
+        return new Response(`${DEAD_LINK}\n`, {
+          status: 403,
+          headers: { "content-type": "text/plain; charset=utf-8", ...PAGE_HEADERS },
+        });
+      return deadLinkPage(url);
+    }
     if (req.method !== "POST") return servePage("/");
     if (!ownPost()) throw new HttpError(403, "forbidden", "log in by opening the login link in a browser");
     const session = auth.redeem(loginCode)!;
@@ -95,6 +100,14 @@ export async function handlePage(req: Request, url: URL, auth: WebAuth): Promise
       },
     });
   }
+  if (url.pathname === "/session-state") {
+    // 200 either way: the page asks this before any /api call, so being logged out is no error.
+    return new Response(JSON.stringify({ logged_in: auth.authorize(req) }), {
+      headers: { "content-type": "application/json", "cache-control": "no-store", ...PAGE_HEADERS },
+    });
+  }
+  if (url.pathname === "/favicon.ico")
+    return servePage([...(await loadAssets()).keys()].find((k) => k.endsWith(".svg")) ?? "/favicon.ico");
   if (url.pathname === "/logout") {
     // Another site's form, a link, or a replayed cookie cannot log anyone out.
     if (!ownPost()) throw new HttpError(403, "forbidden", "log out with the page's Log out button");
@@ -102,6 +115,42 @@ export async function handlePage(req: Request, url: URL, auth: WebAuth): Promise
     return redirect("/", { "set-cookie": auth.clearCookie() });
   }
   return servePage(url.pathname);
+}
+
+const DEAD_LINK =
+  "This login link was already used or has expired: each link logs in one browser, once. Run `coffer serve --login` for a new link from the running server (or restart `coffer serve`, which prints one).";
+
+/** A dead login link's answer: a page in the app's own style that says what to do (no script). */
+async function deadLinkPage(url: URL): Promise<Response> {
+  const map = await loadAssets();
+  const css = [...map.keys()].find((k) => k.endsWith(".css"));
+  const icon = [...map.keys()].find((k) => k.endsWith(".svg"));
+  const port = url.port || "80";
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<meta name="color-scheme" content="light dark" />
+<title>Login link used · Coffer</title>
+${icon ? `<link rel="icon" type="image/svg+xml" href="${icon}" />` : ""}
+${css ? `<link rel="stylesheet" href="${css}" />` : ""}
+</head>
+<body>
+<header class="top"><span class="brand">Coffer</span></header>
+<main id="main" class="dead-link">
+<h1>This login link was already used or has expired</h1>
+<p>Each link logs in one browser, once. For a new link from the server that is running, run:</p>
+<pre><code>coffer serve --login${port === "26333" ? "" : ` --port ${port}`}</code></pre>
+<p class="muted">Or restart <code>coffer serve</code>: it prints a new link when it starts. Already logged in here? <a href="/">Open Coffer</a>.</p>
+</main>
+</body>
+</html>
+`;
+  return new Response(html, {
+    status: 403,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS },
+  });
 }
 
 /** The page (`/`: the app routes with the hash, #/entries) or one of its bundled assets. */

@@ -180,7 +180,7 @@ describe("login and checks", () => {
     for (const a of assets) {
       const r = await fetch(served.url + a);
       expect(r.status).toBe(200);
-      expect(r.headers.get("content-type")).toMatch(/javascript|css/);
+      expect(r.headers.get("content-type")).toMatch(/javascript|css|svg/); // the bundle, its style, its icon
     }
     expect((await fetch(`${served.url}/nope.js`)).status).toBe(404);
     expect((await fetch(`${served.url}/`, { method: "POST" })).status).toBe(405);

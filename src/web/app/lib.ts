@@ -62,6 +62,19 @@ export async function redeemLogin(): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * Is this browser logged in? Without a key it cannot be (no request at all); with one, the page
+ * asks `/session-state`, which answers 200 either way, so a logged-out page makes no 401 requests.
+ * A key the server no longer knows (it restarted, the session expired) is dropped.
+ */
+export async function loggedIn(): Promise<boolean> {
+  if (!key) return false;
+  const res = await fetch("/session-state", { headers: { "x-coffer-key": key }, credentials: "same-origin" });
+  const ok = res.ok && ((await res.json()) as { logged_in?: boolean }).logged_in === true;
+  if (!ok) forgetKey();
+  return ok;
+}
+
 /** Log out: the key goes with the cookie. */
 export function forgetKey(): void {
   key = "";
@@ -126,6 +139,13 @@ export function qs(params: Record<string, string | number | undefined | null>): 
 }
 
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Take the toast down (another page: its message and its Undo belong to the page left). */
+export function clearToast(): void {
+  if (toastTimer) clearTimeout(toastTimer);
+  toastTimer = undefined;
+  document.getElementById("toast")?.replaceChildren();
+}
 
 /** A short status message, optionally with one action button (e.g. Undo). */
 export function toast(message: string, action?: { label: string; run: () => void }): void {
@@ -208,6 +228,11 @@ export function scopeSelect(
       scopes.map((s) => h("option", { value: s.scope, selected: s.scope === selected }, scopeLabel(s))),
     ),
   );
+}
+
+/** Is `page` the page the address names now? (A page re-rendering itself after a save checks it, so it never paints over the page the user moved to.) */
+export function onPage(page: string): boolean {
+  return (location.hash.replace(/^#\/?/, "").split(/[?#]/)[0] || "entries") === page;
 }
 
 /** The hash route's query parameters (`#/entries?scope=x`). */

@@ -1,6 +1,6 @@
 /** The web UI: a hash router over the pages, the theme switch, and the logged-out screen. */
 
-import { errorBox, forgetKey, h, loadScopes, redeemLogin, whenSession } from "./lib";
+import { clearToast, errorBox, forgetKey, h, loadScopes, loggedIn, redeemLogin, whenSession } from "./lib";
 import { entriesPage } from "./pages/entries";
 import { healthPage } from "./pages/health";
 import { inboxPage } from "./pages/inbox";
@@ -44,11 +44,15 @@ function setupTheme(): void {
 }
 
 let renderId = 0;
+let shown = "";
 
 async function render(focus: boolean): Promise<void> {
   const main = document.getElementById("main")!;
   const name = location.hash.replace(/^#\/?/, "").split(/[?#]/)[0] || "entries";
   const page = PAGES[name] ?? PAGES.entries!;
+  // A toast belongs to the page it was raised on; a re-render of the same page (after an edit) keeps it.
+  if (shown && shown !== page.title) clearToast();
+  shown = page.title;
   for (const a of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
     if (a.dataset.nav === name) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -78,7 +82,9 @@ function loggedOut(main: HTMLElement): void {
     h(
       "p",
       { class: "muted" },
-      'Each link works once. For another browser, restart coffer serve, or ask the running server for a new link with the bearer token: curl -H "Authorization: Bearer $(cat ~/.coffer/state/token)" http://127.0.0.1:<port>/api/v1/ui/login-link',
+      "Each link works once. For another browser, run ",
+      h("code", {}, "coffer serve --login"),
+      " (a new link from the running server), or restart coffer serve.",
     ),
   );
 }
@@ -93,7 +99,11 @@ async function start(): Promise<void> {
     main.prepend(errorBox(loginError));
     return;
   }
-  // The session, the scopes and the page's own data load side by side; a 401 means logged out.
+  if (!(await loggedIn())) {
+    loggedOut(main);
+    return;
+  }
+  // The session, the scopes and the page's own data load side by side.
   const sessionP = whenSession();
   void loadScopes().catch(() => {});
   const first = render(false);

@@ -406,3 +406,24 @@ export function dataTable(id: string, head: string[], rows: (string | number | N
     ),
   );
 }
+
+/** "21–40 of 200" with Newer/Older buttons; `go(page)` shows another page. */
+export function pager(
+  page: number,
+  pages: number,
+  total: number,
+  per: number,
+  go: (page: number) => void,
+  id: string,
+): HTMLElement | null {
+  if (pages <= 1) return null;
+  const from = page * per + 1;
+  const to = Math.min(total, (page + 1) * per);
+  return h(
+    "nav",
+    { class: "row pager", id: `${id}-pager`, "aria-label": "Pages" },
+    h("button", { type: "button", class: "ghost", disabled: page === 0, onclick: () => go(page - 1) }, "Newer"),
+    h("span", { role: "status" }, `${from}–${to} of ${total}`),
+    h("button", { type: "button", class: "ghost", disabled: page >= pages - 1, onclick: () => go(page + 1) }, "Older"),
+  );
+}

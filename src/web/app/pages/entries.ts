@@ -140,16 +140,20 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
       }),
     ),
     h(
-      "label",
-      { for: "f-since" },
-      "Updated from",
-      h("input", { id: "f-since", name: "since", type: "date", value: get("since") }),
-    ),
-    h(
-      "label",
-      { for: "f-until" },
-      "to",
-      h("input", { id: "f-until", name: "until", type: "date", value: get("until") }),
+      "span",
+      { class: "range" },
+      h(
+        "label",
+        { for: "f-since" },
+        "Updated from",
+        h("input", { id: "f-since", name: "since", type: "date", value: get("since") }),
+      ),
+      h(
+        "label",
+        { for: "f-until" },
+        "to",
+        h("input", { id: "f-until", name: "until", type: "date", value: get("until") }),
+      ),
     ),
     h(
       "label",
@@ -243,12 +247,59 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
       "Next",
     ),
   );
+  if (projects.every((s) => s.entries === 0)) {
+    // An empty store: say how to start rather than "No entries match."
+    results.replaceChildren(firstRun(() => openEditor(undefined, projects, current ?? "global")));
+    return;
+  }
   const body =
     view === "timeline" ? timeline(data.entries, projects) : table(data.entries, selected, bulk.update, projects);
   results.replaceChildren(bulk.el, body, data.total > PAGE ? pager : "");
   (window as unknown as { __cofferRendered?: number }).__cofferRendered = performance.now();
   performance.mark("coffer-entries-rendered");
   void suggestions(params.scope);
+}
+
+/** What an empty store shows: the three ways memory gets in. */
+function firstRun(add: () => void): HTMLElement {
+  return h(
+    "section",
+    { id: "first-run", class: "panel", "aria-labelledby": "first-run-title" },
+    h("h2", { id: "first-run-title" }, "Nothing remembered yet"),
+    h(
+      "ol",
+      {},
+      h(
+        "li",
+        {},
+        h("strong", {}, "Remember something: "),
+        h("button", { type: "button", class: "link", onclick: add }, "add an entry here"),
+        ", or in a repository run ",
+        h("code", {}, 'coffer remember "We deploy with make release" --kind convention'),
+        ".",
+      ),
+      h(
+        "li",
+        {},
+        h("strong", {}, "Link an agent: "),
+        h("code", {}, "coffer link claude"),
+        " (or codex, gemini, cursor, windsurf, opencode; ",
+        h("code", {}, "coffer link --all"),
+        " for every one installed). It then gets your rules and memory, and remembers through MCP.",
+      ),
+      h(
+        "li",
+        {},
+        h("strong", {}, "Bring in what you have: "),
+        h("code", {}, "coffer import native"),
+        " (what the agents saved themselves), ",
+        h("code", {}, "coffer import claude-mem"),
+        ", ",
+        h("code", {}, "coffer import engram <file>"),
+        ".",
+      ),
+    ),
+  );
 }
 
 /** Tags and actors in use, for the filter inputs' suggestion lists. */

@@ -1,6 +1,6 @@
 /** Health: counts, agents (doctor), the store, the audit log. */
 import { api, bytes, h, session, when } from "../lib";
-import type { Budget } from "../widgets";
+import { type Budget, dataTable, pager } from "../widgets";
 
 type Health = {
   counts: { entries: number; projects: number; inbox: number; conflicts?: number };
@@ -149,45 +149,44 @@ export async function healthPage(main: HTMLElement): Promise<void> {
         )
       : "",
     h("h2", {}, "Audit log (newest first)"),
-    d.audit.length
-      ? h(
-          "table",
-          { id: "audit-table" },
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              ["When", "Event", "Actor", "Details"].map((c) => h("th", { scope: "col" }, c)),
-            ),
-          ),
-          h(
-            "tbody",
-            {},
-            d.audit.map((a) => {
-              const { at, event, actor, ...rest } = a;
-              return h(
-                "tr",
-                {},
-                h("td", {}, when(String(at ?? ""))),
-                h("td", {}, String(event ?? "")),
-                h("td", {}, String(actor ?? "")),
-                h(
-                  "td",
-                  {},
-                  h(
-                    "code",
-                    {},
-                    Object.entries(rest)
-                      .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : String(v)}`)
-                      .join(" "),
-                  ),
-                ),
-              );
-            }),
-          ),
-        )
-      : h("p", {}, "Nothing audited yet."),
+    d.audit.length ? auditLog(d.audit) : h("p", {}, "Nothing audited yet."),
   );
+}
+
+const AUDIT_PAGE = 20;
+
+/** The audit events, AUDIT_PAGE at a time, with Newer/Older (paged here: the server sends the newest 200). */
+function auditLog(audit: Record<string, unknown>[]): HTMLElement {
+  const box = h("section", { id: "audit-log", "aria-label": "Audit log" });
+  const show = (page: number) => {
+    const pages = Math.ceil(audit.length / AUDIT_PAGE);
+    const rows = audit.slice(page * AUDIT_PAGE, (page + 1) * AUDIT_PAGE);
+    box.replaceChildren(
+      dataTable(
+        "audit-table",
+        ["When", "Event", "Actor", "Details"],
+        rows.map((a) => {
+          const { at, event, actor, ...rest } = a;
+          return [
+            when(String(at ?? "")),
+            String(event ?? ""),
+            String(actor ?? ""),
+            h(
+              "code",
+              {},
+              Object.entries(rest)
+                .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : String(v)}`)
+                .join(" "),
+            ),
+          ];
+        }),
+        4,
+      ),
+      pager(page, pages, audit.length, AUDIT_PAGE, show, "audit") ?? "",
+    );
+    // Keep the keyboard where it was: on the pager (the button just pressed may now be disabled).
+    if (box.isConnected) box.querySelector<HTMLButtonElement>("#audit-pager button:not([disabled])")?.focus();
+  };
+  show(0);
+  return box;
 }

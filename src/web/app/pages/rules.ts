@@ -4,6 +4,7 @@ import {
   errorBox,
   h,
   loadScopes,
+  onPage,
   routeParams,
   scopeLabel,
   scopeSelect,
@@ -20,12 +21,24 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
   const scope = p.get("scope") || current || "global";
   const cwd = p.get("cwd") ?? "";
   main.replaceChildren(h("h1", {}, "Rules"), h("p", { role: "status" }, "Loading…"));
-  let data: { scope: string; text: string; cwd: string | null; cwds: string[]; bundles: Bundle[] };
-  try {
-    data = await api(
+  type Data = { scope: string; text: string; cwd: string | null; cwds: string[]; bundles: Bundle[] };
+  const load = (dir: string) =>
+    api<Data>(
       "GET",
-      `/api/v1/ui/rules?scope=${encodeURIComponent(scope)}${cwd ? `&cwd=${encodeURIComponent(cwd)}` : ""}`,
+      `/api/v1/ui/rules?scope=${encodeURIComponent(scope)}${dir ? `&cwd=${encodeURIComponent(dir)}` : ""}`,
     );
+  let data: Data;
+  // A directory that does not exist is the field's problem, not the page's: the page stays, the
+  // error shows beside the field, with the typed value kept there to fix.
+  let cwdError: string | undefined;
+  try {
+    try {
+      data = await load(cwd);
+    } catch (err) {
+      if (!cwd) throw err;
+      cwdError = err instanceof Error ? err.message : String(err);
+      data = { ...(await load("")), cwd: null, bundles: [] };
+    }
   } catch (err) {
     main.replaceChildren(h("h1", {}, "Rules"), errorBox(err));
     return;
@@ -85,10 +98,13 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
         name: "cwd",
         list: "cwd-list",
         size: 50,
-        value: data.cwd ?? "",
+        value: cwdError ? cwd : (data.cwd ?? ""),
         placeholder: "/absolute/path/in/the/project",
+        "aria-invalid": cwdError ? "true" : null,
+        "aria-describedby": cwdError ? "bundle-cwd-error" : null,
       }),
     ),
+    cwdError ? h("p", { class: "error field-error", id: "bundle-cwd-error", role: "alert" }, cwdError) : null,
     h(
       "datalist",
       { id: "cwd-list" },
@@ -101,39 +117,41 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
     setRouteParams("rules", { scope, cwd: (cwdForm.querySelector("input") as HTMLInputElement).value });
   });
 
-  const bundles = data.cwd
-    ? data.bundles.map((b, i) =>
-        h(
-          "details",
-          { class: "panel", "data-host": b.host, open: i === 0 },
+  const bundles = cwdError
+    ? []
+    : data.cwd
+      ? data.bundles.map((b, i) =>
           h(
-            "summary",
-            {},
-            h("strong", {}, b.host),
-            ": ",
+            "details",
+            { class: "panel", "data-host": b.host, open: i === 0 },
             h(
-              "span",
-              { class: b.size > b.limit ? "over" : "" },
-              `${b.size.toLocaleString()} of ${b.limit.toLocaleString()} ${b.unit}`,
+              "summary",
+              {},
+              h("strong", {}, b.host),
+              ": ",
+              h(
+                "span",
+                { class: b.size > b.limit ? "over" : "" },
+                `${b.size.toLocaleString()} of ${b.limit.toLocaleString()} ${b.unit}`,
+              ),
+              " ",
+              h("meter", {
+                min: 0,
+                max: b.limit,
+                value: Math.min(b.size, b.limit),
+                "aria-label": `${b.host} size against its cap`,
+              }),
             ),
-            " ",
-            h("meter", {
-              min: 0,
-              max: b.limit,
-              value: Math.min(b.size, b.limit),
-              "aria-label": `${b.host} size against its cap`,
-            }),
+            h("pre", { class: "bundle" }, b.text || "(nothing: this host gets no session-start context here)"),
           ),
-          h("pre", { class: "bundle" }, b.text || "(nothing: this host gets no session-start context here)"),
-        ),
-      )
-    : [
-        h(
-          "p",
-          { class: "muted" },
-          "No working directory in this project is known yet (the hooks have not run here). Type one to render the bundle.",
-        ),
-      ];
+        )
+      : [
+          h(
+            "p",
+            { class: "muted" },
+            "No working directory in this project is known yet (the hooks have not run here). Type one to render the bundle.",
+          ),
+        ];
 
   let handoffs: HTMLElement[] = [];
   if (scope !== "global") {
@@ -164,6 +182,7 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
     }
   }
   const label = projects.find((s) => s.scope === scope);
+  if (!onPage("rules")) return;
   main.replaceChildren(
     h("h1", {}, `Rules: ${label ? scopeLabel(label) : scope}`),
     picker,

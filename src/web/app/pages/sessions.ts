@@ -1,7 +1,9 @@
-/** Sessions: what the hooks delivered to each agent session. */
-import { api, h, loadScopes, when } from "../lib";
+/** Sessions: what the hooks delivered to each agent session, event by event. */
+import { handle } from "../../../lib/handle";
+import { api, h, loadScopes, type Scope, when } from "../lib";
 import { openEntry } from "../widgets";
 
+type Sent = { id: string; title: string | null; scope: string | null };
 type SessionRec = {
   host: string;
   session: string;
@@ -10,20 +12,82 @@ type SessionRec = {
   updated: string;
   bundle_sig: string | null;
   chars: number;
-  delivered: { id: string; at: string; title: string | null; chars: number }[];
-  events: { event: string; at: string; entries: number; chars: number }[];
+  delivered: (Sent & { at: string; chars: number })[];
+  sent?: (Sent & { at: string })[];
+  events: { event: string; at: string; entries: number; chars: number; delivered?: Sent[] }[];
   project: { id: string; label: string } | null;
 };
 
+/** One delivered entry: its title (opens it), its handle and its scope. */
+function entryItem(e: Sent, projects: Scope[]): HTMLElement {
+  const scope =
+    e.scope === "global" ? "Global" : (projects.find((p) => p.scope === e.scope)?.label ?? (e.scope ? e.scope : "—"));
+  return h(
+    "li",
+    { "data-entry": e.id },
+    e.title === null
+      ? h("span", { class: "muted" }, "(entry gone) ")
+      : h("button", { type: "button", class: "link", onclick: () => openEntry(e.id, projects) }, e.title),
+    " ",
+    h("code", { class: "muted" }, handle(e.id)),
+    h("span", { class: "muted" }, ` · ${scope}`),
+  );
+}
+
+function eventsTable(s: SessionRec, projects: Scope[]): HTMLElement {
+  return h(
+    "table",
+    { class: "events" },
+    h("caption", { class: "caption muted" }, "Hook events, newest first"),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Time", "Event", "Entry bodies delivered", "Characters"].map((c, i) =>
+          h("th", { scope: "col", class: i === 3 ? "num" : null }, c),
+        ),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      s.events.map((e) =>
+        h(
+          "tr",
+          { "data-event": e.event },
+          h("td", {}, when(e.at)),
+          h("td", {}, e.event),
+          h(
+            "td",
+            {},
+            e.delivered?.length
+              ? h(
+                  "ul",
+                  { class: "plain" },
+                  e.delivered.map((d) => entryItem(d, projects)),
+                )
+              : e.entries
+                ? `${e.entries} (recorded before this list was kept)`
+                : h("span", { class: "muted" }, "none"),
+          ),
+          h("td", { class: "num" }, e.chars.toLocaleString()),
+        ),
+      ),
+    ),
+  );
+}
+
 export async function sessionsPage(main: HTMLElement): Promise<void> {
-  const { projects } = await loadScopes();
+  const { projects } = await loadScopes(true); // fresh: a session may name a project made since
   const data = await api<{ sessions: SessionRec[] }>("GET", "/api/v1/ui/sessions");
   main.replaceChildren(
     h("h1", {}, "Sessions"),
     h(
       "p",
       { class: "muted" },
-      "What the hooks delivered to each agent session, from the delivery records: each hook event with the entry bodies and characters it injected (counts and ids, never prompt text). Records older than 7 days are pruned.",
+      "What each agent session got from the hooks: every hook event with the entry bodies it delivered and the characters it injected (ids and counts, never prompt text). A compact or /clear does not erase what was sent. Records older than 7 days are pruned.",
     ),
     data.sessions.length
       ? h(
@@ -43,8 +107,11 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
           h(
             "tbody",
             {},
-            data.sessions.map((s) =>
-              h(
+            data.sessions.map((s) => {
+              // The summary is the events' own sum, so the two always agree (also after a compact).
+              const bodies = s.events.reduce((n, e) => n + e.entries, 0);
+              const sent = s.sent?.length ? s.sent : s.delivered;
+              return h(
                 "tr",
                 { "data-session": s.session },
                 h("td", {}, s.host),
@@ -56,67 +123,25 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
                     {},
                     h("summary", {}, h("code", {}, s.session), s.subagent ? " (subagent)" : ""),
                     h("p", { class: "muted" }, "cwd ", h("code", {}, s.cwd)),
-                    s.events.length
+                    s.events.length ? eventsTable(s, projects) : null,
+                    h("h4", {}, "Entries delivered in this session"),
+                    sent.length
                       ? h(
-                          "table",
-                          { class: "events" },
-                          h("caption", { class: "caption muted" }, "Hook events, newest first"),
-                          h(
-                            "thead",
-                            {},
-                            h(
-                              "tr",
-                              {},
-                              ["Time", "Event", "Bodies", "Characters"].map((c, i) =>
-                                h("th", { scope: "col", class: i >= 2 ? "num" : null }, c),
-                              ),
-                            ),
-                          ),
-                          h(
-                            "tbody",
-                            {},
-                            s.events.map((e) =>
-                              h(
-                                "tr",
-                                {},
-                                h("td", {}, when(e.at)),
-                                h("td", {}, e.event),
-                                h("td", { class: "num" }, String(e.entries)),
-                                h("td", { class: "num" }, e.chars.toLocaleString()),
-                              ),
-                            ),
-                          ),
-                        )
-                      : null,
-                    h("h4", {}, "Entry bodies delivered"),
-                    s.delivered.length
-                      ? h(
-                          "ol",
-                          {},
-                          s.delivered.map((d) =>
-                            h(
-                              "li",
-                              {},
-                              h(
-                                "button",
-                                { type: "button", class: "link", onclick: () => openEntry(d.id, projects) },
-                                d.title ?? d.id,
-                              ),
-                              h("span", { class: "muted" }, ` · ${d.chars} chars · ${when(d.at)}`),
-                            ),
-                          ),
+                          "ul",
+                          { class: "plain sent" },
+                          sent.map((d) => entryItem(d, projects)),
                         )
                       : h("p", {}, "No entry bodies delivered (rules bundle only, or nothing routed)."),
                   ),
                 ),
                 h("td", {}, s.project?.label ?? "—"),
                 h("td", {}, when(s.updated)),
-                h("td", {}, s.bundle_sig ? h("code", {}, s.bundle_sig.slice(0, 8)) : "—"),
+                h("td", {}, s.bundle_sig ? h("code", { class: "nowrap" }, s.bundle_sig.slice(0, 8)) : "—"),
                 h("td", { class: "num" }, String(s.events.length)),
-                h("td", { class: "num" }, String(s.delivered.length)),
+                h("td", { class: "num", "data-bodies": bodies }, String(bodies)),
                 h("td", { class: "num" }, s.events.reduce((n, e) => n + e.chars, 0).toLocaleString()),
-              ),
-            ),
+              );
+            }),
           ),
         )
       : h("p", {}, "No hook has delivered anything yet. Link an agent with coffer link <host>."),

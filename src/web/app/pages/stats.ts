@@ -8,6 +8,8 @@ type Stats = {
   since: string;
   until: string;
   days: string[];
+  /** The window shown, in days (the server's default when none was asked for). */
+  window_days: number;
   distill: {
     calls: number;
     input_tokens: number;
@@ -39,9 +41,11 @@ type Stats = {
 };
 
 export async function statsPage(main: HTMLElement): Promise<void> {
-  const days = Number(routeParams().get("days")) || 30;
+  // No window asked for: the server's default (the same as `coffer stats`).
+  const asked = Number(routeParams().get("days")) || undefined;
   const { projects } = await loadScopes();
-  const s = await api<Stats>("GET", `/api/v1/ui/stats?days=${days}`);
+  const s = await api<Stats>("GET", `/api/v1/ui/stats${asked ? `?days=${asked}` : ""}`);
+  const days = s.window_days;
   const picker = h(
     "form",
     { class: "row", "aria-label": "Window" },
