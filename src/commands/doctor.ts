@@ -64,7 +64,7 @@ function render(report: DoctorReport): string {
     `  ${NA()} ${plural(s.entries.global, "global entry", "global entries")}, ${plural(s.entries.projects, "project entry", "project entries")} in ${plural(s.entries.project_scopes, "project")}`,
   );
   out.push(
-    `  ${s.index.state === "corrupt" ? BAD() : s.index.state === "ok" ? OK() : NA()} index ${tilde(s.index.file)}: ${s.index.state}${s.index.entries !== null ? ` (${plural(s.index.entries, "entry", "entries")})` : ""}`,
+    `  ${s.index.state === "corrupt" || s.index.state === "readonly" ? BAD() : s.index.state === "ok" ? OK() : NA()} index ${tilde(s.index.file)}: ${s.index.state === "readonly" ? "read-only" : s.index.state}${s.index.entries !== null ? ` (${plural(s.index.entries, "entry", "entries")})` : ""}`,
   );
   out.push(`  ${s.model ? OK() : NA()} model: ${s.model ?? "none"} (${s.model_why})`);
   for (const n of s.notes) out.push(`      note: ${n}`);

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, readlinkSync, statfsSync } from "node:fs";
-import { paths } from "./paths";
+import { readdirSync, readFileSync, readlinkSync, statfsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { cofferHome, paths } from "./paths";
 
 /**
  * What went wrong, for code that branches on it (HTTP status, MCP error kind): never the
@@ -76,13 +77,22 @@ export function storageError(err: unknown): CofferError | undefined {
       "Reading still works (recall, list, show, status, hooks). To save, make COFFER_HOME writable again (remount it read-write, or `coffer doctor --fix` for its permissions), or point COFFER_HOME at a writable copy.",
       "unavailable",
     );
-  if (code === "EACCES" || code === "EPERM")
+  if (code === "EACCES" || code === "EPERM") {
+    // The user's own files made read-only (chmod a-w) are not someone else's: no sudo needed.
+    if (ownedByUs(e?.path))
+      return new CofferError(
+        `Coffer's store is read-only${where}: this command needs to write`,
+        1,
+        `Reading still works. To save, make it writable again: chmod -R u+w ${cofferHome()}`,
+        "unavailable",
+      );
     return new CofferError(
       `permission denied${where}: Coffer cannot write its store`,
       1,
       "Give your user its files back (e.g. `sudo chown -R $USER ~/.coffer`), then `coffer doctor --fix`.",
       "unavailable",
     );
+  }
   if (ioError)
     return new CofferError(
       "the index (state/index.db) gave a disk I/O error",
@@ -100,6 +110,19 @@ export function storageError(err: unknown): CofferError | undefined {
     );
   }
   return undefined;
+}
+
+/** The nearest existing file or folder at or above `path` belongs to this process's user. */
+function ownedByUs(path: string | undefined): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return false;
+  for (let p = path ?? paths.state(); ; p = dirname(p)) {
+    try {
+      return statSync(p).uid === uid;
+    } catch {
+      if (dirname(p) === p) return false;
+    }
+  }
 }
 
 /** No free space on the file system that holds COFFER_HOME (false when that cannot be told). */

@@ -69,7 +69,7 @@ export type StoreReport = {
   home: string;
   config: { file: string; ok: boolean };
   entries: { global: number; projects: number; project_scopes: number };
-  index: { file: string; state: "ok" | "missing" | "outdated" | "corrupt"; entries: number | null };
+  index: { file: string; state: "ok" | "missing" | "outdated" | "corrupt" | "readonly"; entries: number | null };
   /** The model distillation uses ("`claude -p` (haiku)", "openai/gpt-4o-mini"), null when none. */
   model: string | null;
   /** Why that one (or why none): zero configuration, [model], off. */
@@ -518,6 +518,13 @@ function inspectStore(): StoreReport {
   if (index.state === "corrupt") {
     report.index.state = "corrupt";
     report.problems.push({ message: `index.db ${index.detail}`, fix: "coffer reindex" });
+  } else if (index.state === "readonly") {
+    report.index.state = "readonly";
+    report.index.entries = index.entries;
+    report.problems.push({
+      message: `${tilde(cofferHome())} is read-only (${index.detail}): recall, hooks and the web UI read it, but nothing can be saved`,
+      fix: `make it writable again: chmod -R u+w ${tilde(cofferHome())} (a read-only mount: remount it read-write)`,
+    });
   } else if (index.state === "outdated") {
     report.index.state = "outdated";
     report.notes.push(

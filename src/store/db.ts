@@ -1,5 +1,5 @@
-import { Database } from "bun:sqlite";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { Database, constants as sqliteConstants } from "bun:sqlite";
+import { accessSync, existsSync, constants as fsConstants, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { paths } from "../lib/paths";
 
@@ -291,7 +291,43 @@ export function discardIndexDb(db: Database, file = paths.indexDb()): void {
 export type IndexFileState =
   | { state: "ok"; entries: number }
   | { state: "outdated"; version: number }
-  | { state: "corrupt"; detail: string };
+  | { state: "corrupt"; detail: string }
+  /** The store cannot be written (a read-only mount, or its folders made read-only): it reads fine. */
+  | { state: "readonly"; entries: number | null; detail: string };
+
+/** Can this process write `file` (and create files beside it, as SQLite's WAL must)? */
+function writable(file: string): boolean {
+  try {
+    accessSync(dirname(file), fsConstants.W_OK);
+    if (existsSync(file)) accessSync(file, fsConstants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A read-only store's index, checked without writing anything (SQLite's `immutable` open). */
+function inspectImmutable(file: string, why: string): IndexFileState {
+  let db: Database | undefined;
+  try {
+    db = new Database(
+      `file:${encodeURI(file).replace(/[?#]/g, encodeURIComponent)}?immutable=1`,
+      sqliteConstants.SQLITE_OPEN_READONLY | sqliteConstants.SQLITE_OPEN_URI,
+    );
+    const check = db.query("PRAGMA quick_check").get() as Record<string, string> | null;
+    if (!check || Object.values(check)[0] !== "ok")
+      return {
+        state: "corrupt",
+        detail: `failed its integrity check (${check ? Object.values(check)[0] : "no answer"})`,
+      };
+    const n = db.query("SELECT count(*) AS n FROM entries").get() as { n: number } | null;
+    return { state: "readonly", entries: n?.n ?? null, detail: why };
+  } catch {
+    return { state: "readonly", entries: null, detail: why };
+  } finally {
+    db?.close();
+  }
+}
 
 /** Check index.db read-only without changing it (`coffer doctor`): integrity, schema version, entries. */
 export function inspectIndexFile(file = paths.indexDb()): IndexFileState {
@@ -308,7 +344,10 @@ export function inspectIndexFile(file = paths.indexDb()): IndexFileState {
     if (version !== SCHEMA_VERSION) return { state: "outdated", version };
     return { state: "ok", entries: (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n };
   } catch (err) {
-    return { state: "corrupt", detail: `cannot be read (${(err as Error).message.split("\n")[0]})` };
+    const why = (err as Error).message.split("\n")[0]!;
+    // A store that cannot be written is not a broken index: say read-only (and still check it).
+    if (!writable(file)) return inspectImmutable(file, why);
+    return { state: "corrupt", detail: `cannot be read (${why})` };
   } finally {
     db?.close();
   }

@@ -94,6 +94,7 @@ function openWithHealing(store: Store, rebuildAll: boolean): Store {
   const lost = existsSync(paths.memory()) && !existsSync(paths.indexDb());
   const { db, created, inMemory } = openIndexDb(undefined, store.busyTimeoutMs);
   attachDb(store, db);
+  if (inMemory) readOnlyStores.add(store);
   if (inMemory)
     store.notice(
       `${paths.indexDb()} cannot be written (read-only store, or a full disk?): reading from a copy in memory; nothing can be saved`,
@@ -163,8 +164,18 @@ export function walkAllScopes(store: Store): number {
   return refresh(store, "full", scopesOnDisk());
 }
 
+/** Stores whose index is a private copy in memory: COFFER_HOME cannot be written. */
+const readOnlyStores = new WeakSet<Store>();
+
 /** Drop and rebuild the whole index from memory/ (`coffer reindex`); returns the entry count. */
 export function reindex(store: Store, progress?: (done: number, total: number) => void): number {
+  if (readOnlyStores.has(store))
+    throw new CofferError(
+      `Coffer's store is read-only (${paths.indexDb()} cannot be written): the index cannot be rebuilt`,
+      1,
+      "Reading still works. Make COFFER_HOME writable again (chmod -R u+w on it, or remount it read-write), then run coffer reindex.",
+      "unavailable",
+    );
   return rebuildIndex(dbOf(store), progress, store.notice);
 }
 

@@ -76,6 +76,14 @@ describe("read-only COFFER_HOME", () => {
     expect(w.stderr).toMatch(/read-only/);
     expect(w.stderr).toMatch(/writable/);
     expect(w.stderr).not.toMatch(NO_BUG);
+    // doctor says read-only (not "corrupt"), and reindex does not claim a rebuild it could not save.
+    const doc = s.run(["doctor"], { cwd: repo });
+    expect(doc.stdout + doc.stderr).toMatch(/read-only/);
+    expect(doc.stdout + doc.stderr).not.toMatch(/corrupt|cannot be read/);
+    const re = s.run(["reindex"], { cwd: repo });
+    expect(re.code).toBe(1);
+    expect(re.stderr).toMatch(/read-only/);
+    expect(re.stdout).not.toMatch(/Indexed/);
     const mcp: Mcp = await stdioClient(s, repo);
     try {
       expect((await mcp.ok("recall", { query: "READONLY" })).hits.length).toBe(1);
@@ -83,6 +91,48 @@ describe("read-only COFFER_HOME", () => {
     } finally {
       await mcp.close();
     }
+  });
+});
+
+describe("a store its user made read-only (chmod a-w)", () => {
+  // As root, file modes do not apply: the commands run as `nobody` (setpriv), owner of the store.
+  const asRoot = process.platform === "linux" && process.getuid?.() === 0;
+  const setpriv = asRoot ? Bun.which("setpriv") : null;
+  const usable = process.platform !== "win32" && (!asRoot || !!setpriv);
+  let sb: Sandbox;
+  const run = (args: string[]) => {
+    const cmd = asRoot ? [setpriv!, "--reuid=65534", "--regid=65534", "--clear-groups", BIN, ...args] : [BIN, ...args];
+    const p = Bun.spawnSync(cmd, { cwd: sb.home, env: sb.env, stdout: "pipe", stderr: "pipe" });
+    return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+  };
+  beforeAll(() => {
+    if (!usable) return;
+    sb = sandbox("coffer-rel-chmod-");
+    if (asRoot) Bun.spawnSync(["chown", "-R", "65534:65534", sb.root]);
+    Bun.spawnSync(["chmod", "755", sb.root]);
+    expect(run(["remember", "CHMOD-MARKER entry", "--scope", "global"]).code).toBe(0);
+    Bun.spawnSync(["chmod", "-R", "a-w", sb.cofferHome]);
+  });
+  afterAll(() => {
+    if (!usable) return;
+    Bun.spawnSync(["chmod", "-R", "u+w", sb.cofferHome]);
+    sb.cleanup();
+  });
+
+  test.skipIf(!usable)("doctor and writes say read-only and how to fix it; reindex does not claim success", () => {
+    const doc = run(["doctor"]);
+    expect(doc.stdout + doc.stderr).toMatch(/read-only/);
+    expect(doc.stdout + doc.stderr).not.toMatch(/corrupt|cannot be read|sudo chown/);
+    const re = run(["reindex"]);
+    expect(re.code).toBe(1);
+    expect(re.stderr).toMatch(/read-only/);
+    expect(re.stdout).not.toMatch(/Indexed/);
+    const w = run(["remember", "cannot be saved", "--scope", "global"]);
+    expect(w.code).toBe(1);
+    expect(w.stderr).toMatch(/read-only/);
+    expect(w.stderr).not.toMatch(/sudo chown/);
+    expect(w.stderr).not.toMatch(NO_BUG);
+    expect(run(["recall", "CHMOD"]).stdout).toContain("CHMOD-MARKER");
   });
 });
 
