@@ -135,6 +135,7 @@ if (process.env.LEARNED) {
 }
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
+const { handle } = await import("../../src/lib/handle");
 
 const repos = new Map<string, string>();
 for (const [name, remote] of remotes) {
@@ -172,6 +173,9 @@ entries.forEach((e, i) => {
   writeFileSync(join(dir, `${id}.md`), serializeEntry(entry));
 });
 
+const keyOfHandle = new Map([...keyOf].flatMap(([id, key]) => [[id, key] as const, [handle(id), key] as const]));
+if (keyOfHandle.size !== 2 * keyOf.size) throw new Error("two entries share a handle");
+
 const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: elsewhere, env, stdout: "pipe", stderr: "pipe" });
 if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
 
@@ -197,11 +201,12 @@ const results: Result[] = prompts.map((p, i) => {
   if (r.exitCode !== 0) throw new Error(`hook exited ${r.exitCode}`);
   const out = JSON.parse(r.stdout.toString() || "{}");
   const context: string = out.hookSpecificOutput?.additionalContext ?? "";
-  const ids = (re: RegExp) => [...context.matchAll(re)].map((m) => keyOf.get(m[1]!) ?? m[1]!);
+  // Entries are shown by their handle (the id's last 8 characters).
+  const ids = (re: RegExp) => [...context.matchAll(re)].map((m) => keyOfHandle.get(m[1]!) ?? m[1]!);
   return {
     ...p,
-    bodies: ids(/^## \[([0-9A-Z]{26})\]/gm),
-    cards: ids(/^- \[([0-9A-Z]{26})\]/gm),
+    bodies: ids(/^## \[([0-9A-Z]{8,26})\]/gm),
+    cards: ids(/^- \[([0-9A-Z]{8,26})\]/gm),
     chars: context.length,
     context,
   };
