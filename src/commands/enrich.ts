@@ -41,6 +41,12 @@ export default withExamples(
           "Run `coffer enrich` again later: entries that have keywords are skipped.",
         );
       }
+      if (todo.length && !enriched)
+        throw new CofferError(
+          `the model gave no usable keywords for any of the ${todo.length} entries (${tokens} tokens)`,
+          1,
+          "Run `coffer enrich` again, or choose another model (coffer config set model.model <name>).",
+        );
       if (args.json) return printJson({ candidates: todo.length, enriched, tokens });
       consola.success(`Keywords written for ${enriched} of ${todo.length} entries (${tokens} tokens)`);
     },

@@ -51,7 +51,11 @@ export function cleanKeywords(raw: unknown, title = ""): string[] {
   return out;
 }
 
-/** The model's answer as one keyword list per item ([] where it gave none or something unusable). */
+/**
+ * The model's answer as one keyword list per item ([] where it gave none or something unusable
+ * for that item). An answer that holds no list of lists at all is a ModelError ("malformed"), as
+ * for `distill`.
+ */
 export function parseKeywords(text: string, items: KeywordItem[]): string[][] {
   const m = /[[{][\s\S]*[\]}]/.exec(text);
   let lists: unknown;
@@ -61,7 +65,12 @@ export function parseKeywords(text: string, items: KeywordItem[]): string[][] {
   } catch {
     lists = undefined;
   }
-  return items.map((item, i) => cleanKeywords(Array.isArray(lists) ? lists[i] : undefined, item.title));
+  if (!Array.isArray(lists))
+    throw new ModelError(
+      "malformed",
+      `the model's answer is not a JSON list of keyword lists (it began: ${JSON.stringify(text.trim().slice(0, 80))})`,
+    );
+  return items.map((item, i) => cleanKeywords(lists[i], item.title));
 }
 
 /** One model call for up to KEYWORDS_BATCH items. */
@@ -71,7 +80,12 @@ export async function writeKeywords(
   opts: CallOptions = {},
 ): Promise<{ keywords: string[][]; usage: Usage }> {
   const res = await complete(settings, KEYWORDS_SYSTEM, keywordsPrompt(items), opts);
-  return { keywords: parseKeywords(res.text, items), usage: res.usage };
+  try {
+    return { keywords: parseKeywords(res.text, items), usage: res.usage };
+  } catch (err) {
+    if (err instanceof ModelError) err.usage = res.usage; // a malformed answer is still paid for
+    throw err;
+  }
 }
 
 export type EnrichResult = { enriched: number; tokens: number; error?: string };
