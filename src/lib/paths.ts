@@ -1,9 +1,26 @@
 import { join } from "node:path";
+import { CofferError } from "./errors";
 import { homeDirFor, hostConfigDirs } from "./platform";
 
-/** The user's home directory; `$HOME` wins so tests and sandboxes can move it (then USERPROFILE on Windows). */
+/**
+ * The user's home directory from the environment: `$HOME` (then USERPROFILE on Windows), or
+ * undefined when it is not set. Never guessed from the process: with HOME unset, that guess can
+ * be another user's home (root's, a service account's), and Coffer would use their store.
+ */
+export function envHome(): string | undefined {
+  return homeDirFor(undefined, undefined, () => "") || undefined;
+}
+
+/** The user's home directory (`envHome`); without one, a CofferError that says to set HOME or COFFER_HOME. */
 export function homeDir(): string {
-  return homeDirFor();
+  const home = envHome();
+  if (!home)
+    throw new CofferError(
+      "HOME is not set, so Coffer cannot tell whose store (~/.coffer) to use",
+      1,
+      "Set HOME, or COFFER_HOME=<path to the store>, and run the command again.",
+    );
+  return home;
 }
 
 /** An agent's own config directory (`~/.claude`, `$CODEX_HOME`, `~/.gemini`, ...): see `hostConfigDirs`. */

@@ -29,7 +29,7 @@ import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import type { AuditEvent } from "../lib/audit";
 import { CofferError } from "../lib/errors";
-import { homeDir } from "../lib/paths";
+import { envHome } from "../lib/paths";
 import { userMode } from "../lib/permissions";
 import { audit } from "../scrub/write";
 import { unifiedDiff } from "./diff";
@@ -186,7 +186,7 @@ function isReadOnly(mode: number): boolean {
 
 /** `~/...` for paths under $HOME, for messages. */
 export function tilde(path: string): string {
-  const home = homeDir() || homedir();
+  const home = envHome() || homedir();
   return path === home ? "~" : path.startsWith(`${home}${sep}`) ? `~${path.slice(home.length)}` : path;
 }
 

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { crockford32 } from "../lib/hash";
-import { homeDir } from "../lib/paths";
+import { envHome } from "../lib/paths";
 import { readSmallText } from "../lib/small-file";
 
 /** A repository scope, resolved from files under `.git` only (never by spawning git). */
@@ -78,7 +78,8 @@ export function originFromGitConfig(text: string): string | undefined {
 
 /** Walk up from `cwd` to the nearest `.git`; returns undefined outside a repository or at `$HOME`. */
 export function findRepoRoot(cwd: string): { worktree: string; dotGit: string } | undefined {
-  const home = resolve(homeDir());
+  const env = envHome();
+  const home = env ? resolve(env) : undefined;
   let dir = resolve(cwd);
   for (;;) {
     if (dir === home) return undefined; // $HOME is never a project, nor is anything above it
@@ -110,7 +111,8 @@ export function resolveProject(cwd: string): ProjectScope | undefined {
   const common = readText(join(gitDir, "commondir"))?.trim();
   if (common) commonDir = resolve(gitDir, common);
   const root = basename(commonDir) === ".git" ? dirname(commonDir) : found.worktree;
-  if (root === resolve(homeDir())) return undefined;
+  const home = envHome();
+  if (home && root === resolve(home)) return undefined;
 
   const originRaw = originFromGitConfig(readText(join(commonDir, "config")) ?? "");
   const origin = originRaw ? normalizeOrigin(originRaw) : undefined;

@@ -34,7 +34,10 @@ beforeAll(() => {
   expect(sb.run(["rules", "add", "STATE-RULE keep it short", "--scope", "global"], { cwd: repo }).code).toBe(0);
   dbFile = join(sb.cofferHome, "state", "index.db");
 });
-afterAll(() => sb.cleanup());
+afterAll(() => {
+  record("state.cases", cases);
+  sb.cleanup();
+});
 
 /** Every host's session-start and prompt answer validly (exit 0, one answer, no stderr), all at once. */
 async function hooksAnswer(tag: string, maxMs = 1500 + 2500): Promise<string[]> {
@@ -211,5 +214,38 @@ test("stale locks of dead processes are broken; a live one is named", () => {
     cases++;
   }
   expect(checkConsistent(sb, repo)).toEqual([]);
-  record("state.cases", cases);
+});
+
+test("HOME unset: commands refuse with a clear message unless COFFER_HOME is set; hooks still answer", () => {
+  const bin = process.env.COFFER_BIN ?? join(import.meta.dir, "..", "..", "dist", "coffer");
+  const run = (args: string[], env: Record<string, string>, stdin?: string) => {
+    const p = Bun.spawnSync([bin, ...args], {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", NO_COLOR: "1", ...env },
+      stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    cases++;
+    return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+  };
+  for (const args of [["status"], ["remember", "no home here", "--scope", "global"], ["recall", "release"]]) {
+    const r = run(args, {});
+    expect({ args, code: r.code }).toEqual({ args, code: 1 });
+    expect(r.stderr).toMatch(/HOME is not set/);
+    expect(r.stderr).toMatch(/COFFER_HOME/);
+    expect(r.stderr).not.toMatch(NO_BUG);
+  }
+  // With COFFER_HOME, HOME is not needed for the store (a repository is still a project).
+  const ok = run(["remember", "written without HOME", "--json"], { COFFER_HOME: sb.cofferHome });
+  expect(ok.code).toBe(0);
+  expect(ok.stdout).toContain('"scope": "project"');
+  // A hook without HOME answers validly (nothing to inject from a store it cannot name).
+  const h = run(
+    ["hook", "session-start", "--agent", "claude"],
+    {},
+    JSON.stringify({ session_id: "s-nohome", cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
+  );
+  expect(h.code).toBe(0);
+  expect(validAnswer("claude", h.stdout)).toBe(true);
 });
