@@ -304,7 +304,13 @@ describe("bad input: one clear error, a failed ledger attempt, nothing written",
       expect(Date.now() - started).toBeLessThan(20_000); // a hung CLI is stopped, not waited for
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(c.message);
-      if (c.kind === "missing") expect(r.stderr).toContain(`\`${missingBin}\` was not found`);
+      if (c.kind === "missing") {
+        expect(r.stderr).toContain(`\`${missingBin}\` was not found`);
+        const doctor = sb.run(["doctor", "--json"], { cwd: repo, env }).json();
+        expect(doctor.problems.map((p: { message: string }) => p.message).join("\n")).toContain(
+          `\`${missingBin}\` was not found`,
+        );
+      }
       expect(r.stderr).toContain("nothing written");
       expect(entryFiles(sb)).toEqual([]);
       const recs = ledger();
