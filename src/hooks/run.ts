@@ -337,17 +337,30 @@ function subagentStart(ctx: HookContext): HookResult {
   return { context: prefix || undefined };
 }
 
+/** A session's cache record as one comparable string ("" when there is none). */
+function sessionSnapshot(store: Store, key: SessionKey): string {
+  const s = readSession(store, key);
+  return s ? JSON.stringify([s.bundleSig, s.slotSig, [...s.delivered].sort()]) : "";
+}
+
 /** Dispatch one event that needs the store, and log what it delivered (counts, never text). */
 export function runEvent(ctx: HookContext): HookResult {
-  const result = dispatch(ctx);
-  const writes = pending.get(ctx) ?? [];
-  if (ctx.input.event === "session-end") return result;
+  if (ctx.input.event === "session-end") return dispatch(ctx);
+  const key = keyOf(ctx);
+  const seen = sessionSnapshot(ctx.store, key);
+  let result = dispatch(ctx);
   // One write transaction for the whole event: the session's record, then the log (each write
   // inside is a savepoint, so a failing log is undone alone and never costs the agent its context).
   inOneWrite(ctx.store, () => {
+    // Another hook of the same session (a user and a --project link both fire) wrote since this
+    // one read its record: decide again under the write lock, so no body is delivered twice.
+    if (sessionSnapshot(ctx.store, key) !== seen) {
+      pending.delete(ctx);
+      result = dispatch(ctx);
+    }
+    const writes = pending.get(ctx) ?? [];
     for (const write of writes) write();
     try {
-      const key = keyOf(ctx);
       const chars = result.context?.length ?? 0;
       logHookEvent(ctx.store, key, ctx.input.event, chars, ctx.now);
       // What `coffer stats` counts per day, host and event (counts only, never text).

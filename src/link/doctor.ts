@@ -560,6 +560,13 @@ export async function runDoctor(hosts: HostLink[], cwd: string, home: string): P
       const p = inspectHost(h, target, self, config);
       await checkHooksSeen(h, target, p, facts, config);
       if (p.status !== "not linked" || p.problems.length) out.push(p);
+      // Both links fire on every event: each hook runs twice (the second delivers nothing new,
+      // but the agent waits for both, and session-start context may arrive twice).
+      if (user.status !== "not linked" && p.status !== "not linked")
+        p.warnings.push({
+          message: `${h.host} is linked twice here, for your user and for this project (${repo.worktree}): every hook runs twice`,
+          fix: `keep one: coffer unlink ${h.host} --project (or coffer unlink ${h.host} for your user)`,
+        });
     }
   }
   const store = inspectStore();

@@ -139,3 +139,42 @@ test("50 hooks across hosts + 2 MCP writers + a sweep + a reindex: every hook an
   record("load.mcp_writes", idsA.length + idsB.length);
   record("load.wall_ms", Math.round(wall));
 }, 120_000);
+
+test("two prompt hooks at once for one session (a user and a --project link) never deliver a body twice", async () => {
+  const fresh = sandbox("coffer-fault-twice-");
+  try {
+    const r2 = fresh.repo("twice");
+    writeEntries(
+      fresh,
+      projectId(r2),
+      Array.from({ length: 6 }, (_, i) => ({
+        id: `01TW${String(i).padStart(22, "0")}`,
+        title: `Falcon deploy step ${i}`,
+        body: `Falcon deploys need step ${i}: run the falcon migration before the release.`,
+        tags: ["falcon", "deploy"],
+      })),
+    );
+    expect(fresh.run(["reindex"], { cwd: r2 }).code).toBe(0);
+    const { bodyIds, claudePrompt } = await import("../hooks/_hook");
+    let twice = 0;
+    let delivered = 0;
+    for (let round = 0; round < 12; round++) {
+      const payload = JSON.stringify(
+        claudePrompt(`s-twice-${round}`, r2, "how do falcon deploys work? the falcon release"),
+      );
+      const both = await Promise.all([0, 1].map(() => runHook(fresh, "claude", "prompt", payload, r2)));
+      const ids = both.map((r) => {
+        expect(validAnswer("claude", r.stdout)).toBe(true);
+        const j = JSON.parse(r.stdout);
+        return bodyIds(j.hookSpecificOutput?.additionalContext ?? "");
+      });
+      delivered += ids[0]!.length + ids[1]!.length;
+      twice += ids[0]!.filter((id) => ids[1]!.includes(id)).length;
+    }
+    expect(delivered).toBeGreaterThan(0);
+    expect(twice).toBe(0);
+    record("load.same_session_pairs", 12);
+  } finally {
+    fresh.cleanup();
+  }
+}, 120_000);

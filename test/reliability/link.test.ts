@@ -269,3 +269,17 @@ describe("links committed in a repository (link --project)", () => {
     expect(readdirSync(join(outside, "dotclaude"))).toEqual(["settings.json"]);
   });
 });
+
+describe("one host linked twice (for the user and for the project)", () => {
+  test("doctor warns that every hook then runs twice, and says how to keep one", () => {
+    const repo = sb.repo("twice-linked", "https://github.com/acme/twice-linked.git");
+    expect(sb.run(["link", "claude"], { cwd: repo }).code).toBe(0);
+    expect(sb.run(["link", "claude", "--project"], { cwd: repo }).code).toBe(0);
+    const doc = sb.run(["doctor", "--json"], { cwd: repo });
+    const warnings = doc.json().warnings as { where: string; message: string; fix: string }[];
+    const twice = warnings.find((w) => /twice/.test(w.message));
+    expect(twice).toBeDefined();
+    expect(twice!.where).toContain("claude");
+    expect(twice!.fix).toContain("coffer unlink claude --project");
+  });
+});
