@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { readOwnText } from "./small-file";
 
 export type LockOptions = {
   /** Give up after this long (ms). */
@@ -36,7 +37,7 @@ function breakIfStale(file: string, staleMs: number): boolean {
   let raw: string;
   let age: number;
   try {
-    raw = readFileSync(file, "utf8");
+    raw = readOwnText(file, 64 * 1024);
     age = Date.now() - statSync(file).mtimeMs;
   } catch {
     return false; // released meanwhile
@@ -49,7 +50,7 @@ function breakIfStale(file: string, staleMs: number): boolean {
   if (!ownerGone && age < staleMs) return false;
   try {
     // Only remove the lock we judged: if it changed hands meanwhile, leave it.
-    if (readFileSync(file, "utf8") === raw) {
+    if (readOwnText(file, 64 * 1024) === raw) {
       unlinkSync(file);
       return true;
     }
@@ -70,7 +71,7 @@ export class LockBusyError extends Error {
 
 function holder(file: string): number | undefined {
   try {
-    return Number(JSON.parse(readFileSync(file, "utf8")).pid) || undefined;
+    return Number(JSON.parse(readOwnText(file, 64 * 1024)).pid) || undefined;
   } catch {
     return undefined;
   }

@@ -4,18 +4,19 @@
  * guard: a page on evil.example resolving to 127.0.0.1 still sends `Host: evil.example`).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { hostname, networkInterfaces } from "node:os";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 
 const TOKEN_RE = /^[A-Za-z0-9_-]{32,256}$/;
 
 /** Read `state/token`, creating it (0600, 256 random bits) when missing or unusable. */
 export function ensureToken(file = paths.token()): { token: string; created: boolean } {
   try {
-    const token = readFileSync(file, "utf8").trim();
+    const token = readOwnText(file, 4096).trim();
     if (TOKEN_RE.test(token)) {
       // Tighten a token file someone loosened; it grants full access to memory.
       if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
 import { CLI_PROVIDERS, HOSTS, type Host } from "../lib/hosts";
 import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 
 type KeySpec = {
   schema: v.GenericSchema<unknown, unknown>;
@@ -171,11 +172,24 @@ export function parseTomlStrict(text: string, file: string): Record<string, unkn
   }
 }
 
+/** config.toml is small; anything bigger is not read. */
+const CONFIG_MAX = 1024 * 1024;
+
 /** Only the keys present in the file (no defaults). */
 export function readConfigFile(): ConfigFile {
   const file = paths.config();
   if (!existsSync(file)) return {};
-  return validateConfigDoc(parseTomlStrict(readFileSync(file, "utf8"), file), file);
+  let text: string;
+  try {
+    text = readOwnText(file, CONFIG_MAX); // never a FIFO or a link: the read must not block
+  } catch (err) {
+    throw new CofferError(
+      `${file} cannot be read: ${(err as Error).message}`,
+      1,
+      "Make it a regular file (or move it away) and run the command again.",
+    );
+  }
+  return validateConfigDoc(parseTomlStrict(text, file), file);
 }
 
 /** Every key at its default (keys without one are absent, i.e. undefined). */
@@ -204,7 +218,7 @@ export function readConfigLenient(): { values: ConfigFile; problems: string[] } 
   if (!existsSync(file)) return { values: {}, problems };
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readOwnText(file, CONFIG_MAX);
   } catch (err) {
     problems.push(
       `${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); hook.read is off until it can`,

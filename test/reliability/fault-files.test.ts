@@ -107,6 +107,40 @@ test("forget of a FIFO or a link to /dev/zero finishes (CLI, MCP, HTTP) and the 
   expect(existsSync("/dev/zero")).toBe(true);
 });
 
+test("config.toml that is a FIFO: commands finish with a message, hooks answer", async () => {
+  const fresh = sandbox("coffer-fault-fifo-");
+  try {
+    expect(fresh.run(["remember", "fifo config marker", "--scope", "global"]).code).toBe(0);
+    Bun.spawnSync(["mkfifo", join(fresh.cofferHome, "config.toml")]);
+    for (const args of [["status"], ["remember", "another", "--scope", "global"]]) {
+      const p = fresh.spawn(args);
+      const timer = setTimeout(() => p.kill("SIGKILL"), 15_000);
+      const [, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+      clearTimeout(timer);
+      cases++;
+      expect(p.signalCode).toBeNull();
+      expect(code).toBe(1);
+      expect(err).toMatch(/config\.toml/);
+      expect(err).not.toMatch(/bug in Coffer|^\s+at /m);
+    }
+    const hook = fresh.spawn(["hook", "session-start", "--agent", "claude"], { stdin: "" });
+    hook.stdin!.write(JSON.stringify({ session_id: "s-fifo", cwd: fresh.home, hook_event_name: "SessionStart" }));
+    hook.stdin!.end();
+    const timer = setTimeout(() => hook.kill("SIGKILL"), 15_000);
+    const [out, , code] = await Promise.all([
+      new Response(hook.stdout).text(),
+      new Response(hook.stderr).text(),
+      hook.exited,
+    ]);
+    clearTimeout(timer);
+    cases++;
+    expect(code).toBe(0);
+    expect(() => JSON.parse(out)).not.toThrow();
+  } finally {
+    fresh.cleanup();
+  }
+});
+
 test("an entry file over 1 MiB goes to the trash whole: listed, restorable, purged after 30 days", async () => {
   const id = "01JH0GE0000000000000000000";
   const big = `---\nid: ${id}\nkind: note\ntitle: huge one\n---\n${"HUGE ".repeat(300_000)}\n`;
