@@ -327,6 +327,8 @@ for (const [shape, templates] of Object.entries(SHAPES))
       if (shape === "connection string ;" && sample.includes("AccountKey="))
         secrets.splice(0, secrets.length, sample.split("AccountKey=")[1]!.split(";")[0]!);
       if (shape === "url query" && sample.includes("sig=")) secrets.splice(0, secrets.length, sample.split("sig=")[1]!);
+      if (shape === "webhook path")
+        secrets.splice(0, secrets.length, ...sample.split("/").filter((x) => x.length >= 20 && /\d/.test(x)));
       tps.push({ shape, sample, secrets: [...new Set(secrets)] });
       if (k === 0) {
         // the same shape with a placeholder instead of each value

@@ -9,11 +9,11 @@
  */
 import { KNOWN_PUBLIC, NAMED_FORMATS } from "./providers";
 import type { Span } from "./types";
-import { isProseSecret, isSecretValue, machineMade, type Strength } from "./values";
+import { isProseSecret, isSecretValue, machineMade, type Strength, typeName } from "./values";
 
 // the lookahead on the first letter lets the engine skip most positions cheaply
 const HIT =
-  /(?=[pPsStTkKaAcCbBoOlL])(?:p(?:ass|w|sw|at)|s(?:ecret|as|ig|ourcegraph)|token|cred|auth|key|otp|bearer|login)/gi;
+  /(?=[pPsStTkKaAcCbBoOlL])(?:p(?:ass|w|sw|at|rivate)|s(?:ecret|as|ig|ourcegraph)|token|cred|a(?:uth|ccess)|key|otp|bearer|login)/gi;
 const MAX_IDENT = 64;
 const MAX_VALUE = 4096;
 
@@ -503,7 +503,11 @@ function classifyWords(ident: string): KeyClass {
     else if (w.startsWith("credential") || w === "creds" || w === "cred") f = "credential";
     else if (w === "auth" || w === "authorization" || w === "bearer" || w === "oauth") f = "auth";
     else if (w === "sas" || w === "pat" || w === "otp") f = "token";
-    else if (w === "sig" || w === "signature") {
+    else if (w === "access" || w === "private") {
+      // `acme_access`, `acmePRIVATE`, "the ACCESS value": a credential when the value looks random
+      f = w === "access" ? "token" : "key";
+      s = "weak";
+    } else if (w === "sig" || w === "signature") {
       // a signature (`&sig=` of a SAS URL, `X-Amz-Signature`) signs with a secret and grants access: when random
       f = "signature";
       s = "weak";
@@ -637,6 +641,8 @@ function readValue(text: string, p: number, element: boolean): Value | null {
 /** Operators, longest first. `==`, `===`, `!=`, `<=`, `>=` are comparisons, not assignments. */
 const OPERATOR = /(?:::?:?=|\?\?=|\|\|=|\?=|\.=|\+=|=>|\?:|:(?!:)|=(?![=~]))/y;
 const TYPE_THEN_ASSIGN = /[ \t]*:[ \t]*[&*]?[A-Za-z_][\w.<>[\]?*|, ]{0,40}?[ \t]+=(?![=>])/y;
+/** A credential word: in the "type" of `name Type =`, it is the secret's name instead. */
+const NAME_WORD = /key|token|secret|pass|pwd|auth|cred|access|private/i;
 const GO_TYPE_THEN_ASSIGN = /[ \t]+[&*[\]]{0,4}[A-Za-z_][\w.]{0,30}[ \t]*=(?![=>])/y;
 const XML_VALUE_ATTR = /[ \t]*(?:value|secret|password)[ \t]*=[ \t]*/iy;
 /** Words after which, in prose, the next word is the value: "is", "was", "to", "key" ("secret key X"). */
@@ -683,6 +689,23 @@ const OTHER_WORDS = new Set(
   ),
 );
 
+/**
+ * Right after a plain secret name ("acme SECRET 1234..."), a token-shaped word is its value even
+ * when it looks made up: 16+ token characters with a digit or both cases, not an identifier
+ * (`refresh_handler_v2`, `getAccessToken`).
+ */
+function directToken(v: string): boolean {
+  return (
+    v.length >= 16 &&
+    /^[A-Za-z0-9+/=_.~:-]+$/.test(v) &&
+    (/\d/.test(v) || (/[a-z]/.test(v) && /[A-Z]/.test(v))) &&
+    !/^[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+$/.test(v) &&
+    // (an identifier with a few digits is a name; with many, a value)
+    !(typeName(v) && (v.match(/\d/g)?.length ?? 0) < 4) &&
+    isSecretValue(v, "strong")
+  );
+}
+
 /** Flags that carry a value given for the name before them (`gh secret set NAME --body X`). */
 const VALUE_FLAG_AT = /(?:--body|--value|--data|--secret-string|--from-literal|-b|-v)(?:=|\s|$)/y;
 
@@ -722,16 +745,24 @@ function proseValue(text: string, from: number, password: boolean, weak: boolean
       /\d/.test(w0) &&
       /[a-z].*[A-Z]|[A-Z].*[a-z]/.test(w0) &&
       (/[^\w.,;:]/.test(w0.replace(/[.,;:)]+$/, "")) || (w0.length >= 12 && /\d.*\d/.test(w0)));
-    const bare = e - p >= 20 ? text.slice(p, e).replace(/^[`'"(]+|[`'").,;:]+$/g, "") : "";
+    // (a UUID a few words on is an id: "returned 401 for client <uuid>")
+    const bare =
+      e - p >= 20
+        ? text
+            .slice(p, e)
+            .replace(/^[`'"(]+|[`'").,;:]+$/g, "")
+            .replace(/^[0-9a-f-]{36}$/i, "")
+        : "";
     // right after the name, a machine-made token; further on, a long one (`acme access token for the prod board X`),
     // unless a word on the way says it is something else (`token for commit X`, `key id X`)
     const cand = bare || w0.replace(/^[`'"(]+|[`'").,;:]+$/g, "");
     // a flag or an assignment (`--token=x`) is read as a name of its own, not as this name's value
+    const direct = k === 0 && !weak && w0 !== "" && directToken(cand);
     const tokenWord =
       (w0 !== "" || (bare !== "" && !otherThing && !weak)) &&
       cand[0] !== "-" &&
       !/=[^=]/.test(cand) &&
-      machineMade(cand);
+      (machineMade(cand) || direct);
     if (linked || quotedWord || strongWord || tokenWord) {
       // quotes/backticks around the word, and sentence punctuation after it ('!' and '?' may be the
       // password's own: redacting one more character is harmless, leaving one is not)
@@ -740,7 +771,7 @@ function proseValue(text: string, from: number, password: boolean, weak: boolean
       while (s0 < e0 && "`'\"(".includes(text[s0]!)) s0++;
       while (e0 > s0 && "`'\").,;:".includes(text[e0 - 1]!)) e0--;
       const v = text.slice(s0, e0);
-      if (e0 - s0 >= 6 && isProseSecret(v, password) && (!weak || machineMade(v))) return [s0, e0];
+      if (direct || (e0 - s0 >= 6 && isProseSecret(v, password) && (!weak || machineMade(v)))) return [s0, e0];
     }
     proseEnd = e;
     // a flag on the way takes the token as its own value (`--recv-keys X`), unless it only carries it (`--body X`)
@@ -1059,8 +1090,53 @@ function unassigned(
   }
 }
 
+/** Name words that may follow the credential word inside a glued name (`-SECRET-KEY-`, `_PRIVATE_key`, `.access.`). */
+const GLUE_WORDS = new Set(["key", "keys", "token", "secret", "access", "private", "api", "auth"]);
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+/** [A-Za-z0-9+/=_.~-] */
+const isValueChar = (c: number) =>
+  isLetter(c) ||
+  (c >= 48 && c <= 57) ||
+  c === 43 ||
+  c === 47 ||
+  c === 61 ||
+  c === 95 ||
+  c === 46 ||
+  c === 126 ||
+  c === 45;
+
+/**
+ * A value glued to its name by a separator: `codakey-<uuid>`, `acmeSECRET-3f9a...`,
+ * `acme-PRIVATE-key-Zq8v...`, `acmePRIVATE.53e2...`, `acmeACCESS:<uuid>`. The credential word ends
+ * at `hitEnd` (letters glued to it belong to the name); returns where the name ends and the value.
+ */
+function gluedValue(text: string, hitEnd: number): { nameEnd: number; start: number; end: number } | null {
+  const n = text.length;
+  let p = hitEnd;
+  while (p < n && p - hitEnd < 24 && isLetter(text.charCodeAt(p))) p++;
+  for (let k = 0; k < 3; k++) {
+    const c = text[p];
+    if (c !== "-" && c !== "_" && c !== ".") break;
+    let q = p + 1;
+    while (q < n && q - p <= 12 && isLetter(text.charCodeAt(q))) q++;
+    if (q === p + 1 || !GLUE_WORDS.has(text.slice(p + 1, q).toLowerCase())) break;
+    p = q;
+  }
+  const sep = text[p];
+  if (sep !== "-" && sep !== "_" && sep !== "." && sep !== ":") return null;
+  let e = p + 1;
+  while (e < n && e - p < 1024 && isValueChar(text.charCodeAt(e))) e++;
+  while (e > p + 1 && (text[e - 1] === "." || text[e - 1] === "-" || text[e - 1] === "_")) e--;
+  if (e - p - 1 < 16) return null;
+  return { nameEnd: p, start: p + 1, end: e };
+}
+
 /** Find assignments of secret values; push one span per value. */
-export function assignmentSpans(text: string, spans: Span[], malformed: (v: string) => boolean = () => false): void {
+export function assignmentSpans(
+  text: string,
+  spans: Span[],
+  malformed: (v: string, anyLong?: boolean) => boolean = () => false,
+): void {
   proseIdent = "";
   proseTo = -1;
   HIT.lastIndex = 0;
@@ -1071,6 +1147,29 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     const h = m.index;
     let s = h;
     while (s > 0 && h - s < MAX_IDENT && isIdent(text.charCodeAt(s - 1))) s--;
+    // a value glued to the name (`codakey-<uuid>`, `acmeSECRET-3f9a...`): the value is part of the "identifier"
+    const glued = gluedValue(text, h + m[0].length);
+    if (glued && s > 0 && /[A-Za-z0-9]/.test(text[s - 1]!)) {
+      // (inside a longer blob: not a name)
+    } else if (glued) {
+      const name = text.slice(s, glued.nameEnd);
+      const value = text.slice(glued.start, glued.end);
+      const gc = classify(name);
+      // the value is one machine-made token, not more words of an identifier (`token-service-7d9f8c6b5-x2x4z`)
+      if (
+        gc &&
+        !/^[a-z]{3,}[-_.]/i.test(value) &&
+        // an assignment or a host name is not a glued value (`credentials.url=dev-lb1.api.acme.com`)
+        !/=[^=]|[a-z0-9-]\.[a-z]{2,6}(?:[:/]|$)/i.test(value) &&
+        machineMade(value) &&
+        !KNOWN_PUBLIC.has(value) &&
+        !malformed(text.slice(s, glued.end), true)
+      ) {
+        spans.push({ start: glued.start, end: glued.end, family: gc.family, rank: 3 });
+        HIT.lastIndex = glued.end;
+        continue;
+      }
+    }
     let e = h + m[0].length;
     while (e < n && e - h < MAX_IDENT && isIdent(text.charCodeAt(e))) e++;
     HIT.lastIndex = e;
@@ -1103,6 +1202,7 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     let p = e;
     let ok = false;
     let isElement = false;
+    let colonGlued = false;
     if (element) {
       // <key>AWSAccessKeyId</key> (a plist) names a key; it does not hold one
       if (ident.toLowerCase() === "key") continue;
@@ -1143,19 +1243,27 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
         if (text[afterName] !== "," && TYPE_THEN_ASSIGN.test(text)) {
           p = TYPE_THEN_ASSIGN.lastIndex;
           ok = true;
-        } else if (!quotedIdent && !flag && afterName === e && GO_TYPE_THEN_ASSIGN.test(text)) {
+        } else if (
+          !quotedIdent &&
+          !flag &&
+          afterName === e &&
+          GO_TYPE_THEN_ASSIGN.test(text) &&
+          // `var name Type = v`, but not "PRIVATE KEY=v" (the second word names the secret itself)
+          !NAME_WORD.test(text.slice(afterName, GO_TYPE_THEN_ASSIGN.lastIndex))
+        ) {
           p = GO_TYPE_THEN_ASSIGN.lastIndex;
           ok = true;
         } else if (OPERATOR.test(text)) {
           p = OPERATOR.lastIndex;
-          // `oauth:client-assertion` (no space after ':', nothing quoted) is a URN or a path, not YAML
-          ok = !(
+          // `oauth:client-assertion` (no space after ':', nothing quoted) is a URN or a path, not YAML:
+          // a value glued to `name:` counts only when it is a token (`acme_token:3f9a...`)
+          ok = true;
+          colonGlued =
             text[p - 1] === ":" &&
             text[p - 2] !== ":" &&
             !quotedIdent &&
             text[afterName] === ":" &&
-            !/[\s"'`]/.test(text[p] ?? " ")
-          );
+            !/[\s"'`]/.test(text[p] ?? " ");
         } else if (flag && p > afterName && (cls.strength !== "weak" || !/keys$/i.test(ident))) {
           // --token VALUE; --acme-key VALUE when VALUE looks random (not --recv-keys FINGERPRINT)
           ok = true;
@@ -1199,6 +1307,7 @@ export function assignmentSpans(text: string, spans: Span[], malformed: (v: stri
     if (flag && value.startsWith("-")) continue;
     if (!v.quoted && cls.family === "auth" && /^[A-Za-z]+$/.test(value)) continue;
     if (!isSecretValue(value, cls.strength, v.quoted, cls.strength !== "weak" && envLine(text, s, ident))) continue;
+    if (colonGlued && !(machineMade(value) || (cls.strength !== "weak" && directToken(value)))) continue;
     if (KNOWN_PUBLIC.has(value) || malformed(value)) continue;
     // a namespaced type name (`clm212:AgencyIdentificationCodeContentType`) is not a secret
     if (cls.strength !== "password" && /(?:[A-Z][a-z]{3,}){3}/.test(value)) continue;

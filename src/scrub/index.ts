@@ -176,17 +176,25 @@ const STRICT_PREFIX = new Set(["slack", "settlemint"]);
 
 /**
  * A value that starts with a provider's prefix (`xoxp-`, `sm_pat_`) but matches none of that
- * provider's patterns is a malformed example, not a token (`"token1": "xoxp-1234567890"`).
+ * provider's patterns is a malformed example, not a token (`"token1": "xoxp-1234567890"`). With
+ * `anyLong`, every provider prefix of 8+ characters counts (`bedrock-api-key-` and a body that is
+ * not one), for values found with less context around them.
  */
-export function malformedProviderToken(value: string): boolean {
+export function malformedProviderToken(value: string, anyLong = false): boolean {
   const c = compile();
   strictPrefixes ??= c.keywords.list.flatMap((kw, ki) =>
-    /[_.-]$/.test(kw) && c.keywords.rules[ki]!.some((i) => STRICT_PREFIX.has(c.rules[i]!.family))
-      ? [{ kw, rules: c.keywords.rules[ki]! }]
+    /[_.-]$/.test(kw) && (kw.length >= 8 || c.keywords.rules[ki]!.some((i) => STRICT_PREFIX.has(c.rules[i]!.family)))
+      ? [
+          {
+            kw,
+            rules: c.keywords.rules[ki]!,
+            strict: c.keywords.rules[ki]!.some((i) => STRICT_PREFIX.has(c.rules[i]!.family)),
+          },
+        ]
       : [],
   );
-  for (const { kw, rules } of strictPrefixes) {
-    if (!value.startsWith(kw)) continue;
+  for (const { kw, rules, strict } of strictPrefixes) {
+    if (!(strict || anyLong) || !value.startsWith(kw)) continue;
     for (const i of rules)
       for (const { re } of c.rules[i]!.res) {
         re.lastIndex = 0;
@@ -197,7 +205,7 @@ export function malformedProviderToken(value: string): boolean {
   }
   return false;
 }
-let strictPrefixes: { kw: string; rules: number[] }[] | undefined;
+let strictPrefixes: { kw: string; rules: number[]; strict: boolean }[] | undefined;
 
 /** Spans of every secret in `text` (unmerged, in no particular order). */
 export function findSecrets(text: string): Span[] {

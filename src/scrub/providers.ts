@@ -7,7 +7,7 @@
  * repetitions are separated by a literal their classes do not contain. A match is redacted whole
  * (or group 1 when the pattern has one), then extended over any further token characters.
  */
-import { looksFake, randomLetters } from "./values";
+import { alphabetRun, looksFake, randomLetters } from "./values";
 
 export type ProviderRule = {
   family: string;
@@ -337,8 +337,12 @@ export const PROVIDERS: ProviderRule[] = [
   },
   {
     family: "telegram",
-    keywords: [":A"],
-    patterns: ["(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])"],
+    // a bot token is `<bot id>:<35 characters>`; beside the provider's name the 35 may start with any letter
+    keywords: [":A", "telegram", "Telegram", "TELEGRAM", "tgram", "/bot"],
+    patterns: [
+      "(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])",
+      "(?<![0-9])[0-9]{8,10}:[A-Za-z][A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])",
+    ],
     check: (t) => /\d/.test(t.slice(t.indexOf(":"))) && !looksFake(t),
   },
   {
@@ -380,7 +384,9 @@ export const TOKEN_TAIL = /[A-Za-z0-9_-]/;
 
 /** The default check for a loose pattern's match: machine-made, not an example. */
 export function plausibleToken(t: string): boolean {
-  if (looksFake(t)) return false;
+  // a run of ten consecutive letters or digits (`sk-ant-api03-abc123xyz-...-klmnopqrstuvwx`) is a
+  // made-up example in a provider's format
+  if (looksFake(t) || alphabetRun(t)) return false;
   if (/\d/.test(t) && /[A-Za-z]/.test(t)) return true;
   // no digit: the letters after the prefix must look random
   const body = t.replace(/^[A-Za-z0-9]{1,12}[_.-]/, "").replace(/[^A-Za-z]/g, "");

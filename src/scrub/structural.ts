@@ -11,7 +11,7 @@
 import { classify } from "./assign";
 import { KNOWN_PUBLIC } from "./providers";
 import type { Span } from "./types";
-import { entropy, isPlaceholder, isSecretValue, looksFake, machineMade, typeName } from "./values";
+import { alphabetRun, entropy, isPlaceholder, isSecretValue, looksFake, machineMade, typeName } from "./values";
 
 /** `<private>...</private>`: dropped whole (to the end of the text when unclosed). */
 export function privateSpans(text: string, spans: Span[]): void {
@@ -110,7 +110,10 @@ export function urlSpans(text: string, spans: Span[]): void {
       else if (URL_STOP.test(ch)) break;
       e++;
     }
-    if (at < 0) continue;
+    if (at < 0) {
+      pathTokenSpans(text, e, spans);
+      continue;
+    }
     const userinfo = text.slice(i + 3, at);
     const colon = userinfo.indexOf(":");
     if (colon >= 0) {
@@ -128,6 +131,37 @@ export function urlSpans(text: string, spans: Span[]): void {
       spans.push({ start: i + 3, end: at, family: "url-credentials", rank: 2 });
     }
     from = at + 1;
+  }
+}
+
+/** Path segments after which the next ones are a credential: webhooks, bot tokens, `/api/v1/<token>/`. */
+const WEBHOOK_SEGMENT = /^(?:hooks?|webhooks?|incomingwebhook|webhookb2|triggers?|bot|services)$/i;
+
+/**
+ * Tokens in a URL's path: after a webhook word (`/webhook/<uuid>@<uuid>/IncomingWebhook/<hex>/...`,
+ * `/hooks/catch/123/<token>/`) every machine-made segment; right after `/api/v<n>/` one that is not
+ * a UUID or a hex digest (those are ids and commits), and the same after `/tokens/` or `/keys/`.
+ */
+function pathTokenSpans(text: string, from: number, spans: Span[]): void {
+  if (text[from] !== "/") return;
+  let p = from;
+  let hook = false;
+  let api = 0;
+  for (let k = 0; k < 16 && p < text.length && text[p] === "/"; k++) {
+    let e = p + 1;
+    while (e < text.length && e - p < 512 && !/[\s/?#"'<>`\\)\]]/.test(text[e]!)) e++;
+    const seg = text.slice(p + 1, e);
+    if (WEBHOOK_SEGMENT.test(seg)) hook = true;
+    else if (seg.length >= 16 && (hook || api === 2 || api === 3)) {
+      const id = /^[0-9a-f-]{36}$|^[0-9a-f]{32,64}$/i.test(seg);
+      const bare = seg.replace(/@/g, "");
+      const random =
+        machineMade(bare) ||
+        (bare.length >= 20 && /[a-z]/.test(bare) && /[A-Z]/.test(bare) && entropy(bare) >= 3.8 && !typeName(bare));
+      if ((hook || !id) && random) spans.push({ start: p + 1, end: e, family: "token", rank: 2 });
+    }
+    api = seg === "api" ? 1 : api === 1 && /^v\d{1,2}$/.test(seg) ? 2 : /^(?:tokens?|keys?)$/i.test(seg) ? 3 : 0;
+    p = e;
   }
 }
 
@@ -480,16 +514,6 @@ function identifierLike(body: string): boolean {
   );
 }
 
-/** `abcdefghij`, `0123456789ab`: a run of 10+ consecutive characters is typed by a person, not generated. */
-function alphabetRun(s: string): boolean {
-  let run = 1;
-  for (let i = 1; i < s.length; i++) {
-    run = s.charCodeAt(i) - s.charCodeAt(i - 1) === 1 ? run + 1 : 1;
-    if (run >= 10) return true;
-  }
-  return false;
-}
-
 /**
  * Tokens with a provider-style prefix, whatever the provider and whatever the body's entropy:
  * `acme_live_...`, `acme_test_...`, `acmepat_...`, `sk-...`, `pk_...`. The prefix itself says
@@ -585,7 +609,7 @@ const PAIR =
   /(?<![\w.-])["']?([A-Za-z_][\w.-]{0,40})["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([A-Za-z0-9+/=_~.-]{20,512})(?![\w+/=~.-])/g;
 /** Names of values that are random without being secrets: ids, hashes, cursors, content. */
 const NOT_SECRET_NAME =
-  /(?:^|[_.-])(?:id|ids|uuid|guid|hash|sha\d*|digest|checksum|etag|commit|rev|revision|version|nonce|state|challenge|trace|span|request|integrity|fingerprint|thumbprint|tag|ref|build|image|name|user|username|email|host|hostname|server|url|uri|endpoint|path|region|cluster|account|tenant|project|org|content|data|body|payload|blob|cursor|after|before|page|etc|salt|iv|md5|encoding|type|kind|mode|format|locale|lang|theme)$|Id$|ID$/i;
+  /(?:^|[_.-])(?:id|ids|uuid|guid|hash|sha\d*|digest|checksum|etag|commit|rev|revision|version|nonce|state|challenge|trace|span|request|integrity|fingerprint|thumbprint|tag|ref|build|image|name|user|username|email|host|hostname|server|url|uri|endpoint|path|region|cluster|account|tenant|project|org|content|data|body|payload|blob|cursor|after|before|page|etc|salt|iv|md5|encoding|type|kind|mode|format|locale|lang|theme|h1)$|Id$|ID$/i;
 
 /**
  * A machine-made value under any name near a provider's host name (`server=prod-1.online.acme.com`

@@ -187,6 +187,21 @@ export function randomLetters(s: string): boolean {
   return vowels / s.length < 0.3 && entropy(s) >= 3.5;
 }
 
+/** One character typed 14 times in a row (`glc_11111111111111...`): a stand-in, not a value. */
+function typedRun(s: string): boolean {
+  let same = 1;
+  for (let i = 1; i < s.length; i++) {
+    same = s.charCodeAt(i) === s.charCodeAt(i - 1) ? same + 1 : 1;
+    if (same >= 14) return true;
+  }
+  return false;
+}
+
+/** Words that mark a stand-in: `YOUR_TOKEN_HERE`, `PLACEHOLDER`, `CHANGEME`, `xxxx`. */
+function placeholderWords(s: string): boolean {
+  return /YOUR_|_HERE\b|PLACEHOLDER|CHANGEME|REDACTED|INSERT_|XXXX/i.test(s);
+}
+
 /**
  * Made-up values in docs and tests: `YOUR_TOKEN_HERE`, `glc_1111111111111`, `123123123123123`,
  * `EXAMPLEEXAMPLEEXAMPLE`; with `loose` (values under a name, where test writers' fakes are
@@ -194,7 +209,7 @@ export function randomLetters(s: string): boolean {
  * a fake-looking secret pasted by a user is still better redacted than kept.
  */
 export function looksFake(s: string, loose = false): boolean {
-  if (/YOUR_|_HERE\b|PLACEHOLDER|CHANGEME|REDACTED|INSERT_|XXXX/i.test(s)) return true;
+  if (placeholderWords(s)) return true;
   let asc = 1;
   let same = 1;
   for (let i = 1; i < s.length; i++) {
@@ -210,7 +225,11 @@ export function looksFake(s: string, loose = false): boolean {
 /** Mostly made of lower-case words (`value%23still-query#first`): text, not a random token. */
 function wordy(s: string): boolean {
   let covered = 0;
-  for (const w of s.match(/[a-z]{4,}/g) ?? []) if (/[aeiou]/.test(w)) covered += w.length;
+  for (const w of s.match(/[a-z]{4,}/g) ?? []) {
+    // a word has a word's share of vowels (`value`, `still`); `lbsqwbnak` in a random string has not
+    const vowels = w.replace(/[^aeiouy]/g, "").length / w.length;
+    if (vowels >= 0.2 && vowels <= 0.6) covered += w.length;
+  }
   return covered > s.length * 0.5;
 }
 
@@ -218,7 +237,13 @@ function wordy(s: string): boolean {
 function ordinaryShape(s: string): boolean {
   if (s.includes("://")) return true;
   if (/^(?:\/|\.\.?\/|~\/|[A-Za-z]:\\)/.test(s) && !/[^\w./\\~:-]/.test(s)) return true;
-  if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.-]*)?$/.test(s)) return true;
+  // a version (`1.2.3-beta.1`), not `v1.0-<146 hex>` (a Cloudflare key)
+  if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.-]{0,40})?$/.test(s)) return true;
+  // a name with a content hash (`node-modules-<sha256>`: a cache key, a build artifact)
+  if (/^[a-z]{2,}(?:-[a-z]{2,}){1,4}-[0-9a-f]{32,}$/.test(s)) return true;
+  // a cloud resource id (`subnet-0a1b2c3d4e5f67890`, `sg-0123abcd`)
+  if (/^(?:subnet|vpc|sg|igw|nat|rtb|eni|vol|snap|ami|i|eipalloc|acl|tgw|pcx|lt|vpce|fs|db)-[0-9a-f]{8,17}$/.test(s))
+    return true;
   if (/^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$/.test(s)) return true;
   if (/^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/.test(s)) return true;
   if (/^-?\d+(?:\.\d+)?$/.test(s) && s.length < 12) return true;
@@ -245,7 +270,10 @@ export type Strength = "strong" | "weak" | "password";
 export function isSecretValue(v: string, strength: Strength, quoted = false, envStyle = false): boolean {
   const s = v.trim();
   if (s.length < 4 || s.length > 4096) return false;
-  if (isPlaceholder(s) || isReference(s) || ordinaryShape(s) || looksFake(s, true)) return false;
+  if (isPlaceholder(s) || isReference(s) || ordinaryShape(s)) return false;
+  // a made-up value under a secret's name (`abcdef1234567890abcdef...`, `0000XxXx...`) is a test
+  // secret, and redacting it costs nothing: only stand-in words and one character typed 14 times keep it
+  if (placeholderWords(s) || typedRun(s)) return false;
   // keys and tokens are ASCII; text in another script is a message, not a credential
   if (/[^\x20-\x7e]/.test(s)) return false;
   if (/\s/.test(s)) {
@@ -299,7 +327,7 @@ export function isSecretValue(v: string, strength: Strength, quoted = false, env
  * `Uint8Array`, `XMLHttpRequest`, `getUserById`); a random token's runs are a letter or two long.
  */
 export function typeName(s: string): boolean {
-  if (/[^\w]/.test(s) || !/[a-z]/.test(s)) return false;
+  if (/[^\w]/.test(s) || !/[a-z]/.test(s) || !/[A-Z]/.test(s)) return false;
   const runs = s.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g);
   if (!runs || runs.length < 2) return false;
   let letters = 0;
@@ -325,4 +353,14 @@ export function isProseSecret(v: string, password = false): boolean {
 /** A word that only a machine makes: 16+ characters that a weak name's value check accepts too. */
 export function machineMade(v: string): boolean {
   return v.length >= 16 && isSecretValue(v, "weak") && isProseSecret(v);
+}
+
+/** `abcdefghij`, `0123456789ab`: a run of 10+ consecutive characters is typed by a person, not generated. */
+export function alphabetRun(s: string): boolean {
+  let run = 1;
+  for (let i = 1; i < s.length; i++) {
+    run = s.charCodeAt(i) - s.charCodeAt(i - 1) === 1 ? run + 1 : 1;
+    if (run >= 10) return true;
+  }
+  return false;
 }

@@ -56,12 +56,21 @@ export const inContext = (context: string, sample: string) => context.replace("{
 /**
  * Did any part of `secret` survive in `out`? The whole value, or (for values of 16+ characters)
  * either half: a redaction that keeps half a key has not replaced the whole value. For
- * `user:password` values only the password part counts (the user name may stay).
+ * `user:password` values only the password part counts (the user name may stay); for a URL, the
+ * password in it, or (without one) its path and query.
  */
 export function leaked(out: string, secret: string): boolean {
   if (out.includes(secret)) return true;
   const colon = secret.indexOf(":");
-  const value = colon > 0 && colon < secret.length - 1 && !secret.includes("://") ? secret.slice(colon + 1) : secret;
+  const url = /^[a-z][a-z0-9+.-]*:\/\/([^/@\s]*@)?[^/?#\s]*(.*)$/i.exec(secret);
+  const value = url
+    ? // a URL's credential: the password of its userinfo, else its path and query (a webhook's tokens)
+      url[1]
+      ? url[1].slice(url[1].indexOf(":") + 1, -1)
+      : url[2]!
+    : colon > 0 && colon < secret.length - 1
+      ? secret.slice(colon + 1)
+      : secret;
   if (value !== secret && out.includes(value) && value.length >= 4) return true;
   if (value.length >= 16) {
     const h = Math.floor(value.length / 2);

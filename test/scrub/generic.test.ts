@@ -147,6 +147,31 @@ const CASES: [string, string, string][] = [
     "[acme]\nserver = prod-2.online.acme.com\nclient = FMZ3lGgpL59Z3SyuRh21Y1GWkG8q9YZJ",
     "[acme]\nserver = prod-2.online.acme.com\nclient = [redacted]",
   ],
+  // names glued to their values, and the words ACCESS / PRIVATE
+  ["value glued with '-'", "codakey-123e4567-e89b-42d3-a456-426614174000", "codakey-[redacted]"],
+  ["value glued after SECRET", "zentrixSECRET-3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", "zentrixSECRET-[redacted]"],
+  ["glued name words", "acme-PRIVATE-key-LaKSDJF98ALSkfj9823JDfj3JKd8Jhfa==", "acme-PRIVATE-key-[redacted]"],
+  ["ACCESS beside the value", "zentrixACCESS 9afd45ea93b219fd0f2b8e6d99c7d3c0", "zentrixACCESS [redacted]"],
+  ["PRIVATE KEY=", "quillpay PRIVATE KEY=Asdf1234asdf1234asdf1234asdf1234", "quillpay PRIVATE KEY=[redacted]"],
+  ["name:value with no space", "acme_token:12345ABCDEFGHIJKLMNOPQRSTUVWXYZ789", "acme_token:[redacted]"],
+  ["SECRET and a made-up value", "acme SECRET 1234567890abcdef1234567890abcdef", "acme SECRET [redacted]"],
+  // tokens in a URL's path
+  [
+    "webhook path",
+    "https://outlook.office.com/webhook/9da5da9c-4218-4c22-aed6-b5c8baebfff5@2f2b54b7-0141-4ba7-8fcd-ab7d17a60547/IncomingWebhook/1bf66ccbb8e745e791fa6e6de0cf465b/4361420b-8fde-48eb-b62a-0e34fec63f5c",
+    "https://outlook.office.com/webhook/[redacted]/IncomingWebhook/[redacted]/[redacted]",
+  ],
+  [
+    "token after /api/v1/",
+    "curl https://zentrix.cloud/api/v1/354u1g321kcqc1oad3w7/telemetry",
+    "curl https://zentrix.cloud/api/v1/[redacted]/telemetry",
+  ],
+  ["telegram bot token", "tgram://12345678:ulTK_HG7-Sb3_zcz5CV2VjFyoNH0cZoGM1r", "tgram://[redacted]"],
+  [
+    "a Cloudflare-style key is not a version",
+    "X-Auth-User-Service-Key = v1.0-e26de050e02ddeaeef6de8d5ee267df5e78f68666ddd0ee76f22d26a0d20756f",
+    "X-Auth-User-Service-Key = [redacted]",
+  ],
 ];
 
 describe("secrets of providers nobody listed, in every syntax", () => {
@@ -191,6 +216,13 @@ describe("placeholders and ordinary values stay", () => {
     "secretKeyRef:\n  name: acme-secrets\n  key: api-key",
     "sk-learn-pipeline-utils is a package name",
     "test_live_reload_enabled_flag = true",
+    "Cache restored from key: node-modules-f135bd5178d25fc55cee6188ae25b8620267cd9ad303370f5d60d47a9a363756",
+    "The token endpoint returned 401 for client 677ec6f3-4a04-442b-a7ec-990db3cb6342; the secret was rotated.",
+    "go: downloading golang.org/x/crypto v0.55.0 h1:G+RVmuWnKuJjO9z3Q1GrMLTtIuaNtZsOlOP3sb0O/1P=",
+    'private_subnets = ["subnet-0a1b2c3d4e5f67890", "subnet-0f9e8d7c6b5a43210"]',
+    "GET https://api.acme.com/v1/keys/3f94b812-2133-44a7-8973-673d453b20c8/rotate",
+    "access_log /var/log/nginx/access.log main;",
+    "token-service-7d9f8c6b5-x2x4z   1/1   Running   0   3d",
   ])
     test(line, () => {
       const r = scrub(line);
