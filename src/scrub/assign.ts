@@ -504,7 +504,9 @@ function classifyWords(ident: string): KeyClass {
     else if (w === "auth" || w === "authorization" || w === "bearer" || w === "oauth") f = "auth";
     else if (w === "sas" || w === "pat" || w === "otp") f = "token";
     else if (w === "access" || w === "private") {
-      // `acme_access`, `acmePRIVATE`, "the ACCESS value": a credential when the value looks random
+      // `acme_access`, `acmePRIVATE`, "the ACCESS value": a credential when the value looks random;
+      // followed by another word it describes that (`private_registry`, `access_log`, `privateEndpoint`)
+      if (i < ws.length - 1) continue;
       f = w === "access" ? "token" : "key";
       s = "weak";
     } else if (w === "sig" || w === "signature") {
@@ -1307,7 +1309,11 @@ export function assignmentSpans(
     if (flag && value.startsWith("-")) continue;
     if (!v.quoted && cls.family === "auth" && /^[A-Za-z]+$/.test(value)) continue;
     if (!isSecretValue(value, cls.strength, v.quoted, cls.strength !== "weak" && envLine(text, s, ident))) continue;
-    if (colonGlued && !(machineMade(value) || (cls.strength !== "weak" && directToken(value)))) continue;
+    if (
+      colonGlued &&
+      !(/^[A-Za-z0-9_+=-]{16,}$/.test(value) && (machineMade(value) || (cls.strength !== "weak" && directToken(value))))
+    )
+      continue;
     if (KNOWN_PUBLIC.has(value) || malformed(value)) continue;
     // a namespaced type name (`clm212:AgencyIdentificationCodeContentType`) is not a secret
     if (cls.strength !== "password" && /(?:[A-Z][a-z]{3,}){3}/.test(value)) continue;

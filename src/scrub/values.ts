@@ -241,6 +241,13 @@ function ordinaryShape(s: string): boolean {
   if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.-]{0,40})?$/.test(s)) return true;
   // a name with a content hash (`node-modules-<sha256>`: a cache key, a build artifact)
   if (/^[a-z]{2,}(?:-[a-z]{2,}){1,4}-[0-9a-f]{32,}$/.test(s)) return true;
+  // a digest or an SSH key fingerprint (`SHA256:nThbg6k...`, `sha512-...`), not a key
+  if (/^(?:sha\d{1,3}|md5)[:-][A-Za-z0-9+/=:]+$/i.test(s)) return true;
+  // a relative path whose segments are mostly words (`projects/123/secrets/db-password/versions/latest`)
+  if (/^[\w.-]+(?:\/[\w.-]+){2,}$/.test(s)) {
+    const segs = s.split("/");
+    if (segs.filter((x) => /^[a-z][a-z-]{2,}$/.test(x)).length * 2 >= segs.length) return true;
+  }
   // a cloud resource id (`subnet-0a1b2c3d4e5f67890`, `sg-0123abcd`)
   if (/^(?:subnet|vpc|sg|igw|nat|rtb|eni|vol|snap|ami|i|eipalloc|acl|tgw|pcx|lt|vpce|fs|db)-[0-9a-f]{8,17}$/.test(s))
     return true;

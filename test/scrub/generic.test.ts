@@ -223,6 +223,9 @@ describe("placeholders and ordinary values stay", () => {
     "GET https://api.acme.com/v1/keys/3f94b812-2133-44a7-8973-673d453b20c8/rotate",
     "access_log /var/log/nginx/access.log main;",
     "token-service-7d9f8c6b5-x2x4z   1/1   Running   0   3d",
+    "private-registry.example.com:5000/team/api:1.4.2",
+    "The secret manager path is projects/123456789012/secrets/db-password/versions/latest.",
+    "The private key fingerprint is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 (public information).",
   ])
     test(line, () => {
       const r = scrub(line);
