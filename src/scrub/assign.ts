@@ -681,6 +681,9 @@ const LINK = new Set([
 let proseEnd = 0;
 /** The name whose prose window found nothing, and where that window ended (reset by each assignmentSpans). */
 let proseIdent = "";
+/** How sure that window's name was (STRENGTH_ORDER): a name no surer inside it finds nothing new either. */
+let proseStrength = 0;
+const STRENGTH_ORDER: Record<Strength, number> = { weak: 1, strong: 2, password: 3 };
 let proseTo = -1;
 
 /** Words that name what a nearby hash or id is: after one of them, a token is that, not the secret. */
@@ -723,7 +726,7 @@ function proseValue(text: string, from: number, password: boolean, weak: boolean
   let p = from;
   let linked = false;
   let otherThing = false;
-  for (let k = 0; k < (weak ? 6 : 9) && p < n; k++) {
+  for (let k = 0; k < (weak ? 4 : 9) && p < n; k++) {
     let c = text.charCodeAt(p);
     // spaces, tabs and the linking punctuation ':' '=' '|' between words
     while (p < n && (c === 32 || c === 9 || c === 58 || c === 61 || c === 124)) {
@@ -876,11 +879,11 @@ function inlineListValues(
   text: string,
   from: number,
   judge: (v: string, quoted: boolean) => boolean,
-): [number, number][] {
-  const out: [number, number][] = [];
+): { items: [number, number][]; end: number } {
+  const items: [number, number][] = [];
   let p = from + 1;
   const stop = Math.min(text.length, from + 4096);
-  while (p < stop) {
+  for (let k = 0; k < 64 && p < stop; k++) {
     while (p < stop && (text[p] === " " || text[p] === "\t" || text[p] === ",")) p++;
     const c = text[p];
     if (c === undefined || c === "]" || c === "\n" || c === "\r") break;
@@ -888,9 +891,9 @@ function inlineListValues(
     let ve: number;
     let quoted = false;
     if (c === '"' || c === "'") {
-      const close = text.indexOf(c, p + 1);
-      const nl = text.indexOf("\n", p + 1);
-      if (close < 0 || close >= stop || (nl >= 0 && nl < close)) break;
+      let close = p + 1;
+      while (close < stop && text[close] !== c && text[close] !== "\n") close++;
+      if (text[close] !== c) break;
       vs = p + 1;
       ve = close;
       p = close + 1;
@@ -899,10 +902,12 @@ function inlineListValues(
       ve = p;
       while (ve < stop && !/[,\]\s]/.test(text[ve]!)) ve++;
       p = ve;
+      // a list of plain values, not a nested structure or code (`[key=[...`, `[f(x), ...]`)
+      if (/[[=(]/.test(text.slice(vs, ve))) break;
     }
-    if (ve > vs && judge(text.slice(vs, ve), quoted)) out.push([vs, ve]);
+    if (ve > vs && judge(text.slice(vs, ve), quoted)) items.push([vs, ve]);
   }
-  return out;
+  return { items, end: p };
 }
 
 /** Whether a value under a name of this strength is a secret (for lists and blocks, judged item by item). */
@@ -922,7 +927,23 @@ const BACK_LINK = new Set(["is", "as", "was", "=", "->", "-", "—", "are", "be"
  * api key", "use X as the access token". Returns the token's span.
  */
 function reverseProseValue(text: string, s: number): [number, number] | null {
+  // first, without cutting anything out: is there a word long enough to be a value within 5 words?
   let p = s;
+  let long = false;
+  for (let k = 0; k < 5 && !long; k++) {
+    while (p > 0 && (text.charCodeAt(p - 1) === 32 || text.charCodeAt(p - 1) === 9)) p--;
+    let b = p;
+    while (b > 0 && p - b < 256) {
+      const c = text.charCodeAt(b - 1);
+      if (c === 32 || c === 9 || c === 10 || c === 13) break;
+      b--;
+    }
+    if (b === p) break;
+    if (k > 0 && p - b >= 16) long = true;
+    p = b;
+  }
+  if (!long) return null;
+  p = s;
   let linked = false;
   for (let k = 0; k < 5; k++) {
     while (p > 0 && (text.charCodeAt(p - 1) === 32 || text.charCodeAt(p - 1) === 9)) p--;
@@ -1005,11 +1026,10 @@ function valueElsewhere(
     return true;
   }
   if (text[p] === "[") {
-    // a list of values: `api_keys = ["...", "..."]`
-    for (const [a, b] of inlineListValues(text, p, judgeFor(cls.strength, malformed))) {
-      spans.push({ start: a, end: b, family: cls.family, rank: 3 });
-      HIT.lastIndex = Math.max(HIT.lastIndex, b);
-    }
+    // a list of values: `api_keys = ["...", "..."]` (read once: names inside it are not looked at again)
+    const list = inlineListValues(text, p, judgeFor(cls.strength, malformed));
+    for (const [a, b] of list.items) spans.push({ start: a, end: b, family: cls.family, rank: 3 });
+    HIT.lastIndex = Math.max(HIT.lastIndex, list.end);
     return true;
   }
   if ((text[p] === "|" || text[p] === ">") && /^[|>][-+]?[ \t]*\r?\n/.test(text.slice(p, p + 5))) {
@@ -1042,10 +1062,11 @@ function unassigned(
     if (!(text[q] === '"' || text[q] === "'" || text[q] === "`")) return;
     if (NOT_SETTER.test(ident.slice(ident.lastIndexOf(".") + 1))) return;
     const v = readValue(text, q, false);
+    // (the argument must end the call or be followed by another: checked first, it is the cheap part)
     if (
       v?.quoted &&
-      judgeFor(cls.strength, malformed)(text.slice(v.start, v.end), true) &&
-      /^\s*[,)]/.test(text.slice(v.end + 1, v.end + 4))
+      /^\s*[,)]/.test(text.slice(v.end + 1, v.end + 4)) &&
+      judgeFor(cls.strength, malformed)(text.slice(v.start, v.end), true)
     ) {
       spans.push({ start: v.start, end: v.end, family: cls.family, rank: 3 });
       HIT.lastIndex = Math.max(HIT.lastIndex, v.end);
@@ -1056,7 +1077,8 @@ function unassigned(
   // (a name followed by '(' or '.' is code, not a sentence)
   if (skipProse) return;
   // the same name again inside a window already read finds nothing new ("Bearer Bearer Bearer ...")
-  if (ident === proseIdent && s < proseTo) return;
+  // (and so does any name of no greater strength: `PRIVATE KEY-----BEGIN ...` read as one window)
+  if (s < proseTo && (ident === proseIdent || STRENGTH_ORDER[cls.strength] <= proseStrength)) return;
   const after = text[e];
   // "X is the acme api key": the value before the name
   const back =
@@ -1088,6 +1110,7 @@ function unassigned(
     HIT.lastIndex = Math.max(HIT.lastIndex, found[1]);
   } else {
     proseIdent = ident;
+    proseStrength = STRENGTH_ORDER[cls.strength];
     proseTo = proseEnd;
   }
 }
@@ -1140,6 +1163,7 @@ export function assignmentSpans(
   malformed: (v: string, anyLong?: boolean) => boolean = () => false,
 ): void {
   proseIdent = "";
+  proseStrength = 0;
   proseTo = -1;
   HIT.lastIndex = 0;
   const n = text.length;
@@ -1152,7 +1176,9 @@ export function assignmentSpans(
     // a value glued to the name (`codakey-<uuid>`, `acmeSECRET-3f9a...`): the value is part of the "identifier"
     const glued = gluedValue(text, h + m[0].length);
     if (glued && s > 0 && /[A-Za-z0-9]/.test(text[s - 1]!)) {
-      // (inside a longer blob: not a name)
+      // inside a longer blob: not a name, and neither is anything else in the run read
+      if (glued.end - glued.start >= 64) HIT.lastIndex = glued.end;
+      continue;
     } else if (glued) {
       const name = text.slice(s, glued.nameEnd);
       const value = text.slice(glued.start, glued.end);
@@ -1168,6 +1194,11 @@ export function assignmentSpans(
         !malformed(text.slice(s, glued.end), true)
       ) {
         spans.push({ start: glued.start, end: glued.end, family: gc.family, rank: 3 });
+        HIT.lastIndex = glued.end;
+        continue;
+      }
+      // a long run of token characters is one token: the names inside it are not names
+      if (glued.end - glued.start >= 64) {
         HIT.lastIndex = glued.end;
         continue;
       }

@@ -111,7 +111,7 @@ export function urlSpans(text: string, spans: Span[]): void {
       e++;
     }
     if (at < 0) {
-      pathTokenSpans(text, e, spans);
+      from = Math.max(from, pathTokenSpans(text, e, spans));
       continue;
     }
     const userinfo = text.slice(i + 3, at);
@@ -138,12 +138,12 @@ export function urlSpans(text: string, spans: Span[]): void {
 const WEBHOOK_SEGMENT = /^(?:hooks?|webhooks?|incomingwebhook|webhookb2|triggers?|bot|services)$/i;
 
 /**
- * Tokens in a URL's path: after a webhook word (`/webhook/<uuid>@<uuid>/IncomingWebhook/<hex>/...`,
+ * Tokens in a URL's path (returns where the path reading stopped): after a webhook word (`/webhook/<uuid>@<uuid>/IncomingWebhook/<hex>/...`,
  * `/hooks/catch/123/<token>/`) every machine-made segment; right after `/api/v<n>/` one that is not
  * a UUID or a hex digest (those are ids and commits), and the same after `/tokens/` or `/keys/`.
  */
-function pathTokenSpans(text: string, from: number, spans: Span[]): void {
-  if (text[from] !== "/") return;
+function pathTokenSpans(text: string, from: number, spans: Span[]): number {
+  if (text[from] !== "/") return from;
   let p = from;
   let hook = false;
   let api = 0;
@@ -163,6 +163,7 @@ function pathTokenSpans(text: string, from: number, spans: Span[]): void {
     api = seg === "api" ? 1 : api === 1 && /^v\d{1,2}$/.test(seg) ? 2 : /^(?:tokens?|keys?)$/i.test(seg) ? 3 : 0;
     p = e;
   }
+  return p;
 }
 
 const BEARER = /(?<![\w-])(bearer|basic|token)[ \t]+([A-Za-z0-9._~+/-]{8,4096}=*)/gi;
@@ -389,8 +390,10 @@ export function passFlagSpans(text: string, spans: Span[]): void {
     const raw = m[1]!;
     const v = unquote(raw);
     if (v.length < 4 || !/[A-Za-z]/.test(v) || /[/\\:]|^\.|\.[a-z]{2,4}$/.test(v) || isPlaceholder(v)) continue;
-    const nl = text.lastIndexOf("\n", m.index);
-    const line = text.slice(Math.max(nl + 1, m.index - 200), m.index);
+    // the line before the flag, at most 200 characters back
+    let ls = m.index;
+    while (ls > 0 && m.index - ls < 200 && text[ls - 1] !== "\n") ls--;
+    const line = text.slice(ls, m.index);
     const user = USER_FLAG.test(line);
     // alone, only a password's look: letters of both cases with a digit (`kubectl logs -p web-7d9f8c6b5-x2x4z`,
     // `cargo test -p my-crate-2` name a pod and a crate)

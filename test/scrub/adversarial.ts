@@ -49,6 +49,22 @@ export function adversarialInputs(): { name: string; text: string }[] {
     { name: "whitespace", text: fill(" ") },
     { name: "newlines", text: fill("\n") },
     { name: "digits", text: fill("1234567890") },
+    // issue 26's generic shapes
+    { name: "glued key-key-", text: fill("key-") },
+    { name: "glued SECRET- + long body", text: `acmeSECRET-${fill("a1B2")}` },
+    { name: "inline list repeated", text: fill("key=[key, ") },
+    { name: "yaml list repeated", text: fill("api_keys:\n  - a\n") },
+    { name: "-p repeated on one line", text: fill(" -u a -p x") },
+    { name: "cookie pairs", text: `Cookie: ${fill("a=b; ")}` },
+    { name: "host names repeated", text: fill("a.com b=c ") },
+    { name: "url path segments", text: `https://a.com${fill("/hooks")}` },
+    { name: "urls with webhook paths", text: fill("https://a.io/webhook/x ") },
+    { name: "word_ prefix + long body", text: ` ab_${fill("A1b2")}` },
+    { name: "sk- markers", text: fill("sk-a ") },
+    { name: "X is the api key repeated", text: fill("x is the api key ") },
+    { name: "name:value glued repeated", text: fill("acme_token:") },
+    { name: "the token is on the next line", text: fill("token\n") },
+    { name: "setter call repeated", text: fill('setToken("') },
   ];
   for (const rule of PROVIDERS) {
     const kw = rule.keywords[0]!;
