@@ -362,11 +362,16 @@ export function machineMade(v: string): boolean {
   return v.length >= 16 && isSecretValue(v, "weak") && isProseSecret(v);
 }
 
-/** `abcdefghij`, `0123456789ab`: a run of 10+ consecutive characters is typed by a person, not generated. */
+/**
+ * `abcdefghij`, `klmnopqrstuvwx`: ten letters of the alphabet in a row are typed by a person, not
+ * generated (digits in a row, `0123456789`, are common in test keys people paste all the same).
+ */
 export function alphabetRun(s: string): boolean {
   let run = 1;
   for (let i = 1; i < s.length; i++) {
-    run = s.charCodeAt(i) - s.charCodeAt(i - 1) === 1 ? run + 1 : 1;
+    const c = s.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    run = letter && c - s.charCodeAt(i - 1) === 1 ? run + 1 : 1;
     if (run >= 10) return true;
   }
   return false;

@@ -119,6 +119,11 @@ const CASES: [string, string, string][] = [
   ["<word>pat_", '"quillpaypat_YY6J5LXUDA17DVMBpOm0hP0pSrjT"', '"[redacted]"'],
   ["pk_", "the key pk_live_8ozLGcOs1Ke0FTolamOFihgj works", "the key [redacted] works"],
   ["sk-", "use the key sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "use the key [redacted]"],
+  [
+    "a provider key with digits in a row",
+    "Rotate sk-ant-api03-fakeAbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCdEfGhIjKlMn today",
+    "Rotate [redacted] today",
+  ],
   // high-entropy tokens near a credential word or a provider's host name
   [
     "api key as words",
