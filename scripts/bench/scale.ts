@@ -6,12 +6,13 @@
  * median and its ratio to --version's median, with the peak RSS over the timed runs.
  *
  *   bun run build && bun scripts/bench/scale.ts [--sizes 10000,100000] [--runs 15]
- *   (COFFER_BIN selects another binary; KEEP=1 keeps the generated stores)
+ *   (COFFER_BIN selects another binary; KEEP=1 keeps the generated stores; SCALE_STORE=<dir>
+ *   keeps them in <dir>/<size> and reuses them on the next run, reindexed by the binary under test)
  *
  * Targets at 100,000: hook prompt <= 2.5x, hook session-start <= 1.5x, recall/list/show/status
  * <= 5x, remember <= 5x, hook RSS <= 80 MB.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { argOf, BIN, benchSandbox, entryDirs, fakeRepo, median, numArg, textGen } from "./_common";
 
@@ -27,7 +28,9 @@ type Sample = { ms: number; rss: number };
 const TIME = ["/usr/bin/time", "/bin/time"].find((p) => Bun.file(p).size > 0);
 
 function build(n: number) {
-  const { root, env } = benchSandbox(`scale-${n}`);
+  const kept = process.env.SCALE_STORE ? join(process.env.SCALE_STORE, String(n)) : undefined;
+  const reuse = kept !== undefined && existsSync(join(kept, "built"));
+  const { root, env } = kept ? keptSandbox(kept) : benchSandbox(`scale-${n}`);
   const projectId = projectIdFor("remote:github.com/bench/scale");
   const repo = join(root, "work", "scale");
   fakeRepo(repo, "https://github.com/bench/scale.git");
@@ -58,16 +61,35 @@ function build(n: number) {
       updated: `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
       body: `${sentence(25 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 25))}.`,
     };
-    writeFileSync(join(global ? dirs.global : dirs.project, `${id}.md`), serializeEntry(entry));
+    if (!reuse) writeFileSync(join(global ? dirs.global : dirs.project, `${id}.md`), serializeEntry(entry));
   }
   const rules = (k: number) =>
     `${Array.from({ length: k }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n")}\n`;
-  writeFileSync(join(mem, "projects", projectId, "rules.md"), rules(60));
-  writeFileSync(join(mem, "global", "rules.md"), rules(40));
+  const projectRules = rules(60);
+  const globalRules = rules(40);
+  if (!reuse) {
+    writeFileSync(join(mem, "projects", projectId, "rules.md"), projectRules);
+    writeFileSync(join(mem, "global", "rules.md"), globalRules);
+  }
   const t = performance.now();
   const r = Bun.spawnSync([BIN, "reindex"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`reindex failed: ${r.stderr}`);
-  return { root, env, repo, titles, ids, reindexMs: performance.now() - t };
+  if (kept) writeFileSync(join(kept, "built"), "");
+  return { root, env, repo, titles, ids, reindexMs: performance.now() - t, kept };
+}
+
+/** benchSandbox at a fixed place, kept between runs. */
+function keptSandbox(root: string) {
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(root, "home"),
+    COFFER_HOME: join(root, "coffer"),
+    LANG: "C.UTF-8",
+  };
+  mkdirSync(env.HOME, { recursive: true });
+  process.env.HOME = env.HOME;
+  process.env.COFFER_HOME = env.COFFER_HOME;
+  return { root, env };
 }
 
 function bench(n: number) {
@@ -155,7 +177,7 @@ function bench(n: number) {
       `  ${name.padEnd(20)} median ${m.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2).padStart(6)}x  peak RSS ${rss.toFixed(0).padStart(4)} MB${target ? `  (target <= ${target}x${name.startsWith("hook") ? ", <= 80 MB" : ""})${verdict}` : ""}`,
     );
   }
-  if (process.env.KEEP) console.log("  kept", store.root, repo);
+  if (process.env.KEEP || store.kept) console.log("  kept", store.root, repo);
   else rmSync(store.root, { recursive: true, force: true });
 }
 
