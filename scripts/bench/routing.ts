@@ -1,34 +1,48 @@
 /**
- * Routing evaluation: how well `coffer hook prompt` picks memory for what a developer types.
- * A labelled set (scripts/bench/routing/: 300+ entries over five projects and the global scope,
- * 150+ prompts labelled with the entries that should reach the model, or none) is written into a
- * temporary store; every prompt goes through the compiled binary in a fresh Claude session, typed
- * in its project's repository (files it names do not exist there). Reports:
+ * Routing and recall evaluation: how well `coffer hook prompt` picks memory for what a developer
+ * types, and how well `coffer recall` finds it when asked with the same words. A labelled set
+ * (scripts/bench/routing/: 300+ entries over five projects and the global scope, 150+ prompts
+ * labelled with the entries that should reach the model, or none) is written into a temporary
+ * store; every prompt goes through the compiled binary in a fresh Claude session, typed in its
+ * project's repository (files it names do not exist there), and, as it is, through
+ * `coffer recall --limit 5 --json` in the same directory. Reports:
  *
  * - hit: share of prompts with an expected entry where one arrived as a body (overall and per
  *   category: direct wording, paraphrase, file mention);
  * - precision: share of injected bodies that were expected;
  * - chars: mean characters injected per prompt (all prompts), and the largest;
- * - noise: share of prompts that need nothing yet got something.
+ * - noise: share of prompts that need nothing yet got something;
+ * - recall@1 / recall@5: share of prompts with an expected entry where one is the first hit of
+ *   `coffer recall`, or among its first five (overall and per category).
  *
  *   COFFER_BIN=dist/coffer bun scripts/bench/routing.ts [--verbose [--all]] [--json]
- *   (--verbose lists the prompts that missed or injected noise; KEEP=1 keeps the store;
- *   PROMPTS=<file> reads another prompt set against the same entries, e.g. routing/prompts-later.txt;
- *   ROUTING_SET=<dir> reads entries.txt and prompts.txt from another folder, e.g. routing-b/;
- *   LEARNED=on|off sets routing.learned, the learned thesaurus)
+ *     [--sets routing,routing-b,...|all] [--keywords both|on|off]
+ *     [--only recall|hook] [--in-process]
+ *   (--verbose lists the prompts that missed or injected noise, and recall misses; KEEP=1 keeps
+ *   the store; PROMPTS=<file> reads another prompt set against the same entries, e.g.
+ *   routing/prompts-later.txt; ROUTING_SET=<dir> reads entries.txt and prompts.txt from another
+ *   folder, e.g. routing-b/; KEYWORDS=1 is --keywords on; LEARNED=on|off sets routing.learned, the
+ *   learned thesaurus)
+ *
+ * Keywords: a set's keywords.txt (`<entry key> | kw1, kw2, ...`) was written blind, by a model
+ * shown only that set's entries.txt, never its prompts; with keywords on, each entry carries its
+ * line as `keywords:` (what distillation or `coffer enrich` would have written).
  *
  * routing/ is the set the router was tuned on. routing-b/ to routing-e/ were each written by
  * someone who never read the router or the vocabulary (three other projects each): they show how
  * it does on prompts it was not tuned for. A few of b's, c's and d's paraphrases later served as
  * examples in the briefs of those who grew the vocabulary; e was written last and is the cleanest.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { BIN, benchSandbox, fakeRepo } from "./_common";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { argOf, BIN, benchSandbox, fakeRepo } from "./_common";
 
-const DATA = process.env.ROUTING_SET ?? join(import.meta.dir, "routing");
 const VERBOSE = process.argv.includes("--verbose");
+/** --only recall | hook: run one half; --in-process: recall through src/ instead of the binary (faster to iterate). */
+const ONLY = argOf("only", "");
+const IN_PROCESS = process.argv.includes("--in-process");
 const JSON_OUT = process.argv.includes("--json");
+const SETS = ["routing", "routing-b", "routing-c", "routing-d", "routing-e"];
 
 type Spec = {
   key: string;
@@ -61,13 +75,18 @@ const split = (s: string) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
-function readEntries(): { entries: Spec[]; remotes: Map<string, string> } {
+/** Non-comment lines of a labelled file. */
+const lines = (file: string) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+
+function readEntries(dir: string): { entries: Spec[]; remotes: Map<string, string> } {
   const entries: Spec[] = [];
   const remotes = new Map<string, string>();
   let scope = "";
-  for (const raw of readFileSync(join(DATA, "entries.txt"), "utf8").split("\n")) {
-    const line = raw.trim();
-    if (!line || line.startsWith("#")) continue;
+  for (const line of lines(join(dir, "entries.txt"))) {
     const project = /^@project (\S+) (\S+)$/.exec(line);
     if (project) {
       scope = project[1]!;
@@ -93,16 +112,24 @@ function readEntries(): { entries: Spec[]; remotes: Map<string, string> } {
   return { entries, remotes };
 }
 
-function readPrompts(): Prompt[] {
-  const out: Prompt[] = [];
-  for (const raw of readFileSync(process.env.PROMPTS ?? join(DATA, "prompts.txt"), "utf8").split("\n")) {
-    const line = raw.trim();
-    if (!line || line.startsWith("#")) continue;
+function readPrompts(file: string): Prompt[] {
+  return lines(file).map((line) => {
     const f = fields(line, 4);
     if (f.length < 4) throw new Error(`bad prompt line: ${line}`);
-    out.push({ cat: f[0]!, project: f[1]!, expected: f[2] === "-" ? [] : split(f[2]!), text: f[3]! });
-  }
-  return out;
+    return { cat: f[0]!, project: f[1]!, expected: f[2] === "-" ? [] : split(f[2]!), text: f[3]! };
+  });
+}
+
+/** keywords.txt: `<entry key> | kw1, kw2, ...` (at most 8 are used, as on every write path). */
+function readKeywords(dir: string): Map<string, string[]> | undefined {
+  const file = join(dir, "keywords.txt");
+  if (!existsSync(file)) return undefined;
+  return new Map(
+    lines(file).map((line) => {
+      const [key, list = ""] = fields(line, 2);
+      return [key!, split(list).slice(0, 8)] as const;
+    }),
+  );
 }
 
 // Deterministic ULIDs spread over a year, so id prefixes look like a real store's.
@@ -120,144 +147,213 @@ function ulid(i: number, key: string): string {
   return time + rand;
 }
 
-const { entries, remotes } = readEntries();
-const prompts = readPrompts();
-const keys = new Set(entries.map((e) => e.key));
-if (keys.size !== entries.length) throw new Error("duplicate entry keys");
-for (const p of prompts)
-  for (const k of p.expected) if (!keys.has(k)) throw new Error(`unknown key ${k} in "${p.text}"`);
-
-const { root, env } = benchSandbox("routing");
-// LEARNED=on|off: the learned thesaurus's neighbours as alternatives (config routing.learned).
-if (process.env.LEARNED) {
-  mkdirSync(env.COFFER_HOME, { recursive: true });
-  writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nlearned = "${process.env.LEARNED}"\n`);
-}
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
 const { handle } = await import("../../src/lib/handle");
+const { openStore, closeStore } = await import("../../src/store/store");
+const { recall } = await import("../../src/store/search");
 
-const repos = new Map<string, string>();
-for (const [name, remote] of remotes) {
-  const repo = join(root, "work", name);
-  fakeRepo(repo, `https://${remote}.git`);
-  repos.set(name, repo);
-}
-const elsewhere = join(root, "work", "scratch");
-mkdirSync(elsewhere, { recursive: true });
+type Result = Prompt & { bodies: string[]; cards: string[]; chars: number; recalled: string[] };
 
-const idOf = new Map<string, string>();
-const keyOf = new Map<string, string>();
-entries.forEach((e, i) => {
-  const id = ulid(i, e.key);
-  idOf.set(e.key, id);
-  keyOf.set(id, e.key);
-  const dir =
-    e.scope === "global"
-      ? join(env.COFFER_HOME, "memory", "global", "entries")
-      : join(env.COFFER_HOME, "memory", "projects", projectIdFor(`remote:${remotes.get(e.scope)}`), "entries");
-  mkdirSync(dir, { recursive: true });
-  const when = new Date(Date.UTC(2025, 6, 1) + i * 97_000_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const entry = {
-    id,
-    kind: e.kind as "note",
-    title: e.title,
-    tags: e.tags,
-    applies_to: e.applies,
-    actor: "user",
-    source: "cli" as const,
-    created: when,
-    updated: when,
-    body: e.body,
-  };
-  writeFileSync(join(dir, `${id}.md`), serializeEntry(entry));
-});
+/** One labelled set through the hook and recall, with or without its keywords. */
+function evaluate(dir: string, withKeywords: boolean) {
+  const { entries, remotes } = readEntries(dir);
+  const prompts = readPrompts(process.env.PROMPTS ?? join(dir, "prompts.txt"));
+  const keywords = withKeywords ? readKeywords(dir) : undefined;
+  if (withKeywords && !keywords) throw new Error(`${dir} has no keywords.txt`);
+  const keys = new Set(entries.map((e) => e.key));
+  if (keys.size !== entries.length) throw new Error("duplicate entry keys");
+  for (const p of prompts)
+    for (const k of p.expected) if (!keys.has(k)) throw new Error(`unknown key ${k} in "${p.text}"`);
 
-const keyOfHandle = new Map([...keyOf].flatMap(([id, key]) => [[id, key] as const, [handle(id), key] as const]));
-if (keyOfHandle.size !== 2 * keyOf.size) throw new Error("two entries share a handle");
-
-const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: elsewhere, env, stdout: "pipe", stderr: "pipe" });
-if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
-
-type Result = Prompt & { bodies: string[]; cards: string[]; chars: number; context: string };
-const results: Result[] = prompts.map((p, i) => {
-  const cwd = p.project === "none" ? elsewhere : repos.get(p.project);
-  if (!cwd) throw new Error(`unknown project ${p.project}`);
-  const payload = {
-    session_id: `routing-${i}`,
-    transcript_path: join(root, `t${i}.jsonl`),
-    cwd,
-    permission_mode: "default",
-    hook_event_name: "UserPromptSubmit",
-    prompt: p.text,
-  };
-  const r = Bun.spawnSync([BIN, "hook", "prompt", "--agent", "claude"], {
-    cwd,
-    env,
-    stdin: Buffer.from(JSON.stringify(payload)),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (r.exitCode !== 0) throw new Error(`hook exited ${r.exitCode}`);
-  const out = JSON.parse(r.stdout.toString() || "{}");
-  const context: string = out.hookSpecificOutput?.additionalContext ?? "";
-  // Entries are shown by their handle (the id's last 8 characters).
-  const ids = (re: RegExp) => [...context.matchAll(re)].map((m) => keyOfHandle.get(m[1]!) ?? m[1]!);
-  return {
-    ...p,
-    bodies: ids(/^## \[([0-9A-Z]{8,26})\]/gm),
-    cards: ids(/^- \[([0-9A-Z]{8,26})\]/gm),
-    chars: context.length,
-    context,
-  };
-});
-
-const pct = (n: number, d: number) => (d ? Math.round((1000 * n) / d) / 10 : 0);
-const hit = (r: Result) => r.bodies.some((b) => r.expected.includes(b));
-const withExpected = results.filter((r) => r.expected.length);
-const hitShare = (cat?: string) => {
-  const set = withExpected.filter((r) => !cat || r.cat === cat);
-  return { share: pct(set.filter(hit).length, set.length), n: set.length };
-};
-const bodies = results.flatMap((r) => r.bodies.map((b) => r.expected.includes(b)));
-const none = results.filter((r) => r.cat === "none");
-const figures = {
-  entries: entries.length,
-  prompts: results.length,
-  hit: hitShare(),
-  hitDirect: hitShare("direct"),
-  hitParaphrase: hitShare("para"),
-  hitFile: hitShare("file"),
-  precision: pct(bodies.filter(Boolean).length, bodies.length),
-  bodiesPerPrompt: Math.round((100 * bodies.length) / results.length) / 100,
-  maxBodies: Math.max(...results.map((r) => r.bodies.length)),
-  meanChars: Math.round(results.reduce((n, r) => n + r.chars, 0) / results.length),
-  maxChars: Math.max(...results.map((r) => r.chars)),
-  noise: { share: pct(none.filter((r) => r.chars > 0).length, none.length), n: none.length },
-};
-
-if (VERBOSE) {
-  for (const r of results) {
-    const ok = r.expected.length ? hit(r) : r.chars === 0;
-    if (ok && !process.argv.includes("--all")) continue;
-    console.log(`${ok ? "ok  " : "MISS"} [${r.cat}/${r.project}] ${r.text}`);
-    console.log(`     expected: ${r.expected.join(", ") || "-"}`);
-    console.log(
-      `     bodies:   ${r.bodies.join(", ") || "-"}${r.cards.length ? `  cards: ${r.cards.join(", ")}` : ""}`,
-    );
+  const { root, env } = benchSandbox("routing");
+  // LEARNED=on|off: the learned thesaurus's neighbours as alternatives (config routing.learned).
+  if (process.env.LEARNED) {
+    mkdirSync(env.COFFER_HOME, { recursive: true });
+    writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nlearned = "${process.env.LEARNED}"\n`);
   }
+  const repos = new Map<string, string>();
+  for (const [name, remote] of remotes) {
+    const repo = join(root, "work", name);
+    fakeRepo(repo, `https://${remote}.git`);
+    repos.set(name, repo);
+  }
+  const elsewhere = join(root, "work", "scratch");
+  mkdirSync(elsewhere, { recursive: true });
+
+  const keyOf = new Map<string, string>();
+  entries.forEach((e, i) => {
+    const id = ulid(i, e.key);
+    keyOf.set(id, e.key);
+    const folder =
+      e.scope === "global"
+        ? join(env.COFFER_HOME, "memory", "global", "entries")
+        : join(env.COFFER_HOME, "memory", "projects", projectIdFor(`remote:${remotes.get(e.scope)}`), "entries");
+    mkdirSync(folder, { recursive: true });
+    const when = new Date(Date.UTC(2025, 6, 1) + i * 97_000_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const kw = keywords?.get(e.key) ?? [];
+    const entry = {
+      id,
+      kind: e.kind as "note",
+      title: e.title,
+      tags: e.tags,
+      ...(kw.length ? { keywords: kw } : {}),
+      applies_to: e.applies,
+      actor: "user",
+      source: "cli" as const,
+      created: when,
+      updated: when,
+      body: e.body,
+    };
+    writeFileSync(join(folder, `${id}.md`), serializeEntry(entry));
+  });
+
+  // Entries are shown by their handle (the id's last 8 characters) or their id.
+  const keyOfHandle = new Map([...keyOf].flatMap(([id, key]) => [[id, key] as const, [handle(id), key] as const]));
+  if (keyOfHandle.size !== 2 * keyOf.size) throw new Error("two entries share a handle");
+
+  const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: elsewhere, env, stdout: "pipe", stderr: "pipe" });
+  if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
+
+  const stores = new Map<string, import("../../src/store/store").Store>();
+  const results: Result[] = prompts.map((p, i) => {
+    const cwd = p.project === "none" ? elsewhere : repos.get(p.project);
+    if (!cwd) throw new Error(`unknown project ${p.project}`);
+    const recallOf = (): string[] => {
+      if (!p.expected.length || ONLY === "hook") return [];
+      if (IN_PROCESS) {
+        const store = stores.get(cwd) ?? stores.set(cwd, openStore({ cwd, notice: () => {} })).get(cwd)!;
+        return recall(store, p.text, { limit: 5 }).map((h) => keyOfHandle.get(h.id) ?? h.id);
+      }
+      const rc = Bun.spawnSync([BIN, "recall", "--limit", "5", "--json", "--", p.text], {
+        cwd,
+        env,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      if (rc.exitCode !== 0) throw new Error(`recall exited ${rc.exitCode}: ${rc.stderr}`);
+      return (JSON.parse(rc.stdout.toString()).hits as { id: string }[]).map((h) => keyOfHandle.get(h.id) ?? h.id);
+    };
+    if (ONLY === "recall") return { ...p, bodies: [], cards: [], chars: 0, recalled: recallOf() };
+    const payload = {
+      session_id: `routing-${i}`,
+      transcript_path: join(root, `t${i}.jsonl`),
+      cwd,
+      permission_mode: "default",
+      hook_event_name: "UserPromptSubmit",
+      prompt: p.text,
+    };
+    const r = Bun.spawnSync([BIN, "hook", "prompt", "--agent", "claude"], {
+      cwd,
+      env,
+      stdin: Buffer.from(JSON.stringify(payload)),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    if (r.exitCode !== 0) throw new Error(`hook exited ${r.exitCode}`);
+    const out = JSON.parse(r.stdout.toString() || "{}");
+    const context: string = out.hookSpecificOutput?.additionalContext ?? "";
+    const ids = (re: RegExp) => [...context.matchAll(re)].map((m) => keyOfHandle.get(m[1]!) ?? m[1]!);
+    // The raw prompt, as a person or an agent would ask it.
+    const recalled = recallOf();
+    return {
+      ...p,
+      bodies: ids(/^## \[([0-9A-Z]{8,26})\]/gm),
+      cards: ids(/^- \[([0-9A-Z]{8,26})\]/gm),
+      chars: context.length,
+      recalled,
+    };
+  });
+
+  const pct = (n: number, d: number) => (d ? Math.round((1000 * n) / d) / 10 : 0);
+  const hit = (r: Result) => r.bodies.some((b) => r.expected.includes(b));
+  const at = (k: number) => (r: Result) => r.recalled.slice(0, k).some((b) => r.expected.includes(b));
+  const withExpected = results.filter((r) => r.expected.length);
+  const share = (test: (r: Result) => boolean, cat?: string) => {
+    const set = withExpected.filter((r) => !cat || r.cat === cat);
+    return { share: pct(set.filter(test).length, set.length), n: set.length };
+  };
+  const perCat = (test: (r: Result) => boolean) => ({
+    all: share(test),
+    direct: share(test, "direct"),
+    para: share(test, "para"),
+    file: share(test, "file"),
+  });
+  const bodies = results.flatMap((r) => r.bodies.map((b) => r.expected.includes(b)));
+  const none = results.filter((r) => r.cat === "none");
+  const figures = {
+    set: basename(dir),
+    keywords: withKeywords,
+    entries: entries.length,
+    prompts: results.length,
+    hit: perCat(hit),
+    precision: pct(bodies.filter(Boolean).length, bodies.length),
+    bodiesPerPrompt: Math.round((100 * bodies.length) / results.length) / 100,
+    maxBodies: Math.max(...results.map((r) => r.bodies.length)),
+    meanChars: Math.round(results.reduce((n, r) => n + r.chars, 0) / results.length),
+    maxChars: Math.max(...results.map((r) => r.chars)),
+    noise: { share: pct(none.filter((r) => r.chars > 0).length, none.length), n: none.length },
+    recall1: perCat(at(1)),
+    recall5: perCat(at(5)),
+  };
+
+  if (VERBOSE) {
+    console.log(`--- ${figures.set}${withKeywords ? " (keywords)" : ""}`);
+    for (const r of results) {
+      const ok = ONLY === "recall" || (r.expected.length ? hit(r) : r.chars === 0);
+      const found = !r.expected.length || ONLY === "hook" || at(5)(r);
+      if (ok && found && !process.argv.includes("--all")) continue;
+      console.log(`${ok ? "ok  " : "MISS"} ${found ? "    " : "RMISS"} [${r.cat}/${r.project}] ${r.text}`);
+      console.log(`     expected: ${r.expected.join(", ") || "-"}`);
+      console.log(
+        `     bodies:   ${r.bodies.join(", ") || "-"}${r.cards.length ? `  cards: ${r.cards.join(", ")}` : ""}`,
+      );
+      if (r.expected.length) console.log(`     recall:   ${r.recalled.join(", ") || "-"}`);
+    }
+  }
+  for (const store of stores.values()) closeStore(store);
+  if (!process.env.KEEP) rmSync(root, { recursive: true, force: true });
+  else console.log(`kept: ${root}`);
+  return figures;
 }
-if (JSON_OUT) console.log(JSON.stringify(figures, null, 2));
-else {
-  console.log(`routing: ${figures.entries} entries, ${figures.prompts} prompts (${BIN})`);
-  console.log(
-    `  expected entry injected: ${figures.hit.share}% of ${figures.hit.n} (direct ${figures.hitDirect.share}%, paraphrase ${figures.hitParaphrase.share}%, file ${figures.hitFile.share}%)`,
-  );
-  console.log(
-    `  precision: ${figures.precision}% (${figures.bodiesPerPrompt} bodies per prompt, up to ${figures.maxBodies})`,
-  );
-  console.log(`  chars injected: mean ${figures.meanChars}, max ${figures.maxChars}`);
-  console.log(`  need-nothing prompts given something: ${figures.noise.share}% of ${figures.noise.n}`);
-}
-if (!process.env.KEEP) rmSync(root, { recursive: true, force: true });
-else console.log(`kept: ${root}`);
+
+const setArg = argOf("sets", process.env.ROUTING_SET ?? "routing");
+const dirs =
+  setArg === "all"
+    ? SETS.map((s) => join(import.meta.dir, s))
+    : setArg.split(",").map((s) => (s.includes("/") ? s : join(import.meta.dir, s)));
+const kwArg = argOf("keywords", process.env.KEYWORDS === "1" ? "on" : "off");
+const modes = kwArg === "both" ? [false, true] : [kwArg === "on"];
+
+const all: ReturnType<typeof evaluate>[] = [];
+for (const dir of dirs)
+  for (const withKeywords of modes) {
+    if (withKeywords && !readKeywords(dir)) {
+      console.error(`${basename(dir)}: no keywords.txt, skipped with keywords`);
+      continue;
+    }
+    const f = evaluate(dir, withKeywords);
+    all.push(f);
+    if (JSON_OUT) continue;
+    const c = (x: {
+      all: { share: number };
+      direct: { share: number };
+      para: { share: number };
+      file: { share: number };
+    }) => `${x.all.share}% (direct ${x.direct.share}%, paraphrase ${x.para.share}%, file ${x.file.share}%)`;
+    console.log(
+      `${f.set}${f.keywords ? " +keywords" : ""}: ${f.entries} entries, ${f.prompts} prompts, ${f.hit.all.n} with an expected entry (${BIN})`,
+    );
+    if (ONLY !== "recall") {
+      console.log(`  hook: expected entry injected ${c(f.hit)}`);
+      console.log(
+        `  hook: precision ${f.precision}% (${f.bodiesPerPrompt} bodies per prompt, up to ${f.maxBodies}); need-nothing prompts given something ${f.noise.share}% of ${f.noise.n}`,
+      );
+      console.log(`  hook: chars injected mean ${f.meanChars}, max ${f.maxChars}`);
+    }
+    if (ONLY !== "hook") {
+      console.log(`  recall@1 ${c(f.recall1)}`);
+      console.log(`  recall@5 ${c(f.recall5)}`);
+    }
+  }
+if (JSON_OUT) console.log(JSON.stringify(all.length === 1 ? all[0] : all, null, 2));
