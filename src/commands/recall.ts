@@ -1,44 +1,36 @@
 import { defineCommand } from "citty";
 import { handle } from "../lib/handle";
-import { grep, recall } from "../store/search";
+import { type Explain, grep, recall } from "../store/search";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, notice, paint, parseLimit, printJson, scopeArg, short } from "./_shared";
 
-/** Crude English stem (the index stems with porter): "deploys", "deployed", "deploying" -> "deploy". */
-function stem(word: string): string {
-  const w = word.replace(/(?:ing|ed|es|s|ly)$/, "");
-  return w.length >= 3 ? w : word;
-}
-
-/**
- * What a person can read as match strength: how many of the query's words the entry contains
- * (the ranking itself is BM25 fused across scopes; its raw score stays in --json).
- */
-export function matchStrength(query: string, haystack: string): string {
-  const words = [
-    ...new Set(
-      query
-        .toLowerCase()
-        .split(/[^\p{L}\p{N}]+/u)
-        .filter((w) => w.length > 1),
-    ),
-  ];
-  if (!words.length) return "";
-  const hay = haystack.toLowerCase();
-  const found = words.filter((w) => hay.includes(stem(w))).length;
-  return `${found}/${words.length} ${words.length === 1 ? "word" : "words"}`;
+/** Why a hit matched, one line per query term (`--explain`). */
+export function explainLines(e: Explain): string[] {
+  const title =
+    e.title === "exact" ? "; the title is the query" : e.title === "all" ? "; the title holds every term" : "";
+  const out = [`matched ${e.matched}/${e.of} terms (score ${e.score}, BM25 ${e.bm25})${title}`];
+  for (const t of e.terms) {
+    const via = t.via ? ` through "${t.via}" (${t.source})` : t.stemmed ? " (by its stem)" : "";
+    out.push(`  "${t.term}" in ${t.field}${via}`);
+  }
+  if (e.missing.length) out.push(`  not matched: ${e.missing.map((m) => `"${m}"`).join(", ")}`);
+  return out;
 }
 
 export default withExamples(
   takesWords(
     defineCommand({
-      meta: { name: "recall", description: "Search memory (keyword BM25, or grep for literal/regex lines)" },
+      meta: { name: "recall", description: "Search memory (ranked keyword search, or grep for literal/regex lines)" },
       args: {
         query: { type: "positional", description: "What to look for", required: true },
         ...scopeArg,
         limit: { type: "string", description: "Most results to show (default 5; grep 50)" },
         mode: { type: "enum", options: ["keyword", "grep"] as string[], description: "keyword (default) or grep" },
+        explain: {
+          type: "boolean",
+          description: "Say per hit which query terms matched, in which field, through which alternative",
+        },
         ...jsonArg,
       },
       run({ args }) {
@@ -52,7 +44,11 @@ export default withExamples(
           for (const h of hits) process.stdout.write(`${paint.id(handle(h.id))}:${h.line}  ${h.text}\n`);
           return;
         }
-        const hits = recall(store, query, { scope: args.scope, limit: parseLimit(args.limit, 5, 100) });
+        const hits = recall(store, query, {
+          scope: args.scope,
+          limit: parseLimit(args.limit, 5, 100),
+          explain: args.explain || !args.json,
+        });
         if (args.json) return printJson({ hits: hits.map(({ entry: _e, ...h }) => h) });
         if (!hits.length) return notice("Nothing found.");
         const lines = entryLines(
@@ -61,15 +57,24 @@ export default withExamples(
             scope: h.scope,
             kind: h.kind,
             title: h.title,
-            extra: matchStrength(query, `${h.title}\n${h.text}\n${h.entry.tags.join(" ")}`),
+            extra: h.explain ? `${h.explain.matched}/${h.explain.of} ${h.explain.of === 1 ? "term" : "terms"}` : "",
           })),
         );
-        for (const [i, h] of hits.entries()) process.stdout.write(`${lines[i]}\n    ${short(h.text, 160)}\n`);
+        for (const [i, h] of hits.entries()) {
+          process.stdout.write(`${lines[i]}\n    ${short(h.text, 160)}\n`);
+          if (args.explain && h.explain)
+            process.stdout.write(
+              `${explainLines(h.explain)
+                .map((l) => `    ${paint.dim(l)}`)
+                .join("\n")}\n`,
+            );
+        }
       },
     }),
   ),
   [
     'coffer recall "release process"',
+    'coffer recall "package manager" --explain',
     "coffer recall 部署 --scope project",
     'coffer recall "/TODO\\(.*\\)/" --mode grep --json',
   ],

@@ -16,7 +16,6 @@
  *   file exists yet, ahead of text matches. Then score, project before global, id.
  */
 import {
-  appliesToRows,
   bodiesByRowid,
   type Card,
   newestEverywhere,
@@ -25,14 +24,12 @@ import {
   rowidsInScopes,
   rowsByIds,
   rowsByRowid,
-  scopesCount,
-  termHits,
   withHeads,
 } from "../store/hooks";
+import { FIELD_WEIGHT, type Form, globPaths, pathHits, postings, scopesCount } from "../store/match";
 import { GLOBAL, type ScopeKey } from "../store/scope";
-import { activeScopes, type Store } from "../store/store";
-import { isGeneralQuestion, isInstruction, isQuestion, pointsAtCode, promptGroups } from "../store/text";
-import { matchesAny, relativeInside } from "./paths";
+import { activeScopes, checkedAgainstFiles, type Store } from "../store/store";
+import { analyzeQuery, isGeneralQuestion, isInstruction, isQuestion, pointsAtCode } from "../store/text";
 
 export const ROUTE_MAX = 40;
 
@@ -88,35 +85,11 @@ function toRouted(r: RouteRow, score: number, pathHit: boolean): Routed {
 
 /** Entries of the active scopes whose applies_to matches one of `relPaths` (project-relative). */
 export function routeByPaths(store: Store, relPaths: string[]): Routed[] {
-  if (!relPaths.length) return [];
-  const rows = appliesToRows(store, activeScopes(store));
-  const out: Routed[] = [];
-  for (const r of rows) {
-    let globs: string[] = [];
-    try {
-      globs = JSON.parse(r.applies_to ?? "[]");
-    } catch {}
-    if (relPaths.some((p) => matchesAny(globs, p))) out.push(toRouted(r, 0, true));
-  }
-  return out.sort(compareRouted(scopeOrder(store)));
+  return pathHits(store, relPaths, activeScopes(store))
+    .map(({ row }) => toRouted(row, 0, true))
+    .sort(compareRouted(scopeOrder(store)));
 }
 
-/** The directory `applies_to` globs are relative to: the worktree root inside a project, else cwd. */
-export function globRoot(store: Store): string {
-  return store.project?.worktree ?? store.cwd;
-}
-
-/** Absolute paths -> paths relative to the glob root (paths outside it are dropped). */
-export function globPaths(store: Store, absPaths: string[]): string[] {
-  const root = globRoot(store);
-  return absPaths.flatMap((p) => {
-    const rel = relativeInside(root, p);
-    return rel ? [rel] : [];
-  });
-}
-
-/** Weight of a match by where it is: title over tags and keywords over body. */
-const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
 /**
  * A vocabulary alternative ("postgres" for "database") counts less than the prompt's own word:
  * this much in a question (which asks about a topic, in whatever words), half of it in an
@@ -126,13 +99,6 @@ const FIELD_WEIGHT = { title: 1, tags: 0.8, body: 0.5 } as const;
 const ALT_WEIGHT = { question: 0.85, instruction: 0.35 } as const;
 /** An instruction's match found only through alternatives must weigh this many evidence floors. */
 const INSTRUCTION_ALT_FLOOR = 1.5;
-/**
- * A learned neighbour (src/store/thesaurus.ts) weighs this share of a vocabulary alternative,
- * times its similarity: it is a guess from word vectors, not a pair someone vouched for.
- */
-const LEARNED_WEIGHT = 0.7;
-/** Learned neighbours looked up per prompt term, at most. */
-const LEARNED_MAX = 4;
 /** A vocabulary phrase weighs this much more than a single word. */
 const PHRASE_WEIGHT = 1.5;
 /** An everyday English word (vocabulary "common") weighs this share of its IDF. */
@@ -187,9 +153,10 @@ type Score = { score: number; groups: number; strong: boolean; alt: boolean; own
 
 /**
  * Text scores of a prompt's specific content against the active scopes (statistics too: what
- * is rare in this project and the global scope), by rowid, with the total weight of the terms. Per term group, an entry scores the best of
- * idf x field weight (x ALT_WEIGHT for a vocabulary alternative: `asked`, a question about the
- * project, or not) over the group's words.
+ * is rare in this project and the global scope), by rowid, with the total weight of the terms.
+ * Per term group, an entry scores the best of idf x field weight (x ALT_WEIGHT x the
+ * alternative's own weight for an alternative: `asked`, a question about the project, or not)
+ * over the group's words. The terms and their postings are the ones recall reads (match.ts).
  */
 function textScores(
   store: Store,
@@ -197,48 +164,38 @@ function textScores(
   asked: boolean,
 ): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
   const scores = new Map<number, Score>();
-  const groups = isGeneralQuestion(prompt) ? [] : promptGroups(prompt);
+  const groups = isGeneralQuestion(prompt) ? [] : analyzeQuery(prompt, "route");
   const altWeight = asked ? ALT_WEIGHT.question : ALT_WEIGHT.instruction;
   if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
   const scopes = activeScopes(store);
   const total = scopesCount(store, scopes);
   const informativeMax = informativeLimit(total);
-  let altBudget = ALT_TOTAL;
   const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
   // Evidence floor: a match must weigh at least as much as a body word found in a tenth of the store.
   const floor = total < 20 ? 0 : FIELD_WEIGHT.body * idf(Math.max(1, total / 10));
   let weight = 0;
   let terms = 0;
-  for (const g of groups) {
-    const own = termHits(store, g.text, "all", informativeMax + 1, scopes);
-    if (own.length > informativeMax) continue; // found nearly everywhere: says nothing
+  const posts = postings(store, groups, scopes, {
+    cap: informativeMax,
+    altMax: ALT_MAX,
+    altTotal: ALT_TOTAL,
+    skipCommon: true,
+  });
+  for (const { group: g, forms } of posts) {
+    const own = forms[0]!;
+    if (own.df > informativeMax) continue; // found nearly everywhere: says nothing
     terms++;
-    const words: { text: string; hits: number[]; w: number; learned?: boolean }[] = [];
+    const words: { form: Form; w: number }[] = [];
     // A vocabulary phrase ("package manager", "message broker") says plainly what the prompt is about.
-    const gm = g.text.includes(" ") && g.alternatives.length ? PHRASE_WEIGHT : 1;
+    const gm = g.phrase && g.alternatives.length ? PHRASE_WEIGHT : 1;
     // An everyday word ("open", "read", "costs") is rare in a small store without being a topic.
-    const ownW = own.length ? gm * (g.common ? COMMON_WEIGHT : 1) * idf(own.length) : 0;
-    if (own.length) words.push({ text: g.text, hits: own, w: ownW });
-    for (const alt of g.alternatives.slice(0, ALT_MAX)) {
-      if (altBudget-- <= 0) break;
-      const hits = termHits(store, alt, "all", informativeMax + 1, scopes);
-      if (hits.length && hits.length <= informativeMax)
-        words.push({ text: alt, hits, w: gm * altWeight * idf(hits.length) });
-    }
-    for (const n of g.learned?.slice(0, LEARNED_MAX) ?? []) {
-      if (altBudget-- <= 0) break;
-      const hits = termHits(store, n.word, "all", informativeMax + 1, scopes);
-      if (hits.length && hits.length <= informativeMax)
-        words.push({
-          text: n.word,
-          hits,
-          w: altWeight * LEARNED_WEIGHT * n.similarity * idf(hits.length),
-          learned: true,
-        });
-    }
+    const ownW = own.df ? gm * (g.common ? COMMON_WEIGHT : 1) * idf(own.df) : 0;
+    if (own.df) words.push({ form: own, w: ownW });
+    for (const alt of forms.slice(1))
+      if (alt.hits.length) words.push({ form: alt, w: gm * altWeight * alt.weight * idf(alt.df) });
     // What this group could weigh: its own word, else its best alternative; a word the store
     // lacks weighs as much as one found once (the prompt is partly about something else).
-    weight += own.length
+    weight += own.df
       ? ownW
       : words.length
         ? Math.max(...words.map((x) => x.w))
@@ -248,18 +205,24 @@ function textScores(
     const altStrong = new Set<number>();
     const ownHit = new Set<number>();
     const vouched = new Set<number>(); // matched through the prompt's word or the vocabulary
-    for (const word of words) {
-      const title = new Set(termHits(store, word.text, "title", -1, scopes));
-      const tags = new Set(termHits(store, word.text, "tags", -1, scopes));
-      for (const rowid of word.hits) {
-        const f = title.has(rowid) ? FIELD_WEIGHT.title : tags.has(rowid) ? FIELD_WEIGHT.tags : FIELD_WEIGHT.body;
-        if (f > FIELD_WEIGHT.body && !word.learned) {
+    for (const { form, w } of words) {
+      const learned = form.source === "learned";
+      for (const rowid of form.hits) {
+        // Keywords are other words for the topic, like the vocabulary's: a match in them alone may
+        // bridge a question's paraphrase, but weighs what an alternative does and needs as much
+        // of the prompt explained; they never make the entry's own words weigh more (a word in
+        // its body and its keywords is a body match).
+        const bridged = form.keywordsOnly.has(rowid);
+        const found = form.field.get(rowid) ?? "body";
+        const field = found === "keywords" && !bridged ? "body" : found;
+        if (field !== "body" && !learned && (!bridged || asked)) {
           strong.add(rowid);
-          if (word.text !== g.text) altStrong.add(rowid);
+          if (form !== own || bridged) altStrong.add(rowid);
         }
-        best.set(rowid, Math.max(best.get(rowid) ?? 0, word.w * f));
-        if (word.text === g.text) ownHit.add(rowid);
-        if (!word.learned) vouched.add(rowid);
+        const k = bridged ? (form === own ? altWeight : 1) : 1;
+        best.set(rowid, Math.max(best.get(rowid) ?? 0, w * k * FIELD_WEIGHT[field]));
+        if (form === own && !bridged) ownHit.add(rowid);
+        if (!learned) vouched.add(rowid);
       }
     }
     for (const [rowid, v] of best) {
@@ -340,6 +303,12 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     }
   }
   return [...byId.values()].sort(compareRouted(order)).slice(0, max);
+}
+
+/** `checkedAgainstFiles` for a list of routed entries: the fresh list, without any that could not be checked. */
+export function freshRoute<T extends { rowid: number }>(store: Store, route: () => T[]): T[] {
+  const { value, stale } = checkedAgainstFiles(store, route, (routed) => routed.map((r) => r.rowid));
+  return stale.size ? value.filter((r) => !stale.has(r.rowid)) : value;
 }
 
 /** Kinds in the order a session start shows them: what changes how the agent works first. */

@@ -4,6 +4,7 @@
  */
 
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
+import { promptPaths, touchedInside } from "../lib/named-paths";
 import type { Config, READ_MODES } from "../store/config";
 import { getHandoff, handoffFreshness } from "../store/handoff";
 import {
@@ -16,11 +17,11 @@ import {
   sessionKey,
   updateSession,
 } from "../store/hooks";
+import { globPaths } from "../store/match";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
-import type { Store } from "../store/store";
+import { checkedAgainstFiles, type Store } from "../store/store";
 import { recordInjection } from "../store/usage";
-import { promptPaths, touchedInside } from "./paths";
 import {
   type Bundle,
   bundleSig,
@@ -38,8 +39,8 @@ import {
 } from "./plan";
 import {
   bodyWorthy,
+  freshRoute,
   globalCards,
-  globPaths,
   loadBodies,
   projectCards,
   type Routed,
@@ -118,11 +119,16 @@ function handoffLine(store: Store): string | undefined {
 export function sessionStartText(store: Store, config: Config, cap: Capacity, bundle = readBundle(store)): string {
   const mode = readMode(config);
   if (mode === "off") return "";
-  const extras = startCards(
-    handoffLine(store),
-    mode === "manual" ? [] : globalCards(store),
-    mode === "manual" ? [] : projectCards(store),
+  const handoff = handoffLine(store);
+  // The cards shown, checked against their files (a hand-edited title is shown as it is now).
+  const checked = checkedAgainstFiles(
+    store,
+    () =>
+      startCards(handoff, mode === "manual" ? [] : globalCards(store), mode === "manual" ? [] : projectCards(store)),
+    (e) => [...e.global, ...e.project].flatMap((c) => (c.rowid === undefined ? [] : [c.rowid])),
   );
+  const keep = (cards: Card[]) => cards.filter((c) => c.rowid === undefined || !checked.stale.has(c.rowid));
+  const extras = { ...checked.value, global: keep(checked.value.global), project: keep(checked.value.project) };
   const total = extras.global.length + extras.project.length;
   const proof = proofOn(config)
     ? (n: number) =>
@@ -223,7 +229,7 @@ function prompt(ctx: HookContext): HookResult {
     return proof ? { context: proofOnly(`Coffer proof: no load this turn (read mode ${mode}).`) } : {};
   }
   const text = input.prompt ?? "";
-  const routed = text.trim() ? routePrompt(store, text, promptPaths(text, input.cwd)) : [];
+  const routed = text.trim() ? freshRoute(store, () => routePrompt(store, text, promptPaths(text, input.cwd))) : [];
   // Nothing routed: nothing to say, not even a proof line (a heading over "no load" is noise).
   if (!routed.length) return {};
   const key = keyOf(ctx);
@@ -279,7 +285,7 @@ function tool(ctx: HookContext): HookResult {
   });
   const rel = globPaths(store, abs);
   if (!rel.length) return {};
-  const matched = routeByPaths(store, rel);
+  const matched = freshRoute(store, () => routeByPaths(store, rel));
   if (!matched.length) return {};
   const key = keyOf(ctx);
   const delivered = readSession(store, key)?.delivered;
@@ -312,8 +318,10 @@ function subagentStart(ctx: HookContext): HookResult {
   // The subagent starts with an empty context: the parent's routed memory (newest first),
   // plus whatever its task text routes, under its own key; the parent's set is untouched.
   const parent = readSession(store, parentKeyOf(ctx));
-  const inherited = routedByIds(store, [...(parent?.delivered.keys() ?? [])]);
-  const task = input.prompt?.trim() ? routePrompt(store, input.prompt, promptPaths(input.prompt, input.cwd)) : [];
+  const inherited = freshRoute(store, () => routedByIds(store, [...(parent?.delivered.keys() ?? [])]));
+  const task = input.prompt?.trim()
+    ? freshRoute(store, () => routePrompt(store, input.prompt!, promptPaths(input.prompt!, input.cwd)))
+    : [];
   const seen = new Set<string>();
   const routed = [...task, ...inherited].filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));
   const key = keyOf(ctx);

@@ -1,3 +1,7 @@
+/**
+ * Paths named in text (a prompt, a recall query) and the `applies_to` globs they match: what the
+ * prompt hook and recall share to find entries about a file the user mentions.
+ */
 import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 

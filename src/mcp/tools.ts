@@ -11,7 +11,7 @@ import type { Entry, Source } from "../store/entry";
 import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
 import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
-import { grep, recall } from "../store/search";
+import { type Explain, grep, recall } from "../store/search";
 import { activeScopes, type Store, withOpenStore } from "../store/store";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";
@@ -88,6 +88,12 @@ export const SCHEMAS = {
     ),
     mode: v.optional(
       v.pipe(v.picklist(["keyword", "grep"], 'mode must be "keyword" or "grep"'), v.description("Default keyword")),
+    ),
+    explain: v.optional(
+      v.pipe(
+        v.boolean("explain must be true or false"),
+        v.description("Say per hit which terms matched, where, and how"),
+      ),
     ),
     cwd: v.optional(cwd),
   }),
@@ -252,6 +258,7 @@ export type RecallHit = {
   scope: string;
   score: number;
   updated: string;
+  explain?: Explain;
 };
 
 function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: RecallHit[] }> {
@@ -284,7 +291,7 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: Recall
       }
       return { hits: [...byId.values()] };
     }
-    const hits = recall(store, a.query, { scope: a.scope, limit });
+    const hits = recall(store, a.query, { scope: a.scope, limit, explain: a.explain });
     return { hits: hits.map(({ entry: _e, ...h }) => h) };
   });
 }

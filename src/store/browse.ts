@@ -15,9 +15,8 @@ import { findEntry, remember, requireEntry, type rowToEntry, writeEntryFile } fr
 import type { Entry } from "./entry";
 import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
 import { GLOBAL, type ScopeKey } from "./scope";
-import { lineMatcher } from "./search";
-import { refresh, type Store, withHealing } from "./store";
-import { matchExpression, queryTerms, scopedMatch } from "./text";
+import { lineMatcher, ranked } from "./search";
+import { checkedAgainstFiles, refresh, type Store, withHealing } from "./store";
 
 type Row = Parameters<typeof rowToEntry>[0];
 
@@ -110,83 +109,89 @@ function filterSql(f: BrowseFilter): { sql: string; params: (string | number)[] 
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
 }
 
+type PageRow = Row & { rowid: number; lines?: { line: number; text: string }[] };
+
+/** One page of the newest entries of the given scopes: one indexed (scope, updated) walk per scope, merged here. */
+function newestPage(store: Store, f: BrowseFilter, filters: ReturnType<typeof filterSql>) {
+  let total = 0;
+  const merged: PageRow[] = [];
+  const count = dbOf(store).query(`SELECT count(*) AS n FROM entries e WHERE e.scope = ?${filters.sql}`);
+  const page = dbOf(store).query(
+    `SELECT e.* FROM entries e WHERE e.scope = ?${filters.sql} ORDER BY e.updated DESC, e.id DESC LIMIT ?`,
+  );
+  for (const scope of f.scopes) {
+    total += (count.get(scope, ...filters.params) as { n: number }).n;
+    merged.push(...(page.all(scope, ...filters.params, f.offset + f.limit) as PageRow[]));
+  }
+  merged.sort((a, b) => (a.updated === b.updated ? (a.id < b.id ? 1 : -1) : a.updated < b.updated ? 1 : -1));
+  return { total, rows: merged.slice(f.offset, f.offset + f.limit) };
+}
+
+/** One page of entries with a line matching `q` (grep mode), newest first, with up to 3 lines each. */
+function grepPage(store: Store, f: BrowseFilter, q: string, inScopes: string, filters: ReturnType<typeof filterSql>) {
+  const test = lineMatcher(q);
+  const matched: PageRow[] = [];
+  // A plain ASCII needle lets SQLite skip bodies without it (LIKE folds ASCII case, like the line test).
+  const literal = !/^\/.+\/[a-z]*$/s.test(q) && /^[\x20-\x7e]+$/.test(q);
+  const pre = literal ? " AND e.body LIKE ? ESCAPE '\\'" : "";
+  const like = literal ? [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
+  const it = dbOf(store)
+    .query(`SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql}${pre} ORDER BY e.updated DESC, e.id DESC`)
+    .iterate(...f.scopes, ...filters.params, ...like) as Iterable<PageRow>;
+  for (const r of it) {
+    const lines: { line: number; text: string }[] = [];
+    let n = 0;
+    for (const [i, line] of r.body.split("\n").entries()) {
+      if (!test(line)) continue;
+      n++;
+      if (lines.length < 3) lines.push({ line: i + 1, text: line.length > 300 ? `${line.slice(0, 300)}…` : line });
+    }
+    if (n) matched.push({ ...r, lines });
+  }
+  return { total: matched.length, rows: matched.slice(f.offset, f.offset + f.limit) };
+}
+
 /** Entries of the given scopes, filtered, newest first (or best first for a keyword query), one page. */
 export function browseEntries(store: Store, f: BrowseFilter): { total: number; entries: BrowseRow[] } {
   if (!f.scopes.length) return { total: 0, entries: [] };
   const filters = filterSql(f);
   const inScopes = `e.scope IN (${f.scopes.map(() => "?").join(",")})`;
   const q = f.q?.trim();
+  if (q && q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
   return withHealing(store, () => {
-    if (!q) {
-      // One indexed (scope, updated) walk per scope, merged here: no sort over every row.
-      let total = 0;
-      const merged: Row[] = [];
-      const count = dbOf(store).query(`SELECT count(*) AS n FROM entries e WHERE e.scope = ?${filters.sql}`);
-      const page = dbOf(store).query(
-        `SELECT e.* FROM entries e WHERE e.scope = ?${filters.sql} ORDER BY e.updated DESC, e.id DESC LIMIT ?`,
+    if (!q || f.mode === "grep") {
+      // Each row shown is checked against its file first (never older than its file).
+      const { value, stale } = checkedAgainstFiles(
+        store,
+        () => (q ? grepPage(store, f, q, inScopes, filters) : newestPage(store, f, filters)),
+        (v) => v.rows.map((r) => r.rowid),
       );
-      for (const scope of f.scopes) {
-        total += (count.get(scope, ...filters.params) as { n: number }).n;
-        merged.push(...(page.all(scope, ...filters.params, f.offset + f.limit) as Row[]));
-      }
-      merged.sort((a, b) => (a.updated === b.updated ? (a.id < b.id ? 1 : -1) : a.updated < b.updated ? 1 : -1));
-      return { total, entries: merged.slice(f.offset, f.offset + f.limit).map(toRow) };
-    }
-    if (q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
-    if (f.mode === "grep") {
-      const test = lineMatcher(q);
-      const matched: BrowseRow[] = [];
-      // A plain ASCII needle lets SQLite skip bodies without it (LIKE folds ASCII case, like the line test).
-      const literal = !/^\/.+\/[a-z]*$/s.test(q) && /^[\x20-\x7e]+$/.test(q);
-      const pre = literal ? " AND e.body LIKE ? ESCAPE '\\'" : "";
-      const like = literal ? [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
-      const it = dbOf(store)
-        .query(`SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql}${pre} ORDER BY e.updated DESC, e.id DESC`)
-        .iterate(...f.scopes, ...filters.params, ...like) as Iterable<Row>;
-      for (const r of it) {
-        const lines: { line: number; text: string }[] = [];
-        let n = 0;
-        for (const [i, line] of r.body.split("\n").entries()) {
-          if (!test(line)) continue;
-          n++;
-          if (lines.length < 3) lines.push({ line: i + 1, text: line.length > 300 ? `${line.slice(0, 300)}…` : line });
-        }
-        if (n) matched.push({ ...toRow(r), lines });
-      }
-      return { total: matched.length, entries: matched.slice(f.offset, f.offset + f.limit) };
+      return {
+        total: value.total,
+        entries: value.rows
+          .filter((r) => !stale.has(r.rowid))
+          .map((r) => ({ ...toRow(r), ...(r.lines ? { lines: r.lines } : {}) })),
+      };
     }
     // A handle or id typed into the search box (`4G3VPN2X`, as lists show it) finds that entry.
     if (/^[0-9A-HJKMNP-TV-Z]{6,26}$/i.test(q)) {
       const part = q.toUpperCase();
-      const rows = dbOf(store)
-        .query(
-          `SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql} AND (e.id = ? OR e.id LIKE ? OR e.id LIKE ?) ORDER BY e.updated DESC LIMIT ?`,
-        )
-        .all(...f.scopes, ...filters.params, part, `${part}%`, `%${part}`, f.limit) as Row[];
+      const { value, stale } = checkedAgainstFiles(
+        store,
+        () =>
+          dbOf(store)
+            .query(
+              `SELECT e.* FROM entries e WHERE ${inScopes}${filters.sql} AND (e.id = ? OR e.id LIKE ? OR e.id LIKE ?) ORDER BY e.updated DESC LIMIT ?`,
+            )
+            .all(...f.scopes, ...filters.params, part, `${part}%`, `%${part}`, f.limit) as PageRow[],
+        (rows) => rows.map((r) => r.rowid),
+      );
+      const rows = value.filter((r) => !stale.has(r.rowid));
       if (rows.length) return { total: rows.length, entries: rows.map(toRow) };
     }
-    const match = matchExpression(queryTerms(q));
-    if (!match) return { total: 0, entries: [] };
-    // BM25 per scope, then reciprocal rank fusion (k = 60) like recall; the first scope wins ties.
-    const want = Math.min(f.offset + f.limit, 5000);
-    const scored = new Map<string, { row: Row; score: number; order: number }>();
-    let total = 0;
-    for (const [order, scope] of f.scopes.entries()) {
-      const from = `FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid WHERE entries_fts MATCH ?${filters.sql}`;
-      const args = [scopedMatch(scope, match), ...filters.params];
-      total += (
-        dbOf(store)
-          .query(`SELECT count(*) AS n ${from}`)
-          .get(...args) as { n: number }
-      ).n;
-      const rows = dbOf(store)
-        .query(`SELECT e.* ${from} ORDER BY entries_fts.rank LIMIT ?`)
-        .all(...args, want) as Row[];
-      for (const [rank, row] of rows.entries())
-        scored.set(`${scope}:${row.id}`, { row, score: 1 / (61 + rank), order });
-    }
-    const ranked = [...scored.values()].sort((a, b) => b.score - a.score || a.order - b.order);
-    return { total, entries: ranked.slice(f.offset, f.offset + f.limit).map((s) => toRow(s.row)) };
+    // The ranked search recall uses (same analysis, same order), narrowed by the filters.
+    const res = ranked(store, q, f.scopes, { limit: f.limit, offset: f.offset, where: filters });
+    return { total: res.total, entries: res.page.map((t) => toRow(t.row)) };
   });
 }
 

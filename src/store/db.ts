@@ -7,7 +7,7 @@ import { paths } from "../lib/paths";
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
  * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -17,6 +17,8 @@ CREATE TABLE IF NOT EXISTS entries(
   kind TEXT NOT NULL,
   title TEXT NOT NULL,
   tags TEXT NOT NULL,
+  -- JSON array: other words for the topic (routing and recall weigh them below title and tags)
+  keywords TEXT NOT NULL DEFAULT '[]',
   applies_to TEXT NOT NULL,
   actor TEXT NOT NULL,
   source TEXT NOT NULL,
@@ -57,13 +59,14 @@ CREATE TRIGGER IF NOT EXISTS entries_count_move AFTER UPDATE OF scope ON entries
   UPDATE scope_counts SET n = n - 1 WHERE scope = old.scope;
   INSERT INTO scope_counts(scope, n) VALUES(new.scope, 1) ON CONFLICT(scope) DO UPDATE SET n = n + 1;
 END;
--- scope holds one token per row (see scopeToken) so a per-scope query scores only that scope's rows.
+-- scope holds one token per row (see scopeToken) so a per-scope query scores only that scope's rows;
+-- keywords apart from tags, so each field weighs what it should (store/match.ts).
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-  scope, title, tags, body,
+  scope, title, tags, keywords, body,
   content='', contentless_delete=1,
   tokenize='porter unicode61 remove_diacritics 2'
 );
-INSERT INTO entries_fts(entries_fts, rank) VALUES('rank', 'bm25(0.0, 4.0, 2.0, 1.0)');
+INSERT INTO entries_fts(entries_fts, rank) VALUES('rank', 'bm25(0.0, 4.0, 2.0, 1.5, 1.0)');
 CREATE TABLE IF NOT EXISTS scan_dirs(
   dir TEXT PRIMARY KEY,
   scope TEXT NOT NULL,

@@ -34,7 +34,17 @@ import {
   upsertEntryRow,
 } from "./indexer";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
-import { activeScopes, bodyMax, ensureProjectFile, type Store, scopeKey, scopeName, withHealing } from "./store";
+import {
+  activeScopes,
+  bodyMax,
+  checkedAgainstFiles,
+  ensureProjectFile,
+  type Store,
+  scopeKey,
+  scopeName,
+  verifyShown,
+  withHealing,
+} from "./store";
 import { moveToTrash } from "./trash";
 
 export type RememberInput = {
@@ -286,6 +296,7 @@ type Row = {
   kind: string;
   title: string;
   tags: string;
+  keywords?: string;
   applies_to: string;
   actor: string;
   source: string;
@@ -299,11 +310,13 @@ type Row = {
 };
 
 export function rowToEntry(r: Row): Entry {
+  const keywords: string[] = r.keywords ? JSON.parse(r.keywords) : [];
   return {
     id: r.id,
     kind: r.kind as Kind,
     title: r.title,
     tags: JSON.parse(r.tags),
+    ...(keywords.length ? { keywords } : {}),
     applies_to: JSON.parse(r.applies_to),
     actor: r.actor,
     source: r.source as Source,
@@ -423,8 +436,8 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
     store,
     () =>
       dbOf(store)
-        .query(`SELECT id, scope, title FROM entries WHERE ${where} ORDER BY id LIMIT 5`)
-        .all(...params) as { id: string; scope: string; title: string }[],
+        .query(`SELECT rowid, id, scope, title FROM entries WHERE ${where} ORDER BY id LIMIT 5`)
+        .all(...params) as { rowid: number; id: string; scope: string; title: string }[],
   );
   const exact = rows.find((r) => r.id === raw || r.id === id);
   const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
@@ -447,6 +460,8 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
   }
   if (pick) {
     const hit = located(pick.scope, entryPath(pick.scope, pick.id));
+    // The file is shown as it is; the index catches up with it (a changed file read again, a gone one dropped).
+    if (pick.rowid !== undefined) withHealing(store, () => verifyShown(store, [pick.rowid]));
     if (hit) return hit;
   }
   for (const scope of scopesOnDisk().filter(inScope)) {
@@ -574,33 +589,45 @@ export function listEntries(
   const offset = opts.offset ?? 0;
   return withHealing(store, () => {
     const db = dbOf(store);
-    const total = (db.query(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;
-    // Newest first, one scope at a time along the (scope, status, updated, id) index, merged here:
-    // no sort of the whole store, and bodies are read only for the page shown.
-    const one = `${opts.kind ? " AND kind = ?" : ""}${opts.all ? "" : " AND status = ''"}`;
-    const keys = scopes
-      .flatMap(
-        (s) =>
-          db
-            .query(
-              `SELECT rowid, updated, id FROM entries WHERE scope = ?${one} ORDER BY updated DESC, id DESC LIMIT ?`,
-            )
-            .all(s, ...(opts.kind ? [opts.kind] : []), offset + limit) as {
-            rowid: number;
-            updated: string;
-            id: string;
-          }[],
-      )
-      .sort((a, b) => (a.updated === b.updated ? (a.id < b.id ? 1 : -1) : a.updated < b.updated ? 1 : -1))
-      .slice(offset, offset + limit);
-    const byRowid = new Map(
-      (
-        db
-          .query("SELECT e.* FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
-          .all(JSON.stringify(keys.map((k) => k.rowid))) as Row[]
-      ).map((r) => [(r as Row & { rowid: number }).rowid, r]),
+    // Each row shown is checked against its file first (never older than its file).
+    const { value, stale } = checkedAgainstFiles(
+      store,
+      () => {
+        const total = (db.query(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;
+        // Newest first, one scope at a time along the (scope, status, updated, id) index, merged here:
+        // no sort of the whole store, and bodies are read only for the page shown.
+        const one = `${opts.kind ? " AND kind = ?" : ""}${opts.all ? "" : " AND status = ''"}`;
+        const keys = scopes
+          .flatMap(
+            (s) =>
+              db
+                .query(
+                  `SELECT rowid, updated, id FROM entries WHERE scope = ?${one} ORDER BY updated DESC, id DESC LIMIT ?`,
+                )
+                .all(s, ...(opts.kind ? [opts.kind] : []), offset + limit) as {
+                rowid: number;
+                updated: string;
+                id: string;
+              }[],
+          )
+          .sort((a, b) => (a.updated === b.updated ? (a.id < b.id ? 1 : -1) : a.updated < b.updated ? 1 : -1))
+          .slice(offset, offset + limit);
+        const byRowid = new Map(
+          (
+            db
+              .query("SELECT e.* FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
+              .all(JSON.stringify(keys.map((k) => k.rowid))) as (Row & { rowid: number })[]
+          ).map((r) => [r.rowid, r]),
+        );
+        return { total, rows: keys.flatMap((k) => byRowid.get(k.rowid) ?? []) };
+      },
+      (v) => v.rows.map((r) => r.rowid),
     );
-    const rows = keys.map((k) => byRowid.get(k.rowid)).filter((r): r is Row => r !== undefined);
-    return { total, entries: rows.map((r) => ({ ...rowToEntry(r), scope: scopeName(store, r.scope) })) };
+    return {
+      total: value.total,
+      entries: value.rows
+        .filter((r) => !stale.has(r.rowid))
+        .map((r) => ({ ...rowToEntry(r), scope: scopeName(store, r.scope) })),
+    };
   });
 }

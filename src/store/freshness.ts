@@ -13,14 +13,19 @@
  *    removed or replaced by someone else (editors that save by rename, git, cp, rm) -> a walk of
  *    that folder (list + stat every file, read the changed ones), then the marks move;
  * 2. otherwise a file can only have changed in place (`echo >> file`, an editor that truncates and
- *    writes): the newest RECENT entries (by `updated`) and a random slice of SLICE rows are
- *    statted and any whose size or mtime moved is read again. A scope of up to RECENT + SLICE
- *    entries is statted whole, so there every in-place edit is seen by the next command.
+ *    writes): the newest RECENT entries (by `updated`) and the next slice of SLICE entries (by
+ *    id, from where the previous command stopped, wrapping around: `state/freshness-slice.json`)
+ *    are statted and any whose size or mtime moved is read again. A scope of up to RECENT + SLICE
+ *    entries is statted whole, so there every in-place edit is seen by the next command; in a
+ *    larger one every entry is statted by one of ceil(entries / SLICE) consecutive commands.
  * The full walk also runs in `coffer reindex`, `coffer doctor`, imports, sync, and every
  * `serve.worker_interval_seconds` in `coffer serve`.
+ *
+ * Whatever the check missed is never shown old: every entry a command or hook is about to show
+ * is compared with its file first (`verifyRows`) and read again when it changed.
  */
 import type { Database } from "bun:sqlite";
-import { lstatSync } from "node:fs";
+import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../lib/paths";
 import { assertRealDirs } from "../lib/small-file";
@@ -29,8 +34,26 @@ import type { ScopeKey } from "./scope";
 
 /** Newest entries statted by every check. */
 export const RECENT = 256;
-/** Further entries statted by every check, a random slice of the scope. */
+/** Further entries statted by every check: the next slice of the scope, in id order. */
 export const SLICE = 768;
+
+/** Where the next slice of each scope starts (a cache: lost or garbled, the slice starts anywhere). */
+const sliceFile = () => join(paths.state(), "freshness-slice.json");
+
+function readSliceStarts(): Record<string, string> {
+  try {
+    const v = JSON.parse(readFileSync(sliceFile(), "utf8"));
+    return v && typeof v === "object" && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function saveSliceStart(scope: ScopeKey, next: string): void {
+  try {
+    writeFileSync(sliceFile(), JSON.stringify({ ...readSliceStarts(), [scope]: next }), { mode: 0o600 });
+  } catch {}
+}
 
 type Notice = (message: string) => void;
 
@@ -60,13 +83,17 @@ export function checkScope(db: Database, scope: ScopeKey, notice?: Notice): numb
     .all(scope, RECENT + SLICE + 1) as Row[];
   if (rows.length > RECENT + SLICE) {
     rows = rows.slice(0, RECENT);
-    const max = (db.query("SELECT max(rowid) AS n FROM entries").get() as { n: number | null }).n ?? 0;
-    const from = Math.floor(Math.random() * Math.max(1, max - SLICE));
+    // The scope's next SLICE entries by id after the last slice (wrapping), along the (scope, id)
+    // index: every entry within ceil(n / SLICE) commands, however old.
+    const start = readSliceStarts()[scope];
+    const from = typeof start === "string" ? start : "";
+    const next = db.query(`SELECT ${cols}, id FROM entries WHERE scope = ? AND id > ? ORDER BY id LIMIT ?`);
+    let slice = next.all(scope, from, SLICE) as (Row & { id: string })[];
+    if (slice.length < SLICE)
+      slice = [...slice, ...(next.all(scope, "", SLICE - slice.length) as (Row & { id: string })[])];
     const seen = new Set(rows.map((r) => r.rowid));
-    for (const r of db
-      .query(`SELECT ${cols} FROM entries WHERE rowid >= ? AND rowid < ? AND +scope = ?`)
-      .all(from, from + SLICE, scope) as Row[])
-      if (!seen.has(r.rowid)) rows.push(r);
+    for (const r of slice) if (!seen.has(r.rowid)) rows.push(r);
+    saveSliceStart(scope, slice[slice.length - 1]?.id ?? "");
   }
   const changed: string[] = [];
   for (const r of rows) {
@@ -78,4 +105,44 @@ export function checkScope(db: Database, scope: ScopeKey, notice?: Notice): numb
     }
   }
   return changed.length ? reindexFiles(db, scope, changed, notice) : 0;
+}
+
+/**
+ * Before entries are shown (a recall hit, an injected body, a card, a list row): each row's file
+ * is compared with the index (size and mtime, one lstat); a changed file is read again, a
+ * vanished one loses its row. `changed` counts rows whose indexed text changed (the caller asks
+ * its question again); `stale` holds rows that could not be brought up to date (the index busy
+ * past the wait): never show them.
+ */
+export function verifyRows(db: Database, rowids: number[], notice?: Notice): { changed: number; stale: Set<number> } {
+  const stale = new Set<number>();
+  if (!rowids.length) return { changed: 0, stale };
+  const rows = db
+    .query(
+      "SELECT e.rowid AS rowid, e.scope AS scope, e.file AS file, e.size AS size, e.mtime_ms AS mtime_ms FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+    )
+    .all(JSON.stringify(rowids)) as (Row & { scope: ScopeKey })[];
+  const byScope = new Map<ScopeKey, Row[]>();
+  for (const r of rows) {
+    let same = false;
+    try {
+      const st = lstatSync(join(entriesDir(r.scope), r.file));
+      same = st.isFile() && st.size === r.size && st.mtimeMs === r.mtime_ms;
+    } catch {}
+    if (!same) byScope.set(r.scope, [...(byScope.get(r.scope) ?? []), r]);
+  }
+  let changed = 0;
+  for (const [scope, list] of byScope) {
+    try {
+      changed += reindexFiles(
+        db,
+        scope,
+        list.map((r) => r.file),
+        notice,
+      );
+    } catch {
+      for (const r of list) stale.add(r.rowid);
+    }
+  }
+  return { changed, stale };
 }

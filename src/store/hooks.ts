@@ -1,9 +1,9 @@
 /**
  * What the hook path asks of the index, in one module so a hook loads no more than it needs:
  *
- * - Routing queries (the routing policy itself lives in hooks/route.ts): term frequencies and
- *   hits through FTS column filters, applies_to rows, rows and bodies by rowid. Rowids stay
- *   valid for the life of one open store.
+ * - Routing queries (the routing policy itself lives in hooks/route.ts; term hits are match.ts's,
+ *   shared with recall): applies_to rows, rows and bodies by rowid. Rowids stay valid for the
+ *   life of one open store (until a changed file is read again).
  * - The delivered-set cache: per (host, cwd, session) — or `<session>#agent:<id>` for a
  *   subagent — which entry bodies were sent (id + body hash), and the signature of the rules
  *   bundle / context slot last sent. Never prompt text. Its tables are declared here.
@@ -14,7 +14,6 @@ import type { Host } from "./config";
 import { dbOf, dbWithSchema } from "./db";
 import type { ScopeKey } from "./scope";
 import type { Store } from "./store";
-import { scopeToken } from "./text";
 
 // ---------------------------------------------------------------------------------------------
 // Routing queries
@@ -34,65 +33,6 @@ export type RouteRow = {
 };
 
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");
-
-/** Which columns a term is looked up in: title and tags, or title, tags and body (never scope). */
-export type TermField = "title" | "tags" | "heading" | "all";
-const FIELDS: Record<TermField, string> = {
-  title: "{title}",
-  tags: "{tags}",
-  heading: "{title tags}",
-  all: "{title tags body}",
-};
-
-/** An FTS5 phrase for one term in some columns (tags hold an entry's tags and keywords), optionally within scopes. */
-function columnMatch(term: string, field: TermField | boolean, scopes?: ScopeKey[]): string {
-  const f = field === true ? "heading" : field === false ? "all" : field;
-  const phrase = `${FIELDS[f]} : "${term.replace(/"/g, '""')}"`;
-  return scopes?.length ? `(${scopes.map((s) => `scope:${scopeToken(s)}`).join(" OR ")}) AND ${phrase}` : phrase;
-}
-
-/** Entries in `scopes` (scope_counts, kept by triggers in db.ts: one row per scope at any size). */
-export function scopesCount(store: Store, scopes: ScopeKey[]): number {
-  return (
-    dbOf(store)
-      .query(`SELECT coalesce(sum(n), 0) AS n FROM scope_counts WHERE scope IN (${placeholders(scopes.length)})`)
-      .get(...scopes) as { n: number }
-  ).n;
-}
-
-/** Whether `scopes` hold every entry of the index (scope_counts: one row per scope). */
-function coversAll(store: Store, scopes: ScopeKey[]): boolean {
-  const r = dbOf(store)
-    .query(
-      `SELECT (SELECT coalesce(sum(n), 0) FROM scope_counts) AS total,
-              (SELECT coalesce(sum(n), 0) FROM scope_counts WHERE scope IN (${placeholders(scopes.length)})) AS mine`,
-    )
-    .get(...scopes) as { total: number; mine: number };
-  return r.total === r.mine;
-}
-
-/**
- * Rowids of entries (any scope) containing `term` in title or tags (`true`), anywhere (`false`),
- * or in the named field; at most `limit` of them.
- */
-export function termHits(
-  store: Store,
-  term: string,
-  field: TermField | boolean,
-  limit = -1,
-  scopes?: ScopeKey[],
-): number[] {
-  // A scope filter inside MATCH costs more than the term itself on a large store; when the scopes
-  // hold every entry (one project plus global, the usual case) it changes nothing: leave it out.
-  if (scopes?.length && coversAll(store, scopes)) scopes = undefined;
-  return (
-    dbOf(store)
-      .query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?")
-      .all(columnMatch(term, field, scopes), limit) as {
-      rowid: number;
-    }[]
-  ).map((r) => r.rowid);
-}
 
 /** Entries of `scopes` that carry applies_to globs. */
 export function appliesToRows(store: Store, scopes: ScopeKey[]): RouteRow[] {
@@ -147,8 +87,11 @@ export function bodiesByRowid(store: Store, rowids: number[]): Map<number, strin
   return out;
 }
 
-/** A session-start card; `head` is the body's opening when the title was cut from it (ends with "…"). */
-export type Card = { id: string; title: string; head?: string };
+/**
+ * A session-start card; `head` is the body's opening when the title was cut from it (ends with
+ * "…"); `rowid` checks it against its file before it is shown.
+ */
+export type Card = { id: string; title: string; head?: string; rowid?: number };
 
 /** Give cards whose title was cut ("…") the opening of their body, so the card can carry more of it. */
 export function withHeads(store: Store, cards: Card[]): Card[] {
@@ -176,8 +119,8 @@ export function rankedRecentCards(
 ): Card[] {
   return dbOf(store)
     .query(
-      `SELECT id, title FROM (
-         SELECT id, title, kind, updated FROM entries INDEXED BY entries_cards
+      `SELECT rowid, id, title FROM (
+         SELECT rowid, id, title, kind, updated FROM entries INDEXED BY entries_cards
          WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC LIMIT ?)
        ORDER BY coalesce(nullif(instr(?, ',' || kind || ','), 0), 1e9), updated DESC, id DESC LIMIT ?`,
     )
@@ -196,14 +139,14 @@ export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): 
     // A read-only index cannot get the partial index: the scope's newest 500 entries will do.
     return dbOf(store)
       .query(
-        `SELECT id, title FROM (SELECT id, title, kind, updated FROM entries WHERE scope = ? AND status = ''
+        `SELECT rowid, id, title FROM (SELECT rowid, id, title, kind, updated FROM entries WHERE scope = ? AND status = ''
          ORDER BY updated DESC LIMIT 500) WHERE kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
       )
       .all(scope, limit) as Card[];
   }
   return db
     .query(
-      `SELECT id, title FROM entries INDEXED BY entries_everywhere
+      `SELECT rowid, id, title FROM entries INDEXED BY entries_everywhere
        WHERE scope = ? AND kind IN ('convention', 'preference') AND status = '' ORDER BY updated DESC LIMIT ?`,
     )
     .all(scope, limit) as Card[];

@@ -98,9 +98,9 @@ export function upsertEntryRow(
   }
   const res = db
     .query(
-      `INSERT INTO entries(id, scope, kind, title, tags, applies_to, actor, source, origin_session, created, updated,
-         body, norm_hash, file, size, mtime_ms, file_hash, status, superseded_by)
-       VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      `INSERT INTO entries(id, scope, kind, title, tags, keywords, applies_to, actor, source, origin_session, created,
+         updated, body, norm_hash, file, size, mtime_ms, file_hash, status, superseded_by)
+       VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     )
     .run(
       entry.id,
@@ -108,6 +108,7 @@ export function upsertEntryRow(
       entry.kind,
       entry.title,
       JSON.stringify(entry.tags),
+      JSON.stringify(entry.keywords ?? []),
       JSON.stringify(entry.applies_to),
       entry.actor,
       entry.source,
@@ -126,11 +127,12 @@ export function upsertEntryRow(
   // A superseded entry is kept but never searched: no FTS document, so neither recall nor the
   // prompt hook can reach it.
   if (entry.status === "superseded") return;
-  db.query("INSERT INTO entries_fts(rowid, scope, title, tags, body) VALUES(?,?,?,?,?)").run(
+  db.query("INSERT INTO entries_fts(rowid, scope, title, tags, keywords, body) VALUES(?,?,?,?,?,?)").run(
     Number(res.lastInsertRowid),
     scopeToken(scope),
     ftsText(entry.title),
-    ftsText([...entry.tags, ...(entry.keywords ?? [])].join(" ")),
+    ftsText(entry.tags.join(", ")),
+    ftsText((entry.keywords ?? []).join(", ")),
     ftsText(entry.body),
   );
 }

@@ -1,11 +1,51 @@
 import { RE2JS } from "re2js";
 import { CofferError } from "../lib/errors";
+import { promptPaths } from "../lib/named-paths";
 import { dbOf } from "./db";
 import { rowToEntry } from "./entries";
-import type { Entry } from "./entry";
+import { type Entry, normalizeText } from "./entry";
+import {
+  bm25Estimate,
+  type Field,
+  type Form,
+  type GroupPostings,
+  globPaths,
+  idf,
+  pathHits,
+  postings,
+  scopesCount,
+} from "./match";
 import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
-import { activeScopes, type Store, scopeKey, scopeName, withHealing } from "./store";
-import { matchExpression, type QueryTerm, queryTerms, scopedMatch } from "./text";
+import { activeScopes, type Store, scopeKey, scopeName, verifyShown, withHealing } from "./store";
+import { analyzeQuery } from "./text";
+
+/** Which query term an entry matched, where, and through which alternative (recall --explain). */
+export type ExplainTerm = {
+  /** The query's own word or phrase (or the path it named). */
+  term: string;
+  /** Where it matched: a field, or `applies_to` for a path the query named. */
+  field: Field | "applies_to";
+  /** The word found instead, when it matched through an alternative. */
+  via?: string;
+  /** Where that alternative came from ("vocabulary", ...). */
+  source?: string;
+  /** Matched by its stem only (the word as written is not in the entry): "deploying" for "deploys". */
+  stemmed?: boolean;
+};
+
+export type Explain = {
+  /** Query terms this entry matched, of all it had. */
+  matched: number;
+  of: number;
+  terms: ExplainTerm[];
+  /** Query terms it did not match. */
+  missing: string[];
+  /** "exact": the title is the query; "all": every term is in the title. */
+  title?: "exact" | "all";
+  /** The score recall ranks by first (more terms, rarer terms), then BM25. */
+  score: number;
+  bm25: number;
+};
 
 export type Hit = {
   id: string;
@@ -16,81 +56,122 @@ export type Hit = {
   score: number;
   updated: string;
   entry: Entry;
+  explain?: Explain;
 };
 export type GrepHit = { id: string; title: string; scope: ScopeName; line: number; text: string };
 
-export const RRF_K = 60;
-
-type Ranked = { row: Parameters<typeof rowToEntry>[0]; scope: ScopeKey };
-
-/** BM25-ranked ids of one scope for a MATCH expression. */
-export function searchScope(store: Store, scope: ScopeKey, match: string, limit: number): Ranked[] {
-  const rows = dbOf(store)
-    .query(
-      `SELECT e.* FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
-       WHERE entries_fts MATCH ? ORDER BY entries_fts.rank LIMIT ?`,
-    )
-    .all(scopedMatch(scope, match), limit) as Ranked["row"][];
-  return rows.map((row) => ({ row, scope }));
-}
-
-/** Reciprocal rank fusion (k = 60) of per-scope rankings; on a tie the earlier list (project) wins. */
-export function fuse<T extends { row: { id: string } }>(lists: T[][], limit: number): (T & { score: number })[] {
-  const scored = new Map<string, T & { score: number; order: number }>();
-  for (const [li, list] of lists.entries()) {
-    for (const [rank, item] of list.entries()) {
-      const key = `${li}:${item.row.id}`;
-      const prev = scored.get(key);
-      const score = (prev?.score ?? 0) + 1 / (RRF_K + rank + 1);
-      scored.set(key, { ...item, score, order: li });
-    }
-  }
-  return [...scored.values()]
-    .sort((a, b) => b.score - a.score || a.order - b.order)
-    .slice(0, limit)
-    .map(({ order: _o, ...rest }) => rest as unknown as T & { score: number });
-}
-
-const vocabReady = new WeakSet<object>();
+/**
+ * A vocabulary alternative ("pnpm" for "package manager") counts this much of the query's own
+ * word in recall: a question someone asked, in whatever words (the hook weighs it by prompt kind).
+ */
+const RECALL_ALT = 0.8;
+/** Alternatives looked up per term, and per query, at most. */
+const ALT_MAX = 10;
+const ALT_TOTAL = 40;
+/** Forms found in at most this many entries are scored with FTS5's BM25; more common ones are estimated. */
+const BM25_MAX = 2000;
+/** Candidates read back per query at most (the best, and ties at the edge). */
+const WINDOW_MAX = 1000;
 
 /**
- * Drop terms that occur in more than a tenth of all entries when rarer terms are present:
- * they barely move BM25 but make SQLite score most of the index (a 100k-entry store's "stopwords").
+ * Entries a recall term may be found in and still be read: every entry up to 10,000, then a
+ * tenth of the store (at 100,000 a word in 10,000 entries says little, and reading it costs).
  */
-export function pruneCommonTerms(store: Store, terms: QueryTerm[]): QueryTerm[] {
-  if (terms.length < 2) return terms;
-  const db = dbOf(store);
-  if (!vocabReady.has(db)) {
-    db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.coffer_vocab USING fts5vocab(main, entries_fts, row)");
-    vocabReady.add(db);
-  }
-  const total = (db.query("SELECT max(rowid) AS n FROM entries").get() as { n: number | null }).n ?? 0;
-  if (total < 1000) return terms;
-  const df = terms.map((t) =>
-    t.cjk
-      ? 0
-      : ((db.query("SELECT doc FROM temp.coffer_vocab WHERE term = ?").get(t.text) as { doc: number } | null)?.doc ??
-        0),
-  );
-  const keep = terms.filter((_, i) => df[i]! <= total / 10);
-  if (keep.length) return keep;
-  const rarest = df.indexOf(Math.min(...df));
-  return [terms[rarest]!];
+export function recallCap(total: number): number {
+  return total <= 10_000 ? Math.max(total, 1) : Math.max(10_000, Math.floor(total / 10));
 }
 
-/** Keyword recall over the project and global scopes (or one of them). */
-export function recall(store: Store, query: string, opts: { scope?: string; limit?: number } = {}): Hit[] {
-  const q = query.trim();
-  if (!q) throw new CofferError("query is empty", 1, 'e.g. coffer recall "release process"');
-  if (q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
+type Matched = { form: Form | undefined; field: Field | "applies_to"; credit: number; bm25: number };
+type Candidate = { rowid: number; mass: number; bm25: number; titleAll: boolean; groups: Map<number, Matched> };
+
+/** One query's analysis, postings and candidates, ranked by mass (more and rarer terms), title, BM25. */
+function rank(store: Store, query: string, scopes: ScopeKey[]) {
+  const groups = analyzeQuery(query, "recall");
+  const total = scopesCount(store, scopes);
+  const cap = recallCap(total);
+  let posts: GroupPostings[] = postings(store, groups, scopes, {
+    cap,
+    altMax: ALT_MAX,
+    altTotal: ALT_TOTAL,
+    bm25Max: BM25_MAX,
+  });
+  const paths = pathHits(store, globPaths(store, promptPaths(query, store.cwd)), scopes);
+  if (!paths.length && posts.every((p) => p.forms.every((f) => !f.hits.length))) {
+    // Every term too common to read (or absent): the rarest one, read further, newest first.
+    const common = posts.filter((p) => p.forms[0]!.df > cap).sort((a, b) => a.forms[0]!.df - b.forms[0]!.df)[0];
+    if (common)
+      posts = posts.map((p) =>
+        p === common ? postings(store, [p.group], scopes, { cap: 4 * cap, altMax: 0 })[0]! : p,
+      );
+  }
+  // A term's weight: the IDF of its own words, or of its best alternative when the store lacks them.
+  const weights = posts.map((p) => {
+    const own = p.forms[0]!;
+    if (own.df > 0) return idf(total, own.df);
+    const alt = p.forms.filter((f) => f.df > 0);
+    return alt.length ? Math.max(...alt.map((f) => idf(total, f.df))) : idf(total, 1);
+  });
+  const pathWeight = paths.length ? idf(total, paths.length) : 0;
+  const cands = new Map<number, Candidate>();
+  const cand = (rowid: number) => {
+    const c = cands.get(rowid) ?? { rowid, mass: 0, bm25: 0, titleAll: false, groups: new Map() };
+    cands.set(rowid, c);
+    return c;
+  };
+  for (const [gi, p] of posts.entries()) {
+    for (const form of p.forms) {
+      const credit = form.source === "query" ? 1 : RECALL_ALT * form.weight;
+      for (const rowid of form.hits) {
+        const field = form.field.get(rowid) ?? "body";
+        const bm25 = credit * (form.bm25?.get(rowid) ?? bm25Estimate(total, form.df, field));
+        const c = cand(rowid);
+        const prev = c.groups.get(gi);
+        if (!prev || credit > prev.credit || (credit === prev.credit && bm25 > prev.bm25))
+          c.groups.set(gi, { form, field, credit, bm25 });
+      }
+    }
+  }
+  for (const { row } of paths)
+    cand(row.rowid).groups.set(posts.length, { form: undefined, field: "applies_to", credit: 1, bm25: pathWeight });
+  // Terms too common to read cannot be checked in a title: they neither make nor break "every term".
+  const titled = posts.flatMap((p, gi) => (p.forms[0]!.df > cap ? [] : [gi]));
+  for (const c of cands.values()) {
+    for (const [gi, m] of c.groups) {
+      c.mass += (gi === posts.length ? pathWeight : weights[gi]!) * m.credit;
+      c.bm25 += m.bm25;
+    }
+    c.titleAll =
+      titled.length > 0 &&
+      titled.every((gi) => {
+        const m = c.groups.get(gi);
+        return m?.field === "title" && m.form?.source === "query";
+      });
+  }
+  return { posts, paths, cands: [...cands.values()] };
+}
+
+const round = (x: number) => Math.round(x * 1e9) / 1e9;
+
+/**
+ * Keyword recall over the project and global scopes (or one of them), through the query analysis
+ * the prompt hook shares (text.ts analyzeQuery: stems, vocabulary phrases and alternatives, CJK
+ * bigrams; match.ts: title, tags, keywords and body, named paths against applies_to). Ranked by
+ * relevance across scopes: more matched terms and rarer terms first (each term weighs its IDF;
+ * a match through an alternative weighs less), then entries whose title holds every term (the
+ * title that is the query first), then BM25 (title over tags over keywords over body), then the
+ * newest, then project before global. Every hit is checked against its file before it is shown.
+ */
+export function recall(
+  store: Store,
+  query: string,
+  opts: { scope?: string; limit?: number; explain?: boolean } = {},
+): Hit[] {
+  const q = checkQuery(query);
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 100));
   const one = scopeKey(store, opts.scope, "both");
   const scopes = one ? [one] : activeScopes(store);
-  return withHealing(store, () => {
-    const match = matchExpression(pruneCommonTerms(store, queryTerms(q)));
-    if (!match) return [];
-    const lists = scopes.map((s) => searchScope(store, s, match, limit));
-    return fuse(lists, limit).map(({ row, score }) => {
+  return withHealing(store, () =>
+    ranked(store, q, scopes, { limit, offset: 0 }).page.map(({ row, title, cand, explain: why }) => {
       const entry = rowToEntry(row);
       return {
         id: entry.id,
@@ -98,12 +179,167 @@ export function recall(store: Store, query: string, opts: { scope?: string; limi
         text: entry.body,
         kind: entry.kind,
         scope: scopeName(store, row.scope),
-        score: Number(score.toFixed(6)),
+        score: Number(cand.mass.toFixed(6)),
         updated: entry.updated,
         entry,
+        ...(opts.explain ? { explain: why(entry, title) } : {}),
       };
-    });
-  });
+    }),
+  );
+}
+
+function checkQuery(query: string): string {
+  const q = query.trim();
+  if (!q) throw new CofferError("query is empty", 1, 'e.g. coffer recall "release process"');
+  if (q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
+  return q;
+}
+
+export type Row = Parameters<typeof rowToEntry>[0] & { rowid: number };
+
+/**
+ * The ranked search every reader shares (recall on the CLI, MCP and HTTP; the web UI's search):
+ * one page (`offset`, `limit`) of the entries of `scopes` matching `query`, in recall's order,
+ * optionally narrowed by an SQL condition on `entries e` (`where`), with the number that match.
+ * Each entry on the page is checked against its file first (never older than its file).
+ */
+export function ranked(
+  store: Store,
+  query: string,
+  scopes: ScopeKey[],
+  opts: { limit: number; offset: number; where?: { sql: string; params: (string | number)[] } },
+) {
+  const q = checkQuery(query);
+  const order = new Map(scopes.map((s, i) => [s, i]));
+  for (let attempt = 0; ; attempt++) {
+    const r = rank(store, q, scopes);
+    let cands = r.cands;
+    if (opts.where && cands.length) {
+      const keep = new Set(
+        (
+          dbOf(store)
+            .query(
+              `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE 1${opts.where.sql}`,
+            )
+            .all(JSON.stringify(cands.map((c) => c.rowid)), ...opts.where.params) as { rowid: number }[]
+        ).map((x) => x.rowid),
+      );
+      cands = cands.filter((c) => keep.has(c.rowid));
+    }
+    const page = best(store, cands, opts.offset, opts.limit, q, order);
+    // Never show an entry older than its file: changed files are read again and the question asked again.
+    const check = verifyShown(
+      store,
+      page.map((t) => t.cand.rowid),
+    );
+    if (check.changed && attempt < 2) continue;
+    return {
+      total: cands.length,
+      page: page
+        .filter((t) => !check.stale.has(t.cand.rowid))
+        .map((t) => ({
+          ...t,
+          explain: (entry: Entry, title: "exact" | "all" | undefined) => explain(r, t.cand, entry, title),
+        })),
+    };
+  }
+}
+
+/** One page of candidates in full order (reading back only those that can make the cut). */
+function best(
+  store: Store,
+  cands: Candidate[],
+  offset: number,
+  limit: number,
+  query: string,
+  order: Map<ScopeKey, number>,
+) {
+  cands.sort((a, b) => round(b.mass) - round(a.mass) || Number(b.titleAll) - Number(a.titleAll) || b.bm25 - a.bm25);
+  let end = Math.min(cands.length, offset + limit);
+  // Ties on the first key at the edge come along: the title, BM25, recency and scope decide among them.
+  const cutoff = end + WINDOW_MAX;
+  while (end < cands.length && end < cutoff && round(cands[end]!.mass) === round(cands[end - 1]!.mass)) end++;
+  const window = cands.slice(0, end);
+  const rows = new Map(
+    (
+      dbOf(store)
+        .query("SELECT e.rowid AS rowid, e.* FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
+        .all(JSON.stringify(window.map((c) => c.rowid))) as Row[]
+    ).map((r) => [r.rowid, r]),
+  );
+  const wanted = normalizeText(query);
+  return window
+    .flatMap((cand) => {
+      const row = rows.get(cand.rowid);
+      if (!row) return [];
+      const title: "exact" | "all" | undefined = cand.titleAll
+        ? normalizeText(row.title) === wanted
+          ? "exact"
+          : "all"
+        : undefined;
+      return [{ cand, row, title, tier: title === "exact" ? 2 : title ? 1 : 0 }];
+    })
+    .sort(
+      (a, b) =>
+        round(b.cand.mass) - round(a.cand.mass) ||
+        b.tier - a.tier ||
+        b.cand.bm25 - a.cand.bm25 ||
+        (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : 0) ||
+        (order.get(a.row.scope) ?? 9) - (order.get(b.row.scope) ?? 9) ||
+        (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0),
+    )
+    .slice(offset, offset + limit);
+}
+
+/** Why a hit matched: each query term's field and alternative, the terms it missed, the title tier. */
+function explain(
+  r: ReturnType<typeof rank>,
+  cand: Candidate,
+  entry: Entry,
+  title: "exact" | "all" | undefined,
+): Explain {
+  const terms: ExplainTerm[] = [];
+  const missing: string[] = [];
+  const texts: Record<Field, string> = {
+    title: entry.title,
+    tags: entry.tags.join(" "),
+    keywords: (entry.keywords ?? []).join(" "),
+    body: entry.body,
+  };
+  for (const [gi, p] of r.posts.entries()) {
+    const m = cand.groups.get(gi);
+    if (!m) {
+      missing.push(p.group.text);
+      continue;
+    }
+    const t: ExplainTerm = { term: p.group.text, field: m.field };
+    if (m.form && m.form.source !== "query") {
+      t.via = m.form.text;
+      t.source = m.form.source;
+    } else if (m.field !== "applies_to" && !p.group.cjk && !containsWord(texts[m.field], p.group.text))
+      t.stemmed = true;
+    terms.push(t);
+  }
+  const path = r.paths.find((x) => x.row.rowid === cand.rowid);
+  if (path) terms.push({ term: path.path, field: "applies_to" });
+  return {
+    matched: terms.length,
+    of: r.posts.length + (r.paths.length ? 1 : 0),
+    terms,
+    missing,
+    ...(title ? { title } : {}),
+    score: Number(cand.mass.toFixed(6)),
+    bm25: Number(cand.bm25.toFixed(6)),
+  };
+}
+
+/** Whether `text` holds `word` (or phrase) as written, case-insensitively, on word boundaries. */
+function containsWord(text: string, word: string): boolean {
+  const hay = ` ${text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")} `;
+  return hay.includes(` ${word.replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `);
 }
 
 /** How long one grep may run before it answers "pattern too expensive". */

@@ -5,7 +5,7 @@ import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "./config";
 import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
-import { checkScope } from "./freshness";
+import { checkScope, verifyRows } from "./freshness";
 import { rebuildIndex, refreshScope, scopesOnDisk } from "./indexer";
 import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey, type ScopeName } from "./scope";
 
@@ -157,6 +157,34 @@ export function refresh(store: Store, mode: "full" | "deep" | "shallow", scopes 
       0,
     ),
   );
+}
+
+/**
+ * Entries about to be shown, checked against their files (freshness.ts verifyRows): `changed` >
+ * 0 means the index was caught up and the caller should ask again; `stale` rows must not be shown.
+ */
+export function verifyShown(store: Store, rowids: number[]): { changed: number; stale: Set<number> } {
+  return verifyRows(dbOf(store), rowids, store.notice);
+}
+
+/**
+ * Compute what a command or hook shows, then check the entries it shows (`shown`: their rowids)
+ * against their files (size and mtime): when an entry's file changed since it was indexed, it is
+ * read again and `compute` runs again (at most twice more); an entry whose file is gone is dropped
+ * from the index. `stale`: entries that could not be checked (the index busy): never show them.
+ * So nothing is shown older than its file.
+ */
+export function checkedAgainstFiles<T>(
+  store: Store,
+  compute: () => T,
+  shown: (value: T) => number[],
+): { value: T; stale: Set<number> } {
+  for (let attempt = 0; ; attempt++) {
+    const value = compute();
+    const check = verifyShown(store, shown(value));
+    if (check.changed && attempt < 2) continue;
+    return { value, stale: check.stale };
+  }
 }
 
 /** Compare every file of every scope on disk with the index (doctor, serve's periodic pass). */

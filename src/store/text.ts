@@ -4,7 +4,7 @@
  * "部署 署流 流程", and the query "部署" finds it. English goes through porter stemming.
  */
 
-import { loadNeighbours, type Neighbour, neighbours } from "./thesaurus";
+import { loadNeighbours, neighbours } from "./thesaurus";
 import { vocabularyTables } from "./vocabulary-index" with { type: "macro" };
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
@@ -29,65 +29,16 @@ const STOPWORDS = new Set(
     "a an and are as at be been but by can could did do does doing for from had has have how i if in into is it its " +
     "just me my no not of on or our please should so than that the their them then there these they this those to " +
     "too us was we were what when where which while who why will with would you your yours let lets make sure about " +
-    "also any some all get got use using used via vs etc ok okay hi hello thanks thank"
+    "also any some all get got use using used via vs etc ok okay hi hello thanks thank " +
+    // pronouns, determiners and auxiliaries that never name a topic
+    "he him his she her hers herself himself itself myself ourselves themselves yourself yourselves theirs ours " +
+    "whom am being having each few own such very both once further during until"
   ).split(" "),
 );
-
-export type QueryTerm = { text: string; cjk: boolean };
-
-/** Meaningful terms of a query or prompt: words (stopwords dropped) and CJK runs, deduplicated. */
-export function queryTerms(query: string, max = 32): QueryTerm[] {
-  const out: QueryTerm[] = [];
-  const seen = new Set<string>();
-  const add = (text: string, cjk: boolean) => {
-    if (!seen.has(text) && out.length < max) {
-      seen.add(text);
-      out.push({ text, cjk });
-    }
-  };
-  const words: string[] = [];
-  const normalized = query.normalize("NFKC").toLowerCase();
-  for (const m of normalized.matchAll(/[\p{L}\p{N}_]+/gu)) {
-    const token = m[0];
-    if (CJK_ONE.test(token)) {
-      // Split mixed runs: Latin parts are words, CJK runs are phrases.
-      let last = 0;
-      for (const c of token.matchAll(CJK_RUN)) {
-        if (c.index! > last) words.push(token.slice(last, c.index));
-        add(c[0], true);
-        last = c.index! + c[0].length;
-      }
-      if (last < token.length) words.push(token.slice(last));
-    } else words.push(token);
-  }
-  const meaningful = words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && !/^\d{1,2}$/.test(w));
-  for (const w of meaningful.length ? meaningful : words.filter((w) => w.length > 1)) add(w, false);
-  return out;
-}
-
-function quote(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
-
-/** An FTS5 MATCH expression: any of the terms (BM25 ranks documents matching more of them higher). */
-export function matchExpression(terms: QueryTerm[]): string | undefined {
-  const parts = terms.map((t) => {
-    if (!t.cjk) return quote(t.text);
-    const grams = bigrams(t.text);
-    // A single CJK character only matches as the start of a bigram (or a lone character).
-    return grams.length === 1 && Array.from(t.text).length === 1 ? `${quote(t.text)}*` : quote(grams.join(" "));
-  });
-  return parts.length ? parts.join(" OR ") : undefined;
-}
 
 /** The single token a row carries in the FTS `scope` column: "sglobal" or "s<project id>". */
 export function scopeToken(scope: string): string {
   return `s${scope.toLowerCase()}`;
-}
-
-/** Restrict a MATCH expression to one scope and to the searchable columns. */
-export function scopedMatch(scope: string, match: string): string {
-  return `scope:${scopeToken(scope)} AND {title tags body}:(${match})`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,106 +209,202 @@ export function isInstruction(prompt: string): boolean {
 }
 
 /**
- * One thing a prompt is about: its own words (a word or a phrase), the words entries may use
- * instead (the vocabulary's), its learned neighbours (where the vocabulary has nothing for it, and
- * only once `loadLearned` read them), and whether it is an everyday English word (weaker evidence
- * of a topic).
+ * Another word an entry may use for one of the query's words: where it comes from (`source`:
+ * "vocabulary" for the coding vocabulary; other sources, such as learned neighbours, add their
+ * own label) and how much a match through it counts against the word itself (0..1).
  */
-export type TermGroup = {
-  text: string;
-  cjk: boolean;
-  alternatives: string[];
-  learned?: Neighbour[];
-  common?: boolean;
+export type Alternative = { text: string; source: string; weight: number };
+
+/**
+ * Where alternatives come from, in order: each is asked for a word (as written and its light
+ * stem) or a phrase, and answers with weighted alternatives. The vocabulary is the first; another
+ * source plugs in through `analyzeQuery`'s `sources` option (or by joining this list).
+ */
+export type AlternativeSource = {
+  name: string;
+  /** Asked only when the sources before it had nothing for the word (it fills in, never overrides). */
+  fallback?: boolean;
+  /** Alternatives for a single word (`word` as written, `stem` its light stem). */
+  word(word: string, stem: string): Alternative[] | undefined;
+  /** Alternatives for a phrase of 2+ words (as written, and as stems joined by one space). */
+  phrase(words: string, stems: string): Alternative[] | undefined;
+  /** The longest phrase it knows, in words. */
+  longest(): number;
+};
+
+const asAlternatives = (list: string[] | undefined, source: string): Alternative[] | undefined =>
+  list?.map((text) => ({ text, source, weight: 1 }));
+
+/** The coding vocabulary (vocabulary.json): database -> postgres, "package manager" -> pnpm, ... */
+const VOCABULARY_SOURCE: AlternativeSource = {
+  name: "vocabulary",
+  word: (w, s) => asAlternatives(vocab().single(w) ?? vocab().single(s), "vocabulary"),
+  phrase: (w, s) => asAlternatives(vocab().phrases(w) ?? vocab().phrases(s), "vocabulary"),
+  longest: () => vocab().longest,
 };
 
 /**
- * Read the learned thesaurus's rows for a prompt's words (as written and stemmed), so that
- * `promptGroups` offers their neighbours. Not called: no learned neighbours (`routing.learned`).
+ * A learned neighbour (src/store/thesaurus.ts) weighs this share of a vocabulary alternative,
+ * times its similarity: it is a guess from word vectors, not a pair someone vouched for.
  */
-export async function loadLearned(prompt: string): Promise<void> {
-  const words = promptWords(prompt.slice(0, 8000).normalize("NFKC")).filter((w) => w.length > 2 && !STOPWORDS.has(w));
+const LEARNED_WEIGHT = 0.7;
+/** Learned neighbours offered per word, at most. */
+const LEARNED_MAX = 4;
+
+/**
+ * The learned thesaurus's neighbours of a word the vocabulary has nothing for; only the words
+ * `loadLearned` read (routing.learned), so a query without them gets none.
+ */
+const LEARNED_SOURCE: AlternativeSource = {
+  name: "learned",
+  fallback: true,
+  word: (w, s) =>
+    (neighbours(w) ?? neighbours(s))
+      ?.slice(0, LEARNED_MAX)
+      .map((n) => ({ text: n.word, source: "learned", weight: LEARNED_WEIGHT * n.similarity })),
+  phrase: () => undefined,
+  longest: () => 1,
+};
+
+const SOURCES: AlternativeSource[] = [VOCABULARY_SOURCE, LEARNED_SOURCE];
+
+/**
+ * Read the learned thesaurus's rows for a query's words (as written and stemmed), so that
+ * `analyzeQuery` offers their neighbours. Not called: no learned neighbours (`routing.learned`).
+ */
+export async function loadLearned(query: string): Promise<void> {
+  const words = promptWords(query.slice(0, 8000).normalize("NFKC")).filter((w) => w.length > 2 && !STOPWORDS.has(w));
   await loadNeighbours(words.flatMap((w) => [w, stem(w)]));
 }
 
 /**
- * The specific content of a prompt, as term groups: phrases the vocabulary knows ("package
- * manager", "ship to production") first, then the remaining words minus stopwords and generic
- * words (2+ letters, or with a digit), CJK runs as bigrams. An empty result means the prompt has
- * no specific content. At most `max` groups.
+ * One thing a query is about: its own words (`text`, a word or a phrase), the words entries may
+ * use instead, and hints for weighing it: an everyday English word (`common`, weaker evidence of
+ * a topic), a phrase a source knows (`phrase`), a single CJK character (`prefix`: it matches as
+ * the start of a bigram).
  */
-export function promptGroups(prompt: string, max = 24): TermGroup[] {
-  const v = vocab();
-  const out: TermGroup[] = [];
-  const seen = new Set<string>();
-  const add = (text: string, cjk: boolean, alternatives: string[] = [], common = false, learned?: Neighbour[]) => {
-    if (seen.has(text) || out.length >= max) return;
-    seen.add(text);
-    out.push({
-      text,
-      cjk,
-      alternatives: alternatives.filter((a) => a !== text),
-      ...(learned?.length ? { learned } : {}),
-      ...(common ? { common } : {}),
-    });
-  };
-  const normalized = prompt.slice(0, 8000).normalize("NFKC").toLowerCase();
-  const tokens: { word: string; cjk: boolean }[] = [];
+export type TermGroup = {
+  text: string;
+  cjk: boolean;
+  alternatives: Alternative[];
+  common?: boolean;
+  phrase?: boolean;
+  prefix?: boolean;
+};
+
+/**
+ * What the analysis is for. `route` (the prompt hook): only a prompt's specific content, so
+ * generic coding words ("fix", "rename"), stopwords and short words go. `recall` (a question
+ * someone chose to ask): every word but function words, numbers and single CJK characters included.
+ */
+export type Purpose = "route" | "recall";
+
+/** Function words that still name something in a search ("make release", "use pnpm"). */
+const RECALL_KEEP = new Set(["make", "use", "used", "using", "get", "got", "set"]);
+
+/** The tokens of a query: words and CJK runs, in order (NFKC, lowercase, first 8,000 characters). */
+function tokens(query: string): { word: string; cjk: boolean }[] {
+  const out: { word: string; cjk: boolean }[] = [];
+  const normalized = query.slice(0, 8000).normalize("NFKC").toLowerCase();
   for (const m of normalized.matchAll(/[\p{L}\p{N}_]+/gu)) {
     const token = m[0];
     if (!CJK_ONE.test(token)) {
-      tokens.push({ word: token, cjk: false });
+      out.push({ word: token, cjk: false });
       continue;
     }
+    // Mixed runs: Latin parts are words, CJK runs are phrases.
     let last = 0;
     for (const c of token.matchAll(CJK_RUN)) {
-      if (c.index! > last) tokens.push({ word: token.slice(last, c.index), cjk: false });
-      tokens.push({ word: c[0], cjk: true });
+      if (c.index! > last) out.push({ word: token.slice(last, c.index), cjk: false });
+      out.push({ word: c[0], cjk: true });
       last = c.index! + c[0].length;
     }
-    if (last < token.length) tokens.push({ word: token.slice(last), cjk: false });
+    if (last < token.length) out.push({ word: token.slice(last), cjk: false });
   }
-  // Vocabulary phrases, longest first, over the plain word sequence.
-  const used = new Array<boolean>(tokens.length).fill(false);
-  const stems = tokens.map((t) => (t.cjk ? "" : stem(t.word)));
-  for (let n = v.longest; n >= 2; n--) {
-    for (let i = 0; i + n <= tokens.length; i++) {
-      if (used.slice(i, i + n).some(Boolean) || tokens.slice(i, i + n).some((t) => t.cjk)) continue;
-      const adds =
-        v.phrases(
-          tokens
-            .slice(i, i + n)
-            .map((t) => t.word)
-            .join(" "),
-        ) ?? v.phrases(stems.slice(i, i + n).join(" "));
-      if (!adds) continue;
+  return out;
+}
+
+/**
+ * The one query analysis every reader shares (the prompt hook's routing, and recall on the CLI,
+ * MCP, HTTP and the web UI): term groups of a query. Phrases a source knows ("package manager",
+ * "ship to production") come first, each with its alternatives; then the remaining words, each
+ * with the alternatives of the word or its light stem; CJK runs as bigrams. Which words count
+ * depends on `purpose` (see Purpose). An empty result means the query has no content to match.
+ * At most `max` groups.
+ */
+export function analyzeQuery(
+  query: string,
+  purpose: Purpose,
+  opts: { max?: number; sources?: AlternativeSource[] } = {},
+): TermGroup[] {
+  const v = vocab();
+  const max = opts.max ?? 24;
+  const sources = opts.sources ? [...SOURCES, ...opts.sources] : SOURCES;
+  const out: TermGroup[] = [];
+  const seen = new Set<string>();
+  const add = (group: TermGroup) => {
+    if (seen.has(group.text) || out.length >= max) return;
+    seen.add(group.text);
+    group.alternatives = merge(group.alternatives).filter((a) => a.text !== group.text);
+    out.push(group);
+  };
+  const toks = tokens(query);
+  // Phrases, longest first, over the plain word sequence.
+  const used = new Array<boolean>(toks.length).fill(false);
+  const stems = toks.map((t) => (t.cjk ? "" : stem(t.word)));
+  const longest = Math.max(1, ...sources.map((s) => s.longest()));
+  for (let n = longest; n >= 2; n--) {
+    for (let i = 0; i + n <= toks.length; i++) {
+      if (used.slice(i, i + n).some(Boolean) || toks.slice(i, i + n).some((t) => t.cjk)) continue;
+      const words = toks
+        .slice(i, i + n)
+        .map((t) => t.word)
+        .join(" ");
+      const stemmed = stems.slice(i, i + n).join(" ");
+      const adds = sources.flatMap((s) => s.phrase(words, stemmed) ?? []);
+      if (!adds.length) continue;
       for (let k = i; k < i + n; k++) used[k] = true;
-      add(
-        tokens
-          .slice(i, i + n)
-          .map((t) => t.word)
-          .join(" "),
-        false,
-        adds,
-      );
+      add({ text: words, cjk: false, alternatives: adds, phrase: true });
     }
   }
-  tokens.forEach((t, i) => {
+  const recall = purpose === "recall";
+  toks.forEach((t, i) => {
     if (used[i]) return;
     if (t.cjk) {
       const chars = Array.from(t.word);
-      if (chars.length === 1) return;
-      for (let k = 0; k + 1 < chars.length; k++) add(chars[k]! + chars[k + 1]!, true);
+      if (chars.length === 1) {
+        if (recall) add({ text: t.word, cjk: true, alternatives: [], prefix: true });
+        return;
+      }
+      for (let k = 0; k + 1 < chars.length; k++) add({ text: chars[k]! + chars[k + 1]!, cjk: true, alternatives: [] });
       return;
     }
     const w = t.word;
     const s = stems[i]!;
     const known = (set: Set<string>) => set.has(w) || set.has(s);
-    if (known(v.stop) || known(v.generic) || !/\p{L}/u.test(w)) return;
-    if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
-    // The hand-written vocabulary wins where it speaks; learned neighbours fill in where it does not.
-    const alternatives = v.single(w) ?? v.single(s);
-    add(w, false, alternatives ?? [], known(v.common), alternatives ? undefined : (neighbours(w) ?? neighbours(s)));
+    if (recall) {
+      if (w.length < 2 && !/\d/.test(w)) return;
+      if (known(v.stop) && !RECALL_KEEP.has(w)) return;
+    } else {
+      if (known(v.stop) || known(v.generic) || !/\p{L}/u.test(w)) return;
+      if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
+    }
+    const alternatives: Alternative[] = [];
+    for (const src of sources) if (!(src.fallback && alternatives.length)) alternatives.push(...(src.word(w, s) ?? []));
+    add({ text: w, cjk: false, alternatives, ...(known(v.common) ? { common: true } : {}) });
   });
+  // A query made only of function words ("what is this") still asks for them in recall.
+  if (recall && !out.length)
+    for (const t of toks) if (!t.cjk && t.word.length > 1) add({ text: t.word, cjk: false, alternatives: [] });
   return out;
+}
+
+/** One alternative per text (the heaviest, the earlier source on a tie), in first-seen order. */
+function merge(list: Alternative[]): Alternative[] {
+  const byText = new Map<string, Alternative>();
+  for (const a of list) {
+    const prev = byText.get(a.text);
+    if (!prev || a.weight > prev.weight) byText.set(a.text, a);
+  }
+  return [...byText.values()];
 }

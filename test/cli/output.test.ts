@@ -76,11 +76,11 @@ test("empty results: stdout stays empty, the notice goes to stderr", () => {
   expect(noKind.stderr).toContain("Nothing matches.");
 });
 
-test("recall shows how many query words an entry matches; --json keeps the raw fields", () => {
+test("recall shows how many query terms an entry matches; --json keeps the raw fields", () => {
   const r = sb.run(["recall", "deploys tuesday vpn"], { cwd: repo });
   expect(r.code).toBe(0);
-  expect(r.stdout).toMatch(/Deploys happen on Tuesdays after lunch {2}2\/3 words/);
-  expect(r.stdout).toMatch(/Hand written deploy note {2}2\/3 words/);
+  expect(r.stdout).toMatch(/Deploys happen on Tuesdays after lunch {2}2\/3 terms/);
+  expect(r.stdout).toMatch(/Hand written deploy note {2}2\/3 terms/);
   expect(r.stdout).not.toMatch(/0\.0\d{3}/);
   const j = sb.run(["recall", "deploys tuesday vpn", "--json"], { cwd: repo }).json();
   expect(typeof j.hits[0].score).toBe("number");

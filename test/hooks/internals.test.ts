@@ -97,7 +97,7 @@ describe("the hook path's imports", () => {
         if (FORBIDDEN.some((re) => re.test(spec))) bad.push(`${file.slice(src.length)} imports ${spec}`);
         if (spec.startsWith(".")) {
           const target = resolve(dirname(file), spec);
-          if (target.endsWith(".json")) continue;
+          if (target.endsWith(".json") || target.endsWith(".bin")) continue; // data, not code
           // A folder import ("../scrub") loads its index.ts.
           walk(
             target.endsWith(".ts") ? target : existsSync(`${target}.ts`) ? `${target}.ts` : `${target}/index.ts`,

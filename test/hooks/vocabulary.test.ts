@@ -1,6 +1,9 @@
 /** The routing vocabulary is data: lowercase, split, well-formed (loading it does no string work). */
 import { expect, test } from "bun:test";
-import { isInstruction, isQuestion, pointsAtCode, promptGroups, stem } from "../../src/store/text";
+import { analyzeQuery, isInstruction, isQuestion, pointsAtCode, stem } from "../../src/store/text";
+
+const promptGroups = (prompt: string) => analyzeQuery(prompt, "route");
+
 import VOCABULARY from "../../src/store/vocabulary.json";
 
 const lower = (w: string) => w === w.toLowerCase() && w === w.trim() && !/\s{2,}/.test(w) && w.length > 0;
@@ -31,8 +34,9 @@ test("prompt terms: generic words go, vocabulary phrases expand, two-letter topi
   expect(promptGroups("rename this variable")).toEqual([]);
   const pm = promptGroups("which package manager do we use?");
   expect(pm.map((g) => g.text)).toEqual(["package manager"]);
-  expect(pm[0]!.alternatives).toContain("pnpm");
-  expect(promptGroups("which database do we use?")[0]!.alternatives).toContain("postgres");
+  expect(pm[0]!.alternatives.map((a) => a.text)).toContain("pnpm");
+  expect(pm[0]!.alternatives[0]!.source).toBe("vocabulary");
+  expect(promptGroups("which database do we use?")[0]!.alternatives.map((a) => a.text)).toContain("postgres");
   expect(promptGroups("what runs in CI?").map((g) => g.text)).toEqual(["ci"]);
 });
 

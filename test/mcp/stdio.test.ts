@@ -148,6 +148,17 @@ describe("success paths", () => {
     expect(p.hits).toEqual([]);
   });
 
+  test("recall shares the hook's query analysis: a vocabulary and a stemmed paraphrase, explained on request", async () => {
+    // "Prefer pnpm over npm in every repository." was remembered globally above.
+    const res = await mcp.ok("recall", { query: "which package manager do we use?", explain: true });
+    expect(res.hits[0].text).toBe("Prefer pnpm over npm in every repository.");
+    expect(res.hits[0].explain.terms[0]).toMatchObject({ term: "package manager", source: "vocabulary" });
+    expect(["pnpm", "npm"]).toContain(res.hits[0].explain.terms[0].via);
+    const stem = await mcp.ok("recall", { query: "preferring", explain: true });
+    expect(stem.hits[0].explain.terms).toEqual([{ term: "preferring", field: "title", stemmed: true }]);
+    expect(await mcp.fail("recall", { query: "x", explain: "yes" })).toContain("explain must be true or false");
+  });
+
   test("recall top_k limits the hits", async () => {
     for (let i = 0; i < 6; i++)
       await mcp.ok("remember", { text: `Widget fact number ${i}: widgets are blue ${"x".repeat(i)}` });
@@ -265,7 +276,7 @@ describe("error paths (in-band isError with what to fix)", () => {
   test("unknown argument and unknown tool", async () => {
     const msg = await mcp.fail("recall", { query: "x", limit: 3 });
     expect(msg).toContain('unknown argument "limit"');
-    expect(msg).toContain("allowed: query, scope, top_k, mode, cwd");
+    expect(msg).toContain("allowed: query, scope, top_k, mode, explain, cwd");
     const res = (await mcp.client.callTool({ name: "coffer__nope", arguments: {} })) as any;
     expect(res.isError).toBe(true);
     expect(res.content[0].text).toContain('unknown tool "coffer__nope"');

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox } from "../helpers";
+import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
 import { startServe } from "../mcp/_mcp";
 
 const N = 3000;
@@ -73,6 +74,13 @@ describe("a large store stays in step with hand edits", () => {
     expect(recallIds("beforewrite")).toEqual([idOf(N + 1)]);
   });
 
+  test("an old entry edited in place is searchable within ceil(entries / 768) commands (the rotating slice)", () => {
+    const i = 1500;
+    writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `rotated${i}r`));
+    for (let k = 0; k < Math.ceil((N + 10) / 768); k++) expect(sb.run(["list", "--limit", "1"]).code).toBe(0);
+    expect(recallIds(`rotated${i}r`)).toEqual([idOf(i)]);
+  });
+
   test("an old entry edited in place is seen after doctor's full walk", () => {
     const i = 40;
     writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `walk${i}zz`));
@@ -85,6 +93,43 @@ describe("a large store stays in step with hand edits", () => {
     writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `rebuilt${i}q`));
     expect(sb.run(["reindex"]).code).toBe(0);
     expect(recallIds(`rebuilt${i}q`)).toEqual([idOf(i)]);
+  });
+
+  test("an old entry edited in place is never shown with its old text: recall re-reads what it would show", () => {
+    // Three old entries further apart than one quick check's slice: at most one of them is statted by it.
+    for (const i of [43, 1243, 2443]) {
+      writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x service`, `word${i}x daemon`));
+      const hits = sb.run(["recall", `word${i}x`, "--json"]).json().hits;
+      expect(hits.map((h: { id: string }) => h.id)).toEqual([idOf(i)]);
+      expect(hits[0].text).toContain("daemon");
+    }
+    // Its old words are no longer found either: the hit was checked against the file and the question asked again.
+    for (const j of [44, 1244, 2444]) {
+      writeFileSync(fileOf(j), readFileSync(fileOf(j), "utf8").replace(`word${j}x`, `gone${j}v`));
+      expect(recallIds(`word${j}x`)).toEqual([]);
+    }
+  });
+
+  test("the prompt hook never injects an old body, and session start never shows an old title", () => {
+    const repo = sb.repo("hooked");
+    const i = 45;
+    const prompt = (n: number) =>
+      contextOf(hook(sb, "claude", "prompt", claudePrompt(`fresh-${n}`, repo, `word${i}x`)));
+    expect(prompt(1)).toContain(`word${i}x service`);
+    writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x service`, `word${i}x daemon`));
+    const after = prompt(2);
+    expect(after).toContain(`word${i}x daemon`);
+    expect(after).not.toContain(`word${i}x service`);
+    // A global convention is a session-start card; its title edited in place by hand.
+    const conv = join(dir(), `${idOf(N + 50)}.md`);
+    writeFileSync(conv, entryText(N + 50, "carded").replace("kind: note", "kind: convention"));
+    expect(sb.run(["list", "--json", "--limit", "1"]).code).toBe(0); // indexed (a new file)
+    const start = (n: number) => contextOf(hook(sb, "claude", "session-start", claudeStart(`fresh-start-${n}`, repo)));
+    expect(start(1)).toContain(`Fresh note ${N + 50}`);
+    writeFileSync(conv, readFileSync(conv, "utf8").replace(`title: Fresh note ${N + 50}`, "title: Retitled by hand"));
+    const card = start(2);
+    expect(card).toContain("Retitled by hand");
+    expect(card).not.toContain(`Fresh note ${N + 50}`);
   });
 
   test("show reads the file itself, so it shows an in-place edit of any entry", () => {

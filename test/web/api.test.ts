@@ -241,6 +241,14 @@ describe("UI routes", () => {
     expect((await ui(`/api/v1/ui/entries/${kwId}`)).body.keywords).toEqual(["rollout", "launch"]);
     rmSync(join(sb.cofferHome, "memory", "global", "entries", `${kwId}.md`));
 
+    // The search is recall's: the vocabulary bridges a paraphrase, stems match, ranked best first.
+    const pm = sb.run(["remember", "Use pnpm, never npm, in this repo", "--json"], { cwd: repo }).json().id;
+    const para = await ui(`/api/v1/ui/entries?q=${encodeURIComponent("package manager")}`);
+    expect(para.body.entries.map((e: any) => e.id)).toEqual([pm]);
+    const stemmed = await ui(`/api/v1/ui/entries?q=${encodeURIComponent("spinning")}&scope=${projectId}`);
+    expect(stemmed.body.total).toBe(30);
+    expect(sb.run(["forget", pm], { cwd: repo }).code).toBe(0);
+
     const facets = await ui(`/api/v1/ui/facets?scope=${projectId}`);
     expect(facets.body.tags).toEqual(["t0", "t1", "t2"]);
 
