@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { CofferError, storageError } from "../lib/errors";
+import { loadConfigOrDefaults } from "../store/config";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
@@ -13,6 +14,7 @@ import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
 import { type Explain, grep, recall } from "../store/search";
 import { activeScopes, type Store, withOpenStore } from "../store/store";
+import { loadLearned } from "../store/text";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";
 
@@ -261,7 +263,9 @@ export type RecallHit = {
   explain?: Explain;
 };
 
-function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: RecallHit[] }> {
+async function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: RecallHit[] }> {
+  // The learned thesaurus, when on, offers its neighbours to recall as to the hook.
+  if (a.mode !== "grep" && loadConfigOrDefaults()["routing.learned"] === "on") await loadLearned(a.query);
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
     if (a.scope === "project") requireProjectFor(store, "scope project");
     const limit = a.top_k ?? 5;

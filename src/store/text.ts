@@ -273,6 +273,7 @@ const SOURCES: AlternativeSource[] = [VOCABULARY_SOURCE, LEARNED_SOURCE];
  * `analyzeQuery` offers their neighbours. Not called: no learned neighbours (`routing.learned`).
  */
 export async function loadLearned(query: string): Promise<void> {
+  if (!query.trim()) return;
   const words = promptWords(query.slice(0, 8000).normalize("NFKC")).filter((w) => w.length > 2 && !STOPWORDS.has(w));
   await loadNeighbours(words.flatMap((w) => [w, stem(w)]));
 }

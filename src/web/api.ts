@@ -33,6 +33,7 @@ import { scopesOnDisk } from "../store/indexer";
 import { readRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, resolveProject, type ScopeKey } from "../store/scope";
 import { refresh, type Store, withOpenStore } from "../store/store";
+import { loadLearned } from "../store/text";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
 import type { WebAuth } from "./auth";
 
@@ -213,9 +214,11 @@ const browseQuery = v.object({
   offset: v.optional(intString("offset", 0, 1_000_000)),
 });
 
-route("GET", "/api/v1/ui/entries", (_req, url, _p, ctx) => {
+route("GET", "/api/v1/ui/entries", async (_req, url, _p, ctx) => {
   const q = parse(browseQuery, Object.fromEntries(url.searchParams), "query");
   const t0 = performance.now();
+  // The learned thesaurus, when on, offers its neighbours to the search as to the hook.
+  if (q.q && q.mode !== "grep" && loadConfigOrDefaults()["routing.learned"] === "on") await loadLearned(q.q);
   return withUiStore(ctx, undefined, (store) => {
     const scopes = !q.scope || q.scope === "all" ? scopesOnDisk() : [scopeParam(q.scope)];
     if (!scopes.includes(GLOBAL) && (!q.scope || q.scope === "all")) scopes.unshift(GLOBAL);
