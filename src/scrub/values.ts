@@ -359,7 +359,10 @@ export function isProseSecret(v: string, password = false): boolean {
 
 /** A word that only a machine makes: 16+ characters that a weak name's value check accepts too. */
 export function machineMade(v: string): boolean {
-  return v.length >= 16 && isSecretValue(v, "weak") && isProseSecret(v);
+  if (v.length < 16 || /[-_.]{3}/.test(v)) return false;
+  // (cheap first: without a digit or both cases only random letters could pass)
+  if (!/\d/.test(v) && !(/[a-z]/.test(v) && /[A-Z]/.test(v)) && !/^[A-Za-z]+$/.test(v)) return false;
+  return isSecretValue(v, "weak") && isProseSecret(v);
 }
 
 /**
