@@ -1,5 +1,5 @@
 /**
- * Transcript cleaning + scrubbing throughput (target >= 50 MB/s).
+ * Transcript cleaning + scrubbing throughput (target >= 100 MB/s through the binary).
  *
  *   bun scripts/bench/clean.ts [--mb 50] [--runs 5] [--bin dist/coffer] [--mix agent|prose]
  *
@@ -114,6 +114,9 @@ try {
   }
 
   const binary: number[] = [];
+  /** CPU time of the binary (user + system): less at the mercy of other processes on a shared machine. */
+  const binaryCpu: number[] = [];
+  const startCpu: number[] = [];
   let binaryNote = "";
   try {
     statSync(bin);
@@ -126,6 +129,9 @@ try {
       });
       binary.push(performance.now() - t0);
       if (p.exitCode !== 0) throw new Error(p.stderr.toString());
+      binaryCpu.push(Number(p.resourceUsage?.cpuTime.total ?? 0n) / 1000);
+      const v = Bun.spawnSync([bin, "--version"], { stdout: "pipe", stderr: "pipe" });
+      startCpu.push(Number(v.resourceUsage?.cpuTime.total ?? 0n) / 1000);
     }
   } catch (err) {
     binaryNote = `skipped (${(err as Error).message.split("\n")[0]})`;
@@ -141,7 +147,12 @@ try {
       `binary \`coffer distill show --json\`:   median ${median(binary).toFixed(0)} ms = ${rate(median(binary))} MB/s (runs: ${binary.map((x) => x.toFixed(0)).join(", ")})`,
     );
   else console.log(`binary: ${binaryNote}`);
-  console.log(`target: >= 50 MB/s`);
+  if (binaryCpu.length && median(binaryCpu) > 0)
+    console.log(
+      `binary CPU time (user+system):       median ${median(binaryCpu).toFixed(0)} ms = ${rate(median(binaryCpu))} MB/s ` +
+        `(\`coffer --version\`: ${median(startCpu).toFixed(0)} ms)`,
+    );
+  console.log(`target: >= 100 MB/s through the binary; each adversarial input under 100 ms`);
 
   // adversarial inputs: the scrubber alone, each input timed `runs` times (median)
   const times: [string, number][] = [];
