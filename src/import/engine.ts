@@ -32,12 +32,20 @@ export type Manifest = {
   at: string;
   undone_at?: string;
   /** Entries this import created (`origin`/`updated`: an original that may change, and the entry's `updated` as written). */
-  created: { scope: ScopeKey; id: string; from?: string; origin?: string; updated?: string }[];
+  created: { scope: ScopeKey; id: string; from?: string; origin?: string; updated?: string; sum?: string }[];
   /**
    * Entries this import rewrote because their original changed (`import native`): the entry as it
    * was before, so `--undo` can put it back while nobody changed it since.
    */
-  updated?: { scope: ScopeKey; id: string; from: string; origin: string; updated: string; before: Entry }[];
+  updated?: {
+    scope: ScopeKey;
+    id: string;
+    from: string;
+    origin: string;
+    updated: string;
+    sum?: string;
+    before: Entry;
+  }[];
   /** Existing entries a folded near-duplicate moved forward in time: `updated` before and after. */
   merged: { scope: ScopeKey; id: string; before: string; after: string }[];
   /** Originals folded into an existing entry (kept so a re-run counts them as already imported). */
@@ -170,7 +178,16 @@ function importedKeys(manifests: Manifest[]): Set<string> {
   return keys;
 }
 
-type OriginRecord = { scope: ScopeKey; id: string; updated?: string; from?: string };
+/** `sum`: the hash of the title and body as imported (an edit within the same second moves no `updated`). */
+type OriginRecord = { scope: ScopeKey; id: string; updated?: string; from?: string; sum?: string };
+
+/** The text an import wrote, as one hash: a hand edit of the title or body changes it. */
+const textSum = (e: Pick<Entry, "title" | "body">) => normHash(`${e.title}\n${e.body}`);
+
+/** The entry's text or `updated` moved since the import wrote it: it was edited in Coffer. */
+const editedSince = (prev: OriginRecord, current: Entry) =>
+  (prev.updated !== undefined && current.updated !== prev.updated) ||
+  (prev.sum !== undefined && textSum(current) !== prev.sum);
 
 /** The entry each original (by origin) last became, over every import not undone, oldest first. */
 function originIndex(manifests: Manifest[] = listManifests()): Map<string, OriginRecord> {
@@ -348,7 +365,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
             current = pending.get(k)?.entry ?? parseEntry(readMemoryFile(entryPath(prev.scope, prev.id)).text, prev.id);
             current.id = prev.id;
           } catch {}
-          if (!current || (prev.updated && current.updated !== prev.updated)) {
+          if (!current || editedSince(prev, current)) {
             // Forgotten, or edited in Coffer since: the user's version stays.
             leftAlone++;
             manifest?.folded.push(item.imported_from);
@@ -363,7 +380,14 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
             imported_from: item.imported_from,
             updated: p.entry.updated > current.updated ? p.entry.updated : isoNow(),
           };
-          origins.set(item.origin, { scope: prev.scope, id: prev.id, updated: next.updated, from: item.imported_from });
+          const sum = textSum(next);
+          origins.set(item.origin, {
+            scope: prev.scope,
+            id: prev.id,
+            updated: next.updated,
+            from: item.imported_from,
+            sum,
+          });
           if (!manifest) continue;
           pending.set(k, { scope: prev.scope, entry: next });
           manifest.updated!.push({
@@ -372,6 +396,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
             from: item.imported_from,
             origin: item.origin,
             updated: next.updated,
+            sum,
             before: current,
           });
           continue;
@@ -446,9 +471,10 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
           scope,
           id: p.entry.id,
           from: item.imported_from,
-          ...(item.origin ? { origin: item.origin, updated: p.entry.updated } : {}),
+          ...(item.origin ? { origin: item.origin, updated: p.entry.updated, sum: textSum(p.entry) } : {}),
         });
-        if (item.origin) origins.set(item.origin, { scope, id: p.entry.id, updated: p.entry.updated });
+        if (item.origin)
+          origins.set(item.origin, { scope, id: p.entry.id, updated: p.entry.updated, sum: textSum(p.entry) });
       }
     };
     withBulk(store, false, step);

@@ -100,7 +100,13 @@ describe("the sweep harvests native memories", () => {
     expect(edited).not.toBe(id);
     // A hand edit in Coffer: the entry's own text changes.
     expect(sb.run(["edit", id], { cwd: shop, env: { EDITOR: "sed -i s/canary/CANARY/" } }).code).toBe(0);
+    // And one in the file itself that leaves `updated` as it was (an editor, or an edit within the
+    // same second as the import): the text is what tells.
+    const e = entries().find((x) => x.id === id)!;
+    const file = join(sb.cofferHome, "memory", "projects", e.scope, "entries", `${id}.md`);
+    writeFileSync(file, e.text.replace("CANARY", "CANARY (by hand)"));
     const mine = entries().find((e) => e.id === id)!.text;
+    expect(mine).toContain("(by hand)");
     writeFile(join(mem, "deploy.md"), topic("deploy-checks", "Deploy checks", "Something else entirely."));
     const r = sb.run(["import", "native", "--json"], { cwd: shop }).json();
     expect(r.updated).toBe(0);
