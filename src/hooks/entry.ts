@@ -163,7 +163,8 @@ export async function runHookCli(argv: string[]): Promise<void> {
       const { loadLearned } = await import("../store/text");
       await loadLearned(input.prompt);
     }
-    // Our own reads and writes wait for a busy index at most until shortly before the deadline.
+    // Our own reads and writes wait for a busy index at most until shortly before the deadline
+    // (a user who raises hook.deadline_ms accepts the longer wait).
     const left = started + config["hook.deadline_ms"] - Date.now();
     const store = openStore({
       cwd: input.cwd,
@@ -171,7 +172,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
       rebuildAll: false,
       config,
       notice: (m) => hookLog(m, where),
-      busyTimeoutMs: Math.max(50, Math.min(1000, left - 200)),
+      busyTimeoutMs: Math.max(50, left - 200),
       readWhenBusy: false, // a held lock would also stall the delivered-set write: answer empty now
       syncIndex: false, // the hook's writes are a cache: no fsync on its path (store.ts)
     });

@@ -10,6 +10,9 @@ beforeEach(() => {
   sb = sandbox("coffer-hook-queue-");
   repo = sb.repo("q");
   mkdirSync(sb.cofferHome, { recursive: true });
+  // 30 processes at once on a loaded 2-core machine may not all start within the default 1.5 s
+  // deadline; this checks the queue's lock, not the deadline (test/hooks/robust.test.ts does).
+  writeFileSync(join(sb.cofferHome, "config.toml"), "[hook]\ndeadline_ms = 10000\n");
 });
 afterEach(() => sb.cleanup());
 
