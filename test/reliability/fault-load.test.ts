@@ -117,9 +117,11 @@ test("50 hooks across hosts + 2 MCP writers + a sweep + a reindex: every hook an
   expect(bad.map((r) => `${r.host} ${r.event}: ${r.code} ${r.stdout.slice(0, 120)} ${r.stderr.slice(0, 120)}`)).toEqual(
     [],
   );
-  // The watchdog answers at the deadline; process start-up and exit come on top (2 cores, ~55 processes).
+  // The watchdog answers at the deadline; process start-up and exit come on top (2 cores, ~55
+  // processes: several seconds on a slow shared machine). What this rules out is a hook that hangs
+  // on a lock (a wait with no deadline runs into tens of seconds), not a slow machine.
   const ms = results.map((r) => r.ms);
-  expect(Math.max(...ms)).toBeLessThan(DEADLINE_MS + 2500);
+  expect(Math.max(...ms)).toBeLessThan(DEADLINE_MS + 8000);
   expect(results.some((r) => r.stdout.includes("Relevant memory (via Coffer)"))).toBe(true);
   expect(sweepCode).toBe(0);
   expect(reindexCode).toBe(0);
