@@ -26,7 +26,7 @@ import {
   rowsByRowid,
   withHeads,
 } from "../store/hooks";
-import { FIELD_WEIGHT, type Form, globPaths, pathHits, postings, scopesCount } from "../store/match";
+import { COMMON_WEIGHT, FIELD_WEIGHT, type Form, globPaths, pathHits, postings, scopesCount } from "../store/match";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, checkedAgainstFiles, type Store } from "../store/store";
 import { analyzeQuery, isGeneralQuestion, isInstruction, isQuestion, pointsAtCode } from "../store/text";
@@ -101,8 +101,6 @@ const ALT_WEIGHT = { question: 0.85, instruction: 0.35 } as const;
 const INSTRUCTION_ALT_FLOOR = 1.5;
 /** A vocabulary phrase weighs this much more than a single word. */
 const PHRASE_WEIGHT = 1.5;
-/** An everyday English word (vocabulary "common") weighs this share of its IDF. */
-const COMMON_WEIGHT = 0.5;
 /**
  * An entry must explain at least this share of what the prompt is about (its terms' weight):
  * COVER when it matches two or more of the prompt's terms, COVER_ONE when it matches one.

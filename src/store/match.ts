@@ -22,6 +22,9 @@ export type Field = "title" | "tags" | "keywords" | "body";
  */
 export const FIELD_WEIGHT: Record<Field, number> = { title: 1, tags: 0.8, keywords: 0.65, body: 0.5 };
 
+/** An everyday English word (vocabulary "common") weighs this share of its IDF, in the hook and in recall. */
+export const COMMON_WEIGHT = 0.5;
+
 /** The same order as BM25 column weights (scope, title, tags, keywords, body): recall's BM25. */
 const BM25_COLUMNS = "0.0, 4.0, 2.0, 1.5, 1.0";
 const BM25_WEIGHT: Record<Field, number> = { title: 4, tags: 2, keywords: 1.5, body: 1 };

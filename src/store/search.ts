@@ -6,6 +6,7 @@ import { rowToEntry } from "./entries";
 import { type Entry, normalizeText } from "./entry";
 import {
   bm25Estimate,
+  COMMON_WEIGHT,
   type Field,
   type Form,
   type GroupPostings,
@@ -104,12 +105,14 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
         p === common ? postings(store, [p.group], scopes, { cap: 4 * cap, altMax: 0 })[0]! : p,
       );
   }
-  // A term's weight: the IDF of its own words, or of its best alternative when the store lacks them.
+  // A term's weight: the IDF of its own words, or of its best alternative when the store lacks
+  // them; an everyday English word weighs half, as in the hook (rare in a small store without being a topic).
   const weights = posts.map((p) => {
     const own = p.forms[0]!;
-    if (own.df > 0) return idf(total, own.df);
+    const k = p.group.common ? COMMON_WEIGHT : 1;
+    if (own.df > 0) return k * idf(total, own.df);
     const alt = p.forms.filter((f) => f.df > 0);
-    return alt.length ? Math.max(...alt.map((f) => idf(total, f.df))) : idf(total, 1);
+    return k * (alt.length ? Math.max(...alt.map((f) => idf(total, f.df))) : idf(total, 1));
   });
   const pathWeight = paths.length ? idf(total, paths.length) : 0;
   const cands = new Map<number, Candidate>();
