@@ -7,7 +7,7 @@ import { paths } from "../lib/paths";
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
  * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -34,6 +34,10 @@ CREATE TABLE IF NOT EXISTS entries(
   -- '' for a current entry, 'superseded' for one a newer entry replaced (never routed or recalled)
   status TEXT NOT NULL DEFAULT '',
   superseded_by TEXT,
+  -- JSON array of anchors (store/anchors.ts): the files, scripts, targets and dependencies it names
+  anchors TEXT NOT NULL DEFAULT '[]',
+  -- JSON array of the last staleness check's reasons (store/stale.ts), '' when fresh or unchecked
+  stale TEXT NOT NULL DEFAULT '',
   UNIQUE(scope, id)
 );
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
@@ -73,6 +77,10 @@ CREATE TABLE IF NOT EXISTS scan_dirs(
   mtime_ms REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Weak anchors (a backticked package name) a staleness check found present: only those can go missing.
+CREATE TABLE IF NOT EXISTS anchor_seen(scope TEXT NOT NULL, id TEXT NOT NULL, anchor TEXT NOT NULL, PRIMARY KEY(scope, id, anchor)) WITHOUT ROWID;
+-- The staleness check reads entries with anchors without scanning every body.
+CREATE INDEX IF NOT EXISTS entries_anchored ON entries(scope) WHERE anchors != '[]';
 -- Hook routing reads entries that carry applies_to globs without scanning every body.
 CREATE INDEX IF NOT EXISTS entries_applies ON entries(scope) WHERE applies_to != '[]';
 `;

@@ -7,6 +7,7 @@ import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { assertRealDirs, isRealDir, RefusedFileError, readFileNoFollow } from "../lib/small-file";
 import { scrubFields } from "../scrub/write";
+import { extractAnchors } from "./anchors";
 import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, type ScopeKey } from "./scope";
 import { ftsText, scopeToken } from "./text";
@@ -89,9 +90,14 @@ export function upsertEntryRow(
     ...entry,
     ...scrubFields({ title: entry.title, body: entry.body, tags: entry.tags, keywords: entry.keywords }).fields,
   };
-  const old = db
-    .query("SELECT rowid, title, tags, body FROM entries WHERE scope = ? AND id = ?")
-    .get(scope, entry.id) as { rowid: number } | null;
+  const old = db.query("SELECT rowid, anchors, stale FROM entries WHERE scope = ? AND id = ?").get(scope, entry.id) as {
+    rowid: number;
+    anchors: string;
+    stale: string;
+  } | null;
+  const anchors = JSON.stringify(extractAnchors(entry.body, entry.applies_to));
+  // the last staleness check still holds while the entry names the same things
+  const stale = old && old.anchors === anchors ? old.stale : "";
   if (old) {
     db.query("DELETE FROM entries_fts WHERE rowid = ?").run(old.rowid);
     db.query("DELETE FROM entries WHERE rowid = ?").run(old.rowid);
@@ -99,8 +105,8 @@ export function upsertEntryRow(
   const res = db
     .query(
       `INSERT INTO entries(id, scope, kind, title, tags, keywords, applies_to, actor, source, origin_session, created,
-         updated, body, norm_hash, file, size, mtime_ms, file_hash, status, superseded_by)
-       VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+         updated, body, norm_hash, file, size, mtime_ms, file_hash, status, superseded_by, anchors, stale)
+       VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     )
     .run(
       entry.id,
@@ -123,6 +129,8 @@ export function upsertEntryRow(
       file.hash,
       entry.status ?? "",
       entry.superseded_by ?? null,
+      anchors,
+      stale,
     );
   // A superseded entry is kept but never searched: no FTS document, so neither recall nor the
   // prompt hook can reach it.
