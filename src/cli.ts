@@ -31,6 +31,10 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   },
   restore: { description: "Bring a forgotten entry back from the trash", load: () => import("./commands/restore") },
   edit: { description: "Edit an entry in $EDITOR", load: () => import("./commands/edit") },
+  stale: {
+    description: "Entries whose files, scripts, targets or dependencies are gone",
+    load: () => import("./commands/stale"),
+  },
   rules: {
     description: "Show, add or edit rules (delivered at every session start)",
     load: () => import("./commands/rules"),

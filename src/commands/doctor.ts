@@ -43,7 +43,10 @@ function hooksLine(r: HostReport): string | undefined {
   return `      hooks: ${last}; ${plural(s.injections_7d, "injection")} in 7 days`;
 }
 
-function render(report: DoctorReport): string {
+/** One project's staleness check (store/stale.ts) as doctor reports it. */
+type StaleFigure = { project: string; checked: number; stale: number; kept: number };
+
+function render(report: DoctorReport, stale: StaleFigure[] = []): string {
   const out: string[] = [`Binary: ${report.binary}`, "", "Agents:"];
   for (const r of report.hosts) {
     out.push(hostLine(r));
@@ -66,6 +69,10 @@ function render(report: DoctorReport): string {
   out.push(
     `  ${s.index.state === "corrupt" || s.index.state === "readonly" ? BAD() : s.index.state === "ok" ? OK() : NA()} index ${tilde(s.index.file)}: ${s.index.state === "readonly" ? "read-only" : s.index.state}${s.index.entries !== null ? ` (${plural(s.index.entries, "entry", "entries")})` : ""}`,
   );
+  for (const f of stale)
+    out.push(
+      `  ${NA()} stale: ${plural(f.stale, "entry", "entries")} of ${f.checked} naming files, scripts or dependencies in ${f.project}${f.kept ? ` (${f.kept} kept)` : ""}${f.stale ? " (coffer stale lists them)" : ""}`,
+    );
   out.push(`  ${s.model ? OK() : NA()} model: ${s.model ?? "none"} (${s.model_why})`);
   for (const n of s.notes) out.push(`      note: ${n}`);
   out.push("");
@@ -108,6 +115,7 @@ export default withExamples(
       // Doctor compares every entry file with the index (other commands check only what changed).
       // A broken index is reported as it is (opening the store would quietly rebuild it first).
       const unreadable: { file: string; id: string; why: string }[] = [];
+      let stale: StaleFigure[] = [];
       const trashed: string[] = [];
       try {
         const { inspectIndexFile } = await import("../store/db");
@@ -117,6 +125,15 @@ export default withExamples(
         const store = openStore({ freshness: "none", notice: () => {} });
         try {
           walkAllScopes(store);
+          // Staleness: this project and the others checked on this machine, against their checkouts.
+          const { checkKnownProjects } = await import("../store/stale");
+          const { projectMeta } = await import("../store/browse");
+          stale = checkKnownProjects(store).map((r) => ({
+            project: projectMeta(r.scope).label,
+            checked: r.checked,
+            stale: r.stale.length,
+            kept: r.kept,
+          }));
           for (const hit of unreadableEntries(store)) {
             // --fix: a file Coffer cannot read goes to the trash (restorable as it was for 30 days).
             if (args.fix) {
@@ -139,8 +156,8 @@ export default withExamples(
           message: `${tilde(u.file)} is not a readable entry (${u.why}): recall, hooks and sync skip it`,
           fix: `coffer forget ${u.id}, or coffer doctor --fix (both move it to the trash), or fix it by hand`,
         });
-      if (args.json) printJson({ ok: report.problems.length === 0, ...report });
-      else process.stdout.write(render(report));
+      if (args.json) printJson({ ok: report.problems.length === 0, ...report, stale });
+      else process.stdout.write(render(report, stale));
       if (report.problems.length) process.exitCode = 1;
     },
   }),

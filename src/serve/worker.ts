@@ -20,6 +20,12 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
       // did not sample is indexed within one interval while the server runs.
       const { walkAllScopes, withOpenStore } = await import("../store/store");
       await withOpenStore({ freshness: "none", notice: opts.log }, walkAllScopes);
+      // Staleness (store/stale.ts): the projects checked on this machine, against their checkouts.
+      const { checkKnownProjects } = await import("../store/stale");
+      const stale = await withOpenStore({ freshness: "none", notice: opts.log }, checkKnownProjects);
+      const flagged = stale.reduce((n, r) => n + r.stale.length, 0);
+      if (flagged)
+        opts.log(`worker: ${flagged} stale ${flagged === 1 ? "entry" : "entries"} (coffer stale lists them)`);
       const { workerPass } = await import("../capture/pass");
       const { backoffMessage } = await import("../distill/ledger");
       const report = await workerPass({ signal });

@@ -1,0 +1,89 @@
+import { defineCommand } from "citty";
+import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
+import { requireEntry } from "../store/entries";
+import { checkProjectStale, keepStale, reasonText } from "../store/stale";
+import { withExamples } from "./_run";
+import { cliStore, consola, jsonArg, notice, paint, plural, printJson } from "./_shared";
+
+const check = withExamples(
+  defineCommand({
+    meta: {
+      name: "check",
+      description: "Check this project's entries against its working tree: files, scripts, targets, dependencies",
+    },
+    args: { ...jsonArg },
+    run({ args }) {
+      const store = cliStore();
+      const report = checkProjectStale(store);
+      if (!report) {
+        if (args.json) return printJson({ checked: 0, stale: [], kept: 0 });
+        notice("Not in a repository: nothing to check (global entries are never checked).");
+        return;
+      }
+      if (args.json)
+        return printJson({
+          project: store.project?.label,
+          root: report.root,
+          checked: report.checked,
+          kept: report.kept,
+          stale: report.stale.map((s) => ({
+            id: s.id,
+            title: s.title,
+            reasons: s.reasons.map((r) => ({ ...r, text: reasonText(r) })),
+          })),
+        });
+      for (const s of report.stale) {
+        process.stdout.write(`${paint.id(handle(s.id))}  ${s.title}\n`);
+        for (const r of s.reasons) process.stdout.write(`  ${paint.bad("-")} ${reasonText(r)}\n`);
+      }
+      const kept = report.kept ? `, ${report.kept} kept` : "";
+      notice(
+        `${plural(report.stale.length, "stale entry", "stale entries")} of ${plural(report.checked, "entry", "entries")} that name files, scripts or dependencies${kept} (${store.project?.label}).`,
+      );
+      if (report.stale.length)
+        notice("Fix with `coffer edit <id>`, drop with `coffer forget <id>`, or keep as is: `coffer stale keep <id>`.");
+    },
+  }),
+  ["coffer stale", "coffer stale --json"],
+);
+
+const keep = withExamples(
+  defineCommand({
+    meta: {
+      name: "keep",
+      description: "Keep an entry as it is: silence its current reasons until a file changes again",
+    },
+    args: {
+      id: { type: "positional", description: "Entry id as `coffer stale` shows it, or the whole id", required: true },
+      ...jsonArg,
+    },
+    run({ args }) {
+      const store = cliStore();
+      const hit = requireEntry(store, args.id);
+      let reasons = keepStale(store, hit.scope, hit.entry.id);
+      if (!reasons.length && store.project?.id === hit.scope) {
+        checkProjectStale(store);
+        reasons = keepStale(store, hit.scope, hit.entry.id);
+      }
+      if (!reasons.length)
+        throw new CofferError(
+          `entry ${handle(hit.entry.id)} is not stale: nothing to keep`,
+          1,
+          "`coffer stale` lists the stale entries of this project.",
+        );
+      if (args.json) return printJson({ id: hit.entry.id, kept: reasons.map((r) => ({ ...r, text: reasonText(r) })) });
+      consola.success(`Kept ${handle(hit.entry.id)}: ${reasons.map(reasonText).join("; ")}`);
+    },
+  }),
+  ["coffer stale keep 3ABCDEFG"],
+);
+
+export default withExamples(
+  defineCommand({
+    meta: { name: "stale", description: "Entries whose files, scripts, targets or dependencies are gone" },
+    subCommands: { check, keep },
+    default: "check",
+  }),
+  ["coffer stale                  # check this project now", "coffer stale keep 3ABCDEFG     # it still holds"],
+);

@@ -1,0 +1,211 @@
+/**
+ * Staleness (issue 30): entries name files, scripts, targets and dependencies; `coffer stale`
+ * checks them against the project's working tree and says why an entry no longer holds. Never
+ * wrong about absence: URLs, ignored or generated folders, other repositories' paths and global
+ * entries are never flagged. A person's keep silences the reasons until the anchor changes.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { sandbox } from "../helpers";
+
+const sb = sandbox();
+afterAll(() => sb.cleanup());
+
+type Reason = { anchor: string; why: string; moved?: string; text: string };
+type Report = { checked: number; kept: number; stale: { id: string; title: string; reasons: Reason[] }[] };
+
+function project(name: string, files: Record<string, string>): string {
+  const dir = sb.repo(name, `https://github.com/example/${name}.git`);
+  for (const [rel, text] of Object.entries(files)) write(dir, rel, text);
+  return dir;
+}
+function write(dir: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(dir, rel)), { recursive: true });
+  writeFileSync(join(dir, rel), text);
+}
+function remember(cwd: string, title: string, text: string, ...more: string[]): string {
+  const r = sb.run(["remember", text, "--title", title, "--json", ...more], { cwd });
+  expect(r.code).toBe(0);
+  return r.json().id;
+}
+function check(cwd: string): Report {
+  const r = sb.run(["stale", "--json"], { cwd });
+  expect(r.code).toBe(0);
+  return r.json();
+}
+const reasonsOf = (report: Report, id: string) => report.stale.find((s) => s.id === id)?.reasons ?? [];
+
+describe("an entry whose anchor is gone is flagged with the reason", () => {
+  test("a removed file, and a moved file offers its new path", () => {
+    const dir = project("files", { "src/billing/tax.ts": "", "src/billing/invoice.ts": "", "src/util/index.ts": "" });
+    const tax = remember(dir, "Tax rounding", "Tax is rounded per line in src/billing/tax.ts, never per invoice.");
+    const inv = remember(dir, "Invoices", "Invoice numbering lives in `src/billing/invoice.ts`.");
+    const glob = remember(dir, "Billing", "Billing code is pure.", "--applies-to", "src/billing/**");
+    expect(check(dir).stale).toEqual([]);
+
+    unlinkSync(join(dir, "src/billing/invoice.ts"));
+    mkdirSync(join(dir, "src/tax"));
+    renameSync(join(dir, "src/billing/tax.ts"), join(dir, "src/tax/tax.ts"));
+    const report = check(dir);
+    expect(reasonsOf(report, inv).map((r) => r.text)).toEqual(["src/billing/invoice.ts is gone"]);
+    expect(reasonsOf(report, tax)).toEqual([
+      {
+        anchor: "path:src/billing/tax.ts",
+        why: "src/billing/tax.ts is gone",
+        moved: "src/tax/tax.ts",
+        text: "src/billing/tax.ts is gone (maybe moved to src/tax/tax.ts)",
+      },
+    ]);
+    expect(reasonsOf(report, glob).map((r) => r.text)).toEqual(["src/billing/** matches no file"]);
+
+    // the human table says the same
+    const human = sb.run(["stale"], { cwd: dir });
+    expect(human.stdout).toContain("src/billing/tax.ts is gone (maybe moved to src/tax/tax.ts)");
+    expect(human.stderr).toContain("3 stale entries of 3 entries");
+  });
+
+  test("a removed package.json script", () => {
+    const dir = project("scripts", {
+      "package.json": JSON.stringify({ scripts: { build: "tsc", "test:e2e": "playwright test" } }),
+    });
+    const id = remember(dir, "E2E", "Run `npm run test:e2e` before a release, and `pnpm build` after a rebase.");
+    expect(check(dir).stale).toEqual([]);
+    write(dir, "package.json", JSON.stringify({ scripts: { build: "tsc" } }));
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["script test:e2e is no longer in package.json"]);
+  });
+
+  test("a removed Makefile target", () => {
+    const dir = project("make", { Makefile: "release: build\n\t./ship\nbuild:\n\tcc x.c\n" });
+    const id = remember(
+      dir,
+      "Release",
+      "This repo deploys via `make release`, never `git push --tags`. Make sure CI is green.",
+    );
+    expect(check(dir).stale).toEqual([]);
+    write(dir, "Makefile", "build:\n\tcc x.c\n");
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["make target release is no longer in the Makefile"]);
+  });
+
+  test("a removed dependency (named with a version, or in backticks once seen listed)", () => {
+    const dir = project("deps", {
+      "package.json": JSON.stringify({ devDependencies: { jest: "^29.7.0", "ts-jest": "^29.1.0" } }),
+    });
+    const pinned = remember(dir, "Test runner", "We test with `jest` 29.7 and its snapshot files.");
+    const named = remember(dir, "TS tests", "Type-checked tests go through `ts-jest`.");
+    expect(check(dir).stale).toEqual([]);
+    write(dir, "package.json", JSON.stringify({ devDependencies: { vitest: "^1.6.0" } }));
+    const report = check(dir);
+    expect(reasonsOf(report, pinned).map((r) => r.text)).toEqual(["dependency jest is no longer listed"]);
+    expect(reasonsOf(report, named).map((r) => r.text)).toEqual(["dependency ts-jest is no longer listed"]);
+  });
+
+  test("a dependency of pyproject.toml, go.mod and Cargo.toml", () => {
+    const dir = project("poly", {
+      "pyproject.toml": '[project]\nname = "x"\ndependencies = ["requests>=2.31", "pydantic==2.7"]\n',
+      "go.mod": "module example.com/x\n\ngo 1.22\n\nrequire (\n\tgithub.com/spf13/cobra v1.8.0\n)\n",
+      "Cargo.toml": '[package]\nname = "x"\n\n[dependencies]\nserde = "1"\n',
+    });
+    const py = remember(dir, "HTTP", "Calls go through requests@2.31 with a session.");
+    const rs = remember(dir, "Serde", "Config is parsed with `serde` 1.0 derive.");
+    const go = remember(dir, "CLI", "The CLI uses `cobra` v1.8 for flags.");
+    expect(check(dir).stale).toEqual([]);
+    write(dir, "pyproject.toml", '[project]\nname = "x"\ndependencies = ["httpx>=0.27"]\n');
+    write(dir, "Cargo.toml", '[package]\nname = "x"\n\n[dependencies]\ntoml = "0.8"\n');
+    write(dir, "go.mod", "module example.com/x\n\ngo 1.22\n");
+    const report = check(dir);
+    expect(reasonsOf(report, py).map((r) => r.text)).toEqual(["dependency requests is no longer listed"]);
+    expect(reasonsOf(report, rs).map((r) => r.text)).toEqual(["dependency serde is no longer listed"]);
+    expect(reasonsOf(report, go).map((r) => r.text)).toEqual(["dependency cobra is no longer listed"]);
+  });
+});
+
+describe("never wrong about absence", () => {
+  test("ignored paths, URLs, other repositories' paths, generated folders and global entries are never flagged", () => {
+    const dir = project("never", {
+      ".gitignore": "# build output\n/generated/\n*.log\ncoverage-report/\n",
+      "generated/other.ts": "",
+      "src/app.ts": "",
+      "package.json": JSON.stringify({ scripts: { build: "tsc" } }),
+    });
+    const ids = [
+      remember(dir, "Generated", "The schema is written to generated/schema.ts and logs to src/debug.log."),
+      remember(dir, "Link", "See https://github.com/example/never/blob/main/src/gone.ts and http://x.dev/src/old.ts."),
+      remember(dir, "Other repo", "The web client keeps its copy in ../web/src/api.ts and /opt/other/src/api.ts."),
+      remember(
+        dir,
+        "Other repo 2",
+        "The sibling repository has web-client/src/api.ts and github.com/acme/lib/src/x.ts.",
+      ),
+      remember(dir, "Installed", "A patched node_modules/left-pad/index.js and dist/app.js are generated."),
+      remember(dir, "Prose", "Make sure the client/server split and/or the input/output types stay small."),
+    ];
+    const global = remember(dir, "Global", "In every repo src/legacy/gone.ts is dead.", "--scope", "global");
+    const report = check(dir);
+    expect(report.stale).toEqual([]);
+    for (const id of [...ids, global]) expect(reasonsOf(report, id)).toEqual([]);
+    // outside any repository nothing is checked at all
+    const outside = sb.run(["stale", "--json"], { cwd: sb.home });
+    expect(outside.code).toBe(0);
+    expect(outside.json().stale).toEqual([]);
+  });
+});
+
+describe("keep", () => {
+  test("keep silences the current reasons until the anchor changes", () => {
+    const dir = project("keep", { "src/a.ts": "", "src/b.ts": "" });
+    const id = remember(dir, "A and B", "The parser is src/a.ts and the printer src/b.ts.");
+    unlinkSync(join(dir, "src/a.ts"));
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/a.ts is gone"]);
+
+    const kept = sb.run(["stale", "keep", id.slice(-8)], { cwd: dir });
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain("src/a.ts is gone");
+    let report = check(dir);
+    expect(report.stale).toEqual([]);
+    expect(report.kept).toBe(1);
+
+    // another anchor going missing is a new reason
+    unlinkSync(join(dir, "src/b.ts"));
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/b.ts is gone"]);
+    write(dir, "src/b.ts", "");
+
+    // the file comes back: the keep ends; gone again, it is flagged again
+    write(dir, "src/a.ts", "");
+    expect(check(dir).stale).toEqual([]);
+    unlinkSync(join(dir, "src/a.ts"));
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/a.ts is gone"]);
+
+    // keeping an entry that is not stale says so
+    const fresh = remember(dir, "B", "The printer is src/b.ts.");
+    const no = sb.run(["stale", "keep", fresh], { cwd: dir });
+    expect(no.code).toBe(1);
+    expect(no.stderr).toContain("not stale");
+    report = check(dir);
+    expect(report.stale.map((s) => s.id)).toEqual([id]);
+  });
+
+  test("anchors come back with a rebuilt index", () => {
+    const dir = project("rebuild", { "src/x.ts": "" });
+    const id = remember(dir, "X", "Entry point: src/x.ts.");
+    rmSync(join(dir, "src/x.ts"));
+    rmSync(join(sb.cofferHome, "state", "index.db"), { force: true });
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/x.ts is gone"]);
+    expect(sb.run(["reindex"], { cwd: dir }).code).toBe(0);
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/x.ts is gone"]);
+  });
+});
+
+describe("doctor", () => {
+  test("doctor checks this project and reports how many entries are stale", () => {
+    const dir = project("doctor", { "src/keep.ts": "" });
+    remember(dir, "Gone", "The old entry point was src/main.ts.");
+    remember(dir, "Here", "The entry point is src/keep.ts.");
+    const r = sb.run(["doctor", "--json"], { cwd: dir });
+    const figure = r.json().stale.find((f: { project: string }) => f.project === "doctor");
+    expect(figure).toEqual({ project: "doctor", checked: 2, stale: 1, kept: 0 });
+    expect(sb.run(["doctor"], { cwd: dir }).stdout).toContain(
+      "stale: 1 entry of 2 naming files, scripts or dependencies in doctor",
+    );
+  });
+});
