@@ -54,6 +54,7 @@ const sgr = (open: number, close: number) => (text: string) =>
 export const paint = {
   id: sgr(33, 39), // yellow
   project: sgr(36, 39), // cyan
+  team: sgr(34, 39), // blue
   global: sgr(35, 39), // magenta
   kind: sgr(32, 39), // green
   dim: sgr(2, 22),
@@ -73,8 +74,8 @@ export const jsonArg = {
 export const scopeArg = {
   scope: {
     type: "enum",
-    options: ["project", "global"] as string[],
-    description: "Which memory: this project's or the global one",
+    options: ["project", "team", "global"] as string[],
+    description: "Which memory: this project's, its team lane (the repository's .coffer/), or the global one",
   },
 } as const satisfies Record<string, ArgDef>;
 
@@ -135,7 +136,8 @@ export function entryLines(rows: EntryRow[], titleMax = 80): string[] {
   const kindW = Math.max(0, ...rows.map((r) => r.kind.length));
   const dateW = Math.max(0, ...rows.map((r) => r.date?.length ?? 0));
   return rows.map((r) => {
-    const scope = r.scope === "global" ? paint.global(r.scope) : paint.project(r.scope);
+    const scope =
+      r.scope === "global" ? paint.global(r.scope) : r.scope === "team" ? paint.team(r.scope) : paint.project(r.scope);
     const cols = [
       pad(paint.id(handle(r.id)), handle(r.id), idW),
       ...(r.date !== undefined ? [pad(paint.dim(r.date), r.date, dateW)] : []),

@@ -3,6 +3,7 @@ import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { projectMeta } from "../store/browse";
 import { forget, type Located, requireEntry } from "../store/entries";
+import { TEAM_FOLDER } from "../store/scope";
 import type { Store } from "../store/store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
@@ -12,6 +13,9 @@ import { cliStore, consola, jsonArg, plural, printJson, short } from "./_shared"
 function where(store: Store, hit: Located): string {
   if (hit.scopeName === "global") return "global";
   if (hit.scopeName === "project") return `project ${store.project?.label ?? hit.scope}`;
+  if (hit.scopeName === "team")
+    return `team ${store.team?.label ?? ""}: ${TEAM_FOLDER}/entries in this checkout`.trim();
+  if (hit.scopeName === "other-team") return "the team lane of another checkout, not this one";
   return `project ${projectMeta(hit.scope).label}, not this one`;
 }
 
@@ -37,7 +41,7 @@ export default withExamples(
         const ids = [...new Set(args._.length ? args._ : [args.id])];
         // Resolve every id first: a typo in the third id deletes nothing.
         const hits = ids.map((id) => requireEntry(store, id, { allowBroken: true }));
-        const outside = hits.filter((h) => h.scopeName === "other-project");
+        const outside = hits.filter((h) => h.scopeName === "other-project" || h.scopeName === "other-team");
         if ((hits.length > 1 || outside.length) && !args.yes) {
           const reason =
             hits.length > 1

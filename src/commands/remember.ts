@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { findEntry, remember } from "../store/entries";
+import { TEAM_FOLDER } from "../store/scope";
 import type { Store } from "../store/store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
@@ -98,7 +99,12 @@ export default withExamples(
             ...(res.superseded ? { superseded: res.superseded } : {}),
             ...keywords,
           });
-        const where = res.scope === "project" ? `project ${store.project?.label}` : "global";
+        const where =
+          res.scope === "project"
+            ? `project ${store.project?.label}`
+            : res.scope === "team"
+              ? `team: ${TEAM_FOLDER}/entries/${res.id}.md, commit it to share it`
+              : "global";
         if (res.status === "duplicate")
           consola.info(`Already known as ${handle(res.id)} (${where}); refreshed its date`);
         else consola.success(`Remembered ${handle(res.id)} (${where})`);
@@ -112,6 +118,7 @@ export default withExamples(
   [
     'coffer remember "We deploy with make release, never git push --tags" --kind convention --tags release,ci',
     'coffer remember "Prefer pnpm in every repo" --scope global --kind preference',
+    'coffer remember "Staging resets every Monday" --scope team   # into .coffer/entries/, for the team to review',
     'coffer remember "Sessions live in Redis, 30 min TTL" --keywords "cache,login timeout,why am I logged out"',
     'coffer remember "We deploy from GitHub Actions now" --kind decision --supersedes 3ABCDEFG',
     'git log -1 --format=%B | coffer remember - --title "Why we pinned bun"',

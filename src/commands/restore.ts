@@ -39,7 +39,9 @@ export default withExamples(
       const res = restoreEntry(store, trashedId(args.id), "user");
       const label = projectMeta(res.scope).label;
       if (args.json) return printJson({ ...res, status: "restored", scope_label: label });
-      consola.success(`Restored ${handle(res.id)} (${res.scope === "global" ? "global" : `project ${label}`})`);
+      consola.success(
+        `Restored ${handle(res.id)} (${res.scope === "global" || label.startsWith("team ") ? label : `project ${label}`})`,
+      );
       if (res.note) consola.warn(res.note);
     },
   }),

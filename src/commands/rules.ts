@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
-import { addRule, readRules, rulesPath } from "../store/rules";
-import { GLOBAL } from "../store/scope";
-import { scopeKey } from "../store/store";
+import { addRule, readRules, ruleScopes, rulesPath } from "../store/rules";
+import { GLOBAL, TEAM_FOLDER } from "../store/scope";
+import { scopeKey, scopeName } from "../store/store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson, scopeArg, textFromArgs } from "./_shared";
@@ -16,14 +16,19 @@ const show = withExamples(
     run({ args }) {
       const store = cliStore({ freshness: "none" });
       const one = scopeKey(store, args.scope, "both");
-      const lanes = (one ? [one] : store.project ? [store.project.id, GLOBAL] : [GLOBAL]).map((s) => ({
-        scope: s === GLOBAL ? "global" : "project",
+      const lanes = (one ? [one] : ruleScopes(store)).map((s) => ({
+        scope: scopeName(store, s),
         file: rulesPath(s),
         text: readRules(s),
       }));
       if (args.json) return printJson({ rules: lanes });
+      const heading = {
+        global: "Global",
+        project: `Project (${store.project?.label})`,
+        team: `Team (${store.team?.label}, ${TEAM_FOLDER}/rules.md)`,
+      };
       for (const lane of lanes) {
-        process.stdout.write(`## ${lane.scope === "global" ? "Global" : `Project (${store.project?.label})`}\n`);
+        process.stdout.write(`## ${heading[lane.scope]}\n`);
         process.stdout.write(lane.text.trim() ? `${lane.text.trimEnd()}\n\n` : "(none)\n\n");
       }
     },
@@ -50,13 +55,22 @@ const add = withExamples(
           allowSecret: Boolean(args["allow-secret"]),
         });
         if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] (--allow-secret keeps them)`);
-        const where = scope === GLOBAL ? "global" : `project ${store.project?.label}`;
+        const where =
+          scope === GLOBAL
+            ? "global"
+            : scopeName(store, scope) === "team"
+              ? `team: ${TEAM_FOLDER}/rules.md, commit it to share it`
+              : `project ${store.project?.label}`;
         if (res.added) consola.success(`Rule added (${where})`);
         else consola.info(`That rule is already there (${where})`);
       },
     }),
   ),
-  ['coffer rules add "Run bun test before every commit"', 'coffer rules add "Answer in English" --scope global'],
+  [
+    'coffer rules add "Run bun test before every commit"',
+    'coffer rules add "Answer in English" --scope global',
+    'coffer rules add "Migrations go through make migrate" --scope team   # .coffer/rules.md, committed',
+  ],
 );
 
 const edit = withExamples(
@@ -65,8 +79,9 @@ const edit = withExamples(
     args: { ...scopeArg },
     run({ args }) {
       const store = cliStore({ freshness: "none" });
-      const file = rulesPath(scopeKey(store, args.scope)!);
-      mkdirSync(dirname(file), { recursive: true });
+      const scope = scopeKey(store, args.scope)!;
+      const file = rulesPath(scope);
+      mkdirSync(dirname(file), { recursive: true, mode: scopeName(store, scope) === "team" ? 0o755 : 0o700 });
       if (!existsSync(file)) writeFileSync(file, "");
       const editor = process.env.VISUAL || process.env.EDITOR || "vi";
       const proc = Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", file], {

@@ -39,7 +39,7 @@ export default withExamples(
       out.push("");
       for (const s of status.scopes) {
         out.push(
-          `${s.label === s.scope ? s.scope : `${s.label} (${s.scope})`}: ${plural(s.entries, "entry", "entries")}, ${plural(s.rules, "rule")}, ${size(s.bytes)}${s.last_updated ? `, last ${s.last_updated}` : ""}`,
+          `${s.label === s.scope || s.scope === "team" ? s.label : `${s.label} (${s.scope})`}: ${plural(s.entries, "entry", "entries")}, ${plural(s.rules, "rule")}, ${size(s.bytes)}${s.last_updated ? `, last ${s.last_updated}` : ""}`,
         );
       }
       out.push(

@@ -35,6 +35,7 @@ export function openProjectStore(ref: ProjectRef, notice?: (m: string) => void):
       worktree: ref.root ?? "",
       gitDir: "",
     };
+    store.team = undefined; // the cwd's team lane belongs to another project
   }
   return store;
 }

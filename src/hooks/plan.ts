@@ -33,6 +33,8 @@ export type MemoryItem = {
   hash: string;
   /** Relevant, but not enough to spend the prompt budget's body space on: a card at most. */
   cardOnly?: boolean;
+  /** Where it came from when that is not the reader's own memory: "team" (the repository's .coffer/). */
+  lane?: "team";
 };
 
 export type MemoryPlan = { text: string; sent: MemoryItem[]; cards: MemoryItem[]; dropped: MemoryItem[] };
@@ -115,21 +117,24 @@ function cardText(title: string, body?: string): string {
 }
 
 /** One card line; `body` (or its opening, `head`) lets a cut title show the whole clause. */
-export const cardLine = (item: { id: string; title: string; body?: string; head?: string }) =>
-  `- [${handle(item.id)}] ${cardText(item.title, item.body ?? item.head)}`;
+export const cardLine = (item: { id: string; title: string; body?: string; head?: string; lane?: "team" }) =>
+  `- [${handle(item.id)}] ${cardText(item.title, item.body ?? item.head)}${laneMark(item)}`;
+
+/** " (team)" after an entry from the repository's team lane, so the agent knows where a fact came from. */
+const laneMark = (item: { lane?: "team" }) => (item.lane ? ` (${item.lane})` : "");
 
 /**
  * A body under its heading, the text printed once: when the title is the body's opening (made
  * from its first words, or the same line), the heading carries that whole first line and the
  * rest follows; otherwise the title, then the body.
  */
-function bodyBlock(item: { id: string; title: string; body: string }): string {
+function bodyBlock(item: { id: string; title: string; body: string; lane?: "team" }): string {
   const text = item.body.trim();
   if (opensWith(text, item.title)) {
     const { line, rest } = firstLine(text);
-    return `## [${handle(item.id)}] ${oneLine(line)}${rest ? `\n${rest}` : ""}`;
+    return `## [${handle(item.id)}] ${oneLine(line)}${laneMark(item)}${rest ? `\n${rest}` : ""}`;
   }
-  return `## [${handle(item.id)}] ${oneLine(item.title)}${text ? `\n${text}` : ""}`;
+  return `## [${handle(item.id)}] ${oneLine(item.title)}${laneMark(item)}${text ? `\n${text}` : ""}`;
 }
 
 function renderMemory(req: MemoryRequest, bodies: MemoryItem[], cards: MemoryItem[]): string {
@@ -236,6 +241,10 @@ export const BUILTIN_RULES = [
 export type Bundle = {
   /** undefined outside a git project. */
   project?: string[];
+  /** The repository's team rules (`.coffer/rules.md`); undefined when it has none or the lane is off. */
+  team?: string[];
+  /** The repository's name, for the team heading. */
+  teamLabel?: string;
   global: string[];
   /** Signature of the rules as written (independent of the cap): did the bundle change? */
   sig: string;
@@ -273,11 +282,18 @@ export function ruleBlocks(text: string): string[] {
   return blocks;
 }
 
-export function bundleSig(projectRules: string | undefined, globalRules: string): string {
+export function bundleSig(projectRules: string | undefined, globalRules: string, teamRules?: string): string {
+  // (the team text joins the signature only when there is one: a store without a team lane keeps its signatures)
+  const team = teamRules ? `\u0000team\u0000${teamRules}` : "";
   return new Bun.CryptoHasher("sha256")
-    .update(`${projectRules ?? "\u0000none"}\u0000${globalRules}\u0000${BUILTIN_RULES.join("\n")}`)
+    .update(`${projectRules ?? "\u0000none"}\u0000${globalRules}\u0000${BUILTIN_RULES.join("\n")}${team}`)
     .digest("hex")
     .slice(0, 16);
+}
+
+/** The heading of the team rules: whose they are and where they live, so the agent reads them as the repository's. */
+export function teamHeading(label: string | undefined): string {
+  return `## Team (${label ? `${label}: ` : ""}the repository's .coffer/rules.md)`;
 }
 
 /** What session start carries besides the rules: a handoff note, global cards, project cards. */
@@ -288,45 +304,53 @@ export type StartExtras = {
   global: Card[];
   /** This project's most useful entries, best first. */
   project: Card[];
+  /** The repository's team lane's most useful entries, best first (absent: none). */
+  team?: Card[];
 };
 
 /** StartExtras with each card already rendered as its line (planBundle renders many candidates). */
-type RenderedExtras = { handoff?: string; global: string[]; project: string[] };
+type RenderedExtras = { handoff?: string; global: string[]; project: string[]; team: string[] };
 
-function renderBundle(
-  bundle: Bundle,
-  keepProject: number,
-  keepGlobal: number,
-  extras: RenderedExtras,
-  keepCards: number,
-  proof?: string,
-): string {
-  const cut = (bundle.project?.length ?? 0) - keepProject + bundle.global.length - keepGlobal;
+/** How many rules of each lane are kept. */
+type Kept = { project: number; team: number; global: number };
+
+function renderBundle(bundle: Bundle, keep: Kept, extras: RenderedExtras, keepCards: number, proof?: string): string {
+  const cut =
+    (bundle.project?.length ?? 0) -
+    keep.project +
+    (bundle.team?.length ?? 0) -
+    keep.team +
+    bundle.global.length -
+    keep.global;
   const note =
     cut > 0 ? `- (${cut} more rule${cut === 1 ? "" : "s"} did not fit; \`coffer rules show\` lists them all)` : "";
-  const project = bundle.project?.slice(0, keepProject) ?? [];
-  const global = bundle.global.slice(0, keepGlobal);
+  const lanes = [
+    { heading: "## Project", rules: bundle.project?.slice(0, keep.project) ?? [] },
+    { heading: teamHeading(bundle.teamLabel), rules: bundle.team?.slice(0, keep.team) ?? [] },
+    { heading: "## Global", rules: bundle.global.slice(0, keep.global) },
+  ].filter((l) => l.rules.length);
   const sections = [RULES_HEADING];
   // Empty lanes are left out; the note about cut rules follows the last lane printed.
-  if (project.length) sections.push(`## Project\n${project.join("\n")}${note && !global.length ? `\n${note}` : ""}`);
-  if (global.length) sections.push(`## Global\n${global.join("\n")}${note ? `\n${note}` : ""}`);
-  sections.push(
-    `## Coffer built-in\n${note && !project.length && !global.length ? `${note}\n` : ""}${BUILTIN_RULES.join("\n")}`,
-  );
+  for (const [i, l] of lanes.entries())
+    sections.push(`${l.heading}\n${l.rules.join("\n")}${note && i === lanes.length - 1 ? `\n${note}` : ""}`);
+  sections.push(`## Coffer built-in\n${note && !lanes.length ? `${note}\n` : ""}${BUILTIN_RULES.join("\n")}`);
   if (extras.handoff) sections.push(`## Handoff\n${extras.handoff}`);
   const g = extras.global.slice(0, keepCards);
-  const p = extras.project.slice(0, Math.max(0, keepCards - extras.global.length));
+  const p = extras.project.slice(0, Math.max(0, keepCards - g.length));
+  const t = extras.team.slice(0, Math.max(0, keepCards - g.length - p.length));
   if (g.length) sections.push(`## Everywhere (global conventions and preferences)\n${g.join("\n")}`);
   if (p.length) sections.push(`## Project memory\n${p.join("\n")}`);
+  if (t.length) sections.push(`## Team memory (the repository's .coffer/)\n${t.join("\n")}`);
   if (proof) sections.push(proof);
   return sections.join("\n\n");
 }
 
 /**
- * The session-start text: rules (project, global, built-in), the handoff line, then global
- * convention/preference cards and project memory cards in the remaining budget. Cards go first
- * when over the cap (project cards from the end, then global ones), then user rules from the
- * end at block boundaries; the built-in rules always stay. undefined when there is nothing to
+ * The session-start text: rules (project, team, global, built-in), the handoff line, then global
+ * convention/preference cards, project memory cards and team memory cards in the remaining
+ * budget. Cards go first when over the cap (team, then project cards from the end, then global
+ * ones), then user rules from the end at block boundaries (global, team, project); the built-in
+ * rules always stay. undefined when there is nothing to
  * carry (no rules, handoff or cards: an empty store injects nothing) or when not even the
  * built-in rules fit.
  */
@@ -338,16 +362,24 @@ export function planBundle(
   proof?: (cards: number) => string,
 ): { text: string; cards: number } | undefined {
   const P = bundle.project?.length ?? 0;
+  const T = bundle.team?.length ?? 0;
   const G = bundle.global.length;
-  const C = extras.global.length + extras.project.length;
-  if (!P && !G && !C && !extras.handoff) return undefined;
-  const lines = { handoff: extras.handoff, global: extras.global.map(cardLine), project: extras.project.map(cardLine) };
-  // Remove `r` items in order: cards from the end, then global rules, then project rules.
+  const team = extras.team ?? [];
+  const C = extras.global.length + extras.project.length + team.length;
+  if (!P && !T && !G && !C && !extras.handoff) return undefined;
+  const lines = {
+    handoff: extras.handoff,
+    global: extras.global.map(cardLine),
+    project: extras.project.map(cardLine),
+    team: team.map(cardLine),
+  };
+  // Remove `r` items in order: cards from the end, then global rules, then team rules, then project rules.
   const render = (r: number) => {
     const c = Math.max(0, C - r);
     const g = Math.max(0, G - Math.max(0, r - C));
-    const p = Math.max(0, P - Math.max(0, r - C - G));
-    return { text: renderBundle(bundle, p, g, lines, c, proof?.(c)), cards: c };
+    const t = Math.max(0, T - Math.max(0, r - C - G));
+    const p = Math.max(0, P - Math.max(0, r - C - G - T));
+    return { text: renderBundle(bundle, { project: p, team: t, global: g }, lines, c, proof?.(c)), cards: c };
   };
   // Size shrinks as r grows within [0, C] and within [C + 1, C + G + P] (the first cut rule
   // adds a note line), so binary-search each range for the fewest removals that fit.
@@ -363,5 +395,5 @@ export function planBundle(
     }
     return render(lo);
   };
-  return search(0, C) ?? search(C + 1, C + G + P);
+  return search(0, C) ?? search(C + 1, C + G + T + P);
 }

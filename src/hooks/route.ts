@@ -318,6 +318,12 @@ export function projectCards(store: Store, limit = 30): Card[] {
   return withHeads(store, rankedRecentCards(store, store.project.id, { recent: 200, kinds: CARD_KINDS, limit }));
 }
 
+/** Session-start cards: the repository's team lane's most useful entries (among its newest 200), by kind, then newest. */
+export function teamCards(store: Store, limit = 30): Card[] {
+  if (!store.team?.present) return [];
+  return withHeads(store, rankedRecentCards(store, store.team.key, { recent: 200, kinds: CARD_KINDS, limit }));
+}
+
 /** Session-start cards: global conventions and preferences, newest first. */
 export function globalCards(store: Store, limit = 60): Card[] {
   return withHeads(store, newestEverywhere(store, GLOBAL, limit));

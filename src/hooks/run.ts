@@ -47,6 +47,7 @@ import {
   routeByPaths,
   routedByIds,
   routePrompt,
+  teamCards,
 } from "./route";
 
 export type ReadMode = (typeof READ_MODES)[number];
@@ -84,11 +85,14 @@ const proofOn = (config: Config) => config["hook.proof"] === "compact";
 
 export function readBundle(store: Store): Bundle {
   const projectText = store.project ? readRules(store.project.id) : undefined;
+  // The repository's team rules: delivered like a CLAUDE.md would be, under their own heading.
+  const teamText = store.team?.present ? readRules(store.team.key) : "";
   const globalText = readRules(GLOBAL);
   return {
     project: projectText === undefined ? undefined : ruleBlocks(projectText),
+    ...(teamText.trim() ? { team: ruleBlocks(teamText), teamLabel: store.team?.label } : {}),
     global: ruleBlocks(globalText),
-    sig: bundleSig(projectText, globalText),
+    sig: bundleSig(projectText, globalText, teamText),
   };
 }
 
@@ -121,15 +125,27 @@ export function sessionStartText(store: Store, config: Config, cap: Capacity, bu
   if (mode === "off") return "";
   const handoff = handoffLine(store);
   // The cards shown, checked against their files (a hand-edited title is shown as it is now).
+  const manual = mode === "manual";
   const checked = checkedAgainstFiles(
     store,
     () =>
-      startCards(handoff, mode === "manual" ? [] : globalCards(store), mode === "manual" ? [] : projectCards(store)),
-    (e) => [...e.global, ...e.project].flatMap((c) => (c.rowid === undefined ? [] : [c.rowid])),
+      startCards(
+        handoff,
+        manual ? [] : globalCards(store),
+        manual ? [] : projectCards(store),
+        manual ? [] : teamCards(store),
+      ),
+    (e) => [...e.global, ...e.project, ...(e.team ?? [])].flatMap((c) => (c.rowid === undefined ? [] : [c.rowid])),
   );
   const keep = (cards: Card[]) => cards.filter((c) => c.rowid === undefined || !checked.stale.has(c.rowid));
-  const extras = { ...checked.value, global: keep(checked.value.global), project: keep(checked.value.project) };
-  const total = extras.global.length + extras.project.length;
+  const team = keep(checked.value.team ?? []);
+  const extras: StartExtras = {
+    handoff: checked.value.handoff,
+    global: keep(checked.value.global),
+    project: keep(checked.value.project),
+    ...(team.length ? { team } : {}),
+  };
+  const total = extras.global.length + extras.project.length + (extras.team?.length ?? 0);
   const proof = proofOn(config)
     ? (n: number) =>
         `Coffer proof: loaded rules + ${n}/${total} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
@@ -140,8 +156,8 @@ export function sessionStartText(store: Store, config: Config, cap: Capacity, bu
 /** Characters session start spends on cards (global first, then project), whatever the host's cap. */
 export const START_CARDS_CHARS = 2500;
 
-/** Session-start cards: global conventions/preferences first, then project entries, in START_CARDS_CHARS. */
-function startCards(handoff: string | undefined, global: Card[], project: Card[]): StartExtras {
+/** Session-start cards: global conventions/preferences first, then project entries, then team entries, in START_CARDS_CHARS. */
+function startCards(handoff: string | undefined, global: Card[], project: Card[], team: Card[]): StartExtras {
   let left = START_CARDS_CHARS;
   const fit = (cards: Card[]) => {
     const out: Card[] = [];
@@ -154,7 +170,9 @@ function startCards(handoff: string | undefined, global: Card[], project: Card[]
     return out;
   };
   const g = fit(global);
-  return { handoff, global: g, project: fit(project) };
+  const p = fit(project);
+  const t = fit(team);
+  return { handoff, global: g, project: p, ...(t.length ? { team: t } : {}) };
 }
 
 /** Rules only, in at most half the cap: the self-contained prefix of subagent and slot outputs. */
@@ -183,6 +201,7 @@ function memoryItems(store: Store, routed: Routed[], worthy?: Set<string>): Memo
     const body = bodies.get(r.rowid);
     if (body === undefined) return [];
     const item: MemoryItem = { id: r.id, title: r.title, body, hash: r.hash };
+    if (r.scope === store.team?.key) item.lane = "team";
     if (worthy && !worthy.has(r.id)) item.cardOnly = true;
     return [item];
   });

@@ -331,3 +331,37 @@ export function ageText(ms: number): string {
   if (s < 36 * 3600) return `${Math.round(s / 3600)} h`;
   return `${Math.round(s / 86400)} d`;
 }
+
+/** `[user] name = ...` of one git config file's text (the last one wins, as in git). */
+export function userNameFromGitConfig(text: string): string | undefined {
+  let inUser = false;
+  let name: string | undefined;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.startsWith("[")) {
+      inUser = /^\[\s*user\s*\]/i.test(line);
+      continue;
+    }
+    const m = inUser ? /^name\s*=\s*(.*)$/i.exec(line) : null;
+    if (m) name = m[1]!.replace(/^"(.*)"$/, "$1").trim() || undefined;
+  }
+  return name;
+}
+
+/**
+ * The git user name a commit in this repository would carry, from config files only (the
+ * repository's, then `~/.gitconfig`, then `$XDG_CONFIG_HOME/git/config`); undefined when none sets it.
+ */
+export function gitUserName(gitDir: string, home: string | undefined): string | undefined {
+  const files = [join(commonGitDir(gitDir), "config")];
+  if (home) {
+    files.push(join(home, ".gitconfig"));
+    files.push(join(process.env.XDG_CONFIG_HOME || join(home, ".config"), "git", "config"));
+  }
+  // the most specific file that sets it wins, as in git (repository, ~/.gitconfig, then XDG)
+  for (const f of files) {
+    const name = userNameFromGitConfig(readText(f) ?? "");
+    if (name) return name;
+  }
+  return undefined;
+}

@@ -4,7 +4,7 @@
  * records, and bulk moves/retags. The SQL lives here, next to the rest of the store's.
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { pathExists } from "../lib/small-file";
@@ -14,7 +14,7 @@ import { dbOf } from "./db";
 import { findEntry, remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
 import type { Entry } from "./entry";
 import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
-import { GLOBAL, type ScopeKey } from "./scope";
+import { GLOBAL, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "./scope";
 import { lineMatcher, ranked } from "./search";
 import { checkedAgainstFiles, refresh, type Store, withHealing } from "./store";
 
@@ -240,6 +240,15 @@ function mtimeIso(file: string): string | null {
 /** `project.md`'s label and origin (JSON-quoted YAML scalars), or the id when it is missing. */
 export function projectMeta(id: ScopeKey): { label: string; origin: string | null } {
   if (id === GLOBAL) return { label: "global", origin: null };
+  if (isTeamKey(id)) {
+    // A team lane: "team <repository>" (its checkout's repository, read from its .git files).
+    const worktree = teamWorktree(id);
+    const project = worktree ? resolveProject(worktree) : undefined;
+    return {
+      label: `team ${project?.label ?? (worktree ? basename(worktree) : "(unknown checkout)")}`,
+      origin: project?.origin ?? null,
+    };
+  }
   try {
     return parseProjectMeta(readMemoryFile(join(paths.projectScope(id), "project.md")).text, id);
   } catch {

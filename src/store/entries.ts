@@ -33,7 +33,7 @@ import {
   touchScanDir,
   upsertEntryRow,
 } from "./indexer";
-import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
+import { GLOBAL, isTeamKey, type ScopeKey, type ScopeName } from "./scope";
 import {
   activeScopes,
   bodyMax,
@@ -45,6 +45,7 @@ import {
   verifyShown,
   withHealing,
 } from "./store";
+import { teamSafeEntry, writeTeamFile } from "./team";
 import { moveToTrash } from "./trash";
 
 export type RememberInput = {
@@ -270,6 +271,15 @@ function mergedKeywords(have: string[] | undefined, add: string[] | undefined): 
  */
 export function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): void {
   const file = entryPath(scope, entry.id);
+  const team = isTeamKey(scope) ? store.team : undefined;
+  if (isTeamKey(scope) && team?.key !== scope)
+    throw new CofferError(
+      `not writing entry ${entry.id}: its team lane is another worktree's`,
+      1,
+      "Run it inside that worktree.",
+    );
+  // Into a repository: nothing personal (team.ts), and the file is a repository file (0644).
+  if (team) entry = teamSafeEntry(entry, team, store.config["team.author"]);
   assertStorable(entry);
   const text = serializeEntry(entry);
   let parsed: Entry;
@@ -279,7 +289,8 @@ export function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): voi
     throw new CofferError(`not writing entry ${entry.id}: it would not read back (${(err as Error).message})`);
   }
   assertMemoryWritePath(file);
-  writeFileAtomic(file, text);
+  if (team) writeTeamFile(team, file, text);
+  else writeFileAtomic(file, text);
   const st = statSync(file);
   upsertEntryRow(dbOf(store), scope, parsed, {
     name: `${entry.id}.md`,
@@ -359,7 +370,8 @@ export function entryMeta(store: Store, scope: ScopeKey, id: string): { kind: Ki
 export type Located = {
   entry: Entry;
   scope: ScopeKey;
-  scopeName: ScopeName | "other-project";
+  /** "other-project" / "other-team": a scope of another repository, or another worktree's team lane. */
+  scopeName: ScopeName | "other-project" | "other-team";
   file: string;
   /** Set (with what is wrong) when the file is not a valid entry and the caller asked for such files. */
   broken?: string;
@@ -394,7 +406,16 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
   let broken: Located | undefined;
   const located = (scope: ScopeKey, file: string): Located | undefined => {
     const fileId = basename(file).slice(0, -3);
-    const name = scope === GLOBAL ? "global" : scope === store.project?.id ? "project" : "other-project";
+    const name =
+      scope === GLOBAL
+        ? "global"
+        : scope === store.project?.id
+          ? "project"
+          : scope === store.team?.key
+            ? "team"
+            : isTeamKey(scope)
+              ? "other-team"
+              : "other-project";
     try {
       const entry = parseEntry(readMemoryFile(file).text, fileId);
       entry.id = fileId;
@@ -439,7 +460,13 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
         .query(`SELECT rowid, id, scope, title FROM entries WHERE ${where} ORDER BY id LIMIT 5`)
         .all(...params) as { rowid: number; id: string; scope: string; title: string }[],
   );
-  const exact = rows.find((r) => r.id === raw || r.id === id);
+  // The same id in several scopes (a promoted entry kept in both): this project's, then its team
+  // lane's, then global, as reads rank them.
+  const rank = (scope: string) => {
+    const i = activeScopes(store).indexOf(scope);
+    return i < 0 ? 9 : i;
+  };
+  const exact = rows.filter((r) => r.id === raw || r.id === id).sort((a, b) => rank(a.scope) - rank(b.scope))[0];
   const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
   if (rows.length > 1 && !exact) {
     const n = withHealing(
@@ -464,7 +491,7 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
     if (pick.rowid !== undefined) withHealing(store, () => verifyShown(store, [pick.rowid]));
     if (hit) return hit;
   }
-  for (const scope of scopesOnDisk().filter(inScope)) {
+  for (const scope of [...scopesOnDisk(), ...(store.team ? [store.team.key] : [])].filter(inScope)) {
     for (const candidate of [raw, id]) {
       const file = entryPath(scope, candidate);
       // lstat, not exists: a link is found (and named as broken), never followed.
@@ -533,7 +560,7 @@ export function forget(
   id: string,
   actor: string,
   opts: FindOptions = {},
-): { id: string; status: "deleted"; scope: ScopeName | "other-project"; trashed: boolean } {
+): { id: string; status: "deleted"; scope: Located["scopeName"]; trashed: boolean } {
   // A file that is not a valid entry can be forgotten too (it is named, never parsed).
   const hit = requireEntry(store, id, { allowBroken: true, ...opts });
   const { kept } = moveToTrash(store, hit, actor);

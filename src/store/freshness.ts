@@ -29,7 +29,7 @@ import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../lib/paths";
 import { assertRealDirs } from "../lib/small-file";
-import { entriesDir, refreshScope, reindexFiles, walkedMark } from "./indexer";
+import { entriesDir, refreshScope, reindexFiles, trustRoot, walkedMark } from "./indexer";
 import type { ScopeKey } from "./scope";
 
 /** Newest entries statted by every check. */
@@ -68,7 +68,7 @@ export function checkScope(db: Database, scope: ScopeKey, notice?: Notice): numb
   const dir = entriesDir(scope);
   let mtimeMs: number;
   try {
-    assertRealDirs(paths.memory(), dir);
+    assertRealDirs(trustRoot(dir), dir);
     mtimeMs = lstatSync(dir).mtimeMs;
   } catch {
     return refreshScope(db, scope, true, notice); // gone (or a link): the walk drops its rows

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { isAtomicTemp } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
@@ -9,12 +9,32 @@ import { assertRealDirs, isRealDir, RefusedFileError, readFileNoFollow } from ".
 import { scrubFields } from "../scrub/write";
 import { extractAnchors } from "./anchors";
 import { type Entry, normHash, parseEntry } from "./entry";
-import { GLOBAL, type ScopeKey } from "./scope";
+import { GLOBAL, isTeamKey, knownTeams, registerTeam, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
+import { TEAM_FILE_MAX, teamEntryProblem } from "./team";
 import { ftsText, scopeToken } from "./text";
 
-/** `memory/global` or `memory/projects/<id>`. */
+/** `memory/global`, `memory/projects/<id>`, or a team lane's `<worktree>/.coffer`. */
 export function scopeDir(scope: ScopeKey): string {
-  return scope === GLOBAL ? paths.globalScope() : paths.projectScope(scope);
+  if (scope === GLOBAL) return paths.globalScope();
+  if (isTeamKey(scope)) {
+    const worktree = teamWorktree(scope);
+    // A team key nobody registered (its worktree unknown to this process): a folder that never
+    // exists, so reads find nothing and a refresh drops the rows.
+    return worktree ? join(worktree, TEAM_FOLDER) : join(paths.state(), "unknown-team", scope);
+  }
+  return paths.projectScope(scope);
+}
+
+/**
+ * The folder no read or write may pass a link below: memory/ for Coffer's own files, the
+ * worktree for a team lane (so `.coffer` itself being a link is refused too).
+ */
+export function trustRoot(path: string): string {
+  for (const [, worktree] of knownTeams()) {
+    const team = join(worktree, TEAM_FOLDER);
+    if (path === team || path.startsWith(team + sep)) return worktree;
+  }
+  return paths.memory();
 }
 
 export function entriesDir(scope: ScopeKey): string {
@@ -34,7 +54,9 @@ export const MEMORY_FILE_MAX = 1024 * 1024;
  * bytes. A missing file throws ENOENT; a refused one throws `RefusedFileError`.
  */
 export function readMemoryFile(path: string, max = MEMORY_FILE_MAX): { text: string; size: number; mtimeMs: number } {
-  const r = readFileNoFollow(path, max, paths.memory());
+  const root = trustRoot(path);
+  // a team lane's files come from other people's commits: a smaller cap
+  const r = readFileNoFollow(path, root === paths.memory() ? max : Math.min(max, TEAM_FILE_MAX), root);
   return { text: r.buf.toString("utf8"), size: r.size, mtimeMs: r.mtimeMs };
 }
 
@@ -53,7 +75,7 @@ export function readMemoryText(path: string, max = MEMORY_FILE_MAX): string | un
  */
 export function assertMemoryWritePath(path: string): void {
   try {
-    assertRealDirs(paths.memory(), dirname(path));
+    assertRealDirs(trustRoot(path), dirname(path));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     if (err instanceof RefusedFileError)
@@ -164,6 +186,8 @@ function indexFile(db: Database, scope: ScopeKey, dir: string, name: string, not
   try {
     const entry = parseEntry(text, name.slice(0, -3));
     entry.id = name.slice(0, -3); // the file name is the id
+    const problem = isTeamKey(scope) ? teamEntryProblem(entry, entry.id) : undefined;
+    if (problem) throw new Error(problem);
     upsertEntryRow(db, scope, entry, { name, size: st.size, mtimeMs: st.mtimeMs, hash: sha256(text) });
     return true;
   } catch (err) {
@@ -174,7 +198,7 @@ function indexFile(db: Database, scope: ScopeKey, dir: string, name: string, not
 
 function listEntryFiles(dir: string): string[] | undefined {
   try {
-    assertRealDirs(paths.memory(), dir);
+    assertRealDirs(trustRoot(dir), dir);
     return readdirSync(dir).filter((n) => n.endsWith(".md") && !isAtomicTemp(n) && !n.startsWith("."));
   } catch {
     return undefined;
@@ -250,18 +274,24 @@ export function reindexFiles(db: Database, scope: ScopeKey, names: string[], not
   return changed;
 }
 
+/** Files compared per write transaction: a refresh of thousands (a checkout) commits as it goes. */
+const REFRESH_CHUNK = 500;
+
 /**
  * Bring one scope's rows in line with its files.
- * shallow: only when the directory's mtime moved (files added, removed or renamed) — the hook path.
+ * shallow (`deep` false): only when the directory's mtime moved (files added, removed or renamed) — the hook path.
  * deep: also stat every file to catch edits in place (size/mtime, then content hash).
- * Returns the number of rows changed.
+ * "moved": shallow, but deep when the directory moved (a team lane: `git checkout` replaces the
+ * files it changes, which moves the folder, and keeps their names).
+ * Large changes commit every REFRESH_CHUNK files, so a refresh cut short (a hook's deadline)
+ * keeps what it did and the next one goes on from there. Returns the number of rows changed.
  */
-export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notice?: Notice): number {
+export function refreshScope(db: Database, scope: ScopeKey, deep: boolean | "moved", notice?: Notice): number {
   const dir = entriesDir(scope);
   let st: import("node:fs").Stats | undefined;
   try {
     // A folder that is a link (or under one) counts as no folder: Coffer never reads through it.
-    assertRealDirs(paths.memory(), dir);
+    assertRealDirs(trustRoot(dir), dir);
     st = lstatSync(dir);
   } catch {
     st = undefined;
@@ -281,11 +311,12 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
   }
   const dirMoved = !known || known.mtime_ms !== st.mtimeMs;
   if (!dirMoved && !deep) return 0;
+  const walk = deep === true || (deep === "moved" && dirMoved);
 
   const names = dirMoved ? (listEntryFiles(dir) ?? []) : undefined;
   // Stat outside the write transaction; only files that look changed are read.
   const stats = new Map<string, { size: number; mtimeMs: number }>();
-  if (deep) {
+  if (walk) {
     for (const name of names ?? listEntryFiles(dir) ?? []) {
       try {
         const s = lstatSync(join(dir, name));
@@ -294,45 +325,51 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
     }
   }
   let changed = 0;
-  db.transaction(() => {
-    const rows = db
-      .query("SELECT rowid, id, file, size, mtime_ms, file_hash FROM entries WHERE scope = ?")
-      .all(scope) as IndexedRow[];
-    const byFile = new Map(rows.map((r) => [r.file, r]));
-    const present = names ?? [...stats.keys()];
-    for (const name of present) {
-      const row = byFile.get(name);
-      byFile.delete(name);
-      if (!row) {
-        if (indexFile(db, scope, dir, name, notice)) changed++;
-        continue;
-      }
-      const s = stats.get(name);
-      if (!s || (s.size === row.size && s.mtimeMs === row.mtime_ms)) continue;
-      let text: string;
-      try {
-        text = readMemoryFile(join(dir, name)).text;
-      } catch (err) {
-        if (!(err instanceof RefusedFileError)) continue;
-        notice?.(`skipping ${join(dir, name)}: ${err.message}`);
-        deleteEntryRow(db, row.rowid);
-        changed++;
-        continue;
-      }
-      if (sha256(text) === row.file_hash) {
-        db.query("UPDATE entries SET size = ?, mtime_ms = ? WHERE rowid = ?").run(s.size, s.mtimeMs, row.rowid);
-        continue;
-      }
+  const compare = (name: string, row: IndexedRow | undefined) => {
+    if (!row) {
       if (indexFile(db, scope, dir, name, notice)) changed++;
-      else {
-        deleteEntryRow(db, row.rowid);
-        changed++;
-      }
+      return;
     }
+    const s = stats.get(name);
+    if (!s || (s.size === row.size && s.mtimeMs === row.mtime_ms)) return;
+    let text: string;
+    try {
+      text = readMemoryFile(join(dir, name)).text;
+    } catch (err) {
+      if (!(err instanceof RefusedFileError)) return;
+      notice?.(`skipping ${join(dir, name)}: ${err.message}`);
+      deleteEntryRow(db, row.rowid);
+      changed++;
+      return;
+    }
+    if (sha256(text) === row.file_hash) {
+      db.query("UPDATE entries SET size = ?, mtime_ms = ? WHERE rowid = ?").run(s.size, s.mtimeMs, row.rowid);
+      return;
+    }
+    if (indexFile(db, scope, dir, name, notice)) changed++;
+    else {
+      deleteEntryRow(db, row.rowid);
+      changed++;
+    }
+  };
+  const present = names ?? [...stats.keys()];
+  const rowsOf = (files: string[]) =>
+    new Map(
+      (
+        db
+          .query(
+            // by id (a file is named after its entry's id), along the (scope, id) index
+            "SELECT rowid, id, file, size, mtime_ms, file_hash FROM entries WHERE scope = ? AND id IN (SELECT value FROM json_each(?))",
+          )
+          .all(scope, JSON.stringify(files.map((f) => f.slice(0, -3)))) as IndexedRow[]
+      ).map((r) => [r.file, r]),
+    );
+  const finish = () => {
     if (names) {
-      for (const row of byFile.values()) {
+      const listed = new Set(names);
+      for (const row of db.query("SELECT rowid, file FROM entries WHERE scope = ?").all(scope) as IndexedRow[]) {
         // Not in our listing: gone, unless another process wrote it after we listed.
-        if (existsSync(join(dir, row.file))) continue;
+        if (listed.has(row.file) || existsSync(join(dir, row.file))) continue;
         deleteEntryRow(db, row.rowid);
         changed++;
       }
@@ -340,8 +377,17 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean, notic
     db.query(
       "INSERT INTO scan_dirs(dir, scope, mtime_ms) VALUES(?,?,?) ON CONFLICT(dir) DO UPDATE SET mtime_ms = excluded.mtime_ms",
     ).run(dir, scope, st.mtimeMs);
-    if (deep) setWalkedMark(db, dir, st.mtimeMs);
-  }).immediate();
+    if (walk) setWalkedMark(db, dir, st.mtimeMs);
+  };
+  const chunks = Math.max(1, Math.ceil(present.length / REFRESH_CHUNK));
+  for (let c = 0; c < chunks; c++) {
+    const list = present.slice(c * REFRESH_CHUNK, (c + 1) * REFRESH_CHUNK);
+    db.transaction(() => {
+      const rows = rowsOf(list);
+      for (const name of list) compare(name, rows.get(name));
+      if (c === chunks - 1) finish(); // the marks move only once every file was compared
+    }).immediate();
+  }
   return changed;
 }
 
@@ -377,13 +423,26 @@ export function nonRegularInMemory(limit = 50): string[] {
   return out;
 }
 
+/**
+ * Make every team lane the index holds rows for resolvable (scan_dirs keeps its folder), so a
+ * walk can compare it and an id found in it can be read; a lane whose worktree is gone is then
+ * dropped by the walk.
+ */
+export function registerKnownTeams(db: Database): void {
+  for (const r of db.query("SELECT scope, dir FROM scan_dirs WHERE scope LIKE 'team%'").all() as {
+    scope: string;
+    dir: string;
+  }[])
+    if (isTeamKey(r.scope) && !teamWorktree(r.scope)) registerTeam(r.scope, dirname(dirname(r.dir)));
+}
+
 /** Every scope present on disk: `global` plus each `memory/projects/<id>`. */
 export function scopesOnDisk(): ScopeKey[] {
   const out: ScopeKey[] = [GLOBAL];
   try {
     if (isRealDir(paths.projectsRoot()))
       for (const name of readdirSync(paths.projectsRoot()))
-        if (!name.startsWith(".") && isRealDir(join(paths.projectsRoot(), name))) out.push(name);
+        if (!name.startsWith(".") && !isTeamKey(name) && isRealDir(join(paths.projectsRoot(), name))) out.push(name);
   } catch {}
   return out;
 }

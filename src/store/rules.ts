@@ -4,11 +4,17 @@ import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { audit, scrubFields } from "../scrub/write";
 import { assertMemoryWritePath, readMemoryText, scopeDir } from "./indexer";
-import { GLOBAL, type ScopeKey } from "./scope";
+import { GLOBAL, isTeamKey, type ScopeKey, type TeamScope } from "./scope";
 import { ensureProjectFile, type Store, scopeName } from "./store";
+import { withoutMachinePaths, writeTeamFile } from "./team";
 
 export function rulesPath(scope: ScopeKey): string {
   return join(scopeDir(scope), "rules.md");
+}
+
+/** The rules lanes a session in this cwd starts with, in delivery order: project, team (when present), global. */
+export function ruleScopes(store: Store): ScopeKey[] {
+  return [...(store.project ? [store.project.id] : []), ...(store.team?.present ? [store.team.key] : []), GLOBAL];
 }
 
 /** A scope's rules.md; "" when missing, a link, not a regular file, or over 1 MiB (never followed, never read). */
@@ -26,14 +32,15 @@ export function addRule(
 ): { added: boolean; file: string; scrubbed?: string } {
   const clean = scrubFields({ text }, opts.allowSecret);
   const note = clean.note ? { scrubbed: clean.note } : {};
-  const rule = clean.fields.text
+  const rule = (teamOf(store, scope) ? withoutMachinePaths(clean.fields.text, store.team!) : clean.fields.text)
     .trim()
     .replace(/^[-*]\s+/, "")
     .replace(/\s*\n\s*/g, " ");
   if (!rule) throw new CofferError("rule text is empty", 1, 'e.g. coffer rules add "Run bun test before committing"');
   if (rule.length > 1000) throw new CofferError(`rule is ${rule.length} characters; the limit is 1000`);
-  if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
   const file = rulesPath(scope);
+  const team = teamOf(store, scope);
+  if (!team && scope !== GLOBAL && store.project) ensureProjectFile(store.project);
   const current = readRules(scope);
   const norm = (s: string) =>
     s
@@ -42,13 +49,27 @@ export function addRule(
       .toLowerCase();
   if (current.split("\n").some((l) => norm(l) === rule.toLowerCase())) return { added: false, file, ...note };
   const next = `${current && !current.endsWith("\n") ? `${current}\n` : current}- ${rule}\n`;
-  assertMemoryWritePath(file);
-  writeFileAtomic(file, next);
+  writeRulesFile(file, next, team);
   audit({ event: "rule_added", scope: scopeName(store, scope), actor });
   return { added: true, file, ...note };
 }
 
 const RULES_MAX = 65536;
+
+/** The cwd's team lane when `scope` is it (a write there); a team key of another worktree is refused. */
+function teamOf(store: Store, scope: ScopeKey): TeamScope | undefined {
+  if (!isTeamKey(scope)) return undefined;
+  if (store.team?.key !== scope)
+    throw new CofferError("not writing another worktree's team rules", 1, "Run it inside that worktree.");
+  return store.team;
+}
+
+/** Write a rules.md: Coffer's own (0600), or a repository file in a team lane (0644). */
+function writeRulesFile(file: string, text: string, team: TeamScope | undefined): void {
+  assertMemoryWritePath(file);
+  if (team) writeTeamFile(team, file, text);
+  else writeFileAtomic(file, text);
+}
 
 /** Replace a scope's whole rules.md (HTTP `PUT /api/v1/rules`); an empty text empties the lane. */
 export function writeRules(
@@ -59,16 +80,16 @@ export function writeRules(
   opts: { allowSecret?: boolean } = {},
 ): { changed: boolean; file: string; scrubbed?: string } {
   const clean = scrubFields({ text: raw }, opts.allowSecret);
-  const text = clean.fields.text;
+  const team = teamOf(store, scope);
+  const text = team ? withoutMachinePaths(clean.fields.text, team) : clean.fields.text;
   const note = clean.note ? { scrubbed: clean.note } : {};
   if (text.length > RULES_MAX)
     throw new CofferError(`rules text is ${text.length} characters; the limit is ${RULES_MAX}`);
-  if (scope !== GLOBAL && store.project) ensureProjectFile(store.project);
+  if (!team && scope !== GLOBAL && store.project) ensureProjectFile(store.project);
   const file = rulesPath(scope);
   const next = text.trim() ? `${text.replace(/\s+$/, "")}\n` : "";
   if (readRules(scope) === next) return { changed: false, file, ...note };
-  assertMemoryWritePath(file);
-  writeFileAtomic(file, next);
+  writeRulesFile(file, next, team);
   audit({ event: "rules_replaced", scope: scopeName(store, scope), actor });
   return { changed: true, file, ...note };
 }

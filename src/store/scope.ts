@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { crockford32 } from "../lib/hash";
 import { envHome } from "../lib/paths";
@@ -19,7 +19,7 @@ export type ProjectScope = {
   gitDir: string;
 };
 
-export type ScopeName = "global" | "project";
+export type ScopeName = "global" | "project" | "team";
 /** How a scope is stored: `global` or the project id. */
 export type ScopeKey = string;
 export const GLOBAL = "global";
@@ -128,6 +128,74 @@ export function resolveProject(cwd: string): ProjectScope | undefined {
     label: origin ? origin.split("/").pop() || basename(root) : basename(root),
     gitDir,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The team lane: `<worktree>/.coffer/` (entries/, rules.md), committed with the code.
+
+/** The folder at a worktree's root that holds the team lane. */
+export const TEAM_FOLDER = ".coffer";
+
+/**
+ * A worktree's team lane, read as scope `team`. Each worktree (and so each checked-out branch)
+ * has its own: the key is derived from the worktree's path, so two worktrees of one repository
+ * never share rows in the index.
+ */
+export type TeamScope = {
+  /** `team` + 26 Crockford characters (one FTS token, never a project id's length). */
+  key: ScopeKey;
+  /** The worktree whose `.coffer/` this is: the trust root no read or write goes above. */
+  worktree: string;
+  /** `<worktree>/.coffer` */
+  dir: string;
+  /** The repository's name, for people. */
+  label: string;
+  /** The worktree's git dir (its index file tells what is not committed yet). */
+  gitDir: string;
+  /** `.coffer/` is a real directory here now (not missing, not a link). */
+  present: boolean;
+};
+
+const TEAM_KEY = /^team[0-9A-Z]{26}$/;
+
+/** Whether a scope key names a team lane. */
+export function isTeamKey(key: string): boolean {
+  return TEAM_KEY.test(key);
+}
+
+/** The team key of a worktree (absolute path). */
+export function teamKeyFor(worktree: string): ScopeKey {
+  return `team${projectIdFor(`team:${worktree}`)}`;
+}
+
+/** Team keys this process knows, with their worktree (a scope key alone cannot say where its files are). */
+const teamWorktrees = new Map<ScopeKey, string>();
+
+/** Make a team key resolvable to its folder (openStore does it for the cwd's worktree and the index's known ones). */
+export function registerTeam(key: ScopeKey, worktree: string): void {
+  if (isTeamKey(key)) teamWorktrees.set(key, worktree);
+}
+
+/** The worktree of a known team key, or undefined. */
+export function teamWorktree(key: ScopeKey): string | undefined {
+  return teamWorktrees.get(key);
+}
+
+/** Every team key this process knows, with its worktree. */
+export function knownTeams(): [ScopeKey, string][] {
+  return [...teamWorktrees];
+}
+
+/** The team lane of a project's worktree (registered, so its key resolves to `.coffer/`). */
+export function teamScopeOf(project: ProjectScope): TeamScope {
+  const key = teamKeyFor(project.worktree);
+  registerTeam(key, project.worktree);
+  const dir = join(project.worktree, TEAM_FOLDER);
+  let present = false;
+  try {
+    present = lstatSync(dir).isDirectory();
+  } catch {}
+  return { key, worktree: project.worktree, dir, label: project.label, gitDir: project.gitDir, present };
 }
 
 /** True when `p` is an absolute path to an existing directory (hook and MCP cwd checks). */

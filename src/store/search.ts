@@ -16,7 +16,7 @@ import {
   postings,
   scopesCount,
 } from "./match";
-import { GLOBAL, type ScopeKey, type ScopeName } from "./scope";
+import type { ScopeKey, ScopeName } from "./scope";
 import { activeScopes, type Store, scopeKey, scopeName, verifyShown, withHealing } from "./store";
 import { analyzeQuery } from "./text";
 
@@ -427,7 +427,7 @@ export function grep(store: Store, pattern: string, opts: { scope?: string; limi
             hits.push({
               id: r.id,
               title: r.title,
-              scope: scope === GLOBAL ? "global" : "project",
+              scope: scopeName(store, scope),
               line: i + 1,
               text: lines[i]!,
             });

@@ -5,7 +5,7 @@ import { cofferHome, paths } from "../lib/paths";
 import { dbOf } from "./db";
 import { readMemoryFile, scopesOnDisk } from "./indexer";
 import { readRules } from "./rules";
-import { GLOBAL } from "./scope";
+import { GLOBAL, TEAM_FOLDER } from "./scope";
 import { entryCount, type Store, withHealing } from "./store";
 
 export type ScopeStatus = {
@@ -31,7 +31,8 @@ export function storeStatus(store: Store): {
   scopes: ScopeStatus[];
   index: { file: string; bytes: number; entries: number };
 } {
-  const scopes = scopesOnDisk().map((scope) => {
+  const team = store.team?.present ? [store.team.key] : [];
+  const scopes = [...scopesOnDisk(), ...team].map((scope) => {
     const row = withHealing(store, () =>
       // Two queries, each answered by a covering index (entries_size, entries_scope_updated).
       ({
@@ -49,9 +50,10 @@ export function storeStatus(store: Store): {
     const rules = readRules(scope)
       .split("\n")
       .filter((l) => /^\s*[-*]\s+\S/.test(l)).length;
+    const isTeam = scope === store.team?.key;
     return {
-      scope: scope === GLOBAL ? "global" : scope,
-      label: scope === GLOBAL ? "global" : projectLabel(scope),
+      scope: scope === GLOBAL ? "global" : isTeam ? "team" : scope,
+      label: scope === GLOBAL ? "global" : isTeam ? `team ${store.team!.label} (${TEAM_FOLDER}/)` : projectLabel(scope),
       entries: row.n,
       rules,
       bytes,

@@ -6,8 +6,18 @@ import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "./config";
 import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
 import { checkScope, verifyRows } from "./freshness";
-import { rebuildIndex, refreshScope, scopesOnDisk } from "./indexer";
-import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey, type ScopeName } from "./scope";
+import { rebuildIndex, refreshScope, registerKnownTeams, scopesOnDisk } from "./indexer";
+import {
+  GLOBAL,
+  isTeamKey,
+  knownTeams,
+  type ProjectScope,
+  resolveProject,
+  type ScopeKey,
+  type ScopeName,
+  type TeamScope,
+  teamScopeOf,
+} from "./scope";
 
 /**
  * How much of memory/ a command compares with the index before answering (freshness.ts):
@@ -24,6 +34,12 @@ export type Store = {
   readonly config: Config;
   readonly cwd: string;
   project?: ProjectScope;
+  /**
+   * The worktree's team lane (`<worktree>/.coffer/`), when inside a project and `team.read` is
+   * on; read as a scope only when `.coffer/` is there (`present`). Whoever replaces `project`
+   * with another one sets this to undefined (it belongs to the cwd's worktree).
+   */
+  team?: TeamScope;
   readonly notice: (message: string) => void;
   /** How long a statement waits for another process's write lock. */
   readonly busyTimeoutMs: number;
@@ -59,10 +75,14 @@ export function openStore(opts: OpenOptions = {}): Store {
   const notice = opts.notice ?? defaultNotice;
   const config = opts.config ?? loadConfig();
   const project = resolveProject(cwd);
+  const team = project && config["team.read"] === "on" ? teamScopeOf(project) : undefined;
   const store = openWithHealing(
-    { cwd, config, project, notice, busyTimeoutMs: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS },
+    { cwd, config, project, team, notice, busyTimeoutMs: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS },
     opts.rebuildAll ?? true,
   );
+  try {
+    registerKnownTeams(dbOf(store));
+  } catch {}
   if (opts.syncIndex === false) {
     try {
       dbOf(store).run("PRAGMA synchronous = OFF");
@@ -140,20 +160,31 @@ export function withHealing<T>(store: Store, fn: () => T): T {
   }
 }
 
-/** The scopes a read in this cwd covers: the project (if any) first, then global. */
+/** The scopes a read in this cwd covers: the project (if any) first, then its team lane (when present), then global. */
 export function activeScopes(store: Store): ScopeKey[] {
-  return store.project ? [store.project.id, GLOBAL] : [GLOBAL];
+  if (!store.project) return [GLOBAL];
+  return store.team?.present ? [store.project.id, store.team.key, GLOBAL] : [store.project.id, GLOBAL];
+}
+
+/**
+ * The scopes a refresh compares: the active ones, and the team lane even when `.coffer/` is gone
+ * (a checkout of a branch without it), so its rows leave the index.
+ */
+function refreshedScopes(store: Store): ScopeKey[] {
+  const scopes = activeScopes(store);
+  return store.team && !store.team.present ? [...scopes, store.team.key] : scopes;
 }
 
 /** Compare scopes with their files and catch the index up; returns how many entries changed. */
-export function refresh(store: Store, mode: "full" | "deep" | "shallow", scopes = activeScopes(store)): number {
+export function refresh(store: Store, mode: "full" | "deep" | "shallow", scopes = refreshedScopes(store)): number {
   return withHealing(store, () =>
     scopes.reduce(
       (n, s) =>
         n +
         (mode === "deep"
           ? checkScope(dbOf(store), s, store.notice)
-          : refreshScope(dbOf(store), s, mode === "full", store.notice)),
+          : // a team lane changes by checkout (same names, new files): walked when its folder moved
+            refreshScope(dbOf(store), s, mode === "full" || (isTeamKey(s) && "moved"), store.notice)),
       0,
     ),
   );
@@ -187,9 +218,9 @@ export function checkedAgainstFiles<T>(
   }
 }
 
-/** Compare every file of every scope on disk with the index (doctor, serve's periodic pass). */
+/** Compare every file of every scope on disk (and every team lane the index knows) with the index (doctor, serve's periodic pass). */
 export function walkAllScopes(store: Store): number {
-  return refresh(store, "full", scopesOnDisk());
+  return refresh(store, "full", [...scopesOnDisk(), ...knownTeams().map(([key]) => key)]);
 }
 
 /** Stores whose index is a private copy in memory: COFFER_HOME cannot be written. */
@@ -204,7 +235,10 @@ export function reindex(store: Store, progress?: (done: number, total: number) =
       "Reading still works. Make COFFER_HOME writable again (chmod -R u+w on it, or remount it read-write), then run coffer reindex.",
       "unavailable",
     );
-  return rebuildIndex(dbOf(store), progress, store.notice);
+  const n = rebuildIndex(dbOf(store), progress, store.notice);
+  // The team lane is not under memory/: indexed again from this worktree's `.coffer/`.
+  if (store.team) refreshScope(dbOf(store), store.team.key, true, store.notice);
+  return store.team ? entryCount(store) : n;
 }
 
 export function closeStore(store: Store): void {
@@ -244,6 +278,7 @@ export function scopeKey(
 ): ScopeKey | undefined {
   if (name === undefined || name === "") return fallback === "both" ? undefined : (store.project?.id ?? GLOBAL);
   if (name === "global") return GLOBAL;
+  if (name === "team") return requireTeam(store).key;
   if (name === "project") {
     if (!store.project) {
       throw new CofferError(
@@ -254,11 +289,28 @@ export function scopeKey(
     }
     return store.project.id;
   }
-  throw new CofferError(`unknown scope "${name}" (allowed: project, global)`);
+  throw new CofferError(`unknown scope "${name}" (allowed: project, team, global)`);
+}
+
+/** The cwd's team lane, or a CofferError that says why there is none. */
+export function requireTeam(store: Store): TeamScope {
+  if (!store.project)
+    throw new CofferError(
+      `no team scope here: ${store.cwd} is not inside a git repository`,
+      1,
+      "The team lane is the repository's .coffer/ folder: run it inside a repository.",
+    );
+  if (!store.team)
+    throw new CofferError(
+      "the team lane is turned off (team.read = off)",
+      1,
+      "Turn it on with `coffer config set team.read on`.",
+    );
+  return store.team;
 }
 
 export function scopeName(_store: Store, key: ScopeKey): ScopeName {
-  return key === GLOBAL ? "global" : "project";
+  return key === GLOBAL ? "global" : isTeamKey(key) ? "team" : "project";
 }
 
 /** `project.md`: a label and the normalized origin — never a machine path. */

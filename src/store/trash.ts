@@ -7,7 +7,7 @@
  * purged when the trash is listed. `coffer trash` lists it, `coffer restore <id>` brings one back.
  */
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
@@ -26,12 +26,13 @@ import {
   touchScanDir,
   upsertEntryRow,
 } from "./indexer";
-import { GLOBAL, type ScopeKey } from "./scope";
+import { GLOBAL, isTeamKey, registerTeam, type ScopeKey, teamKeyFor, teamWorktree } from "./scope";
 import { type Store, withHealing } from "./store";
+import { makeTeamDirs, writeTeamFile } from "./team";
 
 export const TRASH_DAYS = 30;
 const ID_RE = /^[0-9A-Za-z]{1,64}$/;
-const SCOPE_RE = /^(global|[0-9A-Z]{26})$/;
+const SCOPE_RE = /^(global|(?:team)?[0-9A-Z]{26})$/;
 const MAX_FILE = 1024 * 1024;
 
 export type TrashItem = { id: string; scope: ScopeKey; title: string; kind: string; deleted: string; actor: string };
@@ -77,15 +78,19 @@ export function moveToTrash(store: Store, hit: Located, actor: string): Trashed 
       "Look at it and remove it by hand if you do not need it.",
     );
   const kept = st.isFile();
-  const note: TrashItem = {
+  const worktree = isTeamKey(hit.scope) ? teamWorktree(hit.scope) : undefined;
+  const note: TrashItem & { worktree?: string } = {
     id: hit.entry.id,
     scope: hit.scope,
     title: hit.entry.title,
     kind: hit.entry.kind,
     deleted: isoNow(),
     actor,
+    // where a team lane's entry goes back to (this machine's trash only, never the repository)
+    ...(worktree ? { worktree } : {}),
   };
-  const item: Trashed = { ...note, kept };
+  const { worktree: _w, ...listed } = note;
+  const item: Trashed = { ...listed, kept };
   if (kept) {
     mkdirSync(join(trashRoot(), hit.scope), { recursive: true, mode: 0o700 });
     // The note first: a crash now leaves the entry in place (and a note nothing lists), never neither.
@@ -107,7 +112,7 @@ export function moveToTrash(store: Store, hit: Located, actor: string): Trashed 
       })
       .immediate(),
   );
-  const scope = hit.scope === GLOBAL ? "global" : hit.scope;
+  const scope = hit.scope === GLOBAL ? "global" : isTeamKey(hit.scope) ? "team" : hit.scope;
   audit({ event: kept ? "entry_trashed" : "entry_removed", id: item.id, scope, actor });
   return item;
 }
@@ -117,6 +122,16 @@ function readTrashed(file: string, id: string): { text: string; entry: Entry } |
   try {
     const text = readFileNoFollow(file, MAX_FILE).buf.toString("utf8");
     return { text, entry: parseEntry(text, id) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A trashed entry's note (JSON), or undefined. */
+function trashNote(file: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(readFileNoFollow(file, 64 * 1024).buf.toString("utf8"));
+    return v && typeof v === "object" ? v : undefined;
   } catch {
     return undefined;
   }
@@ -153,11 +168,26 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
   const fileId = basename(found.md, ".md");
   const readable = readTrashed(found.md, fileId);
   const entryId = readable?.entry.id ?? fileId;
+  const team = isTeamKey(found.scope);
+  if (team && !teamWorktree(found.scope)) {
+    // A team lane's entry goes back into the checkout it came from (its note names it).
+    const worktree = trashNote(found.meta)?.worktree;
+    if (typeof worktree === "string" && isAbsolute(worktree) && teamKeyFor(worktree) === found.scope)
+      registerTeam(found.scope, worktree);
+    else
+      throw new CofferError(
+        `entry ${entryId} was in the team lane of a checkout Coffer no longer knows`,
+        1,
+        "Run `coffer restore` inside that checkout.",
+      );
+  }
   const target = entryPath(found.scope, entryId);
   if (pathExists(target)) throw new CofferError(`entry ${entryId} already exists in its scope; nothing to restore`);
-  if (found.scope !== GLOBAL && !scopesOnDisk().includes(found.scope))
-    mkdirSync(join(paths.projectScope(found.scope), "entries"), { recursive: true, mode: 0o700 });
   assertMemoryWritePath(target);
+  const worktree = team ? teamWorktree(found.scope) : undefined;
+  if (worktree) makeTeamDirs(dirname(target), worktree);
+  else if (found.scope !== GLOBAL && !scopesOnDisk().includes(found.scope))
+    mkdirSync(join(paths.projectScope(found.scope), "entries"), { recursive: true, mode: 0o700 });
   let note: string | undefined;
   withHealing(store, () =>
     dbOf(store)
@@ -168,7 +198,8 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
           note = `restored as it was, but it is not a readable entry (over 1 MiB or bad frontmatter): fix ${target} or forget it again`;
           return;
         }
-        writeFileAtomic(target, readable.text);
+        if (worktree) writeTeamFile({ worktree }, target, readable.text);
+        else writeFileAtomic(target, readable.text);
         const st = statSync(target);
         upsertEntryRow(dbOf(store), found.scope, parseEntry(readable.text, entryId), {
           name: `${entryId}.md`,
@@ -182,7 +213,12 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
   );
   rmSync(found.md, { force: true });
   rmSync(found.meta, { force: true });
-  audit({ event: "entry_restored", id: entryId, scope: found.scope === GLOBAL ? "global" : found.scope, actor });
+  audit({
+    event: "entry_restored",
+    id: entryId,
+    scope: found.scope === GLOBAL ? "global" : team ? "team" : found.scope,
+    actor,
+  });
   return { id: entryId, scope: found.scope, ...(note ? { note } : {}) };
 }
 
@@ -213,8 +249,14 @@ export function listTrash(now = Date.now()): TrashItem[] {
       if (!regular(md)) continue;
       let item: TrashItem | undefined;
       try {
-        const meta = JSON.parse(readFileNoFollow(metaFile, 64 * 1024).buf.toString("utf8")) as TrashItem;
+        const meta = JSON.parse(readFileNoFollow(metaFile, 64 * 1024).buf.toString("utf8")) as TrashItem & {
+          worktree?: unknown;
+        };
         item = { id, scope, title: meta.title, kind: meta.kind, deleted: meta.deleted, actor: meta.actor };
+        // a team lane's checkout, so its label can be told
+        const w = meta.worktree;
+        if (isTeamKey(scope) && typeof w === "string" && isAbsolute(w) && teamKeyFor(w) === scope)
+          registerTeam(scope, w);
       } catch {}
       if (!item) {
         // No readable note beside it: the file itself says what it is, its mtime when it went.

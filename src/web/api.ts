@@ -122,6 +122,7 @@ function withUiStore<T>(ctx: UiContext, scope: ScopeKey | undefined, fn: (store:
           label: meta.label,
           ...(meta.origin ? { origin: meta.origin } : {}),
         };
+        store.team = undefined; // the server's worktree lane is not that project's
       }
       return fn(store);
     },

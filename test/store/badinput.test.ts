@@ -35,13 +35,17 @@ describe("bad input: exit 1, a clear message, nothing written", () => {
 
   test("an unknown scope or kind", () => {
     const before = entryCount();
-    const s = sb.run(["remember", "hello", "--scope", "team"]);
+    const s = sb.run(["remember", "hello", "--scope", "company"]);
     expect(s.code).toBe(2);
-    expect(s.stderr).toContain('unknown scope "team" (allowed: project, global)');
+    expect(s.stderr).toContain('unknown scope "company" (allowed: project, team, global)');
     const k = sb.run(["remember", "hello", "--kind", "rumour"]);
     expect(k.code).toBe(2);
     expect(k.stderr).toContain('unknown kind "rumour"');
-    expect(sb.run(["recall", "x", "--scope", "team"]).code).toBe(2);
+    expect(sb.run(["recall", "x", "--scope", "company"]).code).toBe(2);
+    // the team lane exists only inside a repository: outside one it is a user error, nothing written
+    const t = sb.run(["remember", "hello", "--scope", "team"]);
+    expect(t.code).toBe(1);
+    expect(t.stderr).toContain("not inside a git repository");
     expect(entryCount()).toBe(before);
   });
 

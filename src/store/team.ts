@@ -1,0 +1,104 @@
+/**
+ * The team lane's rules of the road (SPEC 10, issue 28): what goes into a repository's `.coffer/`
+ * and what is accepted from it.
+ *
+ * - Written (remember --scope team, promote, edit): nothing personal. No session id, no import
+ *   origin, no machine path (the worktree becomes relative, the home folder `~`); the author is
+ *   `user` or `agent:<host>`, or the git user name when `team.author = git`.
+ * - Read: the files come from other people's commits. They are data: regular files only, never
+ *   through a link (indexer.ts: the worktree is the trust root), at most TEAM_FILE_MAX bytes, a
+ *   name that is an id, frontmatter within the limits every write path keeps. A file that fails
+ *   is named and skipped.
+ */
+import { chmodSync, mkdirSync } from "node:fs";
+import { dirname, sep } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { gitUserName } from "../lib/git-files";
+import { envHome } from "../lib/paths";
+import { userMode } from "../lib/permissions";
+import { type Entry, KEYWORDS_MAX, keywordsProblem, TITLE_MAX } from "./entry";
+import type { TeamScope } from "./scope";
+
+/** The largest team file read (an entry's body is at most 32,768 characters). */
+export const TEAM_FILE_MAX = 256 * 1024;
+/** What a team entry's file may be called (its name is its id). */
+const TEAM_FILE_ID = /^[0-9A-Za-z_.-]{1,64}$/;
+const TEAM_BODY_MAX = 32768;
+const TEAM_TAGS_MAX = 32;
+const TEAM_GLOBS_MAX = 64;
+
+/** What is wrong with a team entry read from a repository, or undefined when it is fine. */
+export function teamEntryProblem(entry: Entry, name: string): string | undefined {
+  if (!TEAM_FILE_ID.test(name)) return "the file name is not an entry id (letters, digits, '_', '.', '-'; 1..64)";
+  if (!entry.body.trim()) return "the body is empty";
+  if (entry.body.length > TEAM_BODY_MAX)
+    return `the body is ${entry.body.length} characters (at most ${TEAM_BODY_MAX})`;
+  if (entry.title.length > TITLE_MAX) return `the title is ${entry.title.length} characters (at most ${TITLE_MAX})`;
+  if (/[\r\n]/.test(entry.title)) return "the title holds a line break";
+  if (entry.tags.length > TEAM_TAGS_MAX) return `${entry.tags.length} tags (at most ${TEAM_TAGS_MAX})`;
+  for (const t of entry.tags)
+    if (t.length > 64 || /[\n,]/.test(t)) return `invalid tag ${JSON.stringify(t.slice(0, 64))}`;
+  if (entry.applies_to.length > TEAM_GLOBS_MAX)
+    return `${entry.applies_to.length} applies_to globs (at most ${TEAM_GLOBS_MAX})`;
+  for (const g of entry.applies_to)
+    if (!g.trim() || g.startsWith("/") || g.includes("..") || g.length > 300)
+      return `invalid applies_to glob ${JSON.stringify(g.slice(0, 80))} (relative to the repository root, no "..")`;
+  if (entry.keywords && entry.keywords.length > KEYWORDS_MAX) return keywordsProblem(entry.keywords);
+  return undefined;
+}
+
+/** Machine paths in a text: the worktree becomes relative to it, the home folder `~`. */
+export function withoutMachinePaths(text: string, team: TeamScope): string {
+  let out = text.split(team.worktree + sep).join("");
+  const home = envHome();
+  if (home && home.length > 1) out = out.split(home + sep).join(`~${sep}`);
+  return out;
+}
+
+/**
+ * An entry as it may be written into a repository: no session id, no import origin, no machine
+ * path in any text field, and an author that names a person only when `team.author = git`.
+ */
+export function teamSafeEntry(entry: Entry, team: TeamScope, author: "off" | "git"): Entry {
+  const clean = (s: string) => withoutMachinePaths(s, team);
+  const named = author === "git" ? gitUserName(team.gitDir, envHome()) : undefined;
+  const actor = named ?? (entry.actor === "user" || /^agent:[a-z-]+$/.test(entry.actor) ? entry.actor : "user");
+  const { origin_session: _s, imported_from: _i, ...rest } = entry;
+  return {
+    ...rest,
+    title: clean(entry.title),
+    body: clean(entry.body),
+    tags: entry.tags.map(clean),
+    ...(entry.keywords ? { keywords: entry.keywords.map(clean) } : {}),
+    actor,
+  };
+}
+
+/** Make `dir` and the folders above it up to the worktree, as the user's own umask would (not Coffer's private one). */
+export function makeTeamDirs(dir: string, worktree: string): void {
+  if (dir === worktree || !dir.startsWith(worktree + sep)) return;
+  try {
+    mkdirSync(dir, { mode: userMode(true) });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return;
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    makeTeamDirs(dirname(dir), worktree);
+    mkdirSync(dir);
+  }
+  chmodSync(dir, userMode(true));
+}
+
+/**
+ * Write a file of a team lane (the caller checked no folder on the way is a link): atomically,
+ * with the mode a file the user made in the repository would have. Marks the lane present.
+ */
+export function writeTeamFile(
+  team: Pick<TeamScope, "worktree"> & { present?: boolean },
+  file: string,
+  text: string,
+): void {
+  makeTeamDirs(dirname(file), team.worktree);
+  writeFileAtomic(file, text, userMode(false));
+  chmodSync(file, userMode(false));
+  team.present = true;
+}

@@ -1,0 +1,177 @@
+/**
+ * The team lane (issue 28): two clones of one repository, each with its own COFFER_HOME. Clone A
+ * writes a team entry and a team rule into `.coffer/`, commits and pushes; clone B pulls and its
+ * hooks and recall deliver them, labelled `team`; a branch without the files does not.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Sandbox, sandbox } from "../helpers";
+import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+
+let a: Sandbox;
+let b: Sandbox;
+let cloneA: string;
+let cloneB: string;
+let teamId: string;
+
+const gitEnv = (sb: Sandbox) => ({
+  ...sb.env,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.com",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.com",
+});
+
+function git(sb: Sandbox, cwd: string, ...args: string[]): string {
+  const p = Bun.spawnSync(["git", ...args], { cwd, env: gitEnv(sb) });
+  if (p.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${p.stderr.toString()}`);
+  return p.stdout.toString();
+}
+
+const RULE = "Database migrations go through make migrate, never by hand";
+const ENTRY = "The wombat importer retries three times, then parks the batch in the dead-letter bucket";
+
+beforeAll(() => {
+  a = sandbox("coffer-team-a-");
+  b = sandbox("coffer-team-b-");
+  const bare = join(a.root, "app.git");
+  mkdirSync(bare);
+  git(a, bare, "init", "-q", "--bare", "-b", "main");
+  cloneA = join(a.root, "work", "app");
+  cloneB = join(b.root, "work", "app");
+  mkdirSync(join(a.root, "work"));
+  mkdirSync(join(b.root, "work"));
+  git(a, join(a.root, "work"), "clone", "-q", bare, "app");
+  git(a, cloneA, "commit", "-q", "--allow-empty", "-m", "init");
+  git(a, cloneA, "push", "-q", "origin", "main");
+  git(b, join(b.root, "work"), "clone", "-q", bare, "app");
+
+  // Clone A writes into the team lane, commits and pushes like code.
+  const r = a.run(["remember", ENTRY, "--scope", "team", "--kind", "gotcha", "--tags", "wombat,importer", "--json"], {
+    cwd: cloneA,
+  });
+  expect(r.code).toBe(0);
+  teamId = r.json().id;
+  expect(r.json().scope).toBe("team");
+  expect(a.run(["rules", "add", RULE, "--scope", "team"], { cwd: cloneA }).code).toBe(0);
+  git(a, cloneA, "add", ".coffer");
+  git(a, cloneA, "commit", "-q", "-m", "team memory");
+  git(a, cloneA, "push", "-q", "origin", "main");
+  git(b, cloneB, "pull", "-q", "origin", "main");
+});
+afterAll(() => {
+  a.cleanup();
+  b.cleanup();
+});
+
+describe("a team lane travels with the repository", () => {
+  test("A's write is a plain repository file without personal fields, which Coffer never commits", () => {
+    const file = join(cloneA, ".coffer", "entries", `${teamId}.md`);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain(ENTRY);
+    expect(text).not.toContain("origin_session");
+    expect(text).not.toContain(a.home);
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    expect(readFileSync(join(cloneA, ".coffer", "rules.md"), "utf8")).toBe(`- ${RULE}\n`);
+    // nothing in A's own store: the team lane is the repository's folder, not a copy in COFFER_HOME
+    expect(existsSync(join(a.cofferHome, "memory", "projects"))).toBe(false);
+  });
+
+  test("B's session start delivers the team rule under a team heading, between project and global", () => {
+    b.run(["rules", "add", "Personal: keep answers short", "--scope", "global"], { cwd: cloneB });
+    const ctx = contextOf(hook(b, "claude", "session-start", claudeStart("team-s1", cloneB)));
+    expect(ctx).toContain(`## Team (app: the repository's .coffer/rules.md)\n- ${RULE}`);
+    expect(ctx.indexOf("## Team (")).toBeLessThan(ctx.indexOf("## Global"));
+    expect(ctx).toContain("## Team memory");
+    expect(ctx).toContain(teamId.slice(-8));
+  });
+
+  test("B's prompt hook routes the team entry, marked as the team's", () => {
+    const ctx = contextOf(
+      hook(b, "claude", "prompt", claudePrompt("team-s2", cloneB, "why does the wombat importer park batches?")),
+    );
+    expect(ctx).toContain(`## [${teamId.slice(-8)}]`);
+    expect(ctx).toContain("(team)");
+    expect(ctx).toContain("dead-letter bucket");
+  });
+
+  test("B's recall labels it team (text and JSON)", () => {
+    const r = b.run(["recall", "wombat importer", "--json"], { cwd: cloneB });
+    expect(r.code).toBe(0);
+    const hit = r.json().hits.find((h: { id: string }) => h.id === teamId);
+    expect(hit.scope).toBe("team");
+    const text = b.run(["recall", "wombat importer"], { cwd: cloneB }).stdout;
+    expect(text).toMatch(new RegExp(`${teamId.slice(-8)}\\s+team\\s+gotcha`));
+    expect(b.run(["list", "--scope", "team", "--json"], { cwd: cloneB }).json().entries[0].scope).toBe("team");
+  });
+
+  test("a branch without the files does not deliver them; switching back does", () => {
+    git(b, cloneB, "checkout", "-q", "-b", "old", "HEAD~1");
+    const start = contextOf(hook(b, "claude", "session-start", claudeStart("team-s3", cloneB)));
+    expect(start).not.toContain(RULE);
+    expect(start).not.toContain("## Team");
+    const p = contextOf(
+      hook(b, "claude", "prompt", claudePrompt("team-s3", cloneB, "why does the wombat importer park batches?")),
+    );
+    expect(p).not.toContain("dead-letter");
+    expect(b.run(["recall", "wombat importer", "--json"], { cwd: cloneB }).json().hits).toEqual([]);
+    git(b, cloneB, "checkout", "-q", "main");
+    const again = contextOf(hook(b, "claude", "session-start", claudeStart("team-s4", cloneB)));
+    expect(again).toContain(RULE);
+  });
+
+  test("a checkout that changes team files is seen by the next hook (same names, new content)", () => {
+    git(a, cloneA, "checkout", "-q", "-b", "rewrite");
+    const file = join(cloneA, ".coffer", "entries", `${teamId}.md`);
+    writeFileSync(file, readFileSync(file, "utf8").replace("three times", "five times, with a jittered backoff,"));
+    git(a, cloneA, "commit", "-q", "-am", "five retries");
+    git(a, cloneA, "checkout", "-q", "main");
+    const prompt = "why does the wombat importer park batches?";
+    expect(contextOf(hook(a, "claude", "prompt", claudePrompt("team-a1", cloneA, prompt)))).toContain("three times");
+    git(a, cloneA, "checkout", "-q", "rewrite");
+    expect(contextOf(hook(a, "claude", "prompt", claudePrompt("team-a2", cloneA, prompt)))).toContain("five times");
+  });
+
+  test("team.read = off turns the lane off", () => {
+    b.run(["config", "set", "team.read", "off"]);
+    try {
+      const ctx = contextOf(hook(b, "claude", "session-start", claudeStart("team-s5", cloneB)));
+      expect(ctx).not.toContain(RULE);
+      expect(b.run(["recall", "wombat importer", "--json"], { cwd: cloneB }).json().hits).toEqual([]);
+      const r = b.run(["remember", "x", "--scope", "team"], { cwd: cloneB });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("team.read");
+    } finally {
+      b.run(["config", "set", "team.read", "on"]);
+    }
+  });
+});
+
+describe("team files are data from other people's commits", () => {
+  test("a symbolic link in .coffer/entries is not followed, nor .coffer itself as a link", () => {
+    const outside = join(b.root, "outside");
+    mkdirSync(outside, { recursive: true });
+    const secretEntry = "---\nid: 01JOUTSIDE0000000000000000\nkind: note\ntitle: outside\n---\nquetzal outside text\n";
+    writeFileSync(join(outside, "01JOUTSIDE0000000000000000.md"), secretEntry);
+    symlinkSync(
+      join(outside, "01JOUTSIDE0000000000000000.md"),
+      join(cloneB, ".coffer", "entries", "01JOUTSIDE0000000000000000.md"),
+    );
+    const r = b.run(["recall", "quetzal", "--json"], { cwd: cloneB });
+    expect(r.json().hits).toEqual([]);
+    expect(r.stderr).toContain("symbolic link");
+
+    // A repository whose .coffer is a link to a folder outside it.
+    const repo = b.repo("linked");
+    mkdirSync(join(outside, "entries"), { recursive: true });
+    writeFileSync(join(outside, "entries", "01JOUTSIDE0000000000000000.md"), secretEntry);
+    writeFileSync(join(outside, "rules.md"), "- quetzal rule from outside\n");
+    symlinkSync(outside, join(repo, ".coffer"));
+    expect(b.run(["recall", "quetzal", "--json"], { cwd: repo }).json().hits).toEqual([]);
+    const ctx = contextOf(hook(b, "claude", "session-start", claudeStart("team-link", repo)));
+    expect(ctx).not.toContain("quetzal");
+    expect(b.run(["remember", "into a link", "--scope", "team"], { cwd: repo }).code).toBe(1);
+  });
+});
