@@ -30,6 +30,10 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
     load: () => import("./commands/trash"),
   },
   restore: { description: "Bring a forgotten entry back from the trash", load: () => import("./commands/restore") },
+  promote: {
+    description: "Move a personal entry into the team lane (the repository's .coffer/)",
+    load: () => import("./commands/promote"),
+  },
   edit: { description: "Edit an entry in $EDITOR", load: () => import("./commands/edit") },
   stale: {
     description: "Entries whose files, scripts, targets or dependencies are gone",

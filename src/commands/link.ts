@@ -66,6 +66,11 @@ export default withExamples(
         description: "Do not register Coffer's MCP server (by default it is registered)",
       },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
+      "git-hook": {
+        type: "boolean",
+        description:
+          "Instead of an agent: this repository's pre-commit hook runs `coffer scan --staged` (a secret in a staged .coffer/ file stops the commit)",
+      },
       "native-memory": {
         type: "string",
         valueHint: "off|keep",
@@ -80,6 +85,23 @@ export default withExamples(
       ...jsonArg,
     },
     async run({ args, rawArgs }) {
+      if (args["git-hook"]) {
+        if (args.host || args.all) throw usageError("--git-hook links this repository's git hook, not an agent");
+        const { installGitHook } = await import("../link/git-hook");
+        const { tilde } = await import("../link/files");
+        // `coffer` from PATH when that is this binary's name there, else this binary's path
+        const res = installGitHook(process.cwd(), Bun.which("coffer") ? "coffer" : currentBinary());
+        if (args.json) return printJson(res);
+        const where = tilde(res.file);
+        if (res.status === "already") consola.info(`${where} already runs coffer scan --staged`);
+        else
+          consola.success(
+            res.status === "created"
+              ? `Created ${where}: commits with a secret in a staged .coffer/ file are refused`
+              : `Added coffer scan --staged to ${where} (the file as it was: ${tilde(res.backup!)})`,
+          );
+        return;
+      }
       if (args.all && args.host) throw usageError("name one host or give --all, not both");
       if (!args.host && !args.all)
         throw usageError(
@@ -169,5 +191,6 @@ export default withExamples(
     "coffer link cursor --dry-run         # print the diff, write nothing",
     "coffer link opencode --no-mcp",
     "coffer link claude --native-memory off   # offers to import Claude's own memories first",
+    "coffer link --git-hook               # this repository's pre-commit runs coffer scan --staged",
   ],
 );

@@ -19,9 +19,26 @@ export default withExamples(
       project: { type: "boolean", description: "Edit this repository's config instead of your user config" },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
       force: { type: "boolean", description: "Write read-only configs too" },
+      "git-hook": {
+        type: "boolean",
+        description: "Instead of an agent: take coffer scan --staged out of this repository's pre-commit hook",
+      },
       ...jsonArg,
     },
     async run({ args }) {
+      if (args["git-hook"]) {
+        if (args.host || args.all) throw usageError("--git-hook unlinks this repository's git hook, not an agent");
+        const { removeGitHook } = await import("../link/git-hook");
+        const { tilde } = await import("../link/files");
+        const res = removeGitHook(process.cwd());
+        if (args.json) return printJson(res);
+        process.stdout.write(
+          res.status === "removed"
+            ? `Took coffer scan --staged out of ${tilde(res.file)}\n`
+            : `${tilde(res.file)} does not run coffer scan --staged; nothing to do\n`,
+        );
+        return;
+      }
       if (args.all && args.host) throw usageError("name one host or give --all, not both");
       if (!args.host && !args.all)
         throw usageError(

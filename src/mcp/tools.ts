@@ -43,9 +43,10 @@ export type ToolContext = {
 // Schemas: short descriptions, since every agent pays for them in tokens on every session.
 
 const scope = v.pipe(
-  v.picklist(["project", "global"], 'scope must be "project" or "global"'),
-  v.description("project or global"),
+  v.picklist(["project", "team", "global"], 'scope must be "project", "team" or "global"'),
+  v.description("project, team (the repo's committed .coffer/) or global"),
 );
+type ScopeArg = "project" | "team" | "global";
 const cwd = v.pipe(v.string("cwd must be a string"), v.description("Absolute project path; default: server cwd"));
 const id = v.pipe(
   v.string("id must be a string"),
@@ -78,7 +79,7 @@ export const SCHEMAS = {
       v.maxLength(2000, "query is longer than 2000 characters"),
       v.description("Keywords (grep mode: literal text or /regex/)"),
     ),
-    scope: v.optional(v.pipe(scope, v.description("Default: both, project first"))),
+    scope: v.optional(v.pipe(scope, v.description("Default: all, project first"))),
     top_k: v.optional(
       v.pipe(
         v.number("top_k must be a number"),
@@ -224,22 +225,34 @@ function callDir(ctx: ToolContext, cwdArg: string | undefined): string {
 function requireProjectFor(store: Store, what: string): void {
   if (!store.project) {
     throw new ToolError(
-      `${what} needs a git project, but ${store.cwd} is not inside a repository; pass cwd (the project's absolute path)${what === "scope project" ? ' or scope "global"' : ""}`,
+      `${what} needs a git project, but ${store.cwd} is not inside a repository; pass cwd (the project's absolute path)${what.startsWith("scope ") ? ' or scope "global"' : ""}`,
     );
   }
+}
+
+/** A named scope the call needs (project or team): its project, and for team the lane being on. */
+function requireScope(store: Store, scopeArg: ScopeArg | undefined): void {
+  if (scopeArg === "project" || scopeArg === "team") requireProjectFor(store, `scope ${scopeArg}`);
+  if (scopeArg === "team" && !store.team)
+    throw new ToolError("the team lane is turned off here (team.read = off in the user's config)");
+}
+
+/** The scope key of a hit's scope name (grep hits carry the name). */
+function keyOf(store: Store, name: string): ScopeKey {
+  return name === "global" ? GLOBAL : name === "team" ? store.team!.key : store.project!.id;
 }
 
 /**
  * The caller's scopes: its project (from cwd) and global, or the one it names. Reads, rewrites and
  * deletes by id never reach another project's entries (pass that project's cwd to reach them).
  */
-function callerScopes(store: Store, scopeArg: "project" | "global" | undefined): ScopeKey[] {
-  if (scopeArg === "project") requireProjectFor(store, "scope project");
-  if (scopeArg) return [scopeArg === "global" ? GLOBAL : store.project!.id];
+function callerScopes(store: Store, scopeArg: ScopeArg | undefined): ScopeKey[] {
+  requireScope(store, scopeArg);
+  if (scopeArg) return [keyOf(store, scopeArg)];
   return activeScopes(store);
 }
 
-function locate(store: Store, idArg: string, scopeArg?: "project" | "global", allowBroken = false) {
+function locate(store: Store, idArg: string, scopeArg?: ScopeArg, allowBroken = false) {
   const hit = findEntry(store, idArg, { scopes: callerScopes(store, scopeArg), allowBroken });
   if (!hit)
     throw new ToolError(
@@ -267,7 +280,7 @@ async function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: 
   // The learned thesaurus, when on, offers its neighbours to recall as to the hook.
   if (a.mode !== "grep" && loadConfigOrDefaults()["routing.learned"] === "on") await loadLearned(a.query);
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
-    if (a.scope === "project") requireProjectFor(store, "scope project");
+    requireScope(store, a.scope);
     const limit = a.top_k ?? 5;
     if (a.mode === "grep") {
       // One hit per entry: its matching lines (numbered) as text, the number of matches as score.
@@ -281,7 +294,7 @@ async function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: 
           continue;
         }
         if (byId.size >= limit) continue;
-        const key = g.scope === "global" ? GLOBAL : store.project!.id;
+        const key = keyOf(store, g.scope);
         const meta = entryMeta(store, key, g.id);
         byId.set(g.id, {
           id: g.id,
@@ -311,7 +324,7 @@ function rememberTool(
   superseded?: string;
 }> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
-    if (a.scope === "project") requireProjectFor(store, "scope project");
+    requireScope(store, a.scope);
     const target = a.id ? locate(store, a.id).entry.id : undefined;
     const old = a.supersedes ? locate(store, a.supersedes).entry.id : undefined;
     const res = remember(store, { ...a, id: target, supersedes: old, actor: ctx.actor, source: ctx.source });
@@ -337,7 +350,7 @@ function listTool(
   ctx: ToolContext,
 ): Promise<{ total: number; entries: { id: string; title: string; kind: string; updated: string }[] }> {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
-    if (a.scope === "project") requireProjectFor(store, "scope project");
+    requireScope(store, a.scope);
     const res = listEntries(store, { scope: a.scope, kind: a.kind, limit: a.limit ?? 50 });
     return {
       total: res.total,

@@ -54,6 +54,18 @@ export function filesWithSecrets(root: string, rels: string[]): { path: string; 
   return out;
 }
 
+/** Texts given by path (a commit's staged files): which hold a secret, and of what kind. */
+export function scanTexts(files: { path: string; text: string }[]): ScanResult {
+  const result: ScanResult = { files: files.length, findings: [], secrets: 0, skipped: [] };
+  for (const f of files) {
+    const r = scrub(f.text);
+    if (!r.redactions) continue;
+    result.secrets += r.redactions;
+    result.findings.push({ path: f.path, found: r.found, fixed: false });
+  }
+  return result;
+}
+
 /** Scan memory/ (or `root`); with `fix`, replace each secret by [redacted] in place. */
 export function scanMemory(opts: { fix?: boolean; root?: string; actor?: string } = {}): ScanResult {
   const root = opts.root ?? paths.memory();

@@ -10,9 +10,9 @@ import { entryView, runTool, type ToolContext, ToolError, withStore } from "../m
 import { HOSTS, type Host } from "../store/config";
 import { findEntry, listEntries, remember } from "../store/entries";
 import { KINDS } from "../store/entry";
-import { readRules, writeRules } from "../store/rules";
-import { GLOBAL, isAbsoluteDir } from "../store/scope";
-import { activeScopes, scopeKey } from "../store/store";
+import { readRules, ruleScopes, writeRules } from "../store/rules";
+import { isAbsoluteDir } from "../store/scope";
+import { activeScopes, scopeKey, scopeName } from "../store/store";
 import { readJsonBody } from "./body";
 import { badRequest, HttpError, json, notFound } from "./errors";
 import { intString, type Params, router } from "./router";
@@ -108,7 +108,7 @@ function toolCtx(ctx: ApiContext): ToolContext {
   return { cwd: ctx.cwd, actor: "user", source: "http" };
 }
 
-const scopeQuery = v.picklist(["project", "global"], 'scope must be "project" or "global"');
+const scopeQuery = v.picklist(["project", "team", "global"], 'scope must be "project", "team" or "global"');
 const query = (url: URL) => Object.fromEntries(url.searchParams);
 
 // ---------------------------------------------------------------------------------------------
@@ -258,8 +258,8 @@ route("GET", "/api/v1/rules", (_req, url, _params, ctx) => {
   const q = parse(v.object({ scope: v.optional(scopeQuery), cwd: v.optional(v.string()) }), query(url), "query");
   return withStore(requestDir(ctx, q.cwd), "none", (store) => {
     const one = scopeKey(store, q.scope, "both");
-    const scopes = one ? [one] : store.project ? [store.project.id, GLOBAL] : [GLOBAL];
-    return json({ rules: scopes.map((s) => ({ scope: s === GLOBAL ? "global" : "project", text: readRules(s) })) });
+    const scopes = one ? [one] : ruleScopes(store);
+    return json({ rules: scopes.map((s) => ({ scope: scopeName(store, s), text: readRules(s) })) });
   });
 });
 

@@ -153,6 +153,12 @@ function validateEntryInput(
 export function remember(store: Store, input: RememberInput): RememberResult {
   // Secrets never land in memory: every way in (CLI, MCP, HTTP, web, inbox, distill, import) passes
   // here, and every free-text field is scrubbed (a field added later is covered without a change).
+  if (input.allow_secret && input.scope === "team")
+    throw new CofferError(
+      "--allow-secret does not apply to the team lane: its files are committed and shared",
+      1,
+      "Leave the secret out, or remember it in your own project scope.",
+    );
   const clean = scrubFields(input, input.allow_secret, REMEMBER_CONTROL);
   input = clean.fields;
   validateEntryInput(store, input);
@@ -278,8 +284,9 @@ export function writeEntryFile(store: Store, scope: ScopeKey, entry: Entry): voi
       1,
       "Run it inside that worktree.",
     );
-  // Into a repository: nothing personal (team.ts), and the file is a repository file (0644).
-  if (team) entry = teamSafeEntry(entry, team, store.config["team.author"]);
+  // Into a repository: nothing personal (team.ts), never a secret (whatever the way in: promote,
+  // edit, supersede), and the file is a repository file (the user's own mode).
+  if (team) entry = scrubFields(teamSafeEntry(entry, team, store.config["team.author"]), false, ENTRY_CONTROL).fields;
   assertStorable(entry);
   const text = serializeEntry(entry);
   let parsed: Entry;

@@ -30,6 +30,7 @@ export function addRule(
   actor: string,
   opts: { allowSecret?: boolean } = {},
 ): { added: boolean; file: string; scrubbed?: string } {
+  if (opts.allowSecret && isTeamKey(scope)) throw teamSecretError();
   const clean = scrubFields({ text }, opts.allowSecret);
   const note = clean.note ? { scrubbed: clean.note } : {};
   const rule = (teamOf(store, scope) ? withoutMachinePaths(clean.fields.text, store.team!) : clean.fields.text)
@@ -56,6 +57,13 @@ export function addRule(
 
 const RULES_MAX = 65536;
 
+const teamSecretError = () =>
+  new CofferError(
+    "--allow-secret does not apply to the team lane: its files are committed and shared",
+    1,
+    "Leave the secret out, or add the rule to your own project scope.",
+  );
+
 /** The cwd's team lane when `scope` is it (a write there); a team key of another worktree is refused. */
 function teamOf(store: Store, scope: ScopeKey): TeamScope | undefined {
   if (!isTeamKey(scope)) return undefined;
@@ -79,6 +87,7 @@ export function writeRules(
   actor: string,
   opts: { allowSecret?: boolean } = {},
 ): { changed: boolean; file: string; scrubbed?: string } {
+  if (opts.allowSecret && isTeamKey(scope)) throw teamSecretError();
   const clean = scrubFields({ text: raw }, opts.allowSecret);
   const team = teamOf(store, scope);
   const text = team ? withoutMachinePaths(clean.fields.text, team) : clean.fields.text;

@@ -57,7 +57,7 @@ test("set-read, set-proof and edit show no [options]; forget and remember take s
   // A long enum is named, its values in the description, not spelled into the flag column.
   const list = sb.run(["list", "--help"]).stdout;
   expect(list).toMatch(/^ {2}--kind <kind> +Entry kind: fact, decision/m);
-  expect(list).toMatch(/^ {2}--scope <project\|global> +/m);
+  expect(list).toMatch(/^ {2}--scope <project\|team\|global>$/m);
   // On by default: the help names the flag one types to turn it off.
   expect(sb.run(["serve", "--help"]).stdout).toMatch(/^ {2}--no-worker +No background worker/m);
 }, 30_000);

@@ -71,7 +71,7 @@ describe("MCP over Streamable HTTP", () => {
     try {
       expect(await mcp.fail("remember", { text: "x".repeat(9000) })).toContain("the limit is 8192");
       expect(await mcp.fail("recall", { query: "x", scope: "galaxy" })).toContain(
-        'scope must be "project" or "global"',
+        'scope must be "project", "team" or "global"',
       );
       expect(await mcp.fail("read", { id: "01ZZZZZZZZZZZZZZZZZZZZZZZZ" })).toContain("no entry with id");
       const plain = join(sb.root, "plain");

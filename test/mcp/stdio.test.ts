@@ -259,11 +259,13 @@ describe("error paths (in-band isError with what to fix)", () => {
   });
 
   test("bad scope, mode, top_k, limit", async () => {
-    expect(await mcp.fail("recall", { query: "x", scope: "team" })).toContain('scope must be "project" or "global"');
-    expect(await mcp.fail("remember", { text: "x", scope: "everywhere" })).toContain(
-      'scope must be "project" or "global"',
+    expect(await mcp.fail("recall", { query: "x", scope: "teams" })).toContain(
+      'scope must be "project", "team" or "global"',
     );
-    expect(await mcp.fail("list", { scope: "all" })).toContain('scope must be "project" or "global"');
+    expect(await mcp.fail("remember", { text: "x", scope: "everywhere" })).toContain(
+      'scope must be "project", "team" or "global"',
+    );
+    expect(await mcp.fail("list", { scope: "all" })).toContain('scope must be "project", "team" or "global"');
     expect(await mcp.fail("recall", { query: "x", mode: "vector" })).toContain('mode must be "keyword" or "grep"');
     expect(await mcp.fail("recall", { query: "x", top_k: 21 })).toContain("top_k must be at most 20");
     expect(await mcp.fail("recall", { query: "x", top_k: 0 })).toContain("top_k must be at least 1");

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSy
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+import { stdioClient } from "../mcp/_mcp";
 
 let a: Sandbox;
 let b: Sandbox;
@@ -145,6 +146,83 @@ describe("a team lane travels with the repository", () => {
       expect(r.stderr).toContain("team.read");
     } finally {
       b.run(["config", "set", "team.read", "on"]);
+    }
+  });
+});
+
+describe("writing the team lane is explicit, and safe to commit", () => {
+  test("promote moves a personal entry into .coffer/entries/ (same id, nothing personal); the copy goes to the trash", () => {
+    const r = b.run(["remember", `Deploys from ${cloneB}/dist go through the blue/green gate`, "--json"], {
+      cwd: cloneB,
+    });
+    const id = r.json().id as string;
+    const p = b.run(["promote", id.slice(-8), "--json"], { cwd: cloneB });
+    expect(p.code).toBe(0);
+    expect(p.json()).toMatchObject({ id, status: "promoted", from: "project" });
+    const text = readFileSync(join(cloneB, ".coffer", "entries", `${id}.md`), "utf8");
+    expect(text).toContain("Deploys from dist go through the blue/green gate");
+    expect(text).not.toContain(b.root);
+    expect(b.run(["show", id, "--json"], { cwd: cloneB }).json().scope).toBe("team");
+    expect(b.run(["trash", "--json"], { cwd: cloneB }).stdout).toContain(id);
+    // never staged: git sees an untracked file
+    expect(git(b, cloneB, "status", "--porcelain", "--", ".coffer")).toContain(`?? .coffer/entries/${id}.md`);
+    expect(b.run(["promote", id], { cwd: cloneB }).code).toBe(1); // already the team's
+  });
+
+  test("every write is scrubbed, and --allow-secret does not reach the team lane", () => {
+    const r = b.run(
+      ["remember", "The staging key is STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7dcXYZ", "--scope", "team", "--json"],
+      {
+        cwd: cloneB,
+      },
+    );
+    expect(r.json().scrubbed).toContain("secret");
+    expect(readFileSync(join(cloneB, ".coffer", "entries", `${r.json().id}.md`), "utf8")).not.toContain("sk_live");
+    const allow = b.run(["remember", "x sk_live_51HqLyjWDarjtT1zdp7dcXYZ", "--scope", "team", "--allow-secret"], {
+      cwd: cloneB,
+    });
+    expect(allow.code).toBe(1);
+    expect(allow.stderr).toContain("team lane");
+  });
+
+  test("scan --staged refuses a staged secret; link --git-hook makes git refuse the commit", () => {
+    writeFileSync(join(cloneB, ".coffer", "rules.md"), "- Use the token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n");
+    git(b, cloneB, "add", ".coffer/rules.md");
+    const scan = b.run(["scan", "--staged", "--json"], { cwd: cloneB });
+    expect(scan.code).toBe(1);
+    expect(scan.json().findings[0]).toMatchObject({ path: ".coffer/rules.md", found: [{ family: "github" }] });
+    expect(b.run(["link", "--git-hook"], { cwd: cloneB }).code).toBe(0);
+    const commit = Bun.spawnSync(["git", "commit", "-q", "-m", "leak"], {
+      cwd: cloneB,
+      env: { ...gitEnv(b), PATH: `${join(import.meta.dir, "..", "..", "dist")}:${b.env.PATH}` },
+    });
+    expect(commit.exitCode).not.toBe(0);
+    expect(commit.stderr.toString()).toContain("commit refused");
+    // the secret out again: the commit goes through
+    git(b, cloneB, "checkout", "HEAD", "--", ".coffer/rules.md");
+    expect(b.run(["scan", "--staged"], { cwd: cloneB }).code).toBe(0);
+    expect(b.run(["unlink", "--git-hook"], { cwd: cloneB }).code).toBe(0);
+  });
+});
+
+describe("the MCP tools take scope team", () => {
+  test("remember into the team lane, recall and read it labelled team", async () => {
+    const mcp = await stdioClient(b, cloneB, "claude-code");
+    try {
+      const r = await mcp.ok("remember", {
+        text: "The capybara cache is flushed by the nightly job, never by hand",
+        scope: "team",
+      });
+      expect(r.scope).toBe("team");
+      expect(readFileSync(join(cloneB, ".coffer", "entries", `${r.id}.md`), "utf8")).toContain(
+        "actor: agent:claude-code",
+      );
+      const hits = (await mcp.ok("recall", { query: "capybara cache" })).hits;
+      expect(hits[0]).toMatchObject({ id: r.id, scope: "team" });
+      expect((await mcp.ok("read", { id: r.id.slice(-8), scope: "team" })).scope).toBe("team");
+      expect((await mcp.ok("list", { scope: "team" })).entries.map((e: { id: string }) => e.id)).toContain(r.id);
+    } finally {
+      await mcp.close();
     }
   });
 });
