@@ -44,7 +44,7 @@ export type ToolContext = {
 
 const scope = v.pipe(
   v.picklist(["project", "team", "global"], 'scope must be "project", "team" or "global"'),
-  v.description("project, team (the repo's committed .coffer/) or global"),
+  v.description("project, team (repo's .coffer/) or global"),
 );
 type ScopeArg = "project" | "team" | "global";
 const cwd = v.pipe(v.string("cwd must be a string"), v.description("Absolute project path; default: server cwd"));
@@ -93,10 +93,7 @@ export const SCHEMAS = {
       v.pipe(v.picklist(["keyword", "grep"], 'mode must be "keyword" or "grep"'), v.description("Default keyword")),
     ),
     explain: v.optional(
-      v.pipe(
-        v.boolean("explain must be true or false"),
-        v.description("Say per hit which terms matched, where, and how"),
-      ),
+      v.pipe(v.boolean("explain must be true or false"), v.description("Per hit: which terms matched, where, how")),
     ),
     cwd: v.optional(cwd),
   }),
@@ -139,11 +136,11 @@ export const SCHEMAS = {
   }),
   read: v.strictObject({
     id,
-    scope: v.optional(v.pipe(scope, v.description("Default: both"))),
+    scope: v.optional(v.pipe(scope, v.description("Default: all"))),
     cwd: v.optional(cwd),
   }),
   list: v.strictObject({
-    scope: v.optional(v.pipe(scope, v.description("Default: both"))),
+    scope: v.optional(v.pipe(scope, v.description("Default: all"))),
     kind: v.optional(v.picklist(KINDS, `kind must be one of: ${KINDS.join(", ")}`)),
     limit: v.optional(
       v.pipe(
@@ -158,7 +155,7 @@ export const SCHEMAS = {
   }),
   forget: v.strictObject({
     id,
-    scope: v.optional(v.pipe(scope, v.description("Default: both"))),
+    scope: v.optional(v.pipe(scope, v.description("Default: all"))),
     cwd: v.optional(cwd),
   }),
   set_handoff: v.strictObject({
