@@ -1,8 +1,9 @@
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { reasonText } from "../store/anchors";
 import { requireEntry } from "../store/entries";
-import { checkProjectStale, keepStale, reasonText } from "../store/stale";
+import { checkProjectStale, keepStale } from "../store/stale";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, notice, paint, plural, printJson } from "./_shared";
 

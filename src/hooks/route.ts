@@ -50,15 +50,18 @@ export type Routed = {
   hash: string;
   score: number;
   pathHit: boolean;
+  /** The last staleness check found an anchor gone: routable, but after every fresh entry. */
+  stale: boolean;
 };
 
 function scopeOrder(store: Store): Map<ScopeKey, number> {
   return new Map(activeScopes(store).map((s, i) => [s, i]));
 }
 
-/** Stable order: path hits, score, project before global, id. */
+/** Stable order: fresh before stale, path hits, score, project before global, id. */
 function compareRouted(order: Map<ScopeKey, number>) {
   return (a: Routed, b: Routed) =>
+    Number(a.stale) - Number(b.stale) ||
     Number(b.pathHit) - Number(a.pathHit) ||
     b.score - a.score ||
     (order.get(a.scope) ?? 9) - (order.get(b.scope) ?? 9) ||
@@ -80,6 +83,7 @@ function toRouted(r: RouteRow, score: number, pathHit: boolean): Routed {
     hash: r.norm_hash,
     score,
     pathHit,
+    stale: Boolean(r.stale),
   };
 }
 

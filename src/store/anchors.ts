@@ -211,3 +211,28 @@ export function extractAnchors(body: string, appliesTo: string[]): Anchor[] {
   dependencies(text, spans, add);
   return [...out.values()].sort((a, b) => (a.k + a.v < b.k + b.v ? -1 : a.k + a.v > b.k + b.v ? 1 : 0));
 }
+
+/** Why one anchor no longer holds (store/stale.ts); `moved`: where the file may have gone. */
+export type StaleReason = { anchor: string; why: string; moved?: string };
+
+/** The text the hook adds to a stale body: `src/billing/tax.ts is gone (maybe moved to src/tax/index.ts)`. */
+export function reasonText(r: StaleReason): string {
+  return r.moved ? `${r.why} (maybe moved to ${r.moved})` : r.why;
+}
+
+/** The stored reasons of an `entries.stale` value ('' = fresh or unchecked). */
+export function parseStale(text: string | null | undefined): StaleReason[] {
+  if (!text) return [];
+  try {
+    const v = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((r) => r && typeof r.why === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** What the hook appends to a stale body: `(may be stale: src/billing/tax.ts is gone)`; '' when fresh. */
+export function staleMark(stale: string | null | undefined): string {
+  const reasons = parseStale(stale);
+  return reasons.length ? `(may be stale: ${reasons.map(reasonText).join("; ")})` : "";
+}

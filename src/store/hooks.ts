@@ -10,6 +10,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { sha256 } from "../lib/hash";
+import { staleMark } from "./anchors";
 import type { Host } from "./config";
 import { dbOf, dbWithSchema } from "./db";
 import type { ScopeKey } from "./scope";
@@ -30,6 +31,8 @@ export type RouteRow = {
   norm_hash: string;
   /** JSON array text; only from appliesToRows. */
   applies_to?: string;
+  /** The last staleness check's reasons (JSON), '' when fresh or unchecked (store/stale.ts). */
+  stale: string;
 };
 
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");
@@ -38,7 +41,7 @@ const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",
 export function appliesToRows(store: Store, scopes: ScopeKey[]): RouteRow[] {
   return dbOf(store)
     .query(
-      `SELECT rowid, id, scope, title, tags, updated, norm_hash, applies_to FROM entries
+      `SELECT rowid, id, scope, title, tags, updated, norm_hash, applies_to, stale FROM entries
        WHERE applies_to != '[]' AND status = '' AND scope IN (${placeholders(scopes.length)})`,
     )
     .all(...scopes) as RouteRow[];
@@ -59,7 +62,7 @@ export function rowidsInScopes(store: Store, rowids: number[], scopes: ScopeKey[
 export function rowsByRowid(store: Store, rowids: number[]): RouteRow[] {
   return dbOf(store)
     .query(
-      "SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.title AS title, e.tags AS tags, e.updated AS updated, e.norm_hash AS norm_hash FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+      "SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.title AS title, e.tags AS tags, e.updated AS updated, e.norm_hash AS norm_hash, e.stale AS stale FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
     )
     .all(JSON.stringify(rowids)) as RouteRow[];
 }
@@ -68,22 +71,25 @@ export function rowsByRowid(store: Store, rowids: number[]): RouteRow[] {
 export function rowsByIds(store: Store, ids: string[], scopes: ScopeKey[]): RouteRow[] {
   return dbOf(store)
     .query(
-      `SELECT rowid, id, scope, title, tags, updated, norm_hash FROM entries
+      `SELECT rowid, id, scope, title, tags, updated, norm_hash, stale FROM entries
        WHERE id IN (SELECT value FROM json_each(?)) AND status = '' AND scope IN (${placeholders(scopes.length)})`,
     )
     .all(JSON.stringify(ids), ...scopes) as RouteRow[];
 }
 
-/** Bodies by rowid. */
+/** Bodies by rowid, a stale one marked with its reasons (`(may be stale: src/x.ts is gone)`). */
 export function bodiesByRowid(store: Store, rowids: number[]): Map<number, string> {
   const out = new Map<number, string>();
   if (!rowids.length) return out;
   const rows = dbOf(store)
     .query(
-      "SELECT e.rowid AS rowid, e.body AS body FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+      "SELECT e.rowid AS rowid, e.body AS body, e.stale AS stale FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
     )
-    .all(JSON.stringify(rowids)) as { rowid: number; body: string }[];
-  for (const r of rows) out.set(r.rowid, r.body);
+    .all(JSON.stringify(rowids)) as { rowid: number; body: string; stale: string }[];
+  for (const r of rows) {
+    const mark = r.stale ? staleMark(r.stale) : "";
+    out.set(r.rowid, mark ? `${r.body.trimEnd()}\n${mark}` : r.body);
+  }
   return out;
 }
 

@@ -11,13 +11,10 @@ import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { type ProjectFacts, projectFacts } from "../lib/project-facts";
 import { readSmallText } from "../lib/small-file";
-import type { Anchor } from "./anchors";
+import { type Anchor, parseStale, type StaleReason } from "./anchors";
 import { dbOf } from "./db";
 import { GLOBAL, resolveProject, type ScopeKey } from "./scope";
 import type { Store } from "./store";
-
-/** Why one anchor no longer holds; `moved`: where the file may have gone. */
-export type StaleReason = { anchor: string; why: string; moved?: string };
 
 export type StaleEntry = { id: string; scope: ScopeKey; title: string; reasons: StaleReason[]; kept: StaleReason[] };
 
@@ -114,22 +111,6 @@ function checkAnchor(a: Anchor, facts: ProjectFacts, seen: (a: Anchor) => boolea
       if (a.weak && !seen(a)) return undefined;
       return { anchor, why: `dependency ${a.v} is no longer listed` };
     }
-  }
-}
-
-/** The text the hook adds to a stale body: `src/billing/tax.ts is gone (maybe moved to src/tax/index.ts)`. */
-export function reasonText(r: StaleReason): string {
-  return r.moved ? `${r.why} (maybe moved to ${r.moved})` : r.why;
-}
-
-/** The stored reasons of an `entries.stale` value ('' = fresh or unchecked). */
-export function parseStale(text: string | null | undefined): StaleReason[] {
-  if (!text) return [];
-  try {
-    const v = JSON.parse(text);
-    return Array.isArray(v) ? v.filter((r) => r && typeof r.why === "string") : [];
-  } catch {
-    return [];
   }
 }
 
