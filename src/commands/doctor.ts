@@ -46,7 +46,10 @@ function hooksLine(r: HostReport): string | undefined {
 /** One project's staleness check (store/stale.ts) as doctor reports it. */
 type StaleFigure = { project: string; checked: number; stale: number; kept: number };
 
-function render(report: DoctorReport, stale: StaleFigure[] = []): string {
+/** A repository whose committed `.coffer/rules.md` adds rules to its sessions. */
+type TeamRules = { repository: string; file: string; rules: number };
+
+function render(report: DoctorReport, stale: StaleFigure[] = [], teamRules: TeamRules[] = []): string {
   const out: string[] = [`Binary: ${report.binary}`, "", "Agents:"];
   for (const r of report.hosts) {
     out.push(hostLine(r));
@@ -72,6 +75,10 @@ function render(report: DoctorReport, stale: StaleFigure[] = []): string {
   for (const f of stale)
     out.push(
       `  ${NA()} stale: ${plural(f.stale, "entry", "entries")} of ${f.checked} naming files, scripts or dependencies in ${f.project}${f.kept ? ` (${f.kept} kept)` : ""}${f.stale ? " (coffer stale lists them)" : ""}`,
+    );
+  for (const t of teamRules)
+    out.push(
+      `  ${NA()} team rules: ${t.repository} adds ${plural(t.rules, "rule")} to its sessions (${tilde(t.file)}, read from the checkout)`,
     );
   out.push(`  ${s.model ? OK() : NA()} model: ${s.model ?? "none"} (${s.model_why})`);
   for (const n of s.notes) out.push(`      note: ${n}`);
@@ -116,6 +123,7 @@ export default withExamples(
       // A broken index is reported as it is (opening the store would quietly rebuild it first).
       const unreadable: { file: string; id: string; why: string }[] = [];
       let stale: StaleFigure[] = [];
+      let teamRules: TeamRules[] = [];
       const trashed: string[] = [];
       try {
         const { inspectIndexFile } = await import("../store/db");
@@ -134,6 +142,8 @@ export default withExamples(
             stale: r.stale.length,
             kept: r.kept,
           }));
+          // Rules from repositories (.coffer/rules.md): delivered at session start like a CLAUDE.md.
+          if (store.config["team.read"] === "on") teamRules = (await import("../store/rules")).teamRuleSources();
           for (const hit of unreadableEntries(store)) {
             // --fix: a file Coffer cannot read goes to the trash (restorable as it was for 30 days).
             if (args.fix) {
@@ -156,8 +166,8 @@ export default withExamples(
           message: `${tilde(u.file)} is not a readable entry (${u.why}): recall, hooks and sync skip it`,
           fix: `coffer forget ${u.id}, or coffer doctor --fix (both move it to the trash), or fix it by hand`,
         });
-      if (args.json) printJson({ ok: report.problems.length === 0, ...report, stale });
-      else process.stdout.write(render(report, stale));
+      if (args.json) printJson({ ok: report.problems.length === 0, ...report, stale, team_rules: teamRules });
+      else process.stdout.write(render(report, stale, teamRules));
       if (report.problems.length) process.exitCode = 1;
     },
   }),

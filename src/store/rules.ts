@@ -4,7 +4,7 @@ import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { audit, scrubFields } from "../scrub/write";
 import { assertMemoryWritePath, readMemoryText, scopeDir } from "./indexer";
-import { GLOBAL, isTeamKey, type ScopeKey, type TeamScope } from "./scope";
+import { GLOBAL, isTeamKey, knownTeams, resolveProject, type ScopeKey, type TeamScope } from "./scope";
 import { ensureProjectFile, type Store, scopeName } from "./store";
 import { withoutMachinePaths, writeTeamFile } from "./team";
 
@@ -20,6 +20,22 @@ export function ruleScopes(store: Store): ScopeKey[] {
 /** A scope's rules.md; "" when missing, a link, not a regular file, or over 1 MiB (never followed, never read). */
 export function readRules(scope: ScopeKey): string {
   return readMemoryText(rulesPath(scope)) ?? "";
+}
+
+/**
+ * The repositories whose `.coffer/rules.md` adds rules to the sessions started in them (every team
+ * lane this machine has read, and the cwd's): what `coffer doctor` shows, since those rules reach
+ * the agent like a CLAUDE.md would.
+ */
+export function teamRuleSources(): { repository: string; file: string; rules: number }[] {
+  const out: { repository: string; file: string; rules: number }[] = [];
+  for (const [key, worktree] of knownTeams()) {
+    const rules = readRules(key)
+      .split("\n")
+      .filter((l) => /^\s*[-*] \S/.test(l)).length;
+    if (rules) out.push({ repository: resolveProject(worktree)?.label ?? worktree, file: rulesPath(key), rules });
+  }
+  return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 
 /** Append one bullet to a scope's rules.md (a rule already present is not added twice). */

@@ -89,6 +89,13 @@ describe("a team lane travels with the repository", () => {
     expect(ctx).toContain(teamId.slice(-8));
   });
 
+  test("B's doctor shows which repositories add team rules", () => {
+    const text = b.run(["doctor"], { cwd: cloneB }).stdout;
+    expect(text).toContain(`team rules: app adds 1 rule to its sessions (${join(cloneB, ".coffer", "rules.md")}`);
+    const json = b.run(["doctor", "--json"], { cwd: b.home }).json();
+    expect(json.team_rules).toEqual([{ repository: "app", file: join(cloneB, ".coffer", "rules.md"), rules: 1 }]);
+  });
+
   test("B's prompt hook routes the team entry, marked as the team's", () => {
     const ctx = contextOf(
       hook(b, "claude", "prompt", claudePrompt("team-s2", cloneB, "why does the wombat importer park batches?")),
@@ -252,4 +259,47 @@ describe("team files are data from other people's commits", () => {
     expect(ctx).not.toContain("quetzal");
     expect(b.run(["remember", "into a link", "--scope", "team"], { cwd: repo }).code).toBe(1);
   });
+});
+
+describe("a repository's bad .coffer/ is named and skipped; the hook still answers", () => {
+  test("a FIFO, a 50 MB file, invalid frontmatter, a duplicate id; rules.md a FIFO", () => {
+    mkdirSync(b.cofferHome, { recursive: true }); // a store to answer from (a hook without one answers empty)
+    const repo = b.repo("hostile");
+    const entries = join(repo, ".coffer", "entries");
+    mkdirSync(entries, { recursive: true });
+    const entry = (id: string, body: string) => `---\nid: ${id}\nkind: note\ntitle: ${body}\n---\n${body}\n`;
+    writeFileSync(
+      join(entries, "01JGOOD0000000000000000000.md"),
+      entry("01JGOOD0000000000000000000", "The ocelot importer parks batches after three retries"),
+    );
+    expect(Bun.spawnSync(["mkfifo", join(entries, "01JFIFO0000000000000000000.md")]).exitCode).toBe(0);
+    expect(Bun.spawnSync(["mkfifo", join(repo, ".coffer", "rules.md")]).exitCode).toBe(0);
+    writeFileSync(join(entries, "01JHUGE0000000000000000000.md"), Buffer.alloc(50 * 1024 * 1024, "ocelot "));
+    writeFileSync(
+      join(entries, "01JBADF0000000000000000000.md"),
+      "---\nid: [unclosed\nkind: ocelot\n---\nocelot bad\n",
+    );
+    // two files claiming one id: one entry, never two rows for one id
+    writeFileSync(join(entries, "01JDUPA0000000000000000000.md"), entry("01JDUPA0000000000000000000", "ocelot dup a"));
+    writeFileSync(join(entries, "01JDUPB0000000000000000000.md"), entry("01JDUPA0000000000000000000", "ocelot dup b"));
+
+    const t0 = Date.now();
+    const start = hook(b, "claude", "session-start", claudeStart("team-bad", repo));
+    expect(start.code).toBe(0);
+    expect(() => JSON.parse(start.stdout)).not.toThrow();
+    const p = hook(b, "claude", "prompt", claudePrompt("team-bad", repo, "why does the ocelot importer park batches?"));
+    expect(p.code).toBe(0);
+    expect(contextOf(p)).toContain("ocelot importer parks batches");
+    const r = b.run(["recall", "ocelot", "--json"], { cwd: repo });
+    expect(r.code).toBe(0);
+    const ids = r.json().hits.map((h: { id: string }) => h.id) as string[];
+    expect(ids).toContain("01JGOOD0000000000000000000");
+    expect(ids).not.toContain("01JFIFO0000000000000000000");
+    expect(ids).not.toContain("01JHUGE0000000000000000000");
+    expect(ids).not.toContain("01JBADF0000000000000000000");
+    expect(ids.filter((id) => id === "01JDUPA0000000000000000000").length).toBeLessThanOrEqual(1);
+    // each refused file is named
+    expect(r.stderr + b.run(["reindex"], { cwd: repo }).stderr).toContain("01JHUGE0000000000000000000");
+    expect(Date.now() - t0).toBeLessThan(60_000); // no hang on the FIFOs
+  }, 120_000);
 });
