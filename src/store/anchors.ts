@@ -103,50 +103,45 @@ function codeSpans(body: string): string[] {
   return out;
 }
 
-const SCRIPT_NAME = /^[A-Za-z0-9][\w:.-]*$/;
-const TARGET_NAME = /^[A-Za-z0-9_][\w.-]*$/;
+const SCRIPT_NAME = /^[A-Za-z0-9](?:[\w:.-]*[A-Za-z0-9])?$/;
+const TARGET_NAME = /^[A-Za-z0-9_](?:[\w.-]*[A-Za-z0-9_])?$/;
 /** npm package names (scoped too), Python/Rust/Go-ish names. */
 const DEP_NAME = /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
 const VERSION = /^[v^~]?\d+(?:\.\d+|\.x)*(?:[-+][\w.]+)?$/;
 
-/** Commands in code: `make <target>`, `npm run <s>`, `pnpm [run] <s>`, `yarn [run] <s>`, `bun run <s>`. */
+/**
+ * Commands in code, each the first word of a shell command (after `$`, `sudo` and `VAR=value`
+ * prefixes): `make <target>`, `npm run <s>`, `pnpm [run] <s>`, `yarn [run] <s>`, `bun run <s>`.
+ * A "make" inside a sentence or a code comment is not a command.
+ */
 function commands(code: string, add: (a: Anchor) => void): void {
   for (const part of code.split(/\n|&&|\|\||;|\|/)) {
     const words = part
       .trim()
       .replace(/^\$\s+/, "")
       .split(/\s+/);
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i]!;
-      const next = words[i + 1];
-      if (!next) continue;
-      // a workspace, filter or prefix flag points at another package's scripts: not checked
-      if (words.some((x) => /^(?:-w|--workspace(?:=.*)?|--filter(?:=.*)?|-F|-C|--prefix|--cwd|--dir)$/.test(x))) break;
-      if (w === "make" || w === "gmake") {
-        // `make -C dir`, `make -f file`: another Makefile
-        if (words.slice(i + 1).some((x) => /^-[Cf]/.test(x) || x.startsWith("--directory") || x.startsWith("--file")))
-          break;
-        for (const t of words.slice(i + 1)) {
-          if (t.startsWith("-") || t.includes("=")) continue;
-          if (TARGET_NAME.test(t)) add({ k: "target", v: t });
-          else break;
-        }
-        break;
+    while (words.length && (words[0] === "sudo" || /^[A-Z_][A-Z0-9_]*=/.test(words[0]!))) words.shift();
+    const [w, next] = words;
+    if (!w || !next) continue;
+    // a workspace, filter or prefix flag points at another package's scripts: not checked
+    if (words.some((x) => /^(?:-w|--workspace(?:=.*)?|--filter(?:=.*)?|-F|-C|--prefix|--cwd|--dir)$/.test(x))) continue;
+    if (w === "make" || w === "gmake") {
+      // `make -C dir`, `make -f file`: another Makefile
+      if (words.some((x) => /^-[Cf]/.test(x) || x.startsWith("--directory") || x.startsWith("--file"))) continue;
+      for (const t of words.slice(1)) {
+        if (t.startsWith("-") || t.includes("=")) continue;
+        if (TARGET_NAME.test(t)) add({ k: "target", v: t });
+        else break;
       }
-      if (w === "npm" || w === "bun") {
-        if ((next === "run" || next === "run-script") && words[i + 2]) {
-          const s = words[i + 2]!;
-          // `bun run file.ts`: a file, not a script
-          if (SCRIPT_NAME.test(s) && !(w === "bun" && /\.[a-z]{1,4}$/i.test(s))) add({ k: "script", v: s });
-        }
-        break;
-      }
-      if (w === "pnpm" || w === "yarn") {
-        const s = next === "run" ? words[i + 2] : next;
-        if (s && SCRIPT_NAME.test(s) && (next === "run" || !PM_BUILTINS.has(s)) && !/\.[a-z]{1,4}$/i.test(s))
-          add({ k: "script", v: s });
-        break;
-      }
+    } else if (w === "npm" || w === "bun") {
+      const s = words[2];
+      // `bun run file.ts`: a file, not a script
+      if ((next === "run" || next === "run-script") && s && SCRIPT_NAME.test(s) && !/\.[a-z]{1,4}$/i.test(s))
+        add({ k: "script", v: s });
+    } else if (w === "pnpm" || w === "yarn") {
+      const s = next === "run" ? words[2] : next;
+      if (s && SCRIPT_NAME.test(s) && (next === "run" || !PM_BUILTINS.has(s)) && !/\.[a-z]{1,4}$/i.test(s))
+        add({ k: "script", v: s });
     }
   }
 }
@@ -206,9 +201,11 @@ export function extractAnchors(body: string, appliesTo: string[]): Anchor[] {
     const p = asPath(token);
     if (p) add(p);
   }
-  const spans = codeSpans(text);
+  // URLs name other places (a package page's `?p=name@1.0`): nothing in one is an anchor
+  const noUrls = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s)\]>"'`]+/gi, " ");
+  const spans = codeSpans(noUrls);
   for (const s of spans) commands(s, add);
-  dependencies(text, spans, add);
+  dependencies(noUrls, spans, add);
   return [...out.values()].sort((a, b) => (a.k + a.v < b.k + b.v ? -1 : a.k + a.v > b.k + b.v ? 1 : 0));
 }
 

@@ -51,12 +51,31 @@ function writeState(s: StaleState): void {
 const anchorKey = (a: Anchor) => `${a.k}:${a.v}`;
 const fingerprint = (r: StaleReason) => sha256(`${r.anchor}\0${r.why}\0${r.moved ?? ""}`).slice(0, 16);
 
-/** A missing file's likely new place: the one other file of the tree with its name (a unique match only). */
+const TEST_DIR = /(^|\/)(test|tests|__tests__|spec|specs|fixtures)\//;
+
+/**
+ * A missing file's likely new place: among the tree's files with its name, the one sharing the
+ * longest tail of its path (`source/core/as-promise/index.ts` -> `source/as-promise/index.ts`);
+ * a single file of that name counts too, a test file only for a test file. None when two tie.
+ */
 function movedTo(facts: ProjectFacts, rel: string): string | undefined {
-  const name = rel.split("/").pop()!;
+  const segs = rel.split("/");
+  const name = segs[segs.length - 1]!;
   if (!name.includes(".")) return undefined;
-  const hits = (facts.files() ?? []).filter((f) => f === name || f.endsWith(`/${name}`));
-  return hits.length === 1 ? hits[0] : undefined;
+  const inTests = TEST_DIR.test(rel);
+  const hits = (facts.files() ?? []).filter(
+    (f) => (f === name || f.endsWith(`/${name}`)) && (inTests || !TEST_DIR.test(f)),
+  );
+  const shared = (f: string) => {
+    const fs = f.split("/");
+    let n = 0;
+    while (n < fs.length && n < segs.length && fs[fs.length - 1 - n] === segs[segs.length - 1 - n]) n++;
+    return n;
+  };
+  if (hits.length === 1) return hits[0];
+  const best = Math.max(0, ...hits.map(shared));
+  const top = hits.filter((f) => shared(f) === best);
+  return best >= 2 && top.length === 1 ? top[0] : undefined;
 }
 
 const globs = new Map<string, Bun.Glob | null>();

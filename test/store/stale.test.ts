@@ -131,6 +131,7 @@ describe("never wrong about absence", () => {
     const ids = [
       remember(dir, "Generated", "The schema is written to generated/schema.ts and logs to src/debug.log."),
       remember(dir, "Link", "See https://github.com/example/never/blob/main/src/gone.ts and http://x.dev/src/old.ts."),
+      remember(dir, "Size", "Install size: https://packagephobia.com/result?p=left-pad@1.3.0,is-odd@3.0.1 is small."),
       remember(dir, "Other repo", "The web client keeps its copy in ../web/src/api.ts and /opt/other/src/api.ts."),
       remember(
         dir,
