@@ -150,7 +150,13 @@ export async function runHookCli(argv: string[]): Promise<void> {
       if (input.transcriptPath) {
         const { enqueueSession } = await import("../capture/queue");
         const { isoNow } = await import("../lib/time");
-        enqueueSession({ transcript_path: input.transcriptPath, host, session: input.sessionId, at: isoNow() });
+        // The queue's lock is waited for until shortly before the deadline (a busy machine with
+        // many sessions ending at once must not lose one to a fixed 1 s wait).
+        const left = started + config["hook.deadline_ms"] - Date.now();
+        enqueueSession(
+          { transcript_path: input.transcriptPath, host, session: input.sessionId, at: isoNow() },
+          Math.max(50, left - 200),
+        );
       }
       finish(empty);
     }
