@@ -6,7 +6,9 @@
  * in the same run, interleaved so machine noise hits all three alike. Peak RSS comes from a
  * separate pass under /usr/bin/time.
  *
- *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50]
+ *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50] [--team 0]
+ *   (--team N: a monorepo whose committed `.coffer/` holds N team entries and 20 team rules, besides
+ *   the personal store; a fifth of the prompts name a team entry's words)
  *   (KEEP=1 keeps the generated store and prints its path; LEARNED=on reads the learned thesaurus)
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +18,7 @@ import { BIN, benchSandbox, entryDirs, fakeRepo, numArg, stats, textGen } from "
 const N = numArg("entries", 10_000);
 const RULES = numArg("rules", 100);
 const RUNS = numArg("runs", 50);
+const TEAM = numArg("team", 0);
 
 const { root, env } = benchSandbox("hook");
 // LEARNED=on: routing.learned, the learned thesaurus read for every prompt.
@@ -64,10 +67,35 @@ for (let i = 0; i < N; i++) {
   };
   writeFileSync(join(i % 2 === 0 ? dirs.project : dirs.global, `${id}.md`), serializeEntry(entry));
 }
+// The team lane: the repository's own .coffer/ (issue 28), indexed like a scope.
+const teamTitles: string[] = [];
+if (TEAM) {
+  const teamDir = join(repo, ".coffer", "entries");
+  mkdirSync(teamDir, { recursive: true });
+  for (let i = 0; i < TEAM; i++) {
+    const id = `01TEAM${String(i).padStart(20, "0")}`;
+    const title = sentence(3 + Math.floor(rand() * 4));
+    teamTitles.push(title);
+    const entry = {
+      id,
+      kind: "gotcha" as const,
+      title,
+      tags: [word()],
+      applies_to: i % 100 === 0 ? ["src/api/**"] : [],
+      actor: "user",
+      source: "cli" as const,
+      created: "2026-01-01T00:00:00Z",
+      updated: `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
+      body: `${sentence(25 + Math.floor(rand() * 40))}.`,
+    };
+    writeFileSync(join(teamDir, `${id}.md`), serializeEntry(entry));
+  }
+}
 const rules = (n: number) =>
   `${Array.from({ length: n }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n")}\n`;
 writeFileSync(join(mem, "projects", projectId, "rules.md"), rules(Math.ceil(RULES * 0.6)));
 writeFileSync(join(mem, "global", "rules.md"), rules(Math.floor(RULES * 0.4)));
+if (TEAM) writeFileSync(join(repo, ".coffer", "rules.md"), rules(20));
 
 const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
 if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
@@ -88,7 +116,8 @@ function run(args: string[], stdin?: string): Sample {
 }
 
 const prompts = Array.from({ length: RUNS }, (_, i) => {
-  const t = titles[Math.floor(rand() * titles.length)]!.split(" ");
+  const pool = TEAM && i % 5 === 2 ? teamTitles : titles;
+  const t = pool[Math.floor(rand() * pool.length)]!.split(" ");
   return i % 5 === 0
     ? `why does src/api/handler.ts fail? ${t.slice(0, 2).join(" ")}`
     : `how do we handle ${t.slice(0, 3).join(" ")} in this repo?`;
@@ -182,12 +211,14 @@ const line = (name: string, xs: Sample[], peak: number, target?: number) => {
   return `${name.padEnd(22)} median ${t.median.toFixed(1).padStart(5)} ms  p95 ${t.p95.toFixed(1).padStart(5)} ms  max ${t.max.toFixed(1).padStart(5)} ms  peak RSS ${rss.toFixed(1)} MB  (${(t.median / base).toFixed(2)}x --version)${target ? `  target <= ${target} ms, <= 80 MB${verdict}` : ""}`;
 };
 
-console.log(`coffer hook bench: ${N} entries, ${RULES} rules, ${RUNS} runs each, binary ${BIN}`);
+console.log(
+  `coffer hook bench: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries and 20 team rules in .coffer/` : ""}, ${RUNS} runs each, binary ${BIN}`,
+);
 console.log(line("coffer --version", samples.version, rss.version));
 console.log(line("hook session-start", samples.start, rss.start, 25));
 console.log(line("hook prompt", samples.prompt, rss.prompt, 40));
 console.log(
-  `session-start context: ${ctxLen(samples.start[0]!.out)} chars; prompt: ${samples.prompt.filter((s) => ctxLen(s.out) > 0).length}/${RUNS} injected, ${routedBodies.reduce((a, b) => a + b, 0) / RUNS} bodies on average`,
+  `session-start context: ${ctxLen(samples.start[0]!.out)} chars; prompt: ${samples.prompt.filter((s) => ctxLen(s.out) > 0).length}/${RUNS} injected, ${routedBodies.reduce((a, b) => a + b, 0) / RUNS} bodies on average${TEAM ? `, ${samples.prompt.filter((s) => s.out.includes("(team)")).length}/${RUNS} with a team body` : ""}`,
 );
 if (process.env.KEEP) console.log("kept", root, repo);
 else rmSync(root, { recursive: true, force: true });

@@ -284,9 +284,18 @@ const REFRESH_CHUNK = 500;
  * "moved": shallow, but deep when the directory moved (a team lane: `git checkout` replaces the
  * files it changes, which moves the folder, and keeps their names).
  * Large changes commit every REFRESH_CHUNK files, so a refresh cut short (a hook's deadline)
- * keeps what it did and the next one goes on from there. Returns the number of rows changed.
+ * keeps what it did and the next one goes on from there. `until` (a Date.now() time): past it,
+ * no further file is read; what was done is kept, the folder's marks stay where they were (the
+ * next refresh walks again), and what a caller shows is still checked against its file
+ * (`checkedAgainstFiles`). Returns the number of rows changed.
  */
-export function refreshScope(db: Database, scope: ScopeKey, deep: boolean | "moved", notice?: Notice): number {
+export function refreshScope(
+  db: Database,
+  scope: ScopeKey,
+  deep: boolean | "moved",
+  notice?: Notice,
+  until?: number,
+): number {
   const dir = entriesDir(scope);
   let st: import("node:fs").Stats | undefined;
   try {
@@ -325,7 +334,12 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean | "mov
     }
   }
   let changed = 0;
+  let cut = false;
   const compare = (name: string, row: IndexedRow | undefined) => {
+    if (cut || (until !== undefined && Date.now() > until)) {
+      cut = true;
+      return;
+    }
     if (!row) {
       if (indexFile(db, scope, dir, name, notice)) changed++;
       return;
@@ -380,12 +394,12 @@ export function refreshScope(db: Database, scope: ScopeKey, deep: boolean | "mov
     if (walk) setWalkedMark(db, dir, st.mtimeMs);
   };
   const chunks = Math.max(1, Math.ceil(present.length / REFRESH_CHUNK));
-  for (let c = 0; c < chunks; c++) {
+  for (let c = 0; c < chunks && !cut; c++) {
     const list = present.slice(c * REFRESH_CHUNK, (c + 1) * REFRESH_CHUNK);
     db.transaction(() => {
       const rows = rowsOf(list);
       for (const name of list) compare(name, rows.get(name));
-      if (c === chunks - 1) finish(); // the marks move only once every file was compared
+      if (c === chunks - 1 && !cut) finish(); // the marks move only once every file was compared
     }).immediate();
   }
   return changed;

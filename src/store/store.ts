@@ -43,6 +43,8 @@ export type Store = {
   readonly notice: (message: string) => void;
   /** How long a statement waits for another process's write lock. */
   readonly busyTimeoutMs: number;
+  /** A refresh reads no further file after this time (Date.now()); hooks set it from their deadline. */
+  readonly refreshUntil?: number;
 };
 
 export type OpenOptions = {
@@ -58,6 +60,12 @@ export type OpenOptions = {
   busyTimeoutMs?: number;
   /** When the refresh cannot get the write lock in time: go on reading (default) or throw (servers retry). */
   readWhenBusy?: boolean;
+  /**
+   * A refresh reads no further file after this time (Date.now()): a hook after a checkout that
+   * changed thousands of team files answers in time with what is indexed so far (shown entries
+   * are still checked against their files) and the next hook goes on.
+   */
+  refreshUntil?: number;
   /**
    * false: this process's commits and the checkpoint when it closes skip fsync (SQLite
    * synchronous = OFF). For hooks, whose own writes are the delivered-set cache and counters:
@@ -77,7 +85,15 @@ export function openStore(opts: OpenOptions = {}): Store {
   const project = resolveProject(cwd);
   const team = project && config["team.read"] === "on" ? teamScopeOf(project) : undefined;
   const store = openWithHealing(
-    { cwd, config, project, team, notice, busyTimeoutMs: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS },
+    {
+      cwd,
+      config,
+      project,
+      team,
+      notice,
+      busyTimeoutMs: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS,
+      refreshUntil: opts.refreshUntil,
+    },
     opts.rebuildAll ?? true,
   );
   try {
@@ -184,7 +200,13 @@ export function refresh(store: Store, mode: "full" | "deep" | "shallow", scopes 
         (mode === "deep"
           ? checkScope(dbOf(store), s, store.notice)
           : // a team lane changes by checkout (same names, new files): walked when its folder moved
-            refreshScope(dbOf(store), s, mode === "full" || (isTeamKey(s) && "moved"), store.notice)),
+            refreshScope(
+              dbOf(store),
+              s,
+              mode === "full" || (isTeamKey(s) && "moved"),
+              store.notice,
+              store.refreshUntil,
+            )),
       0,
     ),
   );

@@ -303,3 +303,52 @@ describe("a repository's bad .coffer/ is named and skipped; the hook still answe
     expect(Date.now() - t0).toBeLessThan(60_000); // no hang on the FIFOs
   }, 120_000);
 });
+
+describe("scale: a checkout that changes 2,000 team files", () => {
+  test("is reflected by the next hook", () => {
+    const c = sandbox("coffer-team-c-");
+    try {
+      mkdirSync(c.cofferHome, { recursive: true });
+      const repo = c.repo("mono");
+      const entries = join(repo, ".coffer", "entries");
+      mkdirSync(entries, { recursive: true });
+      const N = 2000;
+      // a made-up word per service (letters only), so a prompt names one entry
+      const name = (i: number) => `zor${[...String(i).padStart(4, "0")].map((d) => "abcdefghij"[Number(d)]).join("")}`;
+      const write = (word: string) => {
+        for (let i = 0; i < N; i++) {
+          const id = `01JSCALE${String(i).padStart(18, "0")}`;
+          writeFileSync(
+            join(entries, `${id}.md`),
+            `---\nid: ${id}\nkind: gotcha\ntitle: The ${name(i)} service and the ${word} gateway\n---\nThe ${name(i)} service talks to the ${word} gateway through port ${8000 + i}.\n`,
+          );
+        }
+      };
+      write("pelican");
+      git(c, repo, "add", ".coffer");
+      git(c, repo, "commit", "-q", "-m", "pelican");
+      git(c, repo, "checkout", "-q", "-b", "heron");
+      write("heron");
+      git(c, repo, "commit", "-q", "-am", "heron");
+      git(c, repo, "checkout", "-q", "main");
+      c.run(["status"], { cwd: repo }); // the lane indexed on main
+      const prompt = (s: string, word: string) =>
+        contextOf(
+          hook(
+            c,
+            "claude",
+            "prompt",
+            claudePrompt(s, repo, `how does the ${name(1234)} service reach the ${word} gateway?`),
+          ),
+        );
+      expect(prompt("scale-1", "pelican")).toContain("pelican gateway through port 9234");
+      git(c, repo, "checkout", "-q", "heron");
+      const next = prompt("scale-2", "heron");
+      expect(next).toContain("heron gateway through port 9234");
+      expect(next).not.toContain("pelican");
+      expect(c.run(["recall", "pelican", "--json"], { cwd: repo }).json().hits).toEqual([]);
+    } finally {
+      c.cleanup();
+    }
+  }, 180_000);
+});
