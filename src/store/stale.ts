@@ -13,7 +13,7 @@ import { type ProjectFacts, projectFacts } from "../lib/project-facts";
 import { readSmallText } from "../lib/small-file";
 import { type Anchor, parseStale, type StaleReason } from "./anchors";
 import { dbOf } from "./db";
-import { GLOBAL, resolveProject, type ScopeKey } from "./scope";
+import { GLOBAL, isTeamKey, resolveProject, type ScopeKey, teamKeyFor } from "./scope";
 import type { Store } from "./store";
 
 export type StaleEntry = { id: string; scope: ScopeKey; title: string; reasons: StaleReason[]; kept: StaleReason[] };
@@ -152,8 +152,11 @@ export function checkStale(store: object, scope: ScopeKey, root: string): StaleR
     ),
   );
   const state = readState();
-  let stateChanged = state.roots[scope] !== root;
-  state.roots[scope] = root;
+  let stateChanged = false;
+  if (!isTeamKey(scope) && state.roots[scope] !== root) {
+    state.roots[scope] = root;
+    stateChanged = true;
+  }
   const report: StaleReport = { scope, root, checked: rows.length, stale: [], kept: 0 };
   const updates: { rowid: number; stale: string }[] = [];
   const newlySeen: { id: string; anchor: string }[] = [];
@@ -225,11 +228,23 @@ function checkedRoots(): Record<string, string> {
   return readState().roots;
 }
 
+/** Check a checkout: its project scope's entries and its team lane's (`.coffer/entries`), as one report. */
+function checkCheckout(store: Store, scope: ScopeKey, worktree: string): StaleReport {
+  const report = checkStale(store, scope, worktree);
+  const team = checkStale(store, teamKeyFor(worktree), worktree);
+  return {
+    ...report,
+    checked: report.checked + team.checked,
+    stale: [...report.stale, ...team.stale],
+    kept: report.kept + team.kept,
+  };
+}
+
 /** Check the store's current project (the checkout the command runs in); undefined outside a repository. */
 export function checkProjectStale(store: Store): StaleReport | undefined {
   const p = store.project;
   if (!p?.worktree) return undefined;
-  return checkStale(store, p.id, p.worktree);
+  return checkCheckout(store, p.id, p.worktree);
 }
 
 /**
@@ -242,10 +257,10 @@ export function checkKnownProjects(store: Store): StaleReport[] {
   const here = checkProjectStale(store);
   if (here) out.push(here);
   for (const [scope, root] of Object.entries(checkedRoots())) {
-    if (scope === GLOBAL || scope === here?.scope) continue;
+    if (scope === GLOBAL || scope === here?.scope || isTeamKey(scope)) continue;
     const p = resolveProject(root);
     if (p?.id !== scope || p.worktree !== root) continue;
-    out.push(checkStale(store, scope, root));
+    out.push(checkCheckout(store, scope, root));
   }
   return out;
 }

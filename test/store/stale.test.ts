@@ -210,3 +210,15 @@ describe("doctor", () => {
     );
   });
 });
+
+describe("team lane", () => {
+  test("an entry of the repository's .coffer/ lane is checked with the project's", () => {
+    const dir = project("team", { "src/server.ts": "" });
+    const id = remember(dir, "Server", "The HTTP server starts in src/server.ts.", "--scope", "team");
+    expect(check(dir).stale).toEqual([]);
+    unlinkSync(join(dir, "src/server.ts"));
+    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/server.ts is gone"]);
+    expect(sb.run(["stale", "keep", id], { cwd: dir }).code).toBe(0);
+    expect(check(dir).stale).toEqual([]);
+  });
+});
