@@ -262,6 +262,28 @@ export function commitsSince(gitDir: string, since: number, max = 100): number |
 }
 
 /**
+ * Each entry of `.git/index` (versions 2 and 3): its path and the blob id staged for it. false
+ * when the index cannot be read or holds more than `maxFiles` entries.
+ */
+function eachIndexEntry(gitDir: string, maxFiles: number, fn: (path: string, blob: string) => void): boolean {
+  const idx = readRegularFile(join(gitDir, "index"), MAX_BINARY);
+  if (!idx || idx.toString("latin1", 0, 4) !== "DIRC") return false;
+  const version = idx.readUInt32BE(4);
+  const count = idx.readUInt32BE(8);
+  if ((version !== 2 && version !== 3) || count > maxFiles) return false;
+  let off = 12;
+  for (let n = 0; n < count; n++) {
+    const flags = idx.readUInt16BE(off + 60);
+    const p = off + 62 + (version === 3 && flags & 0x4000 ? 2 : 0);
+    const end = idx.indexOf(0, p);
+    fn(idx.toString("utf8", p, end), idx.toString("hex", off + 40, off + 60));
+    // entries are NUL-padded to a multiple of 8 bytes
+    off = off + Math.ceil((end - off + 1) / 8) * 8;
+  }
+  return true;
+}
+
+/**
  * Tracked files (from `.git/index`, versions 2 and 3) whose modification time is after `since`
  * (epoch ms): what changed in the worktree since then, committed or not. `undefined` when the
  * index cannot be read or holds more than `maxFiles` entries (a stat per file is the cost).
@@ -273,29 +295,44 @@ export function filesChangedSince(
   maxFiles = 20000,
 ): string[] | undefined {
   try {
-    const idx = readRegularFile(join(gitDir, "index"), MAX_BINARY);
-    if (!idx) return undefined;
-    if (idx.toString("latin1", 0, 4) !== "DIRC") return undefined;
-    const version = idx.readUInt32BE(4);
-    const count = idx.readUInt32BE(8);
-    if ((version !== 2 && version !== 3) || count > maxFiles) return undefined;
     const changed: string[] = [];
-    let off = 12;
-    for (let n = 0; n < count; n++) {
-      const flags = idx.readUInt16BE(off + 60);
-      let p = off + 62 + (version === 3 && flags & 0x4000 ? 2 : 0);
-      const end = idx.indexOf(0, p);
-      const path = idx.toString("utf8", p, end);
-      p = end;
-      // entries are NUL-padded to a multiple of 8 bytes
-      off = off + Math.ceil((p - off + 1) / 8) * 8;
+    const ok = eachIndexEntry(gitDir, maxFiles, (path) => {
       try {
         if (statSync(join(worktree, path)).mtimeMs > since) changed.push(path);
       } catch {
         changed.push(path); // deleted since
       }
+    });
+    return ok ? changed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which of `files` (paths relative to the worktree) git would call untracked or modified: not in
+ * `.git/index`, or their content is not the blob staged for them (git's own blob id, computed
+ * here). Read from the index file, never by spawning git. `undefined` when the index is unreadable.
+ */
+export function notInIndex(gitDir: string, worktree: string, files: string[]): Set<string> | undefined {
+  try {
+    const wanted = new Set(files);
+    const staged = new Map<string, string>();
+    if (!eachIndexEntry(gitDir, 200_000, (path, blob) => wanted.has(path) && staged.set(path, blob))) return undefined;
+    const out = new Set<string>();
+    for (const f of files) {
+      const blob = staged.get(f);
+      const bytes = blob ? readRegularFile(join(worktree, f), MAX_BINARY) : undefined;
+      if (!blob || !bytes) {
+        out.add(f);
+        continue;
+      }
+      const h = new Bun.CryptoHasher("sha1");
+      h.update(`blob ${bytes.length}\0`);
+      h.update(bytes);
+      if (h.digest("hex") !== blob) out.add(f);
     }
-    return changed;
+    return out;
   } catch {
     return undefined;
   }

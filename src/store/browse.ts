@@ -3,9 +3,10 @@
  * paged on the server, every scope with its activity, handoffs per branch, the hook delivery
  * records, and bulk moves/retags. The SQL lives here, next to the rest of the store's.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CofferError } from "../lib/errors";
+import { notInIndex } from "../lib/git-files";
 import { paths } from "../lib/paths";
 import { pathExists } from "../lib/small-file";
 import { isoNow } from "../lib/time";
@@ -14,7 +15,7 @@ import { dbOf } from "./db";
 import { findEntry, remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
 import type { Entry } from "./entry";
 import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
-import { GLOBAL, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "./scope";
+import { GLOBAL, isTeamKey, knownTeams, resolveProject, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
 import { lineMatcher, ranked } from "./search";
 import { checkedAgainstFiles, refresh, type Store, withHealing } from "./store";
 
@@ -282,8 +283,36 @@ function handoffFiles(scope: ScopeKey): string[] {
 }
 
 /** Every scope on disk (global first, then projects by last activity) with counts and activity. */
+/**
+ * Every scope a person can browse: global, each project under memory/, and each team lane this
+ * machine has read whose checkout still holds a real `.coffer/` folder.
+ */
+export function browsableScopes(): ScopeKey[] {
+  const lanes = knownTeams().filter(([, worktree]) => {
+    try {
+      return lstatSync(join(worktree, TEAM_FOLDER)).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+  return [...scopesOnDisk(), ...lanes.map(([key]) => key)];
+}
+
+/**
+ * The ids among `ids` of a team lane whose files git would call untracked or modified (not
+ * committed yet): read from the checkout's `.git/index`, never by spawning git.
+ */
+export function uncommittedInTeam(key: ScopeKey, ids: string[]): Set<string> {
+  const worktree = teamWorktree(key);
+  const project = worktree ? resolveProject(worktree) : undefined;
+  if (!worktree || !project || !ids.length) return new Set();
+  const rel = (id: string) => `${TEAM_FOLDER}/entries/${id}.md`;
+  const out = notInIndex(project.gitDir, worktree, ids.map(rel));
+  return new Set(out ? ids.filter((id) => out.has(rel(id))) : []);
+}
+
 export function scopeOverview(store: Store): ScopeInfo[] {
-  const scopes = scopesOnDisk();
+  const scopes = browsableScopes();
   if (!scopes.includes(GLOBAL)) scopes.unshift(GLOBAL);
   refresh(store, "shallow", scopes);
   const counts = new Map<string, { n: number; last: string | null }>();

@@ -15,6 +15,7 @@ import { badRequest, HttpError, json, notFound } from "../serve/errors";
 import { intString, type Params, router } from "../serve/router";
 import {
   type BrowseFilter,
+  browsableScopes,
   browseEntries,
   deliveriesOf,
   deliveryRecords,
@@ -25,13 +26,14 @@ import {
   projectMeta,
   retagEntry,
   scopeOverview,
+  uncommittedInTeam,
 } from "../store/browse";
 import { loadConfigOrDefaults } from "../store/config";
 import { findEntry, remember } from "../store/entries";
 import { type Entry, KINDS, SOURCES } from "../store/entry";
-import { scopesOnDisk } from "../store/indexer";
+import { promote } from "../store/promote";
 import { readRules, writeRules } from "../store/rules";
-import { GLOBAL, isAbsoluteDir, resolveProject, type ScopeKey } from "../store/scope";
+import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../store/scope";
 import { refresh, type Store, withOpenStore } from "../store/store";
 import { loadLearned } from "../store/text";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
@@ -95,13 +97,35 @@ function parse<S extends v.GenericSchema>(schema: S, input: unknown, what: strin
   return res.output;
 }
 
-const SCOPE_RE = /^(global|[0-9A-Z]{26})$/;
+const SCOPE_RE = /^(global|[0-9A-Z]{26}|team[0-9A-Z]{26})$/;
 
 function scopeParam(raw: unknown): ScopeKey {
   const s = String(raw ?? "");
-  if (!SCOPE_RE.test(s)) throw badRequest(`scope must be "global" or a project id (got ${JSON.stringify(s)})`);
-  if (s !== GLOBAL && !scopesOnDisk().includes(s)) throw notFound(`no project scope "${s}" in memory/`);
+  if (!SCOPE_RE.test(s))
+    throw badRequest(`scope must be "global", a project id or a team lane's key (got ${JSON.stringify(s)})`);
+  if (s !== GLOBAL && !browsableScopes().includes(s))
+    throw notFound(isTeamKey(s) ? `no team lane "${s}" on this machine` : `no project scope "${s}" in memory/`);
   return s;
+}
+
+/**
+ * Run `fn` in a store opened in a team lane's checkout (its project and lane are the store's):
+ * writes into a repository's `.coffer/` go through the same path as `coffer remember --scope team`.
+ */
+function withTeamStore<T>(key: ScopeKey, fn: (store: Store) => T): Promise<T> {
+  const worktree = teamWorktree(key);
+  if (!worktree) throw notFound(`no team lane "${key}" on this machine`);
+  return withOpenStore({ cwd: worktree, freshness: "none", notice: (m) => process.stderr.write(`coffer: ${m}\n`) }, fn);
+}
+
+/** The checkout a project's entry is promoted from: the server's own, else one whose team lane this machine read. */
+function checkoutOf(ctx: UiContext, project: ScopeKey): string | undefined {
+  if (resolveProject(ctx.cwd)?.id === project) return ctx.cwd;
+  for (const key of browsableScopes().filter(isTeamKey)) {
+    const worktree = teamWorktree(key);
+    if (worktree && resolveProject(worktree)?.id === project) return worktree;
+  }
+  return undefined;
 }
 
 /**
@@ -129,15 +153,27 @@ function withUiStore<T>(ctx: UiContext, scope: ScopeKey | undefined, fn: (store:
   );
 }
 
-const scopeNameFor = (scope: ScopeKey) => (scope === GLOBAL ? "global" : "project");
+const scopeNameFor = (scope: ScopeKey) => (scope === GLOBAL ? "global" : isTeamKey(scope) ? "team" : "project");
 
 function entryJson(e: Entry, scope: ScopeKey) {
   const { body, ...rest } = e;
-  return { ...rest, scope, scope_label: projectMeta(scope).label, text: body, file: `${scopeFile(scope)}/${e.id}.md` };
+  return {
+    ...rest,
+    scope,
+    scope_label: projectMeta(scope).label,
+    text: body,
+    file: `${scopeFile(scope)}/${e.id}.md`,
+    // a team entry git would call untracked or modified: not shared until it is committed
+    ...(isTeamKey(scope) ? { uncommitted: uncommittedInTeam(scope, [e.id]).has(e.id) } : {}),
+  };
 }
 
 const scopeFile = (scope: ScopeKey) =>
-  scope === GLOBAL ? "memory/global/entries" : `memory/projects/${scope}/entries`;
+  scope === GLOBAL
+    ? "memory/global/entries"
+    : isTeamKey(scope)
+      ? `${teamWorktree(scope) ?? "(checkout)"}/.coffer/entries`
+      : `memory/projects/${scope}/entries`;
 
 const tagList = v.pipe(
   v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64)), "tags must be a list of strings"),
@@ -221,7 +257,7 @@ route("GET", "/api/v1/ui/entries", async (_req, url, _p, ctx) => {
   // The learned thesaurus, when on, offers its neighbours to the search as to the hook.
   if (q.q && q.mode !== "grep" && loadConfigOrDefaults()["routing.learned"] === "on") await loadLearned(q.q);
   return withUiStore(ctx, undefined, (store) => {
-    const scopes = !q.scope || q.scope === "all" ? scopesOnDisk() : [scopeParam(q.scope)];
+    const scopes = !q.scope || q.scope === "all" ? browsableScopes() : [scopeParam(q.scope)];
     if (!scopes.includes(GLOBAL) && (!q.scope || q.scope === "all")) scopes.unshift(GLOBAL);
     // Directory mtimes only: a page of a 10,000-entry scope stays fast; files edited in place
     // are caught by the next command or a reload with ?deep=1.
@@ -242,9 +278,20 @@ route("GET", "/api/v1/ui/entries", async (_req, url, _p, ctx) => {
     };
     const res = browseEntries(store, filter);
     const labels = new Map<string, string>();
+    const uncommitted = new Set<string>();
+    for (const key of new Set(res.entries.map((e) => e.scope).filter(isTeamKey)))
+      for (const id of uncommittedInTeam(
+        key,
+        res.entries.filter((e) => e.scope === key).map((e) => e.id),
+      ))
+        uncommitted.add(`${key}/${id}`);
     const entries = res.entries.map((e) => {
       if (!labels.has(e.scope)) labels.set(e.scope, projectMeta(e.scope).label);
-      return { ...e, scope_label: labels.get(e.scope)! };
+      return {
+        ...e,
+        scope_label: labels.get(e.scope)!,
+        ...(uncommitted.has(`${e.scope}/${e.id}`) ? { uncommitted: true } : {}),
+      };
     });
     return json({ total: res.total, entries, took_ms: Math.round(performance.now() - t0) });
   });
@@ -253,7 +300,7 @@ route("GET", "/api/v1/ui/entries", async (_req, url, _p, ctx) => {
 route("GET", "/api/v1/ui/facets", (_req, url, _p, ctx) =>
   withUiStore(ctx, undefined, (store) => {
     const q = url.searchParams.get("scope") ?? "all";
-    const scopes = q === "all" ? [GLOBAL, ...scopesOnDisk().filter((s) => s !== GLOBAL)] : [scopeParam(q)];
+    const scopes = q === "all" ? [GLOBAL, ...browsableScopes().filter((s) => s !== GLOBAL)] : [scopeParam(q)];
     return json(facets(store, scopes));
   }),
 );
@@ -287,7 +334,10 @@ route("POST", "/api/v1/ui/entries", async (req, _url, _p, ctx) => {
   const parsed = parse(createBody, await readJsonBody(req), "entry");
   const scope = scopeParam(parsed.scope);
   const { fields: body, note } = scrubbed(parsed);
-  return withUiStore(ctx, scope, (store) => {
+  const open = isTeamKey(scope)
+    ? (fn: (store: Store) => Response) => withTeamStore(scope, fn)
+    : (fn: (store: Store) => Response) => withUiStore(ctx, scope, fn);
+  return open((store) => {
     const res = remember(store, {
       text: body.text,
       title: body.title?.trim() || undefined,
@@ -357,6 +407,28 @@ function restoreOne(store: Store, id: string): { id: string; scope: ScopeKey } {
 route("DELETE", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
   withUiStore(ctx, undefined, (store) => json({ status: "deleted", ...deleteOne(store, idParam(p)) })),
 );
+
+// A personal entry into a repository's team lane (`coffer promote`): the file is written into the
+// checkout's .coffer/entries/, never staged or committed; the personal copy goes to the trash.
+route("POST", "/api/v1/ui/entries/{id}/promote", async (_req, _url, p, ctx) => {
+  const id = idParam(p);
+  const hit = await withUiStore(ctx, undefined, (store) => findEntry(store, id));
+  if (!hit) throw notFound(`no entry with id "${p.id}"`);
+  if (isTeamKey(hit.scope)) throw badRequest("this entry is already in a team lane");
+  const cwd = hit.scope === GLOBAL ? ctx.cwd : checkoutOf(ctx, hit.scope);
+  if (!cwd || !resolveProject(cwd))
+    throw badRequest(
+      "no checkout of this entry's repository is known here: run `coffer promote <id>` inside the repository",
+    );
+  const res = await withOpenStore({ cwd, freshness: "none" }, (store) => {
+    if (hit.scope !== GLOBAL && store.project?.id !== hit.scope) throw badRequest("the checkout is another project's");
+    return promote(store, hit.entry.id, "user");
+  });
+  const team = await withOpenStore({ cwd, freshness: "shallow" }, (store) =>
+    store.team ? findEntry(store, res.team_id, { scopes: [store.team.key] }) : undefined,
+  );
+  return json({ ...res, entry: team ? entryJson(team.entry, team.scope) : null });
+});
 
 route("POST", "/api/v1/ui/entries/{id}/restore", (_req, _url, p, ctx) =>
   withUiStore(ctx, undefined, (store) => json({ status: "restored", ...restoreOne(store, idParam(p)) })),

@@ -6,6 +6,8 @@ import { api, h, type Scope, scopeSelect, session, toast, when } from "./lib";
 export type Full = {
   id: string;
   scope: string;
+  /** A team entry git would call untracked or modified (absent outside a team lane). */
+  uncommitted?: boolean;
   scope_label: string;
   kind: string;
   title: string;
@@ -54,6 +56,38 @@ export function supersededBadge(
   );
 }
 
+/** A team lane's key (`team` + 26 characters): the repository's committed `.coffer/`. */
+const isTeamScope = (scope: string) => /^team[0-9A-Z]{26}$/.test(scope);
+
+/** "not committed" on a team entry git would call untracked or modified: teammates do not have it yet. */
+export function uncommittedBadge(r: { uncommitted?: boolean }): HTMLElement | null {
+  return r.uncommitted
+    ? h(
+        "span",
+        { class: "badge", "data-uncommitted": "1", title: "Untracked or modified in git: commit it to share it" },
+        "not committed",
+      )
+    : null;
+}
+
+async function promoteEntry(e: Full): Promise<void> {
+  try {
+    const r = await api<{ status: string; file: string }>(
+      "POST",
+      `/api/v1/ui/entries/${encodeURIComponent(e.id)}/promote`,
+      {},
+    );
+    toast(
+      r.status === "duplicate"
+        ? `The team lane already says this (${r.file})`
+        : `Promoted “${e.title}” to the team lane: ${r.file} (commit it to share it)`,
+    );
+  } catch (err) {
+    toast(err instanceof Error ? err.message : String(err));
+  }
+  rerender();
+}
+
 export function tags(list: string[]): HTMLElement[] {
   return list.map((t) => h("span", { class: "tag" }, t));
 }
@@ -98,7 +132,12 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
           ]
         : null,
       h("dt", {}, "Scope"),
-      h("dd", {}, e.scope === "global" ? "Global" : `${e.scope_label} (${e.scope})`),
+      h(
+        "dd",
+        { id: "entry-scope" },
+        e.scope === "global" ? "Global" : `${e.scope_label} (${e.scope})`,
+        uncommittedBadge(e) ? [" ", uncommittedBadge(e)] : null,
+      ),
       h("dt", {}, "Tags"),
       h("dd", {}, e.tags.length ? tags(e.tags) : "—"),
       e.keywords?.length ? [h("dt", {}, "Keywords"), h("dd", {}, tags(e.keywords))] : null,
@@ -138,6 +177,21 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
         },
         "Edit",
       ),
+      isTeamScope(e.scope) || e.status === "superseded"
+        ? null
+        : h(
+            "button",
+            {
+              type: "button",
+              id: "entry-promote",
+              title: "Move it into the repository's .coffer/entries/, to commit and review like code",
+              onclick: async () => {
+                d.close();
+                await promoteEntry(e);
+              },
+            },
+            "Promote to team",
+          ),
       h(
         "button",
         {

@@ -15,7 +15,7 @@ import {
   when,
   whenSession,
 } from "../lib";
-import { openEditor, openEntry, supersededBadge, tags } from "../widgets";
+import { openEditor, openEntry, supersededBadge, tags, uncommittedBadge } from "../widgets";
 
 type Row = {
   id: string;
@@ -33,6 +33,7 @@ type Row = {
   lines?: { line: number; text: string }[];
   status?: "superseded";
   superseded_by?: string | null;
+  uncommitted?: boolean;
 };
 
 const PAGE = 50;
@@ -394,7 +395,12 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
               : h("div", { class: "snippet" }, r.snippet.length > 160 ? `${r.snippet.slice(0, 160)}…` : r.snippet),
           ),
           h("td", { class: "kind" }, r.kind),
-          h("td", {}, r.scope === "global" ? "Global" : r.scope_label),
+          h(
+            "td",
+            {},
+            r.scope === "global" ? "Global" : r.scope_label,
+            uncommittedBadge(r) ? [" ", uncommittedBadge(r)] : null,
+          ),
           h("td", {}, tags(r.tags)),
           h("td", {}, `${r.actor} · ${r.source}`),
           h("td", {}, h("time", { datetime: r.updated }, when(r.updated))),
@@ -431,6 +437,7 @@ function timeline(rows: Row[], scopes: Scope[]): HTMLElement {
               h("button", { type: "button", class: "link", onclick: () => openEntry(r.id, scopes) }, r.title),
               supersededBadge(r, scopes),
               h("span", { class: "muted" }, r.scope === "global" ? "Global" : r.scope_label),
+              uncommittedBadge(r),
             ),
           ),
         ),
