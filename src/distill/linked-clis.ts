@@ -2,59 +2,22 @@
  * Which agents' CLIs distillation may use without configuration, and where they are. `coffer link`
  * records each linked agent that has a headless CLI, in link order, with the path the CLI was
  * found at then (from the user's own shell: a background `coffer serve` may run with a shorter
- * PATH); `coffer unlink` forgets it. `state/agent-clis.json`, machine-local.
+ * PATH); `coffer unlink` forgets it. The record itself, `state/agent-clis.json`: lib/agent-clis.ts.
  *
  * A store linked before this record existed has no file: then the agents whose user config holds
  * Coffer's hooks count as linked, in the table's order.
  */
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { link as claudeLink } from "../hosts/claude/link";
 import { cliOfHost } from "../hosts/clis";
 import { link as codexLink } from "../hosts/codex/link";
 import { link as geminiLink } from "../hosts/gemini/link";
 import type { HeadlessCli } from "../hosts/headless";
 import type { HostLink } from "../hosts/link";
-import { writeFileAtomic } from "../lib/atomic";
-import { HOSTS, type Host, isHost } from "../lib/hosts";
-import { homeDir, paths } from "../lib/paths";
+import { isExecutable, type LinkedCli, readLinkedRecords, writeLinkedRecords } from "../lib/agent-clis";
+import { HOSTS, type Host } from "../lib/hosts";
+import { homeDir } from "../lib/paths";
 import { isoNow } from "../lib/time";
-
-export type LinkedCli = { host: Host; path: string | null; linked_at: string };
-
-const file = () => join(paths.state(), "agent-clis.json");
-
-function readRecords(): LinkedCli[] | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file(), "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    const doc = JSON.parse(text) as { agents?: unknown };
-    if (!Array.isArray(doc.agents)) return [];
-    return doc.agents.filter(
-      (a): a is LinkedCli =>
-        a && typeof a === "object" && isHost(a.host) && (typeof a.path === "string" || a.path === null),
-    );
-  } catch {
-    return [];
-  }
-}
-
-function writeRecords(agents: LinkedCli[]): void {
-  writeFileAtomic(file(), `${JSON.stringify({ version: 1, agents }, null, 2)}\n`, 0o600);
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    const st = statSync(path);
-    return st.isFile() && (process.platform === "win32" || (st.mode & 0o111) !== 0);
-  } catch {
-    return false;
-  }
-}
 
 /** The CLI's executable: the recorded path while it is still there, else PATH, else the usual places. */
 export function findCli(cli: HeadlessCli, recorded?: string | null): string | undefined {
@@ -87,7 +50,7 @@ function hooksInUserConfig(host: Host): boolean {
 
 /** The linked agents that have a headless CLI, first linked first. */
 export function linkedClis(): LinkedCli[] {
-  const records = readRecords();
+  const records = readLinkedRecords();
   if (records) return records.filter((r) => cliOfHost(r.host));
   return HOSTS.filter((h) => cliOfHost(h) && hooksInUserConfig(h)).map((host) => ({
     host,
@@ -103,18 +66,18 @@ export function linkedClis(): LinkedCli[] {
 export function recordLinkedCli(host: Host): { cli: HeadlessCli; path?: string } | undefined {
   const cli = cliOfHost(host);
   if (!cli) return undefined;
-  const records = readRecords() ?? linkedClis();
+  const records = readLinkedRecords() ?? linkedClis();
   const at = records.find((r) => r.host === host);
   const path = findCli(cli, at?.path) ?? null;
   if (at) at.path = path;
   else records.push({ host, path, linked_at: isoNow() });
-  writeRecords(records);
+  writeLinkedRecords(records);
   return { cli, ...(path ? { path } : {}) };
 }
 
 /** `coffer unlink <host>`: the host's CLI is no longer used without configuration. */
 export function forgetLinkedCli(host: Host): void {
-  const records = readRecords();
+  const records = readLinkedRecords();
   if (!records?.some((r) => r.host === host)) return;
-  writeRecords(records.filter((r) => r.host !== host));
+  writeLinkedRecords(records.filter((r) => r.host !== host));
 }
