@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { describeSweep, HANDOFF_ENV, holdSweep } from "../capture/background";
 import { selectSweep, sweepPolicy } from "../capture/sweep";
 import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
@@ -7,7 +8,9 @@ import { backoffMessage, isDistilled, readLedger, stopsSweep, sweepBackoff } fro
 import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
+import { appendLogLine } from "../lib/rolling-log";
 import { loadConfig } from "../store/config";
 import { listSessions, resolveSession, type SessionFile } from "../transcripts/discovery";
 import { isTranscriptHost, TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
@@ -135,7 +138,15 @@ function report(r: DistillResult): void {
 
 async function distillAll(
   files: SessionFile[],
-  opts: { json?: boolean; dryRun?: boolean; force?: boolean; via: string; extra?: Record<string, unknown> },
+  opts: {
+    json?: boolean;
+    dryRun?: boolean;
+    force?: boolean;
+    via: string;
+    extra?: Record<string, unknown>;
+    /** Filled with each session's result as it comes (what `distill sweep` records for doctor). */
+    results?: DistillResult[];
+  },
 ): Promise<void> {
   const config = loadConfig();
   const choice = resolveModel(config);
@@ -165,7 +176,7 @@ async function distillAll(
     return;
   }
   const bar = files.length > 1 ? progressBar("distilling", files.length) : undefined;
-  const results: DistillResult[] = [];
+  const results: DistillResult[] = opts.results ?? [];
   for (const [i, f] of files.entries()) {
     const r = await distillFile(f, { config, ledger, dryRun: opts.dryRun, force: opts.force, via: opts.via });
     results.push(r);
@@ -262,6 +273,24 @@ const run = withExamples(
   ],
 );
 
+/**
+ * `coffer distill sweep --background`, which a session-start hook starts detached: one capture pass
+ * (as `coffer serve`'s worker runs it) under the sweep lock the hook handed over, its outcome in
+ * `state/sweep.json` and one line in `state/sweep.log`. Prints nothing and exits 0: nobody reads it.
+ */
+async function backgroundSweep(): Promise<void> {
+  const { sweepPass, sweepResult } = await import("../capture/pass");
+  const handoff = Number(process.env[HANDOFF_ENV]) || undefined;
+  const log = (message: string) => appendLogLine(paths.sweepLog(), message);
+  try {
+    const outcome = await sweepPass(handoff ? "session-start" : "manual", { handoff });
+    if ("busy" in outcome) log(`another sweep is running${outcome.busy ? ` (pid ${outcome.busy})` : ""}: nothing done`);
+    else if ("report" in outcome) log(`sweep done: ${describeSweep(sweepResult(outcome.report))}`);
+  } catch (err) {
+    log(`sweep failed: ${(err as Error)?.stack ?? String(err)}`);
+  }
+}
+
 const sweep = withExamples(
   defineCommand({
     meta: {
@@ -272,9 +301,15 @@ const sweep = withExamples(
     args: {
       ...agentArg,
       "dry-run": { type: "boolean", description: "List what the sweep would pick; send nothing" },
+      background: {
+        type: "boolean",
+        description:
+          "What a session-start hook starts: also drain the session-end queue, print nothing, log to state/sweep.log",
+      },
       ...jsonArg,
     },
     async run({ args }) {
+      if (args.background) return await backgroundSweep();
       const config = loadConfig();
       const picked = selectSweep(sweepPolicy(config), { hosts: hostsFrom(args.agent) });
       if (args["dry-run"]) {
@@ -292,19 +327,51 @@ const sweep = withExamples(
           process.stdout.write(`${f.host.padEnd(6)}  ${f.session_id}  ${new Date(f.mtimeMs).toISOString()}\n`);
         return;
       }
-      // What the agents remembered natively (their own files) needs no model: harvest it first.
-      const { harvestPass } = await import("../capture/pass");
-      const h = await harvestPass(config, { hosts: hostsFrom(args.agent) });
-      const native = h ? { created: h.created, updated: h.updated, gone: h.gone.length, import_id: h.import_id } : null;
-      if (!args.json && h && (h.created || h.updated))
-        consola.info(
-          `Harvested the agents' own memories: ${h.created} new, ${h.updated} updated (import ${h.import_id}; undo with coffer import --undo ${h.import_id})`,
-        );
-      if (!args.json && h?.gone.length)
-        consola.info(
-          `${h.gone.length} native ${h.gone.length === 1 ? "memory was" : "memories were"} deleted at the source; Coffer keeps ${h.gone.length === 1 ? "its entry" : "their entries"}: ${h.gone.map((g) => g.id).join(", ")}`,
-        );
-      await distillAll(picked, { json: args.json, via: "sweep", extra: { native } });
+      // One sweep at a time: a background sweep or `coffer serve`'s may be distilling these sessions.
+      const hold = holdSweep("manual");
+      if ("busy" in hold) {
+        const message = `Another sweep is running${hold.busy ? ` (pid ${hold.busy})` : ""}: it distills these sessions; \`coffer doctor\` shows what it did once it is done.`;
+        if (args.json) return printJson({ results: [], outcome: "busy", message });
+        consola.info(message);
+        return;
+      }
+      const held = "release" in hold ? hold : undefined;
+      const model = resolveModel(config);
+      const results: DistillResult[] = [];
+      let harvested = 0;
+      let thrown: string | undefined;
+      try {
+        // What the agents remembered natively (their own files) needs no model: harvest it first.
+        const { harvestPass } = await import("../capture/pass");
+        const h = await harvestPass(config, { hosts: hostsFrom(args.agent) });
+        harvested = (h?.created ?? 0) + (h?.updated ?? 0);
+        const native = h
+          ? { created: h.created, updated: h.updated, gone: h.gone.length, import_id: h.import_id }
+          : null;
+        if (!args.json && h && (h.created || h.updated))
+          consola.info(
+            `Harvested the agents' own memories: ${h.created} new, ${h.updated} updated (import ${h.import_id}; undo with coffer import --undo ${h.import_id})`,
+          );
+        if (!args.json && h?.gone.length)
+          consola.info(
+            `${h.gone.length} native ${h.gone.length === 1 ? "memory was" : "memories were"} deleted at the source; Coffer keeps ${h.gone.length === 1 ? "its entry" : "their entries"}: ${h.gone.map((g) => g.id).join(", ")}`,
+          );
+        await distillAll(picked, { json: args.json, via: "sweep", extra: { native }, results });
+      } catch (err) {
+        thrown = (err as Error)?.message ?? String(err);
+        throw err;
+      } finally {
+        const failed = results.filter((r) => r.outcome === "failed").map((r) => `${r.host} ${r.session}: ${r.message}`);
+        held?.release({
+          harvested,
+          observed: 0,
+          distilled: results.filter((r) => r.outcome === "distilled").length,
+          skipped: results.filter((r) => r.outcome !== "distilled" && r.outcome !== "failed").length,
+          errors: failed.length ? failed : thrown ? [thrown] : [],
+          ...(results.some((r) => r.outcome === "over_budget") ? { over_budget: true } : {}),
+          ...(model.settings ? {} : { not_distilling: `no model: ${model.why}` }),
+        });
+      }
     },
   }),
   ["coffer distill sweep", "coffer distill sweep --dry-run", "coffer distill sweep --agent codex --json"],

@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { allHostLinks } from "../hosts/index";
 import { cofferHome, homeDir } from "../lib/paths";
 import { loosePaths, tighten } from "../lib/permissions";
+import { agoText } from "../lib/time";
 import { type DoctorReport, type HostReport, runDoctor } from "../link/doctor";
 import { tilde } from "../link/files";
 import { withExamples } from "./_run";
@@ -25,13 +26,7 @@ function hostLine(r: HostReport): string {
   return `  ${mark} ${r.host}${scope}: ${parts.join("; ")}`;
 }
 
-function ago(iso: string): string {
-  const m = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 60_000));
-  if (m < 1) return "just now";
-  if (m < 60) return `${m} min ago`;
-  const hrs = Math.round(m / 60);
-  return hrs < 48 ? `${hrs} h ago` : `${Math.round(hrs / 24)} days ago`;
-}
+const ago = (iso: string) => agoText(Date.now() - Date.parse(iso));
 
 /** The proof the hooks fire: the last event Coffer received from the host, and injections this week. */
 function hooksLine(r: HostReport): string | undefined {
@@ -81,6 +76,7 @@ function render(report: DoctorReport, stale: StaleFigure[] = [], teamRules: Team
       `  ${NA()} team rules: ${t.repository} adds ${plural(t.rules, "rule")} to its sessions (${tilde(t.file)}, read from the checkout)`,
     );
   out.push(`  ${s.model ? OK() : NA()} model: ${s.model ?? "none"} (${s.model_why})`);
+  out.push(`  ${s.sweep.failed ? WARN() : s.sweep.last ? OK() : NA()} sweep: ${s.sweep.summary}`);
   for (const n of s.notes) out.push(`      note: ${n}`);
   out.push("");
   if (!report.problems.length) out.push("No problems found.");

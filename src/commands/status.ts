@@ -28,8 +28,17 @@ export default withExamples(
         : null;
       const sync = await import("../sync/status").then((m) => m.syncStatus()).catch(() => undefined);
       const distill = await import("../serve/distill").then((m) => m.distillBudget()).catch(() => undefined);
+      const sweep = await Promise.all([import("../capture/background"), import("../store/config")])
+        .then(([b, c]) => b.sweepState(c.loadConfig()))
+        .catch(() => undefined);
       if (args.json)
-        return printJson({ ...status, project: current, ...(sync ? { sync } : {}), ...(distill ? { distill } : {}) });
+        return printJson({
+          ...status,
+          project: current,
+          ...(sync ? { sync } : {}),
+          ...(distill ? { distill } : {}),
+          ...(sweep ? { sweep } : {}),
+        });
       const out: string[] = [`Coffer home: ${status.home}`];
       out.push(
         current
@@ -48,6 +57,7 @@ export default withExamples(
       );
       if (sync) out.push(`Sync: ${sync.summary}`);
       if (distill) out.push(`Distill: ${distill.model ? distill.summary : "no model configured"}`);
+      if (sweep) out.push(`Sweep: ${sweep.summary}`);
       process.stdout.write(`${out.join("\n")}\n`);
     },
   }),

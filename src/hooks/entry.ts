@@ -2,7 +2,8 @@
  * `coffer hook <event> --agent <host>`: the entry point agents call on every turn.
  * Reads the host's JSON on stdin, answers the host's JSON on stdout, always exits 0. Anything
  * wrong (arguments, stdin, ids, cwd, store, deadline) answers the host's "nothing" output and
- * goes to state/hook.log. Imports stay minimal: no CLI framework, no network, no processes.
+ * goes to state/hook.log. Imports stay minimal: no CLI framework, no network, no processes (the
+ * one exception: after answering, a session start may start a detached background sweep).
  */
 import { existsSync, readSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
@@ -189,17 +190,30 @@ export async function runHookCli(argv: string[]): Promise<void> {
       runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }),
     );
     const out = result.context ? adapter.render(event, result.context) : empty;
-    if (event === "session-start" && config["native_memory.harvest"]) {
-      // The agent's own memory files, when they changed since the last session start: the answer
-      // goes out first, so a harvest never costs the session its context.
+    if (event === "session-start") {
+      // The answer goes out first: what follows never costs the session its context.
       answer(out);
+      if (config["native_memory.harvest"]) {
+        // The agent's own memory files, when they changed since the last session start.
+        try {
+          const { harvestAtSessionStart } = await import("./native");
+          const r = await harvestAtSessionStart(store, host, input.cwd);
+          if (r === "too-large")
+            hookLog(
+              "native memory changed too much to import here: the sweep or `coffer import native` does it",
+              where,
+            );
+        } catch (err) {
+          hookLog(`native memory harvest failed: ${(err as Error)?.message ?? String(err)}`, where);
+        }
+      }
+      // Distil finished sessions with no daemon: a detached `coffer distill sweep --background`
+      // when one is due (files only until then; the spawn never waits).
       try {
-        const { harvestAtSessionStart } = await import("./native");
-        const r = await harvestAtSessionStart(store, host, input.cwd);
-        if (r === "too-large")
-          hookLog("native memory changed too much to import here: the sweep or `coffer import native` does it", where);
+        const { startBackgroundSweep } = await import("../capture/background");
+        startBackgroundSweep(config, { cwd: input.cwd });
       } catch (err) {
-        hookLog(`native memory harvest failed: ${(err as Error)?.message ?? String(err)}`, where);
+        hookLog(`background sweep: ${(err as Error)?.message ?? String(err)}`, where);
       }
       exitNow();
     }

@@ -16,3 +16,10 @@ export function isHost(name: string): name is Host {
  */
 export const CLI_PROVIDERS = ["claude-code", "codex", "gemini-cli"] as const;
 export type CliProvider = (typeof CLI_PROVIDERS)[number];
+
+/** The agent whose CLI each provider runs (the same fact as each host's `headless.ts` `host`, checked by a test). */
+export const CLI_PROVIDER_HOST = {
+  "claude-code": "claude",
+  codex: "codex",
+  "gemini-cli": "gemini",
+} as const satisfies Record<CliProvider, Host>;

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { readOwnText } from "./small-file";
 
@@ -75,6 +75,47 @@ function holder(file: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The process holding the lock, when there is one and it is alive. */
+export function liveHolder(file: string): number | undefined {
+  const pid = holder(file);
+  return pid !== undefined && alive(pid) ? pid : undefined;
+}
+
+/**
+ * Give a held lock to another process (one this one started to do the locked work): the lock
+ * then names `to`, so it stays held after this process exits. Only while it still names `from`;
+ * returns whether it does now name `to`.
+ */
+export function handOverLock(file: string, from: number, to: number): boolean {
+  const pid = holder(file);
+  if (pid === to) return true;
+  if (pid !== from) return false;
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    const fd = openSync(tmp, "w", 0o600);
+    try {
+      writeSync(fd, JSON.stringify({ pid: to, at: Date.now() }));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    return false;
+  }
+}
+
+/** Mark a long-held lock as still in use (its age is what `staleMs` measures). */
+export function touchLock(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {}
 }
 
 /**

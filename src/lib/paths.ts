@@ -47,6 +47,10 @@ export const paths = {
   audit: () => join(cofferHome(), "state", "audit.jsonl"),
   hookLog: () => join(cofferHome(), "state", "hook.log"),
   ledger: () => join(cofferHome(), "state", "distilled.jsonl"),
+  /** The last sweep (who started it, when, what it did), the lock every sweep holds, the background sweep's log. */
+  sweepRecord: () => join(cofferHome(), "state", "sweep.json"),
+  sweepLock: () => join(cofferHome(), "state", "sweep.lock"),
+  sweepLog: () => join(cofferHome(), "state", "sweep.log"),
   token: () => join(cofferHome(), "state", "token"),
   serveInfo: () => join(cofferHome(), "state", "serve.json"),
   queue: () => join(cofferHome(), "queue", "session-queue.json"),

@@ -234,3 +234,11 @@ export function watchdogExit(platform: Platform = currentPlatform()): ExitStrate
   if (platform === "darwin") return { kind: "_exit", libraries: ["/usr/lib/libSystem.B.dylib", "libSystem.B.dylib"] };
   return { kind: "_exit", libraries: ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"] };
 }
+
+/**
+ * The argv that runs this Coffer again: the compiled binary alone (its entry point lives inside
+ * it, `/$bunfs/...`, `B:/~BUN/...` on Windows), or Bun with the entry script when run from source.
+ */
+export function selfCommand(main: string = Bun.main, execPath: string = process.execPath): string[] {
+  return main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main) ? [execPath] : [execPath, main];
+}

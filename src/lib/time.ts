@@ -41,3 +41,12 @@ export function normTimestamp(value: unknown): string | undefined {
   if (Number.isNaN(ms) || ms < 0 || ms > 253402300799000) return undefined;
   return isoNow(new Date(ms));
 }
+
+/** How long ago, for people: "just now", "12 min ago", "3 h ago", "4 days ago" (`ms` = how long). */
+export function agoText(ms: number): string {
+  const m = Math.max(0, Math.round(ms / 60_000));
+  if (m < 1) return "just now";
+  if (m < 60) return `${m} min ago`;
+  const hrs = Math.round(m / 60);
+  return hrs < 48 ? `${hrs} h ago` : `${Math.round(hrs / 24)} days ago`;
+}

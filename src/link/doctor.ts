@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
+import { type SweepState, sweepState } from "../capture/background";
 import { describeSettings, isCliSettings, resolveModel } from "../distill/model";
 import { loadHookAdapter } from "../hosts/index";
 import {
@@ -21,7 +22,7 @@ import {
 } from "../hosts/link";
 import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
-import { localDay, nowMs } from "../lib/time";
+import { agoText, localDay, nowMs } from "../lib/time";
 import { type Config, configDefaults, loadConfig, readConfigLenient } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { nonRegularInMemory } from "../store/indexer";
@@ -74,6 +75,8 @@ export type StoreReport = {
   model: string | null;
   /** Why that one (or why none): zero configuration, [model], off. */
   model_why: string;
+  /** The last sweep (background, serve's, by hand) and what it did. */
+  sweep: SweepState;
   problems: Problem[];
   notes: string[];
 };
@@ -303,15 +306,6 @@ function hookEntries(file: JsonFile, hooks: JsonHooks): HookEntry[] {
 
 const DAY_MS = 86_400_000;
 
-function ago(ms: number): string {
-  const m = Math.max(0, Math.round(ms / 60_000));
-  if (m < 1) return "just now";
-  if (m < 60) return `${m} min ago`;
-  const hrs = Math.round(m / 60);
-  if (hrs < 48) return `${hrs} h ago`;
-  return `${Math.round(hrs / 24)} days ago`;
-}
-
 /** What the index knows about hook events: the last per host, and injections per host over 7 days. */
 type HookFacts = { last: Map<string, LastHookEvent>; injections: Map<string, number> };
 
@@ -406,7 +400,7 @@ async function checkHooksSeen(h: HostLink, target: Target, report: HostReport, f
     if (h.host === "codex" && !seen.trust) causes.push("Codex runs hooks only after you trust them in /hooks");
     causes.push(`or ${h.name} was not used since`);
     report.warnings.push({
-      message: `no hook event from ${h.name} since it was linked ${ago(now - since)}${last ? ` (last: ${last.event} ${ago(now - last.at_ms)})` : ""}`,
+      message: `no hook event from ${h.name} since it was linked ${agoText(now - since)}${last ? ` (last: ${last.event} ${agoText(now - last.at_ms)})` : ""}`,
       fix: `likely causes: ${causes.join("; ")}`,
     });
   }
@@ -469,6 +463,7 @@ function inspectStore(): StoreReport {
     index: { file: paths.indexDb(), state: "ok", entries: null },
     model: null,
     model_why: "",
+    sweep: { last: null, running: null, off: null, failed: false, summary: "unknown (config.toml does not load)" },
     problems: [],
     notes: [],
   };
@@ -477,6 +472,7 @@ function inspectStore(): StoreReport {
     const choice = resolveModel(config);
     report.model = choice.settings ? describeSettings(choice.settings) : null;
     report.model_why = choice.why;
+    report.sweep = sweepState(config);
     if (choice.source === "none")
       report.notes.push(
         "nothing is distilled: link an agent whose CLI is installed (coffer link claude), or configure a model (see `coffer distill run --help`)",

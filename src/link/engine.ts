@@ -353,7 +353,7 @@ function enableSweep(ws: Workspace, h: HostLink, state: LinkState, notes: string
     slot.audit.push({ event: "config_set", key: "distill.sweep", host: h.host });
   }
   notes.push(
-    `${h.name} has no SessionEnd event Coffer can rely on: the transcript sweep (distill.sweep = true) distills its finished sessions instead, whenever \`coffer serve\` runs or you run \`coffer distill sweep\`.`,
+    `${h.name} has no SessionEnd event Coffer can rely on: the transcript sweep (distill.sweep = true) distills its finished sessions instead, in the background after a session starts, whenever \`coffer serve\` runs, or when you run \`coffer distill sweep\`.`,
   );
 }
 

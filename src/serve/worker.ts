@@ -1,6 +1,7 @@
 /**
  * The background worker inside `coffer serve`: on an interval, one capture pass (drain the
- * session-end queue, then sweep idle transcripts). Passes never overlap; stop() asks the pass in
+ * session-end queue, then sweep idle transcripts) under the sweep lock, so it never runs beside a
+ * background sweep or `coffer distill sweep`. Passes never overlap; stop() asks the pass in
  * progress to end after the session it is distilling and waits for it, so shutdown never cuts a
  * write in half.
  */
@@ -26,10 +27,14 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
       const flagged = stale.reduce((n, r) => n + r.stale.length, 0);
       if (flagged)
         opts.log(`worker: ${flagged} stale ${flagged === 1 ? "entry" : "entries"} (coffer stale lists them)`);
-      const { workerPass } = await import("../capture/pass");
+      const { sweepPass } = await import("../capture/pass");
       const { backoffMessage } = await import("../distill/ledger");
-      const report = await workerPass({ signal });
+      // One sweep at a time: while another (a background sweep a hook started, `coffer distill
+      // sweep`) runs, this pass leaves the capture to it.
+      const outcome = await sweepPass("serve", { signal });
       state.passes++;
+      if (!("report" in outcome)) return;
+      const { report } = outcome;
       // While the sweep waits after the model failed, the failure stays visible.
       state.last_error = report.errors[0] ?? (report.backoff ? backoffMessage(report.backoff) : null);
       if (report.harvested || report.observed || report.distilled || report.errors.length) {

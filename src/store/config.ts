@@ -73,7 +73,13 @@ export const CONFIG_KEYS = {
     allowed: "an integer 0..1000000000 (tokens per day; 0 = no limit)",
   },
   "distill.budget_chars": { schema: int(1000, 200000), default: 12000, allowed: "an integer 1000..200000" },
-  "distill.sweep": { schema: v.boolean(), default: false, allowed: "true or false" },
+  /**
+   * The sweep in the background (a session-start hook starts it, `coffer serve` runs it), whenever
+   * a model is available; false turns it off (`coffer distill sweep` by hand still runs).
+   */
+  "distill.sweep": { schema: v.boolean(), default: true, allowed: "true or false" },
+  /** A session-start hook starts a background sweep when the last sweep started longer ago than this. */
+  "distill.sweep_interval_minutes": { schema: int(1, 1440), default: 30, allowed: "an integer 1..1440" },
   "inbox.max_files": { schema: int(1, 100000), default: 100, allowed: "an integer 1..100000" },
   "sync.auto": { schema: v.boolean(), default: false, allowed: "true or false" },
   "sync.interval_minutes": { schema: int(1, 1440), default: 15, allowed: "an integer 1..1440" },

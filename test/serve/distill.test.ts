@@ -81,24 +81,30 @@ test("listTranscripts: project, messages, activity, status, path", async () => {
   expect(await api.listTranscripts("windsurf")).toEqual([]);
 });
 
-test("workerPass drains the queue into the inbox; the sweep only runs when distill.sweep is on", async () => {
+test("workerPass drains the queue into the inbox; the sweep runs unless distill.sweep is off", async () => {
   placeClaude(sb, simpleClaudeSession("Where do logs go?", "To /var/log/shop, rotated daily."), {
     id: id(2),
     cwd: repo,
     ageMinutes: 60,
   });
   writeModelConfig(sb, "openai", server.url);
+  const modelOnly = readFileSync(join(sb.cofferHome, "config.toml"), "utf8");
+  writeFileSync(join(sb.cofferHome, "config.toml"), `${modelOnly}\n[distill]\nsweep = false\n`);
   const first = await workerPass();
-  expect(first).toEqual({ harvested: 0, observed: 1, distilled: 0, skipped: 0, errors: [] });
+  expect(first).toEqual({
+    harvested: 0,
+    observed: 1,
+    distilled: 0,
+    skipped: 0,
+    errors: [],
+    not_distilling: "the sweep is off (distill.sweep = false)",
+  });
   expect(readQueueFile(sb)).toEqual([]);
   const inbox = await api.listInbox();
   expect(inbox.map((i) => [i.session, i.project, i.messages])).toEqual([[id(1), "shop", 2]]);
   expect(server.requests.length).toBe(0);
 
-  writeFileSync(
-    join(sb.cofferHome, "config.toml"),
-    `${readFileSync(join(sb.cofferHome, "config.toml"), "utf8")}\n[distill]\nsweep = true\n`,
-  );
+  writeFileSync(join(sb.cofferHome, "config.toml"), modelOnly); // on by default
   const second = await workerPass();
   // id(1) waits in the inbox (a human reviews it); id(2) is idle and unreviewed: swept
   expect(second).toEqual({ harvested: 0, observed: 0, distilled: 1, skipped: 0, errors: [] });
