@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { loadConfig } from "../store/config";
+import { isTeamKey } from "../store/scope";
 import { closeStore } from "../store/store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, plural, printJson, short } from "./_shared";
@@ -70,15 +71,21 @@ function render(s: Stats, tty: boolean): string {
   if (e.most_delivered.length) {
     out.push("Delivered most often:");
     for (const x of e.most_delivered)
-      out.push(`  ${String(x.deliveries).padStart(5)}  ${handle(x.id)}  ${short(x.title ?? "(entry gone)", 70)}`);
+      out.push(
+        `  ${String(x.deliveries).padStart(5)}  ${handle(x.id)}  ${short(x.title ?? "(entry gone)", 70)}${lane(x.scope)}`,
+      );
   }
   const stale = e.never_delivered;
   out.push(
     `Not delivered in ${stale.days} days: ${n(stale.total)} ${stale.total === 1 ? "entry" : "entries"} (candidates to prune${h.counted_since ? `; counting since ${h.counted_since}` : ""})`,
   );
-  for (const x of stale.entries) out.push(`  ${handle(x.id)}  ${x.created.slice(0, 10)}  ${short(x.title, 70)}`);
+  for (const x of stale.entries)
+    out.push(`  ${handle(x.id)}  ${x.created.slice(0, 10)}  ${short(x.title, 70)}${lane(x.scope)}`);
   return `${out.join("\n")}\n`;
 }
+
+/** A team lane's entry says so: it came from the repository's .coffer/, not the user's memory. */
+const lane = (scope: string | null) => (scope && isTeamKey(scope) ? "  (team)" : "");
 
 export default withExamples(
   defineCommand({

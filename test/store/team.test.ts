@@ -113,6 +113,9 @@ describe("a team lane travels with the repository", () => {
     const text = b.run(["recall", "wombat importer"], { cwd: cloneB }).stdout;
     expect(text).toMatch(new RegExp(`${teamId.slice(-8)}\\s+team\\s+gotcha`));
     expect(b.run(["list", "--scope", "team", "--json"], { cwd: cloneB }).json().entries[0].scope).toBe("team");
+    // status and stats say where it came from too
+    expect(b.run(["status"], { cwd: cloneB }).stdout).toMatch(/team app \(\.coffer\/\): 1 entry, 1 rule/);
+    expect(b.run(["stats"], { cwd: cloneB }).stdout).toMatch(new RegExp(`${teamId.slice(-8)}\\s+.*\\(team\\)`));
   });
 
   test("a branch without the files does not deliver them; switching back does", () => {
