@@ -13,7 +13,7 @@ import { type ProjectFacts, projectFacts } from "../lib/project-facts";
 import { readSmallText } from "../lib/small-file";
 import { type Anchor, parseStale, type StaleReason } from "./anchors";
 import { dbOf } from "./db";
-import { GLOBAL, isTeamKey, resolveProject, type ScopeKey, teamKeyFor } from "./scope";
+import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamKeyFor } from "./scope";
 import type { Store } from "./store";
 
 export type StaleEntry = { id: string; scope: ScopeKey; title: string; reasons: StaleReason[]; kept: StaleReason[] };
@@ -224,7 +224,7 @@ export function keepStale(store: object, scope: ScopeKey, id: string): StaleReas
 }
 
 /** Checkouts a staleness check ran in (project id -> path): what serve's background pass checks again. */
-function checkedRoots(): Record<string, string> {
+export function checkedRoots(): Record<string, string> {
   return readState().roots;
 }
 
@@ -250,17 +250,46 @@ export function checkProjectStale(store: Store): StaleReport | undefined {
 /**
  * Check the store's project and every project a check ran in before whose checkout is still here
  * and still the same project (serve's background pass, doctor); a checkout that moved or vanished
- * is skipped, never judged.
+ * is skipped, never judged. `cwds` adds the projects of those directories (the web UI's "Check
+ * now" passes the hooks' directories); `only` limits the check to one project scope.
  */
-export function checkKnownProjects(store: Store): StaleReport[] {
+export function checkKnownProjects(store: Store, opts: { cwds?: string[]; only?: ScopeKey } = {}): StaleReport[] {
   const out: StaleReport[] = [];
-  const here = checkProjectStale(store);
-  if (here) out.push(here);
-  for (const [scope, root] of Object.entries(checkedRoots())) {
-    if (scope === GLOBAL || scope === here?.scope || isTeamKey(scope)) continue;
-    const p = resolveProject(root);
-    if (p?.id !== scope || p.worktree !== root) continue;
+  const done = new Set<ScopeKey>();
+  const run = (scope: ScopeKey, root: string) => {
+    if (done.has(scope) || scope === GLOBAL || isTeamKey(scope) || (opts.only && scope !== opts.only)) return;
+    done.add(scope);
     out.push(checkCheckout(store, scope, root));
+  };
+  if (store.project?.worktree) run(store.project.id, store.project.worktree);
+  for (const [scope, root] of Object.entries(checkedRoots())) {
+    if (done.has(scope) || (opts.only && scope !== opts.only)) continue;
+    const p = resolveProject(root);
+    if (p?.id === scope && p.worktree === root) run(scope, root);
+  }
+  for (const cwd of opts.cwds ?? []) {
+    const p = isAbsoluteDir(cwd) ? resolveProject(cwd) : undefined;
+    if (p?.worktree) run(p.id, p.worktree);
   }
   return out;
+}
+
+export type StaleListed = {
+  id: string;
+  scope: ScopeKey;
+  kind: string;
+  title: string;
+  updated: string;
+  reasons: StaleReason[];
+};
+
+/** The stale entries of `scopes` as the last check left them in the index (kept reasons are not there), newest first. */
+export function listStale(store: object, scopes: ScopeKey[]): StaleListed[] {
+  if (!scopes.length) return [];
+  const rows = dbOf(store)
+    .query(
+      `SELECT id, scope, kind, title, updated, stale FROM entries WHERE stale != '' AND status = '' AND scope IN (${scopes.map(() => "?").join(",")}) ORDER BY updated DESC, id`,
+    )
+    .all(...scopes) as { id: string; scope: string; kind: string; title: string; updated: string; stale: string }[];
+  return rows.map(({ stale, ...r }) => ({ ...r, reasons: parseStale(stale) })).filter((r) => r.reasons.length);
 }

@@ -228,6 +228,7 @@ describe("widths", () => {
     ["#/rules", "#rules-form"],
     ["#/sessions", "#sessions-table"],
     ["#/inbox", "#model-state"],
+    ["#/stale", "#stale-status"],
     ["#/trash", "main h1"],
     ["#/stats", ".cards"],
     ["#/health", "#doctor-table"],

@@ -7,6 +7,7 @@ import { inboxPage } from "./pages/inbox";
 import { projectsPage } from "./pages/projects";
 import { rulesPage } from "./pages/rules";
 import { sessionsPage } from "./pages/sessions";
+import { stalePage } from "./pages/stale";
 import { statsPage } from "./pages/stats";
 import { trashPage } from "./pages/trash";
 
@@ -19,6 +20,7 @@ const PAGES: Record<string, { title: string; render: (main: HTMLElement) => Prom
   rules: { title: "Rules", render: rulesPage },
   sessions: { title: "Sessions", render: sessionsPage },
   inbox: { title: "Inbox", render: inboxPage },
+  stale: { title: "Stale", render: stalePage },
   trash: { title: "Trash", render: trashPage },
   stats: { title: "Stats", render: statsPage },
   health: { title: "Health", render: healthPage },
