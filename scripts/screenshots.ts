@@ -7,7 +7,7 @@
  *
  *   bun scripts/screenshots.ts [--out docs/screenshots]      (COFFER_BIN selects the binary)
  */
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../test/web/_browser";
@@ -59,6 +59,16 @@ function seed(): void {
   remember("Use pnpm, never npm, in every repository", "--scope", "global", "--kind", "convention");
   const gone = remember("A scratch note about the old cron job", "--json");
   coffer(["forget", JSON.parse(gone).id, "--yes"]);
+  // Two entries naming what the checkout no longer has: the Stale page lists them.
+  mkdirSync(join(repo, "src", "payments"), { recursive: true });
+  writeFileSync(join(repo, "src", "payments", "refunds.ts"), "export {};\n");
+  writeFileSync(
+    join(repo, "package.json"),
+    `${JSON.stringify({ scripts: { test: "bun test", "db:migrate": "bun run migrate.ts" } })}\n`,
+  );
+  remember("Refunds are issued through src/billing/refunds.ts, never by hand in the dashboard", "--kind", "convention");
+  remember("After a migration, run `npm run db:seed` to load the demo catalogue", "--kind", "fact", "--tags", "db");
+  coffer(["stale"]);
   coffer(["rules", "add", "Run bun test before every commit"]);
   coffer(["rules", "add", "Never edit files under dist/ by hand"]);
   coffer(["rules", "add", "Prefer small pull requests", "--scope", "global"]);
@@ -119,6 +129,7 @@ const PAGES: [name: string, hash: string, ready: string][] = [
   ["rules", "#/rules", "[data-host=claude]"],
   ["sessions", "#/sessions", "#sessions-table"],
   ["inbox", "#/inbox", "#model-state"],
+  ["stale", "#/stale", "#stale-list"],
   ["trash", "#/trash", "#trash-table"],
   ["stats", "#/stats", ".cards"],
   ["health", "#/health", "#doctor-table"],

@@ -28,7 +28,7 @@ test("scripts/screenshots.ts runs and writes every page, light and dark", async 
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(stdout).toContain(`screenshots in ${out}`);
     const made = readdirSync(out).sort();
-    for (const page of ["entries", "projects", "rules", "sessions", "inbox", "trash", "stats", "health"])
+    for (const page of ["entries", "projects", "rules", "sessions", "inbox", "stale", "trash", "stats", "health"])
       for (const theme of ["light", "dark"]) expect(made).toContain(`${page}-${theme}.png`);
     expect(made).toContain("first-run-light.png");
     expect(made).toContain("entries-390px-light.png");
