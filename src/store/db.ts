@@ -177,11 +177,20 @@ function prepare(db: Database): Created {
  * `inMemory` is set; writes to memory/ then fail with a message that says why.
  */
 export function openIndexDb(file = paths.indexDb(), busyTimeoutMs = BUSY_TIMEOUT_MS): IndexDb {
-  try {
-    return openIndexFile(file, busyTimeoutMs);
-  } catch (err) {
-    if (!isUnwritable(err)) throw err;
-    return openInMemory(file, busyTimeoutMs);
+  // While another process creates the index or switches it to WAL, SQLite may answer "busy" at
+  // once, without waiting (many processes starting on a new store): open again, within the wait.
+  const until = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      return openIndexFile(file, busyTimeoutMs);
+    } catch (err) {
+      if (isBusy(err) && Date.now() < until) {
+        Bun.sleepSync(15 + Math.floor(Math.random() * 30));
+        continue;
+      }
+      if (!isUnwritable(err)) throw err;
+      return openInMemory(file, busyTimeoutMs);
+    }
   }
 }
 
