@@ -22,8 +22,9 @@ export const BIN = resolve(process.env.COFFER_BIN ?? "dist/coffer");
  * A temporary root with an empty HOME and a COFFER_HOME for the binary's environment; this
  * process points at them too, so in-process imports never see the real HOME.
  */
-export function benchSandbox(name: string) {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), `coffer-bench-${name}-`)));
+export function benchSandbox(name: string, keptRoot?: string) {
+  // keptRoot: a fixed place kept between runs (SCALE_STORE) instead of a new temporary folder.
+  const root = keptRoot ?? realpathSync(mkdtempSync(join(tmpdir(), `coffer-bench-${name}-`)));
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: join(root, "home"),

@@ -30,7 +30,7 @@ const TIME = ["/usr/bin/time", "/bin/time"].find((p) => Bun.file(p).size > 0);
 function build(n: number) {
   const kept = process.env.SCALE_STORE ? join(process.env.SCALE_STORE, String(n)) : undefined;
   const reuse = kept !== undefined && existsSync(join(kept, "built"));
-  const { root, env } = kept ? keptSandbox(kept) : benchSandbox(`scale-${n}`);
+  const { root, env } = benchSandbox(`scale-${n}`, kept);
   const projectId = projectIdFor("remote:github.com/bench/scale");
   const repo = join(root, "work", "scale");
   fakeRepo(repo, "https://github.com/bench/scale.git");
@@ -76,20 +76,6 @@ function build(n: number) {
   if (r.exitCode !== 0) throw new Error(`reindex failed: ${r.stderr}`);
   if (kept) writeFileSync(join(kept, "built"), "");
   return { root, env, repo, titles, ids, reindexMs: performance.now() - t, kept };
-}
-
-/** benchSandbox at a fixed place, kept between runs. */
-function keptSandbox(root: string) {
-  const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: join(root, "home"),
-    COFFER_HOME: join(root, "coffer"),
-    LANG: "C.UTF-8",
-  };
-  mkdirSync(env.HOME, { recursive: true });
-  process.env.HOME = env.HOME;
-  process.env.COFFER_HOME = env.COFFER_HOME;
-  return { root, env };
 }
 
 function bench(n: number) {
