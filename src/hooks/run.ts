@@ -3,6 +3,8 @@
  * turned stdin into a HookInput and turns the returned context back into the host's JSON.
  */
 
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import { promptPaths, touchedInside } from "../lib/named-paths";
 import type { Config, READ_MODES } from "../store/config";
@@ -12,15 +14,21 @@ import {
   inOneWrite,
   logHookEvent,
   readSession,
+  readStartCache,
   type SessionKey,
   type SessionUpdate,
+  type ShownFile,
+  scopeGens,
   sessionKey,
+  shownFiles,
   updateSession,
+  writeStartCache,
 } from "../store/hooks";
+import { entriesDir } from "../store/indexer";
 import { globPaths } from "../store/match";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
-import { checkedAgainstFiles, type Store } from "../store/store";
+import { activeScopes, checkedAgainstFiles, type Store } from "../store/store";
 import { recordInjection } from "../store/usage";
 import {
   type Bundle,
@@ -70,9 +78,14 @@ const pending = new WeakMap<HookContext, Writes>();
 
 /** Queue this event's change to a session's cache record (its last store action: nothing reads it back). */
 function save(ctx: HookContext, key: SessionKey, update: SessionUpdate): void {
+  queue(ctx, () => updateSession(ctx.store, key, update, ctx.now));
+}
+
+/** Queue one of this event's cache writes (they run in the event's one write transaction). */
+function queue(ctx: HookContext, write: () => void): void {
   const writes = pending.get(ctx) ?? [];
   pending.set(ctx, writes);
-  writes.push(() => updateSession(ctx.store, key, update, ctx.now));
+  writes.push(write);
 }
 
 export const TOOL_MAX_BODIES = 3;
@@ -121,11 +134,23 @@ function handoffLine(store: Store): string | undefined {
  * project's most useful entries as cards unless the read mode is manual.
  */
 export function sessionStartText(store: Store, config: Config, cap: Capacity, bundle = readBundle(store)): string {
+  return renderStart(store, config, cap, bundle, handoffLine(store)).text;
+}
+
+/** The session-start text and the rowids of the cards it shows. */
+function renderStart(
+  store: Store,
+  config: Config,
+  cap: Capacity,
+  bundle: Bundle,
+  handoff: string | undefined,
+): { text: string; shown: number[] } {
   const mode = readMode(config);
-  if (mode === "off") return "";
-  const handoff = handoffLine(store);
+  if (mode === "off") return { text: "", shown: [] };
   // The cards shown, checked against their files (a hand-edited title is shown as it is now).
   const manual = mode === "manual";
+  const rowids = (e: StartExtras) =>
+    [...e.global, ...e.project, ...(e.team ?? [])].flatMap((c) => (c.rowid === undefined ? [] : [c.rowid]));
   const checked = checkedAgainstFiles(
     store,
     () =>
@@ -135,7 +160,7 @@ export function sessionStartText(store: Store, config: Config, cap: Capacity, bu
         manual ? [] : projectCards(store),
         manual ? [] : teamCards(store),
       ),
-    (e) => [...e.global, ...e.project, ...(e.team ?? [])].flatMap((c) => (c.rowid === undefined ? [] : [c.rowid])),
+    rowids,
   );
   const keep = (cards: Card[]) => cards.filter((c) => c.rowid === undefined || !checked.stale.has(c.rowid));
   const team = keep(checked.value.team ?? []);
@@ -150,7 +175,53 @@ export function sessionStartText(store: Store, config: Config, cap: Capacity, bu
     ? (n: number) =>
         `Coffer proof: loaded rules + ${n}/${total} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
     : undefined;
-  return planBundle(bundle, extras, cap.limit, cap.measure, proof)?.text ?? "";
+  return { text: planBundle(bundle, extras, cap.limit, cap.measure, proof)?.text ?? "", shown: rowids(extras) };
+}
+
+/**
+ * The session start hook's text, reused while nothing it depends on changed: the same host,
+ * cap, read mode, proof setting, rules, handoff line and scopes, no entry of those scopes changed
+ * in the index (scope_counts.gen), and every card's file as it was (size and mtime). So a
+ * session start at 100,000 entries skips the card queries and the rendering; a changed entry
+ * file is caught by the same check as a fresh render (and the render then re-reads it).
+ */
+function cachedStartText(ctx: HookContext, bundle: Bundle): string {
+  const { store, config, cap } = ctx;
+  if (readMode(config) === "off") return "";
+  const handoff = handoffLine(store);
+  const scopes = activeScopes(store);
+  const ckey = sig([
+    START_CACHE_VERSION,
+    ctx.input.host,
+    String(cap.limit),
+    readMode(config),
+    String(proofOn(config)),
+    bundle.sig,
+    handoff ?? "",
+    ...scopes,
+  ]);
+  try {
+    const hit = readStartCache(store, ckey);
+    if (hit && hit.gens === scopeGens(store, scopes) && hit.shown.every(unchanged)) return hit.text;
+  } catch {}
+  const { text, shown } = renderStart(store, config, cap, bundle, handoff);
+  const gens = scopeGens(store, scopes); // after the render: its check may have caught the index up
+  const files = shownFiles(store, shown);
+  queue(ctx, () => writeStartCache(store, ckey, { gens, text, shown: files }, ctx.now));
+  return text;
+}
+
+/** Bump when the session-start text's layout changes: a new binary never reuses an older rendering. */
+const START_CACHE_VERSION = "1";
+
+/** The card's file still has the size and mtime it was indexed with. */
+function unchanged([scope, file, size, mtimeMs]: ShownFile): boolean {
+  try {
+    const st = lstatSync(join(entriesDir(scope), file));
+    return st.isFile() && st.size === size && st.mtimeMs === mtimeMs;
+  } catch {
+    return false;
+  }
 }
 
 /** Characters session start spends on cards (global first, then project), whatever the host's cap. */
@@ -221,10 +292,10 @@ function record(
 // ---------------------------------------------------------------------------------------------
 
 function sessionStart(ctx: HookContext): HookResult {
-  const { store, config, input } = ctx;
+  const { store, input } = ctx;
   const key = keyOf(ctx);
   const bundle = readBundle(store);
-  const text = sessionStartText(store, config, ctx.cap, bundle);
+  const text = cachedStartText(ctx, bundle);
   if (input.source === "resume") {
     // The host replays the resumed history, earlier context included: keep the delivered set,
     // and re-send the bundle only when it changed since this session got it.

@@ -7,7 +7,7 @@ import { paths } from "../lib/paths";
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
  * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -51,17 +51,21 @@ CREATE INDEX IF NOT EXISTS entries_size ON entries(scope, size);
 -- 200 row lookups in a cold 100,000-entry table cost about a millisecond on every session start.
 CREATE INDEX IF NOT EXISTS entries_cards ON entries(scope, updated, id, kind, title) WHERE status = '';
 -- Entries per scope, kept by triggers: the prompt hook's statistics read one row per scope
--- instead of counting 100,000 index entries on every prompt.
-CREATE TABLE IF NOT EXISTS scope_counts(scope TEXT PRIMARY KEY, n INTEGER NOT NULL);
+-- instead of counting 100,000 index entries on every prompt. gen counts every change to a scope's
+-- rows: session start reuses the cards it rendered while its scopes' gens stay the same.
+CREATE TABLE IF NOT EXISTS scope_counts(scope TEXT PRIMARY KEY, n INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0);
 CREATE TRIGGER IF NOT EXISTS entries_count_ins AFTER INSERT ON entries BEGIN
-  INSERT INTO scope_counts(scope, n) VALUES(new.scope, 1) ON CONFLICT(scope) DO UPDATE SET n = n + 1;
+  INSERT INTO scope_counts(scope, n, gen) VALUES(new.scope, 1, 1) ON CONFLICT(scope) DO UPDATE SET n = n + 1, gen = gen + 1;
 END;
 CREATE TRIGGER IF NOT EXISTS entries_count_del AFTER DELETE ON entries BEGIN
-  UPDATE scope_counts SET n = n - 1 WHERE scope = old.scope;
+  UPDATE scope_counts SET n = n - 1, gen = gen + 1 WHERE scope = old.scope;
 END;
 CREATE TRIGGER IF NOT EXISTS entries_count_move AFTER UPDATE OF scope ON entries BEGIN
   UPDATE scope_counts SET n = n - 1 WHERE scope = old.scope;
   INSERT INTO scope_counts(scope, n) VALUES(new.scope, 1) ON CONFLICT(scope) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_gen_upd AFTER UPDATE ON entries BEGIN
+  UPDATE scope_counts SET gen = gen + 1 WHERE scope IN (old.scope, new.scope);
 END;
 -- scope holds one token per row (see scopeToken) so a per-scope query scores only that scope's rows;
 -- keywords apart from tags, so each field weighs what it should (store/match.ts).

@@ -197,6 +197,7 @@ CREATE TABLE IF NOT EXISTS hook_event_entries(skey TEXT NOT NULL, at_ms INTEGER 
 CREATE INDEX IF NOT EXISTS hook_event_entries_skey ON hook_event_entries(skey, at_ms);
 CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated, id, title) WHERE kind IN ('convention', 'preference') AND status = '';
 CREATE TABLE IF NOT EXISTS watched(key TEXT PRIMARY KEY, sig TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS start_cache(ckey TEXT PRIMARY KEY, gens TEXT NOT NULL, text TEXT NOT NULL, shown TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 const KEEP_DAYS = 7;
@@ -380,4 +381,65 @@ export function setWatchedSig(store: Store, key: string, sig: string, now = Date
       "INSERT INTO watched(key, sig, at_ms) VALUES(?, ?, ?) ON CONFLICT(key) DO UPDATE SET sig = excluded.sig, at_ms = excluded.at_ms",
     )
     .run(key, sig, now);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session-start text cache
+
+/**
+ * The change counters of `scopes` (scope_counts.gen, bumped by triggers on every insert, update
+ * and delete of their entries): equal strings mean no entry of those scopes changed in the index.
+ */
+export function scopeGens(store: Store, scopes: ScopeKey[]): string {
+  const rows = dbOf(store)
+    .query("SELECT scope, n, gen FROM scope_counts WHERE scope IN (SELECT value FROM json_each(?)) ORDER BY scope")
+    .all(JSON.stringify(scopes)) as { scope: string; n: number; gen: number }[];
+  return rows.map((r) => `${r.scope}:${r.n}:${r.gen}`).join(",");
+}
+
+/** A card session start showed: its file as indexed then, so a later reuse can check it is unchanged. */
+export type ShownFile = [scope: ScopeKey, file: string, size: number, mtimeMs: number];
+
+export type StartCache = { gens: string; text: string; shown: ShownFile[] };
+
+/** The session-start text rendered last for `ckey` (what it depends on, hashed), if any. */
+export function readStartCache(store: Store, ckey: string): StartCache | undefined {
+  const row = cacheDb(store).query("SELECT gens, text, shown FROM start_cache WHERE ckey = ?").get(ckey) as {
+    gens: string;
+    text: string;
+    shown: string;
+  } | null;
+  if (!row) return undefined;
+  try {
+    return { gens: row.gens, text: row.text, shown: JSON.parse(row.shown) as ShownFile[] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The indexed file (size, mtime) of each shown row, for `writeStartCache`. */
+export function shownFiles(store: Store, rowids: number[]): ShownFile[] {
+  if (!rowids.length) return [];
+  return (
+    dbOf(store)
+      .query(
+        "SELECT e.scope AS scope, e.file AS file, e.size AS size, e.mtime_ms AS mtime_ms FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+      )
+      .all(JSON.stringify(rowids)) as { scope: ScopeKey; file: string; size: number; mtime_ms: number }[]
+  ).map((r) => [r.scope, r.file, r.size, r.mtime_ms]);
+}
+
+/** Rows kept: one per project, host and setting in use; the oldest go past this. */
+const START_CACHE_KEEP = 64;
+
+export function writeStartCache(store: Store, ckey: string, value: StartCache, now = Date.now()): void {
+  const db = cacheDb(store);
+  db.query(
+    "INSERT INTO start_cache(ckey, gens, text, shown, at_ms) VALUES(?, ?, ?, ?, ?) ON CONFLICT(ckey) DO UPDATE SET gens = excluded.gens, text = excluded.text, shown = excluded.shown, at_ms = excluded.at_ms",
+  ).run(ckey, value.gens, value.text, JSON.stringify(value.shown), now);
+  const { n } = db.query("SELECT count(*) AS n FROM start_cache").get() as { n: number };
+  if (n > START_CACHE_KEEP)
+    db.query(
+      "DELETE FROM start_cache WHERE ckey NOT IN (SELECT ckey FROM start_cache ORDER BY at_ms DESC, ckey LIMIT ?)",
+    ).run(START_CACHE_KEEP);
 }
