@@ -7,7 +7,7 @@ import { paths } from "../lib/paths";
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
  * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
  */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -50,6 +50,8 @@ CREATE INDEX IF NOT EXISTS entries_size ON entries(scope, size);
 -- Session start's project cards (newest entries with kind and title) without reading the rows:
 -- 200 row lookups in a cold 100,000-entry table cost about a millisecond on every session start.
 CREATE INDEX IF NOT EXISTS entries_cards ON entries(scope, updated, id, kind, title) WHERE status = '';
+-- Recall's answer to a question hit: the entry written right after it in the same scope.
+CREATE INDEX IF NOT EXISTS entries_created ON entries(scope, created, id) WHERE status = '';
 -- Entries per scope, kept by triggers: the prompt hook's statistics read one row per scope
 -- instead of counting 100,000 index entries on every prompt. gen counts every change to a scope's
 -- rows: session start reuses the cards it rendered while its scopes' gens stay the same.

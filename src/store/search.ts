@@ -43,6 +43,8 @@ export type Explain = {
   missing: string[];
   /** "exact": the title is the query; "all": every term is in the title. */
   title?: "exact" | "all";
+  /** Shown because it was written right after this hit, which asks a question (its likely answer). */
+  answers?: string;
   /** The score recall ranks by first (more terms, rarer terms), then BM25. */
   score: number;
   bm25: number;
@@ -242,7 +244,10 @@ export function ranked(
         .filter((t) => !check.stale.has(t.cand.rowid))
         .map((t) => ({
           ...t,
-          explain: (entry: Entry, title: "exact" | "all" | undefined) => explain(r, t.cand, entry, title),
+          explain: (entry: Entry, title: "exact" | "all" | undefined) => ({
+            ...explain(r, t.cand, entry, title),
+            ...(t.answers ? { answers: t.answers } : {}),
+          }),
         })),
     };
   }
@@ -271,7 +276,7 @@ function best(
     ).map((r) => [r.rowid, r]),
   );
   const wanted = normalizeText(query);
-  return window
+  const sorted = window
     .flatMap((cand) => {
       const row = rows.get(cand.rowid);
       if (!row) return [];
@@ -290,8 +295,61 @@ function best(
         (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : 0) ||
         (order.get(a.row.scope) ?? 9) - (order.get(b.row.scope) ?? 9) ||
         (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0),
-    )
-    .slice(offset, offset + limit);
+    );
+  return withAnswers(store, sorted, offset + limit).slice(offset, offset + limit);
+}
+
+type Ranked = { cand: Candidate; row: Row; title: "exact" | "all" | undefined; tier: number; answers?: string };
+
+/** A sentence that ends in a question mark (not a URL's `?`). */
+const ASKS = /\?["'”)\]]*(\s|$)/;
+/** How long after a question its answer may have been written. */
+const ANSWER_WITHIN_MS = 3_600_000;
+
+/**
+ * A hit that asks a question brings the entry written right after it in the same scope (within
+ * the hour), placed just below it: in a captured exchange or a conversation log the words of a
+ * question ("what got you into counseling?") match the query while its answer ("my own journey
+ * and the support I got") holds what was asked for. The first `n` places are filled so.
+ */
+function withAnswers(store: Store, sorted: Ranked[], n: number): Ranked[] {
+  if (!sorted.some((t, i) => i < n && ASKS.test(t.row.body))) return sorted;
+  const next = dbOf(store).query(
+    `SELECT rowid, * FROM entries INDEXED BY entries_created
+     WHERE scope = ?1 AND status = '' AND (created > ?2 OR (created = ?2 AND id > ?3)) AND created <= ?4
+     ORDER BY created, id LIMIT 1`,
+  );
+  const out: Ranked[] = [];
+  const placed = new Set<number>();
+  const put = (t: Ranked) => {
+    if (placed.has(t.row.rowid)) return;
+    placed.add(t.row.rowid);
+    out.push(t);
+  };
+  for (const t of sorted) {
+    if (out.length >= n) break;
+    put(t);
+    if (out.length >= n || !ASKS.test(t.row.body)) continue;
+    const asked = Date.parse(t.row.created);
+    if (Number.isNaN(asked)) continue;
+    const until = new Date(asked + ANSWER_WITHIN_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const row = next.get(t.row.scope, t.row.created, t.row.id, until) as Row | null;
+    if (!row || placed.has(row.rowid)) continue;
+    const inList = sorted.find((x) => x.row.rowid === row.rowid);
+    put(
+      inList
+        ? { ...inList, answers: t.row.id }
+        : {
+            cand: { rowid: row.rowid, mass: t.cand.mass, bm25: 0, titleAll: false, groups: new Map() },
+            row,
+            title: undefined,
+            tier: 0,
+            answers: t.row.id,
+          },
+    );
+  }
+  for (const t of sorted) put(t);
+  return out;
 }
 
 /** Why a hit matched: each query term's field and alternative, the terms it missed, the title tier. */

@@ -149,3 +149,42 @@ describe("one query analysis with the hook", () => {
     expect(hits[0].explain.terms).toContainEqual({ term: "src/api/users.ts", field: "applies_to" });
   });
 });
+
+describe("a question hit brings its answer", () => {
+  // A captured exchange, one entry per turn: the question holds the query's words, the answer
+  // written right after it holds what was asked for, in none of the query's words.
+  const turn = (id: string, body: string, i: number, dir = join(projectDir, "entries")) =>
+    entryFile(dir, id, { title: JSON.stringify(body.slice(0, 60)), body, i: 10_000 + i });
+  beforeAll(() => {
+    turn("01TURN000000000000000000001", "Mel: What got you into woodturning, Caro?", 0);
+    turn("01TURN000000000000000000002", "Caro: My grandfather's lathe in the garage, every summer.", 1);
+    turn("01TURN000000000000000000003", "Mel: That is lovely. Is dinner at eight?", 2);
+    // Written two days after its question: not its answer.
+    turn("01TURN000000000000000000004", "Mel: Which knot do sailors use for mooring?", 3);
+    turn("01TURN000000000000000000005", "Caro: Roasted peppers with feta, as always.", 3 * 24 * 60);
+    // A URL's `?` asks nothing.
+    turn(
+      "01TURN000000000000000000006",
+      "Docs at https://wiki.example/kilns?id=glaze for kiln glaze temperatures",
+      4 * 24 * 60,
+    );
+    turn("01TURN000000000000000000007", "Caro: unrelated note about parking", 4 * 24 * 60 + 1);
+  });
+
+  test("the entry written right after a matching question comes just below it, and --explain says why", () => {
+    const hits = sb.run(["recall", "what got you into woodturning", "--json", "--explain"], { cwd: repo }).json().hits;
+    expect(hits[0].text).toContain("What got you into woodturning");
+    expect(hits[1].text).toContain("grandfather's lathe");
+    expect(hits[1].explain.answers).toBe("01TURN000000000000000000001");
+    expect(hits[1].explain.matched).toBe(0);
+  });
+
+  test("an entry written long after the question, or after a URL's `?`, is not brought", () => {
+    const sailors = sb.run(["recall", "sailors mooring knot", "--json"], { cwd: repo }).json().hits;
+    expect(sailors[0].text).toContain("mooring");
+    expect(sailors.map((h: { text: string }) => h.text).join("\n")).not.toContain("Roasted peppers");
+    const kiln = sb.run(["recall", "kiln glaze temperatures", "--json"], { cwd: repo }).json().hits;
+    expect(kiln[0].text).toContain("kiln glaze");
+    expect(kiln.map((h: { text: string }) => h.text).join("\n")).not.toContain("parking");
+  });
+});
