@@ -125,7 +125,7 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
   };
   for (const [gi, p] of posts.entries()) {
     for (const form of p.forms) {
-      const credit = form.source === "query" ? 1 : RECALL_ALT * form.weight;
+      const credit = form.source === "query" || form.source === "inflection" ? 1 : RECALL_ALT * form.weight;
       for (const rowid of form.hits) {
         const field = form.field.get(rowid) ?? "body";
         const bm25 = credit * (form.bm25?.get(rowid) ?? bm25Estimate(total, form.df, field));

@@ -4,6 +4,7 @@
  * "部署 署流 流程", and the query "部署" finds it. English goes through porter stemming.
  */
 
+import { irregularForms } from "./irregular";
 import { loadNeighbours, neighbours } from "./thesaurus";
 import { vocabularyTables } from "./vocabulary-index" with { type: "macro" };
 
@@ -266,7 +267,15 @@ const LEARNED_SOURCE: AlternativeSource = {
   longest: () => 1,
 };
 
-const SOURCES: AlternativeSource[] = [VOCABULARY_SOURCE, LEARNED_SOURCE];
+/** An irregular verb's other forms (irregular.ts): what a stemmer would join if it could. */
+const INFLECTION_SOURCE: AlternativeSource = {
+  name: "inflection",
+  word: (w) => asAlternatives(irregularForms(w), "inflection"),
+  phrase: () => undefined,
+  longest: () => 1,
+};
+
+const SOURCES: AlternativeSource[] = [INFLECTION_SOURCE, VOCABULARY_SOURCE, LEARNED_SOURCE];
 
 /**
  * Read the learned thesaurus's rows for a query's words (as written and stemmed), so that

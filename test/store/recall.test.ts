@@ -140,6 +140,15 @@ describe("one query analysis with the hook", () => {
     }
   });
 
+  test("an irregular verb's other forms count as the word itself (go / went, break / broke)", () => {
+    expect(sb.run(["remember", "Last June the platform team went camping at Lake Tahoe"], { cwd: repo }).code).toBe(0);
+    expect(sb.run(["remember", "Nightly broke the build twice: a stale lockfile"], { cwd: repo }).code).toBe(0);
+    const camping = sb.run(["recall", "when did they go camping", "--json", "--explain"], { cwd: repo }).json().hits;
+    expect(camping[0].text).toContain("went camping");
+    expect(camping[0].explain.terms).toContainEqual({ term: "go", field: "title", via: "went", source: "inflection" });
+    expect(recallTitles("what breaks the build")[0]).toContain("broke the build");
+  });
+
   test("a path the query names finds the entries whose applies_to covers it", () => {
     expect(
       sb.run(["remember", "Handlers return problem+json errors", "--applies-to", "src/api/**"], { cwd: repo }).code,
