@@ -4,16 +4,18 @@
  * the same vectors (fastText is deterministic only with one thread; --threads 2 halves the time
  * and gives slightly different vectors). Runs under `nice -n 19`: the machine is shared.
  *
- * Subword n-grams are off (-maxn 0): the table only covers words seen 10+ times, where they add
+ * Subword n-grams are off (-maxn 0): the table only covers words seen 5+ times, where they add
  * little, they pull neighbours toward words spelled alike (deploy -> redeploy, deployable) rather
  * than words meant alike, and on this shared 2-core machine they made training 4x slower.
  * Frequent words are subsampled hard (-t 1e-5): faster, and better neighbours for rare words.
  *
- * --sample N trains on every Nth line of the corpus (default 6, what the shipped table was built
- * from: 8.4 million words, 5 minutes with two threads; the whole corpus took over an hour on this
- * shared machine under load). --sample 1 uses it all.
+ * By default on the whole corpus (50.8 million words), 100 dimensions, five epochs, words seen
+ * five times or more (a vocabulary of about 80,000): 17 minutes with --threads 2 on this 2-core
+ * machine, about half an hour with one. --sample N trains on every Nth line of the corpus (the
+ * first table was built from --sample 6, one epoch, 64 dimensions, words seen 10+ times: its
+ * neighbours past the 9,000th word were chance). --min-count N keeps words seen N+ times.
  *
- *   bun scripts/vectors/train.ts [--data DIR] [--threads N] [--sample N]
+ *   bun scripts/vectors/train.ts [--data DIR] [--threads N] [--sample N] [--min-count N]
  *
  * Writes DIR/vectors.vec (and vectors.bin) and prints the time it took.
  */
@@ -23,7 +25,8 @@ import { dataDir, option } from "./common";
 
 const dir = dataDir();
 const threads = option("--threads") ?? "1";
-const sample = Number(option("--sample") ?? 6);
+const sample = Number(option("--sample") ?? 1);
+const minCount = option("--min-count") ?? "5";
 const full = join(dir, "corpus.txt");
 if (!existsSync(full)) throw new Error(`${full} is missing: run bun scripts/vectors/corpus.ts first`);
 let corpus = full;
@@ -36,10 +39,10 @@ if (sample > 1) {
 
 /** The training settings (SOURCES.md and the README describe them). */
 const SETTINGS = [
-  ["-dim", "64"],
+  ["-dim", "100"],
   ["-ws", "5"],
-  ["-epoch", "1"],
-  ["-minCount", "10"],
+  ["-epoch", "5"],
+  ["-minCount", minCount],
   ["-neg", "5"],
   ["-maxn", "0"],
   ["-t", "0.00001"],

@@ -17,8 +17,8 @@ beforeAll(() => {
   const entries: EntrySpec[] = [
     {
       id: "L01TOGGLES",
-      title: "Weekly click-through of the release toggles",
-      body: "Every week someone clicks through each toggle on staging before it ships.",
+      title: "Weekly button check of the release toggles",
+      body: "Every week someone presses each button on staging before it ships.",
     },
     ...Array.from({ length: 24 }, (_, i) => ({
       id: `F${String(i).padStart(3, "0")}FILLER`,
@@ -33,7 +33,7 @@ afterAll(() => sb.cleanup());
 const ask = (prompt: string) => contextOf(hook(sb, "claude", "prompt", claudePrompt(`learned-${++n}`, repo, prompt)));
 
 test("a paraphrase routes through learned neighbours only with routing.learned on", () => {
-  const prompt = "how often do we press through them monthly?";
+  const prompt = "do we have a daily routine where everything gets clicked?";
   expect(ask(prompt)).toBe("");
   expect(sb.run(["config", "set", "routing.learned", "on"]).code).toBe(0);
   try {
