@@ -13,14 +13,13 @@ import {
   type Card,
   inOneWrite,
   logHookEvent,
+  lookStartCache,
   readSession,
-  readStartCache,
   type SessionKey,
   type SessionUpdate,
   type ShownFile,
   scopeGens,
   sessionKey,
-  shownFiles,
   updateSession,
   writeStartCache,
 } from "../store/hooks";
@@ -28,7 +27,7 @@ import { entriesDir } from "../store/indexer";
 import { globPaths } from "../store/match";
 import { readRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
-import { activeScopes, checkedAgainstFiles, type Store } from "../store/store";
+import { activeScopes, checkedAgainstFiles, type IndexedFile, type Store } from "../store/store";
 import { recordInjection } from "../store/usage";
 import {
   type Bundle,
@@ -137,20 +136,25 @@ export function sessionStartText(store: Store, config: Config, cap: Capacity, bu
   return renderStart(store, config, cap, bundle, handoffLine(store)).text;
 }
 
-/** The session-start text and the rowids of the cards it shows. */
+/** The session-start text, the cards' files it shows, and whether checking them caught the index up. */
 function renderStart(
   store: Store,
   config: Config,
   cap: Capacity,
   bundle: Bundle,
   handoff: string | undefined,
-): { text: string; shown: number[] } {
+): { text: string; shown: IndexedFile[]; changed: boolean } {
   const mode = readMode(config);
-  if (mode === "off") return { text: "", shown: [] };
-  // The cards shown, checked against their files (a hand-edited title is shown as it is now).
+  if (mode === "off") return { text: "", shown: [], changed: false };
+  // The cards shown, checked against their files (a hand-edited title is shown as it is now):
+  // each card was read with its indexed file, so the check is one lstat per card.
   const manual = mode === "manual";
-  const rowids = (e: StartExtras) =>
-    [...e.global, ...e.project, ...(e.team ?? [])].flatMap((c) => (c.rowid === undefined ? [] : [c.rowid]));
+  const files = (e: StartExtras): IndexedFile[] =>
+    [...e.global, ...e.project, ...(e.team ?? [])].flatMap((c) =>
+      c.rowid === undefined || c.scope === undefined || c.file === undefined
+        ? []
+        : [{ rowid: c.rowid, scope: c.scope, file: c.file, size: c.size ?? -1, mtime_ms: c.mtime_ms ?? -1 }],
+    );
   const checked = checkedAgainstFiles(
     store,
     () =>
@@ -160,7 +164,7 @@ function renderStart(
         manual ? [] : projectCards(store),
         manual ? [] : teamCards(store),
       ),
-    rowids,
+    files,
   );
   const keep = (cards: Card[]) => cards.filter((c) => c.rowid === undefined || !checked.stale.has(c.rowid));
   const team = keep(checked.value.team ?? []);
@@ -175,7 +179,8 @@ function renderStart(
     ? (n: number) =>
         `Coffer proof: loaded rules + ${n}/${total} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
     : undefined;
-  return { text: planBundle(bundle, extras, cap.limit, cap.measure, proof)?.text ?? "", shown: rowids(extras) };
+  const text = planBundle(bundle, extras, cap.limit, cap.measure, proof)?.text ?? "";
+  return { text, shown: files(extras), changed: checked.changed };
 }
 
 /**
@@ -200,14 +205,18 @@ function cachedStartText(ctx: HookContext, bundle: Bundle): string {
     handoff ?? "",
     ...scopes,
   ]);
+  let gens: string | undefined;
   try {
-    const hit = readStartCache(store, ckey);
-    if (hit && hit.gens === scopeGens(store, scopes) && hit.shown.every(unchanged)) return hit.text;
+    const found = lookStartCache(store, ckey, scopes);
+    gens = found.gens;
+    if (found.hit && found.hit.gens === gens && found.hit.shown.every(unchanged)) return found.hit.text;
   } catch {}
-  const { text, shown } = renderStart(store, config, cap, bundle, handoff);
-  const gens = scopeGens(store, scopes); // after the render: its check may have caught the index up
-  const files = shownFiles(store, shown);
-  queue(ctx, () => writeStartCache(store, ckey, { gens, text, shown: files }, ctx.now));
+  const { text, shown, changed } = renderStart(store, config, cap, bundle, handoff);
+  // The render's check caught the index up: the gens moved with it.
+  if (changed || gens === undefined) gens = scopeGens(store, scopes);
+  const files: ShownFile[] = shown.map((f) => [f.scope, f.file, f.size, f.mtime_ms]);
+  const at = gens;
+  queue(ctx, () => writeStartCache(store, ckey, { gens: at, text, shown: files }, ctx.now));
   return text;
 }
 

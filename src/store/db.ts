@@ -7,7 +7,7 @@ import { paths } from "../lib/paths";
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
  * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
  */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -47,9 +47,9 @@ CREATE INDEX IF NOT EXISTS entries_norm ON entries(scope, norm_hash);
 -- indexes, so they cost the same at 100,000 entries as at 1,000.
 CREATE INDEX IF NOT EXISTS entries_list ON entries(scope, status, updated, id);
 CREATE INDEX IF NOT EXISTS entries_size ON entries(scope, size);
--- Session start's project cards (newest entries with kind and title) without reading the rows:
+-- Session start's project cards (newest entries with kind, title and file) without reading the rows:
 -- 200 row lookups in a cold 100,000-entry table cost about a millisecond on every session start.
-CREATE INDEX IF NOT EXISTS entries_cards ON entries(scope, updated, id, kind, title) WHERE status = '';
+CREATE INDEX IF NOT EXISTS entries_cards ON entries(scope, updated, id, kind, title, file, size, mtime_ms) WHERE status = '';
 -- Recall's answer to a question hit: the entry written right after it in the same scope.
 CREATE INDEX IF NOT EXISTS entries_created ON entries(scope, created, id) WHERE status = '';
 -- Entries per scope, kept by triggers: the prompt hook's statistics read one row per scope
@@ -89,6 +89,67 @@ CREATE TABLE IF NOT EXISTS anchor_seen(scope TEXT NOT NULL, id TEXT NOT NULL, an
 CREATE INDEX IF NOT EXISTS entries_anchored ON entries(scope) WHERE anchors != '[]';
 -- Hook routing reads entries that carry applies_to globs without scanning every body.
 CREATE INDEX IF NOT EXISTS entries_applies ON entries(scope) WHERE applies_to != '[]';
+-- The hooks' cache (store/hooks.ts): delivered sets, the event log, session start's text, watched files.
+CREATE TABLE IF NOT EXISTS hook_sessions(
+  skey TEXT PRIMARY KEY,
+  host TEXT NOT NULL,
+  cwd TEXT NOT NULL,
+  session TEXT NOT NULL,
+  subagent INTEGER NOT NULL,
+  bundle_sig TEXT,
+  slot_sig TEXT,
+  updated_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS hook_sessions_age ON hook_sessions(subagent, updated_ms);
+CREATE TABLE IF NOT EXISTS hook_delivered(
+  skey TEXT NOT NULL,
+  entry_id TEXT NOT NULL,
+  body_hash TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  PRIMARY KEY(skey, entry_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hook_events(
+  skey TEXT NOT NULL,
+  event TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  entries INTEGER NOT NULL,
+  chars INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
+CREATE TABLE IF NOT EXISTS hook_event_entries(skey TEXT NOT NULL, at_ms INTEGER NOT NULL, entry_id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS hook_event_entries_skey ON hook_event_entries(skey, at_ms);
+CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated, id, title, file, size, mtime_ms) WHERE kind IN ('convention', 'preference') AND status = '';
+CREATE TABLE IF NOT EXISTS watched(key TEXT PRIMARY KEY, sig TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS start_cache(ckey TEXT PRIMARY KEY, gens TEXT NOT NULL, text TEXT NOT NULL, shown TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
+-- What hooks injected, per day, host and event, and each host's last event (store/usage.ts).
+CREATE TABLE IF NOT EXISTS hook_usage(
+  day TEXT NOT NULL,
+  host TEXT NOT NULL,
+  event TEXT NOT NULL,
+  events INTEGER NOT NULL,
+  chars INTEGER NOT NULL,
+  PRIMARY KEY(day, host, event)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entry_deliveries(
+  entry_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY(entry_id, day)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entry_deliveries_day ON entry_deliveries(day);
+CREATE TABLE IF NOT EXISTS hook_last(
+  host TEXT PRIMARY KEY,
+  event TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  cwd TEXT NOT NULL,
+  project TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_clock(
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  hour INTEGER NOT NULL,
+  tz TEXT NOT NULL,
+  offset_min INTEGER NOT NULL
+);
 `;
 
 /** What an open did to the schema: nothing, created it in an empty file, or replaced an older or unreadable one. */
@@ -272,23 +333,6 @@ const handles = new WeakMap<object, Database>();
 export function dbOf(store: object): Database {
   const db = handles.get(store);
   if (!db) throw new Error("the store is closed");
-  return db;
-}
-
-const schemasRun = new WeakMap<Database, Set<string>>();
-
-/**
- * The store's open index with `schema` (tables a feature creates on first use, all `IF NOT EXISTS`)
- * run once per open: a no-op read once they exist, so no write lock.
- */
-export function dbWithSchema(store: object, schema: string): Database {
-  const db = dbOf(store);
-  const run = schemasRun.get(db) ?? new Set<string>();
-  if (!run.has(schema)) {
-    schemasRun.set(db, run);
-    db.run(schema);
-    run.add(schema);
-  }
   return db;
 }
 

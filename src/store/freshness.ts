@@ -115,13 +115,25 @@ export function checkScope(db: Database, scope: ScopeKey, notice?: Notice): numb
  * past the wait): never show them.
  */
 export function verifyRows(db: Database, rowids: number[], notice?: Notice): { changed: number; stale: Set<number> } {
-  const stale = new Set<number>();
-  if (!rowids.length) return { changed: 0, stale };
+  if (!rowids.length) return { changed: 0, stale: new Set() };
   const rows = db
     .query(
       "SELECT e.rowid AS rowid, e.scope AS scope, e.file AS file, e.size AS size, e.mtime_ms AS mtime_ms FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
     )
-    .all(JSON.stringify(rowids)) as (Row & { scope: ScopeKey })[];
+    .all(JSON.stringify(rowids)) as IndexedFile[];
+  return verifyFiles(db, rows, notice);
+}
+
+/** An entry's file as the index knows it. */
+export type IndexedFile = Row & { scope: ScopeKey };
+
+/** `verifyRows` for rows whose indexed file the caller already read (with the row itself). */
+export function verifyFiles(
+  db: Database,
+  rows: IndexedFile[],
+  notice?: Notice,
+): { changed: number; stale: Set<number> } {
+  const stale = new Set<number>();
   const byScope = new Map<ScopeKey, Row[]>();
   for (const r of rows) {
     let same = false;

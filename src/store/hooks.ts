@@ -12,7 +12,7 @@ import type { Database } from "bun:sqlite";
 import { sha256 } from "../lib/hash";
 import { staleMark } from "./anchors";
 import type { Host } from "./config";
-import { dbOf, dbWithSchema } from "./db";
+import { dbOf } from "./db";
 import type { ScopeKey } from "./scope";
 import type { Store } from "./store";
 
@@ -97,7 +97,17 @@ export function bodiesByRowid(store: Store, rowids: number[]): Map<number, strin
  * A session-start card; `head` is the body's opening when the title was cut from it (ends with
  * "…"); `rowid` checks it against its file before it is shown.
  */
-export type Card = { id: string; title: string; head?: string; rowid?: number };
+export type Card = {
+  id: string;
+  title: string;
+  head?: string;
+  rowid?: number;
+  /** The entry's file as indexed (session start checks it without a second look-up). */
+  scope?: ScopeKey;
+  file?: string;
+  size?: number;
+  mtime_ms?: number;
+};
 
 /** Give cards whose title was cut ("…") the opening of their body, so the card can carry more of it. */
 export function withHeads(store: Store, cards: Card[]): Card[] {
@@ -125,8 +135,8 @@ export function rankedRecentCards(
 ): Card[] {
   return dbOf(store)
     .query(
-      `SELECT rowid, id, title FROM (
-         SELECT rowid, id, title, kind, updated FROM entries INDEXED BY entries_cards
+      `SELECT rowid, id, title, scope, file, size, mtime_ms FROM (
+         SELECT rowid, id, title, kind, updated, scope, file, size, mtime_ms FROM entries INDEXED BY entries_cards
          WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC LIMIT ?)
        ORDER BY coalesce(nullif(instr(?, ',' || kind || ','), 0), 1e9), updated DESC, id DESC LIMIT ?`,
     )
@@ -138,21 +148,9 @@ export function rankedRecentCards(
  * the partial covering index the cache schema declares: bounded at any store size, however old the entry.
  */
 export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): Card[] {
-  let db: Database;
-  try {
-    db = cacheDb(store);
-  } catch {
-    // A read-only index cannot get the partial index: the scope's newest 500 entries will do.
-    return dbOf(store)
-      .query(
-        `SELECT rowid, id, title FROM (SELECT rowid, id, title, kind, updated FROM entries WHERE scope = ? AND status = ''
-         ORDER BY updated DESC LIMIT 500) WHERE kind IN ('convention', 'preference') ORDER BY updated DESC LIMIT ?`,
-      )
-      .all(scope, limit) as Card[];
-  }
-  return db
+  return dbOf(store)
     .query(
-      `SELECT rowid, id, title FROM entries INDEXED BY entries_everywhere
+      `SELECT rowid, id, title, scope, file, size, mtime_ms FROM entries INDEXED BY entries_everywhere
        WHERE scope = ? AND kind IN ('convention', 'preference') AND status = '' ORDER BY updated DESC LIMIT ?`,
     )
     .all(scope, limit) as Card[];
@@ -160,45 +158,6 @@ export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): 
 
 // ---------------------------------------------------------------------------------------------
 // Delivered-set cache
-
-/**
- * The cache's tables (and the partial index of conventions/preferences that session start reads),
- * created on first use by each open (a no-op read once they exist: no write lock). A schema upgrade
- * of index.db drops them with the rest.
- */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS hook_sessions(
-  skey TEXT PRIMARY KEY,
-  host TEXT NOT NULL,
-  cwd TEXT NOT NULL,
-  session TEXT NOT NULL,
-  subagent INTEGER NOT NULL,
-  bundle_sig TEXT,
-  slot_sig TEXT,
-  updated_ms INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS hook_sessions_age ON hook_sessions(subagent, updated_ms);
-CREATE TABLE IF NOT EXISTS hook_delivered(
-  skey TEXT NOT NULL,
-  entry_id TEXT NOT NULL,
-  body_hash TEXT NOT NULL,
-  at_ms INTEGER NOT NULL,
-  PRIMARY KEY(skey, entry_id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS hook_events(
-  skey TEXT NOT NULL,
-  event TEXT NOT NULL,
-  at_ms INTEGER NOT NULL,
-  entries INTEGER NOT NULL,
-  chars INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
-CREATE TABLE IF NOT EXISTS hook_event_entries(skey TEXT NOT NULL, at_ms INTEGER NOT NULL, entry_id TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS hook_event_entries_skey ON hook_event_entries(skey, at_ms);
-CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated, id, title) WHERE kind IN ('convention', 'preference') AND status = '';
-CREATE TABLE IF NOT EXISTS watched(key TEXT PRIMARY KEY, sig TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS start_cache(ckey TEXT PRIMARY KEY, gens TEXT NOT NULL, text TEXT NOT NULL, shown TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
-`;
 
 const KEEP_DAYS = 7;
 export const KEEP_PARENTS = 200;
@@ -211,7 +170,8 @@ export function sessionKey(host: Host, cwd: string, sessionId: string, agentId?:
   return { skey: sha256(`${host}\0${cwd}\0${session}`).slice(0, 32), host, cwd, session, subagent: !!agentId };
 }
 
-const cacheDb = (store: Store): Database => dbWithSchema(store, SCHEMA);
+/** The hook cache tables live in index.db's schema (db.ts). */
+const cacheDb = (store: Store): Database => dbOf(store);
 
 export type SessionState = { bundleSig: string | null; slotSig: string | null; delivered: Map<string, string> };
 
@@ -402,31 +362,30 @@ export type ShownFile = [scope: ScopeKey, file: string, size: number, mtimeMs: n
 
 export type StartCache = { gens: string; text: string; shown: ShownFile[] };
 
-/** The session-start text rendered last for `ckey` (what it depends on, hashed), if any. */
-export function readStartCache(store: Store, ckey: string): StartCache | undefined {
-  const row = cacheDb(store).query("SELECT gens, text, shown FROM start_cache WHERE ckey = ?").get(ckey) as {
-    gens: string;
-    text: string;
-    shown: string;
-  } | null;
-  if (!row) return undefined;
+/**
+ * In one statement: the current gens of `scopes` (as `scopeGens` gives them) and the text
+ * session start rendered last for `ckey` (what it depends on, hashed), if any.
+ */
+export function lookStartCache(store: Store, ckey: string, scopes: ScopeKey[]): { gens: string; hit?: StartCache } {
+  const row = cacheDb(store)
+    .query(
+      `SELECT (SELECT coalesce(group_concat(g, ','), '') FROM (SELECT scope || ':' || n || ':' || gen AS g FROM scope_counts
+                WHERE scope IN (SELECT value FROM json_each(?1)) ORDER BY scope)) AS now,
+              c.gens AS gens, c.text AS text, c.shown AS shown
+       FROM (SELECT 1) LEFT JOIN start_cache AS c ON c.ckey = ?2`,
+    )
+    .get(JSON.stringify(scopes), ckey) as {
+    now: string;
+    gens: string | null;
+    text: string | null;
+    shown: string | null;
+  };
+  if (row.gens === null || row.text === null || row.shown === null) return { gens: row.now };
   try {
-    return { gens: row.gens, text: row.text, shown: JSON.parse(row.shown) as ShownFile[] };
+    return { gens: row.now, hit: { gens: row.gens, text: row.text, shown: JSON.parse(row.shown) as ShownFile[] } };
   } catch {
-    return undefined;
+    return { gens: row.now };
   }
-}
-
-/** The indexed file (size, mtime) of each shown row, for `writeStartCache`. */
-export function shownFiles(store: Store, rowids: number[]): ShownFile[] {
-  if (!rowids.length) return [];
-  return (
-    dbOf(store)
-      .query(
-        "SELECT e.scope AS scope, e.file AS file, e.size AS size, e.mtime_ms AS mtime_ms FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
-      )
-      .all(JSON.stringify(rowids)) as { scope: ScopeKey; file: string; size: number; mtime_ms: number }[]
-  ).map((r) => [r.scope, r.file, r.size, r.mtime_ms]);
 }
 
 /** Rows kept: one per project, host and setting in use; the oldest go past this. */
@@ -437,8 +396,8 @@ export function writeStartCache(store: Store, ckey: string, value: StartCache, n
   db.query(
     "INSERT INTO start_cache(ckey, gens, text, shown, at_ms) VALUES(?, ?, ?, ?, ?) ON CONFLICT(ckey) DO UPDATE SET gens = excluded.gens, text = excluded.text, shown = excluded.shown, at_ms = excluded.at_ms",
   ).run(ckey, value.gens, value.text, JSON.stringify(value.shown), now);
-  const { n } = db.query("SELECT count(*) AS n FROM start_cache").get() as { n: number };
-  if (n > START_CACHE_KEEP)
+  // Pruned now and then (the table only grows by a new project, host or setting).
+  if (Math.random() < 1 / 16)
     db.query(
       "DELETE FROM start_cache WHERE ckey NOT IN (SELECT ckey FROM start_cache ORDER BY at_ms DESC, ckey LIMIT ?)",
     ).run(START_CACHE_KEEP);

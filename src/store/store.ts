@@ -5,7 +5,7 @@ import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "./config";
 import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
-import { checkScope, verifyRows } from "./freshness";
+import { checkScope, type IndexedFile, verifyFiles, verifyRows } from "./freshness";
 import { rebuildIndex, refreshScope, registerKnownTeams, scopesOnDisk } from "./indexer";
 import {
   GLOBAL,
@@ -30,6 +30,8 @@ type Freshness = "full" | "deep" | "shallow" | "none";
  * An open store: the configuration and the scopes of one working directory, plus its index
  * (index.db), which only src/store/ reaches. Close it with closeStore.
  */
+export type { IndexedFile } from "./freshness";
+
 export type Store = {
   readonly config: Config;
   readonly cwd: string;
@@ -230,13 +232,20 @@ export function verifyShown(store: Store, rowids: number[]): { changed: number; 
 export function checkedAgainstFiles<T>(
   store: Store,
   compute: () => T,
-  shown: (value: T) => number[],
-): { value: T; stale: Set<number> } {
+  shown: (value: T) => number[] | IndexedFile[],
+): { value: T; stale: Set<number>; changed: boolean } {
+  let changed = false;
   for (let attempt = 0; ; attempt++) {
     const value = compute();
-    const check = verifyShown(store, shown(value));
+    const rows = shown(value);
+    // Rows read with their indexed file (session start's cards) need no second look-up.
+    const check =
+      rows.length && typeof rows[0] !== "number"
+        ? verifyFiles(dbOf(store), rows as IndexedFile[], store.notice)
+        : verifyShown(store, rows as number[]);
+    changed ||= check.changed > 0;
     if (check.changed && attempt < 2) continue;
-    return { value, stale: check.stale };
+    return { value, stale: check.stale, changed };
   }
 }
 

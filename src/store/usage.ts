@@ -6,43 +6,13 @@
  * (a schema upgrade of index.db starts the counts afresh, like every other cached table).
  */
 import type { Database } from "bun:sqlite";
-import { dbOf, dbWithSchema } from "./db";
+import { dbOf } from "./db";
 import type { Store } from "./store";
 
 export const KEEP_USAGE_DAYS = 400;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS hook_usage(
-  day TEXT NOT NULL,
-  host TEXT NOT NULL,
-  event TEXT NOT NULL,
-  events INTEGER NOT NULL,
-  chars INTEGER NOT NULL,
-  PRIMARY KEY(day, host, event)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS entry_deliveries(
-  entry_id TEXT NOT NULL,
-  day TEXT NOT NULL,
-  n INTEGER NOT NULL,
-  PRIMARY KEY(entry_id, day)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entry_deliveries_day ON entry_deliveries(day);
-CREATE TABLE IF NOT EXISTS hook_last(
-  host TEXT PRIMARY KEY,
-  event TEXT NOT NULL,
-  at_ms INTEGER NOT NULL,
-  cwd TEXT NOT NULL,
-  project TEXT
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS usage_clock(
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  hour INTEGER NOT NULL,
-  tz TEXT NOT NULL,
-  offset_min INTEGER NOT NULL
-);
-`;
-
-const usageDb = (store: Store): Database => dbWithSchema(store, SCHEMA);
+/** The usage tables live in index.db's schema (db.ts). */
+const usageDb = (store: Store): Database => dbOf(store);
 
 /** The tables exist only once a hook counted something; reads before that see nothing. */
 function hasUsage(db: Database): boolean {
@@ -99,13 +69,11 @@ export function recordInjection(store: Store, inj: Injection, now = Date.now()):
   ).run(inj.host, inj.event, now, inj.cwd, inj.project);
   if (inj.chars <= 0) return;
   const day = localDayCached(db, now);
-  const delivered = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_delivered'").get()
-    ? (
-        db.query("SELECT entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?").all(inj.skey, now) as {
-          entry_id: string;
-        }[]
-      ).map((r) => r.entry_id)
-    : [];
+  const delivered = (
+    db.query("SELECT entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?").all(inj.skey, now) as {
+      entry_id: string;
+    }[]
+  ).map((r) => r.entry_id);
   db.transaction(() => {
     const firstToday = !db.query("SELECT 1 FROM hook_usage WHERE day = ? LIMIT 1").get(day);
     db.query(
