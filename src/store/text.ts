@@ -270,7 +270,13 @@ const LEARNED_SOURCE: AlternativeSource = {
 /** An irregular verb's other forms (irregular.ts): what a stemmer would join if it could. */
 const INFLECTION_SOURCE: AlternativeSource = {
   name: "inflection",
-  word: (w) => asAlternatives(irregularForms(w), "inflection"),
+  // Everyday forms (got, gone, kept) would find everything: only forms the vocabulary does not
+  // count as function, generic or common words are offered.
+  word: (w) =>
+    asAlternatives(
+      irregularForms(w)?.filter((f) => !vocab().stop.has(f) && !vocab().generic.has(f) && !vocab().common.has(f)),
+      "inflection",
+    ),
   phrase: () => undefined,
   longest: () => 1,
 };
