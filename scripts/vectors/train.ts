@@ -11,7 +11,7 @@
  *
  * By default on the whole corpus (50.8 million words), 100 dimensions, five epochs, words seen
  * five times or more (a vocabulary of about 80,000): 17 minutes with --threads 2 on this 2-core
- * machine, about half an hour with one. --sample N trains on every Nth line of the corpus (the
+ * machine (one thread, not timed: about twice that). --sample N trains on every Nth line of the corpus (the
  * first table was built from --sample 6, one epoch, 64 dimensions, words seen 10+ times: its
  * neighbours past the 9,000th word were chance). --min-count N keeps words seen N+ times.
  *
