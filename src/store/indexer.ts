@@ -503,6 +503,14 @@ export function rebuildIndex(
   // Every folder Coffer writes in a scope: entries, rules.md/project.md beside them, handoffs.
   for (const scope of scopesOnDisk())
     for (const dir of [entriesDir(scope), scopeDir(scope), join(scopeDir(scope), "handoff")]) removeDeadTemps(dir);
+  db.transaction(() => {
+    db.run("DELETE FROM entries");
+    db.run("DELETE FROM entries_fts");
+    db.run("DELETE FROM scan_dirs");
+  }).immediate();
+  // Listed after the rows are gone: a write that lands before the delete has its file listed (and
+  // read again here); one after it keeps the row its writer inserts. Listed before, an entry
+  // written in between lost its row and was never read again (its folder's mtime then recorded).
   const scopes = scopesOnDisk().map((scope) => ({
     scope,
     dir: entriesDir(scope),
@@ -511,11 +519,6 @@ export function rebuildIndex(
   const total = scopes.reduce((n, s) => n + s.names.length, 0);
   let done = 0;
   let indexed = 0;
-  db.transaction(() => {
-    db.run("DELETE FROM entries");
-    db.run("DELETE FROM entries_fts");
-    db.run("DELETE FROM scan_dirs");
-  }).immediate();
   for (const { scope, dir, names } of scopes) {
     // Chunked transactions keep other writers (hooks, MCP) from waiting on one huge lock.
     for (let i = 0; i < names.length; i += 2000) {
