@@ -309,6 +309,12 @@ describe("health, stats, toasts", () => {
       expect(await page.locator("#stats-days option:checked").textContent()).toBe("last 7 days");
       expect(await page.textContent("main")).toContain(`${cli.since} to ${cli.until}`);
       await go("#/stats?days=30", ".cards");
+      // Only the hash changed: the 7-day page's cards are still there until the new page renders.
+      await page
+        .waitForFunction(`document.querySelector("#stats-days option:checked")?.textContent === "last 30 days"`, null, {
+          timeout: 10_000,
+        })
+        .catch(() => {});
       expect(await page.locator("#stats-days option:checked").textContent()).toBe("last 30 days");
     },
     T,
