@@ -4,28 +4,21 @@
  * a copy of the entry wait in `inbox/conflict-<id>.json` until someone decides: approve (the
  * insight becomes an entry and supersedes the old one) or reject (the old entry stays).
  */
-import { existsSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../lib/atomic";
-import { namesId } from "../lib/handle";
-import { paths } from "../lib/paths";
-import { readOwnText } from "../lib/small-file";
 import { audit } from "../scrub/write";
 import { findEntry, remember } from "../store/entries";
 import { activeScopes, closeStore } from "../store/store";
+import { ITEM_ID, ITEM_PROJECT, inboxFiles } from "./inbox-files";
 import { openProjectStore } from "./project";
-
-const ID = v.pipe(v.string(), v.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/));
 
 export const ConflictSchema = v.object({
   version: v.literal(1),
   kind: v.literal("conflict"),
-  id: ID,
+  id: ITEM_ID,
   created: v.string(),
   host: v.string(),
   session: v.string(),
-  project: v.object({ id: v.string(), label: v.string(), origin: v.optional(v.string()) }),
+  project: ITEM_PROJECT,
   /** The entry as it was when the contradiction was found. */
   existing: v.object({ id: v.string(), kind: v.string(), title: v.string(), body: v.string() }),
   /** The new insight (already scrubbed). */
@@ -33,59 +26,17 @@ export const ConflictSchema = v.object({
 });
 export type Conflict = v.InferOutput<typeof ConflictSchema>;
 
-const PREFIX = "conflict-";
-const file = (id: string) => join(paths.inbox(), `${PREFIX}${id}.json`);
-
-function ids(): string[] {
-  try {
-    return readdirSync(paths.inbox())
-      .filter((n) => n.startsWith(PREFIX) && n.endsWith(".json"))
-      .map((n) => n.slice(PREFIX.length, -5))
-      .filter((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-export function readConflict(id: string): Conflict | undefined {
-  try {
-    const r = v.safeParse(ConflictSchema, JSON.parse(readOwnText(file(id))));
-    return r.success ? r.output : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const conflicts = inboxFiles("conflict-", ConflictSchema);
 
 /** Every readable conflict, oldest first. */
-export function listConflicts(): Conflict[] {
-  return ids()
-    .map(readConflict)
-    .filter((c): c is Conflict => Boolean(c));
-}
-
+export const listConflicts = conflicts.list;
 /** A conflict by id, or 4+ of its first or last characters (its handle) when unique. */
-export function findConflict(idOrPrefix: string): Conflict | undefined {
-  const want = idOrPrefix.trim().toUpperCase();
-  if (!/^[0-9A-Z]{4,26}$/.test(want)) return undefined;
-  const hits = ids().filter((id) => namesId(id, want));
-  return hits.length === 1 ? readConflict(hits[0]!) : undefined;
-}
-
-export function writeConflict(c: Conflict): void {
-  writeFileAtomic(file(c.id), `${JSON.stringify(c, null, 2)}\n`, 0o600);
-}
-
-export function deleteConflict(id: string): boolean {
-  const f = file(id);
-  if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id) || !existsSync(f)) return false;
-  rmSync(f, { force: true });
-  return true;
-}
+export const findConflict = conflicts.find;
+export const writeConflict = conflicts.write;
 
 /** Keep the existing entry: the contradiction is dropped. */
 export function rejectConflict(c: Conflict): void {
-  deleteConflict(c.id);
+  conflicts.remove(c.id);
   audit({ event: "conflict_rejected", actor: "user", id: c.id, entry: c.existing.id });
 }
 
@@ -108,7 +59,7 @@ export function approveConflict(c: Conflict): { entry: string; superseded?: stri
       origin_session: c.session,
       ...(current && current.entry.status !== "superseded" ? { supersedes: current.entry.id } : {}),
     });
-    deleteConflict(c.id);
+    conflicts.remove(c.id);
     audit({ event: "conflict_approved", actor: "user", id: c.id, entry: res.id, superseded: res.superseded });
     return { entry: res.id, ...(res.superseded ? { superseded: res.superseded } : {}) };
   } finally {

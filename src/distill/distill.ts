@@ -17,6 +17,7 @@ import { scrubText } from "../transcripts/scrub";
 import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
 import { checkBudget, estimateSession } from "./budget";
 import { type Conflict, writeConflict } from "./conflicts";
+import { itemProject } from "./inbox-files";
 import { checkReferences, type Insight, parseInsights } from "./insights";
 import { cleanKeywords } from "./keywords";
 import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger, stopsSweep } from "./ledger";
@@ -145,7 +146,7 @@ export function writeInsights(
             created: isoNow(),
             host: origin.host,
             session: origin.session,
-            project: { id: project.id, label: project.label, ...(project.origin ? { origin: project.origin } : {}) },
+            project: itemProject(project),
             existing,
             insight: { kind: ins.kind, title, body: clean(ins.body) },
           };
