@@ -70,7 +70,7 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   },
   observe: { description: "Drain the session-end queue into the inbox", load: () => import("./commands/observe") },
   inbox: {
-    description: "Review observed session traces (list, show, approve, reject)",
+    description: "Review traces, contradictions, team proposals (list, show, approve, reject)",
     load: () => import("./commands/inbox"),
   },
   config: { description: "Read or change config.toml (get, set, path)", load: () => import("./commands/config") },

@@ -115,7 +115,7 @@ export function entryLine(e: WrittenEntry): string {
   if (e.status === "conflict")
     return `! [${e.kind}] ${e.title} contradicts ${e.contradicts}: for you to settle (coffer inbox show ${handle(e.id)})`;
   const mark = e.status === "created" ? "+" : "=";
-  return `${mark} [${e.kind}] ${e.title} (${handle(e.id)})${e.supersedes ? `, supersedes ${handle(e.supersedes)}` : ""}`;
+  return `${mark} [${e.kind}] ${e.title} (${handle(e.id)})${e.supersedes ? `, supersedes ${handle(e.supersedes)}` : ""}${e.proposed ? `, proposed for the team lane (coffer inbox show ${handle(e.proposed)})` : ""}`;
 }
 
 function report(r: DistillResult): void {

@@ -1,26 +1,40 @@
+import { relative } from "node:path";
 import { defineCommand } from "citty";
 import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
 import type { Insight } from "../distill/insights";
+import {
+  approveTeamProposal,
+  findTeamProposal,
+  listTeamProposals,
+  proposedEntry,
+  rejectTeamProposal,
+  type TeamProposal,
+} from "../distill/team-proposals";
 import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
 import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
-import { consola, jsonArg, plural, printJson, short } from "./_shared";
+import { cliStore, consola, jsonArg, plural, printJson, short } from "./_shared";
 import { entryLine } from "./distill";
 
 const idArg = {
   id: {
     type: "positional",
-    description: "Trace or conflict id as `coffer inbox` shows it, or the whole id",
+    description: "Trace, conflict or team proposal id as `coffer inbox` shows it, or the whole id",
     required: true,
   },
 } as const;
 
 function requireTrace(id: string): Trace {
   const t = findTrace(id);
-  if (!t) throw new CofferError(`no inbox trace or conflict "${id}"`, 1, "List them with `coffer inbox list`.");
+  if (!t)
+    throw new CofferError(
+      `no inbox trace, conflict or team proposal "${id}"`,
+      1,
+      "List them with `coffer inbox list`.",
+    );
   return t;
 }
 
@@ -42,21 +56,46 @@ function conflictLines(c: Conflict): string {
   ].join("\n");
 }
 
+function teamProposalLines(p: TeamProposal): string {
+  const entry = proposedEntry(p);
+  return [
+    `id: ${handle(p.id)} (proposed for the team lane: the repository's .coffer/)`,
+    `project: ${p.project.label}`,
+    `proposed: ${p.created} from ${p.host} session ${p.session}`,
+    "",
+    entry
+      ? `entry ${handle(p.entry.id)} [${entry.kind}] ${entry.title}\n${entry.body}`
+      : `entry ${handle(p.entry.id)} [${p.entry.kind}] ${p.entry.title}: no longer in your project memory (forgotten?)`,
+    "",
+    `coffer inbox approve ${handle(p.id)}   # inside the repository: coffer promote moves it into .coffer/entries/`,
+    `coffer inbox reject ${handle(p.id)}    # it stays in your personal project memory`,
+    "",
+  ].join("\n");
+}
+
 const list = withExamples(
   defineCommand({
-    meta: { name: "list", description: "Traces and contradictions waiting for review, oldest first" },
+    meta: {
+      name: "list",
+      description: "Traces, contradictions and team-lane proposals waiting for review, oldest first",
+    },
     args: { ...jsonArg },
     run({ args }) {
       const traces = listTraces();
       const conflicts = listConflicts();
-      if (args.json) return printJson({ traces: traces.map(summary), conflicts });
-      if (!traces.length && !conflicts.length) {
+      const team = listTeamProposals();
+      if (args.json) return printJson({ traces: traces.map(summary), conflicts, team });
+      if (!traces.length && !conflicts.length && !team.length) {
         consola.info("The inbox is empty.");
         return;
       }
       for (const c of conflicts)
         process.stdout.write(
           `${handle(c.id)}  conflict  ${c.project.label.slice(0, 20).padEnd(20)}  "${short(c.insight.title, 40)}" vs ${handle(c.existing.id)} "${short(c.existing.title, 40)}"\n`,
+        );
+      for (const p of team)
+        process.stdout.write(
+          `${handle(p.id)}  team      ${p.project.label.slice(0, 20).padEnd(20)}  "${short(p.entry.title, 40)}" (${handle(p.entry.id)})\n`,
         );
       for (const t of traces) {
         process.stdout.write(
@@ -75,6 +114,11 @@ const show = withExamples(
     run({ args }) {
       const c = findConflict(args.id);
       if (c) return args.json ? printJson(c) : process.stdout.write(conflictLines(c));
+      const p = findTeamProposal(args.id);
+      if (p) {
+        if (!args.json) return process.stdout.write(teamProposalLines(p));
+        return printJson({ ...p, entry: { ...p.entry, body: proposedEntry(p)?.body ?? null } });
+      }
       const t = requireTrace(args.id);
       if (args.json) return printJson(t);
       const s = summary(t);
@@ -113,7 +157,8 @@ const approve = withExamples(
   defineCommand({
     meta: {
       name: "approve",
-      description: "Distill a trace into entries (shows a preview first; --yes skips the question)",
+      description:
+        "Distill a trace into entries (shows a preview first; --yes skips the question), settle a contradiction, or promote a proposed entry",
     },
     args: {
       ...idArg,
@@ -129,6 +174,29 @@ const approve = withExamples(
           `Approved ${handle(c.id)}: ${handle(res.entry)} written${res.superseded ? `, ${handle(res.superseded)} superseded (kept; coffer list --all shows it)` : ""}`,
         );
         return;
+      }
+      const p = findTeamProposal(args.id);
+      if (p) {
+        const store = cliStore();
+        const res = approveTeamProposal(store, p);
+        if (args.json) return printJson(res);
+        if (res.status === "gone")
+          throw new CofferError(
+            `entry ${handle(res.entry)} is no longer in your project memory (forgotten or moved): nothing to promote`,
+            1,
+            `Proposal ${handle(p.id)} was removed.`,
+          );
+        if (res.status === "already_team")
+          return consola.info(`${handle(res.entry)} is already in the team lane; proposal ${handle(p.id)} removed`);
+        const r = res.promoted!;
+        if (r.status === "duplicate")
+          return consola.info(
+            `${handle(r.id)} says what the team's ${handle(r.team_id)} already says; your copy went to the trash`,
+          );
+        if (r.scrubbed) consola.warn(`${handle(r.id)}: ${r.scrubbed}: replaced by [redacted]`);
+        return consola.success(
+          `Approved ${handle(p.id)}: ${handle(r.id)} promoted to ${relative(store.team?.worktree ?? store.cwd, r.file)}: commit it to share it with the team`,
+        );
       }
       const trace = requireTrace(args.id);
       const interactive = !args.yes && Boolean(process.stdin.isTTY) && !args.json;
@@ -172,7 +240,8 @@ const reject = withExamples(
   defineCommand({
     meta: {
       name: "reject",
-      description: "Delete a trace without distilling it, or keep the entry a contradiction is about",
+      description:
+        "Delete a trace without distilling it, keep the entry a contradiction is about, or keep a proposed entry personal",
     },
     args: { ...idArg, ...jsonArg },
     run({ args }) {
@@ -181,6 +250,12 @@ const reject = withExamples(
         rejectConflict(c);
         if (args.json) return printJson({ id: c.id, status: "rejected", kept: c.existing.id });
         return consola.success(`Rejected ${handle(c.id)}: entry ${handle(c.existing.id)} stays as it is`);
+      }
+      const p = findTeamProposal(args.id);
+      if (p) {
+        rejectTeamProposal(p);
+        if (args.json) return printJson({ id: p.id, status: "rejected", kept: p.entry.id });
+        return consola.success(`Rejected ${handle(p.id)}: entry ${handle(p.entry.id)} stays in your project memory`);
       }
       const trace = requireTrace(args.id);
       rejectTrace(trace);
@@ -195,7 +270,7 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "inbox",
-      description: "Review observed session traces and contradictions (list, show, approve, reject)",
+      description: "Review traces, contradictions, team proposals (list, show, approve, reject)",
     },
     subCommands: { list, show, approve, reject },
     default: "list",

@@ -34,6 +34,7 @@ import {
 import { openProjectStore, type ProjectRef, projectForSession } from "./project";
 import { RUN_MARKER, renderConversation, SYSTEM_PROMPT } from "./prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "./related";
+import { proposeForTeam } from "./team-proposals";
 
 export type DistillOutcome =
   | "distilled"
@@ -55,6 +56,8 @@ export type WrittenEntry = {
   supersedes?: string;
   /** The entry a conflict is about. */
   contradicts?: string;
+  /** The inbox proposal (its id) that offers this entry to the repository's team lane. */
+  proposed?: string;
 };
 
 export type DistillResult = {
@@ -117,7 +120,9 @@ export function prepareSession(file: SessionFile, config: Config): PreparedSessi
 /**
  * Write insights as entries in the project scope (scrubbed once more: a model can echo anything).
  * An insight that contradicts an existing entry without settling it is not written: it goes to
- * the inbox for a person (status "conflict", the conflict's id).
+ * the inbox for a person (status "conflict", the conflict's id). An insight marked `team` is
+ * written here too and, when the project's checkout has a team lane, proposed for it through the
+ * inbox (`proposed`): never written into `.coffer/`.
  */
 export function writeInsights(
   project: ProjectRef,
@@ -173,12 +178,17 @@ export function writeInsights(
         if (!ins.supersedes || !(err instanceof CofferError)) throw err;
         res = remember(store, input);
       }
+      const proposed =
+        ins.team && store.team
+          ? proposeForTeam(project, { id: res.id, title: res.entry.title, kind: res.entry.kind }, origin)
+          : undefined;
       return {
         id: res.id,
         status: res.status,
         kind: res.entry.kind,
         title: res.entry.title,
         ...(res.superseded ? { supersedes: res.superseded } : {}),
+        ...(proposed ? { proposed } : {}),
       };
     });
     return { entries, found };
@@ -265,11 +275,13 @@ function summarize(all: WrittenEntry[], dropped: number): string {
   const created = entries.filter((e) => e.status === "created").length;
   const dup = entries.length - created;
   const superseded = entries.filter((e) => e.supersedes).length;
+  const proposed = entries.filter((e) => e.proposed).length;
   const parts = [`${entries.length} ${entries.length === 1 ? "entry" : "entries"}`];
   if (entries.length) parts.push(`${created} new, ${dup} already known`);
   if (superseded) parts.push(`${superseded} superseding an older entry`);
   if (conflicts)
     parts.push(`${conflicts} ${conflicts === 1 ? "contradiction" : "contradictions"} left in the inbox for you`);
+  if (proposed) parts.push(`${proposed} proposed for the team lane (coffer inbox)`);
   if (dropped) parts.push(`${dropped} invalid ${dropped === 1 ? "item" : "items"} dropped`);
   if (entries.length) return `${parts[0]} (${parts.slice(1).join("; ")})`;
   const rest = parts.slice(1).join("; ");

@@ -27,6 +27,13 @@ export const InsightSchema = v.object({
   supersedes: entryRef,
   /** An existing entry this insight contradicts without the session settling it: for a person. */
   contradicts: entryRef,
+  /** For every contributor to the repository: proposed for the team lane. Anything but `true` is false. */
+  team: v.optional(
+    v.pipe(
+      v.unknown(),
+      v.transform((x) => x === true),
+    ),
+  ),
   /** Other words for the topic (for routing); anything unusable is dropped, never the insight. */
   keywords: v.optional(
     v.pipe(
@@ -60,6 +67,7 @@ export function checkReferences(insights: Insight[], shown: ReadonlySet<string>)
   return insights.map((ins) => {
     const out: Insight = { kind: ins.kind, title: ins.title, body: ins.body };
     if (ins.keywords?.length) out.keywords = ins.keywords;
+    if (ins.team) out.team = true;
     if (ins.supersedes && shown.has(ins.supersedes)) out.supersedes = ins.supersedes;
     else if (ins.contradicts && shown.has(ins.contradicts)) out.contradicts = ins.contradicts;
     return out;

@@ -5,7 +5,7 @@ export const SYSTEM_PROMPT = `You read the transcript of one coding-agent sessio
 
 Answer with ONLY a JSON array (no prose, no code fences) of at most 8 objects:
   {"kind": "decision" | "gotcha" | "convention" | "todo", "title": "<= 80 characters", "body": "<= 1000 characters"}
-optionally with "supersedes": "<id>" or "contradicts": "<id>" (see below), and with "keywords": up to 8 short lowercase words or phrases someone might type when they need this insight without using its words (synonyms, the general category of a tool it names, e.g. "database" for PostgreSQL, the question it answers).
+optionally with "supersedes": "<id>" or "contradicts": "<id>" (see below), and with "keywords": up to 8 short lowercase words or phrases someone might type when they need this insight without using its words (synonyms, the general category of a tool it names, e.g. "database" for PostgreSQL, the question it answers). Add "team": true only for a fact every contributor to this repository needs (build/test commands, conventions, architecture decisions, gotchas of the code), never for personal preferences, one person's environment or todos.
 
 - decision: a choice that was made and why.
 - gotcha: a pitfall, its cause and its fix or workaround.
