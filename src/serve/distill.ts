@@ -12,9 +12,18 @@ import { type DistillOutcome, distillFile, modelLabel, prepareSession } from "..
 import { isDistilled, readLedger } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
+import {
+  approveTeamProposal,
+  findTeamProposal,
+  listTeamProposals,
+  rejectTeamProposal,
+  type TeamApproval,
+  type TeamProposal,
+} from "../distill/team-proposals";
 import { findTrace, listTraces, type Trace } from "../inbox/inbox";
 import { approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { isoNow } from "../lib/time";
 import { type Host, loadConfig } from "../store/config";
 import { withOpenStore } from "../store/store";
@@ -224,4 +233,45 @@ export async function rejectInbox(id: string): Promise<{ id: string; status: "re
   if (!trace) return { id, status: "not_found" };
   rejectTrace(trace);
   return { id: trace.id, status: "rejected" };
+}
+
+/** Entries distillation proposed for a repository's team lane, oldest first. */
+export async function listInboxTeamProposals(): Promise<TeamProposal[]> {
+  return listTeamProposals();
+}
+
+/**
+ * Settle a team-lane proposal: "approve" promotes the entry into `.coffer/entries/` of the
+ * repository's checkout (`checkout` finds one for a project id; none known: "failed", with what to
+ * run instead); "reject" keeps the entry personal.
+ */
+export async function settleTeamProposal(
+  id: string,
+  decision: "approve" | "reject",
+  checkout: (project: string) => string | undefined,
+): Promise<
+  | { id: string; status: "rejected" | "not_found" }
+  | { id: string; status: "failed"; message: string }
+  | (TeamApproval & { id: string })
+> {
+  const p = findTeamProposal(id);
+  if (!p) return { id, status: "not_found" };
+  if (decision === "reject") {
+    rejectTeamProposal(p);
+    return { id: p.id, status: "rejected" };
+  }
+  const cwd = checkout(p.project.id);
+  if (!cwd)
+    return {
+      id: p.id,
+      status: "failed",
+      message: `no checkout of ${p.project.label} is known here: run \`coffer inbox approve ${handle(p.id)}\` inside the repository`,
+    };
+  try {
+    return await withOpenStore({ cwd, freshness: "none" }, (store) => approveTeamProposal(store, p));
+  } catch (err) {
+    if (err instanceof CofferError)
+      return { id: p.id, status: "failed", message: [err.message, err.hint].filter(Boolean).join("\n") };
+    throw err;
+  }
 }

@@ -698,6 +698,22 @@ route("POST", "/api/v1/ui/conflicts/{id}/{decision}", async (_req, _url, p) => {
   return json(r);
 });
 
+// Entries distillation proposed for a repository's team lane: approve promotes the entry into a
+// checkout's .coffer/entries/ (as `coffer promote` does), reject keeps it personal.
+route("GET", "/api/v1/ui/team-proposals", async () => {
+  const { listInboxTeamProposals } = await import("../serve/distill");
+  return json({ proposals: await listInboxTeamProposals() });
+});
+
+route("POST", "/api/v1/ui/team-proposals/{id}/{decision}", async (_req, _url, p, ctx) => {
+  if (p.decision !== "approve" && p.decision !== "reject") throw notFound("use .../approve or .../reject");
+  const { settleTeamProposal } = await import("../serve/distill");
+  const r = await settleTeamProposal(p.id ?? "", p.decision, (project) => checkoutOf(ctx, project));
+  if (r.status === "not_found") throw notFound(`no team-lane proposal "${p.id}" in the inbox`);
+  if (r.status === "failed") throw badRequest(r.message);
+  return json(r);
+});
+
 /** Today's distillation spend against distill.daily_token_budget, and whether the sweep is paused. */
 route("GET", "/api/v1/ui/budget", async () => {
   const { distillBudget } = await import("../serve/distill");
@@ -824,10 +840,12 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
     inboxCount = (await import("../inbox/inbox")).countTraces();
   } catch {}
   let conflicts = 0;
+  let team = 0;
   let budget: unknown = null;
   try {
     const d = await import("../serve/distill");
     conflicts = (await d.listInboxConflicts()).length;
+    team = (await d.listInboxTeamProposals()).length;
     budget = await d.distillBudget();
   } catch {}
   return json({
@@ -836,6 +854,7 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
       projects: overview.filter((s) => s.scope !== GLOBAL).length,
       inbox: inboxCount,
       conflicts,
+      team,
     },
     budget,
     index: { bytes: indexBytes },

@@ -246,3 +246,25 @@ export function ledgerLines(sb: Sandbox): Record<string, any>[] {
     return [];
   }
 }
+
+/** Queue a team-lane proposal as distillation does (`inbox/team-<id>.json`), for tests of the surfaces. */
+export function writeTeamProposal(
+  sb: Sandbox,
+  id: string,
+  project: { id: string; label: string; origin?: string },
+  entry: { id: string; title: string; kind?: string },
+): void {
+  const file = join(sb.cofferHome, "inbox", `team-${id}.json`);
+  mkdirSync(dirname(file), { recursive: true });
+  const proposal = {
+    version: 1,
+    kind: "team",
+    id,
+    created: "2026-11-20T10:00:00.000Z",
+    host: "claude",
+    session: "s-team",
+    project,
+    entry: { kind: "convention", ...entry },
+  };
+  writeFileSync(file, JSON.stringify(proposal, null, 2));
+}

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeTeamProposal } from "../distill/helpers";
 import { sandbox } from "../helpers";
 import { newLoginUrl, type ServedUi, serveUi } from "./_browser";
 
@@ -453,5 +454,32 @@ describe("UI routes", () => {
     expect(claude.hooks_seen.injections_7d).toBe(1);
     expect(claude.warnings).toEqual([]);
     expect(hosts.find((x: any) => x.host === "codex").hooks_seen).toBeNull(); // not linked
+  });
+});
+
+describe("team-lane proposals", () => {
+  test("listed and counted; approve promotes into the served checkout's .coffer/, reject keeps it personal", async () => {
+    const remember = (text: string) =>
+      sb.run(["remember", text, "--kind", "convention", "--json"], { cwd: repo }).json().id as string;
+    const shared = remember("Gadget builds run with make gadgets");
+    const mine = remember("Gadget notes live in my scratch folder");
+    const project = { id: projectId, label: "gadgets", origin: "github.com/acme/gadgets" };
+    const [a, b] = ["01KTEAMPR0P0SA100000000010", "01KTEAMPR0P0SA100000000020"];
+    writeTeamProposal(sb, a, project, { id: shared, title: "Gadget builds run with make gadgets" });
+    writeTeamProposal(sb, b, project, { id: mine, title: "Gadget notes live in my scratch folder" });
+    const listed = (await ui("/api/v1/ui/team-proposals")).body.proposals;
+    expect(listed.map((p: { id: string }) => p.id)).toEqual([a, b]);
+    expect((await ui("/api/v1/ui/health")).body.counts.team).toBe(2);
+
+    const ok = await ui(`/api/v1/ui/team-proposals/${a}/approve`, { method: "POST" });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ id: a, status: "promoted", entry: shared });
+    expect(existsSync(join(repo, ".coffer", "entries", `${shared}.md`))).toBe(true);
+    const no = await ui(`/api/v1/ui/team-proposals/${b}/reject`, { method: "POST" });
+    expect(no.body).toMatchObject({ id: b, status: "rejected" });
+    expect(existsSync(join(repo, ".coffer", "entries", `${mine}.md`))).toBe(false);
+    expect(sb.run(["show", mine, "--json"], { cwd: repo }).json().scope).toBe("project");
+    expect((await ui("/api/v1/ui/team-proposals")).body.proposals).toEqual([]);
+    expect((await ui(`/api/v1/ui/team-proposals/${a}/approve`, { method: "POST" })).status).toBe(404);
   });
 });

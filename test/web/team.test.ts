@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { writeTeamProposal } from "../distill/helpers";
 import { sandbox } from "../helpers";
 import { type Browser, launch, loggedInPage, type ServedUi, serveUi } from "./_browser";
 
@@ -98,6 +99,32 @@ test(
     await row.locator("button.title").click();
     await page.waitForSelector("#entry-scope >> text=not committed");
     expect(await page.locator("#entry-promote").count()).toBe(0);
+  },
+  T,
+);
+
+test(
+  "the Inbox lists a team-lane proposal; Approve promotes it into .coffer/entries/",
+  async () => {
+    const entry = remember("Gizmo fixtures are regenerated with make fixtures", "--kind", "convention");
+    const { id: pid, label } = sb.run(["status", "--json"], { cwd: repo }).json().project;
+    const id = "01KTEAMPR0P0SA10000000000W";
+    writeTeamProposal(
+      sb,
+      id,
+      { id: pid, label },
+      { id: entry, title: "Gizmo fixtures are regenerated with make fixtures" },
+    );
+    await page.goto(`${served.url}/#/inbox`);
+    await page.reload(); // the entry dialog the test before left open
+    const item = page.locator(`#team-proposal-list > li[data-team-proposal="${id}"]`);
+    await item.waitFor();
+    expect(await item.textContent()).toContain("Gizmo fixtures are regenerated");
+    await item.locator("button", { hasText: "Approve" }).click();
+    await page.waitForSelector("#toast >> text=Promoted");
+    expect(readFileSync(join(repo, ".coffer", "entries", `${entry}.md`), "utf8")).toContain("make fixtures");
+    await page.waitForSelector("#no-team-proposals");
+    expect(existsSync(join(sb.cofferHome, "inbox", `team-${id}.json`))).toBe(false);
   },
   T,
 );

@@ -3,7 +3,7 @@ import { api, bytes, h, session, when } from "../lib";
 import { type Budget, dataTable, pager } from "../widgets";
 
 type Health = {
-  counts: { entries: number; projects: number; inbox: number; conflicts?: number };
+  counts: { entries: number; projects: number; inbox: number; conflicts?: number; team?: number };
   budget: Budget | null;
   index: { bytes: number };
   doctor: {
@@ -62,7 +62,7 @@ export async function healthPage(main: HTMLElement): Promise<void> {
         h(
           "a",
           { href: "#/inbox" },
-          `${d.counts.inbox} trace${d.counts.inbox === 1 ? "" : "s"}, ${d.counts.conflicts ?? 0} contradiction${d.counts.conflicts === 1 ? "" : "s"}`,
+          `${d.counts.inbox} trace${d.counts.inbox === 1 ? "" : "s"}, ${d.counts.conflicts ?? 0} contradiction${d.counts.conflicts === 1 ? "" : "s"}, ${d.counts.team ?? 0} team proposal${d.counts.team === 1 ? "" : "s"}`,
         ),
       ),
       h("dt", {}, "Distillation"),

@@ -1,4 +1,4 @@
-/** Inbox: traces waiting for approval, contradictions, transcripts to distill, the model in use. */
+/** Inbox: traces waiting for approval, contradictions, team-lane proposals, transcripts to distill, the model in use. */
 
 import { handle } from "../../../lib/handle";
 import { api, errorBox, h, routeParams, setRouteParams, toast, when } from "../lib";
@@ -46,9 +46,10 @@ type ModelInfo = {
 export async function inboxPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
   const host = p.get("host") || "claude";
-  const [inbox, conflicts, budget, model] = await Promise.all([
+  const [inbox, conflicts, proposals, budget, model] = await Promise.all([
     api<{ items: InboxItem[] }>("GET", "/api/v1/inbox"),
     api<{ conflicts: Conflict[] }>("GET", "/api/v1/ui/conflicts"),
+    api<{ proposals: TeamProposal[] }>("GET", "/api/v1/ui/team-proposals"),
     api<Budget>("GET", "/api/v1/ui/budget"),
     api<ModelInfo>("GET", "/api/v1/ui/model"),
   ]);
@@ -121,6 +122,19 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
       "Insights the model found to contradict an existing entry without settling which is right. Approve: the new insight becomes an entry and supersedes the old one (kept on disk, never routed again). Reject: the old entry stays and the insight is dropped.",
     ),
     conflictList,
+    h("h2", { id: "team-proposals-heading" }, `Proposed for the team lane (${proposals.proposals.length})`),
+    h(
+      "p",
+      { class: "muted" },
+      "Entries distillation found every contributor to a repository needs. They are in your project memory; approve moves one into the repository's .coffer/entries/ (commit it to share it), reject keeps it personal.",
+    ),
+    proposals.proposals.length
+      ? h(
+          "ul",
+          { id: "team-proposal-list", class: "plain" },
+          proposals.proposals.map((t) => teamProposalItem(t, main)),
+        )
+      : h("p", { id: "no-team-proposals" }, "No proposals waiting."),
     h("h2", {}, "Transcripts"),
     hostForm,
     transcripts,
@@ -284,6 +298,73 @@ function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
           onclick: (ev: Event) => settle("reject", ev),
         },
         "Reject: keep existing",
+      ),
+    ),
+  );
+}
+
+type TeamProposal = {
+  id: string;
+  created: string;
+  host: string;
+  session: string;
+  project: { id: string; label: string; origin?: string };
+  entry: { id: string; title: string; kind: string };
+};
+
+function teamProposalItem(t: TeamProposal, main: HTMLElement): HTMLElement {
+  const settle = async (decision: "approve" | "reject", ev: Event) => {
+    for (const b of (ev.target as HTMLElement).closest("li")?.querySelectorAll("button") ?? []) b.disabled = true;
+    try {
+      const r = await api<{ status: string }>(
+        "POST",
+        `/api/v1/ui/team-proposals/${encodeURIComponent(t.id)}/${decision}`,
+        {},
+      );
+      toast(
+        decision === "reject"
+          ? `Rejected: “${t.entry.title}” stays in your project memory`
+          : r.status === "promoted"
+            ? `Promoted “${t.entry.title}” to the repository's .coffer/entries/: commit it to share it`
+            : r.status === "duplicate"
+              ? `The team lane already says this; your copy went to the trash`
+              : `“${t.entry.title}” is no longer in your project memory; the proposal was removed`,
+      );
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+    await inboxPage(main);
+  };
+  const headingId = `team-proposal-${t.id}`;
+  return h(
+    "li",
+    { class: "panel", "data-team-proposal": t.id, "aria-labelledby": headingId },
+    h("h3", { id: headingId }, t.entry.title, " ", h("span", { class: "kind" }, t.entry.kind)),
+    h(
+      "p",
+      { class: "muted" },
+      `${t.project.label} · from ${t.host} session `,
+      h("code", {}, t.session),
+      ` · ${when(t.created)} · `,
+      h("button", { type: "button", class: "link", onclick: () => openEntry(t.entry.id, []) }, "Show entry"),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        { type: "button", "aria-describedby": headingId, onclick: (ev: Event) => settle("approve", ev) },
+        "Approve: promote to team",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          "aria-describedby": headingId,
+          onclick: (ev: Event) => settle("reject", ev),
+        },
+        "Reject: keep personal",
       ),
     ),
   );
