@@ -354,6 +354,23 @@ function renderBundle(bundle: Bundle, keep: Kept, extras: RenderedExtras, keepCa
  * carry (no rules, handoff or cards: an empty store injects nothing) or when not even the
  * built-in rules fit.
  */
+/**
+ * Whether any card can be shown at all: the rules, built-ins and handoff with every card removed
+ * already fill `limit` (planBundle then cuts rules and shows no card). Decided before the cards
+ * are read, so a start whose rules fill the host's cap never queries or checks them.
+ */
+export function roomForCards(
+  bundle: Bundle,
+  handoff: string | undefined,
+  limit: number,
+  measure: (text: string) => number,
+  proof?: (cards: number) => string,
+): boolean {
+  const none = { handoff, global: [], project: [], team: [] };
+  const keep = { project: bundle.project?.length ?? 0, team: bundle.team?.length ?? 0, global: bundle.global.length };
+  return measure(renderBundle(bundle, keep, none, 0, proof?.(0))) <= limit;
+}
+
 export function planBundle(
   bundle: Bundle,
   extras: StartExtras,

@@ -40,6 +40,7 @@ import {
   planMemory,
   promptBudget,
   proofOnly,
+  roomForCards,
   ruleBlocks,
   type StartExtras,
   sig,
@@ -148,7 +149,14 @@ function renderStart(
   if (mode === "off") return { text: "", shown: [], changed: false };
   // The cards shown, checked against their files (a hand-edited title is shown as it is now):
   // each card was read with its indexed file, so the check is one lstat per card.
-  const manual = mode === "manual";
+  const proofLine = (total: number) =>
+    proofOn(config)
+      ? (n: number) =>
+          `Coffer proof: loaded rules + ${n}/${total} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
+      : undefined;
+  // No card is read when none could be shown: the rules alone fill the cap (the proof line at its
+  // shortest, so this never skips cards that would fit).
+  const manual = mode === "manual" || !roomForCards(bundle, handoff, cap.limit, cap.measure, proofLine(0));
   const files = (e: StartExtras): IndexedFile[] =>
     [...e.global, ...e.project, ...(e.team ?? [])].flatMap((c) =>
       c.rowid === undefined || c.scope === undefined || c.file === undefined
@@ -175,11 +183,7 @@ function renderStart(
     ...(team.length ? { team } : {}),
   };
   const total = extras.global.length + extras.project.length + (extras.team?.length ?? 0);
-  const proof = proofOn(config)
-    ? (n: number) =>
-        `Coffer proof: loaded rules + ${n}/${total} memory cards via session start (read mode ${mode}, sig ${bundle.sig.slice(0, 8)}).`
-    : undefined;
-  const text = planBundle(bundle, extras, cap.limit, cap.measure, proof)?.text ?? "";
+  const text = planBundle(bundle, extras, cap.limit, cap.measure, proofLine(total))?.text ?? "";
   return { text, shown: files(extras), changed: checked.changed };
 }
 
