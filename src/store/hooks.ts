@@ -250,24 +250,29 @@ export function updateSession(store: Store, key: SessionKey, update: SessionUpda
   }).immediate();
 }
 
-/** Anything over the limits or past its age? (Index-only reads: cheaper than pruning every time.) */
+/**
+ * Anything over the limits or past its age? (One index-only read: cheaper than pruning every time.)
+ * A prune leaves room behind it (PRUNE_SLACK), so a store that has reached the limits prunes once
+ * every few dozen sessions, not at every session start.
+ */
 function needsPrune(db: Database, now: number): boolean {
   const cutoff = now - KEEP_DAYS * 86_400_000;
-  for (const [subagent, keep] of [
-    [0, KEEP_PARENTS],
-    [1, KEEP_SUBAGENTS],
-  ] as const) {
-    const r = db
-      .query("SELECT count(*) AS n, min(updated_ms) AS oldest FROM hook_sessions WHERE subagent = ?")
-      .get(subagent) as { n: number; oldest: number | null };
-    if (r.n > keep || (r.oldest !== null && r.oldest < cutoff)) return true;
-  }
-  return false;
+  const rows = db
+    .query("SELECT subagent, count(*) AS n, min(updated_ms) AS oldest FROM hook_sessions GROUP BY subagent")
+    .all() as { subagent: number; n: number; oldest: number }[];
+  return rows.some((r) => r.n > (r.subagent ? KEEP_SUBAGENTS : KEEP_PARENTS) || r.oldest < cutoff);
 }
 
-/** Drop records older than 7 days; keep the newest 200 parent and 100 subagent sessions. */
+/** What a prune frees below each limit, and the age it drops below (an hour under KEEP_DAYS). */
+const PRUNE_SLACK = 0.1;
+const PRUNE_AGE_SLACK_MS = 3_600_000;
+
+/**
+ * Drop records older than 7 days (less PRUNE_AGE_SLACK_MS) and keep the newest 180 parent and
+ * 90 subagent sessions (the limits less PRUNE_SLACK): the cache never holds more than 200 and 100.
+ */
 function prune(db: Database, now: number): void {
-  const cutoff = now - KEEP_DAYS * 86_400_000;
+  const cutoff = now - KEEP_DAYS * 86_400_000 + PRUNE_AGE_SLACK_MS;
   db.query("DELETE FROM hook_sessions WHERE updated_ms < ?").run(cutoff);
   for (const [subagent, keep] of [
     [0, KEEP_PARENTS],
@@ -276,7 +281,7 @@ function prune(db: Database, now: number): void {
     db.query(
       `DELETE FROM hook_sessions WHERE subagent = ?1 AND skey NOT IN
          (SELECT skey FROM hook_sessions WHERE subagent = ?1 ORDER BY updated_ms DESC, skey LIMIT ?2)`,
-    ).run(subagent, keep);
+    ).run(subagent, Math.floor(keep * (1 - PRUNE_SLACK)));
   }
   db.query("DELETE FROM hook_delivered WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(cutoff);
   db.query("DELETE FROM hook_events WHERE at_ms < ? OR skey NOT IN (SELECT skey FROM hook_sessions)").run(cutoff);

@@ -45,6 +45,11 @@ describe("delivered-set cache", () => {
     expect(readSession(store, sessionKey("claude", "/w", "p249"))?.delivered.get("E1")).toBe("h");
     expect(readSession(store, sessionKey("claude", "/w", "p0"))).toBeUndefined();
     expect(sessionCounts(store).orphans).toBe(0);
+    // A prune leaves room: the next sessions are added without pruning until the limit is passed again.
+    const before = sessionCounts(store).parents;
+    expect(before).toBeLessThan(KEEP_PARENTS - 5);
+    for (let i = 0; i < 5; i++) updateSession(store, sessionKey("claude", "/w", `q${i}`), {}, now + i);
+    expect(sessionCounts(store).parents).toBe(before + 5);
     closeStore(store);
   });
 
