@@ -29,7 +29,16 @@ import {
 import { COMMON_WEIGHT, FIELD_WEIGHT, type Form, globPaths, pathHits, postings, scopesCount } from "../store/match";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, checkedAgainstFiles, type Store } from "../store/store";
-import { analyzeQuery, isGeneralQuestion, isInstruction, isQuestion, pointsAtCode } from "../store/text";
+import {
+  analyzeQuery,
+  isGeneralQuestion,
+  isInstruction,
+  isQuestion,
+  mentionsProject,
+  namesIdentifier,
+  pointsAtCode,
+  wordCount,
+} from "../store/text";
 
 export const ROUTE_MAX = 40;
 
@@ -112,9 +121,12 @@ const PHRASE_WEIGHT = 1.5;
 export const COVER = 0.2;
 export const COVER_ONE = 0.4;
 /**
- * The share for an entry whose title, tags or keywords hold a vocabulary alternative of what a
- * question asks about ("what SQL engine sits behind this app?" -> "PostgreSQL 16 is the primary
+ * The share for an entry whose title or tags hold a vocabulary alternative of what a question
+ * asks about ("what SQL engine sits behind this app?" -> "PostgreSQL 16 is the primary
  * datastore"): a paraphrase shares no word with its answer, so its other words are all unknown.
+ * A bridge through the entry's keywords alone needs COVER: keywords are written per entry by a
+ * model, not curated like the vocabulary ("non volatile" must not answer "what does volatile
+ * guarantee in C").
  */
 export const COVER_ASKED = 0.15;
 /** An edit instruction ("make the invoice list show 50 rows") must be explained this much more. */
@@ -151,7 +163,16 @@ export function informativeLimit(total: number): number {
  * (`own`), and how many terms matched only through learned neighbours (`learned`). A learned
  * neighbour never makes a match strong: alone it is never enough (see routePrompt).
  */
-type Score = { score: number; groups: number; strong: boolean; alt: boolean; own: boolean; learned: number };
+type Score = {
+  score: number;
+  groups: number;
+  strong: boolean;
+  alt: boolean;
+  /** Its strong alternative matches all came through the entry's keywords (a bridge), none through the vocabulary. */
+  kw: boolean;
+  own: boolean;
+  learned: number;
+};
 
 /**
  * Text scores of a prompt's specific content against the active scopes (statistics too: what
@@ -164,11 +185,11 @@ function textScores(
   store: Store,
   prompt: string,
   asked: boolean,
-): { scores: Map<number, Score>; weight: number; floor: number; terms: number } {
+): { scores: Map<number, Score>; weight: number; floor: number; terms: number; topical: number } {
   const scores = new Map<number, Score>();
   const groups = isGeneralQuestion(prompt) ? [] : analyzeQuery(prompt, "route");
   const altWeight = asked ? ALT_WEIGHT.question : ALT_WEIGHT.instruction;
-  if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0 };
+  if (!groups.length) return { scores, weight: 0, floor: 0, terms: 0, topical: 0 };
   const scopes = activeScopes(store);
   const total = scopesCount(store, scopes);
   const informativeMax = informativeLimit(total);
@@ -177,6 +198,7 @@ function textScores(
   const floor = total < 20 ? 0 : FIELD_WEIGHT.body * idf(Math.max(1, total / 10));
   let weight = 0;
   let terms = 0;
+  let topical = 0; // terms that are not everyday words
   const posts = postings(store, groups, scopes, {
     cap: informativeMax,
     altMax: ALT_MAX,
@@ -187,6 +209,7 @@ function textScores(
     const own = forms[0]!;
     if (own.df > informativeMax) continue; // found nearly everywhere: says nothing
     terms++;
+    if (!g.common) topical++;
     const words: { form: Form; w: number }[] = [];
     // A vocabulary phrase ("package manager", "message broker") says plainly what the prompt is about.
     const gm = g.phrase && g.alternatives.length ? PHRASE_WEIGHT : 1;
@@ -205,6 +228,7 @@ function textScores(
     const best = new Map<number, number>();
     const strong = new Set<number>();
     const altStrong = new Set<number>();
+    const vocabStrong = new Set<number>();
     const ownHit = new Set<number>();
     const vouched = new Set<number>(); // matched through the prompt's word or the vocabulary
     for (const { form, w } of words) {
@@ -220,6 +244,7 @@ function textScores(
         if (field !== "body" && !learned && (!bridged || asked)) {
           strong.add(rowid);
           if (form !== own || bridged) altStrong.add(rowid);
+          if (form !== own && !bridged) vocabStrong.add(rowid);
         }
         const k = bridged ? (form === own ? altWeight : 1) : 1;
         best.set(rowid, Math.max(best.get(rowid) ?? 0, w * k * FIELD_WEIGHT[field]));
@@ -228,17 +253,26 @@ function textScores(
       }
     }
     for (const [rowid, v] of best) {
-      const s = scores.get(rowid) ?? { score: 0, groups: 0, strong: false, alt: false, own: false, learned: 0 };
+      const s = scores.get(rowid) ?? {
+        score: 0,
+        groups: 0,
+        strong: false,
+        alt: false,
+        kw: false,
+        own: false,
+        learned: 0,
+      };
       s.score += v;
       s.groups++;
       s.strong ||= strong.has(rowid);
       s.alt ||= altStrong.has(rowid);
+      s.kw ||= altStrong.has(rowid) && !vocabStrong.has(rowid);
       s.own ||= ownHit.has(rowid);
       if (!vouched.has(rowid)) s.learned++;
       scores.set(rowid, s);
     }
   }
-  return { scores, weight, floor, terms };
+  return { scores, weight, floor, terms, topical };
 }
 
 /**
@@ -253,7 +287,9 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   const order = scopeOrder(store);
   const byId = new Map<string, Routed>();
   const asked = asksAboutProject(prompt);
-  const { scores, weight, floor, terms } = textScores(store, prompt, asked);
+  const { scores: all, weight, floor, terms, topical } = textScores(store, prompt, asked);
+  // One everyday word and nothing else ("yes go ahead", "ok, continue") names no topic: no text match.
+  const scores = topical || terms > 1 ? all : new Map<number, Score>();
   const small = scopesCount(store, scopes) < 20;
   const pathRows = routeByPaths(store, globPaths(store, namedPaths));
   for (const r of pathRows) {
@@ -261,11 +297,17 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     byId.set(r.id, r);
   }
   const instructed = isInstruction(prompt);
+  // A prompt's one term found only in an entry's body is weak evidence ("explain what this
+  // extension does", "nice, ship it"): enough for a question about the project, a prompt that
+  // speaks of it or names an identifier, or a bare search of two words at most ("what are the
+  // timeouts?", "when are we launching", "LOG_INF prints %f", "acme billing").
+  const bodyAlone =
+    terms === 1 && (asked || mentionsProject(prompt) || namesIdentifier(prompt) || wordCount(prompt) <= 2);
   const passed: number[] = [];
   for (const [rowid, s] of scores) {
     // Two of the prompt's terms, or one in title, tags or keywords that explains more of it.
     // (A store under 20 entries has no statistics to speak of: any such match passes.)
-    if (!(s.groups >= 2 || s.strong || terms === 1)) continue;
+    if (!(s.groups >= 2 || s.strong || bodyAlone)) continue;
     // Learned neighbours alone: two terms of the prompt must lead to the entry, and the entry
     // must clear the floor an instruction's alternatives do. One neighbour is never enough.
     const learnedOnly = s.learned === s.groups;
@@ -273,7 +315,9 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     const cover = small
       ? 0
       : s.alt && asked
-        ? COVER_ASKED
+        ? s.kw
+          ? COVER
+          : COVER_ASKED
         : (s.groups >= 2 ? COVER : COVER_ONE) * (instructed ? INSTRUCTION_COVER : 1);
     const evidence = (!asked && !s.own) || learnedOnly ? INSTRUCTION_ALT_FLOOR * floor : floor;
     if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);

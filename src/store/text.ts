@@ -181,6 +181,24 @@ export function isQuestion(prompt: string): boolean {
   return first !== undefined && vocab().question.has(first);
 }
 
+/** Words in a prompt (as the question and instruction checks read them). */
+export function wordCount(prompt: string): number {
+  return promptWords(prompt).length;
+}
+
+/** Whether a prompt speaks of the project or the team ("we", "our", "this repo"): vocabulary "project". */
+export function mentionsProject(prompt: string): boolean {
+  const words = promptWords(prompt);
+  return vocab().project.some((seq) => words.some((_, i) => seq.every((w, k) => words[i + k] === w)));
+}
+
+/** Whether a prompt names a code identifier: `LOG_INF`, `useEffect`, `HttpClient` (snake, camel or Pascal case with two humps). */
+export function namesIdentifier(prompt: string): boolean {
+  return /\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b/.test(
+    prompt.slice(0, 2000),
+  );
+}
+
 /**
  * Whether a prompt points at code in front of the user: "this" or "these" and a word that is not
  * the project ("why is this LaunchedEffect running twice", "what does this regex match"; but
@@ -205,8 +223,13 @@ export function pointsAtCode(prompt: string): boolean {
  */
 export function isInstruction(prompt: string): boolean {
   if (isQuestion(prompt)) return false;
-  const first = /^[\p{L}]+/u.exec(prompt.slice(0, 200).trim().toLowerCase())?.[0];
-  return first !== undefined && vocab().instruction.has(first);
+  const text = prompt.slice(0, 2000).trim().toLowerCase();
+  const first = /^[\p{L}]+/u.exec(text)?.[0];
+  if (first !== undefined && vocab().instruction.has(first)) return true;
+  // "the merchant name is cut off in the header, widen it": an instruction after a comma, semicolon or colon.
+  for (const m of text.matchAll(/[,;:]\s*(?:(?:and|then|so|please)\s+)?(\p{L}+)/gu))
+    if (vocab().instruction.has(m[1]!)) return true;
+  return false;
 }
 
 /**

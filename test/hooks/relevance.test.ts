@@ -70,6 +70,24 @@ beforeAll(() => {
       title: "Invoice numbers restart every January",
       body: "INV-2026-0001 is the first of the year.",
     },
+    { id: "E01EDITOR", title: "Editor setup", body: "VS Code with the Kotlin extension; format on save." },
+    { id: "L01LAUNCH", title: "Early access in March", body: "Launching the beta to early access users in March." },
+    {
+      id: "F01FLOAT",
+      title: "Float output in firmware logs",
+      body: "LOG_INF with %f needs CONFIG_CBPRINTF_FP_SUPPORT.",
+    },
+    {
+      id: "A02AHEAD",
+      title: "Classes open for booking 14 days ahead",
+      body: "The booking window opens two weeks in advance.",
+    },
+    {
+      id: "N01NVS",
+      title: "Persistent config in NVS",
+      body: "Calibration offsets and radio keys are kept across reboots.",
+      keywords: ["persistent settings", "flash storage", "non volatile"],
+    },
     ...Array.from({ length: 20 }, (_, i) => filler(i)),
   ];
   writeEntries(sb, pid, entries);
@@ -130,6 +148,29 @@ describe("prompt injection", () => {
     // A general-knowledge question is not about the project; the same topic asked of it is.
     expect(ask("what is a walrus build?")).toBe("");
     expect(bodyIds(ask("what is a walrus build in our setup?"))).toEqual(["T01SAMETITLE"]);
+  });
+
+  test("one everyday word names no topic, even when an entry's title holds it", () => {
+    expect(ask("yes go ahead")).toBe("");
+    expect(bodyIds(ask("how far ahead do classes open for booking?"))).toEqual(["A02AHEAD"]);
+  });
+
+  test("a prompt's one term found only in a body routes when the prompt speaks of the project or names an identifier", () => {
+    expect(ask("explain what this extension function does")).toBe("");
+    expect(ask("nice, launching now")).toBe("");
+    expect(bodyIds(ask("when are we launching"))).toEqual(["L01LAUNCH"]);
+    expect(bodyIds(ask("LOG_INF with %f just prints %f"))).toEqual(["F01FLOAT"]);
+  });
+
+  test("a bridge through keywords alone must explain as much of a question as two matched terms would", () => {
+    // "volatile" is in one keyword phrase, and the question is about something else.
+    expect(ask("what does the volatile keyword actually guarantee in C?")).toBe("");
+    expect(bodyIds(ask("where do we keep non volatile settings?"))).toEqual(["N01NVS"]);
+  });
+
+  test("an instruction after a comma is an instruction: it must be explained as much as one that starts the prompt", () => {
+    expect(bodyIds(ask("the invoice list is not sortable"))).toEqual(["I01INVOICE"]);
+    expect(ask("the invoice list is not sortable, make it sortable")).toBe("");
   });
 
   test("a path named in the prompt routes applies_to entries before the file exists", () => {
