@@ -404,7 +404,7 @@ export function planBundle(
     if (lo > hi) return undefined;
     const all = render(lo); // the usual case: everything fits, one render
     if (measure(all.text) <= limit) return all;
-    if (measure(render(hi).text) > limit) return undefined;
+    if (lo === hi || measure(render(hi).text) > limit) return undefined;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (measure(render(mid).text) <= limit) hi = mid;
