@@ -17,7 +17,10 @@ type KeySpec = {
 // loads this module and most never see a config.toml.
 const int = (min: number, max: number) =>
   v.lazy(() => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max)));
-const pick = <T extends string>(...values: T[]) => ({ schema: v.picklist(values), allowed: values.join(", ") });
+const pick = <T extends string>(...values: T[]) => ({
+  schema: v.lazy(() => v.picklist(values)),
+  allowed: values.join(", "),
+});
 const str = (allowed: string) => ({ schema: v.lazy(() => v.pipe(v.string(), v.minLength(1))), allowed });
 
 export const READ_MODES = ["startup", "auto", "always", "manual", "off"] as const;
