@@ -144,9 +144,9 @@ function renderStart(
   cap: Capacity,
   bundle: Bundle,
   handoff: string | undefined,
-): { text: string; shown: IndexedFile[]; changed: boolean } {
+): { text: string; shown: IndexedFile[]; changed: boolean; cardless: boolean } {
   const mode = readMode(config);
-  if (mode === "off") return { text: "", shown: [], changed: false };
+  if (mode === "off") return { text: "", shown: [], changed: false, cardless: true };
   // The cards shown, checked against their files (a hand-edited title is shown as it is now):
   // each card was read with its indexed file, so the check is one lstat per card.
   const proofLine = (total: number) =>
@@ -184,13 +184,14 @@ function renderStart(
   };
   const total = extras.global.length + extras.project.length + (extras.team?.length ?? 0);
   const text = planBundle(bundle, extras, cap.limit, cap.measure, proofLine(total))?.text ?? "";
-  return { text, shown: files(extras), changed: checked.changed };
+  return { text, shown: files(extras), changed: checked.changed, cardless: manual };
 }
 
 /**
  * The session start hook's text, reused while nothing it depends on changed: the same host,
  * cap, read mode, proof setting, rules, handoff line and scopes, no entry of those scopes changed
- * in the index (scope_counts.gen), and every card's file as it was (size and mtime). So a
+ * in the index (scope_counts.gen; a text that shows no card depends on none), and every card's
+ * file as it was (size and mtime). So a
  * session start at 100,000 entries skips the card queries and the rendering; a changed entry
  * file is caught by the same check as a fresh render (and the render then re-reads it).
  */
@@ -213,16 +214,22 @@ function cachedStartText(ctx: HookContext, bundle: Bundle): string {
   try {
     const found = lookStartCache(store, ckey, scopes);
     gens = found.gens;
-    if (found.hit && found.hit.gens === gens && found.hit.shown.every(unchanged)) return found.hit.text;
+    const hit = found.hit;
+    if (hit && (hit.gens === ANY_GENS || hit.gens === gens) && hit.shown.every(unchanged)) return hit.text;
   } catch {}
-  const { text, shown, changed } = renderStart(store, config, cap, bundle, handoff);
+  const { text, shown, changed, cardless } = renderStart(store, config, cap, bundle, handoff);
   // The render's check caught the index up: the gens moved with it.
   if (changed || gens === undefined) gens = scopeGens(store, scopes);
   const files: ShownFile[] = shown.map((f) => [f.scope, f.file, f.size, f.mtime_ms]);
-  const at = gens;
+  // A text without cards (read mode manual, or rules that fill the cap) depends on no entry:
+  // every input it has is in the key, so a write to the scopes does not make it stale.
+  const at = cardless ? ANY_GENS : gens;
   queue(ctx, () => writeStartCache(store, ckey, { gens: at, text, shown: files }, ctx.now));
   return text;
 }
+
+/** The gens of a cached text that shows no card: valid whatever the scopes' entries are. */
+const ANY_GENS = "*";
 
 /** Bump when the session-start text's layout changes: a new binary never reuses an older rendering. */
 const START_CACHE_VERSION = "1";

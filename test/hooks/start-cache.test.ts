@@ -98,3 +98,50 @@ describe("session-start text cache", () => {
     expect(start()).not.toContain("Wombat cache heats at boot");
   });
 });
+
+describe("a start without cards", () => {
+  test("rules that fill the cap: the text depends on no entry, so a write keeps it; a card-showing text does not", () => {
+    const full = sandbox("coffer-hook-start-full-");
+    try {
+      const repo2 = full.repo("rules");
+      const pid2 = projectId(repo2);
+      // 100 rules of ~150 characters: more than Claude's 9,500, so no card can be shown.
+      const rules = Array.from(
+        { length: 100 },
+        (_, i) => `- Rule ${i}: ${"check the migration plan twice ".repeat(4).trim()}`,
+      );
+      writeRules(full, pid2, `${rules.join("\n")}\n`);
+      writeEntries(full, pid2, [
+        { id: "C01START", title: "Echidna jobs retry", body: "Three times.", kind: "convention" },
+      ]);
+      const startFull = () => contextOf(hook(full, "claude", "session-start", claudeStart(`full-${++n}`, repo2)));
+      const first = startFull();
+      expect(first).toMatch(/more rules did not fit/);
+      expect(first).not.toContain("Echidna jobs retry");
+      // Mark the cached text: a start that reuses it shows the mark.
+      const mark = (home: string) => {
+        const db = new Database(join(home, "state", "index.db"));
+        try {
+          db.run("UPDATE start_cache SET text = text || '\n(reused)'");
+        } finally {
+          db.close();
+        }
+      };
+      mark(full.cofferHome);
+      expect(full.run(["remember", "Platypus builds need the arm64 runner"], { cwd: repo2 }).code).toBe(0);
+      expect(startFull()).toBe(`${first}\n(reused)`);
+      // With room for cards, the same write makes the next start render again (and show the entry).
+      const before = start();
+      mark(sb.cofferHome);
+      expect(
+        sb.run(["remember", "Bilby releases are tagged on Fridays", "--kind", "convention"], { cwd: repo }).code,
+      ).toBe(0);
+      const after = start();
+      expect(after).not.toContain("(reused)");
+      expect(after).toContain("Bilby releases are tagged on Fridays");
+      expect(before).not.toContain("Bilby releases");
+    } finally {
+      full.cleanup();
+    }
+  });
+});
