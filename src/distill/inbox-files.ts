@@ -2,7 +2,7 @@
  * One kind of item distillation leaves in `inbox/` for a person: `inbox/<prefix><ULID>.json`, read
  * through a valibot schema (an unreadable or foreign file is skipped, never fatal), written
  * atomically and privately. Contradictions (conflicts.ts) and team-lane proposals (team-proposals.ts)
- * are two kinds; session traces (src/inbox) have no prefix.
+ * are two kinds; session traces (src/inbox/inbox.ts) are a third, with no prefix.
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -30,6 +30,8 @@ export type InboxFiles<T extends { id: string }> = {
   read: (id: string) => T | undefined;
   /** Every readable item, oldest first. */
   list: () => T[];
+  /** Items on disk (read or not). */
+  count: () => number;
   /** An item by id, or 4+ of its first or last characters (its handle) when unique. */
   find: (idOrPrefix: string) => T | undefined;
   write: (item: T) => void;
@@ -66,6 +68,7 @@ export function inboxFiles<T extends { id: string }>(
       ids()
         .map(read)
         .filter((x): x is T => Boolean(x)),
+    count: () => ids().length,
     find: (idOrPrefix) => {
       const want = idOrPrefix.trim().toUpperCase();
       if (!/^[0-9A-Z]{4,26}$/.test(want)) return undefined;
