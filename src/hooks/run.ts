@@ -156,7 +156,7 @@ function renderStart(
       : undefined;
   // No card is read when none could be shown: the rules alone fill the cap (the proof line at its
   // shortest, so this never skips cards that would fit).
-  const manual = mode === "manual" || !roomForCards(bundle, handoff, cap.limit, cap.measure, proofLine(0));
+  const cardless = mode === "manual" || !roomForCards(bundle, handoff, cap.limit, cap.measure, proofLine(0));
   const files = (e: StartExtras): IndexedFile[] =>
     [...e.global, ...e.project, ...(e.team ?? [])].flatMap((c) =>
       c.rowid === undefined || c.scope === undefined || c.file === undefined
@@ -168,9 +168,9 @@ function renderStart(
     () =>
       startCards(
         handoff,
-        manual ? [] : globalCards(store),
-        manual ? [] : projectCards(store),
-        manual ? [] : teamCards(store),
+        cardless ? [] : globalCards(store),
+        cardless ? [] : projectCards(store),
+        cardless ? [] : teamCards(store),
       ),
     files,
   );
@@ -184,7 +184,7 @@ function renderStart(
   };
   const total = extras.global.length + extras.project.length + (extras.team?.length ?? 0);
   const text = planBundle(bundle, extras, cap.limit, cap.measure, proofLine(total))?.text ?? "";
-  return { text, shown: files(extras), changed: checked.changed, cardless: manual };
+  return { text, shown: files(extras), changed: checked.changed, cardless };
 }
 
 /**

@@ -163,11 +163,13 @@ const promptWords = (prompt: string): string[] =>
  * nothing of the project (no "we", "our", "this repo", ...): memory has nothing to add to it.
  */
 export function isGeneralQuestion(prompt: string): boolean {
-  const v = vocab();
   const words = promptWords(prompt);
-  const has = (seqs: string[][]) => seqs.some((seq) => words.some((_, i) => seq.every((w, k) => words[i + k] === w)));
-  return has(v.general) && !has(v.project);
+  return holdsPhrase(words, vocab().general) && !holdsPhrase(words, vocab().project);
 }
+
+/** Whether `words` hold one of the phrases (each a word sequence) in a row. */
+const holdsPhrase = (words: string[], phrases: string[][]) =>
+  phrases.some((seq) => words.some((_, i) => seq.every((w, k) => words[i + k] === w)));
 
 /**
  * Whether a prompt asks something ("which database do we use?", "how do we release") rather
@@ -188,8 +190,7 @@ export function wordCount(prompt: string): number {
 
 /** Whether a prompt speaks of the project or the team ("we", "our", "this repo"): vocabulary "project". */
 export function mentionsProject(prompt: string): boolean {
-  const words = promptWords(prompt);
-  return vocab().project.some((seq) => words.some((_, i) => seq.every((w, k) => words[i + k] === w)));
+  return holdsPhrase(promptWords(prompt), vocab().project);
 }
 
 /** Whether a prompt names a code identifier: `LOG_INF`, `useEffect`, `HttpClient` (snake, camel or Pascal case with two humps). */
