@@ -19,7 +19,7 @@ export async function harvestAtSessionStart(store: Store, host: Host, cwd: strin
   if (!isNativeHost(host)) return "not-native";
   const root = store.project?.root;
   const dirs = root && root !== cwd ? [cwd, root] : [cwd];
-  const sig = sourcesSignature(projectSources(host, dirs, root));
+  const sig = sourcesSignature(projectSources(host, dirs));
   const key = `native:${host}:${cwd}`;
   if (watchedSig(store, key) === sig.sig) return "unchanged";
   if (!sig.files) {
@@ -31,7 +31,7 @@ export async function harvestAtSessionStart(store: Store, host: Host, cwd: strin
     return "too-large";
   }
   const { harvestNative } = await import("../import/harvest");
-  const r = await harvestNative({ hosts: host, cwd, only: { dirs, root }, store });
+  const r = await harvestNative({ hosts: host, cwd, only: { dirs }, store });
   setWatchedSig(store, key, sig.sig);
   return { created: r.created, updated: r.updated };
 }

@@ -22,6 +22,7 @@ import { deriveTitle, type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from 
 import { entryPath, readMemoryFile, scopeDir } from "../store/indexer";
 import { GLOBAL, type ProjectScope, type ScopeKey } from "../store/scope";
 import { bodyMax, closeStore, openStore, type Store } from "../store/store";
+import { moveToTrash } from "../store/trash";
 import type { ImportFile, ImportItem, ImportPlan, ImportSource } from "./types";
 
 /** What an import added, kept so that `--undo` removes exactly that. */
@@ -580,6 +581,57 @@ function placeFile(f: ImportFile, report: ImportReport, manifest: Manifest | und
   const next = `${current && !current.endsWith("\n") ? `${current}\n` : current}${missing.join("\n")}\n`;
   writeFileAtomic(file, next);
   for (const line of missing) manifest.rule_lines.push({ scope: f.scope, line });
+}
+
+/** One entry an import created, as its manifest recorded it. */
+type CreatedRecord = Manifest["created"][number];
+
+/** What became of one entry `withdrawImported` took back: trashed, kept (edited in Coffer since) or already gone. */
+export type Withdrawn = { from: string; scope: ScopeKey; id: string; outcome: "trashed" | "edited" | "gone" };
+
+/**
+ * Take back the entries earlier imports (not undone) created from originals that `pick` names:
+ * each goes to the trash (`coffer restore <id>` brings it back for 30 days) unless it was edited
+ * in Coffer since, which keeps it. `skip`: keys already dealt with. A dry run changes nothing.
+ */
+export function withdrawImported(
+  pick: (c: CreatedRecord) => boolean,
+  opts: { skip?: Set<string>; dryRun?: boolean; store?: Store; cwd?: string; actor: string },
+): Withdrawn[] {
+  const picked = new Map<string, CreatedRecord & { from: string }>();
+  for (const m of listManifests()) {
+    if (m.undone_at) continue;
+    for (const c of m.created)
+      if (c.from && !opts.skip?.has(c.from) && pick(c)) picked.set(`${c.scope}/${c.id}`, { ...c, from: c.from });
+  }
+  if (!picked.size) return [];
+  const store = opts.store ?? openStore({ cwd: opts.cwd ?? process.cwd(), freshness: "none" });
+  const out: Withdrawn[] = [];
+  try {
+    for (const c of picked.values()) {
+      const file = entryPath(c.scope, c.id);
+      let entry: Entry;
+      try {
+        entry = parseEntry(readMemoryFile(file).text, c.id);
+        entry.id = c.id;
+      } catch {
+        out.push({ from: c.from, scope: c.scope, id: c.id, outcome: "gone" });
+        continue;
+      }
+      if (editedSince(c, entry)) {
+        out.push({ from: c.from, scope: c.scope, id: c.id, outcome: "edited" });
+        continue;
+      }
+      if (!opts.dryRun) {
+        const scopeName = c.scope === GLOBAL ? "global" : c.scope === store.project?.id ? "project" : "other-project";
+        moveToTrash(store, { entry, scope: c.scope, scopeName, file }, opts.actor);
+      }
+      out.push({ from: c.from, scope: c.scope, id: c.id, outcome: "trashed" });
+    }
+  } finally {
+    if (!opts.store) closeStore(store);
+  }
+  return out;
 }
 
 export type UndoReport = {

@@ -3,9 +3,11 @@
  * costs a few lstat calls: the session-start hook compares it with the one it saw last and
  * harvests only when it moved (`harvest.ts`). Only node:fs and lib here: this runs on the hook path.
  * - Claude Code: `~/.claude/projects/<project dir as dashes>/memory/` (MEMORY.md, topic files, team/).
- * - Gemini CLI: `~/.gemini/GEMINI.md`, a repository's `GEMINI.md`, and its private project folder
+ * - Gemini CLI: `~/.gemini/GEMINI.md` (where `save_memory` writes) and its private project folder
  *   `~/.gemini/tmp/<project>/memory/` (<project> from `~/.gemini/projects.json`, or the path's sha256).
  * - Codex: `$CODEX_HOME/memories/MEMORY.md`.
+ * Only the agents' own folders on this machine: a file that arrives with a repository (its
+ * `GEMINI.md`, `CLAUDE.md`, `AGENTS.md`) is other people's commits, never the user's memory (issue 36).
  */
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -45,7 +47,7 @@ export function geminiProjectIds(dirs: string[]): string[] {
  * The files and folders that hold one project's native memories for a host: `dirs` are the
  * session's directory and its repository root (Claude and Gemini key projects by directory).
  */
-export function projectSources(host: NativeHost, dirs: string[], repoRoot?: string): string[] {
+export function projectSources(host: NativeHost, dirs: string[]): string[] {
   const uniq = [...new Set(dirs)];
   switch (host) {
     case "claude":
@@ -53,7 +55,6 @@ export function projectSources(host: NativeHost, dirs: string[], repoRoot?: stri
     case "gemini":
       return [
         join(geminiDir(), "GEMINI.md"),
-        ...(repoRoot ? [join(repoRoot, "GEMINI.md")] : []),
         ...geminiProjectIds(uniq).map((id) => join(geminiDir(), "tmp", id, "memory")),
       ];
     case "codex":
@@ -72,16 +73,14 @@ function names(dir: string): string[] {
 
 /**
  * Every native memory source on this machine that a full harvest reads (each Claude project's
- * memory folder, Gemini's global file and project folders, Codex's file), plus the repository
- * GEMINI.md of `repoRoot`.
+ * memory folder, Gemini's global file and project folders, Codex's file).
  */
-export function allSources(hosts: readonly NativeHost[], repoRoot?: string): string[] {
+export function allSources(hosts: readonly NativeHost[]): string[] {
   const out: string[] = [];
   if (hosts.includes("claude"))
     out.push(...names(claudeProjectsDir()).map((d) => join(claudeProjectsDir(), d, "memory")));
   if (hosts.includes("gemini")) {
     out.push(join(geminiDir(), "GEMINI.md"));
-    if (repoRoot) out.push(join(repoRoot, "GEMINI.md"));
     out.push(...names(join(geminiDir(), "tmp")).map((d) => join(geminiDir(), "tmp", d, "memory")));
   }
   if (hosts.includes("codex")) out.push(codexMemoryFile());

@@ -6,17 +6,19 @@
  *   transcripts beside it (their `cwd`).
  * - Gemini CLI: its private project memory folder `~/.gemini/tmp/<project>/memory/` (0.61+: the same
  *   MEMORY.md + notes layout; the project from its `.project_root` marker or projects.json), and the
- *   `## Gemini Added Memories` section older versions' `save_memory` appended to `~/.gemini/GEMINI.md`
- *   (and to a repository's `GEMINI.md`).
+ *   `## Gemini Added Memories` section older versions' `save_memory` appended to `~/.gemini/GEMINI.md`.
  * - Codex: `$CODEX_HOME/memories/MEMORY.md`, its consolidated durable memories (the other files
  *   there are summaries of it or per-session inputs).
- * Cursor, Windsurf and OpenCode keep no memory files Coffer can read.
+ * Cursor, Windsurf and OpenCode keep no memory files Coffer can read. A file in a repository (its
+ * `GEMINI.md`, `CLAUDE.md`, `AGENTS.md`) is never read: it came with other people's commits (issue 36),
+ * and neither is an agent folder an environment variable moved into the current repository.
  * Each original is keyed by file and content hash, so a re-run imports only what is new.
  */
 import { statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { CofferError } from "../lib/errors";
-import { RefusedFileError, readFileNoFollow } from "../lib/small-file";
+import { agentDir, homeDir } from "../lib/paths";
+import { pathExists, RefusedFileError, readFileNoFollow } from "../lib/small-file";
 import { deriveTitle, type Kind, normHash } from "../store/entry";
 import { GLOBAL, resolveProject } from "../store/scope";
 import { claudeHead } from "../transcripts/claude";
@@ -40,8 +42,31 @@ const SOURCE_MAX = 4 * 1024 * 1024;
 
 type Source = { host: NativeHost; file: string; text: string; mtime: string };
 
-/** What one planning pass saw: files it refused to read, and every original it found (placed or not). */
-type Seen = { refused: string[]; present: Set<string> };
+/**
+ * What one planning pass saw: files it refused to read, and every original it found (placed or
+ * not); `checkouts`: the current repository's folders, where no memory file is read.
+ */
+type Seen = { refused: string[]; present: Set<string>; checkouts: string[] };
+
+/** The folders of the repository at `cwd`: its root and this worktree. */
+function checkoutsOf(cwd: string): string[] {
+  const p = resolveProject(cwd);
+  return p ? [...new Set([resolve(p.root), resolve(p.worktree)])] : [];
+}
+
+const under = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
+
+/**
+ * A memory file inside the current repository: the host's folder was moved there (CODEX_HOME set
+ * by a project's env file), so the file came with the repository. The agent's own folder kept in
+ * git (a dotfiles repository at ~/.claude) is still its own, and so is a repository holding home.
+ */
+function inCheckout(host: NativeHost, file: string, checkouts: string[]): boolean {
+  const f = resolve(file);
+  const own = resolve(agentDir(host));
+  const home = resolve(homeDir());
+  return checkouts.some((c) => under(f, c) && !under(c, own) && !under(home, c)) && pathExists(f);
+}
 
 /**
  * One memory file, read the way transcripts are: never through a symbolic link (the file or any
@@ -49,6 +74,12 @@ type Seen = { refused: string[]; present: Set<string> };
  * open that never blocks (a FIFO). A refused file is noted in `seen`; a missing one is not.
  */
 function readSource(host: NativeHost, file: string, root: string, seen: Seen): Source | undefined {
+  if (inCheckout(host, file, seen.checkouts)) {
+    seen.refused.push(
+      `${host} ${file}: inside the repository, not your own memory (a repository's files are never read)`,
+    );
+    return undefined;
+  }
   try {
     const r = readFileNoFollow(file, SOURCE_MAX, root, { singleLink: true });
     const mtime = new Date(r.mtimeMs).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -267,19 +298,16 @@ function geminiItems(
     if ("skip" in p) skipped.push({ reason: p.skip, count: found.length });
     else for (const i of found) items.push({ ...i, scope: p.scope, project: p.project });
   }
-  const add = (file: string, rel: string, scope: string, project?: ReturnType<typeof resolveProject>) => {
-    const s = readSource("gemini", file, dirname(file), seen);
-    const body = s && section(s.text, GEMINI_SECTION);
-    if (!s || !body) return;
+  // save_memory writes to the user's own ~/.gemini/GEMINI.md only; a repository's GEMINI.md is
+  // committed content (anyone's), never harvested.
+  const s = readSource("gemini", join(geminiDir(), "GEMINI.md"), geminiDir(), seen);
+  const body = s && section(s.text, GEMINI_SECTION);
+  if (s && body)
     for (const b of bullets(body)) {
-      const item = { ...native(s, rel, b, kindOf(b), deriveTitle(b)), scope, project };
+      const item = native(s, "GEMINI.md", b, kindOf(b), deriveTitle(b));
       seen.present.add(item.imported_from!);
       items.push(item);
     }
-  };
-  add(join(geminiDir(), "GEMINI.md"), "GEMINI.md", GLOBAL);
-  const project = resolveProject(only?.root ?? cwd);
-  if (project) add(join(project.root, "GEMINI.md"), `${project.label}/GEMINI.md`, project.id, project);
   return items;
 }
 
@@ -355,7 +383,7 @@ function codexParse(s: Source): ImportItem[] {
 }
 
 /** One project's directories (the session's and its repository root), to plan only its memories. */
-export type NativeProject = { dirs: string[]; root?: string };
+export type NativeProject = { dirs: string[] };
 
 export type NativeOptions = {
   hosts?: string;
@@ -385,7 +413,7 @@ export function planNative(opts: NativeOptions = {}): NativePlan {
   const map = parseProjectMap(opts.project);
   const items: ImportItem[] = [];
   const from: string[] = [];
-  const seen: Seen = { refused: [], present: new Set() };
+  const seen: Seen = { refused: [], present: new Set(), checkouts: checkoutsOf(cwd) };
   if (asked.includes("claude")) {
     items.push(...claudeItems(map, cwd, skipped, seen, opts.only));
     from.push(claudeProjectsDir());

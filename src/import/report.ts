@@ -1,4 +1,4 @@
-import type { ImportReport, Manifest, UndoReport } from "./engine";
+import type { ImportReport, Manifest, UndoReport, Withdrawn } from "./engine";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -35,6 +35,17 @@ export function reportText(r: ImportReport): string {
     );
     for (const g of gone) out.push(`  ${g.id}  ${g.origin.replace(/#.*$/, "")}`);
   }
+  const withdrawn = (r as { withdrawn?: Withdrawn[] }).withdrawn ?? [];
+  const trashed = withdrawn.filter((w) => w.outcome === "trashed");
+  const edited = withdrawn.filter((w) => w.outcome === "edited");
+  if (trashed.length)
+    out.push(
+      `${r.dry_run ? "Would move" : "Moved"} ${plural(trashed.length, "entry", "entries")} an earlier import took from a repository's GEMINI.md (committed content, not your memory) to the trash (coffer restore <id> brings one back)`,
+    );
+  if (edited.length)
+    out.push(
+      `Kept ${plural(edited.length, "entry", "entries")} from a repository's GEMINI.md that you edited in Coffer: ${edited.map((w) => w.id).join(", ")}`,
+    );
   if (r.dry_run && r.samples.length) {
     out.push("Samples:");
     for (const s of r.samples) {
