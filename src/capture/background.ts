@@ -12,9 +12,14 @@
  * within the interval of any of them starts nothing. The hook takes the lock before it records
  * the start and spawns, and hands it to the child (`handOverLock`): of two hooks at once, one
  * starts a sweep. This module is on the hook path: files only, and `Bun.spawn` only when due.
+ *
+ * The sweep runs in Coffer's own folder with an environment built for it (issue 36), not in the
+ * session's repository with the agent's: a PATH of absolute folders outside that repository, so
+ * nothing it resolves comes from a cloned checkout.
  */
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
-import { isExecutable, readLinkedRecords } from "../lib/agent-clis";
+import { delimiter, resolve } from "node:path";
+import { isExecutable, readLinkedRecords, searchPath, withPath } from "../lib/agent-clis";
 import { writeFileAtomic } from "../lib/atomic";
 import { CLI_PROVIDER_HOST } from "../lib/hosts";
 import { acquireLock, handOverLock, LockBusyError, liveHolder, touchLock } from "../lib/lock";
@@ -23,6 +28,7 @@ import { selfCommand } from "../lib/platform";
 import { readOwnText } from "../lib/small-file";
 import { agoText } from "../lib/time";
 import type { Config } from "../store/config";
+import { findRepoRoot } from "../store/scope";
 
 /** Who started a sweep. */
 export type SweepVia = "session-start" | "serve" | "manual";
@@ -128,6 +134,19 @@ function sweepNotDue(config: Config, now: number): string | undefined {
 }
 
 /**
+ * What the sweep starts with: Coffer's folder as cwd (COFFER_HOME made absolute, should it be
+ * relative to the session's folder), and the hook's environment with a PATH without relative
+ * folders nor folders inside the session's repository (`cwd`, the hook's own).
+ */
+function sweepSpawnContext(cwd: string): { cwd: string; env: Record<string, string> } {
+  const home = resolve(cofferHome());
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const repos = [findRepoRoot(cwd)?.worktree, findRepoRoot(process.cwd())?.worktree];
+  withPath(env, searchPath(process.env.PATH, repos).join(delimiter));
+  return { cwd: home, env: { ...env, COFFER_HOME: home, [HANDOFF_ENV]: String(process.pid) } };
+}
+
+/**
  * Start a background sweep when one is due; never waits for it. Returns the child's pid, or why
  * nothing was started. Throws only when the spawn itself failed (recorded as a failed sweep, so the
  * next hooks wait before they try again).
@@ -164,8 +183,7 @@ export function startBackgroundSweep(config: Config, opts: { cwd: string; now?: 
     // inherited, so the host never waits for the sweep.
     log = openSync(paths.sweepLog(), "a", 0o600);
     const child = Bun.spawn([...selfCommand(), "distill", "sweep", "--background"], {
-      cwd: opts.cwd,
-      env: { ...process.env, [HANDOFF_ENV]: String(process.pid) },
+      ...sweepSpawnContext(opts.cwd),
       stdio: ["ignore", log, log],
       detached: true,
     });

@@ -281,6 +281,7 @@ const run = withExamples(
 async function backgroundSweep(): Promise<void> {
   const { sweepPass, sweepResult } = await import("../capture/pass");
   const handoff = Number(process.env[HANDOFF_ENV]) || undefined;
+  delete process.env[HANDOFF_ENV]; // the hook's word to this sweep, for no process it starts
   const log = (message: string) => appendLogLine(paths.sweepLog(), message);
   try {
     const outcome = await sweepPass(handoff ? "session-start" : "manual", { handoff });

@@ -11,11 +11,12 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import type { HeadlessAnswer, RunSpec } from "../hosts/headless";
 import { NO_HOOKS_ENV } from "../hosts/hook";
+import { searchPath, withPath } from "../lib/agent-clis";
 import { writeFileAtomic } from "../lib/atomic";
 import { sha256 } from "../lib/hash";
 import { homeDir, paths } from "../lib/paths";
 import { scrubText } from "../transcripts/scrub";
-import { searched } from "./linked-clis";
+import { currentRepository, searched } from "./linked-clis";
 import { type CliSettings, type Completion, cliFacts, estimateTokens, ModelError, type Usage } from "./model";
 import { RUN_MARKER } from "./prompt";
 
@@ -79,13 +80,13 @@ export async function completeCli(s: CliSettings, system: string, user: string):
     );
   const spec = prepare(s, system);
   const input = `${RUN_MARKER}\n\n${user}`;
-  const env: Record<string, string | undefined> = {
-    ...process.env,
+  // No PATH folder a checkout could fill.
+  const env = withPath(
+    Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     // npm-installed CLIs start with `#!/usr/bin/env node`: Node version managers keep node beside them.
-    PATH: [dirname(s.cli), process.env.PATH].filter(Boolean).join(delimiter),
-    ...facts.env(spec),
-    [NO_HOOKS_ENV]: "1",
-  };
+    [dirname(s.cli), ...searchPath(process.env.PATH, [currentRepository()])].join(delimiter),
+  );
+  Object.assign(env, facts.env(spec), { [NO_HOOKS_ENV]: "1" });
   let proc: ReturnType<typeof Bun.spawn>;
   try {
     proc = Bun.spawn([s.cli, ...facts.argv(spec)], {

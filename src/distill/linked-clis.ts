@@ -8,23 +8,43 @@
  * Coffer's hooks count as linked, in the table's order.
  */
 import { readFileSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { link as claudeLink } from "../hosts/claude/link";
 import { cliOfHost } from "../hosts/clis";
 import { link as codexLink } from "../hosts/codex/link";
 import { link as geminiLink } from "../hosts/gemini/link";
 import type { HeadlessCli } from "../hosts/headless";
 import type { HostLink } from "../hosts/link";
-import { isExecutable, type LinkedCli, readLinkedRecords, writeLinkedRecords } from "../lib/agent-clis";
+import {
+  isExecutable,
+  isInside,
+  type LinkedCli,
+  readLinkedRecords,
+  whichOnPath,
+  writeLinkedRecords,
+} from "../lib/agent-clis";
 import { HOSTS, type Host } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
 import { isoNow } from "../lib/time";
+import { findRepoRoot } from "../store/scope";
 
-/** The CLI's executable: the recorded path while it is still there, else PATH, else the usual places. */
+/** The repository this process stands in (its checkout: files other people committed), if any. */
+export function currentRepository(cwd = process.cwd()): string | undefined {
+  return findRepoRoot(cwd)?.worktree;
+}
+
+/**
+ * The CLI's executable: the recorded path while it is still there, else PATH, else the usual
+ * places; never a relative path nor one inside the repository at hand (its `node_modules/.bin`
+ * is other people's code: issue 36).
+ */
 export function findCli(cli: HeadlessCli, recorded?: string | null): string | undefined {
-  if (recorded && isExecutable(recorded)) return recorded;
-  const onPath = Bun.which(cli.bin);
+  const repo = currentRepository();
+  const allowed = (p: string) => isAbsolute(p) && !(repo && isInside(p, repo)) && isExecutable(p);
+  if (recorded && allowed(recorded)) return recorded;
+  const onPath = whichOnPath(cli.bin, process.env.PATH, repo);
   if (onPath) return onPath;
-  return cli.places(homeDir()).find(isExecutable);
+  return cli.places(homeDir()).find(allowed);
 }
 
 /** Where `findCli` looks, for a "not found" message. */
@@ -61,7 +81,8 @@ export function linkedClis(): LinkedCli[] {
 
 /**
  * `coffer link <host>`: remember the host (kept in its first place when linked again) and where its
- * CLI is now. Returns the CLI's facts and path, or undefined for a host without a headless CLI.
+ * CLI is now (`findCli`: an absolute path outside the repository `link` runs in, or none). Returns
+ * the CLI's facts and path, or undefined for a host without a headless CLI.
  */
 export function recordLinkedCli(host: Host): { cli: HeadlessCli; path?: string } | undefined {
   const cli = cliOfHost(host);
