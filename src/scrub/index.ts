@@ -13,7 +13,7 @@
  * and the generic finders parse bounded windows by hand. Imports nothing outside src/scrub.
  */
 import { assignmentSpans } from "./assign";
-import { KNOWN_PUBLIC, PROVIDERS, plausibleToken, TOKEN_TAIL } from "./providers";
+import { insideBase64, KNOWN_PUBLIC, PROVIDERS, plausibleToken, TOKEN_TAIL } from "./providers";
 import {
   bearerSpans,
   commandSpans,
@@ -161,6 +161,7 @@ function providerSpans(text: string, spans: Span[]): void {
         }
         // a rejected token is skipped whole, so a long run of prefixes is looked at once
         if (re.lastIndex < end) re.lastIndex = end;
+        if (insideBase64(text, m.index)) continue;
         const value = text.slice(start, end);
         if (/^[#*•]{3}/.test(text.slice(end, end + 3))) continue; // partly masked: xoxp-5723...-####
         if (KNOWN_PUBLIC.has(value) || isPlaceholder(value.replace(/^[A-Za-z0-9]{1,12}[_-]/, ""))) continue;

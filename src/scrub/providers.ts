@@ -22,7 +22,12 @@ export type ProviderRule = {
   check?: (token: string) => boolean;
 };
 
-const B = "(?<![A-Za-z0-9_+/.-])"; // left boundary: not inside a word, a base64 blob or a file name
+/**
+ * Left boundary: not inside a word or a file name. A `/` is a boundary like a space (`ci/ghp_…`,
+ * `https://github.com/ghp_…`, `keys/AKIA…/id`); inside a base64 blob it is not, which the scrubber
+ * decides from what precedes the slash (insideBase64).
+ */
+const B = "(?<![A-Za-z0-9_+.-])";
 const R = "(?![A-Za-z0-9])"; // right boundary for fixed-length tokens
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
@@ -378,6 +383,18 @@ export const PROVIDERS: ProviderRule[] = [
     patterns: [`(?<![0-9])[0-9]{15,16}(?:\\||%7C)[0-9A-Za-z_-]{27,40}${R}`],
   },
 ];
+
+/**
+ * Does the match at `start`, right after a `/`, sit inside a base64 blob (`…9xQ+Lw/AKIA…`)? Yes when
+ * 40+ base64 characters run up to the slash with no `.`, `_`, `-` or space between: a path or a
+ * URL (`github.com/`, `ci/`, `vault/`) has short segments or punctuation, a blob does not.
+ */
+export function insideBase64(text: string, start: number): boolean {
+  if (text[start - 1] !== "/") return false;
+  let s = start - 1;
+  while (s > 0 && start - s <= 40 && /[A-Za-z0-9+/=]/.test(text[s - 1]!)) s--;
+  return start - s > 40;
+}
 
 /** Characters a token may continue with past its pattern's bounded length. */
 export const TOKEN_TAIL = /[A-Za-z0-9_-]/;
