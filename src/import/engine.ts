@@ -15,7 +15,7 @@ import { pathExists, readOwnText } from "../lib/small-file";
 import { isoNow, normTimestamp } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
-import { audit } from "../scrub/write";
+import { audit, scrubFields } from "../scrub/write";
 import { parseProjectMeta, projectMeta } from "../store/browse";
 import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
 import { deriveTitle, type Entry, KINDS, normHash, parseEntry, TITLE_MAX } from "../store/entry";
@@ -206,12 +206,27 @@ type Prepared = { item: ImportItem; entry: Entry; text?: string };
 /** Scrub, fit and validate one item into the entry it would become. */
 function prepare(store: Store, source: ImportSource, item: ImportItem, counter: Counter): Prepared {
   const max = bodyMax(store);
-  let body = clean(item.body, counter).trim();
+  // Every field that reaches frontmatter is scrubbed, not only the text, and all of them together:
+  // a value the body gives away goes from the title and the tags too.
+  const scrubbed = scrubFields({
+    body: item.body,
+    title: item.title,
+    tags: item.tags,
+    applies_to: item.applies_to ?? [],
+    actor: item.actor ?? `import:${source}`,
+    origin_session: item.origin_session,
+  });
+  for (const f of scrubbed.found) {
+    counter.redactions += f.count;
+    counter.found.set(f.family, (counter.found.get(f.family) ?? 0) + f.count);
+  }
+  const fields = scrubbed.fields;
+  let body = fields.body.trim();
   if (body.length > max) {
     body = cut(body, max);
     counter.truncated++;
   }
-  const title = cut(clean(item.title, counter).replace(/\s+/g, " ").trim() || deriveTitle(body), TITLE_MAX);
+  const title = cut(fields.title.replace(/\s+/g, " ").trim() || deriveTitle(body), TITLE_MAX);
   // Times as times, whatever the importer handed over (a bad one is never written as given).
   const created = normTimestamp(item.created) ?? isoNow();
   const updated = normTimestamp(item.updated) ?? created;
@@ -219,12 +234,11 @@ function prepare(store: Store, source: ImportSource, item: ImportItem, counter: 
     id: item.id && ULID_RE.test(item.id) ? item.id : ulid(Date.parse(created)),
     kind: (KINDS as readonly string[]).includes(item.kind) ? item.kind : "note",
     title,
-    // Every field that reaches frontmatter is scrubbed, not only the text.
-    tags: [...new Set(item.tags.map((t) => clean(t, counter).trim()).filter(validTag))],
-    applies_to: (item.applies_to ?? []).map((g) => clean(g, counter)).filter(validGlob),
-    actor: clean(item.actor ?? `import:${source}`, counter),
+    tags: [...new Set(fields.tags.map((t) => t.trim()).filter(validTag))],
+    applies_to: fields.applies_to.filter(validGlob),
+    actor: fields.actor,
     source: item.source ?? "import",
-    origin_session: item.origin_session === undefined ? undefined : clean(item.origin_session, counter),
+    origin_session: fields.origin_session,
     imported_from: item.imported_from,
     created,
     updated,

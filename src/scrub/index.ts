@@ -13,6 +13,7 @@
  * and the generic finders parse bounded windows by hand. Imports nothing outside src/scrub.
  */
 import { assignmentSpans } from "./assign";
+import { echoSpans, foundValues, knownSecrets } from "./echo";
 import { insideBase64, KNOWN_PUBLIC, PROVIDERS, plausibleToken, TOKEN_TAIL } from "./providers";
 import {
   bearerSpans,
@@ -235,9 +236,33 @@ export function findSecrets(text: string): Span[] {
   return spans;
 }
 
-/** Replace every secret in `text` with `[redacted]` (and drop `<private>` spans). */
+/**
+ * Replace every secret in `text` with `[redacted]` (and drop `<private>` spans). A value found once
+ * is redacted wherever else it occurs in `text` too.
+ */
 export function scrub(text: string): ScrubResult {
-  const spans = findSecrets(text);
+  return scrubTogether([text])[0]!;
+}
+
+/**
+ * Scrub texts that belong together (the fields of one write, the turns of one transcript): a value
+ * found to be a secret in any of them is redacted wherever it occurs in all of them (echo.ts).
+ */
+export function scrubTogether(texts: readonly string[]): ScrubResult[] {
+  const spans = texts.map(findSecrets);
+  const values = new Map<string, string>();
+  texts.forEach((t, i) => {
+    foundValues(t, spans[i]!, values);
+  });
+  const known = knownSecrets(values);
+  return texts.map((t, i) => {
+    if (known) echoSpans(t, known, spans[i]!);
+    return redact(t, spans[i]!);
+  });
+}
+
+/** Merge the spans and replace each merged span once. */
+function redact(text: string, spans: Span[]): ScrubResult {
   if (!spans.length) return { text, found: [], redactions: 0 };
   spans.sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
   const out: string[] = [];

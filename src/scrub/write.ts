@@ -29,7 +29,9 @@ export function scrubbedNote(found: Found[]): string | undefined {
 
 /**
  * Scrub every string of `fields`, at any depth (strings in lists and nested objects too), except
- * the fields named in `keep` (ids, enums, times: never free text); other values pass through.
+ * the fields named in `keep` (ids, enums, times: never free text); other values pass through. The
+ * strings are scrubbed together: a value found as a secret in one field (`token = '…'` in the body)
+ * is redacted in every other field too (the title that repeats it bare).
  */
 export function scrubFields<T extends Record<string, unknown>>(
   fields: T,
@@ -37,30 +39,38 @@ export function scrubFields<T extends Record<string, unknown>>(
   keep: readonly string[] = [],
 ): ScrubbedWrite<T> {
   if (allowSecret) return { fields, found: [], note: undefined };
-  const { describeFound, scrub } = scrubber();
-  const counts = new Map<string, number>();
-  const clean = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") {
-      const r = scrub(v);
-      if (!r.redactions) return v;
-      for (const f of r.found) counts.set(f.family, (counts.get(f.family) ?? 0) + f.count);
-      return r.text;
-    }
+  const { describeFound, scrubTogether } = scrubber();
+  /** `fields` with `each` applied to every string to scrub; unchanged parts stay the same objects. */
+  const rebuild = (v: unknown, depth: number, each: (s: string) => string): unknown => {
+    if (typeof v === "string") return each(v);
     if (depth > 16 || v === null || typeof v !== "object" || v instanceof Date) return v;
     if (Array.isArray(v)) {
-      const list = v.map((x) => clean(x, depth + 1));
+      const list = v.map((x) => rebuild(x, depth + 1, each));
       return list.some((x, i) => x !== v[i]) ? list : v;
     }
     const obj = v as Record<string, unknown>;
     let changed = false;
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(obj)) {
-      out[k] = depth === 0 && keep.includes(k) ? x : clean(x, depth + 1);
+      out[k] = depth === 0 && keep.includes(k) ? x : rebuild(x, depth + 1, each);
       changed ||= out[k] !== x;
     }
     return changed ? out : obj;
   };
-  const out = clean(fields, 0) as T;
+  const strings: string[] = [];
+  rebuild(fields, 0, (s) => {
+    strings.push(s);
+    return s;
+  });
+  const results = scrubTogether(strings);
+  const counts = new Map<string, number>();
+  let k = 0;
+  const out = rebuild(fields, 0, (s) => {
+    const r = results[k++]!;
+    if (!r.redactions) return s;
+    for (const f of r.found) counts.set(f.family, (counts.get(f.family) ?? 0) + f.count);
+    return r.text;
+  }) as T;
   const found = [...counts].map(([family, count]) => ({ family, count }));
   return { fields: out, found, note: found.length ? `scrubbed ${describeFound(found)}` : undefined };
 }

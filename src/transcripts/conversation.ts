@@ -7,7 +7,7 @@ import { homeDir } from "../lib/paths";
 import type { Found } from "../scrub/index";
 import { mergeFound } from "../scrub/write";
 import { stripInjectionLines } from "./clean";
-import { CONVERSATION_BUDGET, cutMessage, fitBudget, MESSAGE_MAX, scrubText } from "./scrub";
+import { CONVERSATION_BUDGET, cutMessage, fitBudget, MESSAGE_MAX, scrubTexts } from "./scrub";
 import type { Turn } from "./types";
 
 export type PreparedConversation = {
@@ -34,12 +34,13 @@ export function prepareConversation(turns: Turn[], opts: PrepareOptions = {}): P
   let found: Found[] = [];
   let removed = 0;
   const cleaned: Turn[] = [];
-  for (const t of turns) {
-    let text = foldHome(t.text);
-    const s = scrubText(text);
+  // all turns at once: a secret found in one turn goes from every turn
+  const scrubbed = scrubTexts(turns.map((t) => foldHome(t.text)));
+  for (const [i, t] of turns.entries()) {
+    const s = scrubbed[i]!;
     redactions += s.redactions;
     if (s.redactions) found = mergeFound(found, s.found);
-    text = s.text;
+    let text = s.text;
     if (opts.stripInjection) {
       const r = stripInjectionLines(text);
       removed += r.removed;

@@ -2,7 +2,7 @@
  * The size budgets for conversations, and `scrubText`, the transcript-side name for the one
  * scrubber (src/scrub): every text is scrubbed before it is sent to a model or stored anywhere.
  */
-import { type Found, REDACTED, scrub } from "../scrub/index";
+import { type Found, REDACTED, scrub, scrubTogether } from "../scrub/index";
 import type { Turn } from "./types";
 
 export { REDACTED };
@@ -15,6 +15,14 @@ export type Scrubbed = { text: string; redactions: number; found: Found[] };
 export function scrubText(text: string): Scrubbed {
   const r = scrub(text);
   return { text: r.text, redactions: r.redactions, found: r.found };
+}
+
+/**
+ * Scrub the turns of one conversation together: a secret found in one turn (the key the user
+ * pasted) is redacted in every turn (the agent echoing it back, bare).
+ */
+export function scrubTexts(texts: readonly string[]): Scrubbed[] {
+  return scrubTogether(texts).map((r) => ({ text: r.text, redactions: r.redactions, found: r.found }));
 }
 
 /** Cut one message to `max` characters. */

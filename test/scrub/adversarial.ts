@@ -6,6 +6,15 @@ import { PROVIDERS } from "../../src/scrub/providers";
 
 const MB = 1 << 20;
 const fill = (unit: string, size = MB) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+/** About 1 MB of lines, each its own. */
+function distinct(line: (i: number) => string): string {
+  const parts: string[] = [];
+  for (let i = 0, n = 0; n < MB; i++) {
+    parts.push(line(i));
+    n += parts[i]!.length;
+  }
+  return parts.join("").slice(0, MB);
+}
 
 export function adversarialInputs(): { name: string; text: string }[] {
   const b64 = fill("AbCd0123EfGh4567IjKl89-_");
@@ -65,6 +74,16 @@ export function adversarialInputs(): { name: string; text: string }[] {
     { name: "name:value glued repeated", text: fill("acme_token:") },
     { name: "the token is on the next line", text: fill("token\n") },
     { name: "setter call repeated", text: fill('setToken("') },
+    // issue 36: every occurrence of a found value (echo.ts)
+    { name: "many distinct secrets", text: distinct((i) => `password=Zq8${(i * 7919).toString(36)}Lw4Tn7Bc\n`) },
+    { name: "many secrets with one prefix", text: distinct((i) => `password=Zq8vR2mK9x${i.toString(36)}\n`) },
+    { name: "a secret echoed", text: `password=Zq8vR2mK9xLw4Tn7\n${fill("Zq8vR2mK9xLw4Tn7 ")}` },
+    { name: "a secret almost echoed", text: `password=Zq8vR2mK9xLw4Tn7\n${fill("Zq8vR2mK9xLw4Tn ")}` },
+    { name: "a secret echoed over line breaks", text: `password=Zq8vR2mK9xLw4Tn7\n${fill("Zq8vR2mK\n  9xLw4Tn7 ")}` },
+    {
+      name: "a secret's base64 in one blob",
+      text: `password=Zq8vR2mK9xLw4Tn7\n${Buffer.from(fill("Zq8vR2mK9xLw4Tn7", (MB * 3) / 4)).toString("base64")}`,
+    },
   ];
   for (const rule of PROVIDERS) {
     const kw = rule.keywords[0]!;
