@@ -13,7 +13,7 @@ import { type RememberInput, type RememberResult, remember } from "../store/entr
 import { closeStore } from "../store/store";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
-import { scrubText } from "../transcripts/scrub";
+import { scrubTexts } from "../transcripts/scrub";
 import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
 import { checkBudget, estimateSession } from "./budget";
 import { type Conflict, writeConflict } from "./conflicts";
@@ -132,15 +132,19 @@ export function writeInsights(
 ): { entries: WrittenEntry[]; found: Found[] } {
   const store = openProjectStore(project);
   let found: Found[] = [];
-  /** Scrub one field of an insight, keeping the count of what was found. */
-  const clean = (text: string) => {
-    const s = scrubText(text);
-    if (s.redactions) found = mergeFound(found, s.found);
-    return s.text;
-  };
+  /**
+   * Scrub the fields of an insight together (a value found in the body goes from the title too),
+   * keywords before cleanKeywords lowercases them; keeping the count of what was found.
+   */
+  const clean = (texts: string[]) =>
+    scrubTexts(texts).map((s) => {
+      if (s.redactions) found = mergeFound(found, s.found);
+      return s.text;
+    });
   try {
     const entries = insights.map((ins): WrittenEntry => {
-      const title = clean(ins.title);
+      const [title = "", body = "", ...rawKeywords] = clean([ins.title, ins.body, ...(ins.keywords ?? [])]);
+      const keywords = cleanKeywords(rawKeywords);
       if (ins.contradicts) {
         const existing = related.find((r) => r.id === ins.contradicts);
         if (existing) {
@@ -153,7 +157,7 @@ export function writeInsights(
             session: origin.session,
             project: itemProject(project),
             existing,
-            insight: { kind: ins.kind, title, body: clean(ins.body) },
+            insight: { kind: ins.kind, title, body },
           };
           writeConflict(conflict);
           audit({ event: "conflict_found", actor: `agent:${origin.host}`, id: conflict.id, entry: existing.id });
@@ -161,10 +165,10 @@ export function writeInsights(
         }
       }
       const input: RememberInput = {
-        text: clean(ins.body),
+        text: body,
         title,
         kind: ins.kind,
-        ...(ins.keywords?.length ? { keywords: cleanKeywords(ins.keywords.map(clean)) } : {}),
+        ...(keywords.length ? { keywords } : {}),
         scope: "project",
         actor: `agent:${origin.host}`,
         source: "distill",

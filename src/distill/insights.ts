@@ -3,7 +3,7 @@
  * invalid items dropped, at most 8). Anything that is not such an array is malformed output.
  */
 import * as v from "valibot";
-import { cleanKeywords } from "./keywords";
+import { KEYWORD_MAX_CHARS, KEYWORDS_MAX } from "../store/entry";
 import { ModelError } from "./model";
 
 export const INSIGHT_KINDS = ["decision", "gotcha", "convention", "todo"] as const;
@@ -34,11 +34,21 @@ export const InsightSchema = v.object({
       v.transform((x) => x === true),
     ),
   ),
-  /** Other words for the topic (for routing); anything unusable is dropped, never the insight. */
+  /**
+   * Other words for the topic (for routing); anything unusable is dropped, never the insight. Kept
+   * as written (only strings, bounded): the writer scrubs them with the other fields before
+   * cleanKeywords lowercases them.
+   */
   keywords: v.optional(
     v.pipe(
       v.unknown(),
-      v.transform((x) => cleanKeywords(x)),
+      v.transform((x) =>
+        Array.isArray(x)
+          ? x
+              .filter((k): k is string => typeof k === "string" && k.length <= KEYWORD_MAX_CHARS * 4)
+              .slice(0, 4 * KEYWORDS_MAX)
+          : [],
+      ),
     ),
   ),
 });

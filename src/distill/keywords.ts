@@ -7,6 +7,7 @@
 import { type Located, replaceEntryText } from "../store/entries";
 import { type Entry, KEYWORD_MAX_CHARS, KEYWORD_MAX_WORDS, KEYWORDS_MAX, serializeEntry } from "../store/entry";
 import type { Store } from "../store/store";
+import { scrubTexts } from "../transcripts/scrub";
 import { checkBudget, OUTPUT_ALLOWANCE_TOKENS } from "./budget";
 import { type CallOptions, complete, estimateTokens, ModelError, type ModelSettings, type Usage } from "./model";
 
@@ -32,14 +33,20 @@ export function keywordsPrompt(items: KeywordItem[]): string {
     .join("\n\n");
 }
 
-/** Clean one keyword list: strings, trimmed, lowercase, short, deduplicated, at most KEYWORDS_MAX. */
+/**
+ * Clean one keyword list: strings, trimmed, lowercase, short, deduplicated, at most KEYWORDS_MAX.
+ * A keyword is scrubbed before it is lowercased (`AKIAQ3…` lowercased is a token no rule knows), and
+ * one that held a secret is dropped.
+ */
 export function cleanKeywords(raw: unknown, title = ""): string[] {
   if (!Array.isArray(raw)) return [];
   const seen = new Set<string>();
   const lowTitle = title.toLowerCase();
   const out: string[] = [];
-  for (const k of raw) {
-    if (typeof k !== "string") continue;
+  const strings = raw.filter((k): k is string => typeof k === "string" && k.length <= KEYWORD_MAX_CHARS * 4);
+  const scrubbed = scrubTexts(strings);
+  for (const [i, k] of strings.entries()) {
+    if (scrubbed[i]!.redactions) continue;
     const w = k.replace(/\s+/g, " ").trim().toLowerCase();
     if (!w || w.length > KEYWORD_MAX_CHARS || w.split(" ").length > KEYWORD_MAX_WORDS || seen.has(w) || lowTitle === w)
       continue;

@@ -9,6 +9,7 @@
  */
 import { isAbsolute, join, relative } from "node:path";
 import { homeDir } from "../lib/paths";
+import { scrub } from "../scrub";
 import { openClaudeMemDb } from "../store/claude-mem-db";
 import { deriveTitle, type Kind } from "../store/entry";
 import { type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
@@ -54,7 +55,9 @@ function isoTime(text: unknown, epoch: unknown): string | undefined {
   return ok(ms) ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z") : undefined;
 }
 
+/** A concept as a tag; none for one that holds a secret (scrubbed as written: lowercased, no rule knows it). */
 function tagOf(concept: string): string | undefined {
+  if (scrub(concept).redactions) return undefined;
   const t = concept
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, "-")

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
+import { scrub } from "../scrub";
 import { deriveTitle, type Kind } from "../store/entry";
 import { GLOBAL } from "../store/scope";
 import { type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
@@ -142,8 +143,9 @@ export function planEngram(opts: EngramOptions): ImportPlan {
     const type = (o.type ?? "").toLowerCase();
     const created = isoTime(o.created_at, epoch);
     const tags = ["engram"];
-    if (type && type !== "manual") tags.push(tag(type));
-    if (o.topic_key) tags.push(tag(o.topic_key));
+    // scrubbed as written: a secret lowercased into a tag is one no rule knows
+    if (type && type !== "manual" && !scrub(type).redactions) tags.push(tag(type));
+    if (o.topic_key && !scrub(o.topic_key).redactions) tags.push(tag(o.topic_key));
     items.push({
       scope: p.scope,
       project: p.project,
