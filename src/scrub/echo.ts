@@ -101,6 +101,7 @@ export function knownSecrets(values: Map<string, string>): KnownSecrets | undefi
   // every value before any variant: when there are too many, the values themselves are kept
   for (const [v, family] of values) add(v, family, false);
   for (const [v, family] of values) {
+    if (count >= VARIANTS_MAX) break;
     add(encodeURIComponent(v), family, false);
     add(v.replace(/\//g, "\\/"), family, false);
     for (const core of base64Cores(v)) add(core, family, true);
