@@ -14,11 +14,13 @@
  * starts a sweep. This module is on the hook path: files only, and `Bun.spawn` only when due.
  *
  * The sweep runs in Coffer's own folder with an environment built for it (issue 36), not in the
- * session's repository with the agent's: a PATH of absolute folders outside that repository, so
- * nothing it resolves comes from a cloned checkout.
+ * session's repository with the agent's: no host's in-session variables (`shellEnv`: the CLIs it
+ * runs would see them), and a PATH of absolute folders outside that repository, so nothing it
+ * resolves comes from a cloned checkout.
  */
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { delimiter, resolve } from "node:path";
+import { shellEnv } from "../hosts/session-env";
 import { isExecutable, readLinkedRecords, searchPath, withPath } from "../lib/agent-clis";
 import { writeFileAtomic } from "../lib/atomic";
 import { CLI_PROVIDER_HOST } from "../lib/hosts";
@@ -135,12 +137,13 @@ function sweepNotDue(config: Config, now: number): string | undefined {
 
 /**
  * What the sweep starts with: Coffer's folder as cwd (COFFER_HOME made absolute, should it be
- * relative to the session's folder), and the hook's environment with a PATH without relative
- * folders nor folders inside the session's repository (`cwd`, the hook's own).
+ * relative to the session's folder), and the hook's environment as a person's shell would have it,
+ * with a PATH without relative folders nor folders inside the session's repository (`cwd`, the
+ * hook's own).
  */
 function sweepSpawnContext(cwd: string): { cwd: string; env: Record<string, string> } {
   const home = resolve(cofferHome());
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const env = shellEnv(process.env);
   const repos = [findRepoRoot(cwd)?.worktree, findRepoRoot(process.cwd())?.worktree];
   withPath(env, searchPath(process.env.PATH, repos).join(delimiter));
   return { cwd: home, env: { ...env, COFFER_HOME: home, [HANDOFF_ENV]: String(process.pid) } };

@@ -1,7 +1,8 @@
 /**
  * One completion by an agent's own CLI, run headless: the host's facts (`src/hosts/<host>/headless.ts`)
  * give the argv, environment and output parsing; this runs it. The CLI runs in Coffer's empty
- * folder `state/headless/run` (no project instructions, settings or MCP config to pick up), with
+ * folder `state/headless/run` (no project instructions, settings or MCP config to pick up), in the
+ * environment a person's shell would have (no agent session's variables: `shellEnv`), with
  * COFFER_NO_HOOKS set (Coffer's hooks answer empty at once if the CLI runs them), the
  * conversation on stdin after RUN_MARKER (a transcript of the run is recognised and never
  * distilled), and `model.timeout_ms`: past it the CLI is stopped. Failures are ModelErrors of the
@@ -9,15 +10,24 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import type { HeadlessAnswer, RunSpec } from "../hosts/headless";
+import { type HeadlessAnswer, type RunSpec, setupFailure } from "../hosts/headless";
 import { NO_HOOKS_ENV } from "../hosts/hook";
+import { shellEnv } from "../hosts/session-env";
 import { searchPath, withPath } from "../lib/agent-clis";
 import { writeFileAtomic } from "../lib/atomic";
 import { sha256 } from "../lib/hash";
 import { homeDir, paths } from "../lib/paths";
 import { scrubText } from "../transcripts/scrub";
 import { currentRepository, searched } from "./linked-clis";
-import { type CliSettings, type Completion, cliFacts, estimateTokens, ModelError, type Usage } from "./model";
+import {
+  type CliSettings,
+  type Completion,
+  cliFacts,
+  estimateTokens,
+  ModelError,
+  setupProblem,
+  type Usage,
+} from "./model";
 import { RUN_MARKER } from "./prompt";
 
 /** Output beyond this is not an answer (each stream). */
@@ -80,9 +90,10 @@ export async function completeCli(s: CliSettings, system: string, user: string):
     );
   const spec = prepare(s, system);
   const input = `${RUN_MARKER}\n\n${user}`;
-  // No PATH folder a checkout could fill.
+  // The environment a person's shell would have: no agent session's variables (a CLI that sees them
+  // may refuse to start, or act as part of that session), no PATH folder a checkout could fill.
   const env = withPath(
-    Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+    shellEnv(process.env),
     // npm-installed CLIs start with `#!/usr/bin/env node`: Node version managers keep node beside them.
     [dirname(s.cli), ...searchPath(process.env.PATH, [currentRepository()])].join(delimiter),
   );
@@ -128,7 +139,15 @@ export async function completeCli(s: CliSettings, system: string, user: string):
       `${name} did not answer within ${s.timeoutMs} ms (model.timeout_ms)${retrying ? `; it was retrying: ${safe(retrying.message)}` : ""}`,
     );
   }
-  if (!answer.ok) throw new ModelError(answer.kind, `${name} ${safe(answer.message)}`);
+  if (!answer.ok) {
+    // Not installed right, never logged in, refusing to run here: the set-up, never the session's fault.
+    const setup = setupFailure(facts, { stderr, code: code ?? -1 }, answer.message);
+    const fix = setup && setupProblem(setup, s.provider)?.fix;
+    throw new ModelError(
+      setup ?? answer.kind,
+      `${name} ${safe(answer.message)}${fix ? ` (the model's set-up, not counted against the session; fix: ${fix})` : ""}`,
+    );
+  }
   const usage: Usage = answer.usage
     ? { ...answer.usage, estimated: false }
     : {

@@ -12,6 +12,7 @@ import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 import { isoNow, nowMs } from "../lib/time";
+import { isSetupFailure, SETUP_FAILURES } from "./model";
 
 /** skipped: never to be distilled (a transcript of Coffer's own headless run: `reason`). */
 export type LedgerOutcome = "distilled" | "failed" | "skipped";
@@ -117,20 +118,40 @@ export function isDistilled(ledger: Ledger, f: FileState): boolean {
 }
 
 /**
- * Failures that say the model is unusable right now, whatever the session: logged out, rate
- * limited, unreachable, not installed, or too slow. The sweep stops at the first one and waits
+ * Failures that say the model is unusable right now, whatever the session: its set-up (not
+ * installed, never logged in, refusing to run inside a session: `SETUP_FAILURES`), a refused
+ * login, rate limited, unreachable, or too slow. The sweep stops at the first one and waits
  * (`sweepBackoff`); except a timeout (a long session may cause it) they do not count against the
  * session.
  */
-const MODEL_DOWN = new Set(["auth", "rate_limit", "network", "missing", "timeout"]);
+const MODEL_DOWN = new Set<string>([...SETUP_FAILURES, "auth", "rate_limit", "network", "timeout"]);
 
 export function stopsSweep(kind: string | undefined): boolean {
   return kind !== undefined && MODEL_DOWN.has(kind);
 }
 
-/** Failed attempts on this exact file content that the session may be to blame for (the sweep gives up after a few). */
+/**
+ * Failed attempts on this exact file content that the session may be to blame for (the sweep
+ * gives up after a few): never a set-up failure, nor another failure of the model itself.
+ */
 export function failedAttempts(ledger: Ledger, f: FileState): number {
-  return matching(ledger, f, "failed").filter((r) => r.error === "timeout" || !stopsSweep(r.error)).length;
+  return matching(ledger, f, "failed").filter(
+    (r) => !isSetupFailure(r.error) && (r.error === "timeout" || !stopsSweep(r.error)),
+  ).length;
+}
+
+/**
+ * The last model call, when it failed for a set-up reason (no call since succeeded): what
+ * `coffer doctor` says once, however many sessions wait.
+ */
+export function lastSetupFailure(ledger: Ledger = readLedger()): LedgerRecord | undefined {
+  const records = ledgerRecords(ledger);
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    if (!r.model) continue; // no model call (skipped, nothing left to send)
+    return r.outcome === "failed" && isSetupFailure(r.error) ? r : undefined;
+  }
+  return undefined;
 }
 
 /** The sweep's first wait after the model failed, doubled per failure in a row, at most BACKOFF_MAX_MS. */

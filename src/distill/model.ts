@@ -8,7 +8,7 @@
  * message, a log line or a file.
  */
 import { cliOfHost, HEADLESS_CLIS, isCliProvider } from "../hosts/clis";
-import type { HeadlessCli } from "../hosts/headless";
+import type { HeadlessCli, SetupFailureKind } from "../hosts/headless";
 import type { CliProvider } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
 import type { Config } from "../store/config";
@@ -147,10 +147,49 @@ export function modelSettings(config: Config): ModelSettings | undefined {
 }
 
 /**
- * timeout, http (an error status), network (unreachable), auth (key refused, logged out),
- * rate_limit (429, a plan's usage limit), malformed (not an answer), missing (the CLI is not installed).
+ * timeout, http (an error status), network (unreachable), auth (key or login refused),
+ * rate_limit (429, a plan's usage limit), malformed (not an answer), and the set-up failures of an
+ * agent CLI (`SETUP_FAILURES`): missing (not installed, or it cannot start), logged_out (never
+ * logged in), in_session (it refuses to run inside another agent's session).
  */
-export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "rate_limit" | "malformed" | "missing";
+export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "rate_limit" | "malformed" | SetupFailureKind;
+
+/**
+ * Set-up failures (issue 36): the model cannot run as this machine has it set up, whatever the
+ * session. Like any failure of the model itself they stop a sweep and make the next ones wait
+ * (ledger.ts `stopsSweep`), but they never count against a session's tries, and `coffer doctor`
+ * says the last one once, with its fix (`setupProblem`). Which CLI answers are set-up failures:
+ * `setupFailure` in src/hosts/headless.ts. This list is the one place that names them.
+ */
+export const SETUP_FAILURES: readonly ModelErrorKind[] = ["missing", "logged_out", "in_session"];
+
+export function isSetupFailure(kind: string | undefined): boolean {
+  return (SETUP_FAILURES as readonly string[]).includes(kind ?? "");
+}
+
+/**
+ * A set-up failure of a CLI provider in words, with its fix; undefined for another failure or
+ * provider.
+ */
+export function setupProblem(
+  kind: string | undefined,
+  provider: string | undefined,
+): { message: string; fix: string } | undefined {
+  if (!isSetupFailure(kind) || !isCliProvider(provider)) return undefined;
+  const cli = HEADLESS_CLIS[provider];
+  const name = `\`${cli.command}\``;
+  const then = "then `coffer distill run --pending` (the sweep also tries again after its wait)";
+  if (kind === "logged_out") return { message: `${name} is not logged in`, fix: `${cli.setup.login}, ${then}` };
+  if (kind === "in_session")
+    return {
+      message: `${name} refused to run inside another agent's session`,
+      fix: `run \`coffer distill run --pending\` in a terminal outside any agent session, and please report it: Coffer leaves the agents' session variables out of the CLI's environment, and one was missed`,
+    };
+  return {
+    message: `${name} could not be found or started`,
+    fix: `install ${cli.bin} again (an interpreter it starts with, such as node, may be gone) and run \`coffer link ${cli.host}\` to record where it is, or choose another model: coffer config set model.provider <provider>; ${then}`,
+  };
+}
 
 /**
  * Tokens one call cost: what the provider reported (`usage`), or, when it reported nothing,

@@ -33,6 +33,16 @@ export type RunSpec = {
   home: string;
 };
 
+/** What tells this CLI's set-up failures apart (`setupFailure`), and how a person fixes the usual one. */
+export type HeadlessSetup = {
+  /** How a person logs in: "run `codex login`". */
+  login: string;
+  /** Exit codes that mean "never logged in" (Gemini: 41, no auth method). */
+  loggedOutCodes?: number[];
+  /** The CLI's own words when it refuses to run inside another session. */
+  refusesInSession?: RegExp;
+};
+
 export type HeadlessCli = {
   provider: CliProvider;
   host: Host;
@@ -53,6 +63,7 @@ export type HeadlessCli = {
   env: (spec: RunSpec) => Record<string, string>;
   /** The CLI's output as an answer or a failure. `code` is the exit code. */
   parse: (out: { stdout: string; stderr: string; code: number }) => HeadlessAnswer;
+  setup: HeadlessSetup;
 };
 
 /**
@@ -89,6 +100,32 @@ export function classifyFailure(text: string, status?: number): HeadlessErrorKin
   if (AUTH.test(text)) return "auth";
   if (NETWORK.test(text)) return "network";
   return "http";
+}
+
+/**
+ * Set-up failures: the CLI cannot run as this machine has it set up, whatever the session it is
+ * given. `missing`: not found, or it cannot start (exit 126/127: not executable, or the interpreter
+ * its first line names is gone); `logged_out`: the user never logged in; `in_session`: it refuses
+ * to run inside another agent's session. What Coffer does about them: `SETUP_FAILURES` in
+ * src/distill/model.ts.
+ */
+export type SetupFailureKind = "missing" | "logged_out" | "in_session";
+
+const LOGGED_OUT =
+  /\b(not logged in|please run \/login|please (set|select|choose) an auth(entication)? method|no auth(entication)? method|run `?(claude|codex|gemini) login\b)/i;
+const IN_SESSION = /\b(cannot|can't|must not) (be launched|run|start) inside another\b/i;
+
+/** Whether a failed run is a set-up failure, from its answer's message, stderr and exit code. */
+export function setupFailure(
+  cli: HeadlessCli,
+  out: { stderr: string; code: number },
+  message: string,
+): SetupFailureKind | undefined {
+  const text = `${message}\n${tail(out.stderr, 2000)}`;
+  if (IN_SESSION.test(text) || cli.setup.refusesInSession?.test(text)) return "in_session";
+  if (cli.setup.loggedOutCodes?.includes(out.code) || LOGGED_OUT.test(text)) return "logged_out";
+  if (out.code === 126 || out.code === 127) return "missing";
+  return undefined;
 }
 
 /** The last non-empty lines of a stream, on one line, for an error message. */

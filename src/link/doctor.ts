@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { type SweepState, sweepState } from "../capture/background";
-import { describeSettings, isCliSettings, resolveModel } from "../distill/model";
+import { lastSetupFailure } from "../distill/ledger";
+import { describeSettings, isCliSettings, resolveModel, setupProblem } from "../distill/model";
 import { loadHookAdapter } from "../hosts/index";
 import {
   carriesMarker,
@@ -482,6 +483,17 @@ function inspectStore(): StoreReport {
         message: choice.why,
         fix: "install the agent's CLI, or choose another model: coffer config set model.provider <provider>",
       });
+    else if (choice.settings) {
+      // The last model call failed for the machine's set-up (never logged in, ...): said once, however many sessions wait.
+      const failed = lastSetupFailure();
+      const provider = failed?.model?.split("/")[0];
+      const problem = provider === choice.settings.provider ? setupProblem(failed?.error, provider) : undefined;
+      if (failed && problem)
+        report.problems.push({
+          message: `${problem.message} (the last distillation attempt, ${agoText(Date.now() - Date.parse(failed.at))}); no session is counted as failed for it`,
+          fix: problem.fix,
+        });
+    }
   } catch {
     // Every problem, not just the first: hooks and the web UI keep the valid keys and skip these.
     report.config.ok = false;

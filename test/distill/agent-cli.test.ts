@@ -255,7 +255,7 @@ describe("bad input: one clear error, a failed ledger attempt, nothing written",
         );
       },
       message: "Not logged in · Please run /login",
-      kind: "auth",
+      kind: "logged_out",
     },
     {
       name: "rate limited",
@@ -343,13 +343,13 @@ describe("the sweep never storms", () => {
     expect(first.stderr).toContain("Not logged in");
     expect(first.stderr).toContain("1 more session was not tried");
     expect(calls()).toBe(1);
-    expect(ledger().map((r) => r.error)).toEqual(["auth"]);
+    expect(ledger().map((r) => r.error)).toEqual(["logged_out"]);
 
     const second = await runAsync(sb, ["distill", "sweep", "--json"], { env, cwd: repo });
     expect(second.code).toBe(0);
     const out = second.json();
     expect(out.outcome).toBe("backoff");
-    expect(out.backoff).toMatchObject({ failures: 1, error: "auth" });
+    expect(out.backoff).toMatchObject({ failures: 1, error: "logged_out" });
     expect(calls()).toBe(1); // not asked again
     expect(ledger().length).toBe(1);
 
@@ -359,6 +359,112 @@ describe("the sweep never storms", () => {
     const pick = await runAsync(sb, ["distill", "sweep", "--dry-run", "--json"], { env, cwd: repo });
     expect(pick.json().sessions.map((s: { session_id: string }) => s.session_id)).toContain(SESSION);
   }, 90_000);
+});
+
+describe("another session's environment and set-up failures (issue 36)", () => {
+  test("the CLI gets the environment a person's shell would have: no agent session's variables", async () => {
+    installFake("claude");
+    config('[model]\nprovider = "claude-code"\n');
+    answer(claudeOk(JSON.stringify([INSIGHT])));
+    const inSession = {
+      CLAUDECODE: "1",
+      CLAUDE_CODE_ENTRYPOINT: "cli",
+      CLAUDE_PROJECT_DIR: repo,
+      CLAUDE_ENV_FILE: join(sb.root, "session-env"),
+      CODEX_THREAD_ID: "019d1afb-b2c7-72d3-b240-f3ee9d31b2c9",
+      CODEX_SANDBOX: "seatbelt",
+      GEMINI_CLI: "1",
+      GEMINI_PROJECT_DIR: repo,
+      OPENCODE: "1",
+      CURSOR_TRACE_ID: "t",
+    };
+    const r = await runAsync(sb, ["distill", "run", SESSION], {
+      env: { ...env, ...inSession, MY_OWN_SETTING: "kept", CLAUDE_CODE_MAX_OUTPUT_TOKENS: "4000" },
+      cwd: repo,
+    });
+    expect(r.code).toBe(0);
+    const names = seen("env")
+      .split("\n")
+      .map((l) => l.split("=")[0]);
+    for (const name of Object.keys(inSession)) expect(names).not.toContain(name);
+    expect(seen("env")).toContain("MY_OWN_SETTING=kept\n");
+    expect(seen("env")).toContain("CLAUDE_CODE_MAX_OUTPUT_TOKENS=4000\n"); // the user's own setting stays
+  }, 60_000);
+
+  const setupCases: { name: string; setup: () => void; kind: string; fix: string }[] = [
+    {
+      name: "never logged in",
+      setup: () => {
+        installFake("claude");
+        config('[model]\nprovider = "claude-code"\n\n[distill]\nsettle_minutes = 0\n');
+        answer(JSON.stringify({ type: "result", is_error: true, result: "Not logged in · Please run /login" }), {
+          code: 1,
+        });
+      },
+      kind: "logged_out",
+      fix: "run `claude` in a terminal and log in (/login)",
+    },
+    {
+      name: "a refusal to run inside another session",
+      setup: () => {
+        installFake("claude");
+        config('[model]\nprovider = "claude-code"\n\n[distill]\nsettle_minutes = 0\n');
+        answer("", {
+          code: 1,
+          stderr:
+            "Error: Claude Code cannot be launched inside another Claude Code session.\nNested sessions share runtime resources and will crash all active sessions.\nTo bypass this check, unset the CLAUDECODE environment variable.\n",
+        });
+      },
+      kind: "in_session",
+      fix: "outside any agent session",
+    },
+    {
+      name: "a CLI whose interpreter is gone (exit 127)",
+      setup: () => {
+        const path = installFake("claude");
+        writeFileSync(path, `#!/usr/bin/env coffer-test-no-such-node\n${FAKE_CLI}`);
+        config('[model]\nprovider = "claude-code"\n\n[distill]\nsettle_minutes = 0\n');
+      },
+      kind: "missing",
+      fix: "coffer link claude",
+    },
+    {
+      name: "Gemini with no sign-in method (exit 41)",
+      setup: () => {
+        installFake("gemini");
+        config('[model]\nprovider = "gemini-cli"\n\n[distill]\nsettle_minutes = 0\n');
+        answer(JSON.stringify({ session_id: "g", error: { type: "Error", message: "Please set an Auth method" } }), {
+          code: 41,
+        });
+      },
+      kind: "logged_out",
+      fix: "run `gemini` in a terminal and choose how to sign in",
+    },
+  ];
+  for (const c of setupCases) {
+    test(`${c.name}: never counted against a session; the sweep stops at once; doctor says it once, with the fix`, async () => {
+      placeClaude(sb, claudeFixture, { id: SECOND, cwd: repo, from: "/home/dev/work/shop-api", ageMinutes: 30 });
+      c.setup();
+      const sweep = await runAsync(sb, ["distill", "sweep"], { env, cwd: repo });
+      expect(sweep.code).toBe(1);
+      expect(sweep.stderr).toContain("1 more session was not tried");
+      expect(sweep.stderr).toContain(c.fix);
+      expect(ledger().map((r) => r.error)).toEqual([c.kind]);
+      // Retried by hand more often than the sweep's three tries: the session is still pending.
+      for (let i = 0; i < 3; i++) await runAsync(sb, ["distill", "run", SESSION], { env, cwd: repo });
+      expect(ledger().filter((r) => r.session_id === SESSION).length).toBeGreaterThanOrEqual(3);
+      const pick = await runAsync(sb, ["distill", "sweep", "--dry-run", "--json"], { env, cwd: repo });
+      expect(pick.json().sessions.map((s: { session_id: string }) => s.session_id)).toContain(SESSION);
+      const problems = sb.run(["doctor", "--json"], { cwd: repo, env }).json().problems as {
+        message: string;
+        fix: string;
+      }[];
+      const said = problems.filter((p) => p.message.includes("distillation attempt"));
+      expect(said.length).toBe(1);
+      expect(said[0]!.message).toContain("no session is counted as failed for it");
+      expect(said[0]!.fix).toContain(c.fix);
+    }, 90_000);
+  }
 });
 
 describe("Coffer's own runs are never distilled", () => {

@@ -169,6 +169,30 @@ describe("a session start starts the sweep in the background", () => {
   }, 120_000);
 });
 
+describe("the sweep a Claude Code session starts (issue 36)", () => {
+  test("its CLI never sees the session's variables: a Claude Code that refuses to nest still distills", async () => {
+    linkFakeClaude();
+    // What Claude Code 2.1.39 and later answer when CLAUDECODE is set; the session's other variables too.
+    const cli = join(sb.home, ".local", "bin", "claude");
+    writeFileSync(
+      cli,
+      `#!/bin/sh
+env > "$FAKE_CLI_DIR/env"
+if [ -n "$CLAUDECODE" ]; then
+  echo "Error: Claude Code cannot be launched inside another Claude Code session." >&2
+  exit 1
+fi
+${FAKE_CLI.replace("#!/bin/sh\n", "")}`,
+    );
+    sessionStart({ CLAUDECODE: "1", CLAUDE_CODE_ENTRYPOINT: "cli", CLAUDE_PROJECT_DIR: repo });
+    const done = await sweepFinished();
+    expect(done).toMatchObject({ result: { distilled: 1, errors: [] } });
+    const seen = readFileSync(join(fake, "env"), "utf8");
+    expect(seen).not.toMatch(/^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT|CLAUDE_PROJECT_DIR)=/m);
+    expect(seen).toContain(`FAKE_CLI_DIR=${fake}\n`); // the rest of the user's environment stays
+  }, 90_000);
+});
+
 describe("no background sweep", () => {
   test("inside Coffer's own headless runs (the environment variable, or the run folder)", async () => {
     linkFakeClaude();

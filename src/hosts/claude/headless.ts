@@ -35,6 +35,11 @@ export const headless: HeadlessCli = {
   ],
   // Claude Code retries API errors for minutes by default; one distillation may wait a little.
   env: () => ({ CLAUDE_CODE_MAX_RETRIES: "2" }),
+  setup: {
+    login: "run `claude` in a terminal and log in (/login)",
+    // Claude Code 2.1.39 and later, when CLAUDECODE is set (Coffer leaves it out: ./session-env.ts).
+    refusesInSession: /cannot be launched inside another Claude Code session/i,
+  },
   parse: ({ stdout, stderr, code }) => {
     const doc = jsonObjectIn(stdout) as Record<string, any> | undefined;
     if (!doc || (doc.type !== undefined && doc.type !== "result")) {

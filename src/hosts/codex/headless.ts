@@ -88,6 +88,7 @@ export const headless: HeadlessCli = {
     ];
   },
   env: () => ({}),
+  setup: { login: "run `codex login`" },
   parse: ({ stdout, stderr, code }) => {
     let text: string | undefined;
     let usage: Record<string, unknown> | undefined;

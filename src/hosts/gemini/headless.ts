@@ -73,6 +73,7 @@ export const headless: HeadlessCli = {
     GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(s.dir, SYSTEM_SETTINGS_FILE),
     GEMINI_CLI_NO_RELAUNCH: "true",
   }),
+  setup: { login: "run `gemini` in a terminal and choose how to sign in", loggedOutCodes: [41] },
   parse: ({ stdout, stderr, code }) => {
     const doc = (jsonObjectIn(stdout) ?? jsonObjectIn(lastJsonBlock(stderr))) as Record<string, any> | undefined;
     if (doc?.error && typeof doc.error === "object") {
