@@ -12,7 +12,7 @@ import { homeDir } from "../lib/paths";
 import { scrub } from "../scrub";
 import { openClaudeMemDb } from "../store/claude-mem-db";
 import { deriveTitle, type Kind } from "../store/entry";
-import { type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
+import { originalKey, type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
 function defaultClaudeMemDb(): string {
@@ -83,7 +83,8 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
   const map = parseProjectMap(opts.project);
   const db = openClaudeMemDb(path);
   try {
-    // Keys name the database too: another machine's database reuses the same row ids.
+    // Keys name the database too (another machine's database reuses the same row ids), and each
+    // row's content (a copy of this one shares its first rows, so its source id).
     const source = sourceId(db.identity());
     const sessions = db.agentSessions();
     const dirs = db.directories();
@@ -148,7 +149,9 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         tags: ["claude-mem", ...(type && type !== "discovery" ? [tagOf(type)!] : []), ...concepts].slice(0, 8),
         created: time,
         updated: time,
-        imported_from: `claude-mem:${source}:observation:${o.id}`,
+        // The row's place and content: a copy of this database numbers its later rows on its own.
+        imported_from: originalKey(`claude-mem:${source}:observation:${o.id}`, o),
+        earlier_key: `claude-mem:${source}:observation:${o.id}`,
         origin_session: o.session ? sessions.get(o.session) : undefined,
         label: `claude-mem observation ${o.id} (${o.proj})`,
       });
@@ -179,7 +182,8 @@ export function planClaudeMem(opts: ClaudeMemOptions = {}): ImportPlan {
         tags: ["claude-mem", "session-summary"],
         created: time,
         updated: time,
-        imported_from: `claude-mem:${source}:summary:${s.id}`,
+        imported_from: originalKey(`claude-mem:${source}:summary:${s.id}`, s),
+        earlier_key: `claude-mem:${source}:summary:${s.id}`,
         origin_session: s.session ? sessions.get(s.session) : undefined,
         label: `claude-mem session summary ${s.id} (${s.proj})`,
       });

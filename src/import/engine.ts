@@ -179,6 +179,16 @@ function importedKeys(manifests: Manifest[]): Set<string> {
   return keys;
 }
 
+/** The entry (`scope\0id`) each original's key created, over every import not undone. */
+function createdByKey(manifests: Manifest[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of manifests) {
+    if (m.undone_at) continue;
+    for (const c of m.created) if (c.from) out.set(c.from, `${c.scope}\0${c.id}`);
+  }
+  return out;
+}
+
 /** `sum`: the hash of the title and body as imported (an edit within the same second moves no `updated`). */
 type OriginRecord = { scope: ScopeKey; id: string; updated?: string; from?: string; sum?: string };
 
@@ -300,6 +310,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
   for (const item of plan.items) {
     if (item.imported_from) item.imported_from = importKey(item.imported_from);
     if (item.origin) item.origin = importKey(item.origin);
+    if (item.earlier_key) item.earlier_key = importKey(item.earlier_key);
   }
   const dryRun = !!opts.dryRun;
   const counter: Counter = { redactions: 0, truncated: 0, found: new Map() };
@@ -341,6 +352,7 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
 
   const manifests = listManifests();
   const done = importedKeys(manifests);
+  const createdBy = createdByKey(manifests);
   const origins = originIndex(manifests);
   /** Originals that changed while their entry was changed or removed in Coffer: left alone. */
   let leftAlone = 0;
@@ -427,6 +439,13 @@ async function run(store: Store, plan: ImportPlan, opts: ApplyOptions): Promise<
         let dup = item.id ? undefined : seen.get(key);
         dup ??= w.findDuplicate(scope, p.entry.body);
         if (dup && item.id && placed.has(`${scope}\0${dup.id}`)) dup = undefined;
+        // Imported by an earlier Coffer under a key without the content hash: already in when that
+        // import created the very entry this text is (a row whose text differs is no duplicate).
+        if (dup && item.earlier_key && createdBy.get(item.earlier_key) === `${scope}\0${dup.id}`) {
+          report.already++;
+          if (item.imported_from) done.add(item.imported_from);
+          continue;
+        }
         if (dup) {
           report.merged++;
           // The store's rule for a near-duplicate: the existing entry stays, its `updated` moves forward.

@@ -11,7 +11,7 @@ import { CofferError } from "../lib/errors";
 import { scrub } from "../scrub";
 import { deriveTitle, type Kind } from "../store/entry";
 import { GLOBAL } from "../store/scope";
-import { type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
+import { originalKey, type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
 const Str = v.nullish(v.string());
@@ -126,7 +126,8 @@ export function planEngram(opts: EngramOptions): ImportPlan {
   const skipped: ImportPlan["skipped"] = [];
   for (const [name, p] of placement) if ("skip" in p) skipped.push({ reason: p.skip, count: counts.get(name)! });
 
-  // Keys name the export's store too: another machine's engram reuses the same observation ids.
+  // Keys name the export's store too (another machine's engram reuses the same observation ids),
+  // and each original's content (a copy of this store shares its first rows).
   const firstBy = <T extends { id: unknown }>(list: T[]) =>
     [...list].sort((a, b) => String(a.id).localeCompare(String(b.id), "en", { numeric: true }))[0];
   const fo = firstBy(data.observations ?? []);
@@ -155,7 +156,18 @@ export function planEngram(opts: EngramOptions): ImportPlan {
       tags: tags.filter(Boolean),
       created,
       updated: isoTime(o.updated_at, created),
-      imported_from: `engram:${source}:observation:${o.id}`,
+      // Place and content: a copy of this engram store numbers its later observations on its own.
+      imported_from: originalKey(`engram:${source}:observation:${o.id}`, [
+        o.session_id,
+        o.type,
+        o.title,
+        o.content,
+        o.project,
+        o.scope,
+        o.topic_key,
+        o.created_at,
+      ]),
+      earlier_key: `engram:${source}:observation:${o.id}`,
       origin_session: o.session_id ?? undefined,
       label: `engram observation ${o.id}${o.project ? ` (${o.project})` : ""}`,
     });
@@ -175,7 +187,8 @@ export function planEngram(opts: EngramOptions): ImportPlan {
       tags: ["engram", "session-summary"],
       created,
       updated: created,
-      imported_from: `engram:${source}:session:${s.id}`,
+      imported_from: originalKey(`engram:${source}:session:${s.id}`, [s.project, s.directory, s.started_at, summary]),
+      earlier_key: `engram:${source}:session:${s.id}`,
       origin_session: s.id,
       label: `engram session ${s.id}`,
     });

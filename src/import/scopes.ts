@@ -102,3 +102,24 @@ export function placeProject(
 export function sourceId(identity: string): string {
   return sha256(identity).slice(0, 12);
 }
+
+/** JSON with sorted keys: the same row gives the same text whatever order its columns came in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    typeof v === "bigint"
+      ? v.toString()
+      : v && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : v,
+  );
+}
+
+/**
+ * The import key of one original: where it sits in its source (`claude-mem:<source id>:observation:42`)
+ * and a hash of what it holds. A database copied to another machine keeps its first rows (so its
+ * source id) and numbers its later rows on its own, so row 42 there is another memory than row 42
+ * here: the content tells them apart. The same row read again gives the same key.
+ */
+export function originalKey(place: string, content: unknown): string {
+  return `${place}:${sha256(canonical(content)).slice(0, 12)}`;
+}

@@ -16,8 +16,17 @@ export type ImportItem = {
   applies_to?: string[];
   created: string;
   updated: string;
-  /** Stable key of the original (`claude-mem:<source id>:observation:42`: the source id tells two databases apart); a re-run skips keys already imported. */
+  /**
+   * Stable key of the original (`claude-mem:<source id>:observation:42:<content hash>`: the source
+   * id tells two databases apart, the hash a copy's own row 42 from this one's); a re-run skips
+   * keys already imported.
+   */
   imported_from?: string;
+  /**
+   * The key an earlier Coffer gave the same original (without the content hash): when an import
+   * under that key created the entry this item folds into, the item counts as already imported.
+   */
+  earlier_key?: string;
   /**
    * The original's identity across its edits (a native memory file: `claude:<slug>/memory/x.md`),
    * when it has one. An item whose `imported_from` is new but whose origin an earlier import

@@ -18,7 +18,8 @@ export type ClaudeMemReader = {
   notRead: string[];
   /**
    * What tells this database from another one (another machine's, a fresh install): its first
-   * observation and summary (id, session, time), which later rows never change. Import keys use it.
+   * observation and summary (id, session, time), which later rows never change. Import keys use it,
+   * with each row's content: a copy of this database has the same first rows.
    */
   identity(): string;
   /** Originals per project (observations + summaries; a merged project counts under its target). */

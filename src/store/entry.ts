@@ -70,7 +70,7 @@ export type Entry = {
   actor: string;
   source: Source;
   origin_session?: string;
-  /** Where an imported entry came from, e.g. `claude-mem:<source id>:observation:42` (set by `coffer import`). */
+  /** Where an imported entry came from, e.g. `claude-mem:<source id>:observation:42:<content hash>` (set by `coffer import`). */
   imported_from?: string;
   /**
    * `superseded`: a newer entry (`superseded_by`) replaced it. It stays on disk and in `list --all`,

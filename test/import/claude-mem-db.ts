@@ -35,10 +35,17 @@ export class ClaudeMemDb {
   readonly db: Database;
   private sessions = new Set<string>();
 
-  constructor(readonly path: string) {
-    this.db = new Database(path, { create: true });
+  /** `existing`: open a database built before (a copy of one), without creating the schema again. */
+  constructor(
+    readonly path: string,
+    existing = false,
+  ) {
+    this.db = new Database(path, { create: !existing });
     this.db.run("PRAGMA journal_mode = WAL");
-    this.db.run(SCHEMA);
+    if (!existing) this.db.run(SCHEMA);
+    else
+      for (const r of this.db.query("SELECT memory_session_id AS s FROM sdk_sessions").all() as { s: string }[])
+        this.sessions.add(r.s);
   }
 
   session(memorySession: string, project: string, cwd?: string): void {

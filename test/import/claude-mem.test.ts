@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { ClaudeMemDb } from "./claude-mem-db";
@@ -171,17 +171,21 @@ describe("coffer import claude-mem", () => {
     expect(decision.meta.kind).toBe("decision");
     expect(decision.meta.source).toBe("import");
     expect(decision.meta.actor).toBe("import:claude-mem");
-    expect(decision.meta.imported_from).toMatch(/^claude-mem:[0-9a-f]{12}:observation:1$/);
+    expect(decision.meta.imported_from).toMatch(/^claude-mem:[0-9a-f]{12}:observation:1:[0-9a-f]{12}$/);
     expect(decision.meta.origin_session).toBe("claude-s1");
     expect(decision.meta.created).toBe("2025-06-01T10:05:00Z");
     expect(decision.meta.tags).toEqual(["claude-mem", "decision", "trade-off", "why-it-exists"]);
     expect(decision.body).toContain("it ships with the runtime");
     expect(decision.body).toContain("- No native dependencies");
     expect(decision.body).toContain("Files: src/db.ts");
-    const bug = appEntries.find((e) => /^claude-mem:[0-9a-f]{12}:observation:2$/.test(String(e.meta.imported_from)))!;
+    const bug = appEntries.find((e) =>
+      /^claude-mem:[0-9a-f]{12}:observation:2:[0-9a-f]{12}$/.test(String(e.meta.imported_from)),
+    )!;
     expect(bug.meta.kind).toBe("gotcha");
     expect(bug.body).toContain("[redacted]");
-    const summary = appEntries.find((e) => /^claude-mem:[0-9a-f]{12}:summary:1$/.test(String(e.meta.imported_from)))!;
+    const summary = appEntries.find((e) =>
+      /^claude-mem:[0-9a-f]{12}:summary:1:[0-9a-f]{12}$/.test(String(e.meta.imported_from)),
+    )!;
     expect(summary.meta.kind).toBe("note");
     expect(summary.meta.title).toBe("Session: Add an export command");
     expect(summary.body).toContain("**Learned:** citty runs");
@@ -208,12 +212,12 @@ describe("coffer import claude-mem", () => {
 
   test("remembering an imported memory again keeps its provenance", () => {
     const decision = entriesOf(sb.cofferHome, "app").find((e) =>
-      /^claude-mem:[0-9a-f]{12}:observation:1$/.test(String(e.meta.imported_from)),
+      /^claude-mem:[0-9a-f]{12}:observation:1:[0-9a-f]{12}$/.test(String(e.meta.imported_from)),
     )!;
     const r = sb.run(["remember", "-", "--json"], { cwd: app, stdin: decision.body });
     expect(r.json().status).toBe("duplicate");
     const again = entriesOf(sb.cofferHome, "app").find((e) => e.id === decision.id)!;
-    expect(again.meta.imported_from).toMatch(/^claude-mem:[0-9a-f]{12}:observation:1$/);
+    expect(again.meta.imported_from).toMatch(/^claude-mem:[0-9a-f]{12}:observation:1:[0-9a-f]{12}$/);
     expect(again.meta.actor).toBe("import:claude-mem");
   });
 
@@ -250,7 +254,7 @@ describe("coffer import claude-mem", () => {
     expect(after).toHaveLength(before - 7);
     expect(after.some((e) => e.body === "Tests drive the compiled binary, never the sources.")).toBe(true);
     expect(
-      after.filter((e) => /^claude-mem:[0-9a-f]{12}:observation:1$/.test(String(e.meta.imported_from))),
+      after.filter((e) => /^claude-mem:[0-9a-f]{12}:observation:1:[0-9a-f]{12}$/.test(String(e.meta.imported_from))),
     ).toHaveLength(0);
     expect(entriesOf(sb.cofferHome, "global")).toHaveLength(2); // the later import stays
     const list = sb.run(["list", "--scope", "project", "--json"], { cwd: app }).json();
@@ -267,6 +271,41 @@ describe("coffer import claude-mem", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("no claude-mem database");
   });
+});
+
+test("keys from an earlier Coffer (no content hash) still recognise the same rows; a changed row is imported", () => {
+  const sb = sandbox("coffer-import-cm-keys-");
+  try {
+    const repo = sb.repo("keys", "git@github.com:acme/keys.git");
+    const cm = new ClaudeMemDb(join(sb.root, "keys.db"));
+    cm.session("k1", "keys", repo);
+    for (const [title, narrative] of [
+      ["Queue", "The queue is drained by one worker at a time."],
+      ["Ports", "The admin API listens on port 7443 only."],
+    ])
+      cm.observation({
+        project: "keys",
+        session: "k1",
+        type: "decision",
+        title,
+        narrative,
+        at: "2025-06-01T10:00:00Z",
+      });
+    const imp = () => sb.run(["import", "claude-mem", "--db", cm.path, "--json"], { cwd: repo }).json();
+    const first = imp();
+    expect(first.created).toBe(2);
+    // What an earlier Coffer recorded: `claude-mem:<source>:observation:<rowid>`, no content hash.
+    const manifest = join(sb.cofferHome, "state", "imports", `${first.import_id}.json`);
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace(/(:observation:\d+):[0-9a-f]{12}"/g, '$1"'));
+    expect(imp()).toMatchObject({ created: 0, merged: 0, already: 2 });
+    // A row whose content changed is not "already imported", whatever its key.
+    cm.db.query("UPDATE observations SET narrative = ? WHERE id = 2").run("The admin API moved to port 9443.");
+    expect(imp()).toMatchObject({ created: 1, already: 1 });
+    expect(imp()).toMatchObject({ created: 0, already: 2 });
+    cm.close();
+  } finally {
+    sb.cleanup();
+  }
 });
 
 test("a database from before claude-mem's column renames and structured observations", () => {

@@ -124,7 +124,9 @@ describe("coffer import engram", () => {
 
     const apiEntries = entriesOf(sb.cofferHome, "api");
     expect(apiEntries).toHaveLength(3);
-    const jwt = apiEntries.find((e) => /^engram:[0-9a-f]{12}:observation:1$/.test(String(e.meta.imported_from)))!;
+    const jwt = apiEntries.find((e) =>
+      /^engram:[0-9a-f]{12}:observation:1:[0-9a-f]{12}$/.test(String(e.meta.imported_from)),
+    )!;
     expect(jwt.meta.kind).toBe("decision");
     expect(jwt.meta.title).toBe("JWT auth middleware");
     expect(jwt.meta.tags).toEqual(["engram", "architecture", "architecture/auth-model"]);
@@ -134,10 +136,12 @@ describe("coffer import engram", () => {
     expect(jwt.body).toContain("**Why**: one place to check tokens");
     expect(jwt.body).not.toContain("vault/prod-auth"); // <private> spans are dropped
     expect(
-      apiEntries.find((e) => /^engram:[0-9a-f]{12}:observation:2$/.test(String(e.meta.imported_from)))!.meta.kind,
+      apiEntries.find((e) => /^engram:[0-9a-f]{12}:observation:2:[0-9a-f]{12}$/.test(String(e.meta.imported_from)))!
+        .meta.kind,
     ).toBe("gotcha");
     expect(
-      apiEntries.find((e) => /^engram:[0-9a-f]{12}:session:sess-api$/.test(String(e.meta.imported_from)))!.body,
+      apiEntries.find((e) => /^engram:[0-9a-f]{12}:session:sess-api:[0-9a-f]{12}$/.test(String(e.meta.imported_from)))!
+        .body,
     ).toContain("JWT middleware");
     const global = entriesOf(sb.cofferHome, "global");
     expect(global).toHaveLength(1);
@@ -157,7 +161,9 @@ describe("coffer import engram", () => {
     const u = sb.run(["import", "--undo", rep.import_id]);
     expect(u.code).toBe(0);
     expect(
-      storedEntries(sb.cofferHome).map((e) => String(e.meta.imported_from).replace(/:[0-9a-f]{12}:/, ":")),
+      storedEntries(sb.cofferHome).map((e) =>
+        String(e.meta.imported_from).replace(/:[0-9a-f]{12}:(.*):[0-9a-f]{12}$/, ":$1"),
+      ),
     ).toEqual(["engram:observation:5"]);
   });
 

@@ -5,7 +5,7 @@
  * same string: no value can add a line to the frontmatter, end it, or touch another entry.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { record } from "./_fault";
@@ -301,6 +301,81 @@ test("a second claude-mem database or engram export is imported, not skipped as 
   expect(engram("laptop").created).toBe(1);
   expect(engram("desktop").created).toBe(1);
   expect(engram("laptop").already).toBe(1);
+  cases++;
+});
+
+test("a claude-mem database copied to a second machine: each machine's later rows are imported, none twice", async () => {
+  const { ClaudeMemDb } = await import("../import/claude-mem-db");
+  const repo = sb.repo("copied", "https://github.com/acme/copied.git");
+  const laptop = join(sb.root, "cm-copied-laptop.db");
+  const first = new ClaudeMemDb(laptop);
+  first.session("s-shared", "copied", repo);
+  first.observation({
+    project: "copied",
+    session: "s-shared",
+    type: "decision",
+    title: "Shared first observation",
+    narrative: "Both machines keep the migration scripts idempotent.",
+    at: "2025-05-01T10:00:00.000Z",
+  });
+  first.close();
+  const desktop = join(sb.root, "cm-copied-desktop.db");
+  copyFileSync(laptop, desktop);
+  // Each copy goes on numbering rows on its own: row 2 is another memory on each machine.
+  for (const [path, machine] of [
+    [laptop, "laptop"],
+    [desktop, "desktop"],
+  ] as const) {
+    const cm = new ClaudeMemDb(path, true);
+    cm.observation({
+      project: "copied",
+      session: "s-shared",
+      type: "discovery",
+      title: `Found on the ${machine}`,
+      narrative: `Only the ${machine} knows that its cache lives in /var/cache/${machine}-build.`,
+      at: "2025-06-01T10:00:00.000Z",
+    });
+    cm.close();
+  }
+  const imp = (db: string) => sb.run(["import", "claude-mem", "--db", db, "--json"], { cwd: repo }).json();
+  expect(imp(laptop).created).toBe(2);
+  const second = imp(desktop);
+  cases++;
+  expect({ created: second.created, already: second.already }).toEqual({ created: 1, already: 1 });
+  const shown = sb.run(["recall", "cache lives", "--json"], { cwd: repo }).stdout;
+  expect(shown).toContain("desktop-build");
+  expect(shown).toContain("laptop-build");
+  // Both databases again: recognised, nothing added.
+  for (const db of [laptop, desktop]) expect(imp(db)).toMatchObject({ created: 0, merged: 0, already: 2 });
+  // engram likewise: a copied store's later observations reuse the same ids.
+  const engram = (machine: string) => {
+    const file = join(sb.root, `engram-copied-${machine}.json`);
+    const obs = (id: number, content: string, at: string) => ({
+      id,
+      session_id: "sess-shared",
+      type: "decision",
+      content,
+      project: "copied",
+      scope: "project",
+      created_at: at,
+      updated_at: at,
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: "0.1.0",
+        sessions: [{ id: "sess-shared", project: "copied", directory: repo, started_at: "2026-01-10 09:00:00" }],
+        observations: [
+          obs(1, "Engram shared: releases are tagged from main only.", "2026-01-10 09:30:00"),
+          obs(2, `Engram on the ${machine}: its fixtures live in fixtures/${machine}.`, "2026-02-11 10:30:00"),
+        ],
+      }),
+    );
+    return sb.run(["import", "engram", file, "--json"], { cwd: repo }).json();
+  };
+  expect(engram("laptop").created).toBe(2);
+  expect(engram("desktop")).toMatchObject({ created: 1, already: 1 });
+  expect(engram("laptop")).toMatchObject({ created: 0, already: 2 });
   cases++;
 });
 
