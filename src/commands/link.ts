@@ -100,6 +100,8 @@ export default withExamples(
               ? `Created ${where}: commits with a secret in a staged .coffer/ file are refused`
               : `Added coffer scan --staged to ${where} (the file as it was: ${tilde(res.backup!)})`,
           );
+        const { hooksPathNote } = await import("../link/git-hook");
+        consola.info(hooksPathNote(res));
         return;
       }
       if (args.all && args.host) throw usageError("name one host or give --all, not both");

@@ -37,6 +37,7 @@ export default withExamples(
             ? `Took coffer scan --staged out of ${tilde(res.file)}\n`
             : `${tilde(res.file)} does not run coffer scan --staged; nothing to do\n`,
         );
+        if (res.hooks_path) process.stdout.write(`${(await import("../link/git-hook")).hooksPathNote(res)}\n`);
         return;
       }
       if (args.all && args.host) throw usageError("name one host or give --all, not both");
