@@ -121,6 +121,7 @@ export default withExamples(
       let stale: StaleFigure[] = [];
       let teamRules: TeamRules[] = [];
       const trashed: string[] = [];
+      let tempsRemoved: { dir: string; removed: number }[] = [];
       try {
         const { inspectIndexFile } = await import("../store/db");
         if (inspectIndexFile().state !== "ok") throw new Error("index not ok");
@@ -129,6 +130,8 @@ export default withExamples(
         const store = openStore({ freshness: "none", notice: () => {} });
         try {
           walkAllScopes(store);
+          // Temp files of writes that were killed: litter in memory/ and state/, staged by `git add .coffer` in a team lane.
+          tempsRemoved = (await import("../store/tidy")).removeDeadTempFiles(store);
           // Staleness: this project and the others checked on this machine, against their checkouts.
           const { checkKnownProjects } = await import("../store/stale");
           const { projectMeta } = await import("../store/browse");
@@ -155,6 +158,13 @@ export default withExamples(
         process.stderr.write(
           `Moved ${plural(trashed.length, "entry file", "entry files")} Coffer cannot read to the trash: ${trashed.join(", ")} (coffer restore <id> brings one back as it was).\n`,
         );
+      if (tempsRemoved.length && !args.json)
+        process.stderr.write(
+          `Removed ${plural(
+            tempsRemoved.reduce((sum, t) => sum + t.removed, 0),
+            "temp file",
+          )} of writes that were killed (${tempsRemoved.map((t) => tilde(t.dir)).join(", ")}).\n`,
+        );
       const report = await runDoctor(await allHostLinks(), process.cwd(), homeDir());
       for (const u of unreadable)
         report.problems.push({
@@ -162,7 +172,14 @@ export default withExamples(
           message: `${tilde(u.file)} is not a readable entry (${u.why}): recall, hooks and sync skip it`,
           fix: `coffer forget ${u.id}, or coffer doctor --fix (both move it to the trash), or fix it by hand`,
         });
-      if (args.json) printJson({ ok: report.problems.length === 0, ...report, stale, team_rules: teamRules });
+      if (args.json)
+        printJson({
+          ok: report.problems.length === 0,
+          ...report,
+          stale,
+          team_rules: teamRules,
+          removed_temps: tempsRemoved,
+        });
       else process.stdout.write(render(report, stale, teamRules));
       if (report.problems.length) process.exitCode = 1;
     },

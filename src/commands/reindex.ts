@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { progressBar } from "../lib/progress";
 import { reindex } from "../store/store";
+import { removeDeadTempFiles } from "../store/tidy";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, plural, printJson } from "./_shared";
 
@@ -17,9 +18,12 @@ export default withExamples(
         bar.tick(done);
       });
       bar?.done();
+      // memory/'s own folders are tidied by the rebuild; team lanes and state/ (the trash) here
+      const temps = removeDeadTempFiles(store).reduce((sum, t) => sum + t.removed, 0);
       const ms = Math.round(performance.now() - started);
-      if (args.json) return printJson({ entries: n, ms });
+      if (args.json) return printJson({ entries: n, ms, removed_temps: temps });
       consola.success(`Indexed ${plural(n, "entry", "entries")} in ${ms} ms`);
+      if (temps) consola.info(`Removed ${plural(temps, "temp file")} of writes that were killed`);
     },
   }),
   ["coffer reindex"],

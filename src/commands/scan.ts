@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { isAtomicTemp } from "../lib/atomic";
 import { CofferError, usageError } from "../lib/errors";
 import { describeFound } from "../scrub/index";
 import { SCAN_MAX_BYTES, scanMemory, scanTexts } from "../scrub/scan";
@@ -37,7 +38,11 @@ function git(cwd: string, args: string[], stdin?: string): Buffer {
  * it: GIT_INDEX_FILE and friends from a pre-commit hook are inherited, so `git commit -a` and
  * partial commits are checked as they will be committed. Files over SCAN_MAX_BYTES are named, not read.
  */
-function stagedTeamFiles(cwd: string): { files: { path: string; text: string }[]; tooLarge: string[] } {
+function stagedTeamFiles(cwd: string): {
+  files: { path: string; text: string }[];
+  tooLarge: string[];
+  temps: string[];
+} {
   const root = git(cwd, ["rev-parse", "--show-toplevel"]).toString().trim();
   const names = git(root, ["diff", "--cached", "--name-only", "-z", "--diff-filter=ACMRT", "--", TEAM_FOLDER])
     .toString()
@@ -47,7 +52,9 @@ function stagedTeamFiles(cwd: string): { files: { path: string; text: string }[]
   const odd = names.filter((n) => /[\n\r]/.test(n));
   if (odd.length)
     throw new CofferError(`a staged file name under ${TEAM_FOLDER}/ holds a line break: ${JSON.stringify(odd[0])}`);
-  if (!names.length) return { files: [], tooLarge };
+  // `.<name>.<pid>.<n>.tmp`: what a Coffer write killed mid-way left, never a team file (issue 36)
+  const temps = names.filter((n) => isAtomicTemp(n.slice(n.lastIndexOf("/") + 1)));
+  if (!names.length) return { files: [], tooLarge, temps };
   // sizes first (never read a huge blob), then the contents of the rest in one call
   const sizes = git(root, ["cat-file", "--batch-check=%(objectsize)"], names.map((n) => `:${n}\n`).join(""))
     .toString()
@@ -68,7 +75,7 @@ function stagedTeamFiles(cwd: string): { files: { path: string; text: string }[]
     files.push({ path, text: out.toString("utf8", nl + 1, nl + 1 + size) });
     off = nl + 1 + size + 1;
   }
-  return { files, tooLarge };
+  return { files, tooLarge, temps };
 }
 
 export default withExamples(
@@ -92,20 +99,24 @@ export default withExamples(
     run({ args }) {
       if (args.staged) {
         if (args.fix) throw usageError("--staged only checks; edit the file, then git add it again");
-        const { files, tooLarge } = stagedTeamFiles(process.cwd());
+        const { files, tooLarge, temps } = stagedTeamFiles(process.cwd());
         const r = scanTexts(files);
-        if (r.secrets || tooLarge.length) process.exitCode = 1;
-        if (args.json) return printJson({ ...r, too_large: tooLarge });
+        if (r.secrets || tooLarge.length || temps.length) process.exitCode = 1;
+        if (args.json) return printJson({ ...r, too_large: tooLarge, temp_files: temps });
         for (const f of r.findings) console.log(`${f.path}: ${describeFound(f.found)}`);
         for (const t of tooLarge)
           consola.error(
             `${t} is over ${SCAN_MAX_BYTES / 1024 / 1024} MiB: too large to be a team entry, not committed`,
           );
+        for (const t of temps)
+          consola.error(
+            `${t} is the temp file of a Coffer write that was killed, not a team file: not committed. git rm --cached ${t}, then coffer doctor removes it`,
+          );
         if (r.secrets)
           consola.error(
             `commit refused: ${plural(r.secrets, "secret")} in ${plural(r.findings.length, "staged file")} under ${TEAM_FOLDER}/. Take them out of the file (or replace them by [redacted]), git add it again and commit.`,
           );
-        else if (!tooLarge.length)
+        else if (!tooLarge.length && !temps.length)
           notice(
             files.length
               ? `No secrets in ${plural(files.length, `staged ${TEAM_FOLDER}/ file`)}.`

@@ -11,9 +11,10 @@ import { audit, scrubFields } from "../scrub/write";
 import { dbOf } from "./db";
 import { requireEntry, writeEntryFile } from "./entries";
 import { normHash } from "./entry";
-import { entryPath, refreshScope } from "./indexer";
+import { entryPath, refreshScope, removeDeadTemps } from "./indexer";
 import { GLOBAL } from "./scope";
 import { requireTeam, type Store, withHealing } from "./store";
+import { teamLaneFolders } from "./tidy";
 import { moveToTrash } from "./trash";
 
 export type PromoteResult = {
@@ -39,6 +40,8 @@ export function promote(store: Store, id: string, actor: string): PromoteResult 
       1,
       hit.entry.superseded_by ? `Promote ${handle(hit.entry.superseded_by)} instead.` : undefined,
     );
+  // A promote killed before now left its temp file in the lane, where `git add .coffer` would stage it.
+  for (const dir of teamLaneFolders(team.worktree)) removeDeadTemps(dir);
   const clean = scrubFields({ title: hit.entry.title, body: hit.entry.body, tags: hit.entry.tags });
   let result!: PromoteResult;
   withHealing(store, () => {

@@ -137,6 +137,11 @@ function trashNote(file: string): Record<string, unknown> | undefined {
   }
 }
 
+/** The trash's folders: its root and one per scope (where a killed write may leave a temp file). */
+export function trashFolders(): string[] {
+  return [trashRoot(), ...trashScopes().map((scope) => join(trashRoot(), scope))];
+}
+
 /** The scope folders in the trash (none when it does not exist yet). */
 function trashScopes(): string[] {
   try {
