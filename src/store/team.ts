@@ -10,7 +10,7 @@
  *   name that is an id, frontmatter within the limits every write path keeps. A file that fails
  *   is named and skipped.
  */
-import { chmodSync, mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { gitUserName } from "../lib/git-files";
@@ -47,20 +47,65 @@ export function teamEntryProblem(entry: Entry, name: string): string | undefined
   return undefined;
 }
 
-/** Machine paths in a text: the worktree becomes relative to it, the home folder `~`. */
-export function withoutMachinePaths(text: string, team: TeamScope): string {
-  let out = text.split(team.worktree + sep).join("");
+/** `path` where it stands alone in a text (not the start of a longer name: `/home/al` in `/home/alice`). */
+function pathPattern(path: string): RegExp {
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`${escaped}(?=$|[\\s\\\\"'\`),;:\\]}>|]|\\.(?:\\s|$))`, "g");
+}
+
+/** A path as given and as its real path (a home reached through a link is written both ways). */
+function pathVariants(p: string): string[] {
+  try {
+    const real = realpathSync(p);
+    return real === p ? [p] : [p, real];
+  } catch {
+    return [p];
+  }
+}
+
+/** What removes machine paths from a text: the worktree's become relative to it (`.` alone), the home folder's `~`. */
+function machinePathCleaner(team: Pick<TeamScope, "worktree">): (text: string) => string {
   const home = envHome();
-  if (home && home.length > 1) out = out.split(home + sep).join(`~${sep}`);
-  return out;
+  const swaps: [string, string][] = [
+    ...pathVariants(team.worktree).map((w): [string, string] => [w, "."]),
+    ...(home && home.length > 1 ? pathVariants(home).map((h): [string, string] => [h, "~"]) : []),
+  ];
+  const patterns = swaps.map(([from, to]) => ({ prefix: from + sep, pattern: pathPattern(from), to }));
+  return (text) => {
+    let out = text;
+    for (const p of patterns)
+      out = out
+        .split(p.prefix)
+        .join(p.to === "." ? "" : `~${sep}`)
+        .replace(p.pattern, p.to);
+    return out;
+  };
+}
+
+/** Machine paths in a text: the worktree becomes relative to it, the home folder `~`. */
+export function withoutMachinePaths(text: string, team: Pick<TeamScope, "worktree">): string {
+  return machinePathCleaner(team)(text);
+}
+
+/** Every string of a user's own frontmatter field (keys too, nested lists and maps), without machine paths. */
+function fieldWithoutMachinePaths(v: unknown, clean: (s: string) => string, depth = 0): unknown {
+  if (typeof v === "string") return clean(v);
+  if (depth > 16 || v === null || typeof v !== "object" || v instanceof Date) return v;
+  if (Array.isArray(v)) return v.map((x) => fieldWithoutMachinePaths(x, clean, depth + 1));
+  return Object.fromEntries(
+    Object.entries(v as Record<string, unknown>).map(([k, x]) => [
+      clean(k),
+      fieldWithoutMachinePaths(x, clean, depth + 1),
+    ]),
+  );
 }
 
 /**
  * An entry as it may be written into a repository: no session id, no import origin, no machine
- * path in any text field, and an author that names a person only when `team.author = git`.
+ * path in any field (the user's own ones too), and an author that names a person only when `team.author = git`.
  */
 export function teamSafeEntry(entry: Entry, team: TeamScope, author: "off" | "git"): Entry {
-  const clean = (s: string) => withoutMachinePaths(s, team);
+  const clean = machinePathCleaner(team);
   const named = author === "git" ? gitUserName(team.gitDir, envHome()) : undefined;
   const actor = named ?? (entry.actor === "user" || /^agent:[a-z-]+$/.test(entry.actor) ? entry.actor : "user");
   const { origin_session: _s, imported_from: _i, ...rest } = entry;
@@ -70,6 +115,9 @@ export function teamSafeEntry(entry: Entry, team: TeamScope, author: "off" | "gi
     body: clean(entry.body),
     tags: entry.tags.map(clean),
     ...(entry.keywords ? { keywords: entry.keywords.map(clean) } : {}),
+    applies_to: entry.applies_to.map(clean),
+    // the user's own fields (`notes: /home/me/...`) are text like any other (issue 36)
+    ...(entry.extra ? { extra: fieldWithoutMachinePaths(entry.extra, clean) as Record<string, unknown> } : {}),
     actor,
   };
 }
