@@ -7,7 +7,7 @@
  * A store linked before this record existed has no file: then the agents whose user config holds
  * Coffer's hooks count as linked, in the table's order.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { link as claudeLink } from "../hosts/claude/link";
 import { cliOfHost } from "../hosts/clis";
@@ -56,15 +56,20 @@ export function searched(cli: HeadlessCli): string {
 
 const USER_LINKS: Partial<Record<Host, HostLink>> = { claude: claudeLink, codex: codexLink, gemini: geminiLink };
 
-/** Whether the user's config of a host holds Coffer's hooks (for stores linked before the record). */
-function hooksInUserConfig(host: Host): boolean {
+/**
+ * When the user's config of a host last changed, if it holds Coffer's hooks (for stores linked
+ * before the record): the best date there is of when it was linked.
+ */
+function hooksInUserConfig(host: Host): string | undefined {
   const h = USER_LINKS[host];
-  if (h?.hooks.kind !== "json") return false;
+  if (h?.hooks.kind !== "json") return undefined;
   try {
-    const text = readFileSync(h.hooks.file({ home: homeDir() }).path, "utf8");
-    return text.includes(`--agent ${host}`) && /\bhook\b/.test(text);
+    const file = h.hooks.file({ home: homeDir() }).path;
+    const text = readFileSync(file, "utf8");
+    if (!text.includes(`--agent ${host}`) || !/\bhook\b/.test(text)) return undefined;
+    return isoNow(statSync(file).mtime);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -72,11 +77,10 @@ function hooksInUserConfig(host: Host): boolean {
 export function linkedClis(): LinkedCli[] {
   const records = readLinkedRecords();
   if (records) return records.filter((r) => cliOfHost(r.host));
-  return HOSTS.filter((h) => cliOfHost(h) && hooksInUserConfig(h)).map((host) => ({
-    host,
-    path: null,
-    linked_at: "",
-  }));
+  return HOSTS.flatMap((host) => {
+    const at = cliOfHost(host) ? hooksInUserConfig(host) : undefined;
+    return at ? [{ host, path: null, linked_at: at }] : [];
+  });
 }
 
 /**
@@ -87,11 +91,15 @@ export function linkedClis(): LinkedCli[] {
 export function recordLinkedCli(host: Host): { cli: HeadlessCli; path?: string } | undefined {
   const cli = cliOfHost(host);
   if (!cli) return undefined;
-  const records = readLinkedRecords() ?? linkedClis();
+  const stored = readLinkedRecords();
+  const records = stored ?? linkedClis();
   const at = records.find((r) => r.host === host);
   const path = findCli(cli, at?.path) ?? null;
-  if (at) at.path = path;
-  else records.push({ host, path, linked_at: isoNow() });
+  if (at) {
+    at.path = path;
+    // no file yet: the record comes from the hooks this link has just written, so this link is its date
+    if (!stored || !at.linked_at) at.linked_at = isoNow();
+  } else records.push({ host, path, linked_at: isoNow() });
   writeLinkedRecords(records);
   return { cli, ...(path ? { path } : {}) };
 }
