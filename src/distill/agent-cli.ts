@@ -5,8 +5,9 @@
  * environment a person's shell would have (no agent session's variables: `shellEnv`), with
  * COFFER_NO_HOOKS set (Coffer's hooks answer empty at once if the CLI runs them), the
  * conversation on stdin after RUN_MARKER (a transcript of the run is recognised and never
- * distilled), and `model.timeout_ms`: past it the CLI is stopped. Failures are ModelErrors of the
- * same kinds as an API's, with a message that is safe to print and store.
+ * distilled), and `model.timeout_ms`: past it the CLI is stopped with everything it started (its
+ * process group). The run ends when the CLI exits, not when its pipes close. Failures are
+ * ModelErrors of the same kinds as an API's, with a message that is safe to print and store.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
@@ -32,8 +33,13 @@ import { RUN_MARKER } from "./prompt";
 
 /** Output beyond this is not an answer (each stream). */
 const OUTPUT_MAX = 8 * 1024 * 1024;
-/** After the timeout: SIGTERM, then SIGKILL this much later, then stop waiting for the pipes. */
+/** After the timeout: SIGTERM to the CLI's process group, then SIGKILL this much later. */
 const KILL_GRACE_MS = 2000;
+/**
+ * Once the CLI has exited, what it printed is in the pipes; a child of it may still hold them open
+ * (and never close them): read for at most this long, then keep what arrived.
+ */
+const DRAIN_MS = 1000;
 
 function writeIfChanged(path: string, content: string): void {
   try {
@@ -75,6 +81,66 @@ function collect(stream: ReadableStream<Uint8Array>, max: number): { done: Promi
   return { done, stop: () => void reader.cancel().catch(() => {}) };
 }
 
+type Running = { pid: number; kill: (signal?: NodeJS.Signals) => void };
+
+/**
+ * Signal the CLI and everything it started. On POSIX it runs as the leader of its own process
+ * group (`detached`), so a child it left behind (a shell's, a wrapper's) is stopped with it; on
+ * Windows `taskkill /T` ends the tree (npm installs CLIs as `.cmd` wrappers around node).
+ */
+function signalAll(proc: Running, signal: NodeJS.Signals): void {
+  if (process.platform === "win32") {
+    try {
+      Bun.spawnSync(["taskkill", "/T", ...(signal === "SIGKILL" ? ["/F"] : []), "/PID", String(proc.pid)], {
+        stdio: ["ignore", "ignore", "ignore"],
+      });
+    } catch {}
+    return;
+  }
+  try {
+    process.kill(-proc.pid, signal);
+  } catch (err) {
+    // ESRCH: nothing of the group is left. Otherwise (EPERM: a member Coffer may not signal) the CLI itself.
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH")
+      try {
+        proc.kill(signal);
+      } catch {}
+  }
+}
+
+/**
+ * The CLIs running now. In their own process groups a terminal's Ctrl-C no longer reaches them:
+ * while one runs, Coffer's exit, or a signal nothing else in Coffer handles, takes them along.
+ */
+const running = new Set<Running>();
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+let handled: NodeJS.Signals[] = [];
+const onExit = () => {
+  for (const proc of running) signalAll(proc, "SIGKILL");
+};
+const onSignal = (sig: NodeJS.Signals) => {
+  for (const proc of running) signalAll(proc, "SIGTERM");
+  running.clear();
+  unwatch();
+  process.kill(process.pid, sig); // as if nothing had listened: the signal's default action
+};
+function unwatch(): void {
+  process.removeListener("exit", onExit);
+  for (const sig of handled) process.removeListener(sig, onSignal);
+  handled = [];
+}
+function watch(proc: Running): () => void {
+  if (!running.size) {
+    process.on("exit", onExit);
+    handled = SIGNALS.filter((sig) => process.listenerCount(sig) === 0);
+    for (const sig of handled) process.on(sig, onSignal);
+  }
+  running.add(proc);
+  return () => {
+    if (running.delete(proc) && !running.size) unwatch();
+  };
+}
+
 /** A CLI's words, fit for an error message and the ledger: one line, scrubbed, short. */
 function safe(text: string): string {
   return scrubText(text.replace(/\s+/g, " ").trim().slice(0, 300)).text;
@@ -106,31 +172,38 @@ export async function completeCli(s: CliSettings, system: string, user: string):
       stdin: Buffer.from(input),
       stdout: "pipe",
       stderr: "pipe",
+      // Its own process group: a timeout stops the CLI and whatever it started (issue 36 item 13).
+      detached: process.platform !== "win32",
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new ModelError("missing", `${name}: ${s.cli} could not be started (${code}); reinstall it or check its path`);
   }
+  const release = watch(proc);
   const out = collect(proc.stdout as ReadableStream<Uint8Array>, OUTPUT_MAX);
   const err = collect(proc.stderr as ReadableStream<Uint8Array>, OUTPUT_MAX);
   let timedOut = false;
-  const timers: ReturnType<typeof setTimeout>[] = [];
-  timers.push(
-    setTimeout(() => {
-      timedOut = true;
-      proc.kill("SIGTERM");
-      timers.push(setTimeout(() => proc.kill("SIGKILL"), KILL_GRACE_MS));
-      // A grandchild may hold the pipes open: stop reading after the grace period too.
-      timers.push(
-        setTimeout(() => {
-          out.stop();
-          err.stop();
-        }, 2 * KILL_GRACE_MS),
-      );
-    }, s.timeoutMs),
-  );
-  const [stdout, stderr, code] = await Promise.all([out.done, err.done, proc.exited]);
-  for (const t of timers) clearTimeout(t);
+  let killLater: ReturnType<typeof setTimeout> | undefined;
+  const timer = setTimeout(() => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return; // it exited just now: not late
+    timedOut = true;
+    signalAll(proc, "SIGTERM");
+    killLater = setTimeout(() => signalAll(proc, "SIGKILL"), KILL_GRACE_MS);
+  }, s.timeoutMs);
+  // The process decides: a CLI that answered and exited is done, even when a child it started
+  // still holds its stdout (waiting for the pipes to close made that a timeout).
+  const code = await proc.exited;
+  clearTimeout(timer);
+  clearTimeout(killLater);
+  // Past the timeout nothing of the run may stay: what is left of the group goes too.
+  if (timedOut) signalAll(proc, "SIGKILL");
+  release();
+  const drain = setTimeout(() => {
+    out.stop();
+    err.stop();
+  }, DRAIN_MS);
+  const [stdout, stderr] = await Promise.all([out.done, err.done]);
+  clearTimeout(drain);
   const answer: HeadlessAnswer = facts.parse({ stdout, stderr, code: code ?? -1 });
   if (timedOut) {
     const retrying = !answer.ok && answer.kind !== "malformed" && answer.kind !== "http" ? answer : undefined;
