@@ -109,9 +109,17 @@ export class WebAuth {
     return undefined;
   }
 
-  logout(req: Request): void {
+  /**
+   * End the request's session, only with its key in `x-coffer-key` like any other call: a replayed
+   * cookie cannot log the user out, whatever Origin it claims. False when refused; true when the
+   * session ended or there was none to end.
+   */
+  logout(req: Request): boolean {
     const s = this.session(req);
-    if (s) this.sessions.delete(s.id);
+    if (!s) return true;
+    if (!this.authorize(req)) return false;
+    this.sessions.delete(s.id);
+    return true;
   }
 
   /**

@@ -3,7 +3,8 @@
  * `bun build --compile` through an HTML import), `/login?code=` (GET: the page, while the code is
  * unused, else a page that says what to do; the page then POSTs the code to the same URL for the
  * session cookie and its key, see auth.ts), `/session-state` (is this browser logged in? asked
- * before any /api call, so a logged-out page makes no 401 requests), `/favicon.ico` and `/logout`.
+ * before any /api call, so a logged-out page makes no 401 requests), `/favicon.ico` and `/logout`
+ * (a POST from the page with its key, see auth.ts).
  * The page never sees the bearer token.
  */
 import { basename, dirname, join } from "node:path";
@@ -109,9 +110,10 @@ export async function handlePage(req: Request, url: URL, auth: WebAuth): Promise
   if (url.pathname === "/favicon.ico")
     return servePage([...(await loadAssets()).keys()].find((k) => k.endsWith(".svg")) ?? "/favicon.ico");
   if (url.pathname === "/logout") {
-    // Another site's form, a link, or a replayed cookie cannot log anyone out.
-    if (!ownPost()) throw new HttpError(403, "forbidden", "log out with the page's Log out button");
-    auth.logout(req);
+    // Another site's form, a link, or a replayed cookie (even with a forged Origin: the page's key
+    // is asked too) cannot log anyone out.
+    if (!ownPost() || !auth.logout(req))
+      throw new HttpError(403, "forbidden", "log out with the page's Log out button");
     return redirect("/", { "set-cookie": auth.clearCookie() });
   }
   return servePage(url.pathname);

@@ -118,6 +118,17 @@ describe("login and checks", () => {
     const out = await fetch(`${served.url}/logout`, { method: "POST", headers: { cookie }, redirect: "manual" });
     expect(out.status).toBe(403);
     expect((await ui("/api/v1/ui/session")).status).toBe(200);
+    // Nor with a forged Origin: a logout needs the page's key like any other call.
+    for (const k of [undefined, "", "guess", `${key}x`]) {
+      const forged = await fetch(`${served.url}/logout`, {
+        method: "POST",
+        headers: { cookie, origin: served.url, ...(k === undefined ? {} : { "x-coffer-key": k }) },
+        redirect: "manual",
+      });
+      expect(forged.status).toBe(403);
+      expect(forged.headers.get("set-cookie")).toBeNull();
+      expect((await ui("/api/v1/ui/session")).status).toBe(200);
+    }
     expect(global()).toBe(before);
   });
 
@@ -162,7 +173,7 @@ describe("login and checks", () => {
     expect((await fetch(`${served.url}/api/v1/ui/session`, { headers: as2 })).status).toBe(200);
     const out = await fetch(`${served.url}/logout`, {
       method: "POST",
-      headers: { cookie: second, origin: served.url },
+      headers: { cookie: second, origin: served.url, "x-coffer-key": s2.key },
       redirect: "manual",
     });
     expect(out.status).toBe(303);

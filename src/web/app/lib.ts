@@ -75,10 +75,22 @@ export async function loggedIn(): Promise<boolean> {
   return ok;
 }
 
-/** Log out: the key goes with the cookie. */
-export function forgetKey(): void {
+/** The key goes (the server's answer to a logout also drops the cookie). */
+function forgetKey(): void {
   key = "";
   localStorage.removeItem(KEY_STORE);
+}
+
+/**
+ * Log out: the server ends the session only when the page's key comes with the cookie (a replayed
+ * cookie cannot log anyone out), then the page starts again logged out.
+ */
+export async function logOut(): Promise<void> {
+  await fetch("/logout", { method: "POST", headers: { "x-coffer-key": key }, credentials: "same-origin" }).catch(
+    () => undefined,
+  );
+  forgetKey();
+  location.assign("/");
 }
 
 export type SessionInfo = {

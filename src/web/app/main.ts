@@ -1,6 +1,6 @@
 /** The web UI: a hash router over the pages, the theme switch, and the logged-out screen. */
 
-import { clearToast, errorBox, forgetKey, h, loadScopes, loggedIn, redeemLogin, whenSession } from "./lib";
+import { clearToast, errorBox, h, loadScopes, loggedIn, logOut, redeemLogin, whenSession } from "./lib";
 import { entriesPage } from "./pages/entries";
 import { healthPage } from "./pages/health";
 import { inboxPage } from "./pages/inbox";
@@ -94,7 +94,11 @@ function loggedOut(main: HTMLElement): void {
 async function start(): Promise<void> {
   setupTheme();
   const main = document.getElementById("main")!;
-  document.getElementById("logout")?.addEventListener("submit", forgetKey);
+  // The form cannot send the page's key: the logout is a fetch that does.
+  document.getElementById("logout")?.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    void logOut();
+  });
   const loginError = await redeemLogin().catch((err: unknown) => String(err));
   if (loginError) {
     loggedOut(main);
