@@ -122,6 +122,7 @@ export default withExamples(
       let teamRules: TeamRules[] = [];
       const trashed: string[] = [];
       let tempsRemoved: { dir: string; removed: number }[] = [];
+      let collisions: { file: string; id: string; personal: string }[] = [];
       try {
         const { inspectIndexFile } = await import("../store/db");
         if (inspectIndexFile().state !== "ok") throw new Error("index not ok");
@@ -132,6 +133,8 @@ export default withExamples(
           walkAllScopes(store);
           // Temp files of writes that were killed: litter in memory/ and state/, staged by `git add .coffer` in a team lane.
           tempsRemoved = (await import("../store/tidy")).removeDeadTempFiles(store);
+          // A team file named with one of the user's ids: skipped on read, the personal entry wins.
+          collisions = (await import("../store/team")).teamIdCollisions(store.team);
           // Staleness: this project and the others checked on this machine, against their checkouts.
           const { checkKnownProjects } = await import("../store/stale");
           const { projectMeta } = await import("../store/browse");
@@ -171,6 +174,12 @@ export default withExamples(
           where: "store",
           message: `${tilde(u.file)} is not a readable entry (${u.why}): recall, hooks and sync skip it`,
           fix: `coffer forget ${u.id}, or coffer doctor --fix (both move it to the trash), or fix it by hand`,
+        });
+      for (const c of collisions)
+        report.warnings.push({
+          where: "team lane",
+          message: `${tilde(c.file)} has the id of your own entry ${c.id} (${tilde(c.personal)}): yours is used, the team file is skipped`,
+          fix: "If they are the same entry, delete one of the two files; if not, rename the team file to a new id (a file's name is its id)",
         });
       if (args.json)
         printJson({

@@ -399,6 +399,14 @@ export type FindOptions = {
   allowBroken?: boolean;
 };
 
+/** A scope as a message names it. */
+function scopeLabel(store: Store, scope: string): string {
+  if (scope === GLOBAL) return "global";
+  if (scope === store.project?.id) return "this project";
+  if (scope === store.team?.key) return "this repository's team lane";
+  return isTeamKey(scope) ? "another checkout's team lane" : `project ${scope}`;
+}
+
 /**
  * Find an entry by id (or 4+ characters of a ULID's start or end, such as its handle, when unique) in the given scopes
  * (every scope by default). The file is the truth: an index hit whose file is gone is ignored, and
@@ -467,24 +475,40 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
         .query(`SELECT rowid, id, scope, title FROM entries WHERE ${where} ORDER BY id LIMIT 5`)
         .all(...params) as { rowid: number; id: string; scope: string; title: string }[],
   );
-  // The same id in several scopes (a promoted entry kept in both): this project's, then its team
-  // lane's, then global, as reads rank them.
+  // The same id in several scopes (a restored copy of a promoted entry, a file copied by hand):
+  // the user's own first (this project's, then global), then the team lane's (issue 36: a team file
+  // never shadows a personal entry of the same id).
+  const order = [...activeScopes(store).filter((s) => !isTeamKey(s)), ...activeScopes(store).filter(isTeamKey)];
   const rank = (scope: string) => {
-    const i = activeScopes(store).indexOf(scope);
+    const i = order.indexOf(scope);
     return i < 0 ? 9 : i;
   };
-  const exact = rows.filter((r) => r.id === raw || r.id === id).sort((a, b) => rank(a.scope) - rank(b.scope))[0];
-  const pick = exact ?? (rows.length === 1 ? rows[0] : undefined);
-  if (rows.length > 1 && !exact) {
-    const n = withHealing(
+  const count = (what: string) =>
+    withHealing(
       store,
       () =>
         (
           dbOf(store)
-            .query(`SELECT count(*) AS n FROM entries WHERE ${where}`)
+            .query(`SELECT ${what} AS n FROM entries WHERE ${where}`)
             .get(...params) as { n: number }
         ).n,
     );
+  const exact = rows.filter((r) => r.id === raw || r.id === id);
+  // Every match is one id: more characters cannot tell them apart, the scopes' order can.
+  const oneId = rows.length > 1 && !exact.length && count("count(DISTINCT id)") === 1;
+  const same = (exact.length ? exact : oneId ? rows : []).sort((a, b) => rank(a.scope) - rank(b.scope));
+  if (same.length > 1 && rank(same[0]!.scope) === rank(same[1]!.scope)) {
+    const tied = same.filter((r) => rank(r.scope) === rank(same[0]!.scope));
+    throw new CofferError(
+      `${tied.length} entries have the id ${same[0]!.id}, in ${tied.map((r) => scopeLabel(store, r.scope)).join(" and ")}`,
+      1,
+      "More characters cannot tell them apart: run the command inside the project whose entry you mean.",
+      "ambiguous",
+    );
+  }
+  const pick = same[0] ?? (rows.length === 1 ? rows[0] : undefined);
+  if (rows.length > 1 && !pick) {
+    const n = count("count(*)");
     throw new CofferError(
       `ambiguous: ${n} entries match "${idOrPrefix}"; give more characters`,
       1,

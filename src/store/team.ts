@@ -10,14 +10,15 @@
  *   name that is an id, frontmatter within the limits every write path keeps. A file that fails
  *   is named and skipped.
  */
-import { chmodSync, mkdirSync, realpathSync } from "node:fs";
-import { dirname, sep } from "node:path";
+import { chmodSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { gitUserName } from "../lib/git-files";
-import { envHome } from "../lib/paths";
+import { envHome, paths } from "../lib/paths";
 import { userMode } from "../lib/permissions";
+import { assertRealDirs, pathExists } from "../lib/small-file";
 import { type Entry, KEYWORDS_MAX, keywordsProblem, TITLE_MAX } from "./entry";
-import type { TeamScope } from "./scope";
+import { isTeamKey, knownTeams, TEAM_FOLDER, type TeamScope } from "./scope";
 
 /** The largest team file read (an entry's body is at most 32,768 characters). */
 export const TEAM_FILE_MAX = 256 * 1024;
@@ -26,6 +27,59 @@ const TEAM_FILE_ID = /^[0-9A-Za-z_.-]{1,64}$/;
 const TEAM_BODY_MAX = 32768;
 const TEAM_TAGS_MAX = 32;
 const TEAM_GLOBS_MAX = 64;
+
+/** The folders of the user's own entries: global, and every project's (read again after a second). */
+let personalDirs: { at: number; dirs: string[] } | undefined;
+function personalEntryDirs(): string[] {
+  const now = Date.now();
+  if (personalDirs && now - personalDirs.at < 1000) return personalDirs.dirs;
+  const dirs = [join(paths.globalScope(), "entries")];
+  try {
+    for (const name of readdirSync(paths.projectsRoot()))
+      if (!name.startsWith(".") && !isTeamKey(name)) dirs.push(join(paths.projectScope(name), "entries"));
+  } catch {}
+  personalDirs = { at: now, dirs };
+  return dirs;
+}
+
+/**
+ * The user's own entry file with this id (global or any project's), if there is one: a team file
+ * of that name would make two entries with one id, and the personal one wins (issue 36).
+ */
+export function personalEntryWithId(id: string): string | undefined {
+  for (const dir of personalEntryDirs())
+    for (const name of new Set([id, id.toUpperCase()])) {
+      const file = join(dir, `${name}.md`);
+      if (pathExists(file)) return file;
+    }
+  return undefined;
+}
+
+/**
+ * Team files (this worktree's lane and every lane this machine knows) named with one of the
+ * user's own ids: skipped on read, the personal entry wins. `coffer doctor` lists them.
+ */
+export function teamIdCollisions(current?: TeamScope): { file: string; id: string; personal: string }[] {
+  const out: { file: string; id: string; personal: string }[] = [];
+  const worktrees = new Set([...(current ? [current.worktree] : []), ...knownTeams().map(([, w]) => w)]);
+  for (const worktree of worktrees) {
+    const dir = join(worktree, TEAM_FOLDER, "entries");
+    let names: string[];
+    try {
+      assertRealDirs(worktree, dir);
+      names = readdirSync(dir);
+    } catch {
+      continue; // no lane there, or one Coffer does not read (a link)
+    }
+    for (const name of names) {
+      if (!name.endsWith(".md") || name.startsWith(".")) continue;
+      const id = name.slice(0, -3);
+      const personal = personalEntryWithId(id);
+      if (personal) out.push({ file: join(dir, name), id, personal });
+    }
+  }
+  return out;
+}
 
 /** What is wrong with a team entry read from a repository, or undefined when it is fine. */
 export function teamEntryProblem(entry: Entry, name: string): string | undefined {
@@ -44,6 +98,8 @@ export function teamEntryProblem(entry: Entry, name: string): string | undefined
     if (!g.trim() || g.startsWith("/") || g.includes("..") || g.length > 300)
       return `invalid applies_to glob ${JSON.stringify(g.slice(0, 80))} (relative to the repository root, no "..")`;
   if (entry.keywords && entry.keywords.length > KEYWORDS_MAX) return keywordsProblem(entry.keywords);
+  if (personalEntryWithId(name))
+    return `it has the id of your own entry ${name} (yours is used; a team file needs an id of its own)`;
   return undefined;
 }
 
