@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dataDir as dataFolder } from "./common";
+import { dataDir as dataFolder, option } from "./common";
 import { ALLOWED, SOURCES, type Source } from "./sources";
 
 const dataDir = dataFolder();
@@ -222,7 +222,10 @@ const writer = Bun.file(corpusPath).writer();
 let total = 0;
 const started = Date.now();
 
+// --fetched-only: the repositories already fetched (under $VECTORS_MIRROR), none cloned; scripts/embed/ uses it.
+const fetchedOnly = process.argv.includes("--fetched-only");
 for (const source of SOURCES) {
+  if (fetchedOnly && !existsSync(join(mirror, source.repo.replace("/", "+"), "repo"))) continue;
   const gitDir = gitDirOf(source.repo);
   const commit = git(gitDir, "rev-parse", "HEAD").trim();
   const found = source.licence ? [source.licence] : licences(gitDir);
@@ -312,5 +315,5 @@ const md = [
   ),
   "",
 ];
-writeFileSync(join(import.meta.dir, "SOURCES.md"), md.join("\n"));
+writeFileSync(option("--sources-out") ?? join(import.meta.dir, "SOURCES.md"), md.join("\n"));
 console.log(`${total.toLocaleString("en")} words in ${corpusPath} (${((Date.now() - started) / 1000).toFixed(0)} s)`);

