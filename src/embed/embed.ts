@@ -1,0 +1,227 @@
+/**
+ * The sentence embedding: a static model distilled from all-MiniLM-L6-v2 (scripts/embed/ builds
+ * it; SOURCES.md there says from what). A sentence's vector is the mean of its WordPiece tokens'
+ * rows, scaled to unit length: no network, no native code, microseconds per sentence.
+ *
+ * The table (model.bin, layout in scripts/embed/export.py) is embedded in the binary. A compiled
+ * binary's embedded files can only be copied out whole, so the first use copies it once into
+ * `state/model/<id>.bin` and every process maps that file: a hook touches only the pages of the
+ * tokens it reads (the vocabulary's hash slots and a few hundred rows), never the 8 MB.
+ *
+ * The tokenizer is BERT's (uncased): clean control characters, space out CJK ideographs, strip
+ * accents, lowercase; split on whitespace and punctuation; WordPiece, greedy longest match with
+ * `##` continuations, a word over 100 characters or with no match is unknown (and dropped, as
+ * model2vec drops it). test/embed/embed.test.ts pins ids and vectors to the Python
+ * tokenizer's and model's on 1,000 strings.
+ */
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
+import { paths } from "../lib/paths";
+import tablePath from "./model.bin" with { type: "file" };
+import meta from "./model.json";
+
+export const MODEL_ID: string = meta.id;
+export const DIMS: number = meta.dims;
+
+/** Tokens read per text at most (the teacher's limit), and characters looked at before that. */
+const MAX_TOKENS = 512;
+const MAX_CHARS = 512 * 8;
+const MAX_WORD = 100;
+const HEADER = 64;
+
+type Table = {
+  bytes: Uint8Array;
+  slots: Int32Array;
+  offsets: Uint32Array;
+  strings: Uint8Array;
+  scales: Float32Array;
+  rows: Int8Array;
+  dims: number;
+  tokens: number;
+  unk: number;
+};
+
+let table: Table | null | undefined;
+
+/** Where the table is read from: the source file, or its copy under state/ for a compiled binary. */
+function tableFile(): string {
+  if (!tablePath.startsWith("/$bunfs/") && !/^[A-Z]:[\\/]~BUN[\\/]/i.test(tablePath)) return tablePath;
+  const dir = join(paths.state(), "model");
+  const file = join(dir, `${MODEL_ID}.bin`);
+  try {
+    if (statSync(file).size === meta.bytes) return file;
+  } catch {}
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileAtomic(file, readFileSync(tablePath), 0o600);
+  return file;
+}
+
+function mapFile(file: string): Uint8Array {
+  if (process.platform !== "win32") {
+    try {
+      return Bun.mmap(file, { shared: false });
+    } catch {}
+  }
+  return new Uint8Array(readFileSync(file));
+}
+
+/** The table, mapped on first use; null when it cannot be read (similarity is then off). */
+export function loadTable(file?: string): Table | null {
+  if (table !== undefined && !file) return table;
+  try {
+    const bytes = mapFile(file ?? tableFile());
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (view.getUint32(0, true) !== 0x314d4543) throw new Error("not a model table"); // "CEM1"
+    const dims = view.getUint32(4, true);
+    const tokens = view.getUint32(8, true);
+    const nslots = view.getUint32(12, true);
+    const strBytes = view.getUint32(16, true);
+    const unk = view.getUint32(20, true);
+    let at = bytes.byteOffset + HEADER;
+    const slots = new Int32Array(bytes.buffer, at, nslots);
+    at += 4 * nslots;
+    const offsets = new Uint32Array(bytes.buffer, at, tokens + 1);
+    at += 4 * (tokens + 1);
+    const strings = new Uint8Array(bytes.buffer, at, strBytes);
+    at += strBytes + ((4 - (strBytes % 4)) % 4);
+    const scales = new Float32Array(bytes.buffer, at, tokens);
+    at += 4 * tokens;
+    const rows = new Int8Array(bytes.buffer, at, tokens * dims);
+    const t = { bytes, slots, offsets, strings, scales, rows, dims, tokens, unk };
+    if (!file) table = t;
+    return t;
+  } catch {
+    if (!file) table = null;
+    return null;
+  }
+}
+
+const encoder = new TextEncoder();
+
+function fnv1a(bytes: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193) >>> 0;
+  return h;
+}
+
+/** The id of a vocabulary token, or -1. */
+function lookup(t: Table, piece: string): number {
+  const key = encoder.encode(piece);
+  const mask = t.slots.length - 1;
+  for (let s = fnv1a(key) & mask; ; s = (s + 1) & mask) {
+    const id = t.slots[s]!;
+    if (id < 0) return -1;
+    const start = t.offsets[id]!;
+    if (t.offsets[id + 1]! - start !== key.length) continue;
+    let same = true;
+    for (let i = 0; i < key.length; i++)
+      if (t.strings[start + i] !== key[i]) {
+        same = false;
+        break;
+      }
+    if (same) return id;
+  }
+}
+
+/** CJK ideographs, spaced out as single-character words (BERT's `handle_chinese_chars`). */
+function isCjk(cp: number): boolean {
+  return (
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x20000 && cp <= 0x2a6df) ||
+    (cp >= 0x2a700 && cp <= 0x2b73f) ||
+    (cp >= 0x2b740 && cp <= 0x2b81f) ||
+    (cp >= 0x2b920 && cp <= 0x2ceaf) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0x2f800 && cp <= 0x2fa1f)
+  );
+}
+
+const WHITE = /^[\t\n\r\v\f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/;
+const OTHER = /^\p{C}$/u;
+const MARK = /^\p{Mn}$/u;
+const PUNCT = /^[\p{P}!-/:-@[-`{-~]$/u;
+
+/** BERT's normalizer and pre-tokenizer: the words of `text`, lowercased and without accents. */
+export function basicWords(text: string): string[] {
+  let clean = "";
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    // Control characters go (tab and line breaks are spaces); then whitespace is a space.
+    if (ch === "\t" || ch === "\n" || ch === "\r") clean += " ";
+    else if (cp === 0 || cp === 0xfffd || OTHER.test(ch)) continue;
+    else if (WHITE.test(ch)) clean += " ";
+    else if (isCjk(cp)) clean += ` ${ch} `;
+    else clean += ch;
+  }
+  let folded = "";
+  for (const ch of clean.normalize("NFD")) if (!MARK.test(ch)) folded += ch.toLowerCase();
+  const words: string[] = [];
+  let word = "";
+  for (const ch of folded) {
+    if (ch === " " || WHITE.test(ch)) {
+      if (word) words.push(word);
+      word = "";
+    } else if (PUNCT.test(ch)) {
+      if (word) words.push(word);
+      words.push(ch);
+      word = "";
+    } else word += ch;
+  }
+  if (word) words.push(word);
+  return words;
+}
+
+/** Token ids of `text` as model2vec reads it: no special tokens, unknown pieces dropped. */
+export function tokenize(text: string, t: Table | null = loadTable()): number[] {
+  if (!t) return [];
+  const ids: number[] = [];
+  for (const word of basicWords(text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text)) {
+    const chars = Array.from(word);
+    if (chars.length > MAX_WORD) continue; // [UNK]
+    const pieces: number[] = [];
+    let start = 0;
+    while (start < chars.length) {
+      let end = chars.length;
+      let found = -1;
+      while (start < end) {
+        const sub = chars.slice(start, end).join("");
+        const id = lookup(t, start > 0 ? `##${sub}` : sub);
+        if (id >= 0) {
+          found = id;
+          break;
+        }
+        end--;
+      }
+      if (found < 0) {
+        pieces.length = 0; // the whole word is [UNK]
+        break;
+      }
+      pieces.push(found);
+      start = end;
+    }
+    for (const id of pieces) if (id !== t.unk) ids.push(id);
+    if (ids.length >= MAX_TOKENS) return ids.slice(0, MAX_TOKENS);
+  }
+  return ids;
+}
+
+/** The unit vector of `text` (all zeros when it holds no known token, or the model is missing). */
+export function embed(text: string, t: Table | null = loadTable()): Float32Array {
+  const out = new Float32Array(t?.dims ?? DIMS);
+  if (!t) return out;
+  const ids = tokenize(text, t);
+  if (!ids.length) return out;
+  const d = t.dims;
+  for (const id of ids) {
+    const s = t.scales[id]!;
+    const base = id * d;
+    for (let i = 0; i < d; i++) out[i]! += t.rows[base + i]! * s;
+  }
+  let norm = 0;
+  for (let i = 0; i < d; i++) norm += out[i]! * out[i]!;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < d; i++) out[i]! /= norm;
+  return out;
+}

@@ -1,0 +1,61 @@
+/**
+ * The TypeScript tokenizer and embedding against the Python ones: scripts/embed/export.py wrote
+ * 1,000 strings (edge cases, the routing sets' sentences, random mixtures of their words) with
+ * model2vec's token ids and float vectors. Ids must be identical; vectors (read from the int8
+ * table) within 1e-3 cosine.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DIMS, embed, loadTable, tokenize } from "../../src/embed/embed";
+
+type Fixture = { text: string; ids: number[]; vec: number[] };
+const fixtures: Fixture[] = readFileSync(join(import.meta.dir, "../fixtures/embed/strings.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
+
+const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : na === nb ? 1 : 0;
+};
+
+describe("static embedding", () => {
+  test("the table loads", () => {
+    expect(loadTable()).not.toBeNull();
+    expect(fixtures.length).toBeGreaterThanOrEqual(1000);
+  });
+
+  test("token ids equal the Python tokenizer's on every fixture", () => {
+    const wrong = fixtures.filter((f) => JSON.stringify(tokenize(f.text)) !== JSON.stringify(f.ids));
+    expect(wrong.map((f) => ({ text: f.text, want: f.ids, got: tokenize(f.text) })).slice(0, 3)).toEqual([]);
+  });
+
+  test("vectors within 1e-3 cosine of the float model's", () => {
+    let worst = 1;
+    for (const f of fixtures) {
+      const v = embed(f.text);
+      expect(v.length).toBe(DIMS);
+      if (!f.ids.length) {
+        expect(v.every((x) => x === 0)).toBe(true);
+        continue;
+      }
+      worst = Math.min(worst, cosine(v, f.vec));
+    }
+    expect(1 - worst).toBeLessThan(1e-3);
+  });
+
+  test("a paraphrase is nearer its meaning than an unrelated sentence", () => {
+    const a = embed("Deploys use ArgoCD");
+    const b = embed("We ship through Argo");
+    const c = embed("The cat sat on the mat");
+    expect(cosine(a, b)).toBeGreaterThan(cosine(a, c));
+  });
+});
