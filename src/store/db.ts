@@ -1,13 +1,14 @@
 import { Database, constants as sqliteConstants } from "bun:sqlite";
 import { accessSync, existsSync, constants as fsConstants, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import { MODEL_ID } from "../embed/embed";
 import { paths } from "../lib/paths";
 
 /**
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
  * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
  */
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -77,6 +78,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
   tokenize='porter unicode61 remove_diacritics 2'
 );
 INSERT INTO entries_fts(entries_fts, rank) VALUES('rank', 'bm25(0.0, 4.0, 2.0, 1.5, 1.0)');
+-- Sentence vectors of current entries and their packed sign codes (store/vectors.ts). A deleted
+-- entry's vector goes with its row; its code stays in the block until the scope is packed again.
+CREATE TABLE IF NOT EXISTS entry_vectors(rowid INTEGER PRIMARY KEY, scope TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, packed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS entry_vectors_scope ON entry_vectors(scope);
+CREATE INDEX IF NOT EXISTS entry_vectors_pending ON entry_vectors(scope, rowid) WHERE packed = 0;
+CREATE TABLE IF NOT EXISTS vector_blocks(scope TEXT NOT NULL, block INTEGER NOT NULL, n INTEGER NOT NULL, rowids BLOB NOT NULL, codes BLOB NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS vector_blocks_key ON vector_blocks(scope, block);
+CREATE TRIGGER IF NOT EXISTS entries_vector_del AFTER DELETE ON entries BEGIN
+  DELETE FROM entry_vectors WHERE rowid = old.rowid;
+END;
 CREATE TABLE IF NOT EXISTS scan_dirs(
   dir TEXT PRIMARY KEY,
   scope TEXT NOT NULL,
@@ -227,6 +238,8 @@ function prepare(db: Database): Created {
       for (const t of old) db.run(`DROP TABLE IF EXISTS "${t.name.replace(/"/g, '""')}"`);
     }
     db.run(SCHEMA);
+    // Every vector written from here on is this binary's model's (store/vectors.ts).
+    db.query("INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)").run(MODEL_ID);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     created = again === 0 && tables === 0 ? "new" : "upgraded";
   }).immediate();

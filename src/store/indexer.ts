@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
+import { MODEL_ID } from "../embed/embed";
 import { isAtomicTemp } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
@@ -12,6 +13,7 @@ import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, isTeamKey, knownTeams, registerTeam, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
 import { TEAM_FILE_MAX, teamEntryProblem } from "./team";
 import { ftsText, scopeToken } from "./text";
+import { packScope, putVector } from "./vectors";
 
 /** `memory/global`, `memory/projects/<id>`, or a team lane's `<worktree>/.coffer`. */
 export function scopeDir(scope: ScopeKey): string {
@@ -157,14 +159,16 @@ export function upsertEntryRow(
   // A superseded entry is kept but never searched: no FTS document, so neither recall nor the
   // prompt hook can reach it.
   if (entry.status === "superseded") return;
+  const rowid = Number(res.lastInsertRowid);
   db.query("INSERT INTO entries_fts(rowid, scope, title, tags, keywords, body) VALUES(?,?,?,?,?,?)").run(
-    Number(res.lastInsertRowid),
+    rowid,
     scopeToken(scope),
     ftsText(entry.title),
     ftsText(entry.tags.join(", ")),
     ftsText((entry.keywords ?? []).join(", ")),
     ftsText(entry.body),
   );
+  putVector(db, rowid, scope, entry);
 }
 
 export function deleteEntryRow(db: Database, rowid: number): void {
@@ -507,6 +511,8 @@ export function rebuildIndex(
     db.run("DELETE FROM entries");
     db.run("DELETE FROM entries_fts");
     db.run("DELETE FROM scan_dirs");
+    db.run("DELETE FROM vector_blocks");
+    db.query("INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)").run(MODEL_ID);
   }).immediate();
   // Listed after the rows are gone: a write that lands before the delete has its file listed (and
   // read again here); one after it keeps the row its writer inserts. Listed before, an entry
@@ -529,7 +535,10 @@ export function rebuildIndex(
         }
       }).immediate();
     }
-    db.transaction(() => touchScanDir(db, scope, true)).immediate();
+    db.transaction(() => {
+      touchScanDir(db, scope, true);
+      packScope(db, scope, true);
+    }).immediate();
   }
   return indexed;
 }

@@ -18,6 +18,7 @@ import {
   type TeamScope,
   teamScopeOf,
 } from "./scope";
+import { refreshVectors } from "./vectors";
 
 /**
  * How much of memory/ a command compares with the index before answering (freshness.ts):
@@ -121,6 +122,13 @@ export function openStore(opts: OpenOptions = {}): Store {
     }
     closeStore(store); // the caller may retry with a new open
     throw err;
+  }
+  // Vectors of another model (a new binary) are made again here, a few seconds' worth per command
+  // (`coffer reindex` does all at once); the hooks never wait for it and compare by words meanwhile.
+  if ((opts.freshness ?? "deep") === "deep") {
+    try {
+      refreshVectors(store, 3000);
+    } catch {}
   }
   return store;
 }

@@ -1,0 +1,328 @@
+/**
+ * Entry vectors in the index: each current entry's sentence vector (src/embed/: title, tags,
+ * keywords and body), computed on write and on reindex, stored with the model that made it. Like
+ * the rest of index.db they are a cache of the files: a new model re-embeds (reindex, or
+ * `refreshVectors` lazily), a lost one is computed again.
+ *
+ * Layout, for a scan that fits a hook at 100,000 entries: `entry_vectors` holds each vector
+ * (f32 scale + int8 components, 260 bytes); `vector_blocks` holds, per scope, the sign bits of
+ * up to BLOCK vectors packed in one row (rowids u32[n], codes u32[n x DIMS/32]). A query reads
+ * its scopes' blocks (3.6 MB at 100,000), ranks every code by Hamming distance, and scores
+ * exactly the best few (`nearest`). A write adds its vector as pending (the scan reads
+ * pending vectors directly); PACK_AT pending vectors of a scope are packed into its blocks at
+ * once. A deleted entry's code stays in its block until the scope is repacked (the exact scores
+ * read only live vectors), which happens when dead codes outnumber live ones.
+ */
+import type { Database } from "bun:sqlite";
+import { DIMS, embed, MODEL_ID } from "../embed/embed";
+import { dbOf } from "./db";
+import type { ScopeKey } from "./scope";
+import type { Store } from "./store";
+
+/** Codes per block row, and pending vectors of a scope that trigger packing. */
+const BLOCK = 4096;
+const PACK_AT = 256;
+export const CODE_WORDS = DIMS / 32;
+
+/** What an entry is embedded from: its title first (a long body is cut at the model's limit). */
+export function vectorText(e: { title: string; tags: string[]; keywords?: string[]; body: string }): string {
+  const tags = e.tags.length ? `\n${e.tags.join(", ")}` : "";
+  const kw = e.keywords?.length ? `\n${e.keywords.join(", ")}` : "";
+  return `${e.title}.${tags}${kw}\n${e.body}`;
+}
+
+/** A unit vector as stored: f32 scale, then int8 components (value = int8 x scale). */
+export function packVector(v: Float32Array): Uint8Array {
+  let peak = 0;
+  for (const x of v) peak = Math.max(peak, Math.abs(x));
+  const out = new Uint8Array(4 + v.length);
+  const scale = peak > 0 ? peak / 127 : 1;
+  new DataView(out.buffer).setFloat32(0, scale, true);
+  const q = new Int8Array(out.buffer, 4);
+  for (let i = 0; i < v.length; i++) q[i] = Math.round(v[i]! / scale);
+  return out;
+}
+
+/** A stored vector back as floats (not renormalised: quantisation keeps it within 1e-3 of unit length). */
+export function unpackVector(blob: Uint8Array): Float32Array {
+  const scale = new DataView(blob.buffer, blob.byteOffset, 4).getFloat32(0, true);
+  const q = new Int8Array(blob.buffer, blob.byteOffset + 4, blob.byteLength - 4);
+  const out = new Float32Array(q.length);
+  for (let i = 0; i < q.length; i++) out[i] = q[i]! * scale;
+  return out;
+}
+
+/** The sign bits of a vector (one bit per component, set when positive) into `out` at word `at`. */
+export function signCode(v: ArrayLike<number>, out: Uint32Array, at = 0): void {
+  for (let w = 0; w < CODE_WORDS; w++) {
+    let bits = 0;
+    for (let b = 0; b < 32; b++) if (v[w * 32 + b]! > 0) bits |= 1 << b;
+    out[at + w] = bits >>> 0;
+  }
+}
+
+/** Whether a vector is all zeros (a text of no known token: nothing to compare). */
+const isZero = (v: Float32Array) => v.every((x) => x === 0);
+
+/**
+ * Store the vector of an entry row (inside the caller's transaction); a text with no known token
+ * (or a model that cannot be read) stores none and marks the store's vectors incomplete.
+ */
+export function putVector(
+  db: Database,
+  rowid: number,
+  scope: ScopeKey,
+  e: { title: string; tags: string[]; keywords?: string[]; body: string },
+): void {
+  const v = embed(vectorText(e));
+  if (isZero(v)) {
+    db.query("DELETE FROM entry_vectors WHERE rowid = ?").run(rowid);
+    return;
+  }
+  db.query("INSERT OR REPLACE INTO entry_vectors(rowid, scope, model, vec, packed) VALUES(?, ?, ?, ?, 0)").run(
+    rowid,
+    scope,
+    MODEL_ID,
+    packVector(v),
+  );
+  const pending = db
+    .query("SELECT count(*) AS n FROM entry_vectors INDEXED BY entry_vectors_pending WHERE scope = ? AND packed = 0")
+    .get(scope) as { n: number };
+  if (pending.n >= PACK_AT) packScope(db, scope);
+}
+
+/**
+ * Move a scope's pending vectors into its blocks (filling the last one first); when the blocks
+ * hold more dead codes than live ones, or `all`, every code of the scope is packed again.
+ */
+export function packScope(db: Database, scope: ScopeKey, all = false): void {
+  const blocks = db.query("SELECT block, n FROM vector_blocks WHERE scope = ? ORDER BY block").all(scope) as {
+    block: number;
+    n: number;
+  }[];
+  const coded = blocks.reduce((s, b) => s + b.n, 0);
+  const live = (db.query("SELECT count(*) AS n FROM entry_vectors WHERE scope = ?").get(scope) as { n: number }).n;
+  if (all || coded > 2 * live + BLOCK) {
+    db.query("DELETE FROM vector_blocks WHERE scope = ?").run(scope);
+    db.query("UPDATE entry_vectors SET packed = 0 WHERE scope = ? AND packed = 1").run(scope);
+    blocks.length = 0;
+  }
+  const pending = db
+    .query("SELECT rowid, vec FROM entry_vectors INDEXED BY entry_vectors_pending WHERE scope = ? AND packed = 0")
+    .all(scope) as { rowid: number; vec: Uint8Array }[];
+  if (!pending.length) return;
+  let last = blocks.at(-1);
+  let rowids: number[] = [];
+  let codes: Uint32Array = new Uint32Array(0);
+  let block = last ? last.block : -1;
+  if (last && last.n < BLOCK) {
+    const row = db.query("SELECT rowids, codes FROM vector_blocks WHERE scope = ? AND block = ?").get(scope, block) as {
+      rowids: Uint8Array;
+      codes: Uint8Array;
+    };
+    rowids = [...u32(row.rowids)];
+    codes = new Uint32Array(u32(row.codes));
+  } else {
+    block++;
+    last = undefined;
+  }
+  const write = db.query("INSERT OR REPLACE INTO vector_blocks(scope, block, n, rowids, codes) VALUES(?, ?, ?, ?, ?)");
+  const flush = () => {
+    if (rowids.length)
+      write.run(scope, block, rowids.length, new Uint8Array(new Uint32Array(rowids).buffer), bytes(codes));
+  };
+  let i = 0;
+  while (i < pending.length) {
+    const room = BLOCK - rowids.length;
+    const take = pending.slice(i, i + room);
+    const grown = new Uint32Array((rowids.length + take.length) * CODE_WORDS);
+    grown.set(codes);
+    for (const [k, p] of take.entries()) {
+      signCode(unpackVector(p.vec), grown, (rowids.length + k) * CODE_WORDS);
+    }
+    rowids.push(...take.map((p) => p.rowid));
+    codes = grown;
+    i += take.length;
+    flush();
+    if (i < pending.length) {
+      block++;
+      rowids = [];
+      codes = new Uint32Array(0);
+    }
+  }
+  db.query("UPDATE entry_vectors SET packed = 1 WHERE rowid IN (SELECT value FROM json_each(?))").run(
+    JSON.stringify(pending.map((p) => p.rowid)),
+  );
+}
+
+const u32 = (b: Uint8Array) => new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+const bytes = (w: Uint32Array) => new Uint8Array(w.buffer, w.byteOffset, w.byteLength);
+
+/** Whether the index's vectors were all made by this binary's model (else similarity waits for `refreshVectors`). */
+export function vectorsCurrent(store: object): boolean {
+  const row = dbOf(store).query("SELECT value FROM meta WHERE key = 'vector_model'").get() as { value: string } | null;
+  return row?.value === MODEL_ID;
+}
+
+/**
+ * Embed the current entries whose vector is missing or from another model, for at most
+ * `budgetMs` (0: all of them); returns how many were embedded. Once none is left the index is
+ * marked as holding this model's vectors.
+ */
+export function refreshVectors(store: object, budgetMs = 0): number {
+  const db = dbOf(store);
+  if (vectorsCurrent(store)) return 0;
+  const started = performance.now();
+  let done = 0;
+  const stale = db.query(
+    `SELECT e.rowid AS rowid, e.scope AS scope, e.title AS title, e.tags AS tags, e.keywords AS keywords, e.body AS body
+     FROM entries e LEFT JOIN entry_vectors v ON v.rowid = e.rowid
+     WHERE e.status = '' AND (v.model IS NULL OR v.model != ?) AND e.rowid > ? ORDER BY e.rowid LIMIT 500`,
+  );
+  let after = 0;
+  for (;;) {
+    const rows = stale.all(MODEL_ID, after) as {
+      rowid: number;
+      scope: ScopeKey;
+      title: string;
+      tags: string;
+      keywords: string;
+      body: string;
+    }[];
+    if (!rows.length) break;
+    db.transaction(() => {
+      for (const r of rows)
+        putVector(db, r.rowid, r.scope, {
+          title: r.title,
+          tags: parseList(r.tags),
+          keywords: parseList(r.keywords),
+          body: r.body,
+        });
+    }).immediate();
+    done += rows.length;
+    after = rows.at(-1)!.rowid;
+    if (budgetMs && performance.now() - started > budgetMs) return done;
+  }
+  db.transaction(() => {
+    // Codes of another model's vectors are meaningless: every scope is packed again.
+    const scopes = db.query("SELECT DISTINCT scope FROM entry_vectors").all() as { scope: ScopeKey }[];
+    db.run("DELETE FROM vector_blocks");
+    for (const { scope } of scopes) packScope(db, scope, true);
+    db.query("INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)").run(MODEL_ID);
+  }).immediate();
+  return done;
+}
+
+function parseList(json: string): string[] {
+  try {
+    const v = JSON.parse(json);
+    return Array.isArray(v) ? v.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The packed codes of `scopes` (one entry per block row). */
+export function vectorBlocks(store: object, scopes: ScopeKey[]): { rowids: Uint32Array; codes: Uint32Array }[] {
+  const rows = dbOf(store)
+    .query("SELECT rowids, codes FROM vector_blocks WHERE scope IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(scopes)) as { rowids: Uint8Array; codes: Uint8Array }[];
+  return rows.map((r) => ({ rowids: u32(r.rowids), codes: u32(r.codes) }));
+}
+
+/** Pending (not yet packed) vectors of `scopes`. */
+export function pendingVectors(store: object, scopes: ScopeKey[]): { rowid: number; vec: Float32Array }[] {
+  const rows = dbOf(store)
+    .query(
+      "SELECT rowid, vec FROM entry_vectors INDEXED BY entry_vectors_pending WHERE scope IN (SELECT value FROM json_each(?)) AND packed = 0",
+    )
+    .all(JSON.stringify(scopes)) as { rowid: number; vec: Uint8Array }[];
+  return rows.map((r) => ({ rowid: r.rowid, vec: unpackVector(r.vec) }));
+}
+
+/** The vectors of `rowids` that are live in `scopes`. */
+export function vectorsOf(store: object, rowids: number[], scopes: ScopeKey[]): { rowid: number; vec: Float32Array }[] {
+  if (!rowids.length) return [];
+  const rows = dbOf(store)
+    .query(
+      `SELECT v.rowid AS rowid, v.vec AS vec FROM json_each(?1) AS j CROSS JOIN entry_vectors AS v ON v.rowid = j.value
+       WHERE v.scope IN (SELECT value FROM json_each(?2)) AND v.model = ?3`,
+    )
+    .all(JSON.stringify(rowids), JSON.stringify(scopes), MODEL_ID) as { rowid: number; vec: Uint8Array }[];
+  return rows.map((r) => ({ rowid: r.rowid, vec: unpackVector(r.vec) }));
+}
+
+/** Codes scored exactly after the Hamming pass. */
+const SHORTLIST = 256;
+
+export type Similar = { rowid: number; sim: number };
+
+const dot = (a: Float32Array, b: Float32Array) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+};
+
+/** Bits set in a 32-bit word. */
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/** The query's vector, or undefined when it holds no known token or the index has no current vectors. */
+export function queryVector(store: Store, text: string): Float32Array | undefined {
+  if (!vectorsCurrent(store)) return undefined;
+  const v = embed(text);
+  return v.some((x) => x !== 0) ? v : undefined;
+}
+
+/**
+ * The `k` entries of `scopes` most similar to `query` (a unit vector), best first, each with its
+ * cosine similarity.
+ */
+export function nearest(store: Store, scopes: ScopeKey[], query: Float32Array, k: number): Similar[] {
+  const code = new Uint32Array(CODE_WORDS);
+  signCode(query, code);
+  // Hamming pass: keep the SHORTLIST smallest distances (a histogram of distances finds the cut).
+  const blocks = vectorBlocks(store, scopes);
+  const hist = new Uint32Array(CODE_WORDS * 32 + 1);
+  const dist: Uint16Array[] = [];
+  for (const b of blocks) {
+    const n = b.rowids.length;
+    const d = new Uint16Array(n);
+    const c = b.codes;
+    for (let i = 0, at = 0; i < n; i++, at += CODE_WORDS) {
+      let h = 0;
+      for (let w = 0; w < CODE_WORDS; w++) h += popcount(c[at + w]! ^ code[w]!);
+      d[i] = h;
+      hist[h]!++;
+    }
+    dist.push(d);
+  }
+  let cut = 0;
+  for (let seen = 0; cut < hist.length && seen + hist[cut]! <= SHORTLIST; cut++) seen += hist[cut]!;
+  const short: number[] = [];
+  blocks.forEach((b, j) => {
+    const d = dist[j]!;
+    for (let i = 0; i < d.length; i++)
+      if (d[i]! < cut || (d[i] === cut && short.length < SHORTLIST)) short.push(b.rowids[i]!);
+  });
+  const scored = new Map<number, number>();
+  for (const v of vectorsOf(store, short, scopes)) scored.set(v.rowid, dot(query, v.vec));
+  for (const v of pendingVectors(store, scopes)) scored.set(v.rowid, dot(query, v.vec));
+  return [...scored]
+    .map(([rowid, sim]) => ({ rowid, sim }))
+    .sort((a, b) => b.sim - a.sim || a.rowid - b.rowid)
+    .slice(0, k);
+}
+
+/** The similarity of `query` to each of `rowids` that has a current vector in `scopes`. */
+export function similarities(
+  store: Store,
+  rowids: number[],
+  scopes: ScopeKey[],
+  query: Float32Array,
+): Map<number, number> {
+  return new Map(vectorsOf(store, rowids, scopes).map((v) => [v.rowid, dot(query, v.vec)]));
+}
