@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
-import { addRule, readRules, ruleScopes, rulesPath } from "../store/rules";
+import { addRule, ruleScopes, rulesPath, shownRules } from "../store/rules";
 import { GLOBAL, TEAM_FOLDER } from "../store/scope";
 import { scopeKey, scopeName } from "../store/store";
 import { takesWords } from "./_args";
@@ -19,7 +19,7 @@ const show = withExamples(
       const lanes = (one ? [one] : ruleScopes(store)).map((s) => ({
         scope: scopeName(store, s),
         file: rulesPath(s),
-        text: readRules(s),
+        text: shownRules(s),
       }));
       if (args.json) return printJson({ rules: lanes });
       const heading = {

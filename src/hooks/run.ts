@@ -13,6 +13,7 @@ import {
   type Card,
   inOneWrite,
   logHookEvent,
+  lookScrubbed,
   lookStartCache,
   readSession,
   type SessionKey,
@@ -21,11 +22,12 @@ import {
   scopeGens,
   sessionKey,
   updateSession,
+  writeScrubbed,
   writeStartCache,
 } from "../store/hooks";
 import { entriesDir } from "../store/indexer";
 import { globPaths } from "../store/match";
-import { readRules } from "../store/rules";
+import { readRules, scrubRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
 import { activeScopes, checkedAgainstFiles, type IndexedFile, type Store } from "../store/store";
 import { recordInjection } from "../store/usage";
@@ -96,17 +98,50 @@ export function readMode(config: Config): ReadMode {
 
 const proofOn = (config: Config) => config["hook.proof"] === "compact";
 
-export function readBundle(store: Store): Bundle {
-  const projectText = store.project ? readRules(store.project.id) : undefined;
-  // The repository's team rules: delivered like a CLAUDE.md would be, under their own heading.
-  const teamText = store.team?.present ? readRules(store.team.key) : "";
-  const globalText = readRules(GLOBAL);
+export function readBundle(store: Store, ctx?: HookContext): Bundle {
+  const [projectText, teamText = "", globalText = ""] = scrubbedRules(
+    store,
+    [
+      store.project ? readRules(store.project.id) : undefined,
+      store.team?.present ? readRules(store.team.key) : "",
+      readRules(GLOBAL),
+    ],
+    ctx,
+  );
   return {
     project: projectText === undefined ? undefined : ruleBlocks(projectText),
+    // The repository's team rules: delivered like a CLAUDE.md would be, under their own heading.
     ...(teamText.trim() ? { team: ruleBlocks(teamText), teamLabel: store.team?.label } : {}),
     global: ruleBlocks(globalText),
     sig: bundleSig(projectText, globalText, teamText),
   };
+}
+
+/** Bump when the scrubber changes what it finds: a new binary never reuses rules an older one scrubbed. */
+const SCRUBBED_VERSION = "1";
+
+/**
+ * Rules texts as they go out: scrubbed (a hand-edited or a team's committed rules.md never passed
+ * the scrubber on the way in: issue 36 item 9), each content once (kept for later events).
+ */
+function scrubbedRules(store: Store, texts: (string | undefined)[], ctx?: HookContext): (string | undefined)[] {
+  const hashOf = (t: string) => new Bun.CryptoHasher("sha256").update(`${SCRUBBED_VERSION}\u0000${t}`).digest("hex");
+  const todo = texts.filter((t): t is string => !!t?.trim());
+  if (!todo.length) return texts;
+  let known = new Map<string, string>();
+  try {
+    known = lookScrubbed(store, todo.map(hashOf));
+  } catch {}
+  return texts.map((t) => {
+    if (!t?.trim()) return t;
+    const hash = hashOf(t);
+    const hit = known.get(hash);
+    if (hit !== undefined) return hit;
+    const clean = scrubRules(t);
+    known.set(hash, clean);
+    if (ctx) queue(ctx, () => writeScrubbed(store, hash, clean, ctx.now));
+    return clean;
+  });
 }
 
 /**
@@ -267,8 +302,8 @@ function startCards(handoff: string | undefined, global: Card[], project: Card[]
 }
 
 /** Rules only, in at most half the cap: the self-contained prefix of subagent and slot outputs. */
-function rulesPrefix(store: Store, cap: Capacity): string {
-  return planBundle(readBundle(store), NO_EXTRAS, Math.floor(cap.limit / 2), cap.measure)?.text ?? "";
+function rulesPrefix(ctx: HookContext): string {
+  return planBundle(readBundle(ctx.store, ctx), NO_EXTRAS, Math.floor(ctx.cap.limit / 2), ctx.cap.measure)?.text ?? "";
 }
 
 const NO_EXTRAS: StartExtras = { global: [], project: [] };
@@ -314,7 +349,7 @@ function record(
 function sessionStart(ctx: HookContext): HookResult {
   const { store, input } = ctx;
   const key = keyOf(ctx);
-  const bundle = readBundle(store);
+  const bundle = readBundle(store, ctx);
   const text = cachedStartText(ctx, bundle);
   if (input.source === "resume") {
     // The host replays the resumed history, earlier context included: keep the delivered set,
@@ -349,7 +384,7 @@ function prompt(ctx: HookContext): HookResult {
     // One slot that each answer replaces: send the whole routed set, or retain when unchanged.
     const state = readSession(store, key);
     const plan = planMemory({
-      prefix: rulesPrefix(store, ctx.cap),
+      prefix: rulesPrefix(ctx),
       candidates: memoryItems(store, routed, bodyWorthy(store, routed)),
       alreadyLoaded: [],
       proof: proof
@@ -438,7 +473,7 @@ function subagentStart(ctx: HookContext): HookResult {
   const delivered = readSession(store, key)?.delivered;
   const fresh = routed.filter((r) => delivered?.get(r.id) !== r.hash);
   const already = routed.filter((r) => delivered?.get(r.id) === r.hash).map((r) => r.id);
-  const prefix = rulesPrefix(store, ctx.cap);
+  const prefix = rulesPrefix(ctx);
   const plan = planMemory({
     prefix,
     candidates: memoryItems(store, fresh),

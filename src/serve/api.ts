@@ -10,7 +10,7 @@ import { entryView, runTool, type ToolContext, ToolError, withStore } from "../m
 import { HOSTS, type Host } from "../store/config";
 import { findEntry, listEntries, remember } from "../store/entries";
 import { KINDS } from "../store/entry";
-import { readRules, ruleScopes, writeRules } from "../store/rules";
+import { ruleScopes, shownRules, writeRules } from "../store/rules";
 import { isAbsoluteDir } from "../store/scope";
 import { activeScopes, scopeKey, scopeName } from "../store/store";
 import { readJsonBody } from "./body";
@@ -259,7 +259,7 @@ route("GET", "/api/v1/rules", (_req, url, _params, ctx) => {
   return withStore(requestDir(ctx, q.cwd), "none", (store) => {
     const one = scopeKey(store, q.scope, "both");
     const scopes = one ? [one] : ruleScopes(store);
-    return json({ rules: scopes.map((s) => ({ scope: scopeName(store, s), text: readRules(s) })) });
+    return json({ rules: scopes.map((s) => ({ scope: scopeName(store, s), text: shownRules(s) })) });
   });
 });
 
@@ -278,7 +278,7 @@ route("PUT", "/api/v1/rules", async (req, _url, _params, ctx) => {
       scope: body.scope,
       changed: res.changed,
       ...(res.scrubbed ? { scrubbed: res.scrubbed } : {}),
-      text: readRules(key),
+      text: shownRules(key),
     });
   });
 });

@@ -407,3 +407,19 @@ export function writeStartCache(store: Store, ckey: string, value: StartCache, n
       "DELETE FROM start_cache WHERE ckey NOT IN (SELECT ckey FROM start_cache ORDER BY at_ms DESC, ckey LIMIT ?)",
     ).run(START_CACHE_KEEP);
 }
+
+/**
+ * Texts the hook scrubs on the way out (rules files, issue 36 item 9), scrubbed once per content:
+ * the scrubber's start-up costs more than the rest of a session start. Rows of start_cache under
+ * `scrubbed:<hash of the text>` (valid whatever the scopes hold; pruned with the rest).
+ */
+export function lookScrubbed(store: Store, hashes: string[]): Map<string, string> {
+  const rows = cacheDb(store)
+    .query("SELECT ckey, text FROM start_cache WHERE ckey IN (SELECT 'scrubbed:' || value FROM json_each(?))")
+    .all(JSON.stringify(hashes)) as { ckey: string; text: string }[];
+  return new Map(rows.map((r) => [r.ckey.slice("scrubbed:".length), r.text]));
+}
+
+export function writeScrubbed(store: Store, hash: string, text: string, now = Date.now()): void {
+  writeStartCache(store, `scrubbed:${hash}`, { gens: "*", text, shown: [] }, now);
+}

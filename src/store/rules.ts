@@ -23,6 +23,20 @@ export function readRules(scope: ScopeKey): string {
 }
 
 /**
+ * A scope's rules as they go out: session start and subagents, `coffer rules show`, the HTTP API
+ * and the web UI. Scrubbed like an entry's text in the index: a hand-edited rules.md, or a team's
+ * committed one, never passed the scrubber on the way in (issue 36 item 9).
+ */
+export function shownRules(scope: ScopeKey): string {
+  return scrubRules(readRules(scope));
+}
+
+/** A rules text scrubbed, whatever `--allow-secret` let into the file (the hook caches it per content). */
+export function scrubRules(text: string): string {
+  return text.trim() ? scrubFields({ text }).fields.text : text;
+}
+
+/**
  * The repositories whose `.coffer/rules.md` adds rules to the sessions started in them (every team
  * lane this machine has read, and the cwd's): what `coffer doctor` shows, since those rules reach
  * the agent like a CLAUDE.md would.

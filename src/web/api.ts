@@ -33,7 +33,7 @@ import { loadConfigOrDefaults } from "../store/config";
 import { findEntry, remember } from "../store/entries";
 import { type Entry, KINDS, SOURCES } from "../store/entry";
 import { promote } from "../store/promote";
-import { readRules, writeRules } from "../store/rules";
+import { shownRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../store/scope";
 import { checkedRoots, checkKnownProjects, keepStale, listStale } from "../store/stale";
 import { refresh, type Store, withOpenStore } from "../store/store";
@@ -573,7 +573,7 @@ route("GET", "/api/v1/ui/rules", async (_req, url, _p, ctx) => {
       bundles.push({ host, text, size: cap.measure(text), limit: cap.limit, unit: cap.unit });
     }
   }
-  return json({ scope, text: readRules(scope), cwd, cwds, bundles });
+  return json({ scope, text: shownRules(scope), cwd, cwds, bundles });
 });
 
 const rulesBody = v.strictObject({ scope: v.string(), text: v.pipe(v.string(), v.maxLength(65536)) });
@@ -584,7 +584,7 @@ route("PUT", "/api/v1/ui/rules", async (req, _url, _p, ctx) => {
   const { fields: body, note } = scrubbed(parsed);
   return withUiStore(ctx, scope, (store) => {
     const res = writeRules(store, scope, body.text, "user");
-    return json({ scope, changed: res.changed, scrubbed: note, text: readRules(scope) });
+    return json({ scope, changed: res.changed, scrubbed: note, text: shownRules(scope) });
   });
 });
 

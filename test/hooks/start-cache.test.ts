@@ -37,7 +37,9 @@ const entryFile = (id: string) => join(sb.cofferHome, "memory", "projects", pid,
 const cacheRows = () => {
   const db = new Database(join(sb.cofferHome, "state", "index.db"), { readonly: true });
   try {
-    return (db.query("SELECT count(*) AS n FROM start_cache").get() as { n: number }).n;
+    // (rows under `scrubbed:` hold rules texts scrubbed once per content, not session-start texts)
+    return (db.query("SELECT count(*) AS n FROM start_cache WHERE ckey NOT LIKE 'scrubbed:%'").get() as { n: number })
+      .n;
   } finally {
     db.close();
   }
@@ -122,7 +124,7 @@ describe("a start without cards", () => {
       const mark = (home: string) => {
         const db = new Database(join(home, "state", "index.db"));
         try {
-          db.run("UPDATE start_cache SET text = text || '\n(reused)'");
+          db.run("UPDATE start_cache SET text = text || '\n(reused)' WHERE ckey NOT LIKE 'scrubbed:%'");
         } finally {
           db.close();
         }
