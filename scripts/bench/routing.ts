@@ -22,7 +22,9 @@
  *   the store; PROMPTS=<file> reads another prompt set against the same entries, e.g.
  *   routing/prompts-later.txt; ROUTING_SET=<dir> reads entries.txt and prompts.txt from another
  *   folder, e.g. routing-b/; KEYWORDS=1 is --keywords on; LEARNED=on|off sets routing.learned, the
- *   learned thesaurus)
+ *   learned thesaurus; SIMILARITY=on|off sets routing.similarity, the sentence model; --in-process
+ *   runs the hook's event and recall through src/ instead of the binary, the same code without a
+ *   process per prompt)
  *
  * Keywords: a set's keywords.txt (`<entry key> | kw1, kw2, ...`) was written blind, by a model
  * shown only that set's entries.txt, never its prompts; with keywords on, each entry carries its
@@ -42,7 +44,7 @@ const VERBOSE = process.argv.includes("--verbose");
 const ONLY = argOf("only", "");
 const IN_PROCESS = process.argv.includes("--in-process");
 const JSON_OUT = process.argv.includes("--json");
-const SETS = ["routing", "routing-b", "routing-c", "routing-d", "routing-e"];
+const SETS = ["routing", "routing-b", "routing-c", "routing-d", "routing-e", "routing-f"];
 
 type Spec = {
   key: string;
@@ -155,6 +157,37 @@ const { recall } = await import("../../src/store/search");
 
 type Result = Prompt & { bodies: string[]; cards: string[]; chars: number; recalled: string[] };
 
+const adapter = await (await import("../../src/hosts/index")).loadHookAdapter("claude");
+const { runEvent } = await import("../../src/hooks/run");
+const { loadConfigOrDefaults } = await import("../../src/store/config");
+
+/** The prompt hook through the compiled binary. */
+function hookBinary(cwd: string, payload: object, env: Record<string, string>) {
+  const r = Bun.spawnSync([BIN, "hook", "prompt", "--agent", "claude"], {
+    cwd,
+    env,
+    stdin: Buffer.from(JSON.stringify(payload)),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0) throw new Error(`hook exited ${r.exitCode}`);
+  return JSON.parse(r.stdout.toString() || "{}");
+}
+
+/** The prompt hook's event through src/ (--in-process: the same handler, without a process per prompt). */
+function hookInProcess(cwd: string, payload: object) {
+  const parsed = adapter.parse("prompt", payload, cwd);
+  if (!parsed.ok) throw new Error("payload not accepted");
+  const config = loadConfigOrDefaults(() => {});
+  const store = openStore({ cwd, freshness: "shallow", config, notice: () => {} });
+  try {
+    const r = runEvent({ store, config, adapter, input: parsed.input, cap: adapter.capacity(config), now: Date.now() });
+    return r.context ? JSON.parse(adapter.render("prompt", r.context) || "{}") : {};
+  } finally {
+    closeStore(store);
+  }
+}
+
 /** One labelled set through the hook and recall, with or without its keywords. */
 function evaluate(dir: string, withKeywords: boolean) {
   const { entries, remotes } = readEntries(dir);
@@ -167,10 +200,15 @@ function evaluate(dir: string, withKeywords: boolean) {
     for (const k of p.expected) if (!keys.has(k)) throw new Error(`unknown key ${k} in "${p.text}"`);
 
   const { root, env } = benchSandbox("routing");
-  // LEARNED=on|off: the learned thesaurus's neighbours as alternatives (config routing.learned).
-  if (process.env.LEARNED) {
+  // LEARNED=on|off: the learned thesaurus's neighbours as alternatives (config routing.learned);
+  // SIMILARITY=on|off: sentence similarity fused with the word match (routing.similarity).
+  const routing = [
+    process.env.LEARNED ? `learned = "${process.env.LEARNED}"` : "",
+    process.env.SIMILARITY ? `similarity = "${process.env.SIMILARITY}"` : "",
+  ].filter(Boolean);
+  if (routing.length) {
     mkdirSync(env.COFFER_HOME, { recursive: true });
-    writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nlearned = "${process.env.LEARNED}"\n`);
+    writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\n${routing.join("\n")}\n`);
   }
   const repos = new Map<string, string>();
   for (const [name, remote] of remotes) {
@@ -243,15 +281,7 @@ function evaluate(dir: string, withKeywords: boolean) {
       hook_event_name: "UserPromptSubmit",
       prompt: p.text,
     };
-    const r = Bun.spawnSync([BIN, "hook", "prompt", "--agent", "claude"], {
-      cwd,
-      env,
-      stdin: Buffer.from(JSON.stringify(payload)),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    if (r.exitCode !== 0) throw new Error(`hook exited ${r.exitCode}`);
-    const out = JSON.parse(r.stdout.toString() || "{}");
+    const out = IN_PROCESS ? hookInProcess(cwd, payload) : hookBinary(cwd, payload, env);
     const context: string = out.hookSpecificOutput?.additionalContext ?? "";
     const ids = (re: RegExp) => [...context.matchAll(re)].map((m) => keyOfHandle.get(m[1]!) ?? m[1]!);
     // The raw prompt, as a person or an agent would ask it.

@@ -39,6 +39,7 @@ import {
   pointsAtCode,
   wordCount,
 } from "../store/text";
+import { nearest, queryVector, similarities } from "../store/vectors";
 
 export const ROUTE_MAX = 40;
 
@@ -282,6 +283,58 @@ function textScores(
  * or keywords (or the prompt's only term), and within RELATIVE of the best match. Best first;
  * ties by id.
  */
+/** A prompt's similarity to its nearest entries, and those that may join on similarity alone. */
+function similarity(
+  store: Store,
+  prompt: string,
+  scopes: ScopeKey[],
+  scores: Map<number, Score>,
+): { query: Float32Array; sims: Map<number, number>; alone: Set<number> } | undefined {
+  if (store.config["routing.similarity"] === "off") return undefined;
+  if (isGeneralQuestion(prompt) || wordCount(prompt) < SIM_MIN_WORDS) return undefined;
+  // An edit instruction names the code at hand ("sort the class types in the filter dropdown"):
+  // being near an entry's meaning is not a reason to hand it over, so similarity only orders.
+  const instructed = isInstruction(prompt) && !asksAboutProject(prompt);
+  const q = queryVector(store, prompt);
+  if (!q) return undefined;
+  const near = nearest(store, scopes, q, SIM_K);
+  const sims = new Map(near.map((n) => [n.rowid, n.sim]));
+  const alone = new Set<number>();
+  // Only the best may join on meaning alone: far enough above the floor, and ahead of the others
+  // (its lead over the mean of the next nine: an everyday prompt is about as near to many entries).
+  const [first] = near;
+  if (first && !instructed) {
+    const rest = near.slice(1, 10);
+    const lead = first.sim - (rest.length ? rest.reduce((a, n) => a + n.sim, 0) / rest.length : 0);
+    const lexical = scores.has(first.rowid);
+    if (lexical ? first.sim >= SIM_RESCUE && lead >= SIM_RESCUE_LEAD : first.sim >= SIM_ALONE && lead >= SIM_LEAD)
+      alone.add(first.rowid);
+  }
+  return { query: q, sims, alone };
+}
+
+const EMPTY: Score = { score: 0, groups: 0, strong: false, alt: false, kw: false, own: false, learned: 0 };
+/*
+ * Similarity's part in routing, calibrated on routing sets a to e (scripts/bench/routing.ts; set F
+ * was kept out of it). Cosines of the static model: an everyday prompt's best entry sits near
+ * 0.3-0.45, an entry that states what a prompt asks near 0.5-0.8.
+ */
+/** Nearest entries looked at per prompt. */
+const SIM_K = 20;
+/** A prompt shorter than this (in words) is not compared by meaning: too little to go on. */
+const SIM_MIN_WORDS = 3;
+/** Similarity at which an entry may join on meaning alone, and its lead over the next nine. */
+const SIM_ALONE = 0.55;
+const SIM_LEAD = 0.12;
+/** The same for an entry the prompt shares words with, which the word gate found too weak. */
+const SIM_RESCUE = 0.4;
+const SIM_RESCUE_LEAD = 0.08;
+/** A word match (not in title, tags or keywords) this far from the prompt's meaning is dropped. */
+const SIM_VETO = 0.2;
+/** Similarity above SIM_BASE adds SIM_BOOST x (sim - SIM_BASE) x the prompt's weight to a match's score. */
+const SIM_BASE = 0.3;
+const SIM_BOOST = 1;
+
 export function routePrompt(store: Store, prompt: string, namedPaths: string[], max = ROUTE_MAX): Routed[] {
   const scopes = activeScopes(store);
   const order = scopeOrder(store);
@@ -321,6 +374,26 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
         : (s.groups >= 2 ? COVER : COVER_ONE) * (instructed ? INSTRUCTION_COVER : 1);
     const evidence = (!asked && !s.own) || learnedOnly ? INSTRUCTION_ALT_FLOOR * floor : floor;
     if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);
+  }
+  // Similarity (retrieval/similar.ts): an entry the lexical gate passed but whose meaning is far
+  // from the prompt's is dropped; one the gate missed joins when it alone stands out.
+  const meaning = similarity(store, prompt, scopes, scores);
+  if (meaning) {
+    const unknown = passed.filter((r) => !meaning.sims.has(r));
+    for (const [rowid, sim] of similarities(store, unknown, scopes, meaning.query)) meaning.sims.set(rowid, sim);
+    for (let i = passed.length - 1; i >= 0; i--) {
+      const sim = meaning.sims.get(passed[i]!);
+      if (sim !== undefined && sim < SIM_VETO && !scores.get(passed[i]!)!.strong) passed.splice(i, 1);
+    }
+    for (const [rowid, sim] of meaning.sims) {
+      const lex = scores.get(rowid);
+      const boost = SIM_BOOST * Math.max(0, sim - SIM_BASE) * Math.max(weight, floor, 1);
+      if (lex && passed.includes(rowid)) lex.score += boost;
+      else if (meaning.alone.has(rowid)) {
+        scores.set(rowid, { ...(lex ?? EMPTY), score: (lex?.score ?? 0) + boost });
+        passed.push(rowid);
+      }
+    }
   }
   if (passed.length) {
     // Best first, in chunks: only the best `max` (and ties at the edge) can make the cut, so a

@@ -47,6 +47,8 @@ export const CONFIG_KEYS = {
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
   /** The learned thesaurus (src/store/thesaurus.ts): its neighbours as weak alternatives of prompt words. */
   "routing.learned": { ...pick("on", "off"), default: "off" },
+  /** Sentence similarity (src/embed/) fused with the word match in the prompt hook and recall; off = words only. */
+  "routing.similarity": { ...pick("on", "off"), default: "on" },
   /** The team lane: each repository's committed `.coffer/` (entries, rules) read as scope `team`. */
   "team.read": { ...pick("on", "off"), default: "on" },
   /** Who team entries name as their author: "git" = the git user.name (read from git config files); off = user / agent:<host> only. */

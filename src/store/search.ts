@@ -19,6 +19,7 @@ import {
 import type { ScopeKey, ScopeName } from "./scope";
 import { activeScopes, type Store, scopeKey, scopeName, verifyShown, withHealing } from "./store";
 import { analyzeQuery } from "./text";
+import { nearest, queryVector, similarities } from "./vectors";
 
 /** Which query term an entry matched, where, and through which alternative (recall --explain). */
 export type ExplainTerm = {
@@ -48,6 +49,8 @@ export type Explain = {
   /** The score recall ranks by first (more terms, rarer terms), then BM25. */
   score: number;
   bm25: number;
+  /** Cosine similarity of the entry's meaning to the query's (when compared). */
+  similarity?: number;
 };
 
 export type Hit = {
@@ -85,7 +88,17 @@ export function recallCap(total: number): number {
 }
 
 type Matched = { form: Form | undefined; field: Field | "applies_to"; credit: number; bm25: number };
-type Candidate = { rowid: number; mass: number; bm25: number; titleAll: boolean; groups: Map<number, Matched> };
+type Candidate = {
+  rowid: number;
+  mass: number;
+  bm25: number;
+  titleAll: boolean;
+  groups: Map<number, Matched>;
+  /** Cosine similarity to the query (store/vectors.ts), when compared. */
+  sim?: number;
+  /** The order key: the share of the query's weight matched, plus what similarity adds. */
+  fused: number;
+};
 
 /** One query's analysis, postings and candidates, ranked by mass (more and rarer terms), title, BM25. */
 function rank(store: Store, query: string, scopes: ScopeKey[]) {
@@ -119,7 +132,7 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
   const pathWeight = paths.length ? idf(total, paths.length) : 0;
   const cands = new Map<number, Candidate>();
   const cand = (rowid: number) => {
-    const c = cands.get(rowid) ?? { rowid, mass: 0, bm25: 0, titleAll: false, groups: new Map() };
+    const c: Candidate = cands.get(rowid) ?? { rowid, mass: 0, bm25: 0, titleAll: false, groups: new Map(), fused: 0 };
     cands.set(rowid, c);
     return c;
   };
@@ -152,8 +165,43 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
         return m?.field === "title" && m.form?.source === "query";
       });
   }
+  // Meaning: the entries nearest the query join as candidates, and the best lexical ones are
+  // compared too; the order key is the share of the query matched plus what similarity adds.
+  const q = store.config["routing.similarity"] === "off" ? undefined : queryVector(store, query);
+  if (q) {
+    // An entry that shares no word with the query must be near in meaning to be shown at all.
+    for (const n of nearest(store, scopes, q, SIM_NEAR))
+      if (cands.has(n.rowid) || n.sim >= RECALL_SIM_ALONE) cand(n.rowid).sim = n.sim;
+    const unscored = [...cands.values()]
+      .filter((c) => c.sim === undefined)
+      .sort((a, b) => b.mass - a.mass)
+      .slice(0, SIM_LEXICAL)
+      .map((c) => c.rowid);
+    for (const [rowid, sim] of similarities(store, unscored, scopes, q)) cands.get(rowid)!.sim = sim;
+  }
+  const whole = weights.reduce((a, b) => a + b, 0) + pathWeight || 1;
+  // A path the query names is what it asks about: its entries stay first, whatever is near in meaning.
+  for (const c of cands.values())
+    c.fused =
+      c.mass / whole +
+      (c.groups.has(posts.length) ? RECALL_PATH : 0) +
+      (c.sim === undefined ? 0 : RECALL_SIM * Math.max(0, c.sim - RECALL_SIM_BASE) * Math.max(0, 1 - c.mass / whole));
   return { posts, paths, cands: [...cands.values()] };
 }
+
+/** Entries nearest the query that join recall's candidates, and lexical candidates compared by meaning. */
+const SIM_NEAR = 50;
+const SIM_LEXICAL = 200;
+/**
+ * Similarity above RECALL_SIM_BASE adds RECALL_SIM x the excess, times the share of the query left
+ * unmatched, to the share matched: an entry holding every word keeps its place, one holding few
+ * is lifted by its meaning (calibrated on routing sets a to e); a path the query names adds RECALL_PATH.
+ */
+const RECALL_SIM = 2;
+/** The similarity an entry that matches no word of the query needs to be a hit. */
+const RECALL_SIM_ALONE = 0.35;
+const RECALL_SIM_BASE = 0.3;
+const RECALL_PATH = 1;
 
 const round = (x: number) => Math.round(x * 1e9) / 1e9;
 
@@ -262,11 +310,11 @@ function best(
   query: string,
   order: Map<ScopeKey, number>,
 ) {
-  cands.sort((a, b) => round(b.mass) - round(a.mass) || Number(b.titleAll) - Number(a.titleAll) || b.bm25 - a.bm25);
+  cands.sort((a, b) => round(b.fused) - round(a.fused) || Number(b.titleAll) - Number(a.titleAll) || b.bm25 - a.bm25);
   let end = Math.min(cands.length, offset + limit);
   // Ties on the first key at the edge come along: the title, BM25, recency and scope decide among them.
   const cutoff = end + WINDOW_MAX;
-  while (end < cands.length && end < cutoff && round(cands[end]!.mass) === round(cands[end - 1]!.mass)) end++;
+  while (end < cands.length && end < cutoff && round(cands[end]!.fused) === round(cands[end - 1]!.fused)) end++;
   const window = cands.slice(0, end);
   const rows = new Map(
     (
@@ -289,7 +337,7 @@ function best(
     })
     .sort(
       (a, b) =>
-        round(b.cand.mass) - round(a.cand.mass) ||
+        round(b.cand.fused) - round(a.cand.fused) ||
         b.tier - a.tier ||
         b.cand.bm25 - a.cand.bm25 ||
         (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : 0) ||
@@ -340,7 +388,14 @@ function withAnswers(store: Store, sorted: Ranked[], n: number): Ranked[] {
       inList
         ? { ...inList, answers: t.row.id }
         : {
-            cand: { rowid: row.rowid, mass: t.cand.mass, bm25: 0, titleAll: false, groups: new Map() },
+            cand: {
+              rowid: row.rowid,
+              mass: t.cand.mass,
+              bm25: 0,
+              titleAll: false,
+              groups: new Map(),
+              fused: t.cand.fused,
+            },
             row,
             title: undefined,
             tier: 0,
@@ -391,6 +446,7 @@ function explain(
     ...(title ? { title } : {}),
     score: Number(cand.mass.toFixed(6)),
     bm25: Number(cand.bm25.toFixed(6)),
+    ...(cand.sim === undefined ? {} : { similarity: Number(cand.sim.toFixed(3)) }),
   };
 }
 
