@@ -3,7 +3,7 @@ import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { reasonText } from "../store/anchors";
 import { requireEntry } from "../store/entries";
-import { checkProjectStale, keepStale } from "../store/stale";
+import { checkKnownProjects, checkProjectStale, keepStale, STALE_BUDGET_MS } from "../store/stale";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, notice, paint, plural, printJson } from "./_shared";
 
@@ -13,9 +13,34 @@ const check = withExamples(
       name: "check",
       description: "Check this project's entries against its working tree: files, scripts, targets, dependencies",
     },
-    args: { ...jsonArg },
+    args: {
+      all: {
+        type: "boolean",
+        description:
+          "Check every project checked on this machine before too (what `coffer serve` does in the background)",
+      },
+      ...jsonArg,
+    },
     run({ args }) {
       const store = cliStore();
+      if (args.all) {
+        const reports = checkKnownProjects(store);
+        const projects = reports.map((r) => ({
+          scope: r.scope,
+          root: r.root,
+          checked: r.checked,
+          stale: r.stale.length,
+          kept: r.kept,
+          unchecked: r.unchecked,
+        }));
+        if (args.json) return printJson({ projects });
+        for (const p of projects)
+          notice(
+            `${p.root}: ${plural(p.stale, "stale entry", "stale entries")} of ${plural(p.checked, "entry", "entries")} checked${p.unchecked ? `, ${p.unchecked} left for the next check` : ""}.`,
+          );
+        if (!projects.length) notice("No project to check: run `coffer stale` inside a repository first.");
+        return;
+      }
       const report = checkProjectStale(store);
       if (!report) {
         if (args.json) return printJson({ checked: 0, stale: [], kept: 0 });
@@ -28,6 +53,7 @@ const check = withExamples(
           root: report.root,
           checked: report.checked,
           kept: report.kept,
+          unchecked: report.unchecked,
           stale: report.stale.map((s) => ({
             id: s.id,
             title: s.title,
@@ -42,11 +68,15 @@ const check = withExamples(
       notice(
         `${plural(report.stale.length, "stale entry", "stale entries")} of ${plural(report.checked, "entry", "entries")} that name files, scripts or dependencies${kept} (${store.project?.label}).`,
       );
+      if (report.unchecked)
+        notice(
+          `${plural(report.unchecked, "entry", "entries")} not checked within ${STALE_BUDGET_MS / 1000} s: run \`coffer stale\` again to go on from there.`,
+        );
       if (report.stale.length)
         notice("Fix with `coffer edit <id>`, drop with `coffer forget <id>`, or keep as is: `coffer stale keep <id>`.");
     },
   }),
-  ["coffer stale", "coffer stale --json"],
+  ["coffer stale", "coffer stale --json", "coffer stale --all"],
 );
 
 const keep = withExamples(

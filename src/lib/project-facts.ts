@@ -5,7 +5,7 @@
  * (package.json, pyproject.toml, go.mod, Cargo.toml). The staleness check (store/stale.ts) asks.
  * `undefined` always means "cannot tell": the caller never calls something missing then.
  */
-import { lstatSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { readSmallText } from "./small-file";
@@ -98,26 +98,22 @@ export function projectFacts(root: string): ProjectFacts {
     }
   };
   let fileList: string[] | undefined | null = null;
+  /** One walk of the tree: folder entries carry their type, so no file is statted; links are listed, never entered. */
   const files = () => {
     if (fileList !== null) return fileList;
     const out: string[] = [];
     const walk = (rel: string): boolean => {
-      let names: string[];
+      let names: Dirent[];
       try {
-        names = readdirSync(rel ? join(root, rel) : root);
+        names = readdirSync(rel ? join(root, rel) : root, { withFileTypes: true });
       } catch {
         return true;
       }
-      for (const name of names) {
-        const r = rel ? `${rel}/${name}` : name;
-        let st: import("node:fs").Stats;
-        try {
-          st = lstatSync(join(root, r));
-        } catch {
-          continue;
-        }
-        if (dirIgnored(r, st.isDirectory())) continue;
-        if (st.isDirectory()) {
+      for (const d of names) {
+        const r = rel ? `${rel}/${d.name}` : d.name;
+        const dir = d.isDirectory();
+        if (dirIgnored(r, dir)) continue;
+        if (dir) {
           if (!walk(r)) return false;
         } else {
           out.push(r);

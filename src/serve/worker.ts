@@ -3,9 +3,42 @@
  * session-end queue, then sweep idle transcripts) under the sweep lock, so it never runs beside a
  * background sweep or `coffer distill sweep`. Passes never overlap; stop() asks the pass in
  * progress to end after the session it is distilling and waits for it, so shutdown never cuts a
- * write in half.
+ * write in half. The staleness check runs in a child process (`coffer stale --all`): walking
+ * checkouts and matching globs for seconds never holds up the server's requests.
  */
 import { type Periodic, startPeriodic } from "../lib/periodic";
+import { selfCommand } from "../lib/platform";
+
+/** Past this, the staleness child is ended (its own budget is STALE_BUDGET_MS; this is for a hung one). */
+const STALE_CHILD_MS = 120_000;
+
+/**
+ * One staleness check of the projects checked on this machine, in a child process; the number of
+ * stale entries it found, or an error message.
+ */
+async function staleInChild(signal: AbortSignal): Promise<number | string> {
+  const child = Bun.spawn([...selfCommand(), "stale", "--all", "--json"], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const end = () => child.kill();
+  signal.addEventListener("abort", end);
+  const timer = setTimeout(end, STALE_CHILD_MS);
+  try {
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
+    if (code !== 0) return `stale check exited with ${code}: ${err.trim().split("\n").pop() ?? ""}`;
+    const { projects } = JSON.parse(out) as { projects: { stale: number }[] };
+    return projects.reduce((n, p) => n + p.stale, 0);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", end);
+  }
+}
 
 export type WorkerStatus = { running: boolean; passes: number; last_pass: string | null; last_error: string | null };
 
@@ -22,10 +55,9 @@ export function startWorker(opts: { intervalMs: number; firstDelayMs?: number; l
       const { walkAllScopes, withOpenStore } = await import("../store/store");
       await withOpenStore({ freshness: "none", notice: opts.log }, walkAllScopes);
       // Staleness (store/stale.ts): the projects checked on this machine, against their checkouts.
-      const { checkKnownProjects } = await import("../store/stale");
-      const stale = await withOpenStore({ freshness: "none", notice: opts.log }, checkKnownProjects);
-      const flagged = stale.reduce((n, r) => n + r.stale.length, 0);
-      if (flagged)
+      const flagged = await staleInChild(signal);
+      if (typeof flagged === "string") opts.log(`worker: ${flagged}`);
+      else if (flagged)
         opts.log(`worker: ${flagged} stale ${flagged === 1 ? "entry" : "entries"} (coffer stale lists them)`);
       const { sweepPass } = await import("../capture/pass");
       const { backoffMessage } = await import("../distill/ledger");

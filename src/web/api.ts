@@ -497,9 +497,13 @@ route("GET", "/api/v1/ui/stale", (_req, url, _p, ctx) =>
 
 const staleCheckBody = v.strictObject({ scope: v.optional(v.string()) });
 
+/** How long Check now may hold the server (the background pass checks in a child process). */
+const STALE_CHECK_NOW_MS = 3_000;
+
 /**
  * Check now: the server's project, the projects checked on this machine before and those the
- * hooks ran in, against their checkouts (files read, nothing spawned), or only `scope`.
+ * hooks ran in, against their checkouts (files read, nothing spawned), or only `scope`. Within
+ * STALE_CHECK_NOW_MS: what it did not reach is checked first by the next check.
  */
 route("POST", "/api/v1/ui/stale/check", async (req, _url, _p, ctx) => {
   const body = parse(staleCheckBody, await readJsonBody(req), "check request");
@@ -511,7 +515,7 @@ route("POST", "/api/v1/ui/stale/check", async (req, _url, _p, ctx) => {
     only = (worktree && resolveProject(worktree)?.id) || only;
   }
   return withUiStore(ctx, undefined, (store) => {
-    const reports = checkKnownProjects(store, { cwds: knownCwds(store), only });
+    const reports = checkKnownProjects(store, { cwds: knownCwds(store), only, budgetMs: STALE_CHECK_NOW_MS });
     return json({
       projects: reports.map((r) => ({
         scope: r.scope,
@@ -520,6 +524,7 @@ route("POST", "/api/v1/ui/stale/check", async (req, _url, _p, ctx) => {
         checked: r.checked,
         stale: r.stale.length,
         kept: r.kept,
+        unchecked: r.unchecked,
       })),
     });
   });

@@ -94,7 +94,7 @@ describe("the stale routes", () => {
     const check = await ui("/api/v1/ui/stale/check", { method: "POST", body: {} });
     expect(check.status).toBe(200);
     expect(check.body.projects).toEqual([
-      { scope: projectId, scope_label: "shop", root: repo, checked: 4, stale: 0, kept: 0 },
+      { scope: projectId, scope_label: "shop", root: repo, checked: 4, stale: 0, kept: 0, unchecked: 0 },
     ]);
     expect(await listed()).toEqual([]);
     expect((await ui("/api/v1/ui/stale", { auth: false })).status).toBe(401);
