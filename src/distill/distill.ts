@@ -11,6 +11,7 @@ import { audit, mergeFound, scrubbedNote } from "../scrub/write";
 import type { Config } from "../store/config";
 import { type RememberInput, type RememberResult, remember } from "../store/entries";
 import { closeStore } from "../store/store";
+import { nearestEntries, vectorText } from "../store/vectors";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubTexts } from "../transcripts/scrub";
@@ -118,6 +119,15 @@ export function prepareSession(file: SessionFile, config: Config): PreparedSessi
 }
 
 /**
+ * Similarity (src/embed/) at which an insight is about what an existing entry of the same kind
+ * states (NEAR_SAME: a candidate to replace it, for a person to decide), and at which it says the
+ * same thing again (NEAR_DUPLICATE). "Deploy on Fridays is forbidden" / "... allowed" is 0.85:
+ * below NEAR_DUPLICATE, never dropped as a duplicate.
+ */
+const NEAR_SAME = 0.8;
+const NEAR_DUPLICATE = 0.92;
+
+/**
  * Write insights as entries in the project scope (scrubbed once more: a model can echo anything).
  * An insight that contradicts an existing entry without settling it is not written: it goes to
  * the inbox for a person (status "conflict", the conflict's id). An insight marked `team` is
@@ -145,8 +155,21 @@ export function writeInsights(
     const entries = insights.map((ins): WrittenEntry => {
       const [title = "", body = "", ...rawKeywords] = clean([ins.title, ins.body, ...(ins.keywords ?? [])]);
       const keywords = cleanKeywords(rawKeywords);
-      if (ins.contradicts) {
-        const existing = related.find((r) => r.id === ins.contradicts);
+      // Near in meaning to an entry of the same kind (entry vectors): the same statement again is
+      // not written; one that may replace it ("Node 20 is required" / "Node 22 is required", or a
+      // reversal) waits in the inbox like a contradiction, for a person to approve or drop.
+      const near =
+        ins.supersedes || ins.contradicts || !store.project
+          ? undefined
+          : nearestEntries(store, vectorText({ title, tags: [], keywords, body }), [store.project.id], 1).find(
+              (n) => n.sim >= NEAR_SAME && n.kind === ins.kind,
+            );
+      if (near && near.sim >= NEAR_DUPLICATE)
+        return { id: near.id, status: "duplicate", kind: near.kind, title: near.title };
+      if (ins.contradicts || near) {
+        const existing = near
+          ? { id: near.id, kind: near.kind, title: near.title, body: near.body }
+          : related.find((r) => r.id === ins.contradicts);
         if (existing) {
           const conflict: Conflict = {
             version: 1,

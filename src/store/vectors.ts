@@ -326,3 +326,24 @@ export function similarities(
 ): Map<number, number> {
   return new Map(vectorsOf(store, rowids, scopes).map((v) => [v.rowid, dot(query, v.vec)]));
 }
+
+export type NearEntry = { id: string; scope: ScopeKey; kind: string; title: string; body: string; sim: number };
+
+/** The `k` current entries of `scopes` nearest in meaning to `text` (none when vectors are not current). */
+export function nearestEntries(store: Store, text: string, scopes: ScopeKey[], k: number): NearEntry[] {
+  const q = queryVector(store, text);
+  if (!q) return [];
+  const near = nearest(store, scopes, q, k);
+  if (!near.length) return [];
+  const rows = dbOf(store)
+    .query(
+      `SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.kind AS kind, e.title AS title, e.body AS body
+       FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.status = ''`,
+    )
+    .all(JSON.stringify(near.map((n) => n.rowid))) as (Omit<NearEntry, "sim"> & { rowid: number })[];
+  const byRow = new Map(rows.map((r) => [r.rowid, r]));
+  return near.flatMap((n) => {
+    const r = byRow.get(n.rowid);
+    return r ? [{ id: r.id, scope: r.scope, kind: r.kind, title: r.title, body: r.body, sim: n.sim }] : [];
+  });
+}

@@ -247,3 +247,28 @@ describe("superseded entries", () => {
     expectSuperseded(out.entry);
   });
 });
+
+describe("near-duplicates by meaning (the entry vectors)", () => {
+  test("an insight close in meaning to an entry of its kind waits in the inbox; one saying it again is not written", async () => {
+    const r0 = sb.run(["remember", "Tests run with vitest", "--kind", "convention", "--json"], { cwd: repo });
+    const testsId = r0.json().id as string;
+    const before = entryFiles(sb).length;
+    server = modelServer("openai", [
+      {
+        text: JSON.stringify([
+          { kind: "convention", title: "Unit tests", body: "We use vitest for unit tests" },
+          { kind: "decision", title: "Deploys", body: "Deploys go through make release and never push tags by hand." },
+        ]),
+      },
+    ]);
+    writeModelConfig(sb, "openai", server.url);
+    const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
+    expect(r.code).toBe(0);
+    const entries = r.json().results[0].entries as { id: string; status: string; contradicts?: string }[];
+    expect(entries[0]).toMatchObject({ status: "conflict", contradicts: testsId });
+    expect(entries[1]).toMatchObject({ id: oldId, status: "duplicate" });
+    expect(entryFiles(sb).length).toBe(before);
+    const [c] = (await runAsync(sb, ["inbox", "list", "--json"])).json().conflicts;
+    expect(c.existing.id).toBe(testsId);
+  });
+});
