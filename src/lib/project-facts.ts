@@ -4,8 +4,13 @@
  * of its package.json files, its Makefile targets, and the dependencies its manifests list
  * (package.json, pyproject.toml, go.mod, Cargo.toml). The staleness check (store/stale.ts) asks.
  * `undefined` always means "cannot tell": the caller never calls something missing then.
+ *
+ * Nothing here leaves the checkout: a symbolic link committed in the repository is never followed
+ * (lstat only; a manifest is read only when no link is on its way), so what a link points at
+ * (outside the checkout or not) is never looked at. A link is there as itself; a path that goes
+ * through one is "behind a link", which the staleness check never judges.
  */
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { readSmallText } from "./small-file";
@@ -36,12 +41,23 @@ function gitignoreRules(text: string): Rule[] {
 /** Generated or installed folders at any depth: never checked, whatever .gitignore says. */
 const ALWAYS_IGNORED = new Set(["node_modules", ".git", "dist", "__pycache__", ".venv", "venv", "bower_components"]);
 
+/**
+ * What is at a project-relative path, seen with lstat from the root down: a folder, a file (or
+ * anything else that is not a link), a link (never followed), nothing, "behind-link" when a folder
+ * on its way is a link (nothing past it is looked at), or "outside" for a path that is not one
+ * inside the checkout (absolute, `..`).
+ */
+export type PathState = "dir" | "file" | "link" | "missing" | "behind-link" | "outside";
+
 export type ProjectFacts = {
   root: string;
   /** Is this project-relative path (or a folder above it) ignored or generated? */
   ignored(rel: string): boolean;
-  /** Does the path exist (file or folder)? */
+  /** What is at the path, without following any link. */
+  at(rel: string): PathState;
+  /** Is the path there (a file, a folder or a link as itself)? False behind a link. */
   exists(rel: string): boolean;
+  /** A real folder (not a link to one)? */
   isDir(rel: string): boolean;
   /** Every file of the tree (not ignored), walked once on first use; undefined past `max` files. */
   files(): string[] | undefined;
@@ -56,7 +72,31 @@ export type ProjectFacts = {
 const FILES_MAX = 100_000;
 
 export function projectFacts(root: string): ProjectFacts {
-  const rules = gitignoreRules(readSmallText(join(root, ".gitignore"), 1024 * 1024) ?? "");
+  const states = new Map<string, PathState>();
+  const at = (rel: string): PathState => {
+    const clean = rel.replace(/\/+$/, "");
+    if (!clean) return "dir";
+    if (clean.startsWith("/") || clean.split("/").some((seg) => seg === "" || seg === "." || seg === ".."))
+      return "outside";
+    let state = states.get(clean);
+    if (state !== undefined) return state;
+    const slash = clean.lastIndexOf("/");
+    const parent = slash < 0 ? "dir" : at(clean.slice(0, slash));
+    if (parent !== "dir") state = parent === "missing" || parent === "file" ? "missing" : "behind-link";
+    else
+      try {
+        const st = lstatSync(join(root, clean));
+        state = st.isSymbolicLink() ? "link" : st.isDirectory() ? "dir" : "file";
+      } catch {
+        state = "missing";
+      }
+    states.set(clean, state);
+    return state;
+  };
+  /** A manifest's text, only when it is a regular file with no link on its way (never read through one). */
+  const readInside = (rel: string, max: number): string | undefined =>
+    at(rel) === "file" ? readSmallText(join(root, rel), max) : undefined;
+  const rules = gitignoreRules(readInside(".gitignore", 1024 * 1024) ?? "");
   const ignoredCache = new Map<string, boolean>();
   const dirIgnored = (rel: string, isDir: boolean): boolean => {
     const segs = rel.split("/");
@@ -81,21 +121,10 @@ export function projectFacts(root: string): ProjectFacts {
   const ignored = (rel: string) => {
     let v = ignoredCache.get(rel);
     if (v === undefined) {
-      let dir = false;
-      try {
-        dir = statSync(join(root, rel)).isDirectory();
-      } catch {}
-      v = dirIgnored(rel, dir);
+      v = dirIgnored(rel, at(rel) === "dir");
       ignoredCache.set(rel, v);
     }
     return v;
-  };
-  const stat = (rel: string) => {
-    try {
-      return statSync(join(root, rel));
-    } catch {
-      return undefined;
-    }
   };
   let fileList: string[] | undefined | null = null;
   /** One walk of the tree: folder entries carry their type, so no file is statted; links are listed, never entered. */
@@ -127,14 +156,14 @@ export function projectFacts(root: string): ProjectFacts {
   };
   const json = (rel: string): Record<string, unknown> | undefined => {
     try {
-      const v = JSON.parse(readSmallText(join(root, rel), 4 * 1024 * 1024) ?? "");
+      const v = JSON.parse(readInside(rel, 4 * 1024 * 1024) ?? "");
       return v && typeof v === "object" ? v : undefined;
     } catch {
       return undefined;
     }
   };
   const toml = (rel: string): Record<string, unknown> | undefined => {
-    const text = readSmallText(join(root, rel), 4 * 1024 * 1024);
+    const text = readInside(rel, 4 * 1024 * 1024);
     if (text === undefined) return undefined;
     try {
       return parseToml(text) as Record<string, unknown>;
@@ -156,7 +185,7 @@ export function projectFacts(root: string): ProjectFacts {
       }
       for (const n of names) {
         const r = rel ? `${rel}/${n}` : n;
-        if (n.startsWith(".") || dirIgnored(r, true) || !stat(r)?.isDirectory()) continue;
+        if (n.startsWith(".") || dirIgnored(r, true) || at(r) !== "dir") continue;
         const pkg = json(`${r}/package.json`);
         if (pkg) out.push(pkg);
         if (depth < 2) sub(r, depth + 1);
@@ -170,8 +199,9 @@ export function projectFacts(root: string): ProjectFacts {
   return {
     root,
     ignored,
-    exists: (rel) => stat(rel) !== undefined,
-    isDir: (rel) => stat(rel)?.isDirectory() === true,
+    at,
+    exists: (rel) => ["dir", "file", "link"].includes(at(rel)),
+    isDir: (rel) => at(rel) === "dir",
     files,
     scripts() {
       pkgs ??= packageJsons();
@@ -179,9 +209,9 @@ export function projectFacts(root: string): ProjectFacts {
       return new Set(pkgs.flatMap((p) => objKeys(p.scripts)));
     },
     targets() {
-      const name = ["GNUmakefile", "makefile", "Makefile"].find((n) => stat(n)?.isFile());
+      const name = ["GNUmakefile", "makefile", "Makefile"].find((n) => at(n) === "file");
       if (!name) return undefined;
-      const text = readSmallText(join(root, name), 4 * 1024 * 1024);
+      const text = readInside(name, 4 * 1024 * 1024);
       if (text === undefined) return undefined;
       const out = new Set<string>();
       for (const line of text.replace(/\\\r?\n/g, " ").split(/\r?\n/)) {
@@ -228,7 +258,7 @@ export function projectFacts(root: string): ProjectFacts {
             add(objKeys(g?.dependencies));
         }
       }
-      const gomod = readSmallText(join(root, "go.mod"), 4 * 1024 * 1024);
+      const gomod = readInside("go.mod", 4 * 1024 * 1024);
       if (gomod !== undefined) {
         any = true;
         for (const m of gomod.matchAll(/^\s*(?:require\s+)?([\w.-]+\.[\w.-]+\/\S+)\s+v\d/gm)) {

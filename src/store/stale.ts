@@ -273,7 +273,12 @@ function checkAnchor(a: Anchor, checkout: Checkout, seen: (a: Anchor) => boolean
       return { anchor, why: `${a.v} matches no file` };
     }
     case "path": {
-      if (facts.ignored(a.v) || facts.exists(a.v)) return undefined;
+      // Never past a link: a link is there as itself (whatever it points at, in the checkout or
+      // out of it), and a path through a linked folder is not judged, so a check never tells
+      // whether something outside the checkout exists.
+      const state = facts.at(a.v);
+      if (state === "behind-link" || state === "outside") return undefined;
+      if (facts.ignored(a.v) || state !== "missing") return undefined;
       const segs = a.v.split("/");
       // a path whose top folder is not here names another repository (or a subproject): not ours to judge
       if (segs.length > 1 && !facts.isDir(segs[0]!)) return undefined;

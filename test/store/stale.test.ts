@@ -5,7 +5,7 @@
  * entries are never flagged. A person's keep silences the reasons until the anchor changes.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sandbox } from "../helpers";
 
@@ -149,6 +149,33 @@ describe("never wrong about absence", () => {
     const outside = sb.run(["stale", "--json"], { cwd: sb.home });
     expect(outside.code).toBe(0);
     expect(outside.json().stale).toEqual([]);
+  });
+});
+
+describe("never past a symbolic link committed in the repository", () => {
+  test("what a link points at, in the checkout or outside it, is never looked at", () => {
+    // outside the checkout: one file there, one not
+    const elsewhere = join(sb.root, "elsewhere");
+    mkdirSync(elsewhere, { recursive: true });
+    writeFileSync(join(elsewhere, "present.txt"), "");
+    writeFileSync(join(elsewhere, "package.json"), JSON.stringify({ scripts: { build: "x" } }));
+    const dir = project("links", { "src/app.ts": "" });
+    symlinkSync(elsewhere, join(dir, "outside")); // a folder link out of the checkout
+    mkdirSync(join(dir, "docs"));
+    symlinkSync(join(sb.root, "nowhere", "guide.md"), join(dir, "docs/guide.md")); // dangling
+    symlinkSync(join(elsewhere, "package.json"), join(dir, "package.json")); // a manifest from elsewhere
+    const present = remember(dir, "Present", "Keys are listed in outside/present.txt.");
+    const absent = remember(dir, "Absent", "Tokens are listed in outside/absent.txt.");
+    const guide = remember(dir, "Guide", "The guide is docs/guide.md.");
+    const script = remember(dir, "Deploy", "Ship with `npm run deploy` after `npm run build`.");
+    const report = check(dir);
+    // Both or neither: whether outside/absent.txt exists is not the checkout's to tell.
+    for (const id of [present, absent, script]) expect(reasonsOf(report, id)).toEqual([]);
+    // A link is there as itself, wherever it points.
+    expect(reasonsOf(report, guide)).toEqual([]);
+    // A link that goes away is gone like a file.
+    unlinkSync(join(dir, "docs/guide.md"));
+    expect(reasonsOf(check(dir), guide).map((r) => r.text)).toEqual(["docs/guide.md is gone"]);
   });
 });
 
