@@ -313,7 +313,6 @@ function similarity(
   return { query: q, sims, alone };
 }
 
-const EMPTY: Score = { score: 0, groups: 0, strong: false, alt: false, kw: false, own: false, learned: 0 };
 /*
  * Similarity's part in routing, calibrated on routing sets a to e (scripts/bench/routing.ts; set F
  * was kept out of it). Cosines of the static model: an everyday prompt's best entry sits near
@@ -378,6 +377,11 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   // Similarity (retrieval/similar.ts): an entry the lexical gate passed but whose meaning is far
   // from the prompt's is dropped; one the gate missed joins when it alone stands out.
   const meaning = similarity(store, prompt, scopes, scores);
+  // What similarity adds to each entry's score (its order among the others, and whether it gets a
+  // body), and the entry it brings in on its own. Which word matches make the cut stays the word
+  // match's decision (RELATIVE): a meaning close to one entry never pushes another out.
+  const boost = new Map<number, number>();
+  const joined: number[] = [];
   if (meaning) {
     const unknown = passed.filter((r) => !meaning.sims.has(r));
     for (const [rowid, sim] of similarities(store, unknown, scopes, meaning.query)) meaning.sims.set(rowid, sim);
@@ -385,16 +389,13 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
       const sim = meaning.sims.get(passed[i]!);
       if (sim !== undefined && sim < SIM_VETO && !scores.get(passed[i]!)!.strong) passed.splice(i, 1);
     }
+    const inPassed = new Set(passed);
     for (const [rowid, sim] of meaning.sims) {
-      const lex = scores.get(rowid);
-      const boost = SIM_BOOST * Math.max(0, sim - SIM_BASE) * Math.max(weight, floor, 1);
-      if (lex && passed.includes(rowid)) lex.score += boost;
-      else if (meaning.alone.has(rowid)) {
-        scores.set(rowid, { ...(lex ?? EMPTY), score: (lex?.score ?? 0) + boost });
-        passed.push(rowid);
-      }
+      boost.set(rowid, SIM_BOOST * Math.max(0, sim - SIM_BASE) * Math.max(weight, floor, 1));
+      if (!inPassed.has(rowid) && meaning.alone.has(rowid)) joined.push(rowid);
     }
   }
+  const fused = (r: number) => (scores.get(r)?.score ?? 0) + (boost.get(r) ?? 0);
   if (passed.length) {
     // Best first, in chunks: only the best `max` (and ties at the edge) can make the cut, so a
     // prompt that passes thousands of entries of a large store looks up a few dozen rows.
@@ -416,11 +417,14 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
       if (!kept.length) break; // best first: nothing later passes either
       for (const r of rowsByRowid(store, kept)) {
         if (byId.has(r.id)) continue;
-        byId.set(r.id, toRouted(r, Number(score(r.rowid).toFixed(9)), false));
+        byId.set(r.id, toRouted(r, Number(fused(r.rowid).toFixed(9)), false));
         added++;
       }
     }
   }
+  for (const r of joined.length ? rowsByRowid(store, rowidsInScopes(store, joined, scopes)) : [])
+    if (!byId.has(r.id)) byId.set(r.id, toRouted(r, Number(fused(r.rowid).toFixed(9)), false));
+  for (const r of byId.values()) if (r.pathHit) r.score = Number(fused(r.rowid).toFixed(9));
   return [...byId.values()].sort(compareRouted(order)).slice(0, max);
 }
 
