@@ -230,44 +230,75 @@ export function vectorBlocks(store: object, scopes: ScopeKey[]): { rowids: Uint3
   return rows.map((r) => ({ rowids: u32(r.rowids), codes: u32(r.codes) }));
 }
 
-/** Pending (not yet packed) vectors of `scopes`. */
-export function pendingVectors(store: object, scopes: ScopeKey[]): { rowid: number; vec: Float32Array }[] {
-  const rows = dbOf(store)
+/** Pending (not yet packed) vectors of `scopes`, as stored. */
+function pendingStored(store: object, scopes: ScopeKey[]): { rowid: number; vec: Uint8Array }[] {
+  return dbOf(store)
     .query(
       "SELECT rowid, vec FROM entry_vectors INDEXED BY entry_vectors_pending WHERE scope IN (SELECT value FROM json_each(?)) AND packed = 0",
     )
     .all(JSON.stringify(scopes)) as { rowid: number; vec: Uint8Array }[];
-  return rows.map((r) => ({ rowid: r.rowid, vec: unpackVector(r.vec) }));
 }
 
-/** The vectors of `rowids` that are live in `scopes`. */
-export function vectorsOf(store: object, rowids: number[], scopes: ScopeKey[]): { rowid: number; vec: Float32Array }[] {
+/** The stored vectors of `rowids` that are live in `scopes` and of this model. */
+function storedVectors(store: object, rowids: number[], scopes: ScopeKey[]): { rowid: number; vec: Uint8Array }[] {
   if (!rowids.length) return [];
-  const rows = dbOf(store)
+  return dbOf(store)
     .query(
       `SELECT v.rowid AS rowid, v.vec AS vec FROM json_each(?1) AS j CROSS JOIN entry_vectors AS v ON v.rowid = j.value
        WHERE v.scope IN (SELECT value FROM json_each(?2)) AND v.model = ?3`,
     )
     .all(JSON.stringify(rowids), JSON.stringify(scopes), MODEL_ID) as { rowid: number; vec: Uint8Array }[];
-  return rows.map((r) => ({ rowid: r.rowid, vec: unpackVector(r.vec) }));
 }
 
-/** Codes scored exactly after the Hamming pass. */
+/**
+ * The scan, in three steps: the first COARSE_WORDS words of each code (the sign bits of the
+ * components that vary most) for every entry, the whole code for the best COARSE of them, the
+ * stored vector for the best SHORTLIST of those.
+ */
+const COARSE_WORDS = 2;
+const COARSE = 2048;
 const SHORTLIST = 256;
 
 export type Similar = { rowid: number; sim: number };
 
-const dot = (a: Float32Array, b: Float32Array) => {
+/** The dot product of a float vector with a stored one (f32 scale, int8 components), read in place. */
+function dotStored(a: Float32Array, blob: Uint8Array): number {
+  const scale = new DataView(blob.buffer, blob.byteOffset, 4).getFloat32(0, true);
+  const q = new Int8Array(blob.buffer, blob.byteOffset + 4, blob.byteLength - 4);
   let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-};
+  for (let i = 0; i < q.length; i++) s += a[i]! * q[i]!;
+  return s * scale;
+}
 
-/** Bits set in a 32-bit word. */
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+/** Hamming distance over words [from, to) of the code at `at` (popcount written out: no call per word). */
+function hamming(c: Uint32Array, at: number, code: Uint32Array, from: number, to: number): number {
+  let h = 0;
+  for (let w = from; w < to; w++) {
+    let x = c[at + w]! ^ code[w]!;
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    h += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return h;
+}
+
+/** Indexes (into `dist`) of the `keep` smallest distances, found through a histogram of them. */
+function smallest(dist: Uint16Array, max: number, keep: number): number[] {
+  if (dist.length <= keep) return Array.from(dist.keys());
+  const hist = new Uint32Array(max + 1);
+  for (let i = 0; i < dist.length; i++) hist[dist[i]!]!++;
+  let cut = 0;
+  for (let seen = 0; cut <= max && seen + hist[cut]! <= keep; cut++) seen += hist[cut]!;
+  const out: number[] = [];
+  let ties = keep - out.length;
+  for (let i = 0; i < dist.length; i++) if (dist[i]! < cut) out.push(i);
+  ties = keep - out.length;
+  for (let i = 0; i < dist.length && ties > 0; i++)
+    if (dist[i] === cut) {
+      out.push(i);
+      ties--;
+    }
+  return out;
 }
 
 /** The query's vector, or undefined when it holds no known token or the index has no current vectors. */
@@ -284,33 +315,36 @@ export function queryVector(store: Store, text: string): Float32Array | undefine
 export function nearest(store: Store, scopes: ScopeKey[], query: Float32Array, k: number): Similar[] {
   const code = new Uint32Array(CODE_WORDS);
   signCode(query, code);
-  // Hamming pass: keep the SHORTLIST smallest distances (a histogram of distances finds the cut).
   const blocks = vectorBlocks(store, scopes);
-  const hist = new Uint32Array(CODE_WORDS * 32 + 1);
-  const dist: Uint16Array[] = [];
+  const total = blocks.reduce((n, b) => n + b.rowids.length, 0);
+  // Where each code lives: block and position, in one flat numbering.
+  const rowids = new Uint32Array(total);
+  const codes = new Uint32Array(total * CODE_WORDS);
+  let at = 0;
   for (const b of blocks) {
-    const n = b.rowids.length;
-    const d = new Uint16Array(n);
-    const c = b.codes;
-    for (let i = 0, at = 0; i < n; i++, at += CODE_WORDS) {
-      let h = 0;
-      for (let w = 0; w < CODE_WORDS; w++) h += popcount(c[at + w]! ^ code[w]!);
-      d[i] = h;
-      hist[h]!++;
-    }
-    dist.push(d);
+    rowids.set(b.rowids, at);
+    codes.set(b.codes, at * CODE_WORDS);
+    at += b.rowids.length;
   }
-  let cut = 0;
-  for (let seen = 0; cut < hist.length && seen + hist[cut]! <= SHORTLIST; cut++) seen += hist[cut]!;
-  const short: number[] = [];
-  blocks.forEach((b, j) => {
-    const d = dist[j]!;
-    for (let i = 0; i < d.length; i++)
-      if (d[i]! < cut || (d[i] === cut && short.length < SHORTLIST)) short.push(b.rowids[i]!);
-  });
+  let candidates: number[] = Array.from({ length: total }, (_, i) => i);
+  if (total > COARSE) {
+    const d = new Uint16Array(total);
+    for (let i = 0; i < total; i++) d[i] = hamming(codes, i * CODE_WORDS, code, 0, COARSE_WORDS);
+    candidates = smallest(d, COARSE_WORDS * 32, COARSE);
+  }
+  if (candidates.length > SHORTLIST) {
+    const d = new Uint16Array(candidates.length);
+    for (let j = 0; j < candidates.length; j++) d[j] = hamming(codes, candidates[j]! * CODE_WORDS, code, 0, CODE_WORDS);
+    candidates = smallest(d, CODE_WORDS * 32, SHORTLIST).map((j) => candidates[j]!);
+  }
   const scored = new Map<number, number>();
-  for (const v of vectorsOf(store, short, scopes)) scored.set(v.rowid, dot(query, v.vec));
-  for (const v of pendingVectors(store, scopes)) scored.set(v.rowid, dot(query, v.vec));
+  for (const v of storedVectors(
+    store,
+    candidates.map((i) => rowids[i]!),
+    scopes,
+  ))
+    scored.set(v.rowid, dotStored(query, v.vec));
+  for (const v of pendingStored(store, scopes)) scored.set(v.rowid, dotStored(query, v.vec));
   return [...scored]
     .map(([rowid, sim]) => ({ rowid, sim }))
     .sort((a, b) => b.sim - a.sim || a.rowid - b.rowid)
@@ -324,7 +358,7 @@ export function similarities(
   scopes: ScopeKey[],
   query: Float32Array,
 ): Map<number, number> {
-  return new Map(vectorsOf(store, rowids, scopes).map((v) => [v.rowid, dot(query, v.vec)]));
+  return new Map(storedVectors(store, rowids, scopes).map((v) => [v.rowid, dotStored(query, v.vec)]));
 }
 
 export type NearEntry = { id: string; scope: ScopeKey; kind: string; title: string; body: string; sim: number };
