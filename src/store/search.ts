@@ -167,11 +167,17 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
   }
   // Meaning: the entries nearest the query join as candidates, and the best lexical ones are
   // compared too; the order key is the share of the query matched plus what similarity adds.
+  const whole = weights.reduce((a, b) => a + b, 0) + pathWeight || 1;
   const q = store.config["routing.similarity"] === "off" ? undefined : queryVector(store, query);
   if (q) {
-    // An entry that shares no word with the query must be near in meaning to be shown at all.
+    // An entry that shares no word with the query joins only when the query says something (three
+    // words or more: a name or an identifier alone is looked up as written) that no entry holds
+    // every word of, and only when near in meaning.
+    const answered =
+      query.split(/\s+/).filter(Boolean).length < SIM_MIN_WORDS ||
+      [...cands.values()].some((c) => c.mass >= whole * (1 - 1e-9));
     for (const n of nearest(store, scopes, q, SIM_NEAR))
-      if (cands.has(n.rowid) || n.sim >= RECALL_SIM_ALONE) cand(n.rowid).sim = n.sim;
+      if (cands.has(n.rowid) || (!answered && n.sim >= RECALL_SIM_ALONE)) cand(n.rowid).sim = n.sim;
     const unscored = [...cands.values()]
       .filter((c) => c.sim === undefined)
       .sort((a, b) => b.mass - a.mass)
@@ -179,7 +185,6 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
       .map((c) => c.rowid);
     for (const [rowid, sim] of similarities(store, unscored, scopes, q)) cands.get(rowid)!.sim = sim;
   }
-  const whole = weights.reduce((a, b) => a + b, 0) + pathWeight || 1;
   // A path the query names is what it asks about: its entries stay first, whatever is near in meaning.
   for (const c of cands.values())
     c.fused =
@@ -191,6 +196,7 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
 
 /** Entries nearest the query that join recall's candidates, and lexical candidates compared by meaning. */
 const SIM_NEAR = 50;
+const SIM_MIN_WORDS = 3;
 const SIM_LEXICAL = 200;
 /**
  * Similarity above RECALL_SIM_BASE adds RECALL_SIM x the excess, times the share of the query left
