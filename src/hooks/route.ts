@@ -321,7 +321,7 @@ function similarity(
 /** Nearest entries looked at per prompt. */
 const SIM_K = 20;
 /** A prompt shorter than this (in words) is not compared by meaning: too little to go on. */
-const SIM_MIN_WORDS = 3;
+const SIM_MIN_WORDS = 4;
 /** Similarity at which an entry may join on meaning alone, and its lead over the next nine. */
 const SIM_ALONE = 0.55;
 const SIM_LEAD = 0.12;

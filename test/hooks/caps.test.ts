@@ -54,10 +54,9 @@ function checkPlan(ctx: string) {
   // Every included body is complete.
   for (const id of bodies)
     expect(ctx).toContain(`## [${id}] ${big.find((b) => b.id === id)!.title}\n${big.find((b) => b.id === id)!.body}`);
-  // Cards for the rest (all forty accounted for), ids sorted within each group.
+  // Cards for the rest (all forty accounted for). Forty equal word matches are ordered by meaning
+  // (each differs in its numbers), then by id: the same order on every run (checked by the callers).
   expect([...bodies, ...cards].sort()).toEqual(big.map((b) => b.id));
-  expect(bodies).toEqual([...bodies].sort());
-  expect(cards).toEqual([...cards].sort());
   return { bodies, cards };
 }
 

@@ -54,15 +54,16 @@ describe("set-read", () => {
   test("auto: delta on prompts", () => {
     setRead("auto");
     const s = `m-${++n}`;
-    expect(bodyIds(ask(s))).toEqual(["M1OTTER", "M2OTTERDB"]);
+    // which bodies, not their order (meaning orders two equal word matches)
+    expect(bodyIds(ask(s)).sort()).toEqual(["M1OTTER", "M2OTTERDB"]);
     expect(bodyIds(ask(s))).toEqual([]);
   });
 
   test("always: every routed body on every prompt", () => {
     setRead("always");
     const s = `m-${++n}`;
-    expect(bodyIds(ask(s))).toEqual(["M1OTTER", "M2OTTERDB"]);
-    expect(bodyIds(ask(s))).toEqual(["M1OTTER", "M2OTTERDB"]);
+    expect(bodyIds(ask(s)).sort()).toEqual(["M1OTTER", "M2OTTERDB"]);
+    expect(bodyIds(ask(s)).sort()).toEqual(["M1OTTER", "M2OTTERDB"]);
   });
 
   test("manual: the rules bundle only (no cards), nothing on prompts, tools or subagents", () => {
