@@ -1,6 +1,9 @@
 import { defineCommand } from "citty";
+import { handle } from "../lib/handle";
 import { requireEntry } from "../store/entries";
 import { readMemoryFile } from "../store/indexer";
+import { activeScopes, scopeName } from "../store/store";
+import { relatedTo } from "../store/vectors";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
 
@@ -16,9 +19,22 @@ export default withExamples(
       ...jsonArg,
     },
     run({ args }) {
-      const hit = requireEntry(cliStore(), args.id);
-      if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName });
+      const store = cliStore();
+      const hit = requireEntry(store, args.id);
+      // Entries near it in meaning (entry vectors), in its own scope and those of this directory.
+      const related = relatedTo(store, hit.entry, [...new Set([hit.scope, ...activeScopes(store)])]).map((n) => ({
+        id: n.id,
+        title: n.title,
+        scope: scopeName(store, n.scope),
+        similarity: Number(n.sim.toFixed(3)),
+      }));
+      if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName, related });
       process.stdout.write(readMemoryFile(hit.file).text);
+      // The file as it is when piped; a person at a terminal also sees what it is near.
+      if (process.stdout.isTTY && related.length)
+        process.stdout.write(
+          `\nRelated (by meaning):\n${related.map((r) => `  ${handle(r.id)}  ${r.title}  (${r.similarity.toFixed(2)})`).join("\n")}\n`,
+        );
     },
   }),
   ["coffer show 3ABCDEFG          # the id `coffer list` shows", "coffer show 01JD3K5Z8Q2WXYZ123ABCDEFG --json"],

@@ -381,3 +381,18 @@ export function nearestEntries(store: Store, text: string, scopes: ScopeKey[], k
     return r ? [{ id: r.id, scope: r.scope, kind: r.kind, title: r.title, body: r.body, sim: n.sim }] : [];
   });
 }
+
+/** An entry's neighbours in meaning: at most `k` others of its scope and `scopes`, each at least RELATED_MIN. */
+export function relatedTo(
+  store: Store,
+  e: { id: string; title: string; tags: string[]; keywords?: string[]; body: string },
+  scopes: ScopeKey[],
+  k = 5,
+): NearEntry[] {
+  return nearestEntries(store, vectorText(e), scopes, k + 1)
+    .filter((n) => n.id !== e.id && n.sim >= RELATED_MIN)
+    .slice(0, k);
+}
+
+/** Similarity at which another entry is listed as related (what a prompt that states an entry reaches). */
+const RELATED_MIN = 0.5;

@@ -36,9 +36,10 @@ import { promote } from "../store/promote";
 import { shownRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../store/scope";
 import { checkedRoots, checkKnownProjects, keepStale, listStale } from "../store/stale";
-import { refresh, type Store, withOpenStore } from "../store/store";
+import { activeScopes, refresh, type Store, scopeName, withOpenStore } from "../store/store";
 import { loadLearned } from "../store/text";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
+import { relatedTo } from "../store/vectors";
 import type { WebAuth } from "./auth";
 
 export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };
@@ -318,7 +319,13 @@ route("GET", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
   withUiStore(ctx, undefined, (store) => {
     const hit = findEntry(store, idParam(p));
     if (!hit) throw notFound(`no entry with id "${p.id}"`);
-    return json({ ...entryJson(hit.entry, hit.scope), delivered_to: deliveriesOf(store, hit.entry.id) });
+    const related = relatedTo(store, hit.entry, [...new Set([hit.scope, ...activeScopes(store)])]).map((n) => ({
+      id: n.id,
+      title: n.title,
+      scope: scopeName(store, n.scope),
+      similarity: Number(n.sim.toFixed(3)),
+    }));
+    return json({ ...entryJson(hit.entry, hit.scope), delivered_to: deliveriesOf(store, hit.entry.id), related });
   }),
 );
 

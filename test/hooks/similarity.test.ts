@@ -48,9 +48,9 @@ describe("similarity in the prompt hook", () => {
 
   test("a paraphrase reaches its entry only through similarity", () => {
     similarity("off");
-    expect(bodyIds(ask(paraphrase))).not.toContain(idOf.get("sb-idempotency"));
+    expect(bodyIds(ask(paraphrase))).not.toContain(idOf.get("sb-idempotency")!);
     similarity("on");
-    expect(bodyIds(ask(paraphrase))).toContain(idOf.get("sb-idempotency"));
+    expect(bodyIds(ask(paraphrase))).toContain(idOf.get("sb-idempotency")!);
   });
 
   test("an everyday prompt stays silent although entries near it in meaning exist", () => {
@@ -64,5 +64,20 @@ describe("similarity in the prompt hook", () => {
     expect(hits.length).toBeGreaterThan(0);
     expect(Math.max(...hits.map((h) => h.explain.similarity ?? 0))).toBeGreaterThan(0.3);
     expect(ask("ok thanks, that looks good, go ahead")).toBe("");
+  });
+});
+
+describe("related entries", () => {
+  test("coffer show lists the entries near one in meaning, not itself", () => {
+    const id = idOf.get("sb-stripe-webhook")!;
+    const shown = sb.run(["show", id, "--json"], { cwd: repo }).json();
+    const related = shown.related as { id: string; title: string; similarity: number }[];
+    expect(related.length).toBeGreaterThan(0);
+    expect(related.map((r) => r.id)).not.toContain(id);
+    expect(related.every((r) => r.similarity >= 0.5)).toBe(true);
+    // the other Stripe webhook entry is its nearest
+    expect(related[0]!.id).toBe(idOf.get("sb-stripe-cli")!);
+    // piped, show prints the file as it is
+    expect(sb.run(["show", id], { cwd: repo }).stdout).not.toContain("Related");
   });
 });

@@ -21,6 +21,8 @@ export type Full = {
   text: string;
   file: string;
   delivered_to?: { host: string; session: string; at: string }[];
+  /** Entries near it in meaning (entry vectors), best first. */
+  related?: { id: string; title: string; scope: string; similarity: number }[];
   keywords?: string[];
   imported_from?: string;
   status?: "superseded";
@@ -160,6 +162,26 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
         e.delivered_to?.length
           ? e.delivered_to.map((d) => h("div", {}, `${d.host} session `, h("code", {}, d.session), ` · ${when(d.at)}`))
           : "no session yet (per the hooks' records of the last 7 days)",
+      ),
+      h("dt", {}, "Related"),
+      h(
+        "dd",
+        { id: "entry-related" },
+        e.related?.length
+          ? e.related.map((r) =>
+              h(
+                "div",
+                {},
+                h(
+                  "button",
+                  { type: "button", class: "link", title: "Open this entry", onclick: () => openEntry(r.id, scopes) },
+                  h("code", { title: r.id }, handle(r.id)),
+                ),
+                ` ${r.title} `,
+                h("span", { class: "muted", title: "similarity in meaning" }, r.similarity.toFixed(2)),
+              ),
+            )
+          : "none near it in meaning",
       ),
     ),
     h("pre", { id: "entry-body" }, e.text),
