@@ -143,8 +143,13 @@ const OTHER = /^\p{C}$/u;
 const MARK = /^\p{Mn}$/u;
 const PUNCT = /^[\p{P}!-/:-@[-`{-~]$/u;
 
+/** Printable ASCII and tab/line breaks: nothing to clean, fold or strip (most of what Coffer embeds). */
+const PLAIN = /^[\t\n\r\x20-\x7e]*$/;
+
 /** BERT's normalizer and pre-tokenizer: the words of `text`, lowercased and without accents. */
 export function basicWords(text: string): string[] {
+  // In printable ASCII every character but a letter, a digit or a space is punctuation.
+  if (PLAIN.test(text)) return text.toLowerCase().match(/[a-z0-9]+|[^a-z0-9\s]/g) ?? [];
   let clean = "";
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
@@ -173,45 +178,60 @@ export function basicWords(text: string): string[] {
   return words;
 }
 
-/** Token ids of `text` as model2vec reads it: no special tokens, unknown pieces dropped. */
-export function tokenize(text: string, t: Table | null = loadTable()): number[] {
-  if (!t) return [];
-  const ids: number[] = [];
-  for (const word of basicWords(text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text)) {
-    const chars = Array.from(word);
-    if (chars.length > MAX_WORD) continue; // [UNK]
-    const pieces: number[] = [];
-    let start = 0;
-    while (start < chars.length) {
-      let end = chars.length;
-      let found = -1;
-      while (start < end) {
-        const sub = chars.slice(start, end).join("");
-        const id = lookup(t, start > 0 ? `##${sub}` : sub);
-        if (id >= 0) {
-          found = id;
-          break;
-        }
-        end--;
-      }
-      if (found < 0) {
-        pieces.length = 0; // the whole word is [UNK]
+/** WordPiece ids of one word ([] for an unknown word), without the unknown token. */
+function wordPieces(t: Table, word: string): number[] {
+  const chars = Array.from(word);
+  if (chars.length > MAX_WORD) return []; // [UNK]
+  const pieces: number[] = [];
+  let start = 0;
+  while (start < chars.length) {
+    let end = chars.length;
+    let found = -1;
+    while (start < end) {
+      const sub = chars.slice(start, end).join("");
+      const id = lookup(t, start > 0 ? `##${sub}` : sub);
+      if (id >= 0) {
+        found = id;
         break;
       }
-      pieces.push(found);
-      start = end;
+      end--;
     }
-    for (const id of pieces) if (id !== t.unk) ids.push(id);
-    if (ids.length >= MAX_TOKENS) return ids.slice(0, MAX_TOKENS);
+    if (found < 0) return []; // the whole word is [UNK]
+    pieces.push(found);
+    start = end;
+  }
+  return pieces.filter((id) => id !== t.unk);
+}
+
+/** Words seen before in this process and their pieces (a reindex meets the same words again and again). */
+const seenWords = new Map<string, number[]>();
+const SEEN_MAX = 100_000;
+
+/** Token ids of `text` as model2vec reads it: no special tokens, unknown pieces dropped. */
+export function tokenize(text: string, t: Table | null = loadTable(), max = MAX_TOKENS): number[] {
+  if (!t) return [];
+  const ids: number[] = [];
+  const chars = Math.min(MAX_CHARS, max * 8);
+  for (const word of basicWords(text.length > chars ? text.slice(0, chars) : text)) {
+    let pieces = t === table ? seenWords.get(word) : undefined;
+    if (!pieces) {
+      pieces = wordPieces(t, word);
+      if (t === table) {
+        if (seenWords.size >= SEEN_MAX) seenWords.clear();
+        seenWords.set(word, pieces);
+      }
+    }
+    for (const id of pieces) ids.push(id);
+    if (ids.length >= max) return ids.slice(0, max);
   }
   return ids;
 }
 
 /** The unit vector of `text` (all zeros when it holds no known token, or the model is missing). */
-export function embed(text: string, t: Table | null = loadTable()): Float32Array {
+export function embed(text: string, maxTokens = MAX_TOKENS, t: Table | null = loadTable()): Float32Array {
   const out = new Float32Array(t?.dims ?? DIMS);
   if (!t) return out;
-  const ids = tokenize(text, t);
+  const ids = tokenize(text, t, maxTokens);
   if (!ids.length) return out;
   const d = t.dims;
   for (const id of ids) {

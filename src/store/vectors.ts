@@ -22,6 +22,8 @@ import type { Store } from "./store";
 /** Codes per block row, and pending vectors of a scope that trigger packing. */
 const BLOCK = 4096;
 const PACK_AT = 256;
+/** Tokens of an entry embedded, at most: its title, tags, keywords and the start of its body say what it is about. */
+const ENTRY_TOKENS = 256;
 export const CODE_WORDS = DIMS / 32;
 
 /** What an entry is embedded from: its title first (a long body is cut at the model's limit). */
@@ -74,7 +76,7 @@ export function putVector(
   scope: ScopeKey,
   e: { title: string; tags: string[]; keywords?: string[]; body: string },
 ): void {
-  const v = embed(vectorText(e));
+  const v = embed(vectorText(e), ENTRY_TOKENS);
   if (isZero(v)) {
     db.query("DELETE FROM entry_vectors WHERE rowid = ?").run(rowid);
     return;
@@ -85,6 +87,8 @@ export function putVector(
     MODEL_ID,
     packVector(v),
   );
+  // Counted at every 16th row (a reindex writes thousands): a scope holds at most PACK_AT + 15 pending.
+  if (rowid % 16 !== 0) return;
   const pending = db
     .query("SELECT count(*) AS n FROM entry_vectors INDEXED BY entry_vectors_pending WHERE scope = ? AND packed = 0")
     .get(scope) as { n: number };
