@@ -159,7 +159,11 @@ export function packScope(db: Database, scope: ScopeKey, all = false): void {
   );
 }
 
-const u32 = (b: Uint8Array) => new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+/** A blob's words: a view when it is aligned (bun:sqlite's are), else a copy. */
+const u32 = (b: Uint8Array) =>
+  b.byteOffset % 4 === 0
+    ? new Uint32Array(b.buffer, b.byteOffset, b.byteLength >> 2)
+    : new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 const bytes = (w: Uint32Array) => new Uint8Array(w.buffer, w.byteOffset, w.byteLength);
 
 /** Whether the index's vectors were all made by this binary's model (else similarity waits for `refreshVectors`). */
@@ -255,13 +259,12 @@ function storedVectors(store: object, rowids: number[], scopes: ScopeKey[]): { r
 }
 
 /**
- * The scan, in three steps: the first COARSE_WORDS words of each code (the sign bits of the
- * components that vary most) for every entry, the whole code for the best COARSE of them, the
- * stored vector for the best SHORTLIST of those.
+ * Codes scored exactly after the Hamming pass. On 40,000 passages of documentation queried with
+ * the routing sets' prompts, the best 512 by Hamming distance of the 256 sign bits hold about 95%
+ * of the exact best five (256: 93%, 1,024: 97%); fewer bits first lose too many (64 bits: 82% of
+ * them in the best 2,048).
  */
-const COARSE_WORDS = 2;
-const COARSE = 2048;
-const SHORTLIST = 256;
+const SHORTLIST = 512;
 
 export type Similar = { rowid: number; sim: number };
 
@@ -274,34 +277,32 @@ function dotStored(a: Float32Array, blob: Uint8Array): number {
   return s * scale;
 }
 
-/** Hamming distance over words [from, to) of the code at `at` (popcount written out: no call per word). */
-function hamming(c: Uint32Array, at: number, code: Uint32Array, from: number, to: number): number {
-  let h = 0;
-  for (let w = from; w < to; w++) {
-    let x = c[at + w]! ^ code[w]!;
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    h += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+/** Bits set in each 16-bit value: two lookups a word (a fresh process runs this loop before its JIT has). */
+let bits16: Uint8Array | undefined;
+function popcounts(): Uint8Array {
+  if (!bits16) {
+    bits16 = new Uint8Array(65536);
+    for (let i = 1; i < 65536; i++) bits16[i] = bits16[i >> 1]! + (i & 1);
   }
-  return h;
+  return bits16;
 }
 
-/** Indexes (into `dist`) of the `keep` smallest distances, found through a histogram of them. */
-function smallest(dist: Uint16Array, max: number, keep: number): number[] {
+/** Indexes (into `dist`, ascending) of the `keep` smallest distances, given their histogram. */
+function smallest(dist: Uint16Array, hist: Uint32Array, keep: number): number[] {
   if (dist.length <= keep) return Array.from(dist.keys());
-  const hist = new Uint32Array(max + 1);
-  for (let i = 0; i < dist.length; i++) hist[dist[i]!]!++;
   let cut = 0;
-  for (let seen = 0; cut <= max && seen + hist[cut]! <= keep; cut++) seen += hist[cut]!;
+  for (let seen = 0; cut < hist.length && seen + hist[cut]! <= keep; cut++) seen += hist[cut]!;
   const out: number[] = [];
-  let ties = keep - out.length;
-  for (let i = 0; i < dist.length; i++) if (dist[i]! < cut) out.push(i);
-  ties = keep - out.length;
-  for (let i = 0; i < dist.length && ties > 0; i++)
-    if (dist[i] === cut) {
+  let ties = keep;
+  for (let i = 0; i < dist.length; i++) if (dist[i]! < cut) ties--;
+  for (let i = 0; i < dist.length; i++) {
+    const d = dist[i]!;
+    if (d < cut) out.push(i);
+    else if (d === cut && ties > 0) {
       out.push(i);
       ties--;
     }
+  }
   return out;
 }
 
@@ -321,33 +322,34 @@ export function nearest(store: Store, scopes: ScopeKey[], query: Float32Array, k
   signCode(query, code);
   const blocks = vectorBlocks(store, scopes);
   const total = blocks.reduce((n, b) => n + b.rowids.length, 0);
-  // Where each code lives: block and position, in one flat numbering.
-  const rowids = new Uint32Array(total);
-  const codes = new Uint32Array(total * CODE_WORDS);
+  const dist = new Uint16Array(total);
+  const hist = new Uint32Array(CODE_WORDS * 32 + 1);
+  const pc = popcounts();
   let at = 0;
   for (const b of blocks) {
-    rowids.set(b.rowids, at);
-    codes.set(b.codes, at * CODE_WORDS);
-    at += b.rowids.length;
+    const c = b.codes;
+    const n = b.rowids.length * CODE_WORDS;
+    for (let j = 0; j < n; j += CODE_WORDS) {
+      let h = 0;
+      for (let w = 0; w < CODE_WORDS; w++) {
+        const x = c[j + w]! ^ code[w]!;
+        h += pc[x & 0xffff]! + pc[x >>> 16]!;
+      }
+      dist[at++] = h;
+      hist[h]!++;
+    }
   }
-  let candidates: number[] = Array.from({ length: total }, (_, i) => i);
-  if (total > COARSE) {
-    const d = new Uint16Array(total);
-    for (let i = 0; i < total; i++) d[i] = hamming(codes, i * CODE_WORDS, code, 0, COARSE_WORDS);
-    candidates = smallest(d, COARSE_WORDS * 32, COARSE);
-  }
-  if (candidates.length > SHORTLIST) {
-    const d = new Uint16Array(candidates.length);
-    for (let j = 0; j < candidates.length; j++) d[j] = hamming(codes, candidates[j]! * CODE_WORDS, code, 0, CODE_WORDS);
-    candidates = smallest(d, CODE_WORDS * 32, SHORTLIST).map((j) => candidates[j]!);
+  const rowids: number[] = [];
+  const picked = smallest(dist, hist, SHORTLIST);
+  // `picked` is in flat order: walk the blocks once to name each code's row.
+  let block = 0;
+  let base = 0;
+  for (const i of picked) {
+    while (i >= base + blocks[block]!.rowids.length) base += blocks[block++]!.rowids.length;
+    rowids.push(blocks[block]!.rowids[i - base]!);
   }
   const scored = new Map<number, number>();
-  for (const v of storedVectors(
-    store,
-    candidates.map((i) => rowids[i]!),
-    scopes,
-  ))
-    scored.set(v.rowid, dotStored(query, v.vec));
+  for (const v of storedVectors(store, rowids, scopes)) scored.set(v.rowid, dotStored(query, v.vec));
   for (const v of pendingStored(store, scopes)) scored.set(v.rowid, dotStored(query, v.vec));
   return [...scored]
     .map(([rowid, sim]) => ({ rowid, sim }))
