@@ -245,3 +245,15 @@ export function embed(text: string, maxTokens = MAX_TOKENS, t: Table | null = lo
   if (norm > 0) for (let i = 0; i < d; i++) out[i]! /= norm;
   return out;
 }
+
+/**
+ * Whether the model can read `text`: most of its letters are Latin script (the model is English;
+ * Chinese, Japanese or Korean come out one character a token, Cyrillic or Greek in fragments).
+ */
+export function readsText(text: string): boolean {
+  const letters = text.match(/\p{L}/gu)?.length ?? 0;
+  const latin = text.match(/\p{Script=Latin}/gu)?.length ?? 0;
+  // An ideograph, kana or hangul syllable says about what a short word does: it counts three letters.
+  const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0;
+  return latin > 0 && latin >= 0.6 * (letters + 2 * cjk);
+}

@@ -14,7 +14,7 @@
  * read only live vectors), which happens when dead codes outnumber live ones.
  */
 import type { Database } from "bun:sqlite";
-import { DIMS, embed, MODEL_ID } from "../embed/embed";
+import { DIMS, embed, MODEL_ID, readsText } from "../embed/embed";
 import { dbOf } from "./db";
 import type { ScopeKey } from "./scope";
 import type { Store } from "./store";
@@ -306,9 +306,12 @@ function smallest(dist: Uint16Array, hist: Uint32Array, keep: number): number[] 
   return out;
 }
 
-/** The query's vector, or undefined when it holds no known token or the index has no current vectors. */
+/**
+ * The query's vector, or undefined when the model cannot read it (another script: the word match
+ * decides alone), it holds no known token, or the index has no current vectors.
+ */
 export function queryVector(store: Store, text: string): Float32Array | undefined {
-  if (!vectorsCurrent(store)) return undefined;
+  if (!readsText(text) || !vectorsCurrent(store)) return undefined;
   const v = embed(text);
   return v.some((x) => x !== 0) ? v : undefined;
 }

@@ -59,3 +59,16 @@ describe("static embedding", () => {
     expect(cosine(a, b)).toBeGreaterThan(cosine(a, c));
   });
 });
+
+describe("what the model reads", () => {
+  test("Latin-script text yes, mostly Chinese, Japanese, Korean, Cyrillic no", async () => {
+    const { readsText } = await import("../../src/embed/embed");
+    expect(readsText("Deploys use ArgoCD")).toBe(true);
+    expect(readsText("Déploiement via ArgoCD, façade naïve")).toBe(true);
+    expect(readsText("数据库连接池用的是什么")).toBe(false);
+    expect(readsText("数据库连接池为什么用 PostgreSQL")).toBe(false);
+    expect(readsText("the pool in 数据库 uses PostgreSQL 16")).toBe(true);
+    expect(readsText("Как мы деплоим?")).toBe(false);
+    expect(readsText("1234 !!!")).toBe(false);
+  });
+});
