@@ -9,7 +9,7 @@
  *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50] [--team 0]
  *   (--team N: a monorepo whose committed `.coffer/` holds N team entries and 20 team rules, besides
  *   the personal store; a fifth of the prompts name a team entry's words)
- *   (KEEP=1 keeps the generated store and prints its path; LEARNED=on reads the learned thesaurus)
+ *   (KEEP=1 keeps the generated store and prints its path)
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,11 +21,6 @@ const RUNS = numArg("runs", 50);
 const TEAM = numArg("team", 0);
 
 const { root, env } = benchSandbox("hook");
-// LEARNED=on: routing.learned, the learned thesaurus read for every prompt.
-if (process.env.LEARNED) {
-  mkdirSync(env.COFFER_HOME, { recursive: true });
-  writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nlearned = "${process.env.LEARNED}"\n`);
-}
 const { rand, word, sentence } = textGen(7, 6000);
 
 const { projectIdFor } = await import("../../src/store/scope");

@@ -20,8 +20,7 @@
  *
  *   bun scripts/bench/locomo.ts [--cli] [--verbose] [--json] [--conversations 3]
  *   (in-process by default, through src/store/search.ts; --cli runs `coffer recall --limit 5
- *   --json` with the compiled binary for every question, COFFER_BIN selects it; LEARNED=on turns
- *   on routing.learned, the learned thesaurus's neighbours)
+ *   --json` with the compiled binary for every question, COFFER_BIN selects it)
  */
 
 import { Database } from "bun:sqlite";
@@ -173,11 +172,6 @@ const only = numArg("conversations", 0);
 if (only) conversations = conversations.slice(0, only);
 
 const { root, env } = benchSandbox("locomo");
-const LEARNED = process.env.LEARNED === "on";
-if (LEARNED) {
-  mkdirSync(env.COFFER_HOME, { recursive: true });
-  writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nlearned = "on"\n`);
-}
 const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry, deriveTitle } = await import("../../src/store/entry");
 
@@ -217,7 +211,6 @@ const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: root, env, stdout: "pipe"
 if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
 
 const search = CLI ? undefined : await import("../../src/store/search");
-const { loadLearned } = await import("../../src/store/text");
 const storeMod = CLI ? undefined : await import("../../src/store/store");
 
 type Tally = { n: number; any: number; frac: number };
@@ -248,7 +241,6 @@ for (const c of conversations) {
   for (const q of c.qa) {
     let ids: string[];
     if (store) {
-      if (LEARNED) await loadLearned(q.question);
       ids = search!.recall(store, q.question, { limit: LIMIT }).map((h) => h.id);
     } else {
       const r = Bun.spawnSync([BIN, "recall", "--limit", String(LIMIT), "--json", "--", q.question], {

@@ -21,8 +21,8 @@
  *   (--verbose lists the prompts that missed or injected noise, and recall misses; KEEP=1 keeps
  *   the store; PROMPTS=<file> reads another prompt set against the same entries, e.g.
  *   routing/prompts-later.txt; ROUTING_SET=<dir> reads entries.txt and prompts.txt from another
- *   folder, e.g. routing-b/; KEYWORDS=1 is --keywords on; LEARNED=on|off sets routing.learned, the
- *   learned thesaurus; SIMILARITY=on|off sets routing.similarity, the sentence model; --in-process
+ *   folder, e.g. routing-b/; KEYWORDS=1 is --keywords on; SIMILARITY=on|off sets routing.similarity,
+ *   the sentence model; --in-process
  *   runs the hook's event and recall through src/ instead of the binary, the same code without a
  *   process per prompt)
  *
@@ -200,15 +200,10 @@ function evaluate(dir: string, withKeywords: boolean) {
     for (const k of p.expected) if (!keys.has(k)) throw new Error(`unknown key ${k} in "${p.text}"`);
 
   const { root, env } = benchSandbox("routing");
-  // LEARNED=on|off: the learned thesaurus's neighbours as alternatives (config routing.learned);
   // SIMILARITY=on|off: sentence similarity fused with the word match (routing.similarity).
-  const routing = [
-    process.env.LEARNED ? `learned = "${process.env.LEARNED}"` : "",
-    process.env.SIMILARITY ? `similarity = "${process.env.SIMILARITY}"` : "",
-  ].filter(Boolean);
-  if (routing.length) {
+  if (process.env.SIMILARITY) {
     mkdirSync(env.COFFER_HOME, { recursive: true });
-    writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\n${routing.join("\n")}\n`);
+    writeFileSync(join(env.COFFER_HOME, "config.toml"), `[routing]\nsimilarity = "${process.env.SIMILARITY}"\n`);
   }
   const repos = new Map<string, string>();
   for (const [name, remote] of remotes) {

@@ -1,4 +1,4 @@
-/** What the vectors scripts share: where the corpus, the vectors and the neighbours live. */
+/** What the corpus scripts share: command-line options and where the corpus lives. */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
@@ -8,7 +8,7 @@ export function option(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-/** The data folder (corpus, vectors, neighbours): --data, else vectors-data beside the checkout, never in git. */
+/** The data folder (repositories, corpus): --data, else vectors-data beside the checkout, never in git. */
 export function dataDir(): string {
   const dir = resolve(option("--data") ?? process.env.VECTORS_DATA ?? join(import.meta.dir, "../../../vectors-data"));
   mkdirSync(dir, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * The public documentation the thesaurus learns from: GitHub repositories whose documentation is
+ * The public documentation the corpus is made of: GitHub repositories whose documentation is
  * under a permissive licence (corpus.ts reads each one's licence file and skips any whose licence
  * it does not recognise as one of ALLOWED). `docs` narrows a repository to its documentation
  * folders (path prefixes); without it every documentation file in the repository counts.

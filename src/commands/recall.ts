@@ -1,7 +1,6 @@
 import { defineCommand } from "citty";
 import { handle } from "../lib/handle";
 import { type Explain, grep, recall } from "../store/search";
-import { loadLearned } from "../store/text";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, notice, paint, parseLimit, printJson, scopeArg, short } from "./_shared";
@@ -34,12 +33,10 @@ export default withExamples(
         },
         ...jsonArg,
       },
-      async run({ args }) {
+      run({ args }) {
         const query = args._.length ? args._.join(" ") : args.query;
         const mode = args.mode ?? "keyword";
         const store = cliStore();
-        // The learned thesaurus, when on, offers its neighbours to recall as to the hook.
-        if (mode !== "grep" && store.config["routing.learned"] === "on") await loadLearned(query);
         if (mode === "grep") {
           const hits = grep(store, query, { scope: args.scope, limit: parseLimit(args.limit, 50, 1000) });
           if (args.json) return printJson({ hits });

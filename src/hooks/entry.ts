@@ -165,11 +165,6 @@ export async function runHookCli(argv: string[]): Promise<void> {
     if (config["hook.read"] === "off") finish(empty);
 
     const [{ openStore, withHealing }, { runEvent }] = await Promise.all([import("../store/store"), import("./run")]);
-    // The learned thesaurus's rows for the prompt's words, read before routing (which is synchronous).
-    if (config["routing.learned"] === "on" && input.prompt && (event === "prompt" || event === "subagent-start")) {
-      const { loadLearned } = await import("../store/text");
-      await loadLearned(input.prompt);
-    }
     // Our own reads and writes wait for a busy index at most until shortly before the deadline
     // (a user who raises hook.deadline_ms accepts the longer wait).
     const left = started + config["hook.deadline_ms"] - Date.now();

@@ -160,9 +160,7 @@ export function informativeLimit(total: number): number {
 
 /**
  * An entry's match: field-weighted score, terms matched, any of them in title, tags or keywords
- * (`strong`), any through a vocabulary alternative there (`alt`), any through the prompt's own words
- * (`own`), and how many terms matched only through learned neighbours (`learned`). A learned
- * neighbour never makes a match strong: alone it is never enough (see routePrompt).
+ * (`strong`), any through a vocabulary alternative there (`alt`), any through the prompt's own words (`own`).
  */
 type Score = {
   score: number;
@@ -172,7 +170,6 @@ type Score = {
   /** Its strong alternative matches all came through the entry's keywords (a bridge), none through the vocabulary. */
   kw: boolean;
   own: boolean;
-  learned: number;
 };
 
 /**
@@ -231,9 +228,7 @@ function textScores(
     const altStrong = new Set<number>();
     const vocabStrong = new Set<number>();
     const ownHit = new Set<number>();
-    const vouched = new Set<number>(); // matched through the prompt's word or the vocabulary
     for (const { form, w } of words) {
-      const learned = form.source === "learned";
       for (const rowid of form.hits) {
         // Keywords are other words for the topic, like the vocabulary's: a match in them alone may
         // bridge a question's paraphrase, but weighs what an alternative does and needs as much
@@ -242,7 +237,7 @@ function textScores(
         const bridged = form.keywordsOnly.has(rowid);
         const found = form.field.get(rowid) ?? "body";
         const field = found === "keywords" && !bridged ? "body" : found;
-        if (field !== "body" && !learned && (!bridged || asked)) {
+        if (field !== "body" && (!bridged || asked)) {
           strong.add(rowid);
           if (form !== own || bridged) altStrong.add(rowid);
           if (form !== own && !bridged) vocabStrong.add(rowid);
@@ -250,7 +245,6 @@ function textScores(
         const k = bridged ? (form === own ? altWeight : 1) : 1;
         best.set(rowid, Math.max(best.get(rowid) ?? 0, w * k * FIELD_WEIGHT[field]));
         if (form === own && !bridged) ownHit.add(rowid);
-        if (!learned) vouched.add(rowid);
       }
     }
     for (const [rowid, v] of best) {
@@ -261,7 +255,6 @@ function textScores(
         alt: false,
         kw: false,
         own: false,
-        learned: 0,
       };
       s.score += v;
       s.groups++;
@@ -269,7 +262,6 @@ function textScores(
       s.alt ||= altStrong.has(rowid);
       s.kw ||= altStrong.has(rowid) && !vocabStrong.has(rowid);
       s.own ||= ownHit.has(rowid);
-      if (!vouched.has(rowid)) s.learned++;
       scores.set(rowid, s);
     }
   }
@@ -360,10 +352,6 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     // Two of the prompt's terms, or one in title, tags or keywords that explains more of it.
     // (A store under 20 entries has no statistics to speak of: any such match passes.)
     if (!(s.groups >= 2 || s.strong || bodyAlone)) continue;
-    // Learned neighbours alone: two terms of the prompt must lead to the entry, and the entry
-    // must clear the floor an instruction's alternatives do. One neighbour is never enough.
-    const learnedOnly = s.learned === s.groups;
-    if (learnedOnly && s.groups < 2) continue;
     const cover = small
       ? 0
       : s.alt && asked
@@ -371,7 +359,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
           ? COVER
           : COVER_ASKED
         : (s.groups >= 2 ? COVER : COVER_ONE) * (instructed ? INSTRUCTION_COVER : 1);
-    const evidence = (!asked && !s.own) || learnedOnly ? INSTRUCTION_ALT_FLOOR * floor : floor;
+    const evidence = !asked && !s.own ? INSTRUCTION_ALT_FLOOR * floor : floor;
     if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);
   }
   // Similarity (retrieval/similar.ts): an entry the lexical gate passed but whose meaning is far

@@ -24,7 +24,7 @@ import {
 import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
 import { agoText, localDay, nowMs } from "../lib/time";
-import { type Config, configDefaults, loadConfig, readConfigLenient } from "../store/config";
+import { type Config, configDefaults, loadConfig, readConfigLenient, retiredKeysNotes } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { nonRegularInMemory } from "../store/indexer";
 import { findRepoRoot } from "../store/scope";
@@ -503,6 +503,9 @@ function inspectStore(): StoreReport {
         fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)`,
       });
   }
+  // A key Coffer no longer reads is ignored, never a problem: said once here.
+  for (const why of retiredKeysNotes())
+    report.notes.push(`${why} (${tilde(paths.config())} still sets it: ignored, it can be deleted)`);
   checkPermissions(report);
   for (const file of nonRegularInMemory())
     report.problems.push({

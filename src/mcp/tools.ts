@@ -6,7 +6,6 @@
  */
 import * as v from "valibot";
 import { CofferError, storageError } from "../lib/errors";
-import { loadConfigOrDefaults } from "../store/config";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
@@ -14,7 +13,6 @@ import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
 import { type Explain, grep, recall } from "../store/search";
 import { activeScopes, type Store, withOpenStore } from "../store/store";
-import { loadLearned } from "../store/text";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";
 
@@ -273,9 +271,7 @@ export type RecallHit = {
   explain?: Explain;
 };
 
-async function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: RecallHit[] }> {
-  // The learned thesaurus, when on, offers its neighbours to recall as to the hook.
-  if (a.mode !== "grep" && loadConfigOrDefaults()["routing.learned"] === "on") await loadLearned(a.query);
+function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: RecallHit[] }> {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
     requireScope(store, a.scope);
     const limit = a.top_k ?? 5;

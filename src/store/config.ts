@@ -45,8 +45,6 @@ export const CONFIG_KEYS = {
   "hook.read": { ...pick(...READ_MODES), default: "auto" },
   "hook.proof": { ...pick(...PROOF_MODES), default: "off" },
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
-  /** The learned thesaurus (src/store/thesaurus.ts): its neighbours as weak alternatives of prompt words. */
-  "routing.learned": { ...pick("on", "off"), default: "off" },
   /** Sentence similarity (src/embed/) fused with the word match in the prompt hook and recall; off = words only. */
   "routing.similarity": { ...pick("on", "off"), default: "on" },
   /** The team lane: each repository's committed `.coffer/` (entries, rules) read as scope `team`. */
@@ -118,8 +116,20 @@ function sectionKeys(section: string): string[] {
     .map((k) => k.slice(section.length + 1));
 }
 
-/** Name the allowed keys when a key is unknown. */
+/**
+ * Keys Coffer once read and no longer does, with why. A config.toml that still holds one loads as
+ * if it did not (nothing fails); `coffer doctor` notes it, and `config get|set` of it says why.
+ */
+const RETIRED_KEYS: Record<string, string> = {
+  "routing.learned":
+    "routing.learned was removed: the sentence model (routing.similarity) replaced the learned thesaurus",
+};
+
+const isRetiredKey = (key: string): boolean => Object.hasOwn(RETIRED_KEYS, key);
+
+/** Name the allowed keys when a key is unknown (or say why, for a retired one). */
 export function unknownKeyError(key: string, file = "config.toml"): CofferError {
+  if (isRetiredKey(key)) return new CofferError(`${file}: ${RETIRED_KEYS[key]}`);
   const [section] = key.split(".");
   const inSection = section ? sectionKeys(section) : [];
   const allowed = inSection.length
@@ -162,7 +172,7 @@ export function validateConfigDoc(doc: Record<string, unknown>, file = "config.t
     }
     for (const [name, value] of Object.entries(table as Record<string, unknown>)) {
       const key = `${section}.${name}`;
-      out[key] = validateValue(key, value, file);
+      if (!isRetiredKey(key)) out[key] = validateValue(key, value, file);
     }
   }
   return out as ConfigFile;
@@ -259,6 +269,7 @@ export function readConfigLenient(): { values: ConfigFile; problems: string[] } 
     }
     for (const [name, value] of Object.entries(table as Record<string, unknown>)) {
       const key = `${section}.${name}`;
+      if (isRetiredKey(key)) continue; // noted by doctor (retiredKeysNotes), never a problem
       try {
         values[key] = validateValue(key, value, file);
       } catch (err) {
@@ -271,6 +282,27 @@ export function readConfigLenient(): { values: ConfigFile; problems: string[] } 
     }
   }
   return { values: values as ConfigFile, problems };
+}
+
+/** Why each retired key config.toml still holds is gone (for doctor); nothing for a file that does not load. */
+export function retiredKeysNotes(): string[] {
+  const file = paths.config();
+  if (!existsSync(file)) return [];
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseTomlStrict(readOwnText(file, CONFIG_MAX), file);
+  } catch {
+    return [];
+  }
+  const notes: string[] = [];
+  for (const [section, table] of Object.entries(doc)) {
+    if (!table || typeof table !== "object" || Array.isArray(table)) continue;
+    for (const name of Object.keys(table)) {
+      const key = `${section}.${name}`;
+      if (isRetiredKey(key)) notes.push(RETIRED_KEYS[key]!);
+    }
+  }
+  return notes;
 }
 
 /**

@@ -5,7 +5,6 @@
  */
 
 import { irregularForms } from "./irregular";
-import { loadNeighbours, neighbours } from "./thesaurus";
 import { vocabularyTables } from "./vocabulary-index" with { type: "macro" };
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
@@ -235,8 +234,8 @@ export function isInstruction(prompt: string): boolean {
 
 /**
  * Another word an entry may use for one of the query's words: where it comes from (`source`:
- * "vocabulary" for the coding vocabulary; other sources, such as learned neighbours, add their
- * own label) and how much a match through it counts against the word itself (0..1).
+ * "vocabulary" for the coding vocabulary, "inflection" for an irregular verb's other forms; another
+ * source adds its own label) and how much a match through it counts against the word itself (0..1).
  */
 export type Alternative = { text: string; source: string; weight: number };
 
@@ -247,8 +246,6 @@ export type Alternative = { text: string; source: string; weight: number };
  */
 export type AlternativeSource = {
   name: string;
-  /** Asked only when the sources before it had nothing for the word (it fills in, never overrides). */
-  fallback?: boolean;
   /** Alternatives for a single word (`word` as written, `stem` its light stem). */
   word(word: string, stem: string): Alternative[] | undefined;
   /** Alternatives for a phrase of 2+ words (as written, and as stems joined by one space). */
@@ -268,29 +265,6 @@ const VOCABULARY_SOURCE: AlternativeSource = {
   longest: () => vocab().longest,
 };
 
-/**
- * A learned neighbour (src/store/thesaurus.ts) weighs this share of a vocabulary alternative,
- * times its similarity: it is a guess from word vectors, not a pair someone vouched for.
- */
-const LEARNED_WEIGHT = 0.7;
-/** Learned neighbours offered per word, at most. */
-const LEARNED_MAX = 4;
-
-/**
- * The learned thesaurus's neighbours of a word the vocabulary has nothing for; only the words
- * `loadLearned` read (routing.learned), so a query without them gets none.
- */
-const LEARNED_SOURCE: AlternativeSource = {
-  name: "learned",
-  fallback: true,
-  word: (w, s) =>
-    (neighbours(w) ?? neighbours(s))
-      ?.slice(0, LEARNED_MAX)
-      .map((n) => ({ text: n.word, source: "learned", weight: LEARNED_WEIGHT * n.similarity })),
-  phrase: () => undefined,
-  longest: () => 1,
-};
-
 /** An irregular verb's other forms (irregular.ts): what a stemmer would join if it could. */
 const INFLECTION_SOURCE: AlternativeSource = {
   name: "inflection",
@@ -305,17 +279,7 @@ const INFLECTION_SOURCE: AlternativeSource = {
   longest: () => 1,
 };
 
-const SOURCES: AlternativeSource[] = [INFLECTION_SOURCE, VOCABULARY_SOURCE, LEARNED_SOURCE];
-
-/**
- * Read the learned thesaurus's rows for a query's words (as written and stemmed), so that
- * `analyzeQuery` offers their neighbours. Not called: no learned neighbours (`routing.learned`).
- */
-export async function loadLearned(query: string): Promise<void> {
-  if (!query.trim()) return;
-  const words = promptWords(query.slice(0, 8000).normalize("NFKC")).filter((w) => w.length > 2 && !STOPWORDS.has(w));
-  await loadNeighbours(words.flatMap((w) => [w, stem(w)]));
-}
+const SOURCES: AlternativeSource[] = [INFLECTION_SOURCE, VOCABULARY_SOURCE];
 
 /**
  * One thing a query is about: its own words (`text`, a word or a phrase), the words entries may
@@ -430,7 +394,7 @@ export function analyzeQuery(
       if (w.length < 3 && !v.short.has(w) && !(/\d/.test(w) && /\p{L}/u.test(w))) return;
     }
     const alternatives: Alternative[] = [];
-    for (const src of sources) if (!(src.fallback && alternatives.length)) alternatives.push(...(src.word(w, s) ?? []));
+    for (const src of sources) alternatives.push(...(src.word(w, s) ?? []));
     add({ text: w, cjk: false, alternatives, ...(known(v.common) ? { common: true } : {}) });
   });
   // A query made only of function words ("what is this") still asks for them in recall.

@@ -37,7 +37,6 @@ import { shownRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../store/scope";
 import { checkedRoots, checkKnownProjects, keepStale, listStale } from "../store/stale";
 import { activeScopes, refresh, type Store, scopeName, withOpenStore } from "../store/store";
-import { loadLearned } from "../store/text";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
 import { relatedTo } from "../store/vectors";
 import type { WebAuth } from "./auth";
@@ -254,11 +253,9 @@ const browseQuery = v.object({
   offset: v.optional(intString("offset", 0, 1_000_000)),
 });
 
-route("GET", "/api/v1/ui/entries", async (_req, url, _p, ctx) => {
+route("GET", "/api/v1/ui/entries", (_req, url, _p, ctx) => {
   const q = parse(browseQuery, Object.fromEntries(url.searchParams), "query");
   const t0 = performance.now();
-  // The learned thesaurus, when on, offers its neighbours to the search as to the hook.
-  if (q.q && q.mode !== "grep" && loadConfigOrDefaults()["routing.learned"] === "on") await loadLearned(q.q);
   return withUiStore(ctx, undefined, (store) => {
     const scopes = !q.scope || q.scope === "all" ? browsableScopes() : [scopeParam(q.scope)];
     if (!scopes.includes(GLOBAL) && (!q.scope || q.scope === "all")) scopes.unshift(GLOBAL);

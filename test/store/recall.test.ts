@@ -122,23 +122,6 @@ describe("one query analysis with the hook", () => {
     expect(sb.run(["recall", "deploying", "--json"], { cwd: repo }).json().hits[0].explain).toBeUndefined();
   });
 
-  test("with routing.learned on, the learned thesaurus's neighbours are alternatives in recall too", () => {
-    expect(
-      sb.run(["remember", "A weekly pass clicks through each toggle on staging before it ships"], { cwd: repo }).code,
-    ).toBe(0);
-    const ask = () => sb.run(["recall", "daily toggle", "--json", "--explain"], { cwd: repo }).json().hits;
-    const off = ask()[0].explain.terms.map((t: { term: string }) => t.term);
-    expect(off).toEqual(["toggle"]);
-    expect(sb.run(["config", "set", "routing.learned", "on"]).code).toBe(0);
-    try {
-      const hit = ask()[0];
-      expect(hit.text).toContain("clicks through each toggle");
-      expect(hit.explain.terms).toContainEqual({ term: "daily", field: "title", via: "weekly", source: "learned" });
-    } finally {
-      expect(sb.run(["config", "set", "routing.learned", "off"]).code).toBe(0);
-    }
-  });
-
   test("an irregular verb's other forms count as the word itself (freeze / froze, stolen / stole)", () => {
     expect(
       sb.run(["remember", "Last June the platform team froze the schema before the audit"], { cwd: repo }).code,
