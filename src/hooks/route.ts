@@ -289,13 +289,15 @@ function similarity(
   const instructed = isInstruction(prompt) && !asksAboutProject(prompt);
   const q = queryVector(store, prompt);
   if (!q) return undefined;
+  // Nothing joins an instruction: the word matches' own similarity is all it needs (no scan).
+  if (instructed) return { query: q, sims: new Map(), alone: new Set() };
   const near = nearest(store, scopes, q, SIM_K);
   const sims = new Map(near.map((n) => [n.rowid, n.sim]));
   const alone = new Set<number>();
   // Only the best may join on meaning alone: far enough above the floor, and ahead of the others
   // (its lead over the mean of the next nine: an everyday prompt is about as near to many entries).
   const [first] = near;
-  if (first && !instructed) {
+  if (first) {
     const rest = near.slice(1, 10);
     const lead = first.sim - (rest.length ? rest.reduce((a, n) => a + n.sim, 0) / rest.length : 0);
     const lexical = scores.has(first.rowid);
@@ -371,7 +373,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   const boost = new Map<number, number>();
   const joined: number[] = [];
   if (meaning) {
-    const unknown = passed.filter((r) => !meaning.sims.has(r));
+    const unknown = [...passed, ...pathRows.map((r) => r.rowid)].filter((r) => !meaning.sims.has(r));
     for (const [rowid, sim] of similarities(store, unknown, scopes, meaning.query)) meaning.sims.set(rowid, sim);
     for (let i = passed.length - 1; i >= 0; i--) {
       const sim = meaning.sims.get(passed[i]!);
