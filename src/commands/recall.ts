@@ -9,7 +9,8 @@ import { cliStore, entryLines, jsonArg, notice, paint, parseLimit, printJson, sc
 export function explainLines(e: Explain): string[] {
   const title =
     e.title === "exact" ? "; the title is the query" : e.title === "all" ? "; the title holds every term" : "";
-  const out = [`matched ${e.matched}/${e.of} terms (score ${e.score}, BM25 ${e.bm25})${title}`];
+  const sim = e.similarity === undefined ? "" : `, similarity ${e.similarity.toFixed(2)}`;
+  const out = [`matched ${e.matched}/${e.of} terms (score ${e.score}, BM25 ${e.bm25}${sim})${title}`];
   for (const t of e.terms) {
     const via = t.via ? ` through "${t.via}" (${t.source})` : t.stemmed ? " (by its stem)" : "";
     out.push(`  "${t.term}" in ${t.field}${via}`);

@@ -63,6 +63,8 @@ describe("similarity in the prompt hook", () => {
     }[];
     expect(hits.length).toBeGreaterThan(0);
     expect(Math.max(...hits.map((h) => h.explain.similarity ?? 0))).toBeGreaterThan(0.3);
+    // and says so beside the matched terms
+    expect(sb.run(["recall", prompt, "--explain"], { cwd: repo }).stdout).toMatch(/similarity 0\.\d\d/);
     expect(ask("ok thanks, that looks good, go ahead")).toBe("");
   });
 });
