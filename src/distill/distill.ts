@@ -126,6 +126,25 @@ export function prepareSession(file: SessionFile, config: Config): PreparedSessi
  */
 const NEAR_SAME = 0.8;
 const NEAR_DUPLICATE = 0.92;
+/** Kinds whose newer statement replaces an older one; todos and notes about one thing are many. */
+const REPLACEABLE = new Set(["decision", "convention", "preference", "fact", "gotcha"]);
+
+/** The specifics of a text: numbers, versions, identifiers, paths (what a sentence model blurs). */
+function specifics(text: string): Set<string> {
+  return new Set(
+    text
+      .split(/[\s,;:()"'`]+/)
+      .map((w) => w.replace(/^[^\w/.~-]+|[.!?]+$/g, ""))
+      .filter((w) => /\d|[a-z][A-Z]|[_/]|\w\.\w/.test(w))
+      .map((w) => w.toLowerCase()),
+  );
+}
+
+/** How many specifics `text` has that `than` lacks. */
+function newSpecifics(text: string, than: string): number {
+  const known = specifics(than);
+  return [...specifics(text)].filter((w) => !known.has(w)).length;
+}
 
 /**
  * Write insights as entries in the project scope (scrubbed once more: a model can echo anything).
@@ -159,12 +178,13 @@ export function writeInsights(
       // not written; one that may replace it ("Node 20 is required" / "Node 22 is required", or a
       // reversal) waits in the inbox like a contradiction, for a person to approve or drop.
       const near =
-        ins.supersedes || ins.contradicts || !store.project
+        ins.supersedes || ins.contradicts || !store.project || !REPLACEABLE.has(ins.kind)
           ? undefined
           : nearestEntries(store, vectorText({ title, tags: [], keywords, body }), [store.project.id], 1).find(
               (n) => n.sim >= NEAR_SAME && n.kind === ins.kind,
             );
-      if (near && near.sim >= NEAR_DUPLICATE)
+      // The model reads numbers and names poorly: a restatement brings none the entry lacks.
+      if (near && near.sim >= NEAR_DUPLICATE && newSpecifics(`${title} ${body}`, `${near.title} ${near.body}`) === 0)
         return { id: near.id, status: "duplicate", kind: near.kind, title: near.title };
       if (ins.contradicts || near) {
         const existing = near

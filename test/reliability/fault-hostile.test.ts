@@ -219,7 +219,9 @@ test(`${PER_HOST} hostile hook payloads per host: exit 0, one valid answer, no p
   db.close();
   expect(sessions).toBeGreaterThan(Math.min(20, Math.floor(total / 50)));
   expect(delivered).toBeGreaterThan(0);
-  for (const name of readdirSync(state)) {
+  // Every file of state/, in its folders too (state/model/ holds the sentence model's table).
+  for (const name of readdirSync(state, { recursive: true }) as string[]) {
+    if (!statSync(join(state, name)).isFile()) continue;
     const bytes = readFileSync(join(state, name));
     expect(bytes.includes(Buffer.from(MARK))).toBe(false);
     expect(bytes.includes(Buffer.from("部署流程"))).toBe(false);

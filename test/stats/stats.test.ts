@@ -44,9 +44,13 @@ beforeAll(async () => {
       cwd: repo,
       ageMinutes: 30,
     });
-  const insights = (k: string) => [
-    { kind: "convention", title: `Deploy rule ${k}`, body: `Deploy ${k} goes through make release.` },
-  ];
+  // Three sessions, three different conventions (distillation folds one that restates another).
+  const rules: Record<string, string> = {
+    a: "Deploys go through make release.",
+    b: "Database migrations are written with sqlx and never edited after merge.",
+    c: "Every pull request needs one approval from the payments team.",
+  };
+  const insights = (k: string) => [{ kind: "convention", title: `Deploy rule ${k}`, body: rules[k] ?? `Rule ${k}.` }];
   // Two calls reporting usage (OpenAI shape), one without (estimated), one malformed answer.
   const openai = modelServer("openai", [
     { text: fenced(insights("a")), usage: { input: 1500, output: 120 } },
