@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { ArgDef } from "citty";
 import { createConsola } from "consola";
 import { CofferError, usageError } from "../lib/errors";
@@ -109,17 +110,43 @@ export function splitList(raw: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-/** Positional text: all words joined, or stdin when the only argument is "-". */
+const notUtf8 = () =>
+  new CofferError("the text is not UTF-8; nothing was written", 1, "Give UTF-8 text, not binary data.");
+
+/**
+ * Whether an argument that holds U+FFFD came as bytes that are not UTF-8: the runtime decodes
+ * argv with replacement, so the raw bytes (Linux: /proc/self/cmdline) tell a decoding loss from a
+ * U+FFFD typed on purpose; where they cannot be read, U+FFFD itself is taken as the loss.
+ */
+function argvWasNotUtf8(): boolean {
+  let raw: Uint8Array;
+  try {
+    raw = new Uint8Array(readFileSync("/proc/self/cmdline"));
+  } catch {
+    return true;
+  }
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  try {
+    strict.decode(raw);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Positional text: all words joined, or stdin when the only argument is "-". Text that is not UTF-8 is refused either way. */
 export async function textFromArgs(words: string[]): Promise<string> {
   if (words.length === 1 && words[0] === "-") {
     const bytes = new Uint8Array(await Bun.stdin.arrayBuffer());
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      throw new CofferError("stdin is not UTF-8 text; nothing was written", 1, "Pipe text, not binary data.");
+      throw notUtf8();
     }
   }
-  return words.join(" ");
+  const text = words.join(" ");
+  if (!text.isWellFormed() || (text.includes("\uFFFD") && argvWasNotUtf8())) throw notUtf8();
+  return text;
 }
 
 export function short(text: string, max = 100): string {

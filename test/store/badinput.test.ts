@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
+import { BIN, sandbox } from "../helpers";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());
@@ -31,6 +31,32 @@ describe("bad input: exit 1, a clear message, nothing written", () => {
     const t = sb.run(["remember", "ok", "--title", "t".repeat(121)]);
     expect(t.code).toBe(1);
     expect(t.stderr).toContain("title is 121 characters; the limit is 120");
+  });
+
+  test("text that is not UTF-8 is refused the same way as an argument and on stdin (issue 37)", () => {
+    const before = entryCount();
+    // The bytes 0xff 0xfe reach argv only through a shell: a JS string is always sent as UTF-8.
+    const viaArg = Bun.spawnSync(["sh", "-c", `"$0" remember "$(printf '\\377\\376 bad')"`, BIN], {
+      cwd: sb.home,
+      env: sb.env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const viaStdin = Bun.spawnSync([BIN, "remember", "-"], {
+      cwd: sb.home,
+      env: sb.env,
+      stdin: new Uint8Array([0xff, 0xfe, 0x20, 0x62, 0x61, 0x64]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(viaArg.exitCode).toBe(1);
+    expect(viaStdin.exitCode).toBe(1);
+    expect(viaArg.stderr.toString()).toContain("the text is not UTF-8; nothing was written");
+    expect(viaArg.stderr.toString()).toBe(viaStdin.stderr.toString());
+    expect(entryCount()).toBe(before);
+    // U+FFFD typed on purpose is text like any other.
+    expect(sb.run(["remember", "the replacement character \uFFFD is fine", "--json"]).code).toBe(0);
+    expect(entryCount()).toBe(before + 1);
   });
 
   test("an unknown scope or kind", () => {
