@@ -117,8 +117,15 @@ function cardText(title: string, body?: string): string {
 }
 
 /** One card line; `body` (or its opening, `head`) lets a cut title show the whole clause. */
-export const cardLine = (item: { id: string; title: string; body?: string; head?: string; lane?: "team" }) =>
-  `- [${handle(item.id)}] ${cardText(item.title, item.body ?? item.head)}${laneMark(item)}`;
+export const cardLine = (item: {
+  id: string;
+  title: string;
+  body?: string;
+  head?: string;
+  lane?: "team";
+  stale?: string;
+}) =>
+  `- [${handle(item.id)}] ${cardText(item.title, item.body ?? item.head)}${laneMark(item)}${item.stale ? ` ${item.stale}` : ""}`;
 
 /** " (team)" after an entry from the repository's team lane, so the agent knows where a fact came from. */
 const laneMark = (item: { lane?: "team" }) => (item.lane ? ` (${item.lane})` : "");

@@ -11,6 +11,7 @@ import type { Config, READ_MODES } from "../store/config";
 import { getHandoff, handoffFreshness } from "../store/handoff";
 import {
   type Card,
+  freshFirst,
   inOneWrite,
   logHookEvent,
   lookScrubbed,
@@ -203,9 +204,9 @@ function renderStart(
     () =>
       startCards(
         handoff,
-        cardless ? [] : globalCards(store),
-        cardless ? [] : projectCards(store),
-        cardless ? [] : teamCards(store),
+        cardless ? [] : freshFirst(store, globalCards(store)),
+        cardless ? [] : freshFirst(store, projectCards(store)),
+        cardless ? [] : freshFirst(store, teamCards(store)),
       ),
     files,
   );
@@ -267,7 +268,7 @@ function cachedStartText(ctx: HookContext, bundle: Bundle): string {
 const ANY_GENS = "*";
 
 /** Bump when the session-start text's layout changes: a new binary never reuses an older rendering. */
-const START_CACHE_VERSION = "1";
+const START_CACHE_VERSION = "2";
 
 /** The card's file still has the size and mtime it was indexed with. */
 function unchanged([scope, file, size, mtimeMs]: ShownFile): boolean {

@@ -107,7 +107,34 @@ export type Card = {
   file?: string;
   size?: number;
   mtime_ms?: number;
+  /** `(may be stale: …)` when the last staleness check found an anchor gone (store/stale.ts). */
+  stale?: string;
 };
+
+/**
+ * Cards with their staleness: a stale card marked with its reasons (as the prompt hook marks a
+ * body) and placed after every fresh one, the order otherwise kept. One look-up by rowid for the
+ * few cards read; the card queries stay on their covering indexes.
+ */
+export function freshFirst(store: Store, cards: Card[]): Card[] {
+  const rowids = cards.flatMap((c) => (c.rowid === undefined ? [] : [c.rowid]));
+  if (!rowids.length) return cards;
+  const marks = new Map<number, string>();
+  for (const r of dbOf(store)
+    .query(
+      "SELECT e.rowid AS rowid, e.stale AS stale FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.stale != ''",
+    )
+    .all(JSON.stringify(rowids)) as { rowid: number; stale: string }[]) {
+    const mark = staleMark(r.stale);
+    if (mark) marks.set(r.rowid, mark);
+  }
+  if (!marks.size) return cards;
+  const isStale = (c: Card) => c.rowid !== undefined && marks.has(c.rowid);
+  return [
+    ...cards.filter((c) => !isStale(c)),
+    ...cards.filter(isStale).map((c) => ({ ...c, stale: marks.get(c.rowid as number) })),
+  ];
+}
 
 /** Give cards whose title was cut ("…") the opening of their body, so the card can carry more of it. */
 export function withHeads(store: Store, cards: Card[]): Card[] {

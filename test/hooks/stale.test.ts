@@ -6,7 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox } from "../helpers";
-import { claudePrompt, contextOf, hook } from "./_hook";
+import { claudePrompt, claudeStart, contextOf, hook } from "./_hook";
 
 const sb = sandbox("coffer-hook-stale-");
 afterAll(() => sb.cleanup());
@@ -42,4 +42,39 @@ test("a stale body is marked with its reason and ranks below a fresh one", () =>
   expect(after.indexOf(fresh.slice(-8))).toBeGreaterThan(-1);
   expect(after.indexOf(fresh.slice(-8))).toBeLessThan(after.indexOf(stale.slice(-8)));
   expect(after.match(/may be stale/g)?.length).toBe(1);
+});
+
+test("session start: a stale card is marked and comes after the fresh ones, the cached text renewed (issue 37)", () => {
+  const repo = sb.repo("ledger");
+  mkdirSync(join(repo, "src/ledger"), { recursive: true });
+  for (const f of ["src/ledger/post.ts", "src/ledger/close.ts"]) writeFileSync(join(repo, f), "x\n");
+  const remember = (text: string) => {
+    const r = sb.run(["remember", text, "--kind", "convention", "--json"], { cwd: repo });
+    expect(r.code).toBe(0);
+    return r.json().id as string;
+  };
+  // the stale one is the newer: on recency alone it would come first
+  const fresh = remember("Month-end close runs from src/ledger/close.ts");
+  const stale = remember("Ledger postings go through src/ledger/post.ts");
+  const start = (session: string) =>
+    contextOf(hook(sb, "claude", "session-start", claudeStart(session, repo), { cwd: repo }));
+
+  const before = start("t1");
+  expect(before).not.toContain("may be stale");
+  expect(before.indexOf(stale.slice(-8))).toBeLessThan(before.indexOf(fresh.slice(-8)));
+  expect(start("t2")).toBe(before); // served from the cache
+
+  unlinkSync(join(repo, "src/ledger/post.ts"));
+  expect(sb.run(["stale"], { cwd: repo }).code).toBe(0);
+  const after = start("t3");
+  const line = after.split("\n").find((l) => l.includes(stale.slice(-8)));
+  expect(line).toContain("(may be stale: src/ledger/post.ts is gone)");
+  expect(after.indexOf(fresh.slice(-8))).toBeGreaterThan(-1);
+  expect(after.indexOf(fresh.slice(-8))).toBeLessThan(after.indexOf(stale.slice(-8)));
+  expect(after.match(/may be stale/g)?.length).toBe(1);
+
+  // the file back and checked again: the mark goes, the cache follows
+  writeFileSync(join(repo, "src/ledger/post.ts"), "x\n");
+  expect(sb.run(["stale"], { cwd: repo }).code).toBe(0);
+  expect(start("t4")).not.toContain("may be stale");
 });
