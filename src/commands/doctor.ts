@@ -45,7 +45,14 @@ type StaleFigure = { project: string; checked: number; stale: number; kept: numb
 type TeamRules = { repository: string; file: string; rules: number };
 
 function render(report: DoctorReport, stale: StaleFigure[] = [], teamRules: TeamRules[] = []): string {
-  const out: string[] = [`Binary: ${report.binary}`, "", "Agents:"];
+  const out: string[] = [`Binary: ${report.binary}`];
+  // A broken config.toml first: everything below was read with its valid keys and the defaults.
+  const config = report.store.config;
+  if (!config.ok)
+    out.push(
+      `${BAD()} config ${tilde(config.file)} does not load as written: ${plural(config.problems.length, "problem")} (listed below); the checks below use its valid keys and the defaults`,
+    );
+  out.push("", "Agents:");
   for (const r of report.hosts) {
     out.push(hostLine(r));
     const hooks = hooksLine(r);

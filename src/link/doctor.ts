@@ -24,7 +24,7 @@ import {
 import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
 import { agoText, localDay, nowMs } from "../lib/time";
-import { type Config, configDefaults, loadConfig, readConfigLenient, retiredKeysNotes } from "../store/config";
+import { type Config, loadConfigOrDefaults, readConfigLenient, retiredKeysNotes } from "../store/config";
 import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
 import { nonRegularInMemory } from "../store/indexer";
 import { findRepoRoot } from "../store/scope";
@@ -69,7 +69,8 @@ export type HooksSeen = {
 
 export type StoreReport = {
   home: string;
-  config: { file: string; ok: boolean };
+  /** `problems`: what is wrong with config.toml (doctor lists them first: the rest was read through them). */
+  config: { file: string; ok: boolean; problems: string[] };
   entries: { global: number; projects: number; project_scopes: number };
   index: { file: string; state: "ok" | "missing" | "outdated" | "corrupt" | "readonly"; entries: number | null };
   /** The model distillation uses ("`claude -p` (haiku)", "openai/gpt-4o-mini"), null when none. */
@@ -310,11 +311,11 @@ const DAY_MS = 86_400_000;
 /** What the index knows about hook events: the last per host, and injections per host over 7 days. */
 type HookFacts = { last: Map<string, LastHookEvent>; injections: Map<string, number> };
 
-function readHookFacts(cwd: string): HookFacts {
+function readHookFacts(cwd: string, config: Config): HookFacts {
   const facts: HookFacts = { last: new Map(), injections: new Map() };
   if (!existsSync(paths.indexDb()) || inspectIndexFile().state !== "ok") return facts;
   try {
-    const store = openStore({ cwd, freshness: "none" });
+    const store = openStore({ cwd, freshness: "none", config });
     try {
       for (const e of lastHookEvents(store)) facts.last.set(e.host, e);
       for (const r of injectionRows(store, localDay(nowMs() - 6 * DAY_MS)))
@@ -456,51 +457,51 @@ function checkPermissions(report: StoreReport): void {
   });
 }
 
-function inspectStore(): StoreReport {
+function inspectStore(config: Config): StoreReport {
   const report: StoreReport = {
     home: cofferHome(),
-    config: { file: paths.config(), ok: true },
+    config: { file: paths.config(), ok: true, problems: [] },
     entries: { global: 0, projects: 0, project_scopes: 0 },
     index: { file: paths.indexDb(), state: "ok", entries: null },
     model: null,
     model_why: "",
-    sweep: { last: null, running: null, off: null, failed: false, summary: "unknown (config.toml does not load)" },
+    sweep: sweepState(config),
     problems: [],
     notes: [],
   };
-  try {
-    const config = loadConfig();
-    const choice = resolveModel(config);
-    report.model = choice.settings ? describeSettings(choice.settings) : null;
-    report.model_why = choice.why;
-    report.sweep = sweepState(config);
-    if (choice.source === "none")
-      report.notes.push(
-        "nothing is distilled: link an agent whose CLI is installed (coffer link claude), or configure a model (see `coffer distill run --help`)",
-      );
-    else if (choice.settings && isCliSettings(choice.settings) && !choice.settings.cli)
-      report.problems.push({
-        message: choice.why,
-        fix: "install the agent's CLI, or choose another model: coffer config set model.provider <provider>",
-      });
-    else if (choice.settings) {
-      // The last model call failed for the machine's set-up (never logged in, ...): said once, however many sessions wait.
-      const failed = lastSetupFailure();
-      const provider = failed?.model?.split("/")[0];
-      const problem = provider === choice.settings.provider ? setupProblem(failed?.error, provider) : undefined;
-      if (failed && problem)
-        report.problems.push({
-          message: `${problem.message} (the last distillation attempt, ${agoText(Date.now() - Date.parse(failed.at))}); no session is counted as failed for it`,
-          fix: problem.fix,
-        });
-    }
-  } catch {
-    // Every problem, not just the first: hooks and the web UI keep the valid keys and skip these.
+  // Every problem, not just the first: hooks and the web UI keep the valid keys and skip these.
+  report.config.problems = readConfigLenient().problems;
+  if (report.config.problems.length) {
     report.config.ok = false;
-    for (const message of readConfigLenient().problems)
+    for (const message of report.config.problems)
       report.problems.push({
         message,
         fix: `edit ${tilde(paths.config())} (see \`coffer config get\` for the keys)`,
+      });
+  }
+  // With a broken config.toml, what its valid keys (else the defaults) give, as the hooks use it.
+  const choice = resolveModel(config);
+  const unloaded = report.config.ok ? "" : " (config.toml does not load: its valid keys and the defaults)";
+  report.model = choice.settings ? describeSettings(choice.settings) : null;
+  report.model_why = `${choice.why}${unloaded}`;
+  if (choice.source === "none")
+    report.notes.push(
+      "nothing is distilled: link an agent whose CLI is installed (coffer link claude), or configure a model (see `coffer distill run --help`)",
+    );
+  else if (choice.settings && isCliSettings(choice.settings) && !choice.settings.cli)
+    report.problems.push({
+      message: choice.why,
+      fix: "install the agent's CLI, or choose another model: coffer config set model.provider <provider>",
+    });
+  else if (choice.settings) {
+    // The last model call failed for the machine's set-up (never logged in, ...): said once, however many sessions wait.
+    const failed = lastSetupFailure();
+    const provider = failed?.model?.split("/")[0];
+    const problem = provider === choice.settings.provider ? setupProblem(failed?.error, provider) : undefined;
+    if (failed && problem)
+      report.problems.push({
+        message: `${problem.message} (the last distillation attempt, ${agoText(Date.now() - Date.parse(failed.at))}); no session is counted as failed for it`,
+        fix: problem.fix,
       });
   }
   // A key Coffer no longer reads is ignored, never a problem: said once here.
@@ -555,12 +556,11 @@ function inspectStore(): StoreReport {
 
 export async function runDoctor(hosts: HostLink[], cwd: string, home: string): Promise<DoctorReport> {
   const self = process.execPath;
-  let config: Config = configDefaults();
-  try {
-    config = loadConfig();
-  } catch {}
+  // A broken config.toml is reported (first), never a reason to skip the other checks: they use its
+  // valid keys and the defaults, as the hooks do.
+  const config = loadConfigOrDefaults();
   const repo = findRepoRoot(cwd);
-  const facts = readHookFacts(cwd);
+  const facts = readHookFacts(cwd, config);
   const out: HostReport[] = [];
   for (const h of hosts) {
     const user = inspectHost(h, { home }, self, config);
@@ -580,11 +580,15 @@ export async function runDoctor(hosts: HostLink[], cwd: string, home: string): P
         });
     }
   }
-  const store = inspectStore();
+  const store = inspectStore(config);
   const where = (r: HostReport) => `${r.host}${r.scope === "project" ? " (project)" : ""}`;
+  // The config's own problems first: what else doctor says was read through them.
+  const fromConfig = new Set(store.config.problems);
+  const configProblems = store.problems.filter((p) => fromConfig.has(p.message));
   const problems = [
+    ...configProblems.map((p) => ({ where: "config", ...p })),
     ...out.flatMap((r) => r.problems.map((p) => ({ where: where(r), ...p }))),
-    ...store.problems.map((p) => ({ where: "store", ...p })),
+    ...store.problems.filter((p) => !configProblems.includes(p)).map((p) => ({ where: "store", ...p })),
   ];
   const warnings = out.flatMap((r) => r.warnings.map((p) => ({ where: where(r), ...p })));
   return { binary: self, hosts: out, store, problems, warnings };

@@ -191,3 +191,28 @@ describe("coffer doctor reads Codex's hook trust from its config.toml", () => {
     expect(after.modified).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse"]);
   });
 });
+
+describe("coffer doctor with a broken config.toml (issue 37 item 4)", () => {
+  test("the config error comes first, the hook log is still read, and the model line says why", () => {
+    expect(sb.run(["link", "claude"]).code).toBe(0);
+    expect(hook("session-start", { session_id: "s1", hook_event_name: "SessionStart", source: "startup" }).code).toBe(
+      0,
+    );
+    writeFileSync(join(sb.cofferHome, "config.toml"), '[model\nprovider = "openai"\n');
+    const { code, report } = doctor();
+    expect(code).toBe(1);
+    expect(report.store.config.ok).toBe(false);
+    expect(report.problems[0].where).toBe("config");
+    expect(report.problems[0].message).toContain("does not parse");
+    const claude = host(report, "claude");
+    expect(claude.hooks_seen.last).toMatchObject({ event: "session-start", project: "shop" });
+    expect(claude.warnings).toEqual([]);
+    expect(report.store.model_why).not.toBe("");
+
+    const text = sb.run(["doctor"], { cwd: shop }).stdout;
+    expect(text.split("\n")[1]).toContain("does not load as written");
+    expect(text).toContain("hooks: last session-start");
+    expect(text).not.toContain("none ()");
+    expect(text).toMatch(/problems?:\n {2}- config: /);
+  });
+});
