@@ -82,7 +82,8 @@ function render(report: DoctorReport, stale: StaleFigure[] = [], teamRules: Team
     out.push(
       `  ${NA()} team rules: ${t.repository} adds ${plural(t.rules, "rule")} to its sessions (${tilde(t.file)}, read from the checkout)`,
     );
-  out.push(`  ${s.model ? OK() : NA()} model: ${s.model ?? "none"} (${s.model_why})`);
+  // A model named but not usable (its CLI missing, logged out) is a problem below, never a check.
+  out.push(`  ${s.model ? (s.model_ok ? OK() : BAD()) : NA()} model: ${s.model ?? "none"} (${s.model_why})`);
   out.push(`  ${s.sweep.failed ? WARN() : s.sweep.last ? OK() : NA()} sweep: ${s.sweep.summary}`);
   for (const n of s.notes) out.push(`      note: ${n}`);
   out.push("");

@@ -77,6 +77,8 @@ export type StoreReport = {
   model: string | null;
   /** Why that one (or why none): zero configuration, [model], off. */
   model_why: string;
+  /** Whether distillation can call that model now (false: it is named but cannot run; a problem says why). */
+  model_ok: boolean;
   /** The last sweep (background, serve's, by hand) and what it did. */
   sweep: SweepState;
   problems: Problem[];
@@ -465,6 +467,7 @@ function inspectStore(config: Config): StoreReport {
     index: { file: paths.indexDb(), state: "ok", entries: null },
     model: null,
     model_why: "",
+    model_ok: false,
     sweep: sweepState(config),
     problems: [],
     notes: [],
@@ -484,25 +487,29 @@ function inspectStore(config: Config): StoreReport {
   const unloaded = report.config.ok ? "" : " (config.toml does not load: its valid keys and the defaults)";
   report.model = choice.settings ? describeSettings(choice.settings) : null;
   report.model_why = `${choice.why}${unloaded}`;
+  report.model_ok = !!choice.settings;
   if (choice.source === "none")
     report.notes.push(
       "nothing is distilled: link an agent whose CLI is installed (coffer link claude), or configure a model (see `coffer distill run --help`)",
     );
-  else if (choice.settings && isCliSettings(choice.settings) && !choice.settings.cli)
+  else if (choice.settings && isCliSettings(choice.settings) && !choice.settings.cli) {
+    report.model_ok = false;
     report.problems.push({
       message: choice.why,
       fix: "install the agent's CLI, or choose another model: coffer config set model.provider <provider>",
     });
-  else if (choice.settings) {
+  } else if (choice.settings) {
     // The last model call failed for the machine's set-up (never logged in, ...): said once, however many sessions wait.
     const failed = lastSetupFailure();
     const provider = failed?.model?.split("/")[0];
     const problem = provider === choice.settings.provider ? setupProblem(failed?.error, provider) : undefined;
-    if (failed && problem)
+    if (failed && problem) {
+      report.model_ok = false;
       report.problems.push({
         message: `${problem.message} (the last distillation attempt, ${agoText(Date.now() - Date.parse(failed.at))}); no session is counted as failed for it`,
         fix: problem.fix,
       });
+    }
   }
   // A key Coffer no longer reads is ignored, never a problem: said once here.
   for (const why of retiredKeysNotes())

@@ -171,3 +171,20 @@ test("hooks switched off in the host's own settings (Claude disableAllHooks, Gem
   // Coffer still links fine around those keys (and leaves them alone).
   expect(sb.run(["link", "gemini", "--no-mcp"]).stdout).toContain("already linked");
 });
+
+test("a model named but not found is a problem and never a green check (issue 37 item 6)", () => {
+  expect(sb.run(["config", "set", "model.provider", "gemini-cli"]).code).toBe(0);
+  const env = { PATH: "/usr/bin:/bin" }; // no gemini there, nor in the sandbox's HOME
+  const r = sb.run(["doctor", "--json"], { env });
+  expect(r.code).toBe(1);
+  const report = r.json();
+  expect(report.store.model_ok).toBe(false);
+  expect(report.problems.some((p: any) => p.where === "store" && p.message.includes("`gemini` was not found"))).toBe(
+    true,
+  );
+  const line = sb
+    .run(["doctor"], { env })
+    .stdout.split("\n")
+    .find((l) => l.includes(" model: "))!;
+  expect(line).toStartWith("  ✗ model: ");
+});
