@@ -12,7 +12,7 @@ import { loadHookAdapter } from "../hosts/index";
 import { type Host, isHost } from "../lib/hosts";
 import { cofferHome, paths } from "../lib/paths";
 import { loadConfigOrDefaults } from "../store/config";
-import { isAbsoluteDir } from "../store/scope";
+import { isAbsoluteDir, resolveProject, teamScopeOf } from "../store/scope";
 import { answer, armDeadline, exitNow } from "./deadline";
 import { hookLog } from "./log";
 
@@ -91,6 +91,13 @@ function inHeadlessRun(cwd: string): boolean {
   }
 }
 
+/** The cwd's worktree has a team lane Coffer reads (`.coffer/`, team.read on). */
+function hasTeamLane(cwd: string, teamRead: string): boolean {
+  if (teamRead !== "on") return false;
+  const project = resolveProject(cwd);
+  return project !== undefined && teamScopeOf(project).present;
+}
+
 function finish(json: string): never {
   answer(json);
   exitNow();
@@ -114,26 +121,30 @@ export async function runHookCli(argv: string[]): Promise<void> {
     empty = adapter.empty(event);
     // An agent CLI Coffer itself runs to distil: no memory into its prompt, nothing queued.
     if (process.env[NO_HOOKS_ENV]) finish(empty);
-    if (!existsSync(cofferHome())) finish(empty); // no store: nothing to inject, nothing to log into
-    const config = loadConfigOrDefaults((err) => hookLog(`config: ${err.message}`, where));
+    // No store yet (a teammate whose agent runs Coffer's hooks before Coffer ever wrote): nothing
+    // of their own to inject, but the repository's team lane may be. Nothing is logged or created
+    // unless the cwd has one.
+    const noHome = !existsSync(cofferHome());
+    const log = noHome ? () => {} : hookLog;
+    const config = loadConfigOrDefaults((err) => log(`config: ${err.message}`, where));
     armDeadline(started + config["hook.deadline_ms"], empty, paths.hookLog());
 
     const raw = await readStdin(STDIN_MAX);
     if (raw === undefined) {
-      hookLog("stdin larger than 8 MiB", where);
+      log("stdin larger than 8 MiB", where);
       finish(empty);
     }
     let json: unknown;
     try {
       json = JSON.parse(raw);
     } catch {
-      hookLog(`stdin is not JSON (${raw.length} chars)`, where);
+      log(`stdin is not JSON (${raw.length} chars)`, where);
       finish(empty);
     }
     if (!adapter.events.includes(event)) finish(empty);
     const parsed = adapter.parse(event, json, process.cwd());
     if (!parsed.ok) {
-      if (!parsed.ignored) hookLog(parsed.reason, where);
+      if (!parsed.ignored) log(parsed.reason, where);
       finish(empty);
     }
     // Normalize an absolute cwd (`..`, trailing `/`) so one directory is one cache key; a
@@ -142,11 +153,12 @@ export async function runHookCli(argv: string[]): Promise<void> {
     const input = { ...parsed.input, cwd: typeof cwd === "string" && isAbsolute(cwd) ? resolve(cwd) : cwd };
     const bad = checkInput(input);
     if (bad) {
-      hookLog(bad, where);
+      log(bad, where);
       finish(empty);
     }
     // The same run when the host passed its hooks a cleaned environment: it runs in Coffer's run folder.
     if (inHeadlessRun(input.cwd)) finish(empty);
+    if (noHome && (event === "session-end" || !hasTeamLane(input.cwd, config["team.read"]))) finish(empty);
     if (event === "session-end") {
       if (input.transcriptPath) {
         const { enqueueSession } = await import("../capture/queue");

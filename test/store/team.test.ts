@@ -160,6 +160,28 @@ describe("a team lane travels with the repository", () => {
   });
 });
 
+describe("a new teammate gets the team lane from their first session (issue 37)", () => {
+  test("no Coffer home yet: session start and prompts deliver the team lane", () => {
+    const c = sandbox("coffer-team-c-");
+    try {
+      const cloneC = join(c.root, "work", "app");
+      mkdirSync(join(c.root, "work"));
+      git(c, join(c.root, "work"), "clone", "-q", join(a.root, "app.git"), "app");
+      expect(existsSync(c.cofferHome)).toBe(false);
+      const ctx = contextOf(hook(c, "claude", "session-start", claudeStart("new-s1", cloneC)));
+      expect(ctx).toContain(RULE);
+      expect(ctx).toContain(teamId.slice(-8));
+      const p = contextOf(
+        hook(c, "claude", "prompt", claudePrompt("new-s1", cloneC, "why does the wombat importer park batches?")),
+      );
+      expect(p).toContain("dead-letter bucket");
+      expect(p).toContain("(team)");
+    } finally {
+      c.cleanup();
+    }
+  });
+});
+
 describe("writing the team lane is explicit, and safe to commit", () => {
   test("promote moves a personal entry into .coffer/entries/ (same id, nothing personal); the copy goes to the trash", () => {
     const r = b.run(["remember", `Deploys from ${cloneB}/dist go through the blue/green gate`, "--json"], {
