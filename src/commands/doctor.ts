@@ -72,7 +72,7 @@ function render(report: DoctorReport, stale: StaleFigure[] = [], teamRules: Team
     `  ${NA()} ${plural(s.entries.global, "global entry", "global entries")}, ${plural(s.entries.projects, "project entry", "project entries")} in ${plural(s.entries.project_scopes, "project")}`,
   );
   out.push(
-    `  ${s.index.state === "corrupt" || s.index.state === "readonly" ? BAD() : s.index.state === "ok" ? OK() : NA()} index ${tilde(s.index.file)}: ${s.index.state === "readonly" ? "read-only" : s.index.state}${s.index.entries !== null ? ` (${plural(s.index.entries, "entry", "entries")})` : ""}`,
+    `  ${s.index.state === "corrupt" || s.index.state === "readonly" ? BAD() : s.index.state === "ok" ? OK() : NA()} index ${tilde(s.index.file)}: ${s.index.state === "readonly" ? "read-only" : s.index.state}${s.index.entries !== null ? ` (${plural(s.index.entries, "entry", "entries")}${s.index.team_entries ? `, and ${s.index.team_entries} from team lanes` : ""})` : ""}`,
   );
   for (const f of stale)
     out.push(

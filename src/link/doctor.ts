@@ -72,7 +72,14 @@ export type StoreReport = {
   /** `problems`: what is wrong with config.toml (doctor lists them first: the rest was read through them). */
   config: { file: string; ok: boolean; problems: string[] };
   entries: { global: number; projects: number; project_scopes: number };
-  index: { file: string; state: "ok" | "missing" | "outdated" | "corrupt" | "readonly"; entries: number | null };
+  index: {
+    file: string;
+    state: "ok" | "missing" | "outdated" | "corrupt" | "readonly";
+    /** Rows of memory/'s entries (what `entries` counts on disk). */
+    entries: number | null;
+    /** Rows of the team lanes read on this machine (`.coffer/` in worktrees, not memory/). */
+    team_entries: number | null;
+  };
   /** The model distillation uses ("`claude -p` (haiku)", "openai/gpt-4o-mini"), null when none. */
   model: string | null;
   /** Why that one (or why none): zero configuration, [model], off. */
@@ -464,7 +471,7 @@ function inspectStore(config: Config): StoreReport {
     home: cofferHome(),
     config: { file: paths.config(), ok: true, problems: [] },
     entries: { global: 0, projects: 0, project_scopes: 0 },
-    index: { file: paths.indexDb(), state: "ok", entries: null },
+    index: { file: paths.indexDb(), state: "ok", entries: null, team_entries: null },
     model: null,
     model_why: "",
     model_ok: false,
@@ -540,6 +547,7 @@ function inspectStore(config: Config): StoreReport {
   } else if (index.state === "readonly") {
     report.index.state = "readonly";
     report.index.entries = index.entries;
+    report.index.team_entries = index.team;
     report.problems.push({
       message: `${tilde(cofferHome())} is read-only (${index.detail}): recall, hooks and the web UI read it, but nothing can be saved`,
       fix: `make it writable again: chmod -R u+w ${tilde(cofferHome())} (a read-only mount: remount it read-write)`,
@@ -551,6 +559,8 @@ function inspectStore(config: Config): StoreReport {
     );
   } else {
     report.index.entries = index.entries;
+    report.index.team_entries = index.team;
+    // Team lanes live in worktrees, not memory/: only memory/'s rows are compared with memory/.
     const onDisk = report.entries.global + report.entries.projects;
     if (report.index.entries !== onDisk) {
       report.notes.push(

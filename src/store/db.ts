@@ -371,12 +371,22 @@ export function discardIndexDb(db: Database, file = paths.indexDb()): void {
   removeDbFiles(file);
 }
 
+/** `entries`: the rows of memory/'s files; `team`: the rows of team lanes (`.coffer/` in worktrees, not memory/). */
 export type IndexFileState =
-  | { state: "ok"; entries: number }
+  | { state: "ok"; entries: number; team: number }
   | { state: "outdated"; version: number }
   | { state: "corrupt"; detail: string }
   /** The store cannot be written (a read-only mount, or its folders made read-only): it reads fine. */
-  | { state: "readonly"; entries: number | null; detail: string };
+  | { state: "readonly"; entries: number | null; team: number; detail: string };
+
+/** Index rows per lane: a team key is `team` + 26 characters (scope.ts isTeamKey), every other scope is memory/'s. */
+const LANE_COUNTS = `SELECT count(*) FILTER (WHERE NOT (scope GLOB 'team*' AND length(scope) = 30)) AS entries,
+  count(*) FILTER (WHERE scope GLOB 'team*' AND length(scope) = 30) AS team FROM entries`;
+
+function laneCounts(db: Database): { entries: number; team: number } {
+  const row = db.query(LANE_COUNTS).get() as { entries: number | null; team: number | null } | null;
+  return { entries: row?.entries ?? 0, team: row?.team ?? 0 };
+}
 
 /** Can this process write `file` (and create files beside it, as SQLite's WAL must)? */
 function writable(file: string): boolean {
@@ -403,10 +413,9 @@ function inspectImmutable(file: string, why: string): IndexFileState {
         state: "corrupt",
         detail: `failed its integrity check (${check ? Object.values(check)[0] : "no answer"})`,
       };
-    const n = db.query("SELECT count(*) AS n FROM entries").get() as { n: number } | null;
-    return { state: "readonly", entries: n?.n ?? null, detail: why };
+    return { state: "readonly", ...laneCounts(db), detail: why };
   } catch {
-    return { state: "readonly", entries: null, detail: why };
+    return { state: "readonly", entries: null, team: 0, detail: why };
   } finally {
     db?.close();
   }
@@ -425,7 +434,7 @@ export function inspectIndexFile(file = paths.indexDb()): IndexFileState {
       };
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (version !== SCHEMA_VERSION) return { state: "outdated", version };
-    return { state: "ok", entries: (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n };
+    return { state: "ok", ...laneCounts(db) };
   } catch (err) {
     const why = (err as Error).message.split("\n")[0]!;
     // A store that cannot be written is not a broken index: say read-only (and still check it).

@@ -96,6 +96,17 @@ describe("a team lane travels with the repository", () => {
     expect(json.team_rules).toEqual([{ repository: "app", file: join(cloneB, ".coffer", "rules.md"), rules: 1 }]);
   });
 
+  test("B's doctor counts the team lane apart from memory/: no stale index, before or after reindex (issue 37)", () => {
+    for (const step of ["before", "reindex"]) {
+      if (step === "reindex") expect(b.run(["reindex"], { cwd: cloneB }).code).toBe(0);
+      const r = b.run(["doctor", "--json"], { cwd: cloneB });
+      const json = JSON.parse(r.stdout);
+      expect(json.store.index).toMatchObject({ state: "ok", entries: 0, team_entries: 1 });
+      expect(json.store.notes.join("\n")).not.toContain("index.db lists");
+      expect(b.run(["doctor"], { cwd: cloneB }).stdout).toContain("(0 entries, and 1 from team lanes)");
+    }
+  });
+
   test("B's prompt hook routes the team entry, marked as the team's", () => {
     const ctx = contextOf(
       hook(b, "claude", "prompt", claudePrompt("team-s2", cloneB, "why does the wombat importer park batches?")),
