@@ -63,7 +63,8 @@ export default withExamples(
       mcp: {
         type: "boolean",
         default: true,
-        description: "Do not register Coffer's MCP server (by default it is registered)",
+        description:
+          "Do not register Coffer's MCP server (by default it is registered); a later link of the host keeps it out until --mcp",
       },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
       "git-hook": {
@@ -129,7 +130,8 @@ export default withExamples(
           target,
           bin,
           sessionEnd: triState(rawArgs, "session-end"),
-          mcp: !rawArgs.includes("--no-mcp") && args.mcp !== false,
+          // Neither --mcp nor --no-mcp: as this host's last link said (registered unless --no-mcp).
+          mcp: args.mcp === false ? false : triState(rawArgs, "mcp"),
           config: native ? { ...config, [`native_memory.${h.host}`]: native } : config,
           force: !!args.force,
         });

@@ -31,7 +31,8 @@ export type LinkOptions = {
   bin: string;
   /** true: add the session-end hook; false: remove it; undefined: keep whatever is installed. */
   sessionEnd?: boolean;
-  mcp: boolean;
+  /** true: register the MCP server; false: do not (remembered); undefined: as the last link of this host and target said. */
+  mcp?: boolean;
   config: Config;
   /** Replace an MCP entry Coffer did not write (unlink puts it back). */
   force?: boolean;
@@ -379,7 +380,17 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
   const ws = new Workspace(state);
   const notes: string[] = [];
   linkHooks(ws, h, opts, notes);
-  if (opts.mcp) linkMcp(ws, h, opts, state, notes);
+  // An earlier --no-mcp is kept by a link that does not say (`link --all`), as --session-end is.
+  const key = linkKey(h.host, opts.target.root);
+  const mcpOff = opts.mcp === false || (opts.mcp === undefined && state.mcp_off?.[key] === true);
+  if (!mcpOff) linkMcp(ws, h, opts, state, notes);
+  else if (opts.mcp === undefined)
+    notes.push("Kept the MCP server out, as an earlier --no-mcp link asked (register it with --mcp).");
+  if (mcpOff) state.mcp_off = { ...state.mcp_off, [key]: true };
+  else if (state.mcp_off?.[key]) {
+    delete state.mcp_off[key];
+    if (!Object.keys(state.mcp_off).length) delete state.mcp_off;
+  }
   const mode = opts.config[`native_memory.${h.host}`] === "off" ? "off" : "restore";
   if (h.nativeMemory) nativeMemory(ws, h, opts.target, mode, state);
   else if (mode === "off")
@@ -394,7 +405,6 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
   notes.push(...(h.reminders ?? []), ...(h.linkNotes?.(opts.target) ?? []));
   const changes = ws.changes();
   // When the hook entries were (re)written: the host needs a new session (Codex: a new trust) to run them.
-  const key = linkKey(h.host, opts.target.root);
   const hookFile = hookFileOf(h, opts.target);
   if (changes.some((c) => changed(c) && c.path === hookFile) || !state.linked_at?.[key])
     state.linked_at = { ...state.linked_at, [key]: isoNow() };
@@ -404,6 +414,10 @@ export function planLink(h: HostLink, opts: LinkOptions): Plan {
 export function planUnlink(h: HostLink, target: Target): Plan {
   const state = readLinkState();
   if (state.linked_at) delete state.linked_at[linkKey(h.host, target.root)];
+  if (state.mcp_off) {
+    delete state.mcp_off[linkKey(h.host, target.root)];
+    if (!Object.keys(state.mcp_off).length) delete state.mcp_off;
+  }
   const ws = new Workspace(state);
   unlinkHooks(ws, h, target);
   unlinkMcp(ws, h, target, state);

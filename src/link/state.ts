@@ -36,6 +36,8 @@ export type LinkState = {
    * for a repository's): doctor warns when no hook event arrived for a day after that.
    */
   linked_at?: Record<string, string>;
+  /** Links (keys as in `linked_at`) made with --no-mcp: a later link without --mcp keeps the MCP server out. */
+  mcp_off?: Record<string, true>;
 };
 
 /** The key of one link in `linked_at`. */
@@ -70,6 +72,7 @@ export function readLinkState(): LinkState {
       dirs: raw.dirs && typeof raw.dirs === "object" ? raw.dirs : {},
       ...(raw.sweep ? { sweep: raw.sweep } : {}),
       ...(raw.linked_at && typeof raw.linked_at === "object" ? { linked_at: raw.linked_at } : {}),
+      ...(raw.mcp_off && typeof raw.mcp_off === "object" ? { mcp_off: raw.mcp_off } : {}),
     };
   } catch {
     return empty;

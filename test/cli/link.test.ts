@@ -177,3 +177,26 @@ test("doctor checks that a project link's `coffer` resolves on PATH, and lists b
     fresh.cleanup();
   }
 });
+
+test("link --all keeps an earlier --no-mcp, as it keeps --session-end; --mcp registers it again (issue 37)", () => {
+  const fresh = sandbox("coffer-link-nomcp-");
+  try {
+    mkdirSync(join(fresh.home, ".claude"), { recursive: true });
+    const mcpFile = join(fresh.home, ".claude.json");
+    const registered = () =>
+      existsSync(mcpFile) && "coffer" in (JSON.parse(readFileSync(mcpFile, "utf8")).mcpServers ?? {});
+    expect(fresh.run(["link", "claude", "--no-mcp", "--session-end"]).code).toBe(0);
+    expect(registered()).toBe(false);
+    const all = fresh.run(["link", "--all"]);
+    expect(all.code).toBe(0);
+    expect(registered()).toBe(false);
+    expect(all.stdout).toContain("earlier --no-mcp");
+    expect(readFileSync(join(fresh.home, ".claude", "settings.json"), "utf8")).toContain("SessionEnd");
+    expect(fresh.run(["link", "claude", "--mcp"]).code).toBe(0);
+    expect(registered()).toBe(true);
+    expect(fresh.run(["link", "--all"]).code).toBe(0);
+    expect(registered()).toBe(true);
+  } finally {
+    fresh.cleanup();
+  }
+});
