@@ -60,8 +60,9 @@ const list = withExamples(
       }
       for (const r of rows) {
         process.stdout.write(
-          `${r.status.padEnd(5)}  ${r.host.padEnd(6)}  ${shortId(r.session_id).padEnd(13)}  ${(r.project ?? "-").slice(0, 20).padEnd(20)}  ${String(r.messages).padStart(4)} msgs  ${r.last_activity ?? ""}  ${short(r.title, 50)}\n`,
+          `${r.status.padEnd(7)}  ${r.host.padEnd(6)}  ${shortId(r.session_id).padEnd(13)}  ${(r.project ?? "-").slice(0, 20).padEnd(20)}  ${String(r.messages).padStart(4)} msgs  ${r.last_activity ?? ""}  ${short(r.title, 50)}\n`,
         );
+        if (r.skipped) process.stdout.write(`         ${r.skipped.why}\n`);
       }
     },
   }),

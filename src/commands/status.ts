@@ -31,6 +31,10 @@ export default withExamples(
       const sweep = await Promise.all([import("../capture/background"), import("../store/config")])
         .then(([b, c]) => b.sweepState(c.loadConfig()))
         .catch(() => undefined);
+      // Sessions the sweep gave up on (their failed tries): never left to look like "not yet".
+      const skipped = await import("../distill/ledger")
+        .then((m) => m.givenUpSessions().map((g) => ({ ...g, why: m.givenUpText(g) })))
+        .catch(() => []);
       if (args.json)
         return printJson({
           ...status,
@@ -38,6 +42,7 @@ export default withExamples(
           ...(sync ? { sync } : {}),
           ...(distill ? { distill } : {}),
           ...(sweep ? { sweep } : {}),
+          skipped_sessions: skipped,
         });
       const out: string[] = [`Coffer home: ${status.home}`];
       out.push(
@@ -58,6 +63,10 @@ export default withExamples(
       if (sync) out.push(`Sync: ${sync.summary}`);
       if (distill) out.push(`Distill: ${distill.model ? distill.summary : "no model configured"}`);
       if (sweep) out.push(`Sweep: ${sweep.summary}`);
+      if (skipped.length)
+        out.push(
+          `Skipped: ${plural(skipped.length, "session")} the sweep gave up on after failed tries (coffer distill list says why; coffer distill run <session> --force tries again)`,
+        );
       process.stdout.write(`${out.join("\n")}\n`);
     },
   }),

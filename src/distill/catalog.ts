@@ -2,7 +2,7 @@
 import { isoNow } from "../lib/time";
 import { parseSessionFile, type SessionFile, sessionHead } from "../transcripts/discovery";
 import type { TranscriptHost } from "../transcripts/types";
-import { isDistilled, type Ledger } from "./ledger";
+import { givenUp, givenUpText, isDistilled, type Ledger } from "./ledger";
 import { projectForSession } from "./project";
 
 export type SessionInfo = {
@@ -15,7 +15,9 @@ export type SessionInfo = {
   messages: number;
   first_activity: string | null;
   last_activity: string | null;
-  status: "done" | "never";
+  /** skipped: the sweep gave up on it after failed tries (`skipped` says why and how to retry). */
+  status: "done" | "never" | "skipped";
+  skipped?: { tries: number; error: string; why: string };
   title: string;
   /** Working directory the session ran in, when recorded. */
   cwd: string | null;
@@ -49,6 +51,7 @@ export function describeSession(file: SessionFile, ledger: Ledger): SessionInfo 
     title = parsed.title;
     first = parsed.first_activity ?? first;
   } catch {} // vanished meanwhile: listed with what the directory said
+  const gaveUp = givenUp(ledger, file);
   return {
     host: file.host,
     session_id: file.session_id,
@@ -57,7 +60,8 @@ export function describeSession(file: SessionFile, ledger: Ledger): SessionInfo 
     messages,
     first_activity: first,
     last_activity: isoNow(new Date(file.mtimeMs)),
-    status: isDistilled(ledger, file) ? "done" : "never",
+    status: isDistilled(ledger, file) ? "done" : gaveUp ? "skipped" : "never",
+    ...(gaveUp ? { skipped: { tries: gaveUp.tries, error: gaveUp.error, why: givenUpText(gaveUp) } } : {}),
     title,
     cwd: head.cwd ?? null,
     path: file.path,

@@ -21,7 +21,16 @@ import { type Conflict, writeConflict } from "./conflicts";
 import { itemProject } from "./inbox-files";
 import { checkReferences, type Insight, parseInsights } from "./insights";
 import { cleanKeywords } from "./keywords";
-import { appendLedger, failedAttempts, fileSha256, isDistilled, type Ledger, readLedger, stopsSweep } from "./ledger";
+import {
+  appendLedger,
+  failedAttempts,
+  fileSha256,
+  isDistilled,
+  type Ledger,
+  MAX_FAILED_ATTEMPTS,
+  readLedger,
+  stopsSweep,
+} from "./ledger";
 import {
   CONFIGURE_MODEL_HINT,
   complete,
@@ -87,8 +96,8 @@ export type PreparedSession = {
   text: string;
 };
 
-/** The sweep stops retrying a session whose current content failed this often. */
-export const MAX_FAILED_ATTEMPTS = 3;
+/** The sweep stops retrying a session whose current content failed this often (ledger.ts). */
+export { MAX_FAILED_ATTEMPTS } from "./ledger";
 
 /** "no model" in one message: which model and why, then how to get one. */
 export function noModelMessage(why: string): string {
@@ -457,7 +466,7 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
       ? "nothing written; the session is left for the next sweep, which first waits a while after a failure like this"
       : tries < MAX_FAILED_ATTEMPTS
         ? "nothing written; the session is left for the next sweep"
-        : `nothing written; failed ${tries} times, the sweep skips it until it changes (coffer distill run retries)`;
+        : `nothing written; failed ${tries} times, the sweep skips it until it changes (coffer distill run ${file.session_id} --force tries again)`;
     return { ...result, outcome: "failed", error: err.kind, message: `${err.message}; ${next}` };
   }
 }

@@ -120,11 +120,12 @@ export function isDistilled(ledger: Ledger, f: FileState): boolean {
 /**
  * Failures that say the model is unusable right now, whatever the session: its set-up (not
  * installed, never logged in, refusing to run inside a session: `SETUP_FAILURES`), a refused
- * login, rate limited, unreachable, or too slow. The sweep stops at the first one and waits
- * (`sweepBackoff`); except a timeout (a long session may cause it) they do not count against the
- * session.
+ * login, rate limited, a plan's limit used up, the provider failing (5xx, overloaded),
+ * unreachable, or too slow. The sweep stops at the first one and waits (`sweepBackoff`); except a
+ * timeout (a long session may cause it) they do not count against the session. Only `refused`,
+ * `http` and `malformed` are the session's to answer for.
  */
-const MODEL_DOWN = new Set<string>([...SETUP_FAILURES, "auth", "rate_limit", "network", "timeout"]);
+const MODEL_DOWN = new Set<string>([...SETUP_FAILURES, "auth", "rate_limit", "quota", "server", "network", "timeout"]);
 
 export function stopsSweep(kind: string | undefined): boolean {
   return kind !== undefined && MODEL_DOWN.has(kind);
@@ -135,9 +136,56 @@ export function stopsSweep(kind: string | undefined): boolean {
  * gives up after a few): never a set-up failure, nor another failure of the model itself.
  */
 export function failedAttempts(ledger: Ledger, f: FileState): number {
-  return matching(ledger, f, "failed").filter(
-    (r) => !isSetupFailure(r.error) && (r.error === "timeout" || !stopsSweep(r.error)),
-  ).length;
+  return matching(ledger, f, "failed").filter(countsAgainst).length;
+}
+
+function countsAgainst(r: LedgerRecord): boolean {
+  return r.outcome === "failed" && !isSetupFailure(r.error) && (r.error === "timeout" || !stopsSweep(r.error));
+}
+
+/** Failed tries after which the sweep skips a session until its file changes (`distill run --force` retries). */
+export const MAX_FAILED_ATTEMPTS = 3;
+
+/** A session the sweep skips: its failed tries on the file as it is, and the last one's error kind. */
+export type GivenUp = { host: string; session_id: string; tries: number; error: string; at: string };
+
+/** The failed tries that count against this session (`failedAttempts`), when they reached the limit. */
+export function givenUp(ledger: Ledger, f: FileState): GivenUp | undefined {
+  if (isDistilled(ledger, f)) return undefined;
+  const counted = matching(ledger, f, "failed").filter(countsAgainst);
+  if (counted.length < MAX_FAILED_ATTEMPTS) return undefined;
+  const last = counted[counted.length - 1]!;
+  return { host: f.host, session_id: f.session_id, tries: counted.length, error: last.error ?? "failed", at: last.at };
+}
+
+/**
+ * Every session the sweep skips, from the ledger alone (no transcript is read): its latest
+ * content's counted failures reached the limit and nothing distilled or skipped it since.
+ * `coffer status` and `coffer doctor` count them; `coffer distill list` shows each.
+ */
+export function givenUpSessions(ledger: Ledger = readLedger()): GivenUp[] {
+  const out: GivenUp[] = [];
+  for (const records of ledger.values()) {
+    const latest = records[records.length - 1]!;
+    const same = records.filter((r) => r.sha256 === latest.sha256);
+    if (same.some((r) => r.outcome !== "failed")) continue;
+    const counted = same.filter(countsAgainst);
+    if (counted.length < MAX_FAILED_ATTEMPTS) continue;
+    const last = counted[counted.length - 1]!;
+    out.push({
+      host: last.host,
+      session_id: last.session_id,
+      tries: counted.length,
+      error: last.error ?? "failed",
+      at: last.at,
+    });
+  }
+  return out;
+}
+
+/** How a skipped session is explained, with the command that tries it again. */
+export function givenUpText(g: GivenUp): string {
+  return `skipped by the sweep after ${g.tries} failed tries (last: ${g.error}); coffer distill run ${g.session_id} --force tries again`;
 }
 
 /**

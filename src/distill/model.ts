@@ -8,7 +8,7 @@
  * message, a log line or a file.
  */
 import { cliOfHost, HEADLESS_CLIS, isCliProvider } from "../hosts/clis";
-import type { HeadlessCli, SetupFailureKind } from "../hosts/headless";
+import type { HeadlessCli, HeadlessErrorKind, SetupFailureKind } from "../hosts/headless";
 import type { CliProvider } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
 import type { Config } from "../store/config";
@@ -147,12 +147,14 @@ export function modelSettings(config: Config): ModelSettings | undefined {
 }
 
 /**
- * timeout, http (an error status), network (unreachable), auth (key or login refused),
- * rate_limit (429, a plan's usage limit), malformed (not an answer), and the set-up failures of an
- * agent CLI (`SETUP_FAILURES`): missing (not installed, or it cannot start), logged_out (never
- * logged in), in_session (it refuses to run inside another agent's session).
+ * timeout, http (another error status), network (unreachable), auth (key or login refused),
+ * rate_limit (429), quota (a plan's usage limit or credit used up), server (5xx, overloaded),
+ * refused (the model or its API turned this request down), malformed (not an answer), and the
+ * set-up failures of an agent CLI (`SETUP_FAILURES`): missing (not installed, or it cannot start),
+ * logged_out (never logged in), in_session (it refuses to run inside another agent's session).
+ * Which of them never count against a session: ledger.ts `stopsSweep`.
  */
-export type ModelErrorKind = "timeout" | "http" | "network" | "auth" | "rate_limit" | "malformed" | SetupFailureKind;
+export type ModelErrorKind = "timeout" | HeadlessErrorKind | SetupFailureKind;
 
 /**
  * Set-up failures (issue 36): the model cannot run as this machine has it set up, whatever the
@@ -383,7 +385,7 @@ export async function complete(
         );
       }
       last = new ModelError(
-        res.status === 429 ? "rate_limit" : "http",
+        res.status === 429 ? "rate_limit" : res.status >= 500 ? "server" : "http",
         `the model at ${where} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`,
       );
       if (res.status !== 429 && res.status < 500) throw last;

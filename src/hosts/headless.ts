@@ -9,8 +9,21 @@ import { join } from "node:path";
 import type { CliProvider, Host } from "../lib/hosts";
 import { exeSuffix } from "../lib/platform";
 
-/** How a run failed, in the model layer's terms (`ModelError` kinds). */
-export type HeadlessErrorKind = "auth" | "rate_limit" | "http" | "network" | "malformed";
+/**
+ * How a run failed, in the model layer's terms (`ModelError` kinds): auth (key or login refused),
+ * rate_limit (slow down), quota (a plan's usage limit or credit used up), server (the provider
+ * overloaded or failing), network (unreachable), refused (the model or its API turned this request
+ * down: too long, a content policy), http (another error), malformed (not an answer).
+ */
+export type HeadlessErrorKind =
+  | "auth"
+  | "rate_limit"
+  | "quota"
+  | "server"
+  | "network"
+  | "refused"
+  | "http"
+  | "malformed";
 
 /** Tokens (and the price, when the CLI states one) of the turn, as the CLI reported them. */
 export type HeadlessUsage = { input_tokens: number; output_tokens: number; cost_usd?: number };
@@ -86,19 +99,79 @@ export function usualPlaces(home: string, bin: string): string[] {
   ];
 }
 
-const AUTH =
-  /\b(not logged in|please run \/login|log ?in again|authenticat|unauthori[sz]ed|forbidden|invalid (api )?key|api key|auth method|credentials?|401|403)\b/i;
-const RATE = /\b(rate.?limit|usage limit|quota|resource.?exhausted|too many requests|429|overloaded|credit balance)\b/i;
-const NETWORK =
-  /\b(network|connection (refused|reset|failed)|could not connect|failed to connect|name does not resolve|lookup address|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|fetch failed|socket hang up)\b/i;
+/**
+ * What a CLI reported about a failure, each host reading its own output for it
+ * (`src/hosts/<host>/headless.ts`): the HTTP status and the provider's error type when it states
+ * them, whether the request never reached the provider, and its words.
+ */
+export type FailureReport = {
+  text: string;
+  /** The API's HTTP status, when the CLI states one. */
+  status?: number;
+  /** The provider's error type or status name: `rate_limit_error`, `RESOURCE_EXHAUSTED`, `insufficient_quota`. */
+  type?: string;
+  /** The CLI says the request never got an answer (no connection, no status). */
+  unreachable?: boolean;
+};
 
-/** A failure message in the model layer's kinds: logged out, rate limited, unreachable, or another error. */
-export function classifyFailure(text: string, status?: number): HeadlessErrorKind {
+/** Provider error types (Anthropic, OpenAI, Google RPC statuses) in the model layer's kinds. */
+const ERROR_TYPES: Record<string, HeadlessErrorKind> = {
+  authentication_error: "auth",
+  permission_error: "auth",
+  unauthenticated: "auth",
+  permission_denied: "auth",
+  invalid_api_key: "auth",
+  rate_limit_error: "rate_limit",
+  rate_limit_exceeded: "rate_limit",
+  resource_exhausted: "rate_limit",
+  insufficient_quota: "quota",
+  billing_error: "quota",
+  usage_limit_reached: "quota",
+  overloaded_error: "server",
+  api_error: "server",
+  server_error: "server",
+  internal: "server",
+  unavailable: "server",
+  deadline_exceeded: "server",
+  invalid_request_error: "refused",
+  invalid_argument: "refused",
+  request_too_large: "refused",
+  content_filter: "refused",
+  failed_precondition: "refused",
+};
+
+const QUOTA =
+  /\b(usage limit|hit your (usage )?limit|limit reached|quota|credit balance|out of credits|billing|insufficient.?quota)\b/i;
+const RATE = /\b(rate.?limit(ed)?|too many requests|resource.?exhausted)\b/i;
+const AUTH =
+  /\b(not logged in|please run \/login|log ?in again|authenticat\w*|unauthori[sz]ed|forbidden|invalid (api )?key|api key|auth method|credentials?)\b/i;
+const SERVER = /\b(overloaded|internal server error|service unavailable|bad gateway|gateway time-?out|server error)\b/i;
+const NETWORK =
+  /\b(network|connection (error|refused|reset|failed|closed|timed out)|could not connect|failed to connect|unable to connect|error sending request|stream disconnected|request timed out|name does not resolve|lookup address|getaddrinfo|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|fetch failed|socket hang up|offline)\b/i;
+const REFUSED =
+  /\b(prompt is too long|context (length|window)|too many tokens|content (policy|filter|management)|safety|refus(ed|es) to|blocked)\b/i;
+
+/**
+ * A failure in the model layer's kinds, from what the CLI reported: its HTTP status and the
+ * provider's error type first (the CLIs pass both through), then its own words for the cases
+ * they do not cover (a connection that never opened, a plan's usage limit).
+ */
+export function classifyFailure(f: FailureReport): HeadlessErrorKind {
+  const { text, status } = f;
+  const typed = f.type ? ERROR_TYPES[f.type.toLowerCase()] : undefined;
   if (status === 401 || status === 403) return "auth";
-  if (status === 429) return "rate_limit";
+  if (status === 402) return "quota";
+  if (status === 429 || typed === "rate_limit" || typed === "quota")
+    return typed === "quota" || QUOTA.test(text) ? "quota" : "rate_limit";
+  if (status !== undefined && (status >= 500 || status === 408)) return "server";
+  if (typed) return typed;
+  if (status !== undefined && status >= 400) return REFUSED.test(text) ? "refused" : "http";
+  if (f.unreachable || NETWORK.test(text)) return "network";
+  if (QUOTA.test(text)) return "quota";
   if (RATE.test(text)) return "rate_limit";
   if (AUTH.test(text)) return "auth";
-  if (NETWORK.test(text)) return "network";
+  if (SERVER.test(text)) return "server";
+  if (REFUSED.test(text)) return "refused";
   return "http";
 }
 

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { type SweepState, sweepState } from "../capture/background";
-import { lastSetupFailure } from "../distill/ledger";
+import { givenUpSessions, givenUpText, lastSetupFailure } from "../distill/ledger";
 import { describeSettings, isCliSettings, resolveModel, setupProblem } from "../distill/model";
 import { loadHookAdapter } from "../hosts/index";
 import {
@@ -608,5 +608,19 @@ export async function runDoctor(hosts: HostLink[], cwd: string, home: string): P
     ...store.problems.filter((p) => !configProblems.includes(p)).map((p) => ({ where: "store", ...p })),
   ];
   const warnings = out.flatMap((r) => r.warnings.map((p) => ({ where: where(r), ...p })));
+  // Sessions the sweep gave up on: a warning, so "nothing to do" never hides them.
+  const skipped = givenUpSessions();
+  if (skipped.length)
+    warnings.push({
+      where: "distill",
+      message: `${skipped.length === 1 ? "1 session is" : `${skipped.length} sessions are`} skipped by the sweep after failed tries: ${skipped
+        .slice(0, 3)
+        .map((g) => `${g.host} ${g.session_id} (last: ${g.error})`)
+        .join(", ")}${skipped.length > 3 ? ", ..." : ""}`,
+      fix:
+        skipped.length === 1
+          ? givenUpText(skipped[0]!).replace(/^.*?; /, "")
+          : "coffer distill list shows them; coffer distill run <session> --force tries one again",
+    });
   return { binary: self, hosts: out, store, problems, warnings };
 }

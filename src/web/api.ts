@@ -743,8 +743,8 @@ route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
     const records = ledger.get(`${t.host}\0${t.session_id}`) ?? [];
     const last = records[records.length - 1];
     const status =
-      t.status === "done"
-        ? "done"
+      t.status === "done" || t.status === "skipped"
+        ? t.status
         : queued.has(`${t.host}\0${t.session_id}`)
           ? "queued"
           : inInbox.has(`${t.host}\0${t.session_id}`)
@@ -753,7 +753,9 @@ route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
               ? "failed"
               : "never";
     const { path: _path, cwd: _cwd, ...rest } = t;
-    return { ...rest, status, error: status === "failed" ? (last?.error ?? null) : null };
+    // A skipped session says why, and how to try it again (its Distill button tries it now).
+    const error = status === "failed" ? (last?.error ?? null) : status === "skipped" ? (t.skipped?.why ?? null) : null;
+    return { ...rest, status, error };
   });
   return json({ host, transcripts: list });
 });

@@ -273,7 +273,7 @@ describe("bad input: one clear error, a failed ledger attempt, nothing written",
         );
       },
       message: "429 Too Many Requests",
-      kind: "rate_limit",
+      kind: "quota", // a plan's usage limit (issue 37): it waits, like any rate limit
     },
     {
       name: "timed out",
@@ -501,4 +501,106 @@ describe("Coffer's own runs are never distilled", () => {
     const pick = await runAsync(sb, ["distill", "sweep", "--dry-run", "--json"], { env, cwd: repo });
     expect(pick.json().sessions.map((s: { session_id: string }) => s.session_id)).not.toContain(id);
   }, 60_000);
+});
+
+describe("an offline or limited model never uses up a session's tries (issue 37 item 1)", () => {
+  const claudeFailed = (result: string, status: number | null = null) =>
+    JSON.stringify({ type: "result", subtype: "success", is_error: true, result, api_error_status: status });
+
+  test("`API Error: Connection error.` is a network failure: 4 runs, the sweep still picks the session", async () => {
+    installFake("claude");
+    config('[model]\nprovider = "claude-code"\n\n[distill]\nsettle_minutes = 0\n');
+    answer(claudeFailed("API Error: Connection error."), { code: 1 });
+    for (let i = 0; i < 4; i++) {
+      const r = await runAsync(sb, ["distill", "run", SESSION], { env, cwd: repo });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("Connection error");
+    }
+    expect(ledger().map((r) => r.error)).toEqual(["network", "network", "network", "network"]);
+    const pick = await runAsync(sb, ["distill", "sweep", "--dry-run", "--json"], { env, cwd: repo });
+    expect(pick.json().sessions.map((s: { session_id: string }) => s.session_id)).toContain(SESSION);
+    const list = await runAsync(sb, ["distill", "list", "--json"], { env, cwd: repo });
+    expect(list.json().sessions.find((s: any) => s.session_id === SESSION).status).toBe("never");
+    // The sweep itself waits after such a failure instead of asking again.
+    const sweep = await runAsync(sb, ["distill", "sweep", "--json"], { env, cwd: repo });
+    expect(sweep.json()).toMatchObject({ outcome: "backoff", backoff: { error: "network" } });
+  }, 90_000);
+
+  test("what each CLI reports is classified by its status and error type, not a few words", async () => {
+    const { headless: claude } = await import("../../src/hosts/claude/headless");
+    const { headless: codex } = await import("../../src/hosts/codex/headless");
+    const { headless: gemini } = await import("../../src/hosts/gemini/headless");
+    const kind = (a: { ok: boolean; kind?: string }) => (a.ok ? "ok" : a.kind);
+    const c = (result: string, status: number | null = null) =>
+      kind(claude.parse({ stdout: claudeFailed(result, status), stderr: "", code: 1 }));
+    expect(c("API Error: Connection error.")).toBe("network");
+    expect(c("API Error: Request timed out.")).toBe("network");
+    expect(c('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')).toBe(
+      "server",
+    );
+    expect(c('API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal"}}')).toBe("server");
+    expect(c("Claude AI usage limit reached|1767225600")).toBe("quota");
+    expect(c("Credit balance is too low")).toBe("quota");
+    expect(c('API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}')).toBe(
+      "rate_limit",
+    );
+    expect(c("Invalid API key · Fix external API key", 401)).toBe("auth");
+    expect(
+      c('API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}'),
+    ).toBe("refused");
+    const x = (message: string) =>
+      kind(codex.parse({ stdout: JSON.stringify({ type: "turn.failed", error: { message } }), stderr: "", code: 1 }));
+    expect(
+      x("stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)"),
+    ).toBe("network");
+    expect(x("exceeded retry limit, last status: 429 Too Many Requests")).toBe("rate_limit");
+    expect(x("unexpected status 401 Unauthorized: Missing bearer")).toBe("auth");
+    expect(x("unexpected status 503 Service Unavailable")).toBe("server");
+    const g = (error: Record<string, unknown>) =>
+      kind(gemini.parse({ stdout: JSON.stringify({ session_id: "s", error }), stderr: "", code: 1 }));
+    expect(
+      g({ type: "Error", message: "You exceeded your current quota", code: 429, status: "RESOURCE_EXHAUSTED" }),
+    ).toBe("quota");
+    expect(g({ type: "Error", message: "fetch failed" })).toBe("network");
+    expect(g({ type: "Error", message: "The model is overloaded.", code: 503, status: "UNAVAILABLE" })).toBe("server");
+  });
+
+  test("a session the sweep gave up on is shown as skipped, with why and --force, in list, status and doctor", async () => {
+    installFake("claude");
+    config('[model]\nprovider = "claude-code"\n\n[distill]\nsettle_minutes = 0\n');
+    answer(
+      claudeFailed(
+        'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}',
+        400,
+      ),
+      { code: 1 },
+    );
+    for (let i = 0; i < 3; i++) await runAsync(sb, ["distill", "run", SESSION], { env, cwd: repo });
+    expect(ledger().map((r) => r.error)).toEqual(["refused", "refused", "refused"]);
+    const pick = await runAsync(sb, ["distill", "sweep", "--dry-run", "--json"], { env, cwd: repo });
+    expect(pick.json().sessions.map((s: { session_id: string }) => s.session_id)).not.toContain(SESSION);
+
+    const list = await runAsync(sb, ["distill", "list"], { env, cwd: repo });
+    expect(list.stdout).toStartWith("skipped");
+    expect(list.stdout).toContain(
+      `skipped by the sweep after 3 failed tries (last: refused); coffer distill run ${SESSION} --force`,
+    );
+    const row = (await runAsync(sb, ["distill", "list", "--json"], { env, cwd: repo }))
+      .json()
+      .sessions.find((s: any) => s.session_id === SESSION);
+    expect(row).toMatchObject({ status: "skipped", skipped: { tries: 3, error: "refused" } });
+
+    const status = await runAsync(sb, ["status"], { env, cwd: repo });
+    expect(status.stdout).toContain("Skipped: 1 session the sweep gave up on");
+    const doctor = (await runAsync(sb, ["doctor", "--json"], { env, cwd: repo })).json();
+    const w = doctor.warnings.find((w: any) => w.where === "distill");
+    expect(w.message).toContain(`claude ${SESSION} (last: refused)`);
+    expect(w.fix).toContain("--force");
+
+    // --force tries it again; once distilled it is no longer skipped.
+    answer(claudeOk(JSON.stringify([INSIGHT])));
+    expect((await runAsync(sb, ["distill", "run", SESSION, "--force"], { env, cwd: repo })).code).toBe(0);
+    const after = await runAsync(sb, ["distill", "list", "--json"], { env, cwd: repo });
+    expect(after.json().sessions.find((s: any) => s.session_id === SESSION).status).toBe("done");
+  }, 90_000);
 });

@@ -8,7 +8,36 @@
  * `is_error: true`, exit code 1.
  */
 import { join } from "node:path";
-import { classifyFailure, count, type HeadlessCli, jsonObjectIn, tail, usualPlaces } from "../headless";
+import {
+  classifyFailure,
+  count,
+  type FailureReport,
+  type HeadlessCli,
+  jsonObjectIn,
+  tail,
+  usualPlaces,
+} from "../headless";
+
+/**
+ * What a failed turn's `result` reports. Claude Code words an API failure as `API Error: <status>
+ * <the API's JSON body>` (the body's `error.type`: `rate_limit_error`, `overloaded_error`, ...), and
+ * one that got no answer at all as `API Error: Connection error.` or `API Error: Request timed out.`
+ * (no status: the request never reached Anthropic). A plan's limit is its own sentence
+ * ("Claude AI usage limit reached|<time>", "You've hit your limit · resets 3pm").
+ */
+export function claudeFailure(text: string, status?: number): FailureReport {
+  const api = /^\s*API Error:\s*(?:(\d{3})\b)?\s*([\s\S]*)$/.exec(text);
+  if (!api) return { text, ...(status ? { status } : {}) };
+  const stated = status ?? (api[1] ? Number(api[1]) : undefined);
+  const body = jsonObjectIn(api[2] ?? "") as { error?: { type?: unknown } } | undefined;
+  const type = typeof body?.error?.type === "string" ? body.error.type : undefined;
+  return {
+    text,
+    ...(stated ? { status: stated } : {}),
+    ...(type ? { type } : {}),
+    ...(stated === undefined && !type ? { unreachable: true } : {}),
+  };
+}
 
 export const headless: HeadlessCli = {
   provider: "claude-code",
@@ -45,7 +74,7 @@ export const headless: HeadlessCli = {
     if (!doc || (doc.type !== undefined && doc.type !== "result")) {
       const why = tail(stderr) || tail(stdout);
       if (code !== 0)
-        return { ok: false, kind: classifyFailure(why), message: `exited ${code}: ${why || "no output"}` };
+        return { ok: false, kind: classifyFailure({ text: why }), message: `exited ${code}: ${why || "no output"}` };
       return {
         ok: false,
         kind: "malformed",
@@ -58,7 +87,7 @@ export const headless: HeadlessCli = {
       const message = text || String(doc.subtype ?? "error");
       return {
         ok: false,
-        kind: classifyFailure(message, status),
+        kind: classifyFailure(claudeFailure(message, status)),
         message: status ? `${message} (HTTP ${status})` : message,
       };
     }

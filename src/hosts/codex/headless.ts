@@ -12,7 +12,29 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { agentDir } from "../../lib/paths";
-import { classifyFailure, count, type HeadlessCli, tail, usualPlaces } from "../headless";
+import { classifyFailure, count, type FailureReport, type HeadlessCli, tail, usualPlaces } from "../headless";
+
+/**
+ * What a failed Codex turn reports: `unexpected status 401 Unauthorized: <body>`, `exceeded retry
+ * limit, last status: 429 Too Many Requests`, `You've hit your usage limit`, or, when no answer came
+ * at all, `stream disconnected before completion: error sending request ...`.
+ */
+export function codexFailure(text: string): FailureReport {
+  const status = /\b(?:status:?|status code)\s*(\d{3})\b/i.exec(text)?.[1];
+  const body = /(\{[\s\S]*\})\s*$/.exec(text)?.[1];
+  let type: string | undefined;
+  try {
+    const doc = body ? JSON.parse(body) : undefined;
+    const t = doc?.error?.code ?? doc?.error?.type;
+    if (typeof t === "string") type = t;
+  } catch {}
+  return {
+    text,
+    ...(status ? { status: Number(status) } : {}),
+    ...(type ? { type } : {}),
+    ...(!status && /\b(stream disconnected|error sending request)\b/i.test(text) ? { unreachable: true } : {}),
+  };
+}
 
 /** Codex's fast, affordable model (`codex debug models`), asked for with low reasoning effort. */
 const CHEAP_MODEL = "gpt-6-luna";
@@ -112,7 +134,11 @@ export const headless: HeadlessCli = {
     }
     if (failed !== undefined || (text === undefined && code !== 0)) {
       const why = failed ?? lastError ?? (tail(stderr) || "no output");
-      return { ok: false, kind: classifyFailure(why), message: code !== 0 ? `exited ${code}: ${why}` : why };
+      return {
+        ok: false,
+        kind: classifyFailure(codexFailure(why)),
+        message: code !== 0 ? `exited ${code}: ${why}` : why,
+      };
     }
     if (text === undefined)
       return {

@@ -80,13 +80,15 @@ export const headless: HeadlessCli = {
       const message = String(doc.error.message ?? doc.error.type ?? "error");
       const status = typeof doc.error.code === "number" && doc.error.code >= 400 ? doc.error.code : undefined;
       // Exit 41: no auth method configured (logged out).
-      const kind = code === 41 ? "auth" : classifyFailure(message, status);
+      // The error's `type` or `status` is Google's RPC status name (RESOURCE_EXHAUSTED, UNAVAILABLE).
+      const type = [doc.error.status, doc.error.type].find((t) => typeof t === "string" && /^[A-Z_]+$/.test(t));
+      const kind = code === 41 ? "auth" : classifyFailure({ text: message, status, type: type?.toLowerCase() });
       return { ok: false, kind, message: status ? `${message} (HTTP ${status})` : message };
     }
     if (!doc || typeof doc.response !== "string") {
       const why = tail(stderr) || tail(stdout);
       if (code !== 0)
-        return { ok: false, kind: classifyFailure(why), message: `exited ${code}: ${why || "no output"}` };
+        return { ok: false, kind: classifyFailure({ text: why }), message: `exited ${code}: ${why || "no output"}` };
       return {
         ok: false,
         kind: "malformed",
