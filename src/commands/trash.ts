@@ -21,7 +21,8 @@ export default withExamples(
           date: t.deleted.slice(0, 10),
           scope: t.scope_label,
           kind: t.kind,
-          title: t.title,
+          // promote's personal copy: the team lane holds the entry, restore refuses it
+          title: t.in_team ? `(promoted: in the team lane now) ${t.title}` : t.title,
         })),
       );
       process.stdout.write(`${lines.join("\n")}\n`);

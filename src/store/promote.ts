@@ -69,7 +69,8 @@ export function promote(store: Store, id: string, actor: string): PromoteResult 
       .immediate();
   });
   // The team lane holds it now: the personal copy waits in the trash (coffer restore brings it back).
-  moveToTrash(store, hit, actor);
+  // Its note names the team lane, so restore refuses to bring it back beside the team's copy (one id, two entries).
+  moveToTrash(store, hit, actor, result.status === "promoted" ? { promotedTo: team.worktree } : {});
   audit({ event: "entry_promoted", id: result.team_id, from: result.from, scope: "team", actor });
   return result;
 }

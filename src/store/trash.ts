@@ -10,6 +10,7 @@ import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, st
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { pathExists, readFileNoFollow } from "../lib/small-file";
@@ -26,7 +27,7 @@ import {
   touchScanDir,
   upsertEntryRow,
 } from "./indexer";
-import { GLOBAL, isTeamKey, registerTeam, type ScopeKey, teamKeyFor, teamWorktree } from "./scope";
+import { GLOBAL, isTeamKey, registerTeam, type ScopeKey, TEAM_FOLDER, teamKeyFor, teamWorktree } from "./scope";
 import { type Store, withHealing } from "./store";
 import { makeTeamDirs, writeTeamFile } from "./team";
 
@@ -35,7 +36,16 @@ const ID_RE = /^[0-9A-Za-z]{1,64}$/;
 const SCOPE_RE = /^(global|(?:team)?[0-9A-Z]{26})$/;
 const MAX_FILE = 1024 * 1024;
 
-export type TrashItem = { id: string; scope: ScopeKey; title: string; kind: string; deleted: string; actor: string };
+export type TrashItem = {
+  id: string;
+  scope: ScopeKey;
+  title: string;
+  kind: string;
+  deleted: string;
+  actor: string;
+  /** A personal copy `promote` left: the team lane's checkout that holds the entry now (it cannot come back beside it). */
+  in_team?: string;
+};
 /** What `moveToTrash` did: `kept` false when the file was a link or not a regular file (removed, not kept). */
 export type Trashed = TrashItem & { kept: boolean };
 
@@ -67,7 +77,7 @@ function moveFile(from: string, to: string): void {
  * A link or a non-regular file in its place is removed itself (`kept: false`), never followed or
  * opened. Every delete goes through here (`forget` on the CLI, MCP and HTTP; the web UI).
  */
-export function moveToTrash(store: Store, hit: Located, actor: string): Trashed {
+export function moveToTrash(store: Store, hit: Located, actor: string, opts: { promotedTo?: string } = {}): Trashed {
   // No folder between memory/ and the file may be a link: the move would reach outside the store.
   assertMemoryWritePath(hit.file);
   const st = lstatSync(hit.file);
@@ -79,7 +89,7 @@ export function moveToTrash(store: Store, hit: Located, actor: string): Trashed 
     );
   const kept = st.isFile();
   const worktree = isTeamKey(hit.scope) ? teamWorktree(hit.scope) : undefined;
-  const note: TrashItem & { worktree?: string } = {
+  const note: TrashItem & { worktree?: string; promoted_to?: string } = {
     id: hit.entry.id,
     scope: hit.scope,
     title: hit.entry.title,
@@ -88,8 +98,10 @@ export function moveToTrash(store: Store, hit: Located, actor: string): Trashed 
     actor,
     // where a team lane's entry goes back to (this machine's trash only, never the repository)
     ...(worktree ? { worktree } : {}),
+    // promote: the checkout whose team lane holds this id now (restore refuses while it does)
+    ...(opts.promotedTo ? { promoted_to: opts.promotedTo } : {}),
   };
-  const { worktree: _w, ...listed } = note;
+  const { worktree: _w, promoted_to: _p, ...listed } = note;
   const item: Trashed = { ...listed, kept };
   if (kept) {
     mkdirSync(join(trashRoot(), hit.scope), { recursive: true, mode: 0o700 });
@@ -125,6 +137,39 @@ function readTrashed(file: string, id: string): { text: string; entry: Entry } |
   } catch {
     return undefined;
   }
+}
+
+/** The team lane file a promoted entry lives in now (the note's `promoted_to` checkout), when it is still there. */
+function promotedFile(note: Record<string, unknown> | undefined, id: string): string | undefined {
+  const worktree = note?.promoted_to;
+  if (typeof worktree !== "string" || !isAbsolute(worktree) || !ID_RE.test(id)) return undefined;
+  const file = join(worktree, TEAM_FOLDER, "entries", `${id}.md`);
+  return pathExists(file) ? file : undefined;
+}
+
+/**
+ * Where an entry of this id lives now outside the trashed one's scope (the team lane `promote`
+ * wrote it into, or any scope the index holds it in): restoring beside it would give two entries
+ * one id.
+ */
+function liveElsewhere(store: Store, id: string, scope: ScopeKey, note: Record<string, unknown> | undefined) {
+  const promoted = promotedFile(note, id);
+  if (promoted) return { scope: teamKeyFor(note!.promoted_to as string), file: promoted };
+  const row = withHealing(
+    store,
+    () =>
+      dbOf(store).query("SELECT scope FROM entries WHERE id = ? AND scope != ? LIMIT 1").get(id, scope) as {
+        scope: string;
+      } | null,
+  );
+  if (!row) return undefined;
+  let file: string;
+  try {
+    file = entryPath(row.scope, id);
+  } catch {
+    file = `${row.scope}/${id}.md`; // a team lane of a checkout this process does not know
+  }
+  return { scope: row.scope, file };
 }
 
 /** A trashed entry's note (JSON), or undefined. */
@@ -188,6 +233,20 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
   }
   const target = entryPath(found.scope, entryId);
   if (pathExists(target)) throw new CofferError(`entry ${entryId} already exists in its scope; nothing to restore`);
+  const live = liveElsewhere(store, entryId, found.scope, trashNote(found.meta));
+  if (live) {
+    const inTeam = isTeamKey(live.scope);
+    throw new CofferError(
+      inTeam
+        ? `entry ${handle(entryId)} now lives in the team lane (${live.file}): it was promoted, and restoring the personal copy beside it would give two entries one id`
+        : `entry ${handle(entryId)} exists again elsewhere (${live.file}); restoring it would give two entries one id`,
+      1,
+      inTeam
+        ? `Work with the team's copy (\`coffer edit ${handle(entryId)}\` inside that repository); this personal copy stays in the trash until it expires.`
+        : "Forget that one first if this is the copy you want.",
+      "conflict",
+    );
+  }
   assertMemoryWritePath(target);
   const worktree = team ? teamWorktree(found.scope) : undefined;
   if (worktree) makeTeamDirs(dirname(target), worktree);
@@ -258,6 +317,8 @@ export function listTrash(now = Date.now()): TrashItem[] {
           worktree?: unknown;
         };
         item = { id, scope, title: meta.title, kind: meta.kind, deleted: meta.deleted, actor: meta.actor };
+        const promoted = promotedFile(meta as unknown as Record<string, unknown>, id);
+        if (promoted) item.in_team = dirname(dirname(dirname(promoted)));
         // a team lane's checkout, so its label can be told
         const w = meta.worktree;
         if (isTeamKey(scope) && typeof w === "string" && isAbsolute(w) && teamKeyFor(w) === scope)

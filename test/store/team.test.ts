@@ -212,6 +212,33 @@ describe("writing the team lane is explicit, and safe to commit", () => {
     expect(b.run(["promote", id], { cwd: cloneB }).code).toBe(1); // already the team's
   });
 
+  test("restoring promote's personal copy is refused: the entry lives in the team lane (issue 37)", () => {
+    const id = b
+      .run(["remember", "Canary deploys hold for ten minutes before the full rollout", "--json"], {
+        cwd: cloneB,
+      })
+      .json().id as string;
+    expect(b.run(["promote", id], { cwd: cloneB }).code).toBe(0);
+    const listed = b
+      .run(["trash", "--json"], { cwd: cloneB })
+      .json()
+      .items.find((t: { id: string }) => t.id === id);
+    expect(listed.in_team).toBe(cloneB);
+    expect(b.run(["trash"], { cwd: cloneB }).stdout).toContain("in the team lane now");
+    const r = b.run(["restore", id.slice(-8)], { cwd: cloneB });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("now lives in the team lane");
+    expect(r.stderr).not.toContain("give more characters");
+    // nothing came back: one entry with this id, the team's
+    expect(b.run(["show", id.slice(-8), "--json"], { cwd: cloneB }).json().scope).toBe("team");
+    expect(
+      b
+        .run(["list", "--json"], { cwd: cloneB })
+        .json()
+        .entries.filter((e: { id: string }) => e.id === id),
+    ).toHaveLength(1);
+  });
+
   test("every write is scrubbed, and --allow-secret does not reach the team lane", () => {
     const r = b.run(
       ["remember", "The staging key is STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7dcXYZ", "--scope", "team", "--json"],

@@ -104,6 +104,26 @@ test(
 );
 
 test(
+  "the Trash says a promoted entry's personal copy is in the team lane now, and offers no Restore (issue 37)",
+  async () => {
+    await page.goto(`${served.url}/#/trash`);
+    await page.reload(); // the entry dialog the test before left open
+    const row = page.locator("#trash-table tbody tr", { hasText: "staging database" });
+    await row.waitFor();
+    expect(await row.textContent()).toContain("in the team lane now");
+    expect(await row.locator("button", { hasText: "Restore" }).count()).toBe(0);
+    // the route refuses too: one id, two entries
+    const r = await page.evaluate(
+      async (id) => (await fetch(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status,
+      personal,
+    );
+    expect(r).toBeGreaterThanOrEqual(400);
+    expect(existsSync(join(sb.cofferHome, "state", "trash"))).toBe(true);
+  },
+  T,
+);
+
+test(
   "the Inbox lists a team-lane proposal; Approve promotes it into .coffer/entries/",
   async () => {
     const entry = remember("Gizmo fixtures are regenerated with make fixtures", "--kind", "convention");

@@ -3,7 +3,16 @@ import { api, h, toast, when } from "../lib";
 
 export async function trashPage(main: HTMLElement): Promise<void> {
   const data = await api<{
-    items: { id: string; title: string; kind: string; scope: string; scope_label: string; deleted: string }[];
+    items: {
+      id: string;
+      title: string;
+      kind: string;
+      scope: string;
+      scope_label: string;
+      deleted: string;
+      /** promote's personal copy: the checkout whose team lane holds the entry now */
+      in_team?: string;
+    }[];
   }>("GET", "/api/v1/ui/trash");
   main.replaceChildren(
     h("h1", {}, "Trash"),
@@ -39,20 +48,23 @@ export async function trashPage(main: HTMLElement): Promise<void> {
                 h(
                   "td",
                   {},
-                  h(
-                    "button",
-                    {
-                      type: "button",
-                      class: "ghost",
-                      "aria-label": `Restore ${t.title}`,
-                      onclick: async () => {
-                        await api("POST", `/api/v1/ui/entries/${t.id}/restore`, {});
-                        toast(`Restored “${t.title}”`);
-                        await trashPage(main);
-                      },
-                    },
-                    "Restore",
-                  ),
+                  // promote's personal copy: the entry lives in the team lane now, one id cannot be in both
+                  t.in_team
+                    ? h("span", { class: "muted", title: t.in_team }, "Promoted: in the team lane now")
+                    : h(
+                        "button",
+                        {
+                          type: "button",
+                          class: "ghost",
+                          "aria-label": `Restore ${t.title}`,
+                          onclick: async () => {
+                            await api("POST", `/api/v1/ui/entries/${t.id}/restore`, {});
+                            toast(`Restored “${t.title}”`);
+                            await trashPage(main);
+                          },
+                        },
+                        "Restore",
+                      ),
                 ),
               ),
             ),
