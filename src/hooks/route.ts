@@ -291,7 +291,7 @@ function similarity(
   if (!q) return undefined;
   // Nothing joins an instruction: the word matches' own similarity is all it needs (no scan).
   if (instructed) return { query: q, sims: new Map(), alone: new Set() };
-  const near = nearest(store, scopes, q, SIM_K);
+  const near = nearest(store, scopes, q, SIM_K, { newest: SIM_SCAN });
   const sims = new Map(near.map((n) => [n.rowid, n.sim]));
   const alone = new Set<number>();
   // Only the best may join on meaning alone: far enough above the floor, and ahead of the others
@@ -314,6 +314,12 @@ function similarity(
  */
 /** Nearest entries looked at per prompt. */
 const SIM_K = 20;
+/**
+ * Entries of each scope compared by meaning per prompt, at most: the newest this many (the scan
+ * costs a few milliseconds per 10,000 codes in a fresh process; recall reads them all). Words reach
+ * every entry.
+ */
+const SIM_SCAN = 24_576;
 /** A prompt shorter than this (in words) is not compared by meaning: too little to go on. */
 const SIM_MIN_WORDS = 4;
 /** Similarity at which an entry may join on meaning alone, and its lead over the next nine. */

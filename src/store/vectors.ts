@@ -231,11 +231,25 @@ function parseList(json: string): string[] {
   }
 }
 
-/** The packed codes of `scopes` (one entry per block row). */
-export function vectorBlocks(store: object, scopes: ScopeKey[]): { rowids: Uint32Array; codes: Uint32Array }[] {
-  const rows = dbOf(store)
-    .query("SELECT rowids, codes FROM vector_blocks WHERE scope IN (SELECT value FROM json_each(?))")
-    .all(JSON.stringify(scopes)) as { rowids: Uint8Array; codes: Uint8Array }[];
+/**
+ * The packed codes of `scopes` (one entry per block row); with `newest`, only each scope's last
+ * blocks holding at least that many codes (blocks fill in the order entries were indexed).
+ */
+function vectorBlocks(
+  store: object,
+  scopes: ScopeKey[],
+  newest?: number,
+): { rowids: Uint32Array; codes: Uint32Array }[] {
+  const query = newest
+    ? dbOf(store).query("SELECT rowids, codes FROM vector_blocks WHERE scope = ? ORDER BY block DESC LIMIT ?")
+    : undefined;
+  const rows = query
+    ? scopes.flatMap(
+        (scope) => query.all(scope, Math.ceil(newest! / BLOCK)) as { rowids: Uint8Array; codes: Uint8Array }[],
+      )
+    : (dbOf(store)
+        .query("SELECT rowids, codes FROM vector_blocks WHERE scope IN (SELECT value FROM json_each(?))")
+        .all(JSON.stringify(scopes)) as { rowids: Uint8Array; codes: Uint8Array }[]);
   return rows.map((r) => ({ rowids: u32(r.rowids), codes: u32(r.codes) }));
 }
 
@@ -323,10 +337,16 @@ export function queryVector(store: Store, text: string): Float32Array | undefine
  * The `k` entries of `scopes` most similar to `query` (a unit vector), best first, each with its
  * cosine similarity.
  */
-export function nearest(store: Store, scopes: ScopeKey[], query: Float32Array, k: number): Similar[] {
+export function nearest(
+  store: Store,
+  scopes: ScopeKey[],
+  query: Float32Array,
+  k: number,
+  opts: { newest?: number } = {},
+): Similar[] {
   const code = new Uint32Array(CODE_WORDS);
   signCode(query, code);
-  const blocks = vectorBlocks(store, scopes);
+  const blocks = vectorBlocks(store, scopes, opts.newest);
   const total = blocks.reduce((n, b) => n + b.rowids.length, 0);
   const dist = new Uint16Array(total);
   const hist = new Uint32Array(CODE_WORDS * 32 + 1);
