@@ -188,3 +188,27 @@ describe("a question hit brings its answer", () => {
     expect(kiln.map((h: { text: string }) => h.text).join("\n")).not.toContain("parking");
   });
 });
+
+describe("a new user's small store (issue 37 item 13)", () => {
+  test("'which database do we use' puts the database decision above entries sharing only 'use'", () => {
+    const small = sandbox("coffer-recall-small-");
+    try {
+      const dir = small.repo("shop", "git@github.com:acme/shop.git");
+      for (const [text, kind] of [
+        ["Use pnpm, never npm, in this repo", "convention"],
+        ["We chose PostgreSQL 16 as the primary database for orders", "decision"],
+        ["Releases go out with make release", "convention"],
+        ["Use 2 spaces for indentation", "preference"],
+        ["Tests run with vitest", "convention"],
+        ["The API is deployed on Fly.io", "fact"],
+      ])
+        expect(small.run(["remember", text!, "--kind", kind!], { cwd: dir }).code).toBe(0);
+      const hits = small.run(["recall", "which database do we use", "--json"], { cwd: dir }).json().hits as {
+        title: string;
+      }[];
+      expect(hits[0]!.title).toContain("PostgreSQL");
+    } finally {
+      small.cleanup();
+    }
+  });
+});
