@@ -3,16 +3,18 @@
  * targets, dependencies — read from its `applies_to` globs and its body at write time and at reindex
  * (the index keeps them; `store/stale.ts` checks them against the working tree). Conservative on
  * purpose: a token is an anchor only when it can only mean that (a repository-relative path with a
- * known extension, a command in a code span), never a URL, an absolute path, a path out of the
- * repository or a word that merely looks like a name.
+ * known extension, a command in a code span or a package-manager command in prose), never a URL, an
+ * absolute path, a path out of the repository or a word that merely looks like a name; what could
+ * be either (`make sure`, a backticked `jest`) is a weak anchor, checked only once seen present.
  */
 
 export type AnchorKind = "glob" | "path" | "script" | "target" | "dep";
 
 /**
  * One anchor. `weak`: a path without a known extension (checked only when its parent folder
- * exists), or a dependency named in backticks without a version (checked only once it was seen
- * listed: a backticked word is as often an identifier as a package).
+ * exists), a dependency named in backticks without a version, or `make x` / `yarn x` / `pnpm x` in
+ * prose (each checked only once a check saw it listed: a backticked word is as often an identifier
+ * as a package, and "make sure" is no target).
  */
 export type Anchor = { k: AnchorKind; v: string; weak?: true };
 
@@ -163,8 +165,40 @@ function dependencies(body: string, spans: string[], add: (a: Anchor) => void): 
     if (VERSION.test(m[2]!)) dep(m[1]!, false);
   for (const s of spans) {
     const t = s.trim();
-    // a lone backticked name that reads like a package (lowercase, with a dash or a scope): weak
-    if (/^(?:@[a-z0-9][\w.-]*\/[a-z0-9][\w.-]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$/.test(t)) dep(t, true);
+    // a lone backticked name that reads like a package (lowercase, or scoped): weak, checked only
+    // once a check saw it listed in a manifest
+    if (/^(?:@[a-z0-9][\w.-]*\/[a-z0-9][\w.-]*|[a-z][a-z0-9]*(?:[-.][a-z0-9]+)*)$/.test(t)) dep(t, true);
+  }
+}
+
+/** The body without code: fenced blocks, inline spans and shell-prompt lines blanked out. */
+function prose(body: string): string {
+  return body
+    .replace(/```[^\n]*\n[\s\S]*?```/g, " ")
+    .replace(/`[^`\n]{1,300}`/g, " ")
+    .replace(/^\s*\$\s+.+$/gm, " ");
+}
+
+/**
+ * Commands in prose: `npm run x`, `pnpm run x`, `yarn run x`, `bun run x` can only be a script
+ * (firm); `yarn x`, `pnpm x` and `make x` could be a sentence ("make sure"), so they are weak.
+ */
+function proseCommands(text: string, add: (a: Anchor) => void): void {
+  const re = /(?<![\w./-])(npm|pnpm|yarn|bun|make|Make|gmake)\s+(?:(run|run-script)\s+)?([^\s]+)(?:\s+([^\s]+))?/g;
+  for (const m of text.matchAll(re)) {
+    const [, tool, run, raw, after] = m;
+    const name = raw!.replace(LEAD, "").replace(TRAIL, "");
+    // a workspace, filter or prefix flag right after: another package's scripts
+    if (after && /^(?:-w|--workspace(?:=.*)?|--filter(?:=.*)?|-F|-C|--prefix|--cwd|--dir)$/.test(after)) continue;
+    if (/^make$|^Make$|^gmake$/.test(tool!)) {
+      if (!run && TARGET_NAME.test(name) && name === raw!.replace(TRAIL, "") && /^[a-z]/.test(name))
+        add({ k: "target", v: name, weak: true });
+      continue;
+    }
+    if (!SCRIPT_NAME.test(name) || /\.[a-z]{1,4}$/i.test(name)) continue;
+    if (run) add({ k: "script", v: name });
+    else if ((tool === "yarn" || tool === "pnpm") && !PM_BUILTINS.has(name) && /^[a-z]/.test(name))
+      add({ k: "script", v: name, weak: true });
   }
 }
 
@@ -205,6 +239,7 @@ export function extractAnchors(body: string, appliesTo: string[]): Anchor[] {
   const noUrls = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s)\]>"'`]+/gi, " ");
   const spans = codeSpans(noUrls);
   for (const s of spans) commands(s, add);
+  proseCommands(prose(noUrls), add);
   dependencies(noUrls, spans, add);
   return [...out.values()].sort((a, b) => (a.k + a.v < b.k + b.v ? -1 : a.k + a.v > b.k + b.v ? 1 : 0));
 }

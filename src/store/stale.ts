@@ -220,14 +220,63 @@ export function treeIndex(files: string[]): TreeIndex {
   return index;
 }
 
-/** One checkout as a check sees it: its facts and its files' index, shared by its project and team lane. */
-export type Checkout = { facts: ProjectFacts; index(): TreeIndex | undefined };
+/**
+ * One checkout as a check sees it: its facts and its files' index, shared by its project and team
+ * lane. `hadFolder`: did this repository's history ever have top-level folder `name` (a path under a
+ * vanished folder is ours only then)?
+ */
+export type Checkout = { facts: ProjectFacts; index(): TreeIndex | undefined; hadFolder(name: string): boolean };
+
+/** At most this many history look-ups per check (one per distinct vanished top folder), each this long at most. */
+const HISTORY_CALLS = 4;
+const HISTORY_TIMEOUT_MS = 2000;
+
+/**
+ * Does the repository at `root` have `name` in its history (`git log -1 -- name`)? Off the hook path
+ * (stale checks only); literal pathspecs, no pager, no repository discovery above `root`. False
+ * when git is absent, slow or says no.
+ */
+function inHistory(root: string, name: string): boolean {
+  const git = Bun.which("git", { PATH: process.env.PATH ?? "" });
+  if (!git) return false;
+  try {
+    const p = Bun.spawnSync(
+      [git, "-c", "core.fsmonitor=false", "--no-pager", "log", "-1", "--format=%H", "--no-renames", "--", name],
+      {
+        cwd: root,
+        env: {
+          // never a repository other than root's (an inherited GIT_DIR, GIT_WORK_TREE...)
+          ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_"))),
+          GIT_LITERAL_PATHSPECS: "1",
+          GIT_CEILING_DIRECTORIES: join(root, ".."),
+          LC_ALL: "C",
+        },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "ignore",
+        timeout: HISTORY_TIMEOUT_MS,
+      },
+    );
+    return p.exitCode === 0 && /^[0-9a-f]{40,64}\s*$/.test(p.stdout.toString());
+  } catch {
+    return false;
+  }
+}
 
 export function checkoutOf(root: string): Checkout {
   const facts = projectFacts(root);
   let index: TreeIndex | undefined | null = null;
+  const had = new Map<string, boolean>();
   return {
     facts,
+    hadFolder(name) {
+      let answer = had.get(name);
+      if (answer === undefined) {
+        answer = had.size < HISTORY_CALLS && inHistory(root, name);
+        had.set(name, answer);
+      }
+      return answer;
+    },
     index() {
       if (index === null) {
         const files = facts.files();
@@ -280,8 +329,9 @@ function checkAnchor(a: Anchor, checkout: Checkout, seen: (a: Anchor) => boolean
       if (state === "behind-link" || state === "outside") return undefined;
       if (facts.ignored(a.v) || state !== "missing") return undefined;
       const segs = a.v.split("/");
-      // a path whose top folder is not here names another repository (or a subproject): not ours to judge
-      if (segs.length > 1 && !facts.isDir(segs[0]!)) return undefined;
+      // a path whose top folder is not here names another repository (or a subproject), unless this
+      // repository's history had that folder: then it was ours and is gone
+      if (segs.length > 1 && !facts.isDir(segs[0]!) && !checkout.hadFolder(segs[0]!)) return undefined;
       if (a.weak && !facts.isDir(segs.slice(0, -1).join("/"))) return undefined;
       const moved = movedTo(checkout, a.v);
       return moved ? { anchor, why: `${a.v} is gone`, moved } : { anchor, why: `${a.v} is gone` };
@@ -289,11 +339,13 @@ function checkAnchor(a: Anchor, checkout: Checkout, seen: (a: Anchor) => boolean
     case "script": {
       const scripts = facts.scripts();
       if (!scripts || scripts.has(a.v)) return undefined;
+      if (a.weak && !seen(a)) return undefined;
       return { anchor, why: `script ${a.v} is no longer in package.json` };
     }
     case "target": {
       const targets = facts.targets();
       if (!targets || targets.has(a.v)) return undefined;
+      if (a.weak && !seen(a)) return undefined;
       return { anchor, why: `make target ${a.v} is no longer in the Makefile` };
     }
     case "dep": {
@@ -338,6 +390,16 @@ export function checkStale(
       (r) => `${r.id}\0${r.anchor}`,
     ),
   );
+  /** A weak command or dependency listed now: from here on its absence is a reason. */
+  const present = (a: Anchor) =>
+    (a.k === "dep"
+      ? facts.deps()
+      : a.k === "script"
+        ? facts.scripts()
+        : a.k === "target"
+          ? facts.targets()
+          : undefined
+    )?.has(a.v) ?? false;
   const changes: ((s: StaleState) => void)[] = [];
   if (!isTeamKey(scope) && state.roots[scope] !== root)
     changes.push((s) => {
@@ -361,7 +423,7 @@ export function checkStale(
       if (outOfTime) break;
       const r = checkAnchor(a, checkout, (x) => seenRows.has(`${row.id}\0${anchorKey(x)}`));
       if (r) reasons.push(r);
-      else if (a.k === "dep" && a.weak && facts.deps()?.has(a.v) && !seenRows.has(`${row.id}\0${anchorKey(a)}`))
+      else if (a.weak && a.k !== "path" && present(a) && !seenRows.has(`${row.id}\0${anchorKey(a)}`))
         seen.push({ id: row.id, anchor: anchorKey(a) });
     }
     if (outOfTime) break;

@@ -120,6 +120,64 @@ describe("an entry whose anchor is gone is flagged with the reason", () => {
   });
 });
 
+describe("commands in prose, lone backticked dependencies, vanished top folders (issue 37)", () => {
+  test("a make target named in prose, once seen in the Makefile; never 'make sure'", () => {
+    const dir = project("prose-make", { Makefile: "release: build\n\t./ship\nbuild:\n\tcc x.c\n" });
+    const id = remember(dir, "Shipping", "Ship with make release, never by pushing tags by hand.");
+    const sure = remember(dir, "Sure", "Make sure CI is green, and make docs before a tag.");
+    expect(check(dir).stale).toEqual([]);
+    write(dir, "Makefile", "build:\n\tcc x.c\n");
+    const report = check(dir);
+    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["make target release is no longer in the Makefile"]);
+    // "sure" and "docs" were never targets here: nothing to say
+    expect(reasonsOf(report, sure)).toEqual([]);
+  });
+
+  test("an npm script named in prose", () => {
+    const dir = project("prose-npm", {
+      "package.json": JSON.stringify({ scripts: { build: "tsc", "build:docs": "typedoc" } }),
+    });
+    const id = remember(dir, "Docs", "Regenerate the API docs with npm run build:docs.");
+    // never seen in package.json: a firm anchor all the same (npm run can only be a script)
+    const never = remember(dir, "Lint", "Lint with pnpm run lint:all before pushing.");
+    const ws = remember(dir, "Web", "The web app builds with npm run bundle --workspace=web.");
+    write(dir, "package.json", JSON.stringify({ scripts: { build: "tsc" } }));
+    const report = check(dir);
+    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["script build:docs is no longer in package.json"]);
+    expect(reasonsOf(report, never).map((r) => r.text)).toEqual(["script lint:all is no longer in package.json"]);
+    expect(reasonsOf(report, ws)).toEqual([]);
+  });
+
+  test("a lone backticked dependency, once seen in the manifest", () => {
+    const dir = project("lone-dep", {
+      "package.json": JSON.stringify({ devDependencies: { jest: "^29.7.0", "ts-jest": "^29.1.0" } }),
+    });
+    const id = remember(dir, "Tests", "Tests use `jest` with the ts-jest preset.");
+    const ident = remember(dir, "Flag", "Pass `verbose` to the logger.");
+    expect(check(dir).stale).toEqual([]);
+    write(dir, "package.json", JSON.stringify({ devDependencies: { vitest: "^1.6.0" } }));
+    const report = check(dir);
+    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["dependency jest is no longer listed"]);
+    expect(reasonsOf(report, ident)).toEqual([]);
+  });
+
+  test("a path whose top folder vanished is ours when the repository's history had it", () => {
+    const dir = project("vanished", { "src/billing/tax.ts": "", "lib/a.ts": "" });
+    const git = (...a: string[]) =>
+      Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@x", ...a], { cwd: dir, env: sb.env });
+    git("add", "-A");
+    git("commit", "-q", "-m", "init");
+    const id = remember(dir, "Tax", "Tax is rounded per line in src/billing/tax.ts.");
+    const other = remember(dir, "Sibling", "The sibling repository keeps web-client/src/api.ts.");
+    expect(check(dir).stale).toEqual([]);
+    rmSync(join(dir, "src"), { recursive: true });
+    const report = check(dir);
+    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["src/billing/tax.ts is gone"]);
+    // never in this repository's history: another repository's path
+    expect(reasonsOf(report, other)).toEqual([]);
+  });
+});
+
 describe("never wrong about absence", () => {
   test("ignored paths, URLs, other repositories' paths, generated folders and global entries are never flagged", () => {
     const dir = project("never", {
