@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError, usageError } from "../lib/errors";
 import { paths } from "../lib/paths";
-import { setTomlKey } from "../lib/toml-edit";
+import { deleteTomlKey, setTomlKey } from "../lib/toml-edit";
 import { audit } from "../scrub/write";
 import {
   CONFIG_KEYS,
@@ -45,6 +45,21 @@ export function setConfigValue(key: string, raw: string): string | number | bool
   return value;
 }
 
+/** Remove one key from config.toml (its default applies again), keeping every other byte. False when it was not set. */
+export function unsetConfigValue(key: string): boolean {
+  if (!isConfigKey(key)) throw asUsage(unknownKeyError(key));
+  const file = paths.config();
+  const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (!current) return false;
+  validateConfigDoc(parseTomlStrict(current, file), file);
+  const next = deleteTomlKey(current, key.split("."));
+  if (next === current) return false;
+  validateConfigDoc(parseTomlStrict(next, file), file);
+  writeFileAtomic(file, next);
+  audit({ event: "config_unset", key, actor: "user" });
+  return true;
+}
+
 const get = withExamples(
   defineCommand({
     meta: { name: "get", description: "Print one key's effective value, or every key" },
@@ -55,7 +70,7 @@ const get = withExamples(
         if (!isConfigKey(args.key)) throw asUsage(unknownKeyError(args.key));
         const value = config[args.key];
         if (args.json) return printJson({ key: args.key, value: value ?? null });
-        process.stdout.write(`${value ?? ""}\n`);
+        process.stdout.write(`${value ?? "(unset)"}\n`);
         return;
       }
       if (args.json) return printJson(config);
@@ -85,6 +100,18 @@ const set = withExamples(
   ],
 );
 
+const unset = withExamples(
+  defineCommand({
+    meta: { name: "unset", description: "Remove one key from config.toml (its default applies again)" },
+    args: { key: { type: "positional", description: "section.key", required: true } },
+    run({ args }) {
+      if (unsetConfigValue(args.key)) consola.success(`${args.key} unset`);
+      else consola.info(`${args.key} was not set in config.toml`);
+    },
+  }),
+  ["coffer config unset model.provider"],
+);
+
 const path = defineCommand({
   meta: { name: "path", description: "Print the path of config.toml" },
   run() {
@@ -94,9 +121,14 @@ const path = defineCommand({
 
 export default withExamples(
   defineCommand({
-    meta: { name: "config", description: "Read or change config.toml (get, set, path)" },
-    subCommands: { get, set, path },
+    meta: { name: "config", description: "Read or change config.toml (get, set, unset, path)" },
+    subCommands: { get, set, unset, path },
     default: "get",
   }),
-  ["coffer config get hook.read", "coffer config set hook.proof compact", "coffer config path"],
+  [
+    "coffer config get hook.read",
+    "coffer config set hook.proof compact",
+    "coffer config unset model.provider",
+    "coffer config path",
+  ],
 );

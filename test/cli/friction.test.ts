@@ -1,0 +1,31 @@
+/** Friction found by a new user (issue 37): small gaps and messages that say too little or twice. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Sandbox, sandbox } from "../helpers";
+
+let sb: Sandbox;
+let repo: string;
+
+beforeAll(() => {
+  sb = sandbox("coffer-friction-");
+  repo = sb.repo("app", "https://github.com/acme/app.git");
+});
+afterAll(() => sb.cleanup());
+
+test("config unset removes one key, keeping the rest of the file byte for byte", () => {
+  const file = join(sb.cofferHome, "config.toml");
+  expect(sb.run(["config", "get", "model.provider"]).stdout).toBe("(unset)\n");
+  expect(sb.run(["config", "set", "hook.read", "auto"]).code).toBe(0);
+  const before = readFileSync(file, "utf8");
+  writeFileSync(file, `# mine\n${before}`);
+  const kept = readFileSync(file, "utf8");
+  expect(sb.run(["config", "set", "model.provider", "none"]).code).toBe(0);
+  expect(sb.run(["config", "get", "model.provider"]).stdout).toBe("none\n");
+  const r = sb.run(["config", "unset", "model.provider"]);
+  expect(r.code).toBe(0);
+  expect(readFileSync(file, "utf8")).toBe(kept);
+  expect(sb.run(["config", "get", "model.provider"]).stdout).toBe("(unset)\n");
+  expect(sb.run(["config", "unset", "model.provider"]).code).toBe(0);
+  expect(sb.run(["config", "unset", "nope.key"]).code).toBe(2);
+});
