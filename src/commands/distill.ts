@@ -152,6 +152,19 @@ async function distillAll(
   const config = loadConfig();
   const choice = resolveModel(config);
   if (!opts.dryRun && !choice.settings) {
+    // Agents are linked but their CLIs are gone: linking another would not help, installing would.
+    const install = choice.missingClis?.length && opts.via === "run" ? choice.missingClis : undefined;
+    if (install) {
+      const names = install.map((b) => `\`${b}\``).join(" or ");
+      const message = `no model: the linked agents' CLIs were not found (${names}); nothing distilled, nothing sent`;
+      const hint = `Install ${names} (or put it on PATH), or configure a model: coffer config set model.provider openai (see coffer distill run --help).`;
+      if (opts.json) {
+        printJson({ ...opts.extra, results: [], outcome: "no_model", message, hint, install });
+        process.exitCode = 1;
+        return;
+      }
+      throw new CofferError(message, 1, hint);
+    }
     if (opts.json)
       return printJson({
         ...opts.extra,

@@ -70,6 +70,8 @@ export type ModelChoice = {
   source: "config" | "linked" | "off" | "none";
   /** One line for doctor, stats, the web UI and "no model" messages. */
   why: string;
+  /** Agents are linked but none of their CLIs was found: the executables to install (`codex`). */
+  missingClis?: string[];
 };
 
 /** How a choice is named in messages: "`claude -p` (haiku)", "openai/gpt-4o-mini". */
@@ -123,7 +125,7 @@ export function resolveModel(config: Config): ModelChoice {
     const cli = cliOfHost(r.host)!;
     const path = findCli(cli, r.path);
     if (!path) {
-      missing.push(`\`${cli.bin}\``);
+      missing.push(cli.bin);
       continue;
     }
     const settings = cliSettings(cli, config, path);
@@ -136,7 +138,8 @@ export function resolveModel(config: Config): ModelChoice {
   if (missing.length)
     return {
       source: "none",
-      why: `no [model] in config.toml, and the linked agents' CLIs were not found (${missing.join(", ")}: not on PATH nor in the usual places)`,
+      why: `no [model] in config.toml, and the linked agents' CLIs were not found (${missing.map((b) => `\`${b}\``).join(", ")}: not on PATH nor in the usual places)`,
+      missingClis: missing,
     };
   return { source: "none", why: "no [model] in config.toml and no linked agent with a CLI Coffer can run" };
 }

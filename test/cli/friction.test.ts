@@ -1,6 +1,6 @@
 /** Friction found by a new user (issue 37): small gaps and messages that say too little or twice. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 
@@ -28,4 +28,24 @@ test("config unset removes one key, keeping the rest of the file byte for byte",
   expect(sb.run(["config", "get", "model.provider"]).stdout).toBe("(unset)\n");
   expect(sb.run(["config", "unset", "model.provider"]).code).toBe(0);
   expect(sb.run(["config", "unset", "nope.key"]).code).toBe(2);
+});
+
+test("distill run with linked agents whose CLIs are missing exits 1 and names the CLI to install", () => {
+  const bin = ["codex", "gemini", "claude"].find(
+    (b) => !["/usr/local/bin", "/opt/homebrew/bin"].some((d) => existsSync(join(d, b))),
+  );
+  if (!bin) throw new Error("every agent CLI is installed system-wide here");
+  const own = sandbox("coffer-friction-cli-");
+  try {
+    const env = { PATH: `${join(own.root, "empty-path")}:/usr/bin:/bin` };
+    mkdirSync(join(own.root, "empty-path"));
+    expect(own.run(["link", bin], { env }).code).toBe(0);
+    const r = own.run(["distill", "run"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Install \`${bin}\``);
+    expect(r.stderr).not.toContain("Link an agent");
+    expect(own.run(["distill", "sweep"], { env }).code).toBe(0);
+  } finally {
+    own.cleanup();
+  }
 });
