@@ -9,7 +9,7 @@ import { existsSync, readSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookInput, NO_HOOKS_ENV, SAFE_ID } from "../hosts/hook";
 import { loadHookAdapter } from "../hosts/index";
-import { type Host, isHost } from "../lib/hosts";
+import { HOSTS, type Host, isHost } from "../lib/hosts";
 import { cofferHome, paths } from "../lib/paths";
 import { loadConfigOrDefaults } from "../store/config";
 import { isAbsoluteDir, resolveProject, teamScopeOf } from "../store/scope";
@@ -19,7 +19,7 @@ import { hookLog } from "./log";
 /** stdin beyond this is not a hook payload. */
 export const STDIN_MAX = 8 * 1024 * 1024;
 
-export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host } {
+export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host; wrong?: string } {
   let event: string | undefined;
   let host: string | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -28,10 +28,25 @@ export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host 
     else if (a.startsWith("--agent=")) host = a.slice(8);
     else if (!a.startsWith("-") && event === undefined) event = a;
   }
+  const known = (HOOK_EVENTS as readonly string[]).includes(event ?? "");
+  const wrong = !known
+    ? `${event === undefined ? "no event given" : `unknown event "${event}"`} (one of: ${HOOK_EVENTS.join(", ")})`
+    : !isHost(host ?? "")
+      ? `${host === undefined ? "no --agent given" : `unknown agent "${host}"`} (one of: ${HOSTS.join(", ")})`
+      : undefined;
   return {
-    event: (HOOK_EVENTS as readonly string[]).includes(event ?? "") ? (event as HookEvent) : undefined,
+    event: known ? (event as HookEvent) : undefined,
     host: isHost(host ?? "") ? (host as Host) : undefined,
+    ...(wrong ? { wrong } : {}),
   };
+}
+
+/**
+ * Someone trying the hook at a terminal gets one line on stderr saying what is wrong. Agents pipe
+ * stdin and must see nothing but the host's JSON on stdout, so with a pipe this says nothing.
+ */
+function tellPerson(message: string): void {
+  if (process.stdin.isTTY) process.stderr.write(`coffer hook: ${message}\n`);
 }
 
 /**
@@ -105,13 +120,10 @@ function finish(json: string): never {
 
 export async function runHookCli(argv: string[]): Promise<void> {
   const started = Date.now();
-  const { event, host } = parseHookArgs(argv);
+  const { event, host, wrong } = parseHookArgs(argv);
   if (!event || !host) {
     hookLog(`bad arguments: ${JSON.stringify(argv).slice(0, 200)} (usage: coffer hook <event> --agent <host>)`);
-    if (process.stdin.isTTY)
-      process.stderr.write(
-        "usage: coffer hook <session-start|prompt|tool|compact|subagent-start|session-end> --agent <claude|codex|gemini|cursor|windsurf|opencode>\n",
-      );
+    tellPerson(`${wrong}; usage: coffer hook <event> --agent <host>`);
     finish("{}");
   }
   let empty = "{}";
@@ -132,6 +144,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
     const raw = await readStdin(STDIN_MAX);
     if (raw === undefined) {
       log("stdin larger than 8 MiB", where);
+      tellPerson("stdin is larger than 8 MiB: not a hook payload");
       finish(empty);
     }
     let json: unknown;
@@ -139,12 +152,19 @@ export async function runHookCli(argv: string[]): Promise<void> {
       json = JSON.parse(raw);
     } catch {
       log(`stdin is not JSON (${raw.length} chars)`, where);
+      tellPerson(`stdin is not JSON (${raw.length} chars): the hook reads the JSON ${host} sends`);
       finish(empty);
     }
-    if (!adapter.events.includes(event)) finish(empty);
+    if (!adapter.events.includes(event)) {
+      tellPerson(`${host} has no ${event} hook (its events: ${adapter.events.join(", ")})`);
+      finish(empty);
+    }
     const parsed = adapter.parse(event, json, process.cwd());
     if (!parsed.ok) {
-      if (!parsed.ignored) log(parsed.reason, where);
+      if (!parsed.ignored) {
+        log(parsed.reason, where);
+        tellPerson(parsed.reason);
+      }
       finish(empty);
     }
     // Normalize an absolute cwd (`..`, trailing `/`) so one directory is one cache key; a
@@ -154,6 +174,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
     const bad = checkInput(input);
     if (bad) {
       log(bad, where);
+      tellPerson(bad);
       finish(empty);
     }
     // The same run when the host passed its hooks a cleaned environment: it runs in Coffer's run folder.

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../helpers";
 
 let sb: Sandbox;
 let repo: string;
@@ -47,5 +47,35 @@ test("distill run with linked agents whose CLIs are missing exits 1 and names th
     expect(own.run(["distill", "sweep"], { env }).code).toBe(0);
   } finally {
     own.cleanup();
+  }
+});
+
+/** `coffer hook` with stdin on a terminal (util-linux `script` gives it one); `input` is typed, then EOF. */
+function hookOnTerminal(args: string, input: string): { stdout: string; stderr: string } {
+  const err = join(sb.root, "hook-stderr.txt");
+  const p = Bun.spawnSync(["script", "-qec", `'${BIN}' hook ${args} 2>'${err}'`, "/dev/null"], {
+    cwd: repo,
+    env: sb.env,
+    stdin: Buffer.from(input),
+  });
+  return { stdout: p.stdout.toString(), stderr: existsSync(err) ? readFileSync(err, "utf8") : "" };
+}
+
+test("coffer hook at a terminal says in one line what is wrong; from an agent's pipe it stays silent", () => {
+  const typo = hookOnTerminal("promt --agent claude", "");
+  expect(typo.stdout).toContain("{}");
+  expect(typo.stderr).toMatch(/^coffer hook: unknown event "promt" \(one of: [^\n]*\n$/);
+  const agent = hookOnTerminal("prompt --agent claud", "");
+  expect(agent.stderr).toMatch(/^coffer hook: unknown agent "claud" \(one of: [^\n]*\n$/);
+  const bad = hookOnTerminal("prompt --agent claude", "not json\n");
+  expect(bad.stderr).toMatch(/^coffer hook: stdin is not JSON [^\n]*\n$/);
+  // An agent pipes stdin: the host's JSON on stdout, nothing on stderr.
+  for (const [args, stdin] of [
+    [["hook", "promt", "--agent", "claude"], "{}"],
+    [["hook", "prompt", "--agent", "claude"], "not json"],
+  ] as const) {
+    const r = sb.run([...args], { cwd: repo, stdin });
+    expect(r.stdout.trim()).toBe("{}");
+    expect(r.stderr).toBe("");
   }
 });
