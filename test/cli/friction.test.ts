@@ -79,3 +79,15 @@ test("coffer hook at a terminal says in one line what is wrong; from an agent's 
     expect(r.stderr).toBe("");
   }
 });
+
+test("the README's scrubbing example is scrubbed as the README says", () => {
+  const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+  const m = /^coffer remember "(Staging uses STRIPE_KEY=[^"]+)"\n# (coffer remember: [^\n]+)$/m.exec(readme);
+  expect(m).not.toBeNull();
+  const r = sb.run(["remember", m![1]!, "--json"], { cwd: repo });
+  expect(r.code).toBe(0);
+  expect(r.stderr.trim()).toBe(m![2]!);
+  const shown = sb.run(["show", r.json().id, "--json"], { cwd: repo }).json();
+  expect(JSON.stringify(shown)).toContain("STRIPE_KEY=[redacted]");
+  expect(JSON.stringify(shown)).not.toContain("sk_live");
+});
