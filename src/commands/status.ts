@@ -1,5 +1,9 @@
 import { defineCommand } from "citty";
+import { agoText, nowMs } from "../lib/time";
+import { readLinkState } from "../link/state";
 import { storeStatus } from "../store/status";
+import type { Store } from "../store/store";
+import { lastHookEvents } from "../store/usage";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, plural, printJson } from "./_shared";
 
@@ -9,6 +13,48 @@ function size(bytes: number): string {
     : bytes < 1024 * 1024
       ? `${(bytes / 1024).toFixed(1)} KiB`
       : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+type HooksFiring = {
+  host: string;
+  linked_at: string | null;
+  last: { event: string; at: string; project: string | null } | null;
+};
+
+/**
+ * Proof that the hooks fire, as doctor gives it: for each linked host (and any host that sent one),
+ * the last hook event Coffer received.
+ */
+function hooksFiring(store: Store): HooksFiring[] {
+  const linked = new Map<string, string>();
+  for (const [key, at] of Object.entries(readLinkState().linked_at ?? {})) {
+    const host = key.split("@")[0]!;
+    if (!linked.has(host) || at > linked.get(host)!) linked.set(host, at);
+  }
+  const last = new Map(lastHookEvents(store).map((e) => [e.host, e]));
+  const hosts = [...new Set([...linked.keys(), ...last.keys()])].sort();
+  return hosts.map((host) => {
+    const e = last.get(host);
+    return {
+      host,
+      linked_at: linked.get(host) ?? null,
+      last: e
+        ? { event: e.event, at: new Date(e.at_ms).toISOString().replace(/\.\d{3}Z$/, "Z"), project: e.project }
+        : null,
+    };
+  });
+}
+
+function hooksSummary(hooks: HooksFiring[]): string {
+  if (!hooks.length) return "no agent linked (coffer link claude, codex, gemini, ...)";
+  const now = nowMs();
+  return hooks
+    .map((h) =>
+      h.last
+        ? `${h.host} last fired ${h.last.event} ${agoText(now - Date.parse(h.last.at))}`
+        : `${h.host} none yet${h.linked_at ? ` (linked ${agoText(now - Date.parse(h.linked_at))}; coffer doctor says why)` : ""}`,
+    )
+    .join("; ");
 }
 
 export default withExamples(
@@ -35,10 +81,18 @@ export default withExamples(
       const skipped = await import("../distill/ledger")
         .then((m) => m.givenUpSessions().map((g) => ({ ...g, why: m.givenUpText(g) })))
         .catch(() => []);
+      const hooks = (() => {
+        try {
+          return hooksFiring(store);
+        } catch {
+          return undefined; // an unreadable index or link state is doctor's to report
+        }
+      })();
       if (args.json)
         return printJson({
           ...status,
           project: current,
+          ...(hooks ? { hooks } : {}),
           ...(sync ? { sync } : {}),
           ...(distill ? { distill } : {}),
           ...(sweep ? { sweep } : {}),
@@ -60,6 +114,7 @@ export default withExamples(
         "",
         `Index: ${plural(status.index.entries, "entry", "entries")}, ${size(status.index.bytes)} (${status.index.file})`,
       );
+      if (hooks) out.push(`Hooks: ${hooksSummary(hooks)}`);
       if (sync) out.push(`Sync: ${sync.summary}`);
       if (distill) out.push(`Distill: ${distill.model ? distill.summary : "no model configured"}`);
       if (sweep) out.push(`Sweep: ${sweep.summary}`);

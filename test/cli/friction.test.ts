@@ -91,3 +91,28 @@ test("the README's scrubbing example is scrubbed as the README says", () => {
   expect(JSON.stringify(shown)).toContain("STRIPE_KEY=[redacted]");
   expect(JSON.stringify(shown)).not.toContain("sk_live");
 });
+
+test("status says whether the linked agents' hooks fire, as doctor does", () => {
+  const own = sandbox("coffer-friction-status-");
+  try {
+    const work = own.repo("app");
+    expect(own.run(["status"], { cwd: work }).stdout).toContain("Hooks: no agent linked");
+    expect(own.run(["link", "claude"], { cwd: work }).code).toBe(0);
+    expect(own.run(["status"], { cwd: work }).stdout).toMatch(/^Hooks: claude none yet \(linked just now/m);
+    const start = {
+      session_id: "s1",
+      transcript_path: "/tmp/s1.jsonl",
+      cwd: work,
+      hook_event_name: "SessionStart",
+      source: "startup",
+    };
+    expect(
+      own.run(["hook", "session-start", "--agent", "claude"], { cwd: work, stdin: JSON.stringify(start) }).code,
+    ).toBe(0);
+    expect(own.run(["status"], { cwd: work }).stdout).toMatch(/^Hooks: claude last fired session-start just now$/m);
+    const json = own.run(["status", "--json"], { cwd: work }).json();
+    expect(json.hooks).toMatchObject([{ host: "claude", last: { event: "session-start" } }]);
+  } finally {
+    own.cleanup();
+  }
+});
