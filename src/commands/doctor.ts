@@ -1,13 +1,15 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { allHostLinks } from "../hosts/index";
+import { handle } from "../lib/handle";
 import { cofferHome, homeDir } from "../lib/paths";
 import { loosePaths, tighten } from "../lib/permissions";
 import { agoText } from "../lib/time";
 import { type DoctorReport, type HostReport, runDoctor } from "../link/doctor";
 import { tilde } from "../link/files";
+import type { SyncConflict } from "../store/sync-conflicts";
 import { withExamples } from "./_run";
-import { jsonArg, paint, plural, printJson } from "./_shared";
+import { jsonArg, paint, plural, printJson, short } from "./_shared";
 
 const OK = () => paint.ok("✓");
 const BAD = () => paint.bad("✗");
@@ -131,6 +133,7 @@ export default withExamples(
       const trashed: string[] = [];
       let tempsRemoved: { dir: string; removed: number }[] = [];
       let collisions: { file: string; id: string; personal: string }[] = [];
+      let syncCopies: SyncConflict[] = [];
       try {
         const { inspectIndexFile } = await import("../store/db");
         if (inspectIndexFile().state !== "ok") throw new Error("index not ok");
@@ -143,6 +146,8 @@ export default withExamples(
           tempsRemoved = (await import("../store/tidy")).removeDeadTempFiles(store);
           // A team file named with one of the user's ids: skipped on read, the personal entry wins.
           collisions = (await import("../store/team")).teamIdCollisions(store.team);
+          // Entries edited on two machines whose older copy sync kept: one version is injected, marked.
+          syncCopies = (await import("../store/sync-conflicts")).syncConflicts(store);
           // Staleness: this project and the others checked on this machine, against their checkouts.
           const { checkKnownProjects } = await import("../store/stale");
           const { projectMeta } = await import("../store/browse");
@@ -189,6 +194,12 @@ export default withExamples(
           message: `${tilde(c.file)} has the id of your own entry ${c.id} (${tilde(c.personal)}): yours is used, the team file is skipped`,
           fix: "If they are the same entry, delete one of the two files; if not, rename the team file to a new id (a file's name is its id)",
         });
+      for (const c of syncCopies)
+        report.warnings.push({
+          where: "sync",
+          message: `entry ${handle(c.kept)} was edited on two machines: the newer version is used, the older is kept as ${handle(c.copy)} ("${short(c.title, 60)}")`,
+          fix: `coffer show ${handle(c.copy)} to compare, then coffer forget ${handle(c.copy)} (edit ${handle(c.kept)} first for anything of the older version you need)`,
+        });
       if (args.json)
         printJson({
           ok: report.problems.length === 0,
@@ -196,6 +207,7 @@ export default withExamples(
           stale,
           team_rules: teamRules,
           removed_temps: tempsRemoved,
+          sync_conflicts: syncCopies,
         });
       else process.stdout.write(render(report, stale, teamRules));
       if (report.problems.length) process.exitCode = 1;

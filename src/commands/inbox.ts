@@ -14,7 +14,11 @@ import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
 import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { projectMeta } from "../store/browse";
 import { loadConfig } from "../store/config";
+import { GLOBAL } from "../store/scope";
+import { closeStore } from "../store/store";
+import { type SyncConflict, syncConflicts } from "../store/sync-conflicts";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, plural, printJson, short } from "./_shared";
 import { entryLine } from "./distill";
@@ -73,25 +77,44 @@ function teamProposalLines(p: TeamProposal): string {
   ].join("\n");
 }
 
+/** Sync-conflict copies waiting to be resolved (store/sync-conflicts.ts), with where they are. */
+function syncCopies(): (SyncConflict & { where: string })[] {
+  const store = cliStore();
+  try {
+    return syncConflicts(store).map((c) => ({
+      ...c,
+      where: c.scope === GLOBAL ? "global" : projectMeta(c.scope).label,
+    }));
+  } finally {
+    closeStore(store);
+  }
+}
+
 const list = withExamples(
   defineCommand({
     meta: {
       name: "list",
-      description: "Traces, contradictions and team-lane proposals waiting for review, oldest first",
+      description:
+        "Traces, contradictions, team-lane proposals and sync-conflict copies waiting for review, oldest first",
     },
     args: { ...jsonArg },
     run({ args }) {
       const traces = listTraces();
       const conflicts = listConflicts();
       const team = listTeamProposals();
-      if (args.json) return printJson({ traces: traces.map(summary), conflicts, team });
-      if (!traces.length && !conflicts.length && !team.length) {
+      const sync = syncCopies();
+      if (args.json) return printJson({ traces: traces.map(summary), conflicts, team, sync });
+      if (!traces.length && !conflicts.length && !team.length && !sync.length) {
         consola.info("The inbox is empty.");
         return;
       }
       for (const c of conflicts)
         process.stdout.write(
           `${handle(c.id)}  conflict  ${c.project.label.slice(0, 20).padEnd(20)}  "${short(c.insight.title, 40)}" vs ${handle(c.existing.id)} "${short(c.existing.title, 40)}"\n`,
+        );
+      for (const c of sync)
+        process.stdout.write(
+          `${handle(c.copy)}  sync      ${c.where.slice(0, 20).padEnd(20)}  "${short(c.title, 40)}": older copy of ${handle(c.kept)} (edited on two machines); keep the newer: coffer forget ${handle(c.copy)}\n`,
         );
       for (const p of team)
         process.stdout.write(

@@ -35,6 +35,8 @@ export type MemoryItem = {
   cardOnly?: boolean;
   /** Where it came from when that is not the reader's own memory: "team" (the repository's .coffer/). */
   lane?: "team";
+  /** Said after its card's text, e.g. an unresolved sync conflict (its body carries the whole note). */
+  mark?: string;
 };
 
 export type MemoryPlan = { text: string; sent: MemoryItem[]; cards: MemoryItem[]; dropped: MemoryItem[] };
@@ -124,8 +126,9 @@ export const cardLine = (item: {
   head?: string;
   lane?: "team";
   stale?: string;
+  mark?: string;
 }) =>
-  `- [${handle(item.id)}] ${cardText(item.title, item.body ?? item.head)}${laneMark(item)}${item.stale ? ` ${item.stale}` : ""}`;
+  `- [${handle(item.id)}] ${cardText(item.title, item.body ?? item.head)}${laneMark(item)}${item.stale ? ` ${item.stale}` : ""}${item.mark ? ` ${item.mark}` : ""}`;
 
 /** " (team)" after an entry from the repository's team lane, so the agent knows where a fact came from. */
 const laneMark = (item: { lane?: "team" }) => (item.lane ? ` (${item.lane})` : "");

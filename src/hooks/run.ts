@@ -31,6 +31,7 @@ import { globPaths } from "../store/match";
 import { readRules, scrubRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
 import { activeScopes, checkedAgainstFiles, type IndexedFile, type Store } from "../store/store";
+import { conflictMark, conflictNote, SYNC_CONFLICT_TAG, syncConflicts } from "../store/sync-conflicts";
 import { recordInjection } from "../store/usage";
 import {
   type Bundle,
@@ -329,6 +330,14 @@ function memoryItems(store: Store, routed: Routed[], worthy?: Set<string>): Memo
     if (body === undefined) return [];
     const item: MemoryItem = { id: r.id, title: r.title, body, hash: r.hash };
     if (r.scope === store.team?.key) item.lane = "team";
+    // Kept after a sync conflict: one version goes out, saying where the older one is (until forgotten).
+    if (r.tags.includes(SYNC_CONFLICT_TAG)) {
+      const copies = syncConflicts(store, { scope: r.scope, kept: r.id }).map((c) => c.copy);
+      if (copies.length) {
+        item.body = `${body}\n\n${conflictNote(copies)}`;
+        item.mark = conflictMark(copies);
+      }
+    }
     if (worthy && !worthy.has(r.id)) item.cardOnly = true;
     return [item];
   });

@@ -45,6 +45,7 @@ import {
   verifyShown,
   withHealing,
 } from "./store";
+import { SYNC_CONFLICT_TAG, syncConflicts } from "./sync-conflicts";
 import { teamSafeEntry, writeTeamFile } from "./team";
 import { moveToTrash } from "./trash";
 
@@ -595,7 +596,27 @@ export function forget(
   // A file that is not a valid entry can be forgotten too (it is named, never parsed).
   const hit = requireEntry(store, id, { allowBroken: true, ...opts });
   const { kept } = moveToTrash(store, hit, actor);
+  unmarkResolved(store, hit);
   return { id: hit.entry.id, status: "deleted", scope: hit.scopeName, trashed: kept };
+}
+
+/**
+ * A sync-conflict copy was forgotten: when it was the kept entry's last copy, the conflict is
+ * resolved and the kept entry loses its mark (the tag; its `updated` stays: not an edit).
+ */
+function unmarkResolved(store: Store, forgotten: Located): void {
+  const e = forgotten.entry;
+  if (forgotten.broken || e.status !== "superseded" || !e.superseded_by || !e.tags.includes(SYNC_CONFLICT_TAG)) return;
+  if (syncConflicts(store, { scope: forgotten.scope, kept: e.superseded_by }).length) return;
+  const keptHit = findEntry(store, e.superseded_by, { scopes: [forgotten.scope] });
+  if (!keptHit || keptHit.broken || keptHit.entry.id !== e.superseded_by) return;
+  if (!keptHit.entry.tags.includes(SYNC_CONFLICT_TAG)) return;
+  const entry = { ...keptHit.entry, tags: keptHit.entry.tags.filter((t) => t !== SYNC_CONFLICT_TAG) };
+  withHealing(store, () =>
+    dbOf(store)
+      .transaction(() => writeEntryFile(store, keptHit.scope, entry))
+      .immediate(),
+  );
 }
 
 /** Replace an entry's whole file content (after `coffer edit`), validated and re-indexed. */

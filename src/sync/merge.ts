@@ -7,9 +7,10 @@
  */
 import { ulid } from "../lib/ulid";
 import { type Entry, normHash, parseEntry, serializeEntry, TITLE_MAX } from "../store/entry";
+import { SYNC_CONFLICT_TAG } from "../store/sync-conflicts";
 
 export type Side = "remote" | "local";
-export const CONFLICT_TAG = "sync-conflict";
+export const CONFLICT_TAG = SYNC_CONFLICT_TAG;
 
 // ---------------------------------------------------------------------------------------------
 // Rules: both sides' bullets, deduplicated; a bullet one side deleted stays deleted.
@@ -90,13 +91,18 @@ export function mergeRules(base: string | undefined, remote: string, local: stri
 }
 
 // ---------------------------------------------------------------------------------------------
-// Entries: the newer `updated` keeps the id; the other version becomes a sibling entry.
+// Entries: the newer `updated` keeps the id; the other version becomes a sibling entry, a copy
+// superseded by the kept one (never injected twice), and both carry CONFLICT_TAG until the copy is
+// forgotten (store/sync-conflicts.ts).
 
 export type EntryMerge = {
   /** Text for the conflicted path. */
   text: string;
   winner: Side;
-  /** The other version, saved under a new id; absent when both versions say the same. */
+  /**
+   * The other version, saved under a new id, `status: superseded` by `id` and tagged CONFLICT_TAG
+   * (the kept text is tagged too); absent when both versions say the same.
+   */
   sibling?: { id: string; text: string };
 };
 
@@ -114,6 +120,8 @@ function tryParse(text: string, id: string): Entry | undefined {
     return undefined;
   }
 }
+
+const withTag = (tags: string[]) => (tags.includes(CONFLICT_TAG) ? tags : [...tags, CONFLICT_TAG]);
 
 /** Resolve an entry both sides changed. Ties go to the remote (it is what everyone else already has). */
 export function mergeEntry(id: string, remote: string, local: string, newId: () => string = () => ulid()): EntryMerge {
@@ -133,9 +141,14 @@ export function mergeEntry(id: string, remote: string, local: string, newId: () 
     ...other,
     id: sid,
     title: other.title.slice(0, TITLE_MAX),
-    tags: other.tags.includes(CONFLICT_TAG) ? other.tags : [...other.tags, CONFLICT_TAG],
+    tags: withTag(other.tags),
+    status: "superseded",
+    superseded_by: id,
   };
-  return { text: keepText, winner, sibling: { id: sid, text: serializeEntry(sibling) } };
+  // The kept version is marked (same `updated`: the mark is not an edit) so the hooks say a copy exists.
+  const marked =
+    keep && !keep.tags.includes(CONFLICT_TAG) ? serializeEntry({ ...keep, tags: withTag(keep.tags) }) : keepText;
+  return { text: marked, winner, sibling: { id: sid, text: serializeEntry(sibling) } };
 }
 
 // ---------------------------------------------------------------------------------------------

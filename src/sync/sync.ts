@@ -8,6 +8,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { isoNow } from "../lib/time";
 import { describeFound } from "../scrub/index";
 import { filesWithSecrets } from "../scrub/scan";
@@ -664,7 +665,7 @@ async function resolvePath(git: Git, path: string, stages: Stages): Promise<Conf
     await write(siblingPath, m.sibling.text);
     const other = m.winner === "local" ? "the remote's" : "this machine's";
     return note(
-      `entry ${id} in ${where} was edited on both machines: kept the newer version (from ${from}) and saved ${other} as entry ${m.sibling.id}`,
+      `entry ${id} in ${where} was edited on both machines: kept the newer version (from ${from}) and saved ${other} as entry ${m.sibling.id} (superseded, never injected; compare with \`coffer show ${handle(m.sibling.id)}\`, resolve with \`coffer forget ${handle(m.sibling.id)}\`)`,
       m.sibling.id,
     );
   }

@@ -46,17 +46,25 @@ const entry = (body: string, updated: string, title = "Deploy") =>
   });
 
 describe("mergeEntry", () => {
-  test("the newer updated wins; the other becomes a tagged sibling with a new id", () => {
+  test("the newer updated wins and is marked; the other becomes a tagged copy superseded by it", () => {
     const remote = entry("remote text", "2030-02-01T00:00:00Z");
     const local = entry("local text", "2030-03-01T00:00:00Z");
     const m = mergeEntry("01JD3K0000000000000000000A", remote, local, () => "01JD3K0000000000000000000Z");
     expect(m.winner).toBe("local");
-    expect(m.text).toBe(local);
+    // The kept version is the local one, marked (same body and updated: the mark is not an edit).
+    const kept = parseEntry(m.text);
+    expect(kept.body).toBe("local text");
+    expect(kept.tags).toEqual(["ops", CONFLICT_TAG]);
+    expect(kept.updated).toBe("2030-03-01T00:00:00Z");
+    expect(kept.status).toBeUndefined();
     const sib = parseEntry(m.sibling!.text);
     expect(sib.id).toBe("01JD3K0000000000000000000Z");
     expect(sib.body).toBe("remote text");
     expect(sib.tags).toEqual(["ops", CONFLICT_TAG]);
     expect(sib.updated).toBe("2030-02-01T00:00:00Z");
+    // The copy is superseded by the kept entry: never injected beside it.
+    expect(sib.status).toBe("superseded");
+    expect(sib.superseded_by).toBe("01JD3K0000000000000000000A");
   });
   test("a tie goes to the remote; the same text on both sides makes no sibling", () => {
     const t = "2030-02-01T00:00:00Z";

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN } from "../helpers";
+import { claudePrompt, contextOf, hook } from "../hooks/_hook";
 import { git, type Machine, mustGit, SYNCED_PATH, type World, world } from "./machines";
 
 let w: World | undefined;
@@ -206,15 +207,81 @@ describe("coffer sync across two machines", () => {
       expect(m.ok(["show", third]).stdout).toContain("edited on B");
       const files = readdirSync(join(m.memory, "projects", pid, "entries"));
       expect(files.length).toBe(5);
-      // Both losing versions survive as their own entries, tagged, and are recalled.
+      // Both losing versions survive as their own entries, tagged and superseded by the kept ones (never recalled).
       const siblings = files.map((f) => f.slice(0, -3)).filter((id) => ![shared, second, third].includes(id));
       expect(siblings.length).toBe(2);
       const bodies = siblings.map((id) => m.ok(["show", id]).stdout);
       expect(bodies.some((t) => t.includes("version from B, older"))).toBe(true);
       expect(bodies.some((t) => t.includes("version from A, older"))).toBe(true);
-      for (const id of siblings)
-        expect(readFileSync(entryFile(m, pid, id), "utf8")).toMatch(/^tags: \[.*sync-conflict.*\]$/m);
-      expect(recallIds(m, "older").sort()).toEqual(siblings.sort());
+      for (const id of siblings) {
+        const file = readFileSync(entryFile(m, pid, id), "utf8");
+        expect(file).toMatch(/^tags: \[.*sync-conflict.*\]$/m);
+        expect(file).toMatch(/^status: superseded$/m);
+        expect(file).toMatch(new RegExp(`^superseded_by: (${shared}|${second})$`, "m"));
+      }
+      expect(recallIds(m, "older")).toEqual([]);
+    }
+  });
+
+  test("a both-sides edit injects one version, marked, listed by doctor and the inbox until the copy is forgotten", () => {
+    const { w, shared, pid } = setUp();
+    const { a, b } = w;
+    handEdit(a, pid, shared, "Deploy: make release (version from A, newer)", "2031-01-01T00:00:00Z");
+    handEdit(b, pid, shared, "Deploy: make release (version from B, older)", "2030-06-01T00:00:00Z");
+    a.ok(["sync"]);
+    b.ok(["sync"]);
+    a.ok(["sync"]);
+    const copyId = readdirSync(join(b.memory, "projects", pid, "entries"))
+      .map((f) => f.slice(0, -3))
+      .find((id) => id !== shared)!;
+    const copy = copyId.slice(-8);
+    let n = 0;
+    const prompt = (m: Machine) =>
+      contextOf(
+        hook(m.sb, "claude", "prompt", claudePrompt(`s${++n}`, m.project, "How do we deploy with make release?"), {
+          cwd: m.project,
+        }),
+      );
+    for (const m of [a, b]) {
+      const ctx = prompt(m);
+      expect(ctx).toContain("version from A, newer");
+      expect(ctx).not.toContain("version from B, older");
+      expect(ctx.split("make release (version").length).toBe(2); // one body
+      expect(ctx).toContain(
+        `sync conflict: edited on two machines; this is the newer version, the older is kept as [${copy}]`,
+      );
+      expect(ctx).toContain(`coffer forget ${copy}`);
+      const doc = m.ok(["doctor", "--json"]).json();
+      expect(doc.sync_conflicts.map((c: { copy: string; kept: string }) => [c.copy, c.kept])).toEqual([
+        [copyId, shared],
+      ]);
+      expect(
+        doc.warnings.some(
+          (x: { where: string; fix: string }) => x.where === "sync" && x.fix.includes(`coffer forget ${copy}`),
+        ),
+      ).toBe(true);
+      expect(
+        m
+          .ok(["inbox", "list", "--json"])
+          .json()
+          .sync.map((c: { copy: string }) => c.copy),
+      ).toEqual([copyId]);
+      expect(m.ok(["inbox", "list"]).stdout).toContain(`${copy}  sync`);
+    }
+
+    // Resolve on B: the copy goes, the kept entry loses its mark; A learns it by syncing.
+    b.ok(["forget", copy]);
+    expect(readFileSync(entryFile(b, pid, shared), "utf8")).not.toContain("sync-conflict");
+    b.ok(["sync"]);
+    a.ok(["sync"]);
+    for (const m of [a, b]) {
+      const ctx = prompt(m);
+      expect(ctx).toContain("version from A, newer");
+      expect(ctx).not.toContain("sync conflict");
+      const doc = m.ok(["doctor", "--json"]).json();
+      expect(doc.sync_conflicts).toEqual([]);
+      expect(doc.warnings.some((x: { where: string }) => x.where === "sync")).toBe(false);
+      expect(m.ok(["inbox", "list", "--json"]).json().sync).toEqual([]);
     }
   });
 
