@@ -62,7 +62,9 @@ export default withExamples(
           })),
         );
         for (const [i, h] of hits.entries()) {
-          process.stdout.write(`${lines[i]}\n    ${short(h.text, 160)}\n`);
+          // A one-line entry's body is its title: say it once.
+          const same = h.text.replace(/\s+/g, " ").trim() === h.title.replace(/\s+/g, " ").trim();
+          process.stdout.write(same ? `${lines[i]}\n` : `${lines[i]}\n    ${short(h.text, 160)}\n`);
           if (args.explain && h.explain)
             process.stdout.write(
               `${explainLines(h.explain)

@@ -57,7 +57,7 @@ const check = withExamples(
           stale: report.stale.map((s) => ({
             id: s.id,
             title: s.title,
-            reasons: s.reasons.map((r) => ({ ...r, text: reasonText(r) })),
+            reasons: s.reasons, // `why` and `moved` say it all: no `text` that repeats `why`
           })),
         });
       for (const s of report.stale) {
@@ -103,7 +103,7 @@ const keep = withExamples(
           1,
           "`coffer stale` lists the stale entries of this project.",
         );
-      if (args.json) return printJson({ id: hit.entry.id, kept: reasons.map((r) => ({ ...r, text: reasonText(r) })) });
+      if (args.json) return printJson({ id: hit.entry.id, kept: reasons });
       consola.success(`Kept ${handle(hit.entry.id)}: ${reasons.map(reasonText).join("; ")}`);
     },
   }),

@@ -37,7 +37,7 @@ function render(s: Stats, tty: boolean): string {
       `  ${m.model}: ${n(m.input_tokens + m.output_tokens)} tokens, ${plural(m.calls, "call")}${m.estimated_tokens ? ` (${n(m.estimated_tokens)} estimated)` : ""}${m.cost_usd !== undefined ? `, $${m.cost_usd.toFixed(4)} as reported` : ""}`,
     );
   out.push(`  model: ${d.model.label ?? "none"} (${d.model.why})`);
-  out.push(`  budget today: ${d.budget.summary}`);
+  out.push(`  budget: ${d.budget.summary}`);
   out.push(
     `Sessions: ${n(s.sessions.distilled)} distilled, ${n(s.sessions.pending)} pending, ${n(s.sessions.failed)} failed`,
     "",

@@ -116,3 +116,13 @@ test("status says whether the linked agents' hooks fire, as doctor does", () => 
     own.cleanup();
   }
 });
+
+test("recall prints a body line only when it says more than the title", () => {
+  expect(sb.run(["remember", "Deploys go through make release"], { cwd: repo }).code).toBe(0);
+  expect(sb.run(["remember", "Tests run with bun test", "--title", "Testing"], { cwd: repo }).code).toBe(0);
+  const once = sb.run(["recall", "deploys"], { cwd: repo }).stdout;
+  expect(once.match(/Deploys go through make release/g)?.length).toBe(1);
+  const both = sb.run(["recall", "testing"], { cwd: repo }).stdout;
+  expect(both).toContain("Testing");
+  expect(both).toContain("\n    Tests run with bun test\n");
+});

@@ -137,7 +137,8 @@ describe("distillation figures", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("openai/test-model");
     expect(r.stdout).toContain("anthropic/test-model");
-    expect(r.stdout).toMatch(/budget today: [\d,]+ of 200,000 tokens spent today/);
+    expect(r.stdout).toMatch(/^ {2}budget: [\d,]+ of 200,000 tokens spent today/m);
+    expect(r.stdout.match(/today/g)?.length).toBe(1);
     expect(r.stdout).toContain("Sessions: 3 distilled, 2 pending, 1 failed");
     expect(r.stdout).not.toMatch(/[▁▂▃▄▅▆▇█]/);
   });

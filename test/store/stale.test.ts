@@ -12,7 +12,7 @@ import { sandbox } from "../helpers";
 const sb = sandbox();
 afterAll(() => sb.cleanup());
 
-type Reason = { anchor: string; why: string; moved?: string; text: string };
+type Reason = { anchor: string; why: string; moved?: string };
 type Report = { checked: number; kept: number; stale: { id: string; title: string; reasons: Reason[] }[] };
 
 function project(name: string, files: Record<string, string>): string {
@@ -48,16 +48,15 @@ describe("an entry whose anchor is gone is flagged with the reason", () => {
     mkdirSync(join(dir, "src/tax"));
     renameSync(join(dir, "src/billing/tax.ts"), join(dir, "src/tax/tax.ts"));
     const report = check(dir);
-    expect(reasonsOf(report, inv).map((r) => r.text)).toEqual(["src/billing/invoice.ts is gone"]);
+    expect(reasonsOf(report, inv).map((r) => r.why)).toEqual(["src/billing/invoice.ts is gone"]);
     expect(reasonsOf(report, tax)).toEqual([
       {
         anchor: "path:src/billing/tax.ts",
         why: "src/billing/tax.ts is gone",
         moved: "src/tax/tax.ts",
-        text: "src/billing/tax.ts is gone (maybe moved to src/tax/tax.ts)",
       },
     ]);
-    expect(reasonsOf(report, glob).map((r) => r.text)).toEqual(["src/billing/** matches no file"]);
+    expect(reasonsOf(report, glob).map((r) => r.why)).toEqual(["src/billing/** matches no file"]);
 
     // the human table says the same
     const human = sb.run(["stale"], { cwd: dir });
@@ -72,7 +71,7 @@ describe("an entry whose anchor is gone is flagged with the reason", () => {
     const id = remember(dir, "E2E", "Run `npm run test:e2e` before a release, and `pnpm build` after a rebase.");
     expect(check(dir).stale).toEqual([]);
     write(dir, "package.json", JSON.stringify({ scripts: { build: "tsc" } }));
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["script test:e2e is no longer in package.json"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["script test:e2e is no longer in package.json"]);
   });
 
   test("a removed Makefile target", () => {
@@ -84,7 +83,7 @@ describe("an entry whose anchor is gone is flagged with the reason", () => {
     );
     expect(check(dir).stale).toEqual([]);
     write(dir, "Makefile", "build:\n\tcc x.c\n");
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["make target release is no longer in the Makefile"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["make target release is no longer in the Makefile"]);
   });
 
   test("a removed dependency (named with a version, or in backticks once seen listed)", () => {
@@ -96,8 +95,8 @@ describe("an entry whose anchor is gone is flagged with the reason", () => {
     expect(check(dir).stale).toEqual([]);
     write(dir, "package.json", JSON.stringify({ devDependencies: { vitest: "^1.6.0" } }));
     const report = check(dir);
-    expect(reasonsOf(report, pinned).map((r) => r.text)).toEqual(["dependency jest is no longer listed"]);
-    expect(reasonsOf(report, named).map((r) => r.text)).toEqual(["dependency ts-jest is no longer listed"]);
+    expect(reasonsOf(report, pinned).map((r) => r.why)).toEqual(["dependency jest is no longer listed"]);
+    expect(reasonsOf(report, named).map((r) => r.why)).toEqual(["dependency ts-jest is no longer listed"]);
   });
 
   test("a dependency of pyproject.toml, go.mod and Cargo.toml", () => {
@@ -114,9 +113,9 @@ describe("an entry whose anchor is gone is flagged with the reason", () => {
     write(dir, "Cargo.toml", '[package]\nname = "x"\n\n[dependencies]\ntoml = "0.8"\n');
     write(dir, "go.mod", "module example.com/x\n\ngo 1.22\n");
     const report = check(dir);
-    expect(reasonsOf(report, py).map((r) => r.text)).toEqual(["dependency requests is no longer listed"]);
-    expect(reasonsOf(report, rs).map((r) => r.text)).toEqual(["dependency serde is no longer listed"]);
-    expect(reasonsOf(report, go).map((r) => r.text)).toEqual(["dependency cobra is no longer listed"]);
+    expect(reasonsOf(report, py).map((r) => r.why)).toEqual(["dependency requests is no longer listed"]);
+    expect(reasonsOf(report, rs).map((r) => r.why)).toEqual(["dependency serde is no longer listed"]);
+    expect(reasonsOf(report, go).map((r) => r.why)).toEqual(["dependency cobra is no longer listed"]);
   });
 });
 
@@ -128,7 +127,7 @@ describe("commands in prose, lone backticked dependencies, vanished top folders 
     expect(check(dir).stale).toEqual([]);
     write(dir, "Makefile", "build:\n\tcc x.c\n");
     const report = check(dir);
-    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["make target release is no longer in the Makefile"]);
+    expect(reasonsOf(report, id).map((r) => r.why)).toEqual(["make target release is no longer in the Makefile"]);
     // "sure" and "docs" were never targets here: nothing to say
     expect(reasonsOf(report, sure)).toEqual([]);
   });
@@ -143,8 +142,8 @@ describe("commands in prose, lone backticked dependencies, vanished top folders 
     const ws = remember(dir, "Web", "The web app builds with npm run bundle --workspace=web.");
     write(dir, "package.json", JSON.stringify({ scripts: { build: "tsc" } }));
     const report = check(dir);
-    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["script build:docs is no longer in package.json"]);
-    expect(reasonsOf(report, never).map((r) => r.text)).toEqual(["script lint:all is no longer in package.json"]);
+    expect(reasonsOf(report, id).map((r) => r.why)).toEqual(["script build:docs is no longer in package.json"]);
+    expect(reasonsOf(report, never).map((r) => r.why)).toEqual(["script lint:all is no longer in package.json"]);
     expect(reasonsOf(report, ws)).toEqual([]);
   });
 
@@ -157,7 +156,7 @@ describe("commands in prose, lone backticked dependencies, vanished top folders 
     expect(check(dir).stale).toEqual([]);
     write(dir, "package.json", JSON.stringify({ devDependencies: { vitest: "^1.6.0" } }));
     const report = check(dir);
-    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["dependency jest is no longer listed"]);
+    expect(reasonsOf(report, id).map((r) => r.why)).toEqual(["dependency jest is no longer listed"]);
     expect(reasonsOf(report, ident)).toEqual([]);
   });
 
@@ -172,7 +171,7 @@ describe("commands in prose, lone backticked dependencies, vanished top folders 
     expect(check(dir).stale).toEqual([]);
     rmSync(join(dir, "src"), { recursive: true });
     const report = check(dir);
-    expect(reasonsOf(report, id).map((r) => r.text)).toEqual(["src/billing/tax.ts is gone"]);
+    expect(reasonsOf(report, id).map((r) => r.why)).toEqual(["src/billing/tax.ts is gone"]);
     // never in this repository's history: another repository's path
     expect(reasonsOf(report, other)).toEqual([]);
   });
@@ -233,7 +232,7 @@ describe("never past a symbolic link committed in the repository", () => {
     expect(reasonsOf(report, guide)).toEqual([]);
     // A link that goes away is gone like a file.
     unlinkSync(join(dir, "docs/guide.md"));
-    expect(reasonsOf(check(dir), guide).map((r) => r.text)).toEqual(["docs/guide.md is gone"]);
+    expect(reasonsOf(check(dir), guide).map((r) => r.why)).toEqual(["docs/guide.md is gone"]);
   });
 });
 
@@ -242,7 +241,7 @@ describe("keep", () => {
     const dir = project("keep", { "src/a.ts": "", "src/b.ts": "" });
     const id = remember(dir, "A and B", "The parser is src/a.ts and the printer src/b.ts.");
     unlinkSync(join(dir, "src/a.ts"));
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/a.ts is gone"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["src/a.ts is gone"]);
 
     const kept = sb.run(["stale", "keep", id.slice(-8)], { cwd: dir });
     expect(kept.code).toBe(0);
@@ -253,14 +252,14 @@ describe("keep", () => {
 
     // another anchor going missing is a new reason
     unlinkSync(join(dir, "src/b.ts"));
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/b.ts is gone"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["src/b.ts is gone"]);
     write(dir, "src/b.ts", "");
 
     // the file comes back: the keep ends; gone again, it is flagged again
     write(dir, "src/a.ts", "");
     expect(check(dir).stale).toEqual([]);
     unlinkSync(join(dir, "src/a.ts"));
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/a.ts is gone"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["src/a.ts is gone"]);
 
     // keeping an entry that is not stale says so
     const fresh = remember(dir, "B", "The printer is src/b.ts.");
@@ -276,9 +275,9 @@ describe("keep", () => {
     const id = remember(dir, "X", "Entry point: src/x.ts.");
     rmSync(join(dir, "src/x.ts"));
     rmSync(join(sb.cofferHome, "state", "index.db"), { force: true });
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/x.ts is gone"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["src/x.ts is gone"]);
     expect(sb.run(["reindex"], { cwd: dir }).code).toBe(0);
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/x.ts is gone"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["src/x.ts is gone"]);
   });
 });
 
@@ -302,7 +301,7 @@ describe("team lane", () => {
     const id = remember(dir, "Server", "The HTTP server starts in src/server.ts.", "--scope", "team");
     expect(check(dir).stale).toEqual([]);
     unlinkSync(join(dir, "src/server.ts"));
-    expect(reasonsOf(check(dir), id).map((r) => r.text)).toEqual(["src/server.ts is gone"]);
+    expect(reasonsOf(check(dir), id).map((r) => r.why)).toEqual(["src/server.ts is gone"]);
     expect(sb.run(["stale", "keep", id], { cwd: dir }).code).toBe(0);
     expect(check(dir).stale).toEqual([]);
   });
