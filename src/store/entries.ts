@@ -546,8 +546,14 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
 
 export function requireEntry(store: Store, id: string, opts: FindOptions = {}): Located {
   const hit = findEntry(store, id, opts);
-  if (!hit)
-    throw notFoundError(`no entry with id "${id}"`, "List ids with `coffer list` or search with `coffer recall`.");
+  if (!hit) {
+    // Fewer than 4 characters never match (findEntry): say so rather than "no entry".
+    const short = /^[0-9A-Za-z]{1,3}$/.test(id.trim());
+    throw notFoundError(
+      short ? `no entry with id "${id}": give at least 4 characters of an id` : `no entry with id "${id}"`,
+      "List ids with `coffer list` or search with `coffer recall`.",
+    );
+  }
   return hit;
 }
 
@@ -596,15 +602,16 @@ export function forget(
   // A file that is not a valid entry can be forgotten too (it is named, never parsed).
   const hit = requireEntry(store, id, { allowBroken: true, ...opts });
   const { kept } = moveToTrash(store, hit, actor);
-  unmarkResolved(store, hit);
+  unmarkResolvedConflict(store, hit);
   return { id: hit.entry.id, status: "deleted", scope: hit.scopeName, trashed: kept };
 }
 
 /**
  * A sync-conflict copy was forgotten: when it was the kept entry's last copy, the conflict is
- * resolved and the kept entry loses its mark (the tag; its `updated` stays: not an edit).
+ * resolved and the kept entry loses its mark (the tag; its `updated` stays: not an edit). Every
+ * path that forgets an entry calls it after the move to the trash.
  */
-function unmarkResolved(store: Store, forgotten: Located): void {
+export function unmarkResolvedConflict(store: Store, forgotten: Located): void {
   const e = forgotten.entry;
   if (forgotten.broken || e.status !== "superseded" || !e.superseded_by || !e.tags.includes(SYNC_CONFLICT_TAG)) return;
   if (syncConflicts(store, { scope: forgotten.scope, kept: e.superseded_by }).length) return;

@@ -126,3 +126,9 @@ test("recall prints a body line only when it says more than the title", () => {
   expect(both).toContain("Testing");
   expect(both).toContain("\n    Tests run with bun test\n");
 });
+
+test("show with fewer than 4 characters of an id says to give at least 4", () => {
+  const r = sb.run(["show", "12"], { cwd: repo });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("give at least 4 characters");
+});
