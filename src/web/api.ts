@@ -30,13 +30,14 @@ import {
   uncommittedInTeam,
 } from "../store/browse";
 import { loadConfigOrDefaults } from "../store/config";
-import { findEntry, remember } from "../store/entries";
+import { findEntry, remember, unmarkResolvedConflict } from "../store/entries";
 import { type Entry, KINDS, SOURCES } from "../store/entry";
 import { promote } from "../store/promote";
 import { shownRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../store/scope";
 import { checkedRoots, checkKnownProjects, keepStale, listStale } from "../store/stale";
 import { activeScopes, refresh, type Store, scopeName, withOpenStore } from "../store/store";
+import { syncConflicts } from "../store/sync-conflicts";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
 import { relatedTo } from "../store/vectors";
 import type { WebAuth } from "./auth";
@@ -398,6 +399,7 @@ function deleteOne(store: Store, id: string): { id: string; scope: ScopeKey; tit
   const hit = findEntry(store, id);
   if (!hit) throw notFound(`no entry with id "${id}"`);
   const item = moveToTrash(store, hit, "user");
+  unmarkResolvedConflict(store, hit); // a sync-conflict copy: the last one resolves the conflict
   return { id: item.id, scope: item.scope, title: item.title };
 }
 
@@ -706,6 +708,16 @@ route("POST", "/api/v1/ui/conflicts/{id}/{decision}", async (_req, _url, p) => {
   if (r.status === "not_found") throw notFound(`no contradiction "${p.id}" in the inbox`);
   return json(r);
 });
+
+// Entries edited on two machines: the older version sync kept as a superseded copy, until it is
+// forgotten (DELETE /api/v1/ui/entries/{copy} resolves it).
+route("GET", "/api/v1/ui/sync-conflicts", (_req, _url, _p, ctx) =>
+  withUiStore(ctx, undefined, (store) =>
+    json({
+      conflicts: syncConflicts(store).map((c) => ({ ...c, scope_label: projectMeta(c.scope).label })),
+    }),
+  ),
+);
 
 // Entries distillation proposed for a repository's team lane: approve promotes the entry into a
 // checkout's .coffer/entries/ (as `coffer promote` does), reject keeps it personal.

@@ -494,3 +494,29 @@ describe("team-lane proposals", () => {
     expect((await ui(`/api/v1/ui/team-proposals/${a}/approve`, { method: "POST" })).status).toBe(404);
   });
 });
+
+describe("sync conflicts", () => {
+  test("an older copy sync kept is listed; deleting it resolves the conflict and unmarks the kept entry", async () => {
+    const kept = sb
+      .run(["remember", "Gadget firmware is flashed with make flash", "--kind", "fact", "--json"], { cwd: repo })
+      .json().id as string;
+    const dir = join(sb.cofferHome, "memory", "projects", projectId, "entries");
+    const keptFile = join(dir, `${kept}.md`);
+    // What sync writes after a both-sides edit (src/sync/merge.ts): the kept entry tagged, the copy superseded by it.
+    writeFileSync(keptFile, readFileSync(keptFile, "utf8").replace(/^tags: \[\]$/m, "tags: [sync-conflict]"));
+    expect(readFileSync(keptFile, "utf8")).toContain("tags: [sync-conflict]");
+    const copy = "01KSYNCC0PY000000000000010";
+    writeFileSync(
+      join(dir, `${copy}.md`),
+      `---\nid: ${copy}\nkind: fact\ntitle: Gadget firmware is flashed with the old script\ntags: [sync-conflict]\napplies_to: []\nactor: user\nsource: cli\nstatus: superseded\nsuperseded_by: ${kept}\ncreated: 2030-01-01T00:00:00Z\nupdated: 2030-01-02T00:00:00Z\n---\nGadget firmware is flashed with the old script\n`,
+    );
+    sb.run(["reindex"], { cwd: repo });
+    const listed = (await ui("/api/v1/ui/sync-conflicts")).body.conflicts;
+    expect(
+      listed.map((c: { copy: string; kept: string; scope_label: string }) => [c.copy, c.kept, c.scope_label]),
+    ).toEqual([[copy, kept, "gadgets"]]);
+    expect((await ui(`/api/v1/ui/entries/${copy}`, { method: "DELETE" })).status).toBe(200);
+    expect((await ui("/api/v1/ui/sync-conflicts")).body.conflicts).toEqual([]);
+    expect(readFileSync(keptFile, "utf8")).not.toContain("sync-conflict");
+  });
+});

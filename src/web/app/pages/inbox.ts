@@ -1,4 +1,4 @@
-/** Inbox: traces waiting for approval, contradictions, team-lane proposals, transcripts to distill, the model in use. */
+/** Inbox: traces waiting for approval, contradictions, sync conflicts, team-lane proposals, transcripts to distill, the model in use. */
 
 import { handle } from "../../../lib/handle";
 import { api, errorBox, h, routeParams, setRouteParams, toast, when } from "../lib";
@@ -46,12 +46,13 @@ type ModelInfo = {
 export async function inboxPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
   const host = p.get("host") || "claude";
-  const [inbox, conflicts, proposals, budget, model] = await Promise.all([
+  const [inbox, conflicts, proposals, budget, model, sync] = await Promise.all([
     api<{ items: InboxItem[] }>("GET", "/api/v1/inbox"),
     api<{ conflicts: Conflict[] }>("GET", "/api/v1/ui/conflicts"),
     api<{ proposals: TeamProposal[] }>("GET", "/api/v1/ui/team-proposals"),
     api<Budget>("GET", "/api/v1/ui/budget"),
     api<ModelInfo>("GET", "/api/v1/ui/model"),
+    api<{ conflicts: SyncCopy[] }>("GET", "/api/v1/ui/sync-conflicts"),
   ]);
   const m = model.model;
   const modelLine = m
@@ -122,6 +123,19 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
       "Insights the model found to contradict an existing entry without settling which is right. Approve: the new insight becomes an entry and supersedes the old one (kept on disk, never routed again). Reject: the old entry stays and the insight is dropped.",
     ),
     conflictList,
+    h("h2", { id: "sync-conflicts-heading" }, `Sync conflicts (${sync.conflicts.length})`),
+    h(
+      "p",
+      { class: "muted" },
+      "Entries edited on two machines. Sync kept the newer version (agents get it, with a note naming the older copy) and saved the older one as a superseded copy. Compare them, copy into the kept entry what you need, then forget the older copy: that resolves the conflict.",
+    ),
+    sync.conflicts.length
+      ? h(
+          "ul",
+          { id: "sync-conflict-list", class: "plain" },
+          sync.conflicts.map((c) => syncConflictItem(c, main)),
+        )
+      : h("p", { id: "no-sync-conflicts" }, "No sync conflicts."),
     h("h2", { id: "team-proposals-heading" }, `Proposed for the team lane (${proposals.proposals.length})`),
     h(
       "p",
@@ -311,6 +325,50 @@ type TeamProposal = {
   project: { id: string; label: string; origin?: string };
   entry: { id: string; title: string; kind: string };
 };
+
+type SyncCopy = { scope: string; scope_label: string; copy: string; kept: string; title: string; updated: string };
+
+function syncConflictItem(c: SyncCopy, main: HTMLElement): HTMLElement {
+  const resolve = async (ev: Event) => {
+    for (const b of (ev.target as HTMLElement).closest("li")?.querySelectorAll("button") ?? []) b.disabled = true;
+    try {
+      await api("DELETE", `/api/v1/ui/entries/${encodeURIComponent(c.copy)}`);
+      toast(
+        `Forgot the older copy ${handle(c.copy)}: ${handle(c.kept)} is the one version (the trash keeps the copy 30 days)`,
+      );
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+    await inboxPage(main);
+  };
+  const headingId = `sync-conflict-${c.copy}`;
+  return h(
+    "li",
+    { class: "panel", "data-sync-conflict": c.copy, "aria-labelledby": headingId },
+    h("h3", { id: headingId }, c.title),
+    h(
+      "p",
+      { class: "muted" },
+      `${c.scope_label} · older copy `,
+      h("code", {}, handle(c.copy)),
+      ` (${when(c.updated)}) of `,
+      h("code", {}, handle(c.kept)),
+      " · ",
+      h("button", { type: "button", class: "link", onclick: () => openEntry(c.copy, []) }, "Show older copy"),
+      " · ",
+      h("button", { type: "button", class: "link", onclick: () => openEntry(c.kept, []) }, "Show kept entry"),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        { type: "button", class: "danger", "aria-describedby": headingId, onclick: resolve },
+        "Resolve: forget the older copy",
+      ),
+    ),
+  );
+}
 
 function teamProposalItem(t: TeamProposal, main: HTMLElement): HTMLElement {
   const settle = async (decision: "approve" | "reject", ev: Event) => {
