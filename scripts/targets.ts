@@ -1,5 +1,8 @@
 /** The release targets: one file name per platform, and the Bun compile target that builds it. */
 
+/** How every Coffer binary is compiled (scripts/build.ts), and the benchmarks' floor binary too. */
+export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm", "--sourcemap=none"];
+
 export type ReleaseTarget = {
   /** `<os>-<arch>[-musl]`, what `coffer --version` prints and install.sh picks. */
   name: string;

@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { COMPILE_FLAGS } from "../targets";
 import { syntheticVocab } from "./_corpus";
 
 /** The value after `--name` on the command line, or `def`. */
@@ -86,4 +87,21 @@ export function entryDirs(cofferHome: string, projectId: string) {
   mkdirSync(dirs.global, { recursive: true });
   mkdirSync(dirs.project, { recursive: true });
   return dirs;
+}
+
+/**
+ * The runtime's floor: a trivial program (`console.log(1)`) compiled with Coffer's own flags, built
+ * once per run into the temp folder. Benchmarks report each process as a ratio to it, since
+ * `coffer --version` carries the whole bundle's load too.
+ */
+export function floorBinary(): string {
+  const dir = mkdtempSync(join(tmpdir(), "coffer-floor-"));
+  writeFileSync(join(dir, "floor.ts"), "console.log(1);\n");
+  const out = join(dir, "floor");
+  const r = Bun.spawnSync(["bun", "build", ...COMPILE_FLAGS, join(dir, "floor.ts"), "--outfile", out], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0) throw new Error(`floor binary: ${r.stderr}`);
+  return out;
 }
