@@ -73,7 +73,10 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
     description: "Review traces, contradictions, team proposals (list, show, approve, reject)",
     load: () => import("./commands/inbox"),
   },
-  config: { description: "Read or change config.toml (get, set, unset, path)", load: () => import("./commands/config") },
+  config: {
+    description: "Read or change config.toml (get, set, unset, path)",
+    load: () => import("./commands/config"),
+  },
   "set-read": {
     description: "When hooks inject memory: startup, auto, always, manual, off",
     load: () => import("./commands/set-read"),
