@@ -9,7 +9,7 @@ import { join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
 import { readRegularFile } from "../lib/small-file";
-import { type Found, scrub } from "./index";
+import { type Found, findSecrets, scrub } from "./index";
 import { audit } from "./write";
 
 /** Files larger than this are not entries; they are reported as skipped, not read. */
@@ -42,6 +42,41 @@ function* walk(root: string): Generator<string> {
   }
 }
 
+/**
+ * The secrets in `text` by family, each distinct value once: a key in an entry's title and again in
+ * its body is one secret, not two (issue 37). Overlapping spans merge as scrub merges them (the
+ * lowest rank names the family); echoes of a found value are that value again, so they never add.
+ */
+export function distinctFound(text: string): Found[] {
+  const spans = findSecrets(text).sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
+  const families = new Map<string, string>();
+  let i = 0;
+  while (i < spans.length) {
+    let best = spans[i]!;
+    let end = best.end;
+    let j = i + 1;
+    while (j < spans.length && spans[j]!.start <= end) {
+      const s = spans[j]!;
+      if (s.end > end) end = s.end;
+      if (s.rank < best.rank) best = s;
+      j++;
+    }
+    const value = text.slice(spans[i]!.start, end).trim();
+    if (value && !families.has(value)) families.set(value, best.family);
+    i = j;
+  }
+  const counts = new Map<string, number>();
+  for (const family of families.values()) counts.set(family, (counts.get(family) ?? 0) + 1);
+  return [...counts].map(([family, count]) => ({ family, count }));
+}
+
+/** The distinct secrets of a text scrub found some in (scrub's own counts if nothing else is known). */
+function counted(text: string, scrubbed: Found[]): { found: Found[]; secrets: number } {
+  const d = distinctFound(text);
+  const found = d.length ? d : scrubbed;
+  return { found, secrets: found.reduce((n, f) => n + f.count, 0) };
+}
+
 /** Which of these files (paths relative to `root`) hold a secret, and of what kind: sync's commit check. */
 export function filesWithSecrets(root: string, rels: string[]): { path: string; found: Found[] }[] {
   const out: { path: string; found: Found[] }[] = [];
@@ -60,8 +95,9 @@ export function scanTexts(files: { path: string; text: string }[]): ScanResult {
   for (const f of files) {
     const r = scrub(f.text);
     if (!r.redactions) continue;
-    result.secrets += r.redactions;
-    result.findings.push({ path: f.path, found: r.found, fixed: false });
+    const { found, secrets } = counted(f.text, r.found);
+    result.secrets += secrets;
+    result.findings.push({ path: f.path, found, fixed: false });
   }
   return result;
 }
@@ -81,7 +117,8 @@ export function scanMemory(opts: { fix?: boolean; root?: string; actor?: string 
     const text = buf.toString("utf8");
     const r = scrub(text);
     if (!r.redactions) continue;
-    result.secrets += r.redactions;
+    const { found, secrets } = counted(text, r.found);
+    result.secrets += secrets;
     let fixed = false;
     if (opts.fix) {
       writeFileAtomic(file, r.text);
@@ -94,7 +131,7 @@ export function scanMemory(opts: { fix?: boolean; root?: string; actor?: string 
         families: r.found.map((f) => f.family),
       });
     }
-    result.findings.push({ path: rel, found: r.found, fixed });
+    result.findings.push({ path: rel, found, fixed });
   }
   return result;
 }

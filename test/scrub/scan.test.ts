@@ -167,3 +167,42 @@ describe("a scrubbed value does not linger in the index", () => {
     SLOW,
   );
 });
+
+describe("coffer scan counts distinct secrets", () => {
+  const sb = sandbox();
+  afterAll(() => sb.cleanup());
+
+  test(
+    "one key in an entry's title and again in its body is one secret, not two (issue 37)",
+    () => {
+      const entries = join(sb.cofferHome, "memory", "global", "entries");
+      mkdirSync(entries, { recursive: true });
+      const text = [
+        "---",
+        "id: 01M8N8A8RP637X6AFMBCRATWCE",
+        "kind: note",
+        `title: Stripe key ${STRIPE}`,
+        "tags: []",
+        "actor: user",
+        "source: cli",
+        "created: 2026-11-30T03:34:58Z",
+        "updated: 2026-11-30T03:34:58Z",
+        "---",
+        `The staging payments key is ${STRIPE}.`,
+        "",
+      ].join("\n");
+      writeFileSync(join(entries, "01M8N8A8RP637X6AFMBCRATWCE.md"), text);
+      const r = sb.run(["scan"]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("global/entries/01M8N8A8RP637X6AFMBCRATWCE.md: 1 secret (stripe)");
+      expect(r.stderr).toContain("Found 1 secret in 1 file");
+      const j = sb.run(["scan", "--json"]).json();
+      expect(j.secrets).toBe(1);
+      expect(j.findings[0].found).toEqual([{ family: "stripe", count: 1 }]);
+      // --fix still redacts both places
+      expect(sb.run(["scan", "--fix"]).stdout).toContain("1 secret (stripe) — redacted");
+      expect(readFileSync(join(entries, "01M8N8A8RP637X6AFMBCRATWCE.md"), "utf8")).not.toContain(STRIPE);
+    },
+    SLOW,
+  );
+});
