@@ -596,6 +596,8 @@ function placeFile(f: ImportFile, report: ImportReport, manifest: Manifest | und
   } catch {}
   if (current === undefined) {
     report.files.created++;
+    // a rules.md written whole adds its rules too: "0 rules added" beside it was wrong (issue 37)
+    if (f.name === "rules.md") report.files.rules_added += text.split("\n").filter(bullet).length;
     if (!manifest) return;
     mkdirSync(dirname(file), { recursive: true });
     writeFileAtomic(file, text);

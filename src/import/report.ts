@@ -22,11 +22,13 @@ export function reportText(r: ImportReport): string {
     out.push(`  ${scopeName(s).padEnd(width)}  ${String(s.total).padStart(6)}  ${kinds}`);
   }
   const f = r.files;
-  if (f.created || f.rules_added || f.kept) {
-    out.push(
-      `  files: ${f.created} created, ${plural(f.rules_added, "rule")} added, ${f.kept} kept as they were (already present and different)`,
-    );
-  }
+  // only what happened: "0 rules added" beside a rules file just written read as if none came in
+  const parts = [
+    f.created ? `${f.created} created` : "",
+    f.rules_added ? `${plural(f.rules_added, "rule")} added` : "",
+    f.kept ? `${f.kept} kept as they were (already present and different)` : "",
+  ].filter(Boolean);
+  if (parts.length) out.push(`  files: ${parts.join(", ")}`);
   for (const s of r.skipped) out.push(`Skipped: ${s.reason}`);
   const gone = (r as { gone?: { origin: string; id: string }[] }).gone ?? [];
   if (gone.length) {

@@ -194,4 +194,30 @@ describe("coffer export / coffer import coffer", () => {
       d.cleanup();
     }
   });
+
+  test("a rules file restored whole reports the rules it added, never `0 rules added` (issue 37)", () => {
+    const e = sandbox("coffer-export-e-");
+    const f = sandbox("coffer-export-f-");
+    try {
+      expect(e.run(["rules", "add", "Answer in English", "--scope", "global"]).code).toBe(0);
+      expect(e.run(["rules", "add", "Keep answers short", "--scope", "global"]).code).toBe(0);
+      const out = join(e.root, "rules.jsonl");
+      expect(e.run(["export", "--out", out]).code).toBe(0);
+      const dry = f.run(["import", "coffer", out, "--dry-run"]);
+      expect(dry.stdout).toContain("files: 1 created, 2 rules added\n");
+      const r = f.run(["import", "coffer", out]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("files: 1 created, 2 rules added\n");
+      expect(r.stdout).not.toContain("0 rules added");
+      // one more rule merged into the now existing file: only that one is counted; nothing created
+      expect(e.run(["rules", "add", "Cite the file you changed", "--scope", "global"]).code).toBe(0);
+      expect(e.run(["export", "--out", out]).code).toBe(0);
+      const again = f.run(["import", "coffer", out, "--json"]);
+      expect(again.json().files).toEqual({ created: 0, rules_added: 1, kept: 0 });
+      expect(f.run(["import", "coffer", out]).stdout).not.toContain("files:");
+    } finally {
+      e.cleanup();
+      f.cleanup();
+    }
+  });
 });
