@@ -57,6 +57,8 @@ export function planCoffer(opts: CofferOptions): ImportPlan {
   try {
     text = opts.text ?? readFileSync(path, "utf8");
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT")
+      throw new CofferError(`${path} does not exist`, 1, "Give the file `coffer export` wrote.");
     throw new CofferError(`cannot read ${path}: ${(err as Error).message}`, 1, "Give the file `coffer export` wrote.");
   }
   const lines = text.split("\n").filter((l) => l.trim());

@@ -80,6 +80,9 @@ export function planEngram(opts: EngramOptions): ImportPlan {
   try {
     raw = JSON.parse(opts.text ?? readFileSync(path, "utf8"));
   } catch (err) {
+    // a missing file is said as such, not as a raw ENOENT (issue 37)
+    if ((err as NodeJS.ErrnoException).code === "ENOENT")
+      throw new CofferError(`${path} does not exist`, 1, "Give the file `engram export <file>` wrote.");
     throw new CofferError(
       `cannot read ${path} as JSON: ${(err as Error).message.split("\n")[0]}`,
       1,

@@ -177,6 +177,16 @@ describe("coffer import engram", () => {
     writeFile(notJson, "hello");
     expect(sb.run(["import", "engram", notJson]).stderr).toContain("as JSON");
   });
+
+  test("a file that is not there is said as such, exit 1, never a raw ENOENT (issue 37)", () => {
+    const missing = join(sb.root, "missing.json");
+    for (const source of ["engram", "coffer"]) {
+      const r = sb.run(["import", source, missing]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${missing} does not exist`);
+      expect(r.stderr).not.toContain("ENOENT");
+    }
+  });
 });
 
 describe("folding into an entry that was already there", () => {
