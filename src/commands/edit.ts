@@ -37,8 +37,30 @@ export function editProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** The editor command, and the variable it came from (none: the `vi` default). */
+function editorCommand(): { editor: string; from?: "VISUAL" | "EDITOR" } {
+  if (process.env.VISUAL) return { editor: process.env.VISUAL, from: "VISUAL" };
+  if (process.env.EDITOR) return { editor: process.env.EDITOR, from: "EDITOR" };
+  return { editor: "vi" };
+}
+
+/**
+ * One line when the editor is not installed, instead of the shell's `not found` and an exit code
+ * (issue 37). Only a plain first word is looked up: quotes, assignments and other shell syntax are
+ * left to sh.
+ */
+function editorNotFound(again: string): string | undefined {
+  const { editor, from } = editorCommand();
+  const first = editor.trim().split(/\s+/)[0] ?? "";
+  if (!/^[\w./+-]+$/.test(first)) return undefined;
+  if (first.includes("/") ? existsSync(first) : Bun.which(first)) return undefined;
+  return from
+    ? `the editor ${JSON.stringify(first)} ($${from}) was not found: set ${from} to an installed editor, e.g. ${from}=nano ${again}`
+    : `no editor: vi is not installed and EDITOR is not set; set it to an installed editor, e.g. EDITOR=nano ${again}`;
+}
+
 function runEditor(file: string): number | null {
-  const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+  const { editor } = editorCommand();
   return Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "coffer-edit", file], {
     stdio: ["inherit", "inherit", "inherit"],
   }).exitCode;
@@ -57,6 +79,8 @@ export default withExamples(
     async run({ args }) {
       const store = cliStore();
       const hit = requireEntry(store, args.id);
+      const missing = editorNotFound(`coffer edit ${handle(hit.entry.id)}`);
+      if (missing) throw new CofferError(missing);
       // Edit a copy (the draft): a broken edit never reaches the entry, and is never thrown away.
       const dir = join(paths.state(), "edit");
       mkdirSync(dir, { recursive: true });

@@ -94,3 +94,21 @@ else sed -i -e 's/^kind: banana$/kind: fact/' "$1"; fi
   expect(shown.kind).toBe("fact");
   expect(shown.body).toBe("The importer needs the VPN and a warm cache, on Mondays too");
 });
+
+test("an editor that is not installed: one line saying so and how to set EDITOR, exit 1, nothing left behind (issue 37)", () => {
+  const other = sb.run(["remember", "The cache warms on deploy", "--json"]).json().id as string;
+  const entry = join(sb.cofferHome, "memory", "global", "entries", `${other}.md`);
+  const before = readFileSync(entry, "utf8");
+  const r = sb.run(["edit", other], { env: { EDITOR: "nonexistent-editor" } });
+  expect(r.code).toBe(1);
+  const lines = r.stderr.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain('the editor "nonexistent-editor" ($EDITOR) was not found');
+  expect(lines[0]).toContain(`EDITOR=nano coffer edit ${other.slice(-8)}`);
+  expect(readFileSync(entry, "utf8")).toBe(before);
+  expect(existsSync(join(sb.cofferHome, "state", "edit", `${other}.md`))).toBe(false);
+  // an editor given with its flags is looked up by its first word
+  const flags = sb.run(["edit", other], { env: { VISUAL: "nonexistent-editor --wait" } });
+  expect(flags.code).toBe(1);
+  expect(flags.stderr.trim()).toContain('"nonexistent-editor" ($VISUAL) was not found: set VISUAL');
+});
