@@ -14,7 +14,7 @@
  * model2vec drops it). test/embed/embed.test.ts pins ids and vectors to the Python
  * tokenizer's and model's on 1,000 strings.
  */
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
@@ -54,6 +54,12 @@ function tableFile(): string {
   } catch {}
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileAtomic(file, readFileSync(tablePath), 0o600);
+  // Another binary's model (an older version) is not needed any more: one copy is kept, this one.
+  for (const name of readdirSync(dir))
+    if (name.endsWith(".bin") && name !== `${MODEL_ID}.bin`)
+      try {
+        unlinkSync(join(dir, name));
+      } catch {}
   return file;
 }
 

@@ -72,3 +72,27 @@ describe("what the model reads", () => {
     expect(readsText("1234 !!!")).toBe(false);
   });
 });
+
+describe("the table's copy under state/ (compiled binary)", () => {
+  test("made on first use, mapped after; another model's copy is removed", async () => {
+    const { sandbox } = await import("../helpers");
+    const { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = await import("node:fs");
+    const meta = (await import("../../src/embed/model.json")).default;
+    const sb = sandbox("coffer-embed-table-");
+    try {
+      const repo = sb.repo("shop");
+      const dir = join(sb.cofferHome, "state", "model");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "minilm-l6-static-older.bin"), "an older model's table");
+      expect(sb.run(["remember", "Deploys use ArgoCD"], { cwd: repo }).code).toBe(0);
+      expect(readdirSync(dir)).toEqual([`${meta.id}.bin`]);
+      expect(statSync(join(dir, `${meta.id}.bin`)).size).toBe(meta.bytes);
+      // a second process maps the copy (nothing written again) and finds the entry by meaning
+      const hits = sb.run(["recall", "how do we ship to production servers", "--json"], { cwd: repo }).json().hits;
+      expect(hits.length).toBe(1);
+      expect(existsSync(join(dir, "minilm-l6-static-older.bin"))).toBe(false);
+    } finally {
+      sb.cleanup();
+    }
+  });
+});
