@@ -37,7 +37,7 @@ export function coffer(sb: AgentSandbox, args: string[], opts: { env?: Record<st
 export async function cofferAsync(
   sb: AgentSandbox,
   args: string[],
-  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; timeoutMs?: number; allowFailure?: boolean } = {},
 ) {
   const p = Bun.spawn([BIN, ...args], {
     cwd: sb.project,
@@ -53,7 +53,8 @@ export async function cofferAsync(
     p.exited,
   ]);
   clearTimeout(timer);
-  if (code !== 0) throw new Error(`coffer ${args.join(" ")} exited ${code}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  if (code !== 0 && !opts.allowFailure)
+    throw new Error(`coffer ${args.join(" ")} exited ${code}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 

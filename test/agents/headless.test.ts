@@ -196,3 +196,39 @@ describe("zero configuration: the linked agent's own CLI distils", () => {
       TEST_TIMEOUT_MS,
     );
 });
+
+describe("offline: the real CLI cannot reach its model", () => {
+  test(
+    "claude: 'API Error: Connection refused' is a network failure that never uses up the session's tries",
+    async () => {
+      const sb = privateSandbox();
+      const exe = await ensureAgent("claude");
+      mkdirSync(join(sb.home, ".local", "bin"), { recursive: true });
+      symlinkSync(exe, join(sb.home, ".local", "bin", "claude"));
+      coffer(sb, ["link", "claude"]);
+      const run = assertRunOk(await runAgent(sb, "claude", { prompt: PROMPT }));
+      // Nothing listens on port 9: the CLI answers is_error with "API Error: Connection refused …".
+      // CLAUDECODE=1 is what a sweep started from inside a session would carry: the child must not see it.
+      const env = { ...sb.agentEnv, ANTHROPIC_BASE_URL: "http://127.0.0.1:9", CLAUDECODE: "1" };
+      for (let i = 0; i < 4; i++) {
+        const r = await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"], { env, allowFailure: true });
+        expect(r.code).toBe(1);
+        expect(r.json().results[0]).toMatchObject({ outcome: "failed", error: "network" });
+      }
+      const failed = ledger(sb).filter((r) => r.outcome === "failed");
+      expect(failed.length).toBe(4);
+      expect(failed.every((r) => r.error === "network")).toBe(true);
+      // Still pending: not skipped for good after more than three runs.
+      const rows = coffer(sb, ["distill", "list", "--json"]).json().sessions as {
+        session_id: string;
+        status: string;
+        skipped?: unknown;
+      }[];
+      const row = rows.find((s) => s.session_id === run.sessionId);
+      expect(row).toBeDefined();
+      expect(row!.status).toBe("never");
+      expect(row!.skipped).toBeUndefined();
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
