@@ -261,34 +261,44 @@ export function scrubTogether(texts: readonly string[]): ScrubResult[] {
   });
 }
 
-/** Merge the spans and replace each merged span once. */
-function redact(text: string, spans: Span[]): ScrubResult {
-  if (!spans.length) return { text, found: [], redactions: 0 };
-  spans.sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
-  const out: string[] = [];
-  const counts = new Map<string, number>();
-  let pos = 0;
+/**
+ * Overlapping (and touching) spans merged, in text order: each group's start, end and the span of
+ * the lowest rank, which names its family. Scrubbing replaces each group once; scan counts them.
+ */
+export function mergedSpans(spans: Span[]): { start: number; end: number; best: Span }[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
+  const groups: { start: number; end: number; best: Span }[] = [];
   let i = 0;
-  while (i < spans.length) {
-    const first = spans[i]!;
-    let start = first.start;
+  while (i < sorted.length) {
+    const first = sorted[i]!;
     let end = first.end;
     let best = first;
     let j = i + 1;
-    // merge overlapping (and touching) spans; the lowest rank names the family
-    while (j < spans.length && spans[j]!.start <= end) {
-      const s = spans[j]!;
+    while (j < sorted.length && sorted[j]!.start <= end) {
+      const s = sorted[j]!;
       if (s.end > end) end = s.end;
       if (s.rank < best.rank) best = s;
       j++;
     }
-    if (start < pos) start = pos;
-    if (end > start) {
-      out.push(text.slice(pos, start), best.with ?? REDACTED);
-      counts.set(best.family, (counts.get(best.family) ?? 0) + 1);
-      pos = end;
-    }
+    groups.push({ start: first.start, end, best });
     i = j;
+  }
+  return groups;
+}
+
+/** Merge the spans and replace each merged span once. */
+function redact(text: string, spans: Span[]): ScrubResult {
+  if (!spans.length) return { text, found: [], redactions: 0 };
+  const out: string[] = [];
+  const counts = new Map<string, number>();
+  let pos = 0;
+  for (const g of mergedSpans(spans)) {
+    const start = Math.max(g.start, pos);
+    if (g.end > start) {
+      out.push(text.slice(pos, start), g.best.with ?? REDACTED);
+      counts.set(g.best.family, (counts.get(g.best.family) ?? 0) + 1);
+      pos = g.end;
+    }
   }
   out.push(text.slice(pos));
   const found: Found[] = [...counts].map(([family, count]) => ({ family, count }));

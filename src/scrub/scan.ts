@@ -9,7 +9,7 @@ import { join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
 import { readRegularFile } from "../lib/small-file";
-import { type Found, findSecrets, scrub } from "./index";
+import { type Found, findSecrets, mergedSpans, scrub } from "./index";
 import { audit } from "./write";
 
 /** Files larger than this are not entries; they are reported as skipped, not read. */
@@ -48,22 +48,10 @@ function* walk(root: string): Generator<string> {
  * lowest rank names the family); echoes of a found value are that value again, so they never add.
  */
 export function distinctFound(text: string): Found[] {
-  const spans = findSecrets(text).sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
   const families = new Map<string, string>();
-  let i = 0;
-  while (i < spans.length) {
-    let best = spans[i]!;
-    let end = best.end;
-    let j = i + 1;
-    while (j < spans.length && spans[j]!.start <= end) {
-      const s = spans[j]!;
-      if (s.end > end) end = s.end;
-      if (s.rank < best.rank) best = s;
-      j++;
-    }
-    const value = text.slice(spans[i]!.start, end).trim();
-    if (value && !families.has(value)) families.set(value, best.family);
-    i = j;
+  for (const g of mergedSpans(findSecrets(text))) {
+    const value = text.slice(g.start, g.end).trim();
+    if (value && !families.has(value)) families.set(value, g.best.family);
   }
   const counts = new Map<string, number>();
   for (const family of families.values()) counts.set(family, (counts.get(family) ?? 0) + 1);
