@@ -13,7 +13,7 @@ import { CLI_PROVIDER_HOST, CLI_PROVIDERS } from "../../src/lib/hosts";
 import { selfCommand } from "../../src/lib/platform";
 import { type Sandbox, sandbox } from "../helpers";
 import { claudeStart, hook } from "../hooks/_hook";
-import { entryFiles, FIXTURES, placeClaude } from "./helpers";
+import { claudeOk, entryFiles, FIXTURES, placeClaude, sweepFinished, sweepRecord, sweepRecordFile } from "./helpers";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const SECOND = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c56";
@@ -33,15 +33,6 @@ cat > /dev/null
 if [ -f "$d/sleep" ]; then sleep "$(cat "$d/sleep")"; fi
 cat "$d/stdout"
 `;
-
-const claudeOk = (text: string) =>
-  JSON.stringify({
-    type: "result",
-    subtype: "success",
-    is_error: false,
-    result: text,
-    usage: { input_tokens: 1200, output_tokens: 80 },
-  });
 
 let sb: Sandbox;
 let repo: string;
@@ -70,8 +61,8 @@ function linkFakeClaude(): void {
 
 const calls = () =>
   existsSync(join(fake, "calls")) ? readFileSync(join(fake, "calls"), "utf8").trim().split("\n").length : 0;
-const recordFile = () => join(sb.cofferHome, "state", "sweep.json");
-const record = () => (existsSync(recordFile()) ? JSON.parse(readFileSync(recordFile(), "utf8")) : undefined);
+const recordFile = () => sweepRecordFile(sb);
+const record = () => sweepRecord(sb);
 const ledger = () => {
   const f = join(sb.cofferHome, "state", "distilled.jsonl");
   return existsSync(f)
@@ -90,17 +81,6 @@ function sessionStart(extraEnv: Record<string, string> = {}, cwd = repo) {
   return r;
 }
 
-/** Wait (polling files, at most `ms`) until the recorded sweep has finished. */
-async function sweepFinished(ms = 60_000): Promise<Record<string, unknown>> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const r = record();
-    if (r?.finished && !existsSync(join(sb.cofferHome, "state", "sweep.lock"))) return r;
-    await Bun.sleep(100);
-  }
-  throw new Error(`no finished sweep: ${JSON.stringify(record())}`);
-}
-
 describe("a session start starts the sweep in the background", () => {
   test("a finished session is distilled with the linked agent's CLI, no other command; the hook never waits for it", async () => {
     linkFakeClaude();
@@ -112,7 +92,7 @@ describe("a session start starts the sweep in the background", () => {
     expect(record().finished).toBeUndefined();
     expect(ledger()).toEqual([]);
 
-    const done = await sweepFinished();
+    const done = await sweepFinished(sb);
     expect(done).toMatchObject({ via: "session-start", result: { distilled: 1, errors: [] }, failures: 0 });
     expect(calls()).toBe(1);
     expect(ledger()).toEqual([expect.objectContaining({ session_id: SESSION, outcome: "distilled", via: "sweep" })]);
@@ -144,7 +124,7 @@ describe("a session start starts the sweep in the background", () => {
     );
     rmSync(join(fake, "sleep"));
     sessionStart();
-    expect((await sweepFinished()).result).toMatchObject({ distilled: 1 });
+    expect((await sweepFinished(sb)).result).toMatchObject({ distilled: 1 });
     expect(ledger().map((r) => r.session_id)).toEqual([SESSION, SECOND]);
   }, 120_000);
 
@@ -153,7 +133,7 @@ describe("a session start starts the sweep in the background", () => {
     writeFileSync(join(fake, "stdout"), "Sorry, I can't help with that."); // prose, not JSON
     const r = sessionStart();
     expect(r.stdout).not.toContain("sweep");
-    const done = await sweepFinished();
+    const done = await sweepFinished(sb);
     expect(done).toMatchObject({ failures: 1, result: { distilled: 0 } });
     expect((done.result as { errors: string[] }).errors.length).toBe(1);
     const doctor = sb.run(["doctor", "--json"], { cwd: repo, env }).json().store.sweep;
@@ -185,7 +165,7 @@ fi
 ${FAKE_CLI.replace("#!/bin/sh\n", "")}`,
     );
     sessionStart({ CLAUDECODE: "1", CLAUDE_CODE_ENTRYPOINT: "cli", CLAUDE_PROJECT_DIR: repo });
-    const done = await sweepFinished();
+    const done = await sweepFinished(sb);
     expect(done).toMatchObject({ result: { distilled: 1, errors: [] } });
     const seen = readFileSync(join(fake, "env"), "utf8");
     expect(seen).not.toMatch(/^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT|CLAUDE_PROJECT_DIR)=/m);

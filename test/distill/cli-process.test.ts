@@ -11,7 +11,7 @@ import { headless as claude } from "../../src/hosts/claude/headless";
 import { headless as gemini } from "../../src/hosts/gemini/headless";
 import { jsonObjectIn } from "../../src/hosts/headless";
 import { type Sandbox, sandbox } from "../helpers";
-import { entryFiles, FIXTURES, placeClaude, runAsync } from "./helpers";
+import { claudeOk, entryFiles, FIXTURES, placeClaude, runAsync } from "./helpers";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const INSIGHT = {
@@ -19,14 +19,6 @@ const INSIGHT = {
   title: "Empty cart made checkout return 500",
   body: "total() divided by cart.items.length; an empty cart gave NaN. It returns 0 early now.",
 };
-const claudeOk = (text: string) =>
-  JSON.stringify({
-    type: "result",
-    subtype: "success",
-    is_error: false,
-    result: text,
-    usage: { input_tokens: 1200, output_tokens: 80 },
-  });
 
 describe("the CLI's output is parsed in one pass (issue 36 item 7)", () => {
   // Lines that each open an object: trying the rest of the output from every one took 44 s for 80,000.

@@ -3,7 +3,7 @@
  * body and report token usage in the provider's own shape when a reply carries some, an async runner (the servers live in the test process, so the binary must not be run
  * with spawnSync), and ways to place transcripts where the agents keep them.
  */
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RunOptions, RunResult, Sandbox } from "../helpers";
 
@@ -267,4 +267,30 @@ export function writeTeamProposal(
     entry: { kind: "convention", ...entry },
   };
   writeFileSync(file, JSON.stringify(proposal, null, 2));
+}
+
+/** What `claude -p --output-format json` prints on success (docs/hosts-observed.md), cut to what Coffer reads. */
+export const claudeOk = (text: string) =>
+  JSON.stringify({
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    result: text,
+    usage: { input_tokens: 1200, output_tokens: 80 },
+  });
+
+/** state/sweep.json: the last background sweep's record, if any. */
+export const sweepRecordFile = (sb: Sandbox) => join(sb.cofferHome, "state", "sweep.json");
+export const sweepRecord = (sb: Sandbox) =>
+  existsSync(sweepRecordFile(sb)) ? JSON.parse(readFileSync(sweepRecordFile(sb), "utf8")) : undefined;
+
+/** Wait (polling files, at most `ms`) until the recorded sweep has finished and let go of its lock. */
+export async function sweepFinished(sb: Sandbox, ms = 60_000): Promise<Record<string, any>> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const r = sweepRecord(sb);
+    if (r?.finished && !existsSync(join(sb.cofferHome, "state", "sweep.lock"))) return r;
+    await Bun.sleep(100);
+  }
+  throw new Error(`no finished sweep: ${JSON.stringify(sweepRecord(sb))}`);
 }

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { delimiter, join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import { claudeStart, hook } from "../hooks/_hook";
-import { FIXTURES, placeClaude } from "./helpers";
+import { FIXTURES, placeClaude, sweepFinished } from "./helpers";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const NEW_SESSION = "0b1e2c3d-4b1d-4e8a-9f3c-2d6b8e0a1c99";
@@ -67,18 +67,6 @@ beforeEach(() => {
 afterEach(() => sb.cleanup());
 
 const repoCliRan = () => existsSync(join(fake, "repo-cli-ran"));
-const recordFile = () => join(sb.cofferHome, "state", "sweep.json");
-const record = () => (existsSync(recordFile()) ? JSON.parse(readFileSync(recordFile(), "utf8")) : undefined);
-
-async function sweepFinished(ms = 60_000): Promise<Record<string, any>> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const r = record();
-    if (r?.finished && !existsSync(join(sb.cofferHome, "state", "sweep.lock"))) return r;
-    await Bun.sleep(100);
-  }
-  throw new Error(`no finished sweep: ${JSON.stringify(record())}`);
-}
 
 describe("an agent CLI is never resolved inside the repository at hand", () => {
   test("coffer link inside the repository records the user's CLI, never the repository's", () => {
@@ -112,7 +100,7 @@ describe("an agent CLI is never resolved inside the repository at hand", () => {
     placeClaude(sb, claudeFixture, { id: SESSION, cwd: repo, from: "/home/dev/work/shop-api", ageMinutes: 60 });
     const r = hook(sb, "claude", "session-start", claudeStart(NEW_SESSION, repo), { cwd: repo, env });
     expect(r.code).toBe(0);
-    const done = await sweepFinished();
+    const done = await sweepFinished(sb);
     expect(done.result).toMatchObject({ distilled: 1, errors: [] });
     expect(repoCliRan()).toBe(false);
     expect(readFileSync(join(fake, "calls"), "utf8").trim()).toBe("call");
