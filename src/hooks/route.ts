@@ -14,6 +14,9 @@
  *   evidence floor, and be near the best match. In an instruction the vocabulary weighs less.
  * - File paths the prompt names route entries whose `applies_to` globs match, whether or not the
  *   file exists yet, ahead of text matches. Then score, project before global, id.
+ * - Meaning (the entry vectors, store/vectors.ts) decides little on its own: it drops a body-only
+ *   word match far from the prompt's meaning, brings in the one entry that stands out (never into
+ *   an edit instruction), and adds to the scores of what passes.
  */
 import {
   bodiesByRowid,
@@ -268,13 +271,6 @@ function textScores(
   return { scores, weight, floor, terms, topical };
 }
 
-/**
- * Route a prompt: entries whose `applies_to` matches a path the prompt names (existing or not),
- * best text match first; then text matches that pass the gate: enough of the prompt explained
- * (COVER), at least the store's evidence floor, two of the prompt's terms or one in title, tags
- * or keywords (or the prompt's only term), and within RELATIVE of the best match. Best first;
- * ties by id.
- */
 /** A prompt's similarity to its nearest entries, and those that may join on similarity alone. */
 function similarity(
   store: Store,
@@ -334,6 +330,14 @@ const SIM_VETO = 0.2;
 const SIM_BASE = 0.3;
 const SIM_BOOST = 1;
 
+/**
+ * Route a prompt: entries whose `applies_to` matches a path the prompt names (existing or not),
+ * best text match first; then text matches that pass the gate: enough of the prompt explained
+ * (COVER), at least the store's evidence floor, two of the prompt's terms or one in title, tags
+ * or keywords (or the prompt's only term), and within RELATIVE of the best match; then meaning
+ * (`similarity`): far word matches dropped, one entry brought in, scores raised by similarity.
+ * Best first; ties by id.
+ */
 export function routePrompt(store: Store, prompt: string, namedPaths: string[], max = ROUTE_MAX): Routed[] {
   const scopes = activeScopes(store);
   const order = scopeOrder(store);
@@ -370,12 +374,11 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     const evidence = !asked && !s.own ? INSTRUCTION_ALT_FLOOR * floor : floor;
     if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);
   }
-  // Similarity (retrieval/similar.ts): an entry the lexical gate passed but whose meaning is far
-  // from the prompt's is dropped; one the gate missed joins when it alone stands out.
+  // Meaning (store/vectors.ts): a word match far from the prompt's meaning is dropped; similarity
+  // adds to each entry's score (its order, and whether it gets a body) and brings in the one entry
+  // it stands behind. Which word matches make the cut stays the word match's decision (RELATIVE):
+  // a meaning close to one entry never pushes another out.
   const meaning = similarity(store, prompt, scopes, scores);
-  // What similarity adds to each entry's score (its order among the others, and whether it gets a
-  // body), and the entry it brings in on its own. Which word matches make the cut stays the word
-  // match's decision (RELATIVE): a meaning close to one entry never pushes another out.
   const boost = new Map<number, number>();
   const joined: number[] = [];
   if (meaning) {
