@@ -18,7 +18,7 @@ import {
 } from "./match";
 import type { ScopeKey, ScopeName } from "./scope";
 import { activeScopes, type Store, scopeKey, scopeName, verifyShown, withHealing } from "./store";
-import { analyzeQuery } from "./text";
+import { analyzeQuery, wordCount } from "./text";
 import { nearest, queryVector, similarities } from "./vectors";
 
 /** Which query term an entry matched, where, and through which alternative (recall --explain). */
@@ -174,7 +174,7 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
     // words or more: a name or an identifier alone is looked up as written) that no entry holds
     // every word of, and only when near in meaning.
     const answered =
-      query.split(/\s+/).filter(Boolean).length < SIM_MIN_WORDS ||
+      wordCount(query) < SIM_MIN_WORDS ||
       [...cands.values()].some((c) => c.mass >= whole * (1 - 1e-9));
     for (const n of nearest(store, scopes, q, SIM_NEAR))
       if (cands.has(n.rowid) || (!answered && n.sim >= RECALL_SIM_ALONE)) cand(n.rowid).sim = n.sim;
