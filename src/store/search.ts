@@ -173,9 +173,7 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
     // An entry that shares no word with the query joins only when the query says something (three
     // words or more: a name or an identifier alone is looked up as written) that no entry holds
     // every word of, and only when near in meaning.
-    const answered =
-      wordCount(query) < SIM_MIN_WORDS ||
-      [...cands.values()].some((c) => c.mass >= whole * (1 - 1e-9));
+    const answered = wordCount(query) < SIM_MIN_WORDS || [...cands.values()].some((c) => c.mass >= whole * (1 - 1e-9));
     for (const n of nearest(store, scopes, q, SIM_NEAR))
       if (cands.has(n.rowid) || (!answered && n.sim >= RECALL_SIM_ALONE)) cand(n.rowid).sim = n.sim;
     const unscored = [...cands.values()]
