@@ -8,7 +8,16 @@ import { isAbsolute, join } from "node:path";
 import { agentDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
-import { isoOrUndefined, type ParsedTranscript, sessionTitle, type Turn, widen } from "./types";
+import {
+  type Act,
+  actText,
+  atMs,
+  isoOrUndefined,
+  type ParsedTranscript,
+  sessionTitle,
+  type Turn,
+  widen,
+} from "./types";
 
 export function claudeRoot(): string {
   return join(agentDir("claude"), "projects");
@@ -111,4 +120,41 @@ export function parseClaude(text: string): ParsedTranscript {
   }
   parsed.title = sessionTitle(titles.custom || titles.ai || titles.summary, parsed.turns);
   return parsed;
+}
+
+/**
+ * A Claude Code session as acts: typed prompts (cleaned of injected context), the assistant's text,
+ * its tool calls (`tool_use` input) and their results (`tool_result`, named by the call they answer).
+ */
+export function claudeActivity(text: string): Act[] {
+  const acts: Act[] = [];
+  const toolNames = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    if (line.length < 2) continue;
+    const r = jsonObject(line);
+    if (!r || (r.type !== "user" && r.type !== "assistant") || r.isSidechain) continue;
+    const m = r.message;
+    if (!m || typeof m !== "object" || m.model === "<synthetic>") continue;
+    const at = atMs(r.timestamp);
+    const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+    if (!Array.isArray(blocks)) continue;
+    for (const b of blocks) {
+      if (!b || typeof b !== "object") continue;
+      if (b.type === "text" && typeof b.text === "string") {
+        if (r.type === "assistant") acts.push({ kind: "say", text: b.text, at });
+        else if (!r.isMeta && !r.isCompactSummary && r.toolUseResult === undefined) {
+          const typed = cleanText(b.text);
+          if (typed) acts.push({ kind: "prompt", text: typed, at });
+        }
+      } else if (b.type === "tool_use" && r.type === "assistant") {
+        const tool = typeof b.name === "string" ? b.name : "";
+        if (typeof b.id === "string") toolNames.set(b.id, tool);
+        acts.push({ kind: "tool", text: actText(b.input), at, tool });
+      } else if (b.type === "tool_result") {
+        const tool = typeof b.tool_use_id === "string" ? toolNames.get(b.tool_use_id) : undefined;
+        acts.push({ kind: "result", text: actText(b.content), at, tool });
+      }
+    }
+  }
+  return acts;
 }

@@ -9,7 +9,16 @@ import { agentDir } from "../lib/paths";
 import { normalizeOrigin } from "../store/scope";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
-import { isoOrUndefined, type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
+import {
+  type Act,
+  actText,
+  atMs,
+  isoOrUndefined,
+  type ParsedTranscript,
+  type Role,
+  sessionTitle,
+  widen,
+} from "./types";
 
 export function codexRoot(): string {
   return join(agentDir("codex"), "sessions");
@@ -152,4 +161,48 @@ export function parseCodex(text: string): ParsedTranscript {
   if (head.first_activity) widen(parsed, head.first_activity);
   parsed.title = sessionTitle(threadName, parsed.turns);
   return parsed;
+}
+
+/**
+ * A Codex rollout as acts: typed prompts (user messages cleaned of injected context; developer
+ * messages are instructions), the agent's messages, its tool calls (function, custom and shell
+ * calls, patches, MCP invocations as `<server>__<tool>`) and what they returned.
+ */
+export function codexActivity(text: string): Act[] {
+  const acts: Act[] = [];
+  const toolNames = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    if (line.length < 2) continue;
+    const r = jsonObject(line);
+    if (!r || metaOf(r)) continue;
+    const at = atMs(r.timestamp);
+    const p = r.payload && typeof r.payload === "object" ? r.payload : r.type === "message" ? r : undefined;
+    if (!p) continue;
+    const kind = r.payload ? r.type : "response_item";
+    const callId = typeof p.call_id === "string" ? p.call_id : undefined;
+    if (kind === "response_item") {
+      if (isMessage(p)) {
+        const texts = blockTexts(p.content);
+        if (p.role === "assistant") for (const t of texts) acts.push({ kind: "say", text: t, at });
+        else if (p.role === "user")
+          for (const t of texts.map(cleanText).filter(Boolean)) acts.push({ kind: "prompt", text: t, at });
+      } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+        const tool = typeof p.name === "string" ? p.name : "shell";
+        if (callId) toolNames.set(callId, tool);
+        acts.push({ kind: "tool", text: actText(p.arguments ?? p.input ?? p.action), at, tool });
+      } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
+        acts.push({ kind: "result", text: actText(p.output), at, tool: callId && toolNames.get(callId) });
+      }
+    } else if (kind === "event_msg") {
+      if (p.type === "agent_message" && typeof p.message === "string") acts.push({ kind: "say", text: p.message, at });
+      else if (p.type === "mcp_tool_call_end" && p.invocation && typeof p.invocation === "object") {
+        const tool = `${p.invocation.server}__${p.invocation.tool}`;
+        acts.push({ kind: "tool", text: actText(p.invocation.arguments), at, tool });
+        acts.push({ kind: "result", text: actText(p.result), at, tool });
+      } else if (p.type === "patch_apply_end" && p.changes && typeof p.changes === "object") {
+        acts.push({ kind: "tool", text: Object.keys(p.changes).join("\n"), at, tool: "apply_patch" });
+      }
+    }
+  }
+  return acts;
 }

@@ -12,7 +12,16 @@ import { sha256 } from "../lib/hash";
 import { agentDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
-import { isoOrUndefined, type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
+import {
+  type Act,
+  actText,
+  atMs,
+  isoOrUndefined,
+  type ParsedTranscript,
+  type Role,
+  sessionTitle,
+  widen,
+} from "./types";
 
 export function geminiHome(): string {
   return agentDir("gemini");
@@ -76,7 +85,8 @@ export function geminiHead(path: string): SessionHead {
   return head;
 }
 
-function partTexts(content: unknown): string[] {
+/** The text parts of Gemini content (Qwen Code's too), thoughts left out. */
+export function partTexts(content: unknown): string[] {
   if (typeof content === "string") return [content];
   if (!Array.isArray(content)) return [];
   // text parts only: functionCall/functionResponse/inlineData/fileData are tool traffic and files
@@ -89,8 +99,8 @@ function roleOf(type: unknown): Role | undefined {
   return type === "user" ? "user" : type === "gemini" || type === "model" ? "assistant" : undefined;
 }
 
-export function parseGemini(text: string): ParsedTranscript {
-  const parsed: ParsedTranscript = { host: "gemini", title: "", turns: [] };
+/** The session's header fields and its messages as they stand after rewinds, re-syncs and rewrites. */
+function geminiMessages(text: string): { meta: Record<string, any>; messages: Record<string, any>[] } {
   let meta: Record<string, any> = {};
   let messages: Record<string, any>[] = [];
   // A single document parses whole; a .jsonl file fails fast at its second line.
@@ -126,6 +136,12 @@ export function parseGemini(text: string): ParsedTranscript {
     }
     messages = [...byId.values()];
   }
+  return { meta, messages };
+}
+
+export function parseGemini(text: string): ParsedTranscript {
+  const parsed: ParsedTranscript = { host: "gemini", title: "", turns: [] };
+  const { meta, messages } = geminiMessages(text);
   if (typeof meta.sessionId === "string") parsed.session_id = meta.sessionId;
   if (meta.kind === "subagent") parsed.subagent = true;
   widen(parsed, meta.startTime);
@@ -144,4 +160,38 @@ export function parseGemini(text: string): ParsedTranscript {
   }
   parsed.title = sessionTitle(typeof meta.summary === "string" ? meta.summary : undefined, parsed.turns);
   return parsed;
+}
+
+/**
+ * A Gemini CLI chat as acts: typed prompts (what the user typed, cleaned), the model's text
+ * (thoughts left out), its tool calls (`toolCalls` with their results, or `functionCall` parts).
+ */
+export function geminiActivity(text: string): Act[] {
+  const acts: Act[] = [];
+  for (const m of geminiMessages(text).messages) {
+    const at = atMs(m.timestamp);
+    const role = roleOf(m.type);
+    if (role === "user") {
+      const source =
+        m.displayContent !== undefined && partTexts(m.displayContent).join("").trim()
+          ? m.displayContent
+          : (m.content ?? m.parts);
+      for (const t of partTexts(source).map(cleanText).filter(Boolean)) acts.push({ kind: "prompt", text: t, at });
+      continue;
+    }
+    if (role !== "assistant") continue;
+    for (const t of partTexts(m.content ?? m.parts)) acts.push({ kind: "say", text: t, at });
+    const parts = Array.isArray(m.content) ? m.content : Array.isArray(m.parts) ? m.parts : [];
+    for (const p of parts)
+      if (p?.functionCall && typeof p.functionCall === "object")
+        acts.push({ kind: "tool", text: actText(p.functionCall.args), at, tool: String(p.functionCall.name ?? "") });
+    for (const c of Array.isArray(m.toolCalls) ? m.toolCalls : []) {
+      if (!c || typeof c !== "object") continue;
+      const tool = typeof c.name === "string" ? c.name : "";
+      const callAt = atMs(c.timestamp) ?? at;
+      acts.push({ kind: "tool", text: actText(c.args), at: callAt, tool });
+      if (c.result !== undefined) acts.push({ kind: "result", text: actText(c.result), at: callAt, tool });
+    }
+  }
+  return acts;
 }

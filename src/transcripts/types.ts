@@ -2,7 +2,7 @@ import { scrubText } from "./scrub";
 
 /** What every transcript parser produces: the conversation and the little metadata Coffer needs. */
 
-export const TRANSCRIPT_HOSTS = ["claude", "codex", "gemini"] as const;
+export const TRANSCRIPT_HOSTS = ["claude", "codex", "gemini", "copilot", "qwen"] as const;
 export type TranscriptHost = (typeof TRANSCRIPT_HOSTS)[number];
 
 export type Role = "user" | "assistant";
@@ -64,4 +64,31 @@ export function widen(span: { first_activity?: string; last_activity?: string },
   if (!at) return;
   if (!span.first_activity || at < span.first_activity) span.first_activity = at;
   if (!span.last_activity || at > span.last_activity) span.last_activity = at;
+}
+
+/**
+ * What happened in a session, in order, for judging whether the agent used what it was given
+ * (capture/use.ts): what the user typed, what the agent said, the tools it called (with their
+ * inputs) and what tools answered. `at` is milliseconds since the epoch when the record has a time.
+ */
+export type ActKind = "prompt" | "say" | "tool" | "result";
+export type Act = { kind: ActKind; text: string; at?: number; tool?: string };
+
+/** Milliseconds of an ISO timestamp, or undefined. */
+export function atMs(raw: unknown): number | undefined {
+  const iso = isoOrUndefined(raw);
+  if (!iso) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** A tool's input or output as text (strings as they are, anything else as JSON). */
+export function actText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return "";
+  }
 }
