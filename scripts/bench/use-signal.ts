@@ -11,12 +11,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { judgeDelivery } from "../../src/capture/use";
-import { ADAPTERS } from "../../src/transcripts/discovery";
-import type { TranscriptHost } from "../../src/transcripts/types";
+import { claudeActivity } from "../../src/transcripts/claude";
+import { codexActivity } from "../../src/transcripts/codex";
+import { geminiActivity } from "../../src/transcripts/gemini";
+import type { Act } from "../../src/transcripts/types";
+
+const ACTIVITY = { claude: claudeActivity, codex: codexActivity, gemini: geminiActivity };
 
 type Case = {
   transcript: string;
-  host: TranscriptHost;
+  host: keyof typeof ACTIVITY;
   delivered_at: string | null;
   entry: { id: string; title: string; body: string };
   label: "used" | "unused";
@@ -35,14 +39,14 @@ export function measureUseSignal(): {
   misses: { entry: string; label: string; verdict: string; why: string; transcript: string }[];
 } {
   const set = JSON.parse(readFileSync(join(root, "test/fixtures/usage/deliveries.json"), "utf8")) as { cases: Case[] };
-  const acts = new Map<string, ReturnType<(typeof ADAPTERS)["claude"]["activity"]>>();
+  const acts = new Map<string, Act[]>();
   let tp = 0;
   let judgedUsed = 0;
   let unknown = 0;
   const misses = [];
   for (const c of set.cases) {
     if (!acts.has(c.transcript))
-      acts.set(c.transcript, ADAPTERS[c.host].activity!(readFileSync(join(root, c.transcript), "utf8")));
+      acts.set(c.transcript, ACTIVITY[c.host](readFileSync(join(root, c.transcript), "utf8")));
     const j = judgeDelivery(c.entry, c.delivered_at ? Date.parse(c.delivered_at) : undefined, acts.get(c.transcript)!);
     if (j.verdict === "unknown") unknown++;
     if (j.verdict === "used") judgedUsed++;
