@@ -21,7 +21,9 @@
 import {
   bodiesByRowid,
   type Card,
+  type DeliveryWhy,
   newestEverywhere,
+  noteWhy,
   type RouteRow,
   rankedRecentCards,
   rowidsInScopes,
@@ -65,6 +67,8 @@ export type Routed = {
   pathHit: boolean;
   /** The last staleness check found an anchor gone: routable, but after every fresh entry. */
   stale: boolean;
+  /** Why it was routed (kept with the delivery record: the web UI's Sessions page). */
+  why?: DeliveryWhy;
 };
 
 function scopeOrder(store: Store): Map<ScopeKey, number> {
@@ -102,9 +106,18 @@ function toRouted(r: RouteRow, score: number, pathHit: boolean): Routed {
 
 /** Entries of the active scopes whose applies_to matches one of `relPaths` (project-relative). */
 export function routeByPaths(store: Store, relPaths: string[]): Routed[] {
-  return pathHits(store, relPaths, activeScopes(store))
-    .map(({ row }) => toRouted(row, 0, true))
-    .sort(compareRouted(scopeOrder(store)));
+  return noted(
+    store,
+    pathHits(store, relPaths, activeScopes(store))
+      .map(({ row, path }) => ({ ...toRouted(row, 0, true), why: { path } }))
+      .sort(compareRouted(scopeOrder(store))),
+  );
+}
+
+/** Keep each routed entry's reason for the delivery record this event may write (store/hooks.ts). */
+function noted(store: Store, routed: Routed[]): Routed[] {
+  for (const r of routed) if (r.why) noteWhy(store, r.id, r.why);
+  return routed;
 }
 
 /**
@@ -173,7 +186,11 @@ type Score = {
   /** Its strong alternative matches all came through the entry's keywords (a bridge), none through the vocabulary. */
   kw: boolean;
   own: boolean;
+  /** Per term group matched: the prompt's term, the field, and the word found instead (an alternative). */
+  terms: MatchedTerm[];
 };
+
+type MatchedTerm = NonNullable<DeliveryWhy["terms"]>[number];
 
 /**
  * Text scores of a prompt's specific content against the active scopes (statistics too: what
@@ -227,6 +244,7 @@ function textScores(
         ? Math.max(...words.map((x) => x.w))
         : (g.common ? COMMON_WEIGHT : 1) * idf(1);
     const best = new Map<number, number>();
+    const bestTerm = new Map<number, MatchedTerm>();
     const strong = new Set<number>();
     const altStrong = new Set<number>();
     const vocabStrong = new Set<number>();
@@ -246,7 +264,10 @@ function textScores(
           if (form !== own && !bridged) vocabStrong.add(rowid);
         }
         const k = bridged ? (form === own ? altWeight : 1) : 1;
-        best.set(rowid, Math.max(best.get(rowid) ?? 0, w * k * FIELD_WEIGHT[field]));
+        const v = w * k * FIELD_WEIGHT[field];
+        if (v > (best.get(rowid) ?? -1))
+          bestTerm.set(rowid, { term: g.text, field: found, ...(form === own ? {} : { via: form.text }) });
+        best.set(rowid, Math.max(best.get(rowid) ?? 0, v));
         if (form === own && !bridged) ownHit.add(rowid);
       }
     }
@@ -258,8 +279,10 @@ function textScores(
         alt: false,
         kw: false,
         own: false,
+        terms: [],
       };
       s.score += v;
+      s.terms.push(bestTerm.get(rowid)!);
       s.groups++;
       s.strong ||= strong.has(rowid);
       s.alt ||= altStrong.has(rowid);
@@ -423,8 +446,19 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
   }
   for (const r of joined.length ? rowsByRowid(store, rowidsInScopes(store, joined, scopes)) : [])
     if (!byId.has(r.id)) byId.set(r.id, toRouted(r, Number(fused(r.rowid).toFixed(9)), false));
-  for (const r of byId.values()) if (r.pathHit) r.score = Number(fused(r.rowid).toFixed(9));
-  return [...byId.values()].sort(compareRouted(order)).slice(0, max);
+  for (const r of byId.values()) {
+    if (r.pathHit) r.score = Number(fused(r.rowid).toFixed(9));
+    // Why: the prompt's terms it matched (and through which alternative), its similarity, the path it names.
+    const terms = scores.get(r.rowid)?.terms;
+    const sim = meaning?.sims.get(r.rowid);
+    r.why = {
+      ...r.why,
+      ...(terms?.length ? { terms } : {}),
+      ...(sim === undefined ? {} : { similarity: Number(sim.toFixed(3)) }),
+      ...(joined.includes(r.rowid) && !passed.includes(r.rowid) ? { meaning: true } : {}),
+    };
+  }
+  return noted(store, [...byId.values()].sort(compareRouted(order)).slice(0, max));
 }
 
 /** `checkedAgainstFiles` for a list of routed entries: the fresh list, without any that could not be checked. */
@@ -466,8 +500,11 @@ export function routedByIds(store: Store, ids: string[]): Routed[] {
   if (!ids.length) return [];
   const seen = new Set<string>();
   const order = scopeOrder(store);
-  return rowsByIds(store, ids, activeScopes(store))
-    .map((r) => toRouted(r, 0, false))
-    .sort(compareRouted(order))
-    .filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));
+  return noted(
+    store,
+    rowsByIds(store, ids, activeScopes(store))
+      .map((r) => ({ ...toRouted(r, 0, false), why: { inherited: true } }))
+      .sort(compareRouted(order))
+      .filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id))),
+  );
 }

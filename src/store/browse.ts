@@ -14,6 +14,7 @@ import { audit } from "../scrub/write";
 import { dbOf } from "./db";
 import { findEntry, remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
 import type { Entry } from "./entry";
+import type { DeliveryWhy } from "./hooks";
 import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
 import { GLOBAL, isTeamKey, knownTeams, resolveProject, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
 import { lineMatcher, ranked } from "./search";
@@ -380,8 +381,17 @@ export function listHandoffs(scope: ScopeKey): HandoffInfo[] {
 // Hook delivery records
 
 export type DeliveredEntry = { id: string; at: string; title: string | null; scope: string | null; chars: number };
-export type EventEntry = { id: string; title: string | null; scope: string | null };
-export type HookEventRecord = { event: string; at: string; entries: number; chars: number; delivered: EventEntry[] };
+export type EventEntry = { id: string; title: string | null; scope: string | null; why?: DeliveryWhy };
+export type HookEventRecord = {
+  event: string;
+  at: string;
+  entries: number;
+  chars: number;
+  /** The entry bodies it delivered, each with why (absent for a record older than the reasons). */
+  delivered: EventEntry[];
+  /** A session start's memory cards (titles the agent may read through MCP). */
+  cards: EventEntry[];
+};
 export type SessionRecord = {
   host: string;
   session: string;
@@ -443,8 +453,8 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
       .query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_event_entries'")
       .get()
       ? dbOf(store).query(
-          `SELECT x.at_ms, x.entry_id AS id, e.title, e.scope FROM hook_event_entries x
-           LEFT JOIN entries e ON e.id = x.entry_id WHERE x.skey = ? ORDER BY x.at_ms, x.entry_id`,
+          `SELECT x.at_ms, x.entry_id AS id, x.why, e.title, e.scope FROM hook_event_entries x
+           LEFT JOIN entries e ON e.id = x.entry_id WHERE x.skey = ? GROUP BY x.rowid ORDER BY x.at_ms, x.rowid`,
         )
       : undefined;
     return sessions.map((s) => {
@@ -458,16 +468,23 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
         }[]
       ).map((d) => ({ id: d.id, at: iso(d.at_ms), title: d.title, scope: d.scope, chars: d.chars ?? 0 }));
       const byTime = new Map<number, EventEntry[]>();
+      const cardsAt = new Map<number, EventEntry[]>();
       const sent = new Map<string, EventEntry & { at: string }>();
       for (const x of (perEvent?.all(s.skey) ?? []) as {
         at_ms: number;
         id: string;
+        why: string;
         title: string | null;
         scope: string | null;
       }[]) {
-        const e = { id: x.id, title: x.title, scope: x.scope };
-        byTime.set(x.at_ms, [...(byTime.get(x.at_ms) ?? []), e]);
-        if (!sent.has(x.id)) sent.set(x.id, { ...e, at: iso(x.at_ms) });
+        let why: DeliveryWhy | undefined;
+        try {
+          why = x.why ? (JSON.parse(x.why) as DeliveryWhy) : undefined;
+        } catch {}
+        const e = { id: x.id, title: x.title, scope: x.scope, ...(why ? { why } : {}) };
+        const into = why?.card ? cardsAt : byTime;
+        into.set(x.at_ms, [...(into.get(x.at_ms) ?? []), e]);
+        if (!why?.card && !sent.has(x.id)) sent.set(x.id, { ...e, at: iso(x.at_ms) });
       }
       return {
         host: s.host,
@@ -486,6 +503,7 @@ export function deliveryRecords(store: Store, limit = 100): SessionRecord[] {
             entries: e.entries,
             chars: e.chars,
             delivered: byTime.get(e.at_ms) ?? [],
+            cards: cardsAt.get(e.at_ms) ?? [],
           }),
         ),
       };
@@ -582,4 +600,20 @@ export function retagEntry(store: Store, id: string, add: string[], remove: stri
     source: "http",
   });
   return tags;
+}
+
+/** Titles of entries by id, whatever their status (the audit log names what it speaks of). */
+export function entryTitles(store: Store, ids: string[]): Map<string, string> {
+  if (!ids.length) return new Map();
+  return withHealing(
+    store,
+    () =>
+      new Map(
+        (
+          dbOf(store)
+            .query("SELECT id, title FROM entries WHERE id IN (SELECT value FROM json_each(?))")
+            .all(JSON.stringify(ids)) as { id: string; title: string }[]
+        ).map((r) => [r.id, r.title]),
+      ),
+  );
 }

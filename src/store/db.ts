@@ -8,7 +8,7 @@ import { paths } from "../lib/paths";
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
  * when the scrubber learns new shapes: the rebuilt index holds only what today's scrubber keeps).
  */
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries(
@@ -127,7 +127,7 @@ CREATE TABLE IF NOT EXISTS hook_events(
   chars INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hook_events_skey ON hook_events(skey, at_ms);
-CREATE TABLE IF NOT EXISTS hook_event_entries(skey TEXT NOT NULL, at_ms INTEGER NOT NULL, entry_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS hook_event_entries(skey TEXT NOT NULL, at_ms INTEGER NOT NULL, entry_id TEXT NOT NULL, why TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS hook_event_entries_skey ON hook_event_entries(skey, at_ms);
 CREATE INDEX IF NOT EXISTS entries_everywhere ON entries(scope, updated, id, title, file, size, mtime_ms) WHERE kind IN ('convention', 'preference') AND status = '';
 CREATE TABLE IF NOT EXISTS watched(key TEXT PRIMARY KEY, sig TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;

@@ -9,6 +9,8 @@
  *   bundle / context slot last sent. Never prompt text. Its tables are declared here.
  */
 import type { Database } from "bun:sqlite";
+import { basename } from "node:path";
+import { handle } from "../lib/handle";
 import { sha256 } from "../lib/hash";
 import { staleMark } from "./anchors";
 import type { Host } from "./config";
@@ -320,6 +322,41 @@ function prune(db: Database, now: number): void {
 export const KEEP_EVENTS = 100;
 
 /**
+ * Why an entry went out (recall --explain's terms, in short): the prompt's terms it matched (the
+ * field, and the word found instead when through an alternative), its similarity in meaning,
+ * `meaning` when it joined on meaning alone, the path the prompt named or the agent touched, a
+ * subagent's inheritance from its parent session, a session-start card. Never prompt text beyond
+ * the matched terms themselves.
+ */
+export type DeliveryWhy = {
+  terms?: { term: string; field: string; via?: string }[];
+  similarity?: number;
+  meaning?: boolean;
+  path?: string;
+  inherited?: boolean;
+  card?: boolean;
+};
+
+/**
+ * This process's routing reasons and shown session-start cards, until the event's log takes them:
+ * hooks/route.ts notes each routed entry's reason, the start cache what its text showed.
+ */
+const whys = new WeakMap<Store, Map<string, DeliveryWhy>>();
+const startShown = new WeakMap<Store, StartCache>();
+
+export function noteWhy(store: Store, id: string, why: DeliveryWhy): void {
+  const m = whys.get(store) ?? new Map<string, DeliveryWhy>();
+  whys.set(store, m);
+  m.set(id, why);
+}
+
+/** The cards a session-start text shows: its shown files whose handle the text names. */
+function shownCardIds(shown: StartCache): string[] {
+  const ids = shown.shown.map(([, file]) => basename(file).replace(/\.md$/, ""));
+  return [...new Set(ids)].filter((id) => shown.text.includes(`[${handle(id)}]`));
+}
+
+/**
  * The delivery log (the web UI's Sessions page): per hook event, when, which event, which entry
  * bodies it delivered (ids, kept apart from the delivered set so a compact does not erase them) and
  * how many characters it injected. Ids and counts, never text; the newest 100 events per session
@@ -327,6 +364,10 @@ export const KEEP_EVENTS = 100;
  */
 export function logHookEvent(store: Store, key: SessionKey, event: string, chars: number, now: number): void {
   const db = cacheDb(store);
+  const why = whys.get(store);
+  whys.delete(store);
+  const shown = startShown.get(store);
+  startShown.delete(store);
   db.transaction(() => {
     // Only for a session the cache knows (so nothing is left without a session to prune it with).
     db.query(
@@ -334,9 +375,20 @@ export function logHookEvent(store: Store, key: SessionKey, event: string, chars
        SELECT ?1, ?2, ?3, (SELECT count(*) FROM hook_delivered WHERE skey = ?1 AND at_ms = ?3), ?4
        WHERE EXISTS (SELECT 1 FROM hook_sessions WHERE skey = ?1)`,
     ).run(key.skey, event, now, chars);
-    db.query(
-      "INSERT INTO hook_event_entries(skey, at_ms, entry_id) SELECT skey, at_ms, entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?",
-    ).run(key.skey, now);
+    const put = db.query(
+      `INSERT INTO hook_event_entries(skey, at_ms, entry_id, why) SELECT ?1, ?2, ?3, ?4
+       WHERE EXISTS (SELECT 1 FROM hook_sessions WHERE skey = ?1)`,
+    );
+    const bodies = db.query("SELECT entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?").all(key.skey, now) as {
+      entry_id: string;
+    }[];
+    for (const { entry_id } of bodies) {
+      const w = why?.get(entry_id);
+      put.run(key.skey, now, entry_id, w ? JSON.stringify(w) : "");
+    }
+    // A session start's cards (its rules are the session's bundle): listed, marked as cards.
+    if (event === "session-start" && chars > 0 && shown)
+      for (const id of shownCardIds(shown)) put.run(key.skey, now, id, CARD_WHY);
     db.query(
       `DELETE FROM hook_events WHERE skey = ?1 AND rowid <=
          (SELECT rowid FROM hook_events WHERE skey = ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2)`,
@@ -414,17 +466,22 @@ export function lookStartCache(store: Store, ckey: string, scopes: ScopeKey[]): 
   };
   if (row.gens === null || row.text === null || row.shown === null) return { gens: row.now };
   try {
-    return { gens: row.now, hit: { gens: row.gens, text: row.text, shown: JSON.parse(row.shown) as ShownFile[] } };
+    const hit = { gens: row.gens, text: row.text, shown: JSON.parse(row.shown) as ShownFile[] };
+    startShown.set(store, hit); // the text sent, unless a fresh render replaces it (writeStartCache)
+    return { gens: row.now, hit };
   } catch {
     return { gens: row.now };
   }
 }
+
+const CARD_WHY = JSON.stringify({ card: true } satisfies DeliveryWhy);
 
 /** Rows kept: one per project, host and setting in use; the oldest go past this. */
 const START_CACHE_KEEP = 64;
 
 export function writeStartCache(store: Store, ckey: string, value: StartCache, now = Date.now()): void {
   const db = cacheDb(store);
+  if (!ckey.startsWith("scrubbed:")) startShown.set(store, value);
   db.query(
     "INSERT INTO start_cache(ckey, gens, text, shown, at_ms) VALUES(?, ?, ?, ?, ?) ON CONFLICT(ckey) DO UPDATE SET gens = excluded.gens, text = excluded.text, shown = excluded.shown, at_ms = excluded.at_ms",
   ).run(ckey, value.gens, value.text, JSON.stringify(value.shown), now);

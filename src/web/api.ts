@@ -7,6 +7,7 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
+import { handle } from "../lib/handle";
 import { HOSTS, type Host, isHost } from "../lib/hosts";
 import { paths } from "../lib/paths";
 import { describeFound, type Found, scrub } from "../scrub/index";
@@ -20,6 +21,7 @@ import {
   browseEntries,
   deliveriesOf,
   deliveryRecords,
+  entryTitles,
   facets,
   knownCwds,
   listHandoffs,
@@ -839,6 +841,45 @@ function auditTail(max: number): unknown[] {
   return out;
 }
 
+/** Audit keys that hold an entry's id (`id` only in an entry_* event: elsewhere it is a trace's or a proposal's). */
+const ENTRY_KEYS = ["entry", "superseded"];
+
+/**
+ * Audit events with the entries they name: `entries` maps each entry id in them to its handle and
+ * title (now, or from the trash: `trashed`; null once it is gone), and a project id in `scope`/`from`/`to` to its label.
+ */
+function namedAudit(store: Store, events: unknown[]): unknown[] {
+  const recs = events as Record<string, unknown>[];
+  const idsOf = (r: Record<string, unknown>) =>
+    Object.entries(r).flatMap(([k, v]) =>
+      typeof v === "string" &&
+      ID_RE.test(v) &&
+      (ENTRY_KEYS.includes(k) || (k === "id" && String(r.event ?? "").startsWith("entry_")))
+        ? [v]
+        : [],
+    );
+  const ids = [...new Set(recs.flatMap(idsOf))];
+  const titles = entryTitles(store, ids);
+  const trashed = new Set<string>();
+  for (const t of listTrash())
+    if (!titles.has(t.id)) {
+      titles.set(t.id, t.title);
+      trashed.add(t.id);
+    }
+  const labels = new Map(
+    browsableScopes().map((s) => [s, s === GLOBAL ? "Global" : isTeamKey(s) ? s : projectMeta(s).label]),
+  );
+  return recs.map((r) => {
+    const named: Record<string, unknown> = { ...r };
+    for (const k of ["scope", "from", "to"])
+      if (typeof r[k] === "string" && labels.has(r[k] as string)) named[k] = labels.get(r[k] as string);
+    const entries = Object.fromEntries(
+      idsOf(r).map((id) => [id, { handle: handle(id), title: titles.get(id) ?? null, trashed: trashed.has(id) }]),
+    );
+    return Object.keys(entries).length ? { ...named, entries } : named;
+  });
+}
+
 route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
   const overview = await withUiStore(ctx, undefined, (store) => scopeOverview(store));
   let indexBytes = 0;
@@ -905,6 +946,6 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
       warnings: doctor.warnings,
     },
     sync,
-    audit: auditTail(200),
+    audit: await withUiStore(ctx, undefined, (store) => namedAudit(store, auditTail(200))),
   });
 });

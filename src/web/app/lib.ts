@@ -191,7 +191,8 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return "—";
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  // One unbreakable piece: a date never wraps over three lines in a narrow column.
+  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }).replace(/\s/g, "\u00a0");
 }
 
 export function bytes(n: number): string {

@@ -66,7 +66,28 @@ async function render(focus: boolean): Promise<void> {
   } catch (err) {
     if (id === renderId) main.replaceChildren(h("h1", {}, page.title), errorBox(err));
   }
-  if (focus && id === renderId) main.focus({ preventScroll: false });
+  // A new page starts at the top with the navigation in view (focusing <main> would scroll it away on a phone).
+  if (focus && id === renderId) {
+    main.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }
+}
+
+/**
+ * Each body cell is named by its column (`data-label`): a narrow window shows a table's rows as
+ * stacked blocks, the names in front of the values (style.css).
+ */
+function labelCells(root: HTMLElement): void {
+  for (const table of root.querySelectorAll<HTMLTableElement>("table")) {
+    const head = [...(table.tHead?.rows[0]?.cells ?? [])].map((c) => c.textContent?.trim() ?? "");
+    if (!head.length) continue;
+    for (const body of table.tBodies)
+      for (const row of body.rows) {
+        if (row.dataset.labelled) continue;
+        row.dataset.labelled = "1";
+        for (const [i, cell] of [...row.cells].entries()) if (head[i]) cell.dataset.label = head[i];
+      }
+  }
 }
 
 function loggedOut(main: HTMLElement): void {
@@ -94,6 +115,7 @@ function loggedOut(main: HTMLElement): void {
 async function start(): Promise<void> {
   setupTheme();
   const main = document.getElementById("main")!;
+  new MutationObserver(() => labelCells(main)).observe(main, { childList: true, subtree: true });
   // The form cannot send the page's key: the logout is a fetch that does.
   document.getElementById("logout")?.addEventListener("submit", (ev) => {
     ev.preventDefault();

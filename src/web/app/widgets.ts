@@ -2,6 +2,7 @@
 
 import { handle } from "../../lib/handle";
 import { api, h, type Scope, scopeSelect, session, toast, when } from "./lib";
+import { blockMd, inlineMd } from "./md";
 
 export type Full = {
   id: string;
@@ -96,7 +97,7 @@ export function tags(list: string[]): HTMLElement[] {
 
 // One entry: view, edit, add, delete
 
-function dialog(title: string, ...content: (Node | string)[]): HTMLDialogElement {
+function dialog(title: string | (Node | string)[], ...content: (Node | string)[]): HTMLDialogElement {
   document.getElementById("entry-dialog")?.remove();
   const d = h(
     "dialog",
@@ -119,7 +120,7 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
     return;
   }
   const d = dialog(
-    e.title,
+    inlineMd(e.title),
     h(
       "dl",
       { class: "meta" },
@@ -184,7 +185,7 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
           : "none near it in meaning",
       ),
     ),
-    h("pre", { id: "entry-body" }, e.text),
+    h("div", { id: "entry-body", class: "md" }, blockMd(e.text)),
     h(
       "div",
       { class: "row" },

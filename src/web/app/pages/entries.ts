@@ -15,6 +15,7 @@ import {
   when,
   whenSession,
 } from "../lib";
+import { inlineMd } from "../md";
 import { openEditor, openEntry, supersededBadge, tags, uncommittedBadge } from "../widgets";
 
 type Row = {
@@ -383,7 +384,11 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
             "td",
             {},
             supersededBadge(r, scopes),
-            h("button", { type: "button", class: "link title", onclick: () => openEntry(r.id, scopes) }, r.title),
+            h(
+              "button",
+              { type: "button", class: "link title", onclick: () => openEntry(r.id, scopes) },
+              inlineMd(r.title),
+            ),
             " ",
             h("code", { class: "muted handle", title: r.id }, handle(r.id)),
             r.lines?.length
@@ -392,7 +397,7 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
                   { class: "snippet" },
                   r.lines.map((l) => h("div", {}, h("code", {}, `${l.line}: ${l.text}`))),
                 )
-              : h("div", { class: "snippet" }, r.snippet.length > 160 ? `${r.snippet.slice(0, 160)}…` : r.snippet),
+              : snippet(r),
           ),
           h("td", { class: "kind" }, r.kind),
           h(
@@ -408,6 +413,20 @@ function table(rows: Row[], selected: Set<string>, onSelect: () => void, scopes:
       ),
     ),
   );
+}
+
+/**
+ * The body's opening under the title, unless it only says the title again: a one-line entry's body
+ * is its title, and a long title's body goes on where the title's "…" stopped.
+ */
+function snippet(r: Row): HTMLElement | null {
+  const flat = (t: string) => t.replace(/\s+/g, " ").trim();
+  const body = flat(r.snippet);
+  const title = flat(r.title);
+  const head = title.endsWith("…") ? title.slice(0, -1).trimEnd() : title;
+  const rest = body === title ? "" : head && body.startsWith(head) ? `…${body.slice(head.length)}` : body;
+  if (!rest || rest === "…") return null;
+  return h("div", { class: "snippet" }, inlineMd(rest.length > 160 ? `${rest.slice(0, 160)}…` : rest));
 }
 
 function timeline(rows: Row[], scopes: Scope[]): HTMLElement {
@@ -434,7 +453,7 @@ function timeline(rows: Row[], scopes: Scope[]): HTMLElement {
               {},
               h("time", { datetime: r.updated }, r.updated.slice(11, 16)),
               h("span", { class: "kind" }, r.kind),
-              h("button", { type: "button", class: "link", onclick: () => openEntry(r.id, scopes) }, r.title),
+              h("button", { type: "button", class: "link", onclick: () => openEntry(r.id, scopes) }, inlineMd(r.title)),
               supersededBadge(r, scopes),
               h("span", { class: "muted" }, r.scope === "global" ? "Global" : r.scope_label),
               uncommittedBadge(r),

@@ -1,6 +1,7 @@
 /** Health: counts, agents (doctor), the store, the audit log. */
 import { api, bytes, h, session, when } from "../lib";
-import { type Budget, dataTable, pager } from "../widgets";
+import { inlineMd } from "../md";
+import { type Budget, dataTable, openEntry, pager } from "../widgets";
 
 type Health = {
   counts: { entries: number; projects: number; inbox: number; conflicts?: number; team?: number };
@@ -166,17 +167,37 @@ function auditLog(audit: Record<string, unknown>[]): HTMLElement {
         "audit-table",
         ["When", "Event", "Actor", "Details"],
         rows.map((a) => {
-          const { at, event, actor, ...rest } = a;
+          const { at, event, actor, entries, ...rest } = a;
+          const named = (entries ?? {}) as Record<string, { handle: string; title: string | null; trashed: boolean }>;
           return [
             when(String(at ?? "")),
             String(event ?? ""),
             String(actor ?? ""),
             h(
-              "code",
-              {},
-              Object.entries(rest)
-                .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : String(v)}`)
-                .join(" "),
+              "span",
+              { class: "audit-details" },
+              Object.entries(rest).map(([k, v]) => {
+                const e = typeof v === "string" ? named[v] : undefined;
+                if (!e) return h("span", {}, `${k}: ${Array.isArray(v) ? v.join(", ") : String(v)} `);
+                // An entry: its title (opens it while it is there) and handle, never the raw id.
+                return h(
+                  "span",
+                  { "data-entry": v as string },
+                  `${k}: `,
+                  e.title === null
+                    ? h("span", { class: "muted" }, "(gone)")
+                    : e.trashed
+                      ? [inlineMd(e.title), h("span", { class: "muted" }, " (in the trash)")]
+                      : h(
+                          "button",
+                          { type: "button", class: "link", onclick: () => openEntry(v as string, []) },
+                          inlineMd(e.title),
+                        ),
+                  " ",
+                  h("code", { class: "muted handle", title: v as string }, e.handle),
+                  " ",
+                );
+              }),
             ),
           ];
         }),

@@ -1,9 +1,18 @@
 /** Sessions: what the hooks delivered to each agent session, event by event. */
 import { handle } from "../../../lib/handle";
 import { api, h, loadScopes, type Scope, when } from "../lib";
+import { inlineMd } from "../md";
 import { openEntry } from "../widgets";
 
-type Sent = { id: string; title: string | null; scope: string | null };
+type Why = {
+  terms?: { term: string; field: string; via?: string }[];
+  similarity?: number;
+  meaning?: boolean;
+  path?: string;
+  inherited?: boolean;
+  card?: boolean;
+};
+type Sent = { id: string; title: string | null; scope: string | null; why?: Why };
 type SessionRec = {
   host: string;
   session: string;
@@ -14,24 +23,85 @@ type SessionRec = {
   chars: number;
   delivered: (Sent & { at: string; chars: number })[];
   sent?: (Sent & { at: string })[];
-  events: { event: string; at: string; entries: number; chars: number; delivered?: Sent[] }[];
+  events: { event: string; at: string; entries: number; chars: number; delivered?: Sent[]; cards?: Sent[] }[];
   project: { id: string; label: string } | null;
 };
 
-/** One delivered entry: its title (opens it), its handle and its scope. */
+/**
+ * Why an entry went out, as `recall --explain` says it: the prompt's terms it matched (where, and
+ * through which alternative), its similarity in meaning, the path named, an inheritance.
+ */
+function whyText(w: Why): string {
+  if (w.card) return "a memory card of the session start";
+  const parts: string[] = [];
+  if (w.inherited) parts.push("inherited from the parent session");
+  if (w.path) parts.push(`the path ${w.path} matches its applies_to`);
+  if (w.terms?.length) {
+    // Per field, in the order first met: "“stripe”, “webhooks” in the title, “database” as “postgres” in the body".
+    const byField = new Map<string, string[]>();
+    for (const t of w.terms)
+      byField.set(t.field, [...(byField.get(t.field) ?? []), `“${t.term}”${t.via ? ` as “${t.via}”` : ""}`]);
+    parts.push(`matched ${[...byField].map(([f, ts]) => `${ts.join(", ")} in the ${f}`).join("; ")}`);
+  }
+  if (w.meaning) parts.push("close in meaning (no word in common needed)");
+  if (w.similarity !== undefined) parts.push(`similarity ${w.similarity.toFixed(2)}`);
+  return parts.join("; ");
+}
+
+/** One delivered entry: its title (opens it), its handle and its scope, and why it went out. */
 function entryItem(e: Sent, projects: Scope[]): HTMLElement {
   const scope =
     e.scope === "global" ? "Global" : (projects.find((p) => p.scope === e.scope)?.label ?? (e.scope ? e.scope : "—"));
+  const why = e.why && !e.why.card ? whyText(e.why) : "";
   return h(
     "li",
     { "data-entry": e.id },
     e.title === null
       ? h("span", { class: "muted" }, "(entry gone) ")
-      : h("button", { type: "button", class: "link", onclick: () => openEntry(e.id, projects) }, e.title),
+      : h("button", { type: "button", class: "link", onclick: () => openEntry(e.id, projects) }, inlineMd(e.title)),
     " ",
     h("code", { class: "muted" }, handle(e.id)),
     h("span", { class: "muted" }, ` · ${scope}`),
+    why ? h("div", { class: "why muted" }, `Why: ${why}`) : null,
   );
+}
+
+/** What one event sent: its bodies (each with why), a session start's rules bundle and cards. */
+function sentCell(s: SessionRec, e: SessionRec["events"][number], projects: Scope[]): (Node | string)[] {
+  const out: (Node | string)[] = [];
+  if (e.delivered?.length)
+    out.push(
+      h(
+        "ul",
+        { class: "plain" },
+        e.delivered.map((d) => entryItem(d, projects)),
+      ),
+    );
+  else if (e.entries) out.push(`${e.entries} (recorded before this list was kept)`);
+  if (e.event === "session-start" && e.chars > 0) {
+    const rules = `#/rules?${new URLSearchParams({ ...(s.project ? { scope: s.project.id } : { scope: "global" }), cwd: s.cwd })}`;
+    out.push(
+      h(
+        "div",
+        { class: "start-sent" },
+        "The rules bundle",
+        s.bundle_sig ? [" ", h("code", { class: "muted" }, s.bundle_sig.slice(0, 8))] : "",
+        " (",
+        h("a", { href: rules }, "see it whole"),
+        ")",
+        e.cards?.length ? ` and ${e.cards.length} memory card${e.cards.length === 1 ? "" : "s"}:` : ", no memory card",
+      ),
+    );
+    if (e.cards?.length)
+      out.push(
+        h(
+          "ul",
+          { class: "plain cards-sent" },
+          e.cards.map((d) => entryItem(d, projects)),
+        ),
+      );
+  }
+  return out.length ? out : [h("span", { class: "muted" }, "none")];
 }
 
 function eventsTable(s: SessionRec, projects: Scope[]): HTMLElement {
@@ -45,7 +115,7 @@ function eventsTable(s: SessionRec, projects: Scope[]): HTMLElement {
       h(
         "tr",
         {},
-        ["Time", "Event", "Entry bodies delivered", "Characters"].map((c, i) =>
+        ["Time", "Event", "What it sent, and why", "Characters"].map((c, i) =>
           h("th", { scope: "col", class: i === 3 ? "num" : null }, c),
         ),
       ),
@@ -59,19 +129,7 @@ function eventsTable(s: SessionRec, projects: Scope[]): HTMLElement {
           { "data-event": e.event },
           h("td", {}, when(e.at)),
           h("td", {}, e.event),
-          h(
-            "td",
-            {},
-            e.delivered?.length
-              ? h(
-                  "ul",
-                  { class: "plain" },
-                  e.delivered.map((d) => entryItem(d, projects)),
-                )
-              : e.entries
-                ? `${e.entries} (recorded before this list was kept)`
-                : h("span", { class: "muted" }, "none"),
-          ),
+          h("td", {}, sentCell(s, e, projects)),
           h("td", { class: "num" }, e.chars.toLocaleString()),
         ),
       ),

@@ -123,7 +123,7 @@ export async function statsPage(main: HTMLElement): Promise<void> {
     s.hooks.by_host.length
       ? h(
           "div",
-          { class: "row" },
+          { class: "row tables" },
           dataTable(
             "stats-hosts",
             ["Host", "Events", "Characters", "≈ Tokens"],
