@@ -2,7 +2,7 @@
  * Screenshots of every page of the web UI, light and dark, for docs/screenshots/ (issue 29).
  * A throwaway store with a small made-up project (entries, rules, a handoff, hook sessions, a
  * forgotten entry), the compiled `coffer serve`, and Debian's Chromium through playwright-core.
- * Also the first-run page (an empty store) and the Entries page 390 px wide. Every page is checked
+ * Also the first-run page (an empty store), and every page 390 px wide (a phone). Every page is checked
  * on the way: no sideways scroll at 390 px, no script error, no failed request.
  *
  *   bun scripts/screenshots.ts [--out docs/screenshots]      (COFFER_BIN selects the binary)
@@ -194,11 +194,10 @@ try {
       for (const [name, hash, ready] of PAGES) {
         await page.goto(`${s.url}/${hash}`);
         await page.waitForSelector(ready);
+        if (name === "sessions") await page.click("#sessions-table summary");
         await noSidewaysScroll(page, name);
+        await shoot(page, `${name}-390px-${theme}`);
       }
-      await page.goto(`${s.url}/#/entries`);
-      await page.waitForSelector("#entries-table");
-      await shoot(page, `entries-390px-${theme}`);
       await page.close();
     } finally {
       await context.close();
