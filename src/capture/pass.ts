@@ -12,6 +12,7 @@ import { type Backoff, readLedger, stopsSweep, sweepBackoff } from "../distill/l
 import { resolveModel } from "../distill/model";
 import type { HarvestReport } from "../import/harvest";
 import { type Config, loadConfig } from "../store/config";
+import { closeStore, openStore } from "../store/store";
 import { holdSweep, type SweepResult, type SweepVia, sweepOffReason } from "./background";
 import { observeQueue } from "./observe";
 import { readQueue } from "./queue";
@@ -30,7 +31,20 @@ export type WorkerReport = {
   backoff?: Backoff;
   /** Why no session was distilled: the sweep is off, or no model is available. */
   not_distilling?: string;
+  /** Deliveries whose use was judged from finished sessions (issue 41; no model needed). */
+  judged?: number;
 };
+
+/** Judge the use of what finished sessions were given (capture/use-pass.ts): no model, so before the distillation. */
+async function judgeUse(config: Config): Promise<number> {
+  const { usePass } = await import("./use-pass");
+  const store = openStore({ config, freshness: "none", notice: () => {} });
+  try {
+    return usePass(store, config).judged;
+  } finally {
+    closeStore(store);
+  }
+}
 
 /**
  * What the agents remembered natively since the last pass, harvested into their projects (nothing
@@ -63,6 +77,13 @@ export async function workerPass(
       report.skipped += obs.skipped;
     } catch (err) {
       report.errors.push(`observe: ${(err as Error).message}`);
+    }
+  }
+  if (!opts.signal?.aborted) {
+    try {
+      report.judged = await judgeUse(config);
+    } catch (err) {
+      report.errors.push(`use: ${(err as Error).message}`);
     }
   }
   const off = sweepOffReason(config);

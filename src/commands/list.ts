@@ -1,6 +1,10 @@
 import { defineCommand } from "citty";
+import { usePass } from "../capture/use-pass";
+import { UNUSED_MIN } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { listEntries } from "../store/entries";
+import { type Store, scopeName } from "../store/store";
+import { unusedEntries } from "../store/usage";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, kindArg, notice, parseLimit, printJson, scopeArg } from "./_shared";
 
@@ -12,10 +16,17 @@ export default withExamples(
       ...kindArg,
       limit: { type: "string", description: "Most entries to show (default 50, max 1000)" },
       all: { type: "boolean", description: "Include superseded entries (marked as such)" },
+      unused: {
+        type: "boolean",
+        description: `Only entries delivered often (--min, default ${UNUSED_MIN}) and never used by the agent`,
+      },
+      min: { type: "string", description: "With --unused: deliveries judged at least this many times" },
       ...jsonArg,
     },
     run({ args }) {
       const store = cliStore();
+      if (args.unused)
+        return listUnused(store, parseLimit(args.min, UNUSED_MIN, 100000), parseLimit(args.limit, 50, 1000), args.json);
       const res = listEntries(store, {
         scope: args.scope,
         kind: args.kind,
@@ -54,5 +65,36 @@ export default withExamples(
       if (res.total > res.entries.length) notice(`${res.entries.length} of ${res.total} shown (--limit for more)`);
     },
   }),
-  ["coffer list", "coffer list --scope global --kind decision", "coffer list --all", "coffer list --json --limit 200"],
+  [
+    "coffer list",
+    "coffer list --scope global --kind decision",
+    "coffer list --all",
+    "coffer list --unused --min 10",
+    "coffer list --json --limit 200",
+  ],
 );
+
+/** Entries delivered at least `min` times (judged from finished sessions) and never used: review them, nothing goes by itself. */
+function listUnused(store: Store, min: number, limit: number, json: boolean | undefined): void {
+  usePass(store, store.config); // finished sessions not judged yet (cheap: no model)
+  const rows = unusedEntries(store, min, limit);
+  if (json) {
+    printJson({ min, entries: rows.map((r) => ({ ...r, scope: scopeName(store, r.scope) })) });
+    return;
+  }
+  if (!rows.length) {
+    notice(`No entry was delivered ${min}+ times without being used.`);
+    return;
+  }
+  const lines = entryLines(
+    rows.map((r) => ({
+      id: r.id,
+      scope: scopeName(store, r.scope),
+      kind: r.kind,
+      title: r.title,
+      extra: `(delivered ${r.judged} times, never used)`,
+    })),
+  );
+  process.stdout.write(`${lines.join("\n")}\n`);
+  notice("Keep, edit (`coffer edit <id>`) or forget (`coffer forget <id>`): nothing is removed by itself.");
+}

@@ -1,8 +1,10 @@
 import { defineCommand } from "citty";
+import { usePass } from "../capture/use-pass";
 import { handle } from "../lib/handle";
 import { requireEntry } from "../store/entries";
 import { readMemoryFile } from "../store/indexer";
 import { activeScopes, scopeName } from "../store/store";
+import { describeUse, entryUses } from "../store/usage";
 import { relatedTo } from "../store/vectors";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
@@ -16,6 +18,10 @@ export default withExamples(
         description: "Entry id as lists show it (its last 8 characters), or the whole id",
         required: true,
       },
+      use: {
+        type: "boolean",
+        description: "After the entry, say how often it was delivered and used (on a terminal: always)",
+      },
       ...jsonArg,
     },
     run({ args }) {
@@ -28,8 +34,12 @@ export default withExamples(
         scope: scopeName(store, n.scope),
         similarity: Number(n.sim.toFixed(3)),
       }));
-      if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName, related });
+      usePass(store, store.config); // finished sessions not judged yet (cheap: no model)
+      const use = entryUses(store, [hit.entry.id]).get(hit.entry.id)!;
+      if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName, related, use });
       process.stdout.write(readMemoryFile(hit.file).text);
+      // After the file, on the terminal only: what is piped stays the file as it is.
+      if (process.stdout.isTTY || args.use) process.stdout.write(`\n${describeUse(use)}\n`);
       // The file as it is when piped; a person at a terminal also sees what it is near.
       if (process.stdout.isTTY && related.length)
         process.stdout.write(

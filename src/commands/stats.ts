@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
-import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
+import { usePass } from "../capture/use-pass";
+import { collectStats, STATS_DEFAULT_DAYS, type Stats, UNUSED_MIN } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { loadConfig } from "../store/config";
 import { isTeamKey } from "../store/scope";
@@ -81,7 +82,30 @@ function render(s: Stats, tty: boolean): string {
   );
   for (const x of stale.entries)
     out.push(`  ${handle(x.id)}  ${x.created.slice(0, 10)}  ${short(x.title, 70)}${lane(x.scope)}`);
+  out.push("", ...renderUse(s.use));
   return `${out.join("\n")}\n`;
+}
+
+const pct = (used: number, judged: number) => (judged ? `${Math.round((used / judged) * 100)}%` : "-");
+
+/** Whether the agents used what they were given (all time), per kind and per entry. */
+function renderUse(u: Stats["use"]): string[] {
+  if (!u.judged)
+    return ["Used by the agent: nothing judged yet (finished sessions' transcripts are read in the background)"];
+  const out = [
+    `Used by the agent: ${n(u.used)} of ${plural(u.judged, "judged delivery", "judged deliveries")} (${pct(u.used, u.judged)})`,
+    `  by kind: ${u.by_kind.map((k) => `${k.kind} ${k.used}/${k.judged}`).join(", ")}`,
+  ];
+  for (const x of u.entries)
+    out.push(
+      `  ${`${x.used}/${x.judged}`.padStart(7)}  ${handle(x.id)}  ${short(x.title ?? "(entry gone)", 70)}${lane(x.scope)}`,
+    );
+  if (u.unused.length) {
+    out.push(`Delivered ${UNUSED_MIN}+ times, never used (\`coffer list --unused\`; keep, edit or forget):`);
+    for (const x of u.unused)
+      out.push(`  ${String(x.judged).padStart(5)}  ${handle(x.id)}  ${short(x.title, 70)}${lane(x.scope)}`);
+  }
+  return out;
 }
 
 /** A team lane's entry says so: it came from the repository's .coffer/, not the user's memory. */
@@ -105,7 +129,9 @@ export default withExamples(
       const windowMs = parseSince(args.since ?? `${STATS_DEFAULT_DAYS}d`);
       const store = cliStore();
       try {
-        const stats = collectStats({ config: loadConfig(), store, windowMs });
+        const config = loadConfig();
+        usePass(store, config); // finished sessions not judged yet (cheap: no model)
+        const stats = collectStats({ config, store, windowMs });
         if (args.json) return printJson(stats);
         process.stdout.write(render(stats, Boolean(process.stdout.isTTY)));
       } finally {

@@ -19,8 +19,12 @@ import {
   mostDelivered,
   nativeEntryCounts,
   type UndeliveredEntry,
+  type UnusedEntry,
+  type UseCount,
   undelivered,
+  unusedEntries,
   usageSince,
+  useTotals,
 } from "../store/usage";
 import { listSessions, sessionHead } from "../transcripts/discovery";
 import { type BudgetStatus, budgetStatus } from "./budget";
@@ -30,6 +34,9 @@ import { projectForSession } from "./project";
 
 /** The window `coffer stats` and the web UI's Stats page show unless asked for another. */
 export const STATS_DEFAULT_DAYS = 7;
+
+/** Entries delivered (and judged) this many times and never used are listed by `coffer stats` and `list --unused`. */
+export const UNUSED_MIN = 5;
 
 /** Entries not delivered for this many days are candidates to prune. */
 export const STALE_DAYS = 90;
@@ -95,6 +102,18 @@ export type Stats = {
     most_delivered: DeliveredCount[];
     /** Entries older than STALE_DAYS not delivered in the last STALE_DAYS days (candidates to prune). */
     never_delivered: { days: number; total: number; entries: UndeliveredEntry[] };
+  };
+  /**
+   * Whether the agent used what was delivered (issue 41; all time, not the window): deliveries judged
+   * from finished sessions' transcripts (unknown ones left out) and used, per entry and per kind, and
+   * the entries delivered at least UNUSED_MIN times and never used.
+   */
+  use: {
+    judged: number;
+    used: number;
+    by_kind: { kind: string; judged: number; used: number }[];
+    entries: UseCount[];
+    unused: UnusedEntry[];
   };
   /** What the agents remembered natively and Coffer harvested: per host, all and within the window. */
   native: {
@@ -287,6 +306,7 @@ export function collectStats(opts: StatsOptions): Stats {
       most_delivered: mostDelivered(opts.store, since, top),
       never_delivered: { days: STALE_DAYS, ...undelivered(opts.store, staleSince, top) },
     },
+    use: { ...useTotals(opts.store, top), unused: unusedEntries(opts.store, UNUSED_MIN, top) },
     native: {
       total: Object.values(native).reduce((n, x) => n + x.total, 0),
       added: Object.values(native).reduce((n, x) => n + x.added, 0),

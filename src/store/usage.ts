@@ -7,6 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { dbOf } from "./db";
+import type { ScopeKey } from "./scope";
 import type { Store } from "./store";
 
 export const KEEP_USAGE_DAYS = 400;
@@ -208,4 +209,184 @@ export function nativeEntryCounts(
       return [h, { total: r?.total ?? 0, added: r?.added ?? 0 }];
     }),
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Use of deliveries (issue 41): whether the agent used each entry body the hooks delivered, as the
+// use pass (capture/use-pass.ts) judged it from the finished session's transcript. Per delivery
+// of the delivery log (ids, a verdict and the kind of evidence; pruned with the log's sessions) and
+// per entry (counts, kept like the delivery counts). Created on the first judgement.
+
+const USE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS delivery_use(
+  skey TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  entry_id TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  why TEXT NOT NULL,
+  PRIMARY KEY(skey, at_ms, entry_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entry_use(
+  entry_id TEXT PRIMARY KEY,
+  judged INTEGER NOT NULL,
+  used INTEGER NOT NULL,
+  unknown INTEGER NOT NULL,
+  last_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+const hasTable = (db: Database, name: string) =>
+  !!db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
+
+export type UseVerdict = "used" | "unused" | "unknown";
+
+/** A delivery of the log not judged yet, with its session (parent sessions only: a subagent's acts are in its own file). */
+export type PendingDelivery = {
+  skey: string;
+  at_ms: number;
+  entry_id: string;
+  host: string;
+  cwd: string;
+  session: string;
+  updated_ms: number;
+};
+
+/** Deliveries of the log not judged yet, oldest session first (at most `limit`). */
+export function pendingDeliveries(store: Store, limit = 5000): PendingDelivery[] {
+  const db = dbOf(store);
+  const judged = hasTable(db, "delivery_use")
+    ? "AND NOT EXISTS (SELECT 1 FROM delivery_use u WHERE u.skey = x.skey AND u.at_ms = x.at_ms AND u.entry_id = x.entry_id)"
+    : "";
+  // x.*: the log may say why an entry was listed (`why`); a session start's cards (titles only)
+  // are not deliveries of the entry's body, which is what is judged (and what entry_deliveries counts).
+  const rows = db
+    .query(
+      `SELECT x.*, s.host AS host, s.cwd AS cwd, s.session AS session, s.updated_ms AS updated_ms
+       FROM hook_event_entries AS x JOIN hook_sessions AS s ON s.skey = x.skey
+       WHERE s.subagent = 0 ${judged}
+       ORDER BY s.updated_ms, x.skey, x.at_ms LIMIT ?`,
+    )
+    .all(limit) as (PendingDelivery & { why?: string })[];
+  return rows
+    .filter((r) => !r.why?.includes('"card":true'))
+    .map(({ skey, at_ms, entry_id, host, cwd, session, updated_ms }) => ({
+      skey,
+      at_ms,
+      entry_id,
+      host,
+      cwd,
+      session,
+      updated_ms,
+    }));
+}
+
+export type UseRecord = { skey: string; at_ms: number; entry_id: string; verdict: UseVerdict; why: string };
+
+/**
+ * Record judgements (one write transaction); a delivery judged before is left as it was, so a pass
+ * that runs twice counts nothing twice. Judgements of sessions the log no longer holds go.
+ */
+export function recordUse(store: Store, records: UseRecord[], now = Date.now()): number {
+  const db = dbOf(store);
+  let added = 0;
+  db.transaction(() => {
+    db.run(USE_SCHEMA);
+    const put = db.query(
+      "INSERT OR IGNORE INTO delivery_use(skey, at_ms, entry_id, verdict, why) VALUES(?, ?, ?, ?, ?)",
+    );
+    const count = db.query(
+      `INSERT INTO entry_use(entry_id, judged, used, unknown, last_ms) VALUES(?1, 1, ?2, ?3, ?4)
+       ON CONFLICT(entry_id) DO UPDATE SET judged = judged + 1, used = used + ?2, unknown = unknown + ?3, last_ms = ?4`,
+    );
+    for (const r of records) {
+      if (put.run(r.skey, r.at_ms, r.entry_id, r.verdict, r.why).changes === 0) continue;
+      count.run(r.entry_id, r.verdict === "used" ? 1 : 0, r.verdict === "unknown" ? 1 : 0, now);
+      added++;
+    }
+    db.run("DELETE FROM delivery_use WHERE skey NOT IN (SELECT skey FROM hook_sessions)");
+  }).immediate();
+  return added;
+}
+
+/** One entry's use: deliveries counted by the hooks, and of the judged ones how many were used or could not be told. */
+export type EntryUse = { delivered: number; judged: number; used: number; unknown: number };
+
+/** The use of `ids` (entries never judged have judged = 0). */
+export function entryUses(store: Store, ids: string[]): Map<string, EntryUse> {
+  const db = dbOf(store);
+  const out = new Map<string, EntryUse>(ids.map((id) => [id, { delivered: 0, judged: 0, used: 0, unknown: 0 }]));
+  if (!ids.length) return out;
+  const list = JSON.stringify(ids);
+  if (hasUsage(db))
+    for (const r of db
+      .query(
+        "SELECT entry_id AS id, sum(n) AS n FROM entry_deliveries WHERE entry_id IN (SELECT value FROM json_each(?)) GROUP BY entry_id",
+      )
+      .all(list) as { id: string; n: number }[])
+      out.get(r.id)!.delivered = r.n;
+  if (hasTable(db, "entry_use"))
+    for (const r of db
+      .query(
+        "SELECT entry_id AS id, judged, used, unknown FROM entry_use WHERE entry_id IN (SELECT value FROM json_each(?))",
+      )
+      .all(list) as { id: string; judged: number; used: number; unknown: number }[])
+      Object.assign(out.get(r.id)!, { judged: r.judged, used: r.used, unknown: r.unknown });
+  return out;
+}
+
+/** "delivered 3 times, used 2" (and how many were judged, when not all were). */
+export function describeUse(u: EntryUse): string {
+  const times = (n: number) => (n === 1 ? "once" : n === 2 ? "twice" : `${n} times`);
+  const delivered = Math.max(u.delivered, u.judged);
+  if (!delivered) return "never delivered";
+  const told = u.judged - u.unknown;
+  if (!u.judged) return `delivered ${times(delivered)}, use not judged yet`;
+  const used = `used ${u.used === 0 ? "never" : times(u.used)}`;
+  const of = told < delivered ? ` (of ${told} judged)` : "";
+  return `delivered ${times(delivered)}, ${used}${of}`;
+}
+
+export type UnusedEntry = { id: string; scope: ScopeKey; kind: string; title: string; judged: number; used: number };
+
+/** Entries whose deliveries were judged (told apart: not unknown) at least `min` times and never used, most first. */
+export function unusedEntries(store: Store, min: number, limit: number): UnusedEntry[] {
+  const db = dbOf(store);
+  if (!hasTable(db, "entry_use")) return [];
+  return db
+    .query(
+      `SELECT e.id AS id, e.scope AS scope, e.kind AS kind, e.title AS title, u.judged - u.unknown AS judged, u.used AS used
+       FROM entry_use AS u JOIN entries AS e ON e.id = u.entry_id
+       WHERE u.used = 0 AND u.judged - u.unknown >= ? AND e.status = ''
+       GROUP BY e.id ORDER BY judged DESC, e.id LIMIT ?`,
+    )
+    .all(min, limit) as UnusedEntry[];
+}
+
+export type UseCount = { id: string; scope: string | null; title: string | null; judged: number; used: number };
+
+/** Per entry and per kind: deliveries judged (unknown left out) and used, the most judged first. */
+export function useTotals(
+  store: Store,
+  limit: number,
+): { entries: UseCount[]; by_kind: { kind: string; judged: number; used: number }[]; judged: number; used: number } {
+  const db = dbOf(store);
+  if (!hasTable(db, "entry_use")) return { entries: [], by_kind: [], judged: 0, used: 0 };
+  const entries = db
+    .query(
+      `SELECT u.entry_id AS id, e.scope AS scope, e.title AS title, u.judged - u.unknown AS judged, u.used AS used
+       FROM entry_use AS u LEFT JOIN entries AS e ON e.id = u.entry_id
+       WHERE u.judged > u.unknown GROUP BY u.entry_id ORDER BY judged DESC, used DESC, u.entry_id LIMIT ?`,
+    )
+    .all(limit) as UseCount[];
+  const byKind = db
+    .query(
+      `SELECT coalesce(k.kind, '(gone)') AS kind, sum(u.judged - u.unknown) AS judged, sum(u.used) AS used
+       FROM entry_use AS u LEFT JOIN (SELECT id, min(kind) AS kind FROM entries GROUP BY id) AS k ON k.id = u.entry_id
+       GROUP BY 1 HAVING sum(u.judged - u.unknown) > 0 ORDER BY judged DESC, kind`,
+    )
+    .all() as { kind: string; judged: number; used: number }[];
+  const t = db
+    .query("SELECT coalesce(sum(judged - unknown), 0) AS judged, coalesce(sum(used), 0) AS used FROM entry_use")
+    .get() as { judged: number; used: number };
+  return { entries, by_kind: byKind, judged: t.judged, used: t.used };
 }

@@ -1,0 +1,117 @@
+/**
+ * The use pass end to end (issue 41), through the binary: a Claude session receives two entries
+ * from the prompt hook, its transcript shows the agent editing the file one of them names; once the
+ * session has settled, `coffer show`, `coffer list --unused` and `coffer stats` say which was used.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { age, placeClaude } from "../distill/helpers";
+import { type Sandbox, sandbox } from "../helpers";
+import { bodyIds, claudePrompt, claudeStart, contextOf, hook, projectId, writeEntries } from "../hooks/_hook";
+
+const A = "01JV5EH0000000000000000A01";
+const B = "01JV5EH0000000000000000B02";
+const session = "dddddddd-0000-4000-8000-0000000000d1";
+const prompt = "Why does the health check hang on redis, and how do we deploy the api afterwards?";
+
+let sb: Sandbox;
+let repo: string;
+let delivered: string[];
+
+beforeAll(() => {
+  sb = sandbox("coffer-use-");
+  repo = sb.repo("api");
+  writeEntries(sb, projectId(repo), [
+    {
+      id: A,
+      title: "Health check and redis",
+      body: "The health check lives in src/routes/health.ts and pings redis without a timeout.",
+      kind: "gotcha",
+    },
+    {
+      id: B,
+      title: "Deploying the api",
+      body: "Deploy the api with `fly deploy --remote-only` from the repository root.",
+      kind: "convention",
+    },
+  ]);
+  hook(sb, "claude", "session-start", claudeStart(session, repo), { cwd: repo });
+  const r = hook(sb, "claude", "prompt", claudePrompt(session, repo, prompt), { cwd: repo });
+  delivered = bodyIds(contextOf(r));
+  // What the agent then did: read and edited the file entry A names; nothing about deploying.
+  const t = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+  const rec = (type: string, content: unknown, at: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ type, sessionId: session, cwd: repo, timestamp: at, message: { role: type, content }, ...extra });
+  const file = placeClaude(
+    sb,
+    `${[
+      rec("user", prompt, t(1)),
+      rec("assistant", [{ type: "text", text: "Looking at the health route." }], t(3)),
+      rec(
+        "assistant",
+        [
+          {
+            type: "tool_use",
+            id: "tu1",
+            name: "Edit",
+            input: { file_path: join(repo, "src/routes/health.ts"), old_string: "ping()", new_string: "ping(500)" },
+          },
+        ],
+        t(5),
+      ),
+      rec("user", [{ type: "tool_result", tool_use_id: "tu1", content: "The file has been updated." }], t(6), {
+        toolUseResult: {},
+      }),
+      rec("assistant", [{ type: "text", text: "The ping now times out after 500 ms." }], t(7)),
+    ].join("\n")}\n`,
+    { id: session, cwd: repo },
+  );
+  age(file, 30);
+});
+
+afterAll(() => sb.cleanup());
+
+const show = (id: string) => sb.run(["show", id, "--json"], { cwd: repo }).json().use;
+
+describe("use pass", () => {
+  test("the prompt hook delivered both entries", () => {
+    expect(delivered.sort()).toEqual([A.slice(-8), B.slice(-8)].sort());
+  });
+
+  test("nothing is judged while the session may still go on (distill.settle_minutes)", () => {
+    expect(show(A)).toEqual({ delivered: 1, judged: 0, used: 0, unknown: 0 });
+  });
+
+  test("once settled: the entry whose file the agent edited is used, the other is not", () => {
+    expect(sb.run(["config", "set", "distill.settle_minutes", "0"]).code).toBe(0);
+    expect(show(A)).toEqual({ delivered: 1, judged: 1, used: 1, unknown: 0 });
+    expect(show(B)).toEqual({ delivered: 1, judged: 1, used: 0, unknown: 0 });
+    // Judged once: a second pass counts nothing twice.
+    expect(show(A).judged).toBe(1);
+  });
+
+  test("coffer show says it in words", () => {
+    const r = sb.run(["show", A, "--use"], { cwd: repo });
+    expect(r.stdout).toContain("delivered once, used once");
+    expect(sb.run(["show", B, "--use"], { cwd: repo }).stdout).toContain("delivered once, used never");
+  });
+
+  test("coffer list --unused lists the entry delivered and never used", () => {
+    const j = sb.run(["list", "--unused", "--min", "1", "--json"], { cwd: repo }).json();
+    expect(j.entries.map((e: { id: string }) => e.id)).toEqual([B]);
+    expect(sb.run(["list", "--unused"], { cwd: repo }).stderr).toContain("No entry was delivered 5+ times");
+  });
+
+  test("coffer stats counts use per entry and per kind", () => {
+    const s = sb.run(["stats", "--json"], { cwd: repo }).json();
+    expect(s.use.judged).toBe(2);
+    expect(s.use.used).toBe(1);
+    expect(s.use.by_kind).toEqual(
+      expect.arrayContaining([
+        { kind: "gotcha", judged: 1, used: 1 },
+        { kind: "convention", judged: 1, used: 0 },
+      ]),
+    );
+    expect(sb.run(["stats"], { cwd: repo }).stdout).toContain("Used by the agent: 1 of 2 judged deliveries (50%)");
+  });
+});
