@@ -1,7 +1,12 @@
 /** The release targets: one file name per platform, and the Bun compile target that builds it. */
 
-/** How every Coffer binary is compiled (scripts/build.ts), and the benchmarks' floor binary too. */
-export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm", "--sourcemap=none"];
+/**
+ * How every Coffer binary is compiled (scripts/build.ts), and the benchmarks' floor binary too.
+ * `--splitting` makes each literal `import()` (the lazy command map, the host registry) a chunk of
+ * its own inside the one executable, with its own bytecode, loaded only by the process that
+ * reaches it: without it the whole bundle is loaded by every process, whatever it runs (issue 38).
+ */
+export const COMPILE_FLAGS = ["--compile", "--splitting", "--minify", "--bytecode", "--format=esm", "--sourcemap=none"];
 
 export type ReleaseTarget = {
   /** `<os>-<arch>[-musl]`, what `coffer --version` prints and install.sh picks. */

@@ -111,6 +111,12 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
 async function main(argv: string[]): Promise<void> {
   // Everything Coffer creates (memory/, state/, index.db, logs, git's files) is private to the user.
   privateUmask();
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version")) {
+    // Answered before the CLI framework loads, and through console.log: the first use of
+    // process.stdout builds Node's stream machinery, which alone costs about twice the runtime's start.
+    console.log(`${pkg.version} (${BUILD_TARGET})`);
+    return;
+  }
   if (argv[0] === "hook" && !argv.includes("--help") && !argv.includes("-h")) {
     // Hot path: no citty, no consola; the hook module validates its own arguments. `coffer hook
     // --help` is ordinary CLI help (below), so the hook runtime never imports the commands.

@@ -1,6 +1,7 @@
 import { type CommandDef, runCommand } from "citty";
 import { didYouMean } from "../lib/did-you-mean";
 import { CofferError, storageError } from "../lib/errors";
+import { writeErr, writeOut } from "../lib/output";
 import { checkArgv } from "./_args";
 import { commandHelp, EXAMPLES, mainHelp, type WithExamples } from "./_help";
 
@@ -32,40 +33,26 @@ async function resolveDeepest(
 
 function fail(message: string, hint: string | undefined, code: number, command?: string): never {
   const text = message.startsWith("coffer ") ? message : `coffer${command ? ` ${command}` : ""}: ${message}`;
-  process.stderr.write(`${text}\n${hint ? `  ${hint}\n` : ""}`);
+  writeErr(`${text}\n${hint ? `  ${hint}\n` : ""}`);
   process.exit(code);
 }
 
+/** A write that found the reader gone (a stream some library writes to); `output.ts` ends quietly on its own. */
 const isPipeClosed = (err: unknown) => (err as { code?: string } | null)?.code === "EPIPE";
-
-/**
- * `coffer list | head -1`: once the reader is gone, the output has nowhere to go and that is not
- * an error. End quietly with 0 (as `seq 1e9 | head -1` does) instead of an EPIPE stack trace.
- */
-function quietOnClosedPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    // `coffer list 2>&1 | head -1`: a notice written after the reader left is not an error either.
-    stream.on("error", (err) => {
-      if (isPipeClosed(err)) process.exit(0);
-      throw err;
-    });
-  }
-}
 
 /** Parse argv, run one command, map errors to exit codes: 1 user error, 2 usage error. */
 export async function runCli(argv: string[], commands: Record<string, Entry>, version: string): Promise<void> {
-  quietOnClosedPipe();
   const [name, ...rest] = argv;
   if (name === "help" && rest[0] && Object.hasOwn(commands, rest[0])) {
     // `coffer help remember` = `coffer remember --help`
     return runCli([rest[0], ...rest.slice(1), "--help"], commands, version);
   }
   if (!name || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(`${mainHelp(commands, version)}\n`);
+    writeOut(`${mainHelp(commands, version)}\n`);
     return;
   }
   if (name === "--version" || name === "-v" || name === "version") {
-    process.stdout.write(`${version}\n`);
+    writeOut(`${version}\n`);
     return;
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
@@ -93,7 +80,7 @@ export async function runCli(argv: string[], commands: Record<string, Entry>, ve
   const cmd = (await entry.load()).default;
   if (rest.includes("--help") || rest.includes("-h")) {
     const deepest = await resolveDeepest(cmd, rest, `coffer ${name}`);
-    process.stdout.write(`${await commandHelp(deepest.cmd, deepest.name)}\n`);
+    writeOut(`${await commandHelp(deepest.cmd, deepest.name)}\n`);
     return;
   }
   try {

@@ -3,6 +3,7 @@ import type { ArgDef } from "citty";
 import { createConsola } from "consola";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { isTerminal, writeErr, writeOut } from "../lib/output";
 import { KINDS } from "../store/entry";
 import { type OpenOptions, openStore, type Store } from "../store/store";
 
@@ -18,9 +19,9 @@ export const consola = createConsola({
     {
       log(msg) {
         const text = msg.args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ");
-        if (msg.type === "success" || msg.type === "ready") process.stdout.write(`${text}\n`);
-        else if (msg.level <= 1) process.stderr.write(`${commandPrefix()}: ${text}\n`);
-        else process.stderr.write(`${text}\n`);
+        if (msg.type === "success" || msg.type === "ready") writeOut(`${text}\n`);
+        else if (msg.level <= 1) writeErr(`${commandPrefix()}: ${text}\n`);
+        else writeErr(`${text}\n`);
       },
     },
   ],
@@ -43,11 +44,11 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 /** Colour on stdout only for a terminal, never with NO_COLOR or TERM=dumb; FORCE_COLOR=1 forces it. */
-export function useColor(stream: { isTTY?: boolean } = process.stdout): boolean {
+export function useColor(fd: 1 | 2 = 1): boolean {
   const env = process.env;
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
-  return Boolean(stream.isTTY) && env.TERM !== "dumb";
+  return env.TERM !== "dumb" && isTerminal(fd);
 }
 
 const sgr = (open: number, close: number) => (text: string) =>
@@ -86,7 +87,7 @@ export const kindArg = {
 } as const satisfies Record<string, ArgDef>;
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeOut(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Open the store for the current directory, with the CLI's freshness (every file compared). */

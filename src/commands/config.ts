@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError, usageError } from "../lib/errors";
+import { writeOut } from "../lib/output";
 import { paths } from "../lib/paths";
 import { deleteTomlKey, setTomlKey } from "../lib/toml-edit";
 import { audit } from "../scrub/write";
@@ -70,12 +71,12 @@ const get = withExamples(
         if (!isConfigKey(args.key)) throw asUsage(unknownKeyError(args.key));
         const value = config[args.key];
         if (args.json) return printJson({ key: args.key, value: value ?? null });
-        process.stdout.write(`${value ?? "(unset)"}\n`);
+        writeOut(`${value ?? "(unset)"}\n`);
         return;
       }
       if (args.json) return printJson(config);
       for (const k of Object.keys(CONFIG_KEYS) as ConfigKey[])
-        process.stdout.write(`${k} = ${config[k] === undefined ? "(unset)" : JSON.stringify(config[k])}\n`);
+        writeOut(`${k} = ${config[k] === undefined ? "(unset)" : JSON.stringify(config[k])}\n`);
     },
   }),
   ["coffer config get", "coffer config get hook.read", "coffer config get --json"],
@@ -115,7 +116,7 @@ const unset = withExamples(
 const path = defineCommand({
   meta: { name: "path", description: "Print the path of config.toml" },
   run() {
-    process.stdout.write(`${paths.config()}\n`);
+    writeOut(`${paths.config()}\n`);
   },
 });
 

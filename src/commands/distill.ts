@@ -8,6 +8,7 @@ import { backoffMessage, isDistilled, readLedger, stopsSweep, sweepBackoff } fro
 import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { writeErr, writeOut } from "../lib/output";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
 import { appendLogLine } from "../lib/rolling-log";
@@ -59,10 +60,10 @@ const list = withExamples(
         return;
       }
       for (const r of rows) {
-        process.stdout.write(
+        writeOut(
           `${r.status.padEnd(7)}  ${r.host.padEnd(6)}  ${shortId(r.session_id).padEnd(13)}  ${(r.project ?? "-").slice(0, 20).padEnd(20)}  ${String(r.messages).padStart(4)} msgs  ${r.last_activity ?? ""}  ${short(r.title, 50)}\n`,
         );
-        if (r.skipped) process.stdout.write(`         ${r.skipped.why}\n`);
+        if (r.skipped) writeOut(`         ${r.skipped.why}\n`);
       }
     },
   }),
@@ -101,7 +102,7 @@ const show = withExamples(
           text: p.text,
         });
       }
-      process.stdout.write(p.text);
+      writeOut(p.text);
     },
   }),
   [
@@ -124,7 +125,7 @@ function report(r: DistillResult): void {
   switch (r.outcome) {
     case "distilled":
       consola.success(`${who}: ${r.message}`);
-      for (const e of r.entries) process.stdout.write(`    ${entryLine(e)}\n`);
+      for (const e of r.entries) writeOut(`    ${entryLine(e)}\n`);
       break;
     case "failed":
       consola.error(`${who}: ${r.message}`);
@@ -176,7 +177,7 @@ async function distillAll(
     consola.warn(
       `${choice.source === "off" ? "Distillation is off" : "No model configured or found"}: nothing distilled, nothing sent (${files.length} ${files.length === 1 ? "session" : "sessions"} waiting): ${choice.why}.`,
     );
-    if (choice.source !== "off") process.stderr.write(`${CONFIGURE_MODEL_HINT}\n`);
+    if (choice.source !== "off") writeErr(`${CONFIGURE_MODEL_HINT}\n`);
     return;
   }
   const ledger = readLedger();
@@ -339,7 +340,7 @@ const sweep = withExamples(
           });
         if (!picked.length) consola.info("The sweep would pick nothing now.");
         for (const f of picked)
-          process.stdout.write(`${f.host.padEnd(6)}  ${f.session_id}  ${new Date(f.mtimeMs).toISOString()}\n`);
+          writeOut(`${f.host.padEnd(6)}  ${f.session_id}  ${new Date(f.mtimeMs).toISOString()}\n`);
         return;
       }
       // One sweep at a time: a background sweep or `coffer serve`'s may be distilling these sessions.

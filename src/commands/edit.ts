@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { isTerminal } from "../lib/output";
 import { paths } from "../lib/paths";
 import { replaceEntryText, requireEntry } from "../store/entries";
 import { KINDS } from "../store/entry";
@@ -87,7 +88,7 @@ export default withExamples(
       const draft = join(dir, `${hit.entry.id}.md`);
       if (existsSync(draft)) notice(`Continuing your unsaved edit from ${draft} (delete it to start over).`);
       else writeFileSync(draft, readMemoryFile(hit.file).text);
-      const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+      const interactive = Boolean(process.stdin.isTTY && isTerminal(2));
       for (;;) {
         const code = runEditor(draft);
         if (code !== 0) {

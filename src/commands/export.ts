@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { exportRecords, exportScopes, toJsonl, toMarkdown } from "../import/export";
 import { writeFileAtomic } from "../lib/atomic";
 import { usageError } from "../lib/errors";
+import { writeErr, writeOut } from "../lib/output";
 import { withExamples } from "./_run";
 import { plural } from "./_shared";
 
@@ -20,11 +21,11 @@ export default withExamples(
         throw usageError(`unknown format "${format}" (allowed: jsonl, markdown)`);
       const records = [...exportRecords(exportScopes(args.scope, process.cwd()))];
       const text = format === "jsonl" ? toJsonl(records) : toMarkdown(records);
-      if (!args.out) return void process.stdout.write(text);
+      if (!args.out) return void writeOut(text);
       const file = resolve(args.out);
       writeFileAtomic(file, text, 0o600);
       const count = (t: string) => records.filter((r) => r.type === t).length;
-      process.stderr.write(
+      writeErr(
         `Exported ${plural(count("entry"), "entry", "entries")}, ${plural(count("rules"), "rules file")} and ${plural(count("handoff"), "handoff")} from ${plural(
           new Set(records.filter((r) => "scope" in r).map((r) => (r as { scope: string }).scope)).size,
           "scope",

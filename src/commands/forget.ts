@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { isTerminal, writeErr } from "../lib/output";
 import { projectMeta } from "../store/browse";
 import { forget, type Located, requireEntry } from "../store/entries";
 import { TEAM_FOLDER } from "../store/scope";
@@ -47,15 +48,14 @@ export default withExamples(
             hits.length > 1
               ? `forgetting ${plural(hits.length, "entry", "entries")}`
               : `${handle(hits[0]!.entry.id)} is in ${where(store, hits[0]!)}`;
-          const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !args.json;
+          const interactive = Boolean(process.stdin.isTTY && isTerminal(2)) && !args.json;
           if (!interactive)
             throw new CofferError(
               `${reason}: confirm with --yes`,
               1,
               `coffer forget ${hits.map((h) => handle(h.entry.id)).join(" ")} --yes`,
             );
-          for (const h of hits)
-            process.stderr.write(`  ${handle(h.entry.id)}  ${where(store, h)}  ${short(h.entry.title, 60)}\n`);
+          for (const h of hits) writeErr(`  ${handle(h.entry.id)}  ${where(store, h)}  ${short(h.entry.title, 60)}\n`);
           const ok = await consola.prompt(`Forget ${hits.length === 1 ? "this entry" : `these ${hits.length}`}?`, {
             type: "confirm",
             initial: false,

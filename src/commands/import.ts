@@ -3,6 +3,7 @@ import { type ImportReport, listManifests, undoImport } from "../import/engine";
 import { manifestsText, reportText, undoText } from "../import/report";
 import type { ImportPlan } from "../import/types";
 import { usageError } from "../lib/errors";
+import { writeOut } from "../lib/output";
 import { withExamples } from "./_run";
 import { cliStore, consola, printJson } from "./_shared";
 
@@ -28,9 +29,9 @@ async function finish(
   const keywords = report.dry_run || !report.created ? undefined : await importKeywords(report);
   if (args.json) printJson(keywords ? { ...report, keywords } : report);
   else {
-    process.stdout.write(reportText(report));
+    writeOut(reportText(report));
     if (keywords)
-      process.stdout.write(
+      writeOut(
         `Keywords: ${keywords.enriched} entries${keywords.error ? ` (then: ${keywords.error}; \`coffer enrich\` does the rest)` : ""}\n`,
       );
   }
@@ -153,12 +154,12 @@ export default withExamples(
       if (args.undo) {
         const r = undoImport(args.undo);
         if (args.json) return printJson(r);
-        return void process.stdout.write(undoText(r));
+        return void writeOut(undoText(r));
       }
       if (args.list) {
         const list = listManifests();
         if (args.json) return printJson(list);
-        return void process.stdout.write(manifestsText(list));
+        return void writeOut(manifestsText(list));
       }
       throw usageError(
         "name what to import: claude-mem, engram, native or coffer",

@@ -14,6 +14,7 @@ import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
 import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { writeErr, writeOut } from "../lib/output";
 import { projectMeta } from "../store/browse";
 import { loadConfig } from "../store/config";
 import { GLOBAL } from "../store/scope";
@@ -109,19 +110,19 @@ const list = withExamples(
         return;
       }
       for (const c of conflicts)
-        process.stdout.write(
+        writeOut(
           `${handle(c.id)}  conflict  ${c.project.label.slice(0, 20).padEnd(20)}  "${short(c.insight.title, 40)}" vs ${handle(c.existing.id)} "${short(c.existing.title, 40)}"\n`,
         );
       for (const c of sync)
-        process.stdout.write(
+        writeOut(
           `${handle(c.copy)}  sync      ${c.where.slice(0, 20).padEnd(20)}  "${short(c.title, 40)}": older copy of ${handle(c.kept)} (edited on two machines); keep the newer: coffer forget ${handle(c.copy)}\n`,
         );
       for (const p of team)
-        process.stdout.write(
+        writeOut(
           `${handle(p.id)}  team      ${p.project.label.slice(0, 20).padEnd(20)}  "${short(p.entry.title, 40)}" (${handle(p.entry.id)})\n`,
         );
       for (const t of traces) {
-        process.stdout.write(
+        writeOut(
           `${handle(t.id)}  ${t.host.padEnd(6)}  ${(t.project?.label ?? "-").slice(0, 20).padEnd(20)}  ${String(t.messages).padStart(3)} msgs  ${String(t.redactions).padStart(2)} redacted  ${short(t.title, 50)}\n`,
         );
       }
@@ -136,16 +137,16 @@ const show = withExamples(
     args: { ...idArg, ...jsonArg },
     run({ args }) {
       const c = findConflict(args.id);
-      if (c) return args.json ? printJson(c) : process.stdout.write(conflictLines(c));
+      if (c) return args.json ? printJson(c) : writeOut(conflictLines(c));
       const p = findTeamProposal(args.id);
       if (p) {
-        if (!args.json) return process.stdout.write(teamProposalLines(p));
+        if (!args.json) return writeOut(teamProposalLines(p));
         return printJson({ ...p, entry: { ...p.entry, body: proposedEntry(p)?.body ?? null } });
       }
       const t = requireTrace(args.id);
       if (args.json) return printJson(t);
       const s = summary(t);
-      process.stdout.write(
+      writeOut(
         [
           `id: ${handle(s.id)}`,
           `host: ${s.host}`,
@@ -173,7 +174,7 @@ function preview(insights: Insight[]): void {
     return;
   }
   consola.info(`${plural(insights.length, "entry", "entries")} would be written:`);
-  for (const i of insights) process.stderr.write(`  [${i.kind}] ${i.title}\n      ${short(i.body, 160)}\n`);
+  for (const i of insights) writeErr(`  [${i.kind}] ${i.title}\n      ${short(i.body, 160)}\n`);
 }
 
 const approve = withExamples(
@@ -252,7 +253,7 @@ const approve = withExamples(
       consola.success(
         `Approved ${handle(res.id)}: ${plural(res.entries.length, "entry", "entries")} (${created} new) in project ${trace.project?.label}; trace removed`,
       );
-      for (const e of res.entries) process.stdout.write(`    ${entryLine(e)}\n`);
+      for (const e of res.entries) writeOut(`    ${entryLine(e)}\n`);
       if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] before sending and writing`);
     },
   }),

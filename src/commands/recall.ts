@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { handle } from "../lib/handle";
+import { writeOut } from "../lib/output";
 import { type Explain, grep, recall } from "../store/search";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
@@ -42,7 +43,7 @@ export default withExamples(
           const hits = grep(store, query, { scope: args.scope, limit: parseLimit(args.limit, 50, 1000) });
           if (args.json) return printJson({ hits });
           if (!hits.length) return notice("No matching lines.");
-          for (const h of hits) process.stdout.write(`${paint.id(handle(h.id))}:${h.line}  ${h.text}\n`);
+          for (const h of hits) writeOut(`${paint.id(handle(h.id))}:${h.line}  ${h.text}\n`);
           return;
         }
         const hits = recall(store, query, {
@@ -64,9 +65,9 @@ export default withExamples(
         for (const [i, h] of hits.entries()) {
           // A one-line entry's body is its title: say it once.
           const same = h.text.replace(/\s+/g, " ").trim() === h.title.replace(/\s+/g, " ").trim();
-          process.stdout.write(same ? `${lines[i]}\n` : `${lines[i]}\n    ${short(h.text, 160)}\n`);
+          writeOut(same ? `${lines[i]}\n` : `${lines[i]}\n    ${short(h.text, 160)}\n`);
           if (args.explain && h.explain)
-            process.stdout.write(
+            writeOut(
               `${explainLines(h.explain)
                 .map((l) => `    ${paint.dim(l)}`)
                 .join("\n")}\n`,

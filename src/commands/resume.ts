@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { writeOut } from "../lib/output";
 import { getHandoff, handoffFreshness } from "../store/handoff";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, notice, printJson } from "./_shared";
@@ -31,7 +32,7 @@ export function printHandoff(json: boolean | undefined): void {
     );
     return;
   }
-  process.stdout.write(`Handoff for ${h.branch ? `branch ${h.branch}` : "detached HEAD"} (${f.note})\n\n${h.body}\n`);
+  writeOut(`Handoff for ${h.branch ? `branch ${h.branch}` : "detached HEAD"} (${f.note})\n\n${h.body}\n`);
 }
 
 export default withExamples(

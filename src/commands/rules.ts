@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
+import { writeOut } from "../lib/output";
 import { addRule, ruleScopes, rulesPath, shownRules } from "../store/rules";
 import { GLOBAL, TEAM_FOLDER } from "../store/scope";
 import { scopeKey, scopeName } from "../store/store";
@@ -28,8 +29,8 @@ const show = withExamples(
         team: `Team (${store.team?.label}, ${TEAM_FOLDER}/rules.md)`,
       };
       for (const lane of lanes) {
-        process.stdout.write(`## ${heading[lane.scope]}\n`);
-        process.stdout.write(lane.text.trim() ? `${lane.text.trimEnd()}\n\n` : "(none)\n\n");
+        writeOut(`## ${heading[lane.scope]}\n`);
+        writeOut(lane.text.trim() ? `${lane.text.trimEnd()}\n\n` : "(none)\n\n");
       }
     },
   }),

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { CofferError, usageError } from "../lib/errors";
+import { writeOut } from "../lib/output";
 import { withExamples } from "./_run";
 
 /**
@@ -30,7 +31,7 @@ async function printLoginLink(port: number | undefined): Promise<void> {
   }
   if (!res.ok) throw new CofferError(`${base} gave no login link (HTTP ${res.status})`, 1, start);
   const { url } = (await res.json()) as { url: string };
-  process.stdout.write(`Web UI: ${url} (one-time login link)\n`);
+  writeOut(`Web UI: ${url} (one-time login link)\n`);
 }
 
 export default withExamples(

@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { writeOut } from "../lib/output";
 import { reasonText } from "../store/anchors";
 import { requireEntry } from "../store/entries";
 import { checkKnownProjects, checkProjectStale, keepStale, STALE_BUDGET_MS } from "../store/stale";
@@ -61,8 +62,8 @@ const check = withExamples(
           })),
         });
       for (const s of report.stale) {
-        process.stdout.write(`${paint.id(handle(s.id))}  ${s.title}\n`);
-        for (const r of s.reasons) process.stdout.write(`  ${paint.bad("-")} ${reasonText(r)}\n`);
+        writeOut(`${paint.id(handle(s.id))}  ${s.title}\n`);
+        for (const r of s.reasons) writeOut(`  ${paint.bad("-")} ${reasonText(r)}\n`);
       }
       const kept = report.kept ? `, ${report.kept} kept` : "";
       notice(

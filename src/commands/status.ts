@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { writeOut } from "../lib/output";
 import { agoText, nowMs } from "../lib/time";
 import { readLinkState } from "../link/state";
 import { storeStatus } from "../store/status";
@@ -122,7 +123,7 @@ export default withExamples(
         out.push(
           `Skipped: ${plural(skipped.length, "session")} the sweep gave up on after failed tries (coffer distill list says why; coffer distill run <session> --force tries again)`,
         );
-      process.stdout.write(`${out.join("\n")}\n`);
+      writeOut(`${out.join("\n")}\n`);
     },
   }),
   ["coffer status", "coffer status --json"],

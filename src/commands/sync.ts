@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { usageError } from "../lib/errors";
+import { isTerminal, writeOut } from "../lib/output";
 import { progressBar } from "../lib/progress";
 import { describeCounts } from "../sync/message";
 import { runSync } from "../sync/sync";
@@ -30,7 +31,7 @@ export default withExamples(
       try {
         report = await runSync({
           init: args.init,
-          interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+          interactive: Boolean(process.stdin.isTTY && isTerminal(2)),
           notice: (m) => consola.info(m),
           onStep: (_step, i, total) => {
             bar ??= progressBar("syncing", total);
@@ -58,7 +59,7 @@ export default withExamples(
       lines.push(
         `  pushed:   ${report.pushed} commit${report.pushed === 1 ? "" : "s"}${report.reindexed ? `; reindexed ${report.reindexed} entr${report.reindexed === 1 ? "y" : "ies"}` : ""}`,
       );
-      process.stdout.write(`${lines.join("\n")}\n`);
+      writeOut(`${lines.join("\n")}\n`);
       for (const c of report.conflicts) consola.warn(c.resolution);
       if (report.removed.length) {
         consola.warn(

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { writeOut } from "../lib/output";
 import { projectMeta } from "../store/browse";
 import { listTrash, TRASH_DAYS } from "../store/trash";
 import { withExamples } from "./_run";
@@ -25,7 +26,7 @@ export default withExamples(
           title: t.in_team ? `(promoted: in the team lane now) ${t.title}` : t.title,
         })),
       );
-      process.stdout.write(`${lines.join("\n")}\n`);
+      writeOut(`${lines.join("\n")}\n`);
       notice(`Forgotten entries stay ${TRASH_DAYS} days; \`coffer restore <id>\` brings one back.`);
     },
   }),

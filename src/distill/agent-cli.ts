@@ -169,7 +169,7 @@ export async function completeCli(s: CliSettings, system: string, user: string):
     proc = Bun.spawn([s.cli, ...facts.argv(spec)], {
       cwd: spec.workDir,
       env,
-      stdin: Buffer.from(input),
+      stdin: Buffer.from(facts.stdin ? facts.stdin(spec, input) : input),
       stdout: "pipe",
       stderr: "pipe",
       // Its own process group: a timeout stops the CLI and whatever it started (issue 36 item 13).
@@ -204,7 +204,7 @@ export async function completeCli(s: CliSettings, system: string, user: string):
   }, DRAIN_MS);
   const [stdout, stderr] = await Promise.all([out.done, err.done]);
   clearTimeout(drain);
-  const answer: HeadlessAnswer = facts.parse({ stdout, stderr, code: code ?? -1 });
+  const answer: HeadlessAnswer = facts.parse({ stdout, stderr, code: code ?? -1 }, spec);
   if (timedOut) {
     const retrying = !answer.ok && answer.kind !== "malformed" && answer.kind !== "http" ? answer : undefined;
     throw new ModelError(

@@ -8,7 +8,7 @@
  * end the process until the watchdog's answer is completely written (else the host would see
  * an empty stdout).
  */
-import { writeSync } from "node:fs";
+import { writeAll } from "../lib/output";
 import { watchdogExit } from "../lib/platform";
 
 /** 0: nobody answered yet; 1: the main thread answers; 2: the watchdog is writing; 3: the watchdog has written. */
@@ -16,25 +16,10 @@ const flag = new Int32Array(new SharedArrayBuffer(4));
 const MAIN = 1;
 const WATCHDOG_WRITING = 2;
 
-/** Write `text` to fd 1 completely (a pipe may take it in pieces or say EAGAIN). */
-function writeAll(text: string): void {
-  const buf = Buffer.from(text);
-  let off = 0;
-  let spins = 0;
-  while (off < buf.length) {
-    try {
-      off += writeSync(1, buf, off, buf.length - off);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EAGAIN" || ++spins > 2000) return;
-      Bun.sleepSync(1);
-    }
-  }
-}
-
 /** Print the answer unless the watchdog already did. Returns false when it was too late. */
 export function answer(json: string): boolean {
   if (Atomics.compareExchange(flag, 0, 0, MAIN) !== 0) return false;
-  writeAll(`${json}\n`);
+  writeAll(1, `${json}\n`);
   return true;
 }
 

@@ -10,6 +10,7 @@ import { basename, isAbsolute, resolve } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookInput, NO_HOOKS_ENV, SAFE_ID } from "../hosts/hook";
 import { loadHookAdapter } from "../hosts/index";
 import { HOSTS, type Host, isHost } from "../lib/hosts";
+import { writeErr } from "../lib/output";
 import { cofferHome, paths } from "../lib/paths";
 import { loadConfigOrDefaults } from "../store/config";
 import { isAbsoluteDir, resolveProject, teamScopeOf } from "../store/scope";
@@ -46,7 +47,7 @@ export function parseHookArgs(argv: string[]): { event?: HookEvent; host?: Host;
  * stdin and must see nothing but the host's JSON on stdout, so with a pipe this says nothing.
  */
 function tellPerson(message: string): void {
-  if (process.stdin.isTTY) process.stderr.write(`coffer hook: ${message}\n`);
+  if (process.stdin.isTTY) writeErr(`coffer hook: ${message}\n`);
 }
 
 /**

@@ -6,10 +6,16 @@
 import { CLI_PROVIDERS, type CliProvider, type Host } from "../lib/hosts";
 import { headless as claude } from "./claude/headless";
 import { headless as codex } from "./codex/headless";
+import { headless as copilot } from "./copilot/headless";
 import { headless as gemini } from "./gemini/headless";
 import type { HeadlessCli } from "./headless";
 
-export const HEADLESS_CLIS: Record<CliProvider, HeadlessCli> = { "claude-code": claude, codex, "gemini-cli": gemini };
+export const HEADLESS_CLIS: Record<CliProvider, HeadlessCli> = {
+  "claude-code": claude,
+  codex,
+  "gemini-cli": gemini,
+  "copilot-cli": copilot,
+};
 
 export function isCliProvider(p: string | undefined): p is CliProvider {
   return p !== undefined && (CLI_PROVIDERS as readonly string[]).includes(p);

@@ -74,8 +74,10 @@ export type HeadlessCli = {
   argv: (spec: RunSpec) => string[];
   /** Environment added to the user's for the run. */
   env: (spec: RunSpec) => Record<string, string>;
-  /** The CLI's output as an answer or a failure. `code` is the exit code. */
-  parse: (out: { stdout: string; stderr: string; code: number }) => HeadlessAnswer;
+  /** What the CLI reads on stdin, from the input Coffer wrote (default: the input). */
+  stdin?: (spec: RunSpec, input: string) => string;
+  /** The CLI's output as an answer or a failure. `code` is the exit code; `spec` the run's. */
+  parse: (out: { stdout: string; stderr: string; code: number }, spec?: RunSpec) => HeadlessAnswer;
   setup: HeadlessSetup;
 };
 

@@ -19,6 +19,7 @@ const REGISTRY: Record<Host, HostModules> = {
   cursor: { hook: () => import("./cursor/hook"), link: () => import("./cursor/link") },
   windsurf: { hook: () => import("./windsurf/hook"), link: () => import("./windsurf/link") },
   opencode: { hook: () => import("./opencode/hook"), link: () => import("./opencode/link") },
+  copilot: { hook: () => import("./copilot/hook"), link: () => import("./copilot/link") },
 };
 
 /** One host's hook adapter (stdin schema, output shapes, payload cap). */

@@ -8,11 +8,12 @@
  */
 import { SESSION_ENV as claude } from "./claude/session-env";
 import { SESSION_ENV as codex } from "./codex/session-env";
+import { SESSION_ENV as copilot } from "./copilot/session-env";
 import { SESSION_ENV as cursor } from "./cursor/session-env";
 import { SESSION_ENV as gemini } from "./gemini/session-env";
 import { SESSION_ENV as opencode } from "./opencode/session-env";
 
-const IN_SESSION = new Set([...claude, ...codex, ...gemini, ...cursor, ...opencode]);
+const IN_SESSION = new Set([...claude, ...codex, ...gemini, ...cursor, ...opencode, ...copilot]);
 
 /** True for a variable some host sets inside its sessions (names compared as Windows does: any case). */
 function isSessionVariable(name: string): boolean {

@@ -1,3 +1,4 @@
+import { writeErr } from "./output";
 /**
  * A task that runs on an interval in the background (serve's worker, auto sync). Runs never
  * overlap: the next one is scheduled when the previous one ends. `stop()` prevents new runs and
@@ -23,8 +24,7 @@ export type PeriodicOptions = {
 
 export function startPeriodic(task: (signal: AbortSignal) => Promise<void>, opts: PeriodicOptions): Periodic {
   const abort = new AbortController();
-  const onError =
-    opts.onError ?? ((err: unknown) => process.stderr.write(`coffer: ${(err as Error)?.stack ?? String(err)}\n`));
+  const onError = opts.onError ?? ((err: unknown) => writeErr(`coffer: ${(err as Error)?.stack ?? String(err)}\n`));
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: Promise<void> | undefined;
 

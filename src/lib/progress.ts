@@ -1,6 +1,7 @@
+import { isTerminal, writeErr } from "./output";
 /** A one-line progress bar on stderr when it is a TTY; silent on a pipe. */
 export function progressBar(label: string, total: number) {
-  const tty = Boolean(process.stderr.isTTY) && total > 0;
+  const tty = Boolean(isTerminal(2)) && total > 0;
   let last = -1;
   return {
     tick(done: number) {
@@ -10,10 +11,10 @@ export function progressBar(label: string, total: number) {
       last = pct;
       const width = 30;
       const fill = Math.round((done / total) * width);
-      process.stderr.write(`\r${label} [${"#".repeat(fill)}${" ".repeat(width - fill)}] ${pct}% ${done}/${total}`);
+      writeErr(`\r${label} [${"#".repeat(fill)}${" ".repeat(width - fill)}] ${pct}% ${done}/${total}`);
     },
     done() {
-      if (tty) process.stderr.write("\r\x1b[K");
+      if (tty) writeErr("\r\x1b[K");
     },
   };
 }

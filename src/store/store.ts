@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
+import { writeErr } from "../lib/output";
 import { paths } from "../lib/paths";
 import { type Config, loadConfig } from "./config";
 import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
@@ -78,7 +79,7 @@ export type OpenOptions = {
   syncIndex?: boolean;
 };
 
-const defaultNotice = (m: string) => process.stderr.write(`coffer: ${m}\n`);
+const defaultNotice = (m: string) => writeErr(`coffer: ${m}\n`);
 
 /** Open the store for `cwd`: index (rebuilt when missing/corrupt), config, scopes, freshness. */
 export function openStore(opts: OpenOptions = {}): Store {

@@ -1,3 +1,4 @@
+import { writeErr } from "../lib/output";
 import { type Periodic, startPeriodic } from "../lib/periodic";
 import type { Config } from "../store/config";
 import { isSyncRepo, memoryDir } from "./git";
@@ -24,7 +25,7 @@ export function startAutoSync(
   opts: AutoSyncOptions = {},
 ): Periodic {
   if (config["sync.auto"] !== true) return IDLE;
-  const log = opts.log ?? ((m: string) => process.stderr.write(`coffer: ${m}\n`));
+  const log = opts.log ?? ((m: string) => writeErr(`coffer: ${m}\n`));
   let warnedOff = false;
 
   const syncOnce = async () => {

@@ -7,6 +7,7 @@ import { basename, resolve, sep } from "node:path";
 import { CofferError } from "../lib/errors";
 import { claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
 import { codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
+import { copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
 import { type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
@@ -24,6 +25,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
   claude: { root: claudeRoot, list: listClaudeSessions, head: claudeHead, parse: parseClaude },
   codex: { root: codexRoot, list: listCodexSessions, head: codexHead, parse: parseCodex },
   gemini: { root: geminiRoot, list: listGeminiSessions, head: geminiHead, parse: parseGemini },
+  copilot: { root: copilotRoot, list: listCopilotSessions, head: copilotHead, parse: parseCopilot },
 };
 
 /** Session files of the given hosts, touched since `sinceMs` (all when undefined), newest first. */
@@ -50,6 +52,7 @@ export function detectHost(path: string): TranscriptHost | undefined {
   const r = jsonObject(first);
   if (!r) return first.trimStart().startsWith("{") ? "gemini" : undefined; // a pretty-printed Gemini document
   if (r.type === "session_meta" || (r.payload && typeof r.payload === "object")) return "codex";
+  if (r.type === "session.start" && r.data && typeof r.data === "object") return "copilot";
   if (typeof r.projectHash === "string" || Array.isArray(r.messages)) return "gemini";
   if (typeof r.type === "string") return "claude";
   return undefined;

@@ -25,13 +25,14 @@ import { dirname, join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import type { ModelServer } from "./model-server";
 
-export type AgentName = "claude" | "codex" | "gemini";
+export type AgentName = "claude" | "codex" | "gemini" | "copilot";
 
 /** The exact versions the agent tests pass against (README "Verified with" names the same). */
 export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: string }> = {
   claude: { pkg: "@anthropic-ai/claude-code", version: "2.1.328", bin: "claude" },
   codex: { pkg: "@openai/codex", version: "0.169.0", bin: "codex" },
   gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
+  copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
 };
 
 /** Generous: a cold npm install of all three takes ~20 s here, each CLI run 1-3 s. */

@@ -36,7 +36,7 @@ const INSIGHT = {
   title: "Releases publish with pnpm -r publish",
   body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
 };
-const COMMAND: Record<AgentName, string> = { claude: "claude -p", codex: "codex exec", gemini: "gemini -p" };
+const COMMAND: Partial<Record<AgentName, string>> = { claude: "claude -p", codex: "codex exec", gemini: "gemini -p" };
 
 let server: ModelServer;
 beforeAll(() => {
