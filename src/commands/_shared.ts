@@ -136,7 +136,7 @@ function argvWasNotUtf8(): boolean {
 }
 
 /** Positional text: all words joined, or stdin when the only argument is "-". Text that is not UTF-8 is refused either way. */
-export async function textFromArgs(words: string[]): Promise<string> {
+export async function textFromArgs(words: string[], example: string): Promise<string> {
   if (words.length === 1 && words[0] === "-") {
     const bytes = new Uint8Array(await Bun.stdin.arrayBuffer());
     try {
@@ -147,6 +147,9 @@ export async function textFromArgs(words: string[]): Promise<string> {
   }
   const text = words.join(" ");
   if (!text.isWellFormed() || (text.includes("\uFFFD") && argvWasNotUtf8())) throw notUtf8();
+  // An empty argument is a command line without its text, as a missing one is: a usage error (2).
+  // (Empty text read from stdin is a problem with the text: 1, where the store refuses it.)
+  if (!text.trim()) throw usageError("text is empty", `Give it some text, e.g. ${example} ("-" reads stdin).`);
   return text;
 }
 

@@ -19,9 +19,17 @@ const set = withExamples(
       },
       async run({ args }) {
         const store = cliStore({ freshness: "none" });
-        const res = setHandoff(store, await textFromArgs(args._.length ? args._ : [args.text]), "user", {
-          allowSecret: Boolean(args["allow-secret"]),
-        });
+        const res = setHandoff(
+          store,
+          await textFromArgs(
+            args._.length ? args._ : [args.text],
+            'coffer handoff set "Refunds half done; next: the webhook"',
+          ),
+          "user",
+          {
+            allowSecret: Boolean(args["allow-secret"]),
+          },
+        );
         if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] (--allow-secret keeps them)`);
         if (args.json) return printJson(res);
         consola.success(

@@ -61,7 +61,10 @@ export default withExamples(
         ...jsonArg,
       },
       async run({ args }) {
-        const text = await textFromArgs(args._.length ? args._ : [args.text]);
+        const text = await textFromArgs(
+          args._.length ? args._ : [args.text],
+          'coffer remember "we deploy with make release"',
+        );
         // --keywords a,b: the writer's own; --no-keywords (false): none and no model call.
         const given = typeof args.keywords === "string" ? splitList(args.keywords) : undefined;
         if (given && !given.length)

@@ -52,9 +52,15 @@ const add = withExamples(
       async run({ args }) {
         const store = cliStore({ freshness: "none" });
         const scope = scopeKey(store, args.scope)!;
-        const res = addRule(store, scope, await textFromArgs(args._.length ? args._ : [args.text]), "user", {
-          allowSecret: Boolean(args["allow-secret"]),
-        });
+        const res = addRule(
+          store,
+          scope,
+          await textFromArgs(args._.length ? args._ : [args.text], 'coffer rules add "Run bun test before committing"'),
+          "user",
+          {
+            allowSecret: Boolean(args["allow-secret"]),
+          },
+        );
         if (res.scrubbed) consola.warn(`${res.scrubbed}: replaced by [redacted] (--allow-secret keeps them)`);
         const where =
           scope === GLOBAL

@@ -132,3 +132,25 @@ test("show with fewer than 4 characters of an id says to give at least 4", () =>
   expect(r.code).toBe(1);
   expect(r.stderr).toContain("give at least 4 characters");
 });
+
+test("an empty text argument is a usage error like a missing one: exit 2, the same two-line style", () => {
+  for (const cmd of [["remember"], ["rules", "add"], ["handoff", "set"]]) {
+    const none = sb.run(cmd, { cwd: repo });
+    const empty = sb.run([...cmd, ""], { cwd: repo });
+    const blank = sb.run([...cmd, "  "], { cwd: repo });
+    const name = `coffer ${cmd.join(" ")}`;
+    expect({ name, none: none.code, empty: empty.code, blank: blank.code }).toEqual({
+      name,
+      none: 2,
+      empty: 2,
+      blank: 2,
+    });
+    expect(none.stderr).toContain("Missing required positional argument: TEXT");
+    // "<command>: what is wrong", then one indented line saying what to do.
+    for (const r of [none, empty]) expect(r.stderr).toMatch(/^coffer [a-z ]+: .+\n {2}\S.+\n$/);
+    expect(empty.stderr).toContain(`${cmd[0]}: text is empty`);
+    expect(empty.stderr).toContain(`e.g. ${name} "`);
+  }
+  // Empty text read from stdin is the text's problem, not the command line's.
+  expect(sb.run(["remember", "-"], { cwd: repo, stdin: "" }).code).toBe(1);
+});

@@ -12,9 +12,10 @@ const entryCount = () => {
 
 describe("bad input: exit 1, a clear message, nothing written", () => {
   test("empty text", () => {
+    // An empty argument is a usage error, as a missing one is (issue 37); empty stdin is the text's problem.
     for (const text of ["", "   ", "\n\t"]) {
       const r = sb.run(["remember", text]);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain("text is empty");
       expect(r.stdout).toBe("");
     }
