@@ -97,7 +97,13 @@ const native = withExamples(
         "Import what the agents saved themselves (Claude auto memory, Gemini memories, Codex memories); an edited file updates its entry",
     },
     args: {
-      host: { type: "string", description: "Only these hosts (comma-separated): claude, gemini, codex" },
+      // --agent, as in `distill --agent` and `hook --agent` (--host, its first name, still works).
+      agent: {
+        type: "string",
+        alias: "host",
+        description: "Only these agents (comma-separated): claude, gemini, codex",
+        valueHint: "claude,gemini",
+      },
       project: {
         type: "string",
         description: "Where Claude project memories without a repository go: <dir|global>, or name=<dir|global>",
@@ -106,10 +112,10 @@ const native = withExamples(
     },
     async run({ args }) {
       const { harvestNative } = await import("../import/harvest");
-      await finish((dryRun) => harvestNative({ hosts: args.host, project: args.project, dryRun }), args);
+      await finish((dryRun) => harvestNative({ hosts: args.agent, project: args.project, dryRun }), args);
     },
   }),
-  ["coffer import native --dry-run", "coffer import native --host claude"],
+  ["coffer import native --dry-run", "coffer import native --agent claude"],
 );
 
 const coffer = withExamples(

@@ -28,7 +28,7 @@ export async function offerNativeImport(
   const pending = await nativeBacklog(host, cwd);
   if (!pending) return [];
   const what = `${pending} ${pending === 1 ? "memory" : "memories"} ${host} saved itself ${pending === 1 ? "is" : "are"} not in Coffer yet`;
-  const command = `coffer import native --host ${host}`;
+  const command = `coffer import native --agent ${host}`;
   if (!opts.interactive || !opts.ask)
     return [`${what}: run \`${command}\` to bring ${pending === 1 ? "it" : "them"} over.`];
   if (!(await opts.ask(`${what}. Import ${pending === 1 ? "it" : "them"} before turning ${host}'s memory off?`)))

@@ -154,3 +154,17 @@ test("an empty text argument is a usage error like a missing one: exit 2, the sa
   // Empty text read from stdin is the text's problem, not the command line's.
   expect(sb.run(["remember", "-"], { cwd: repo, stdin: "" }).code).toBe(1);
 });
+
+test("one name for one idea: --agent picks agents in distill, import native and hook", () => {
+  for (const cmd of [
+    ["distill", "list"],
+    ["import", "native"],
+    ["hook", "prompt"],
+  ]) {
+    const help = sb.run([...cmd, "--help"]).stdout;
+    expect({ cmd, agent: /--agent\b/.test(help) }).toEqual({ cmd, agent: true });
+  }
+  expect(sb.run(["import", "native", "--help"]).stdout).not.toMatch(/--host\b/);
+  // The old spelling still works where it was.
+  expect(sb.run(["import", "native", "--host", "cursor", "--dry-run"], { cwd: repo }).code).toBe(0);
+});

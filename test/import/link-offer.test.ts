@@ -32,12 +32,12 @@ describe("coffer link --native-memory off offers the import first", () => {
     const r = sb.run(["link", "claude", "--native-memory", "off"], { cwd: repo });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("2 memories claude saved itself are not in Coffer yet");
-    expect(r.stderr).toContain("coffer import native --host claude");
+    expect(r.stderr).toContain("coffer import native --agent claude");
     expect(settings().autoMemoryEnabled).toBe(false);
     expect(sb.run(["config", "get", "native_memory.claude"]).stdout.trim()).toBe("off");
     expect(storedEntries(sb.cofferHome)).toHaveLength(0);
     // After the import there is nothing left to offer.
-    expect(sb.run(["import", "native", "--host", "claude"], { cwd: repo }).code).toBe(0);
+    expect(sb.run(["import", "native", "--agent", "claude"], { cwd: repo }).code).toBe(0);
     const again = sb.run(["link", "claude", "--native-memory", "off"], { cwd: repo });
     expect(again.stderr).not.toContain("not in Coffer yet");
   });

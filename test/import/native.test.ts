@@ -163,11 +163,14 @@ describe("coffer import native", () => {
     expect(entriesOf(sb.cofferHome, "global").some((e) => e.body === "Deploys happen on Tuesdays.")).toBe(true);
   });
 
-  test("--host picks hosts; hosts without memory files say so; unknown hosts are refused", () => {
-    const c = sb.run(["import", "native", "--host", "codex,cursor", "--dry-run"], { cwd: sb.home });
+  test("--agent picks agents (--host, its old name, too); agents without memory files say so; unknown ones are refused", () => {
+    const c = sb.run(["import", "native", "--agent", "codex,cursor", "--dry-run"], { cwd: sb.home });
     expect(c.code).toBe(0);
     expect(c.stdout).toContain("cursor keeps no memory files");
-    expect(sb.run(["import", "native", "--host", "emacs"]).code).toBe(2);
+    const old = sb.run(["import", "native", "--host", "codex,cursor", "--dry-run"], { cwd: sb.home });
+    expect(old.code).toBe(0);
+    expect(old.stdout).toBe(c.stdout);
+    expect(sb.run(["import", "native", "--agent", "emacs"]).code).toBe(2);
   });
 
   test("--undo removes one native import and nothing else", () => {
