@@ -34,6 +34,7 @@ import {
   upsertEntryRow,
 } from "./indexer";
 import { GLOBAL, isTeamKey, type ScopeKey, type ScopeName } from "./scope";
+import { seenAtWrite } from "./stale";
 import {
   activeScopes,
   bodyMax,
@@ -248,6 +249,7 @@ export function remember(store: Store, input: RememberInput): RememberResult {
       .immediate();
     return result;
   });
+  if (result.status !== "duplicate") markSeenAtWrite(store, scope, result.id);
   audit({
     event: result.status === "created" ? "entry_created" : "entry_updated",
     id: result.id,
@@ -647,9 +649,17 @@ export function replaceEntryText(store: Store, hit: Located, text: string, actor
         .transaction(() => writeEntryFile(store, hit.scope, entry))
         .immediate(),
     );
+    markSeenAtWrite(store, hit.scope, entry.id);
     audit({ event: "entry_updated", id: entry.id, scope: hit.scopeName, actor, source: "cli" });
   }
   return entry;
+}
+
+/** The weak anchors the checkout lists as the entry is written count as seen (stale.ts); never fails the write. */
+function markSeenAtWrite(store: Store, scope: ScopeKey, id: string): void {
+  try {
+    withHealing(store, () => seenAtWrite(store, scope, id));
+  } catch {}
 }
 
 export type ListOptions = {

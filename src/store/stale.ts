@@ -391,15 +391,7 @@ export function checkStale(
     ),
   );
   /** A weak command or dependency listed now: from here on its absence is a reason. */
-  const present = (a: Anchor) =>
-    (a.k === "dep"
-      ? facts.deps()
-      : a.k === "script"
-        ? facts.scripts()
-        : a.k === "target"
-          ? facts.targets()
-          : undefined
-    )?.has(a.v) ?? false;
+  const present = (a: Anchor) => listedNow(facts, a);
   const changes: ((s: StaleState) => void)[] = [];
   if (!isTeamKey(scope) && state.roots[scope] !== root)
     changes.push((s) => {
@@ -470,6 +462,42 @@ export function checkStale(
     }).immediate();
   updateState(changes);
   return report;
+}
+
+/** Does the checkout list this command or dependency now (a manifest, package.json's scripts, the Makefile)? */
+function listedNow(facts: ProjectFacts, a: Anchor): boolean {
+  const set =
+    a.k === "dep" ? facts.deps() : a.k === "script" ? facts.scripts() : a.k === "target" ? facts.targets() : undefined;
+  return set?.has(a.v) ?? false;
+}
+
+/**
+ * At write time, an entry's weak anchors (a backticked dependency, `make x` or `yarn x` in prose)
+ * that its checkout lists now count as seen, as a check would have marked them: "Tests use `jest`"
+ * written while jest is a devDependency is stale once jest leaves, even when no check ran between
+ * the write and the removal (issue 37 bug 11). Reads manifests only (no tree walk, no git); only
+ * for this checkout's own project scope or team lane.
+ */
+export function seenAtWrite(store: Store, scope: ScopeKey, id: string): void {
+  const root = store.project?.worktree;
+  if (!root || (scope !== store.project?.id && scope !== teamKeyFor(root))) return;
+  const db = dbOf(store);
+  const row = db.query("SELECT anchors FROM entries WHERE scope = ? AND id = ?").get(scope, id) as {
+    anchors: string;
+  } | null;
+  let anchors: Anchor[] = [];
+  try {
+    anchors = JSON.parse(row?.anchors ?? "[]");
+  } catch {}
+  const weak = anchors.filter((a) => a.weak && a.k !== "path");
+  if (!weak.length) return;
+  const facts = projectFacts(root);
+  const listed = weak.filter((a) => listedNow(facts, a));
+  if (!listed.length) return;
+  const add = db.query("INSERT OR IGNORE INTO anchor_seen(scope, id, anchor) VALUES(?,?,?)");
+  db.transaction(() => {
+    for (const a of listed) add.run(scope, id, anchorKey(a));
+  }).immediate();
 }
 
 /** Silence an entry's current reasons (until an anchor changes); returns the reasons kept. */

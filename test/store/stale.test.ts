@@ -160,6 +160,23 @@ describe("commands in prose, lone backticked dependencies, vanished top folders 
     expect(reasonsOf(report, ident)).toEqual([]);
   });
 
+  test("a backticked dependency or a prose command listed only when the entry was written (issue 37)", () => {
+    const dir = project("write-time", {
+      "package.json": JSON.stringify({ devDependencies: { jest: "^29.7.0" } }),
+      Makefile: "release:\n\t./ship\n",
+    });
+    const id = remember(dir, "Tests", "Tests use `jest` with the ts-jest preset.");
+    const ship = remember(dir, "Ship", "Ship with make release, never by pushing tags by hand.");
+    const ident = remember(dir, "Flag", "Pass `verbose` to the logger.");
+    // No check runs between the write and the removal.
+    write(dir, "package.json", JSON.stringify({ devDependencies: { vitest: "^1.6.0" } }));
+    write(dir, "Makefile", "build:\n\tcc x.c\n");
+    const report = check(dir);
+    expect(reasonsOf(report, id).map((r) => r.why)).toEqual(["dependency jest is no longer listed"]);
+    expect(reasonsOf(report, ship).map((r) => r.why)).toEqual(["make target release is no longer in the Makefile"]);
+    expect(reasonsOf(report, ident)).toEqual([]);
+  });
+
   test("a path whose top folder vanished is ours when the repository's history had it", () => {
     const dir = project("vanished", { "src/billing/tax.ts": "", "lib/a.ts": "" });
     const git = (...a: string[]) =>
