@@ -17,9 +17,10 @@ import { handle } from "../lib/handle";
 import { writeErr, writeOut } from "../lib/output";
 import { projectMeta } from "../store/browse";
 import { loadConfig } from "../store/config";
-import { GLOBAL } from "../store/scope";
+import { GLOBAL, isTeamKey } from "../store/scope";
 import { closeStore } from "../store/store";
 import { type SyncConflict, syncConflicts } from "../store/sync-conflicts";
+import { keepUnused, type UnusedEntry, unusedOffers } from "../store/usage";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, plural, printJson, short } from "./_shared";
 import { entryLine } from "./distill";
@@ -91,12 +92,34 @@ function syncCopies(): (SyncConflict & { where: string })[] {
   }
 }
 
+/**
+ * Entries delivered `inbox.unused_after` times (judged from finished sessions) and never used by the
+ * agent: offered for review (keep, edit or forget), never removed by themselves (issue 41).
+ */
+function unusedCopies(): (UnusedEntry & { where: string })[] {
+  const store = cliStore();
+  try {
+    return unusedOffers(store, loadConfig()["inbox.unused_after"]).map((u) => ({
+      ...u,
+      where: u.scope === GLOBAL ? "global" : isTeamKey(u.scope) ? "team" : projectMeta(u.scope).label,
+    }));
+  } finally {
+    closeStore(store);
+  }
+}
+
+/** An unused-entry offer by its entry's id or handle. */
+function findUnused(id: string): UnusedEntry | undefined {
+  const want = id.toUpperCase();
+  return unusedCopies().find((u) => u.id === want || handle(u.id) === want);
+}
+
 const list = withExamples(
   defineCommand({
     meta: {
       name: "list",
       description:
-        "Traces, contradictions, team-lane proposals and sync-conflict copies waiting for review, oldest first",
+        "Traces, contradictions, team-lane proposals, sync-conflict copies and never-used entries waiting for review",
     },
     args: { ...jsonArg },
     run({ args }) {
@@ -104,8 +127,9 @@ const list = withExamples(
       const conflicts = listConflicts();
       const team = listTeamProposals();
       const sync = syncCopies();
-      if (args.json) return printJson({ traces: traces.map(summary), conflicts, team, sync });
-      if (!traces.length && !conflicts.length && !team.length && !sync.length) {
+      const unused = unusedCopies();
+      if (args.json) return printJson({ traces: traces.map(summary), conflicts, team, sync, unused });
+      if (!traces.length && !conflicts.length && !team.length && !sync.length && !unused.length) {
         consola.info("The inbox is empty.");
         return;
       }
@@ -116,6 +140,10 @@ const list = withExamples(
       for (const c of sync)
         writeOut(
           `${handle(c.copy)}  sync      ${c.where.slice(0, 20).padEnd(20)}  "${short(c.title, 40)}": older copy of ${handle(c.kept)} (edited on two machines); keep the newer: coffer forget ${handle(c.copy)}\n`,
+        );
+      for (const u of unused)
+        writeOut(
+          `${handle(u.id)}  unused    ${u.where.slice(0, 20).padEnd(20)}  "${short(u.title, 40)}": delivered ${u.judged} times, never used: keep (coffer inbox reject ${handle(u.id)}), edit or forget\n`,
         );
       for (const p of team)
         writeOut(
@@ -265,7 +293,7 @@ const reject = withExamples(
     meta: {
       name: "reject",
       description:
-        "Delete a trace without distilling it, keep the entry a contradiction is about, or keep a proposed entry personal",
+        "Delete a trace without distilling it, keep the entry a contradiction is about, keep a proposed entry personal, or keep an entry offered as never used",
     },
     args: { ...idArg, ...jsonArg },
     run({ args }) {
@@ -280,6 +308,19 @@ const reject = withExamples(
         rejectTeamProposal(p);
         if (args.json) return printJson({ id: p.id, status: "rejected", kept: p.entry.id });
         return consola.success(`Rejected ${handle(p.id)}: entry ${handle(p.entry.id)} stays in your project memory`);
+      }
+      const u = findUnused(args.id);
+      if (u) {
+        const store = cliStore();
+        try {
+          keepUnused(store, u.id);
+        } finally {
+          closeStore(store);
+        }
+        if (args.json) return printJson({ id: u.id, status: "kept" });
+        return consola.success(
+          `Kept ${handle(u.id)} as it is: offered again after ${u.judged} more deliveries without use`,
+        );
       }
       const trace = requireTrace(args.id);
       rejectTrace(trace);

@@ -44,6 +44,7 @@ import {
   pointsAtCode,
   wordCount,
 } from "../store/text";
+import { applyUsePrior } from "../store/usage";
 import { nearest, queryVector, similarities } from "../store/vectors";
 
 export const ROUTE_MAX = 40;
@@ -458,7 +459,9 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
       ...(joined.includes(r.rowid) && !passed.includes(r.rowid) ? { meaning: true } : {}),
     };
   }
-  return noted(store, [...byId.values()].sort(compareRouted(order)).slice(0, max));
+  const routed = [...byId.values()];
+  if (store.config["ranking.use_prior"] === "on") applyUsePrior(store, routed); // issue 41: bounded, off by default
+  return noted(store, routed.sort(compareRouted(order)).slice(0, max));
 }
 
 /** `checkedAgainstFiles` for a list of routed entries: the fresh list, without any that could not be checked. */

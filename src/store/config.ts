@@ -47,6 +47,14 @@ export const CONFIG_KEYS = {
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
   /** Sentence similarity (src/embed/) fused with the word match in the prompt hook and recall; off = words only. */
   "routing.similarity": { ...pick("on", "off"), default: "on" },
+  /**
+   * Whether the agents' use of an entry (issue 41: judged from finished sessions) nudges the prompt
+   * hook's order: often used rises, delivered often and never used sinks, by at most USE_PRIOR_BOUND.
+   * Off until the use signal's measured precision earns it (scripts/bench/use-signal.ts).
+   */
+  "ranking.use_prior": { ...pick("on", "off"), default: "off" },
+  /** Entries delivered this many times (judged) and never used are offered in the inbox for review. */
+  "inbox.unused_after": { schema: int(1, 100000), default: 30, allowed: "an integer 1..100000" },
   /** The team lane: each repository's committed `.coffer/` (entries, rules) read as scope `team`. */
   "team.read": { ...pick("on", "off"), default: "on" },
   /** Who team entries name as their author: "git" = the git user.name (read from git config files); off = user / agent:<host> only. */

@@ -231,7 +231,8 @@ CREATE TABLE IF NOT EXISTS entry_use(
   judged INTEGER NOT NULL,
   used INTEGER NOT NULL,
   unknown INTEGER NOT NULL,
-  last_ms INTEGER NOT NULL
+  last_ms INTEGER NOT NULL,
+  kept INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 `;
 
@@ -389,4 +390,58 @@ export function useTotals(
     .query("SELECT coalesce(sum(judged - unknown), 0) AS judged, coalesce(sum(used), 0) AS used FROM entry_use")
     .get() as { judged: number; used: number };
   return { entries, by_kind: byKind, judged: t.judged, used: t.used };
+}
+
+/** The most the use prior moves a routed entry's score, either way (a share of the score). */
+export const USE_PRIOR_BOUND = 0.1;
+/** Deliveries judged (unknown left out) before an entry's use moves its score at all, and at full weight. */
+export const USE_PRIOR_MIN = 3;
+export const USE_PRIOR_FULL = 10;
+
+/**
+ * An entry's score factor from its use: 1 below USE_PRIOR_MIN judged deliveries, else up to
+ * 1 + USE_PRIOR_BOUND when always used and down to 1 - USE_PRIOR_BOUND when never, reached at
+ * USE_PRIOR_FULL judged deliveries.
+ */
+export function usePriorFactor(judged: number, used: number): number {
+  if (judged < USE_PRIOR_MIN) return 1;
+  const rate = Math.min(1, Math.max(0, used / judged));
+  return 1 + USE_PRIOR_BOUND * (2 * rate - 1) * Math.min(1, judged / USE_PRIOR_FULL);
+}
+
+/** Scale routed entries' scores by their use (`ranking.use_prior = on`); one indexed look-up, no write. */
+export function applyUsePrior(store: Store, routed: { id: string; score: number }[]): void {
+  const db = dbOf(store);
+  if (!routed.length || !hasTable(db, "entry_use")) return;
+  const rows = db
+    .query(
+      "SELECT entry_id AS id, judged - unknown AS judged, used FROM entry_use WHERE entry_id IN (SELECT value FROM json_each(?))",
+    )
+    .all(JSON.stringify(routed.map((r) => r.id))) as { id: string; judged: number; used: number }[];
+  const factor = new Map(rows.map((r) => [r.id, usePriorFactor(r.judged, r.used)]));
+  for (const r of routed) {
+    const f = factor.get(r.id);
+    if (f !== undefined && f !== 1) r.score = Number((r.score * f).toFixed(9));
+  }
+}
+
+/** Entries offered in the inbox: judged at least `min` times since last kept, never used (rules are not entries: never offered). */
+export function unusedOffers(store: Store, min: number, limit = 100): UnusedEntry[] {
+  const db = dbOf(store);
+  if (!hasTable(db, "entry_use")) return [];
+  return db
+    .query(
+      `SELECT e.id AS id, e.scope AS scope, e.kind AS kind, e.title AS title, u.judged - u.unknown AS judged, u.used AS used
+       FROM entry_use AS u JOIN entries AS e ON e.id = u.entry_id
+       WHERE u.used = 0 AND u.judged - u.unknown - u.kept >= ? AND e.status = ''
+       GROUP BY e.id ORDER BY judged DESC, e.id LIMIT ?`,
+    )
+    .all(min, limit) as UnusedEntry[];
+}
+
+/** Keep an offered entry as it is: offered again only after as many more deliveries without use. */
+export function keepUnused(store: Store, id: string): boolean {
+  const db = dbOf(store);
+  if (!hasTable(db, "entry_use")) return false;
+  return db.query("UPDATE entry_use SET kept = judged - unknown WHERE entry_id = ? AND used = 0").run(id).changes > 0;
 }
