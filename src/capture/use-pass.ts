@@ -10,20 +10,10 @@ import type { Config } from "../store/config";
 import { dbOf } from "../store/db";
 import type { Store } from "../store/store";
 import { type PendingDelivery, pendingDeliveries, recordUse, type UseRecord } from "../store/usage";
-import { claudeActivity } from "../transcripts/claude";
-import { codexActivity } from "../transcripts/codex";
-import { listSessions, type SessionFile } from "../transcripts/discovery";
-import { geminiActivity } from "../transcripts/gemini";
-import { type Act, isTranscriptHost, type TranscriptHost } from "../transcripts/types";
+import { ADAPTERS, listSessions, type SessionFile } from "../transcripts/discovery";
+import { isTranscriptHost, type TranscriptHost } from "../transcripts/types";
 import { readTranscriptSafely } from "./observe";
 import { type JudgedEntry, judgeDelivery } from "./use";
-
-/** How each host's transcript reads as acts (a host without one: its deliveries are unknown). */
-const ACTIVITY: Partial<Record<TranscriptHost, (text: string) => Act[]>> = {
-  claude: claudeActivity,
-  codex: codexActivity,
-  gemini: geminiActivity,
-};
 
 export type UsePassReport = {
   /** Sessions whose deliveries were judged in this pass. */
@@ -81,7 +71,7 @@ export function usePass(
       report.waiting += deliveries.length;
       continue;
     }
-    const activity = file ? ACTIVITY[file.host] : undefined;
+    const activity = file ? ADAPTERS[file.host].activity : undefined; // a host without one: unknown
     const read = file && activity ? readTranscriptSafely(file.path) : undefined;
     const acts = read?.ok && activity ? activity(read.text) : undefined;
     for (const d of deliveries) {

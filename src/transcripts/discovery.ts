@@ -5,12 +5,12 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, resolve, sep } from "node:path";
 import { CofferError } from "../lib/errors";
-import { claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
-import { codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
-import { copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
+import { claudeActivity, claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
+import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
+import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
-import { geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
-import { type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
+import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
+import { type Act, type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
 
 export type { SessionFile, SessionHead };
 
@@ -19,13 +19,33 @@ type Adapter = {
   list: (sinceMs?: number) => SessionFile[];
   head: (path: string) => SessionHead;
   parse: (text: string) => ParsedTranscript;
+  /** Prompts, the agent's words, its tool calls and their results, in order (capture/use.ts); none: use is unknown. */
+  activity?: (text: string) => Act[];
 };
 
 export const ADAPTERS: Record<TranscriptHost, Adapter> = {
-  claude: { root: claudeRoot, list: listClaudeSessions, head: claudeHead, parse: parseClaude },
-  codex: { root: codexRoot, list: listCodexSessions, head: codexHead, parse: parseCodex },
-  gemini: { root: geminiRoot, list: listGeminiSessions, head: geminiHead, parse: parseGemini },
-  copilot: { root: copilotRoot, list: listCopilotSessions, head: copilotHead, parse: parseCopilot },
+  claude: {
+    root: claudeRoot,
+    list: listClaudeSessions,
+    head: claudeHead,
+    parse: parseClaude,
+    activity: claudeActivity,
+  },
+  codex: { root: codexRoot, list: listCodexSessions, head: codexHead, parse: parseCodex, activity: codexActivity },
+  gemini: {
+    root: geminiRoot,
+    list: listGeminiSessions,
+    head: geminiHead,
+    parse: parseGemini,
+    activity: geminiActivity,
+  },
+  copilot: {
+    root: copilotRoot,
+    list: listCopilotSessions,
+    head: copilotHead,
+    parse: parseCopilot,
+    activity: copilotActivity,
+  },
 };
 
 /** Session files of the given hosts, touched since `sinceMs` (all when undefined), newest first. */
