@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ArgDef } from "citty";
-import { createConsola } from "consola";
+import { type ConsolaOptions, createConsola } from "consola/core";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { isTerminal, writeErr, writeOut } from "../lib/output";
@@ -15,6 +15,11 @@ import { type OpenOptions, openStore, type Store } from "../store/store";
  */
 export const consola = createConsola({
   throttle: 0,
+  // consola/core, not "consola": the full entry reads process.stdout at import (building Node's
+  // stream) and loads node:util's inspect, about 9 ms on every command. Its prompts load it on
+  // the first question instead.
+  prompt: ((message, opts) =>
+    import("consola").then((m) => m.consola.prompt(message, opts))) as ConsolaOptions["prompt"],
   reporters: [
     {
       log(msg) {
