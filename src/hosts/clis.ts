@@ -9,12 +9,14 @@ import { headless as codex } from "./codex/headless";
 import { headless as copilot } from "./copilot/headless";
 import { headless as gemini } from "./gemini/headless";
 import type { HeadlessCli } from "./headless";
+import { headless as qwen } from "./qwen/headless";
 
 export const HEADLESS_CLIS: Record<CliProvider, HeadlessCli> = {
   "claude-code": claude,
   codex,
   "gemini-cli": gemini,
   "copilot-cli": copilot,
+  "qwen-code": qwen,
 };
 
 export function isCliProvider(p: string | undefined): p is CliProvider {

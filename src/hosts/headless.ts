@@ -187,7 +187,7 @@ export function classifyFailure(f: FailureReport): HeadlessErrorKind {
 export type SetupFailureKind = "missing" | "logged_out" | "in_session";
 
 const LOGGED_OUT =
-  /\b(not logged in|please run \/login|please (set|select|choose) an auth(entication)? method|no auth(entication)? method|run `?(claude|codex|gemini) login\b)/i;
+  /\b(not logged in|please run \/login|please (set|select|choose) an auth(entication)? method|no auth(entication)? (method|type is selected)|run `?(claude|codex|gemini) login\b)/i;
 const IN_SESSION = /\b(cannot|can't|must not) (be launched|run|start) inside another\b/i;
 
 /** Whether a failed run is a set-up failure, from its answer's message, stderr and exit code. */

@@ -12,8 +12,9 @@ import { SESSION_ENV as copilot } from "./copilot/session-env";
 import { SESSION_ENV as cursor } from "./cursor/session-env";
 import { SESSION_ENV as gemini } from "./gemini/session-env";
 import { SESSION_ENV as opencode } from "./opencode/session-env";
+import { SESSION_ENV as qwen } from "./qwen/session-env";
 
-const IN_SESSION = new Set([...claude, ...codex, ...gemini, ...cursor, ...opencode, ...copilot]);
+const IN_SESSION = new Set([...claude, ...codex, ...gemini, ...cursor, ...opencode, ...copilot, ...qwen]);
 
 /** True for a variable some host sets inside its sessions (names compared as Windows does: any case). */
 function isSessionVariable(name: string): boolean {

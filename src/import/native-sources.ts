@@ -6,6 +6,9 @@
  * - Gemini CLI: `~/.gemini/GEMINI.md` (where `save_memory` writes) and its private project folder
  *   `~/.gemini/tmp/<project>/memory/` (<project> from `~/.gemini/projects.json`, or the path's sha256).
  * - Codex: `$CODEX_HOME/memories/MEMORY.md`.
+ * - Qwen Code: its auto memory, Claude's layout: `~/.qwen/projects/<project dir as dashes>/memory/`
+ *   per project and `~/.qwen/memories/` for the user (`$QWEN_HOME` moves `~/.qwen`); never a
+ *   repository's `.qwen/team-memory/` (other people's commits).
  * Only the agents' own folders on this machine: a file that arrives with a repository (its
  * `GEMINI.md`, `CLAUDE.md`, `AGENTS.md`) is other people's commits, never the user's memory (issue 36).
  */
@@ -15,7 +18,7 @@ import { sha256 } from "../lib/hash";
 import { agentDir } from "../lib/paths";
 import { readSmallText } from "../lib/small-file";
 
-export const NATIVE_HOSTS = ["claude", "gemini", "codex"] as const;
+export const NATIVE_HOSTS = ["claude", "gemini", "codex", "qwen"] as const;
 export type NativeHost = (typeof NATIVE_HOSTS)[number];
 
 export const isNativeHost = (h: string): h is NativeHost => (NATIVE_HOSTS as readonly string[]).includes(h);
@@ -26,6 +29,8 @@ export const claudeSlug = (dir: string): string => dir.replace(/[^A-Za-z0-9]/g, 
 export const claudeProjectsDir = (): string => join(agentDir("claude"), "projects");
 export const geminiDir = (): string => agentDir("gemini");
 export const codexMemoryFile = (): string => join(agentDir("codex"), "memories", "MEMORY.md");
+export const qwenProjectsDir = (): string => join(agentDir("qwen"), "projects");
+export const qwenUserMemory = (): string => join(agentDir("qwen"), "memories");
 
 /** The `tmp/<id>` folder names Gemini CLI may use for these project directories. */
 export function geminiProjectIds(dirs: string[]): string[] {
@@ -59,6 +64,8 @@ export function projectSources(host: NativeHost, dirs: string[]): string[] {
       ];
     case "codex":
       return [codexMemoryFile()];
+    case "qwen":
+      return [qwenUserMemory(), ...uniq.map((d) => join(qwenProjectsDir(), claudeSlug(d), "memory"))];
   }
 }
 
@@ -84,6 +91,10 @@ export function allSources(hosts: readonly NativeHost[]): string[] {
     out.push(...names(join(geminiDir(), "tmp")).map((d) => join(geminiDir(), "tmp", d, "memory")));
   }
   if (hosts.includes("codex")) out.push(codexMemoryFile());
+  if (hosts.includes("qwen")) {
+    out.push(qwenUserMemory());
+    out.push(...names(qwenProjectsDir()).map((d) => join(qwenProjectsDir(), d, "memory")));
+  }
   return out;
 }
 

@@ -9,6 +9,8 @@
  *   `## Gemini Added Memories` section older versions' `save_memory` appended to `~/.gemini/GEMINI.md`.
  * - Codex: `$CODEX_HOME/memories/MEMORY.md`, its consolidated durable memories (the other files
  *   there are summaries of it or per-session inputs).
+ * - Qwen Code auto memory: Claude's layout, `~/.qwen/projects/<project dir as dashes>/memory/` (the
+ *   project's directory from the transcripts in `chats/` beside it), and the user's `~/.qwen/memories/`.
  * Cursor, Windsurf and OpenCode keep no memory files Coffer can read. A file in a repository (its
  * `GEMINI.md`, `CLAUDE.md`, `AGENTS.md`) is never read: it came with other people's commits (issue 36),
  * and neither is an agent folder an environment variable moved into the current repository.
@@ -24,6 +26,7 @@ import { GLOBAL, resolveProject } from "../store/scope";
 import { claudeHead } from "../transcripts/claude";
 import { entries } from "../transcripts/files";
 import { geminiProjectPath } from "../transcripts/gemini";
+import { qwenHead } from "../transcripts/qwen";
 import {
   claudeProjectsDir,
   claudeSlug,
@@ -32,6 +35,8 @@ import {
   geminiProjectIds,
   NATIVE_HOSTS,
   type NativeHost,
+  qwenProjectsDir,
+  qwenUserMemory,
 } from "./native-sources";
 import { type Placement, parseProjectMap, placeDirectory, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
@@ -199,14 +204,33 @@ function memoryFolder(host: NativeHost, memDir: string, relDir: string, root: st
   return found;
 }
 
-function claudeItems(
+/**
+ * The hosts that keep one memory folder per project under `<root>/<project dir as dashes>/memory/`,
+ * with the project's transcripts beside it (their `cwd` says where the project lives): Claude Code
+ * (`<slug>/*.jsonl`) and Qwen Code (`<slug>/chats/*.jsonl`, its auto memory copies Claude's).
+ */
+type SlugHost = {
+  host: "claude" | "qwen";
+  name: string;
+  root: string;
+  chats: string;
+  head: (path: string) => { cwd?: string };
+};
+
+const SLUG_HOSTS = {
+  claude: () => ({ host: "claude", name: "Claude Code", root: claudeProjectsDir(), chats: "", head: claudeHead }),
+  qwen: () => ({ host: "qwen", name: "Qwen Code", root: qwenProjectsDir(), chats: "chats", head: qwenHead }),
+} satisfies Record<SlugHost["host"], () => SlugHost>;
+
+function slugFolderItems(
+  h: SlugHost,
   map: ReturnType<typeof parseProjectMap>,
   cwd: string,
   skipped: ImportPlan["skipped"],
   seen: Seen,
   only?: NativeProject,
 ): ImportItem[] {
-  const root = claudeProjectsDir();
+  const root = h.root;
   const items: ImportItem[] = [];
   const slugs = only ? [...new Set(only.dirs.map(claudeSlug))] : entries(root).sort();
   for (const slug of slugs) {
@@ -214,19 +238,20 @@ function claudeItems(
     if (!entries(memDir).some((n) => n.endsWith(".md"))) continue;
     // Where the project lives: the cwd its transcripts recorded.
     const dirs: string[] = [];
-    for (const t of entries(join(root, slug)).filter((n) => n.endsWith(".jsonl"))) {
-      const c = claudeHead(join(root, slug, t)).cwd;
+    const chats = join(root, slug, h.chats);
+    for (const t of entries(chats).filter((n) => n.endsWith(".jsonl"))) {
+      const c = h.head(join(chats, t)).cwd;
       if (c && !dirs.includes(c)) dirs.push(c);
       if (dirs.length >= 3) break;
     }
-    const found = memoryFolder("claude", memDir, `${slug}/memory`, root, seen);
+    const found = memoryFolder(h.host, memDir, `${slug}/memory`, root, seen);
     if (!found.length) continue;
     // Claude Code deletes old transcripts (cleanupPeriodDays): the directory name itself still spells the path.
     if (!dirs.length) {
       const d = dirFromSlug(slug);
       if (d) dirs.push(d);
     }
-    const p: Placement = placeProject(slug, dirs, map, cwd, "Claude Code", found.length);
+    const p: Placement = placeProject(slug, dirs, map, cwd, h.name, found.length);
     if ("skip" in p) {
       skipped.push({ reason: p.skip, count: found.length });
       continue;
@@ -415,7 +440,7 @@ export function planNative(opts: NativeOptions = {}): NativePlan {
   const from: string[] = [];
   const seen: Seen = { refused: [], present: new Set(), checkouts: checkoutsOf(cwd) };
   if (asked.includes("claude")) {
-    items.push(...claudeItems(map, cwd, skipped, seen, opts.only));
+    items.push(...slugFolderItems(SLUG_HOSTS.claude(), map, cwd, skipped, seen, opts.only));
     from.push(claudeProjectsDir());
   }
   if (asked.includes("gemini")) {
@@ -425,6 +450,12 @@ export function planNative(opts: NativeOptions = {}): NativePlan {
   if (asked.includes("codex")) {
     items.push(...codexItems(seen));
     from.push(dirname(codexMemoryFile()));
+  }
+  if (asked.includes("qwen")) {
+    // The user's own memories (~/.qwen/memories/) hold for every project.
+    items.push(...memoryFolder("qwen", qwenUserMemory(), "memories", dirname(qwenUserMemory()), seen));
+    items.push(...slugFolderItems(SLUG_HOSTS.qwen(), map, cwd, skipped, seen, opts.only));
+    from.push(dirname(qwenUserMemory()));
   }
   for (const r of seen.refused) skipped.push({ reason: r, count: 1 });
   return { source: "native", from: from.join(", "), items, skipped, present: [...seen.present] };

@@ -3,7 +3,7 @@
  * `src/hosts/<host>/` and is reached through the registry in `src/hosts/index.ts`; this bare
  * list sits in lib/ so the store (config keys `native_memory.<host>`) can name hosts too.
  */
-export const HOSTS = ["claude", "codex", "gemini", "cursor", "windsurf", "opencode", "copilot"] as const;
+export const HOSTS = ["claude", "codex", "gemini", "cursor", "windsurf", "opencode", "copilot", "qwen"] as const;
 export type Host = (typeof HOSTS)[number];
 
 export function isHost(name: string): name is Host {
@@ -14,7 +14,7 @@ export function isHost(name: string): name is Host {
  * `model.provider` values that run an agent's own CLI headless as the distillation model (the
  * facts of each live in `src/hosts/<host>/headless.ts`, the table in `src/hosts/clis.ts`).
  */
-export const CLI_PROVIDERS = ["claude-code", "codex", "gemini-cli", "copilot-cli"] as const;
+export const CLI_PROVIDERS = ["claude-code", "codex", "gemini-cli", "copilot-cli", "qwen-code"] as const;
 export type CliProvider = (typeof CLI_PROVIDERS)[number];
 
 /** The agent whose CLI each provider runs (the same fact as each host's `headless.ts` `host`, checked by a test). */
@@ -23,4 +23,5 @@ export const CLI_PROVIDER_HOST = {
   codex: "codex",
   "gemini-cli": "gemini",
   "copilot-cli": "copilot",
+  "qwen-code": "qwen",
 } as const satisfies Record<CliProvider, Host>;

@@ -59,7 +59,7 @@ export function hostConfigDirs(
   platform: Platform = currentPlatform(),
   env: Env = process.env,
   home?: string,
-): Record<"claude" | "codex" | "gemini" | "cursor" | "windsurf" | "opencode", string> {
+): Record<"claude" | "codex" | "gemini" | "cursor" | "windsurf" | "opencode" | "qwen", string> {
   const p = pathFor(platform);
   const h = home ?? homeDirFor(platform, env);
   return {
@@ -69,6 +69,7 @@ export function hostConfigDirs(
     cursor: p.join(h, ".cursor"),
     windsurf: p.join(h, ".codeium", "windsurf"),
     opencode: p.join(xdgConfigDir(platform, env, h), "opencode"),
+    qwen: env.QWEN_HOME || p.join(h, ".qwen"),
   };
 }
 

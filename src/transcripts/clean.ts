@@ -43,6 +43,8 @@ const INJECTED_TAGS = [
   "INSTRUCTIONS",
   "state_snapshot",
   "session_context", // Gemini CLI: a compressed history; its environment preamble
+  "qwen:user-prompt-submit-context", // Qwen Code: UserPromptSubmit hook context
+  "qwen:session-start-context", // Qwen Code: SessionStart hook context (in the system prompt)
 ];
 const TAG_NAMES = `(?:${INJECTED_TAGS.join("|")})`;
 /** A complete injected element. */

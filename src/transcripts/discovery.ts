@@ -10,6 +10,7 @@ import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } fr
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
+import { listQwenSessions, parseQwen, qwenActivity, qwenHead, qwenRoot } from "./qwen";
 import { type Act, type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
 
 export type { SessionFile, SessionHead };
@@ -46,6 +47,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     parse: parseCopilot,
     activity: copilotActivity,
   },
+  qwen: { root: qwenRoot, list: listQwenSessions, head: qwenHead, parse: parseQwen, activity: qwenActivity },
 };
 
 /** Session files of the given hosts, touched since `sinceMs` (all when undefined), newest first. */
@@ -74,6 +76,7 @@ export function detectHost(path: string): TranscriptHost | undefined {
   if (r.type === "session_meta" || (r.payload && typeof r.payload === "object")) return "codex";
   if (r.type === "session.start" && r.data && typeof r.data === "object") return "copilot";
   if (typeof r.projectHash === "string" || Array.isArray(r.messages)) return "gemini";
+  if (r.message && typeof r.message === "object" && Array.isArray(r.message.parts)) return "qwen"; // Gemini parts
   if (typeof r.type === "string") return "claude";
   return undefined;
 }

@@ -140,6 +140,9 @@ export function hookErrors(sb: AgentSandbox, run: AgentRun): string[] {
     }
   } else if (agent === "codex") {
     errors.push(...lines.filter((l) => /^hook: \S+ (Failed|Blocked|Stopped)|hook.*(error|invalid)/i.test(l)));
+  } else if (agent === "qwen") {
+    // Its JSON on stdout lists a `hooks` slash command: only stderr speaks of hooks failing.
+    errors.push(...run.stderr.split("\n").filter((l) => /hook/i.test(l)));
   } else {
     errors.push(...lines.filter((l) => /hook/i.test(l)));
   }

@@ -25,13 +25,14 @@ import { dirname, join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import type { ModelServer } from "./model-server";
 
-export type AgentName = "claude" | "codex" | "gemini" | "copilot";
+export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "qwen";
 
 /** The exact versions the agent tests pass against (README "Verified with" names the same). */
 export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: string }> = {
   claude: { pkg: "@anthropic-ai/claude-code", version: "2.1.328", bin: "claude" },
   codex: { pkg: "@openai/codex", version: "0.169.0", bin: "codex" },
   gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
+  qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
   copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
 };
 
@@ -227,6 +228,9 @@ export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}
     // Codex (config.toml names this variable as the provider's env_key)
     CODEX_HOME: join(sb.home, ".codex"),
     FAKE_MODEL_API_KEY: "test-not-a-real-key",
+    // Qwen Code (its settings.json selects the OpenAI-compatible auth)
+    OPENAI_API_KEY: "test-not-a-real-key",
+    OPENAI_BASE_URL: `${server.url}/v1`,
     // Gemini CLI
     GEMINI_API_KEY: "test-not-a-real-key",
     GOOGLE_GEMINI_BASE_URL: server.url,
@@ -268,6 +272,12 @@ export function writeBaseConfigs(home: string, server: ModelServer): void {
   writeFileSync(
     join(home, ".gemini", "settings.json"),
     `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2)}\n`,
+  );
+  // Qwen Code: the OpenAI-compatible endpoint (OPENAI_BASE_URL); its memory extractor off (one request per turn).
+  mkdirSync(join(home, ".qwen"), { recursive: true });
+  writeFileSync(
+    join(home, ".qwen", "settings.json"),
+    `${JSON.stringify({ security: { auth: { selectedType: "openai" } }, model: { name: "fake-model" }, memory: { enableManagedAutoMemory: false } }, null, 2)}\n`,
   );
 }
 
@@ -339,7 +349,9 @@ export async function runAgent(sb: AgentSandbox, agent: AgentName, opts: RunAgen
     run.sessionId = /session id: ([0-9a-f-]{36})/.exec(stderr + stdout)?.[1];
   } else {
     try {
-      run.sessionId = JSON.parse(stdout).session_id;
+      // Qwen prints an array of events, each with the session id.
+      const doc = JSON.parse(stdout);
+      run.sessionId = Array.isArray(doc) ? doc.find((e) => e?.session_id)?.session_id : doc.session_id;
     } catch {}
   }
   return run;

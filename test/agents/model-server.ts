@@ -326,23 +326,43 @@ function responsesReply(body: any, reply: Reply, raw: string): Response {
 
 function chatReply(body: any, reply: Reply, raw: string): Response {
   const model = body?.model ?? "gpt-fake";
-  const text = reply.text ?? DEFAULT_TEXT;
+  const text = reply.text ?? (reply.toolCall ? "" : DEFAULT_TEXT);
   const id = nextId("chatcmpl");
   const created = Math.floor(Date.now() / 1000);
   const inTok = estimateTokens(raw);
+  const usage = { prompt_tokens: inTok, completion_tokens: 5, total_tokens: inTok + 5 };
+  const call = reply.toolCall && {
+    id: nextId("call"),
+    type: "function",
+    function: {
+      name: reply.toolCall.name,
+      arguments: typeof reply.toolCall.input === "string" ? reply.toolCall.input : JSON.stringify(reply.toolCall.input),
+    },
+  };
+  const finish = call ? "tool_calls" : "stop";
   if (!body?.stream) {
+    const message = { role: "assistant", content: text || null, ...(call ? { tool_calls: [call] } : {}) };
     return Response.json({
       id,
       object: "chat.completion",
       created,
       model,
-      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
-      usage: { prompt_tokens: inTok, completion_tokens: 5, total_tokens: inTok + 5 },
+      choices: [{ index: 0, message, finish_reason: finish }],
+      usage,
     });
   }
   const chunk = (delta: unknown, finish_reason: string | null) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
-  return sse([chunk({ role: "assistant", content: text }, null), chunk({}, "stop"), "data: [DONE]\n\n"]);
+  const chunks = [chunk({ role: "assistant", content: text }, null)];
+  if (call) chunks.push(chunk({ tool_calls: [{ index: 0, ...call }] }, null));
+  chunks.push(chunk({}, finish));
+  // `stream_options.include_usage`: a last chunk with no choices carries the usage.
+  if (body.stream_options?.include_usage)
+    chunks.push(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`,
+    );
+  chunks.push("data: [DONE]\n\n");
+  return sse(chunks);
 }
 
 // ---------------------------------------------------------------- Gemini
@@ -418,6 +438,13 @@ export function endsWithToolResult(req: RecordedRequest | undefined): boolean {
     const last = users[users.length - 1];
     return (last?.parts ?? []).some((p: any) => p.functionResponse);
   }
+  if (req.api === "chat") {
+    const msgs: any[] = b.messages ?? [];
+    for (let i = msgs.length - 1; i >= 0; i--) {
+      if (msgs[i]?.role === "tool") return true;
+      if (msgs[i]?.role === "user") return false;
+    }
+  }
   return false;
 }
 
@@ -491,6 +518,7 @@ export function agentTurns(requests: RecordedRequest[]): RecordedRequest[] {
         r.path.endsWith(":streamGenerateContent") ||
         (r.path.endsWith(":generateContent") && r.body?.generationConfig?.responseMimeType !== "application/json")
       );
+    if (r.api === "chat") return Array.isArray(r.body?.messages);
     return false;
   });
 }

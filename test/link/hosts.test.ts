@@ -75,6 +75,21 @@ const CASES: HostCase[] = [
     broken: { text: `{\n  // fine\n  "theme": "GitHub",\n}\n`, line: 4 },
   },
   {
+    host: "qwen",
+    files: [{ rel: ".qwen/settings.json", fixture: "qwen-settings.json", kind: "json" }],
+    hookFile: ".qwen/settings.json",
+    layout: "grouped",
+    events: {
+      SessionStart: ["session-start", undefined, 10],
+      UserPromptSubmit: ["prompt", undefined, 10],
+      PostToolUse: ["tool", "read_file|write_file|edit", 10],
+      PreCompact: ["compact", undefined, 10],
+      SubagentStart: ["subagent-start", undefined, 10],
+    },
+    mcp: { rel: ".qwen/settings.json", path: ["mcpServers", "coffer"] },
+    broken: { text: `{\n  // fine\n  "model": {"name": "x"},,\n}\n`, line: 3 },
+  },
+  {
     host: "cursor",
     files: [
       { rel: ".cursor/hooks.json", fixture: "cursor-hooks.json", kind: "json" },

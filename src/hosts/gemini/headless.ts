@@ -13,7 +13,15 @@
  */
 import { join } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
-import { classifyFailure, count, type HeadlessCli, jsonObjectIn, tail, usualPlaces } from "../headless";
+import {
+  classifyFailure,
+  count,
+  type HeadlessCli,
+  type HeadlessUsage,
+  jsonObjectIn,
+  tail,
+  usualPlaces,
+} from "../headless";
 
 export const POLICY_FILE = "gemini-policy.toml";
 const SYSTEM_SETTINGS_FILE = "gemini-system-settings.json";
@@ -95,29 +103,36 @@ export const headless: HeadlessCli = {
         message: `answered without its JSON result: ${tail(stdout) || "nothing"}`,
       };
     }
-    let input = 0;
-    let output = 0;
-    let counted = false;
-    const models = doc.stats?.models && typeof doc.stats.models === "object" ? doc.stats.models : {};
-    for (const m of Object.values(models) as { tokens?: Tokens }[]) {
-      const t = m?.tokens;
-      if (!t) continue;
-      const i = count(t.prompt) ?? count(t.input);
-      const o = (count(t.candidates) ?? 0) + (count(t.thoughts) ?? 0);
-      if (i === undefined && !o) continue;
-      counted = true;
-      input += i ?? 0;
-      output += o;
-    }
-    const names = Object.keys(models);
-    return {
-      ok: true,
-      text: doc.response,
-      ...(counted ? { usage: { input_tokens: input, output_tokens: output } } : {}),
-      ...(names.length === 1 ? { model: names[0] } : {}),
-    };
+    return { ok: true, text: doc.response, ...statsUsage(doc.stats) };
   },
 };
+
+/**
+ * The tokens and model of a run from Gemini's `stats: {models: {<model>: {tokens}}}` (Qwen Code, a
+ * fork, reports the same): input is the prompt, output the candidates and thoughts.
+ */
+export function statsUsage(stats: unknown): { usage?: HeadlessUsage; model?: string } {
+  let input = 0;
+  let output = 0;
+  let counted = false;
+  const raw = stats && typeof stats === "object" ? (stats as { models?: unknown }).models : undefined;
+  const models = raw && typeof raw === "object" ? (raw as Record<string, { tokens?: Tokens }>) : {};
+  for (const m of Object.values(models)) {
+    const t = m?.tokens;
+    if (!t) continue;
+    const i = count(t.prompt) ?? count(t.input);
+    const o = (count(t.candidates) ?? 0) + (count(t.thoughts) ?? 0);
+    if (i === undefined && !o) continue;
+    counted = true;
+    input += i ?? 0;
+    output += o;
+  }
+  const names = Object.keys(models);
+  return {
+    ...(counted ? { usage: { input_tokens: input, output_tokens: output } } : {}),
+    ...(names.length === 1 ? { model: names[0] } : {}),
+  };
+}
 
 /** Gemini prints a failure's JSON document last on stderr, after the stack trace. */
 function lastJsonBlock(text: string): string {

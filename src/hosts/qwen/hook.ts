@@ -1,0 +1,64 @@
+/**
+ * Qwen Code hooks (a Gemini CLI fork whose hooks follow Claude Code's contract): SessionStart ->
+ * session-start, UserPromptSubmit -> prompt, PostToolUse on read_file|write_file|edit
+ * (`tool_input.file_path`) -> tool, PreCompact -> compact, SubagentStart -> subagent-start,
+ * SessionEnd -> session-end. Answers are Claude's `hookSpecificOutput.additionalContext`.
+ *
+ * Observed with Qwen Code 0.24.4 (docs/hosts-observed.md):
+ * - SessionStart context is appended to the system prompt inside `<qwen:session-start-context>`;
+ *   UserPromptSubmit context is a separate part of the user turn inside
+ *   `<qwen:user-prompt-submit-context>`, and the hook's `prompt` is the user's text alone.
+ * - PreToolUse's additionalContext is read but never sent to the model; PostToolUse's is appended
+ *   to the tool result, so path triggers answer after the tool ran.
+ * - Neither context is cut: 140,000 characters arrived whole, so the cap is `load.max_tokens`.
+ * - The session-start block lives in the system prompt, which a resumed session rebuilds without
+ *   it: `resume` is a fresh start for Coffer (reset + full bundle), as for Gemini.
+ */
+import * as v from "valibot";
+import {
+  CLAUDE_CONTRACT,
+  CLAUDE_NATIVE,
+  familyFields,
+  familyParse,
+  type HookEvent,
+  type HostAdapter,
+  maxTokensCapacity,
+  START_SOURCES,
+  type StartSource,
+  specificOutput,
+} from "../hook";
+
+const NATIVE: Record<HookEvent, string> = { ...CLAUDE_NATIVE, tool: "PostToolUse" };
+
+const PATH_TOOLS = new Set(["read_file", "write_file", "edit"]);
+
+const Stdin = v.object({
+  ...familyFields,
+  transcript_path: v.optional(v.string()),
+  tool_input: v.optional(v.looseObject({ file_path: v.optional(v.unknown()) })),
+  agent_id: v.optional(v.string()),
+});
+
+const SOURCES: Record<string, StartSource> = { ...START_SOURCES, resume: "startup" };
+
+const parse = familyParse({
+  host: "qwen",
+  name: "Qwen",
+  native: NATIVE,
+  schema: Stdin,
+  source: (s) => SOURCES[s.source ?? "startup"] ?? "startup",
+  pathTools: PATH_TOOLS,
+  toolPaths: (s) => {
+    const path = s.tool_input?.file_path;
+    if (typeof path !== "string" || !path) return { ok: false, reason: `${s.tool_name} without tool_input.file_path` };
+    return [path];
+  },
+});
+
+export const adapter: HostAdapter = {
+  host: "qwen",
+  ...CLAUDE_CONTRACT,
+  parse,
+  render: (event, context) => specificOutput(NATIVE[event], context),
+  capacity: maxTokensCapacity,
+};

@@ -1,0 +1,56 @@
+/**
+ * Qwen Code: hooks and MCP both in settings.json (user `~/.qwen/settings.json`, project
+ * `.qwen/settings.json`), read with comments allowed; the MCP entry is the `{command, args}` shape
+ * `qwen mcp add` writes. Hook timeouts are in SECONDS (0.24: a value of 1,000 or more is read as
+ * legacy milliseconds). Qwen fires no SessionEnd hook in a headless run, so `--session-end` turns on
+ * the transcript sweep, as for Gemini CLI. `"disableAllHooks": true` switches every hook off;
+ * `memory.enableManagedAutoMemory` is its auto memory (`--native-memory off` sets it false).
+ */
+import { join } from "node:path";
+import { readJsonValue } from "../../lib/jsonc";
+import { commandOf, configDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
+
+const settings = (t: Target) => ({
+  path: join(configDir(t, ".qwen"), "settings.json"),
+  dialect: "json-comments" as const,
+});
+
+export const link: HostLink = {
+  host: "qwen",
+  name: "Qwen Code",
+  hooks: {
+    kind: "json",
+    layout: "grouped",
+    file: settings,
+    events: [
+      { native: "SessionStart", event: "session-start", timeout: 10 },
+      { native: "UserPromptSubmit", event: "prompt", timeout: 10 },
+      { native: "PostToolUse", event: "tool", matcher: "read_file|write_file|edit", timeout: 10 },
+      { native: "PreCompact", event: "compact", timeout: 10 },
+      { native: "SubagentStart", event: "subagent-start", timeout: 10 },
+    ],
+    entry: (command, spec) => ({ type: "command", command, timeout: spec.timeout }),
+  },
+  mcp: {
+    file: settings,
+    path: ["mcpServers", "coffer"],
+    value: stdioServer,
+    binaryOf: commandOf,
+  },
+  // Qwen's auto memory (its extractor writes ~/.qwen/projects/<project>/memory/ after each turn).
+  nativeMemory: { file: settings, settings: [{ path: ["memory", "enableManagedAutoMemory"], off: false }] },
+  sessionEnd: "sweep",
+  installed: { dirs: [".qwen"], bins: ["qwen"] },
+  doctorChecks: (t): Problem[] => {
+    const file = settings(t).path;
+    const doc = readJsonValue(file, "json-comments") as { disableAllHooks?: unknown } | undefined;
+    return doc?.disableAllHooks === true
+      ? [
+          {
+            message: `Qwen Code runs no hooks at all: "disableAllHooks": true in ${file}`,
+            fix: `remove "disableAllHooks" from ${file}`,
+          },
+        ]
+      : [];
+  },
+};
