@@ -210,6 +210,10 @@ describe("what each page shows", () => {
       expect(await page.locator("#entry-body li strong").textContent()).toBe("migrate");
       expect(await page.locator("#entry-body pre code").textContent()).toBe("npm run db:seed");
       await page.keyboard.press("Escape");
+      // Other pages too: the Trash.
+      sb.run(["forget", remember("Never run `rm -rf dist` by hand"), "--yes"], { cwd: repo });
+      await go("#/trash", "#trash-table");
+      expect(await page.locator("#trash-table td code").allTextContents()).toContain("rm -rf dist");
     },
     T,
   );

@@ -2,6 +2,7 @@
 
 import { handle } from "../../../lib/handle";
 import { api, errorBox, h, routeParams, setRouteParams, toast, when } from "../lib";
+import { inlineMd } from "../md";
 import { type Budget, budgetBox, openEntry } from "../widgets";
 
 type InboxItem = {
@@ -277,7 +278,11 @@ function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
         h(
           "p",
           {},
-          h("button", { type: "button", class: "link", onclick: () => openEntry(c.existing.id, []) }, c.existing.title),
+          h(
+            "button",
+            { type: "button", class: "link", onclick: () => openEntry(c.existing.id, []) },
+            inlineMd(c.existing.title),
+          ),
           " ",
           h("code", { class: "muted", title: c.existing.id }, handle(c.existing.id)),
         ),
@@ -287,7 +292,7 @@ function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
         "section",
         { class: "insight", "aria-label": "New insight" },
         h("h4", {}, "New insight ", h("span", { class: "kind" }, c.insight.kind)),
-        h("p", {}, h("strong", {}, c.insight.title)),
+        h("p", {}, h("strong", {}, inlineMd(c.insight.title))),
         h("pre", {}, c.insight.body),
       ),
     ),

@@ -2,6 +2,7 @@
 
 import { handle } from "../../../lib/handle";
 import { api, h, loadScopes, routeParams, type Scope, scopeSelect, setRouteParams, toast, when } from "../lib";
+import { inlineMd } from "../md";
 import { deleteEntry, type Full, openEditor, openEntry } from "../widgets";
 
 type Reason = { anchor: string; why: string; moved?: string; text: string };
@@ -109,7 +110,7 @@ function staleItem(e: StaleRow, scopes: Scope[], rerender: () => Promise<void>):
     h(
       "h3",
       { id: headingId },
-      h("button", { type: "button", class: "link title", onclick: () => openEntry(e.id, scopes) }, e.title),
+      h("button", { type: "button", class: "link title", onclick: () => openEntry(e.id, scopes) }, inlineMd(e.title)),
       " ",
       h("code", { class: "muted handle", title: e.id }, handle(e.id)),
     ),

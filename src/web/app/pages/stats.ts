@@ -2,6 +2,7 @@
 
 import { handle } from "../../../lib/handle";
 import { api, h, loadScopes, routeParams, setRouteParams, when } from "../lib";
+import { inlineMd } from "../md";
 import { type Budget, budgetBox, dataTable, openEntry, sparkline } from "../widgets";
 
 type Stats = {
@@ -145,7 +146,7 @@ export async function statsPage(main: HTMLElement): Promise<void> {
             h(
               "button",
               { type: "button", class: "link", onclick: () => openEntry(d.id, projects) },
-              d.title ?? handle(d.id),
+              d.title === null ? handle(d.id) : inlineMd(d.title),
             ),
             d.deliveries,
           ]),
@@ -160,7 +161,11 @@ export async function statsPage(main: HTMLElement): Promise<void> {
             h(
               "li",
               {},
-              h("button", { type: "button", class: "link", onclick: () => openEntry(e.id, projects) }, e.title),
+              h(
+                "button",
+                { type: "button", class: "link", onclick: () => openEntry(e.id, projects) },
+                inlineMd(e.title),
+              ),
               h("span", { class: "muted" }, ` · created ${when(e.created)}`),
             ),
           ),

@@ -1,5 +1,6 @@
 /** Trash: deleted entries for 30 days, with Restore. */
 import { api, h, toast, when } from "../lib";
+import { inlineMd } from "../md";
 
 export async function trashPage(main: HTMLElement): Promise<void> {
   const data = await api<{
@@ -41,7 +42,7 @@ export async function trashPage(main: HTMLElement): Promise<void> {
               h(
                 "tr",
                 {},
-                h("td", {}, t.title),
+                h("td", {}, inlineMd(t.title)),
                 h("td", { class: "kind" }, t.kind),
                 h("td", {}, t.scope === "global" ? "Global" : t.scope_label),
                 h("td", {}, when(t.deleted)),
