@@ -155,7 +155,13 @@ describe("Copilot CLI + coffer link copilot", () => {
 
       coffer(sb, ["link", "copilot"]);
       const hooks = readJson(join(sb.home, ".copilot", "hooks", "coffer.json"));
-      expect(Object.keys(hooks.hooks)).toEqual(["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"]);
+      expect(Object.keys(hooks.hooks)).toEqual([
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PreCompact",
+        "SubagentStart",
+      ]);
       expect(readJson(mcpFile).mcpServers.mine).toEqual({ type: "local", command: "true", args: [] });
 
       const t1 = await turnsOf(sb, PROMPT_1);
@@ -222,6 +228,39 @@ describe("Copilot CLI + coffer link copilot", () => {
       expect(hit.role).toBe("tool");
       expect(hit.text).toContain('Tool "view" succeeded. Additional guidance from postToolUse hooks:\n');
       expect(hit.text).toContain(`[${id.slice(-8)}]`);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe("Copilot CLI subagents", () => {
+  test(
+    "SubagentStart puts the rules bundle before the subagent's prompt; its prompt is not routed again",
+    async () => {
+      const sb = copilotSandbox();
+      seedStore(sb);
+      coffer(sb, ["link", "copilot"]);
+      const task = "Find out how the release process deploys";
+      script = [
+        {
+          text: "Delegating.",
+          toolCall: {
+            name: "task",
+            input: { agent_type: "general-purpose", name: "checker", description: "Check release", prompt: task },
+          },
+        },
+        { text: "Subagent done." },
+        { text: "Done." },
+      ];
+      const t = await turnsOf(sb, "Please delegate this");
+      const sub = t.turns.find((r) => conversationTexts(r).some((x) => x.role === "user" && x.text.includes(task)));
+      expect(sub).toBeDefined();
+      const first = conversationTexts(sub)[0]!.text;
+      // Copilot's date, Coffer's bundle, then the task the parent wrote.
+      expect(first).toMatch(/^<current_datetime>[^<]*<\/current_datetime>\n\n# Project rules \(via Coffer\)/);
+      expect(first).toEndWith(`\n\n${task}`);
+      expectBundle(sub);
+      expect(count(textOf(sub), BUNDLE_HEADING)).toBe(1);
     },
     TEST_TIMEOUT_MS,
   );

@@ -83,6 +83,26 @@ describe("coffer hook --agent copilot", () => {
     expect(hook("tool", bash).stdout.trim()).toBe("{}");
   });
 
+  test("SubagentStart (camelCase payload): the bundle for the subagent; the subagent's prompt: {}", () => {
+    const r = hook("subagent-start", {
+      sessionId: "s6",
+      timestamp: 1796323477372,
+      cwd: repo,
+      transcriptPath: "/home/u/.copilot/session-state/s6/events.jsonl",
+      agentName: "general-purpose",
+      agent_id: "a1",
+      agent_type: "general-purpose",
+      parent_agent_id: "s6",
+    });
+    expect(JSON.parse(r.stdout).additionalContext).toStartWith("# Project rules (via Coffer)");
+    const sub = {
+      ...base("a1", "UserPromptSubmit"),
+      agent_id: "a1",
+      prompt: "# Project rules (via Coffer)\n\nrelease process",
+    };
+    expect(hook("prompt", sub).stdout.trim()).toBe("{}");
+  });
+
   test("a payload of another event, or garbage: {} and exit 0", () => {
     expect(hook("prompt", { ...base("s5", "SessionStart"), prompt: "x" }).stdout.trim()).toBe("{}");
     const r = sb.run(["hook", "prompt", "--agent", "copilot"], { stdin: "not json", cwd: repo });

@@ -2,8 +2,8 @@
  * GitHub Copilot CLI hooks, installed with Claude Code's PascalCase event names so that Copilot
  * sends its snake_case payloads (`hook_event_name`, `session_id`, `cwd`, `prompt`, `tool_name`,
  * `tool_input`, `transcript_path`): SessionStart -> session-start, UserPromptSubmit -> prompt,
- * PostToolUse on view|edit|create -> tool (a path trigger), PreCompact -> compact, SessionEnd
- * -> session-end.
+ * PostToolUse on view|edit|create -> tool (a path trigger), PreCompact -> compact,
+ * SubagentStart -> subagent-start, SessionEnd -> session-end.
  *
  * Observed with Copilot CLI 1.0.102 (docs/hosts-observed.md):
  * - Context goes back as a top-level `{"additionalContext": "..."}` on every event. Claude's
@@ -20,6 +20,10 @@
  *   replayed prompts). Coffer's hook runner either keeps the delivered set and sends the bundle
  *   only when it changed (`resume`), or starts over (`startup`): `resume` counts as a start, at
  *   the cost of entries already in the replayed prompts being sent once more.
+ * - SubagentStart (the `task` tool) sends a camelCase payload whatever the event's spelling
+ *   (`sessionId`: the parent's, `agent_id`, `agent_type`, `parent_agent_id`, `transcriptPath`, no
+ *   `hook_event_name`); its context is put before the subagent's prompt, and the subagent's own
+ *   UserPromptSubmit then carries that prompt (with `agent_id`): not the user's, not routed.
  */
 import * as v from "valibot";
 import {
@@ -29,6 +33,7 @@ import {
   type HookEvent,
   type HostAdapter,
   maxTokensCapacity,
+  type ParseResult,
   START_SOURCES,
 } from "../hook";
 
@@ -50,7 +55,7 @@ const Stdin = v.object({
   tool_input: v.optional(v.looseObject({ path: v.optional(v.unknown()), file_path: v.optional(v.unknown()) })),
 });
 
-const parse = familyParse({
+const family = familyParse({
   host: "copilot",
   name: "Copilot CLI",
   native: NATIVE,
@@ -65,10 +70,45 @@ const parse = familyParse({
   },
 });
 
+const SubagentStdin = v.object({
+  sessionId: v.string(),
+  cwd: v.string(),
+  agent_id: v.string(),
+  transcriptPath: v.optional(v.string()),
+});
+
+function parse(event: HookEvent, raw: unknown, processCwd: string): ParseResult {
+  if (event === "subagent-start") {
+    const r = v.safeParse(SubagentStdin, raw);
+    if (!r.success)
+      return { ok: false, reason: `stdin does not match Copilot CLI's SubagentStart payload: ${r.issues[0]?.message}` };
+    const s = r.output;
+    return {
+      ok: true,
+      input: {
+        host: "copilot",
+        event,
+        sessionId: s.sessionId,
+        cwd: s.cwd,
+        agentId: s.agent_id,
+        transcriptPath: s.transcriptPath,
+      },
+    };
+  }
+  if (
+    event === "prompt" &&
+    raw &&
+    typeof raw === "object" &&
+    typeof (raw as { agent_id?: unknown }).agent_id === "string"
+  )
+    return { ok: false, ignored: true, reason: "a subagent's prompt (its SubagentStart context is in it)" };
+  return family(event, raw, processCwd);
+}
+
 export const adapter: HostAdapter = {
   host: "copilot",
-  events: ["session-start", "prompt", "tool", "compact", "session-end"],
-  injects: ["session-start", "prompt", "tool"],
+  events: ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"],
+  injects: ["session-start", "prompt", "tool", "subagent-start"],
   parse,
   render: (_event, context) => JSON.stringify({ additionalContext: context }),
   empty: () => EMPTY_OBJECT,

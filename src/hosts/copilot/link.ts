@@ -36,6 +36,7 @@ export const link: HostLink = {
       { native: "UserPromptSubmit", event: "prompt", timeout: 10 },
       { native: "PostToolUse", event: "tool", matcher: "view|edit|create", timeout: 10 },
       { native: "PreCompact", event: "compact", timeout: 10 },
+      { native: "SubagentStart", event: "subagent-start", timeout: 10 },
       { native: "SessionEnd", event: "session-end", timeout: 5, optIn: true },
     ],
     entry: (command, spec) => ({ type: "command", command, timeout: spec.timeout }),
