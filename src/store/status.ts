@@ -34,12 +34,12 @@ export function storeStatus(store: Store): {
   const team = store.team?.present ? [store.team.key] : [];
   const scopes = [...scopesOnDisk(), ...team].map((scope) => {
     const row = withHealing(store, () =>
-      // Two queries, each answered by a covering index (entries_size, entries_scope_updated).
+      // One row of the triggers' counts and one step down the (scope, updated) index: the same at any size.
       ({
-        ...(dbOf(store).query("SELECT count(*) AS n, total(size) AS bytes FROM entries WHERE scope = ?").get(scope) as {
+        ...((dbOf(store).query("SELECT n, bytes FROM scope_counts WHERE scope = ?").get(scope) as {
           n: number;
           bytes: number;
-        }),
+        } | null) ?? { n: 0, bytes: 0 }),
         ...(dbOf(store).query("SELECT max(updated) AS last FROM entries WHERE scope = ?").get(scope) as {
           last: string | null;
         }),

@@ -139,12 +139,14 @@ describe("a large store stays in step with hand edits", () => {
   });
 });
 
-test("the per-scope counts kept by triggers agree with the rows after adds, deletes and a reindex", () => {
+test("the per-scope counts and bytes kept by triggers agree with the rows after adds, edits, deletes and a reindex", () => {
   const counts = () => {
     const db = new Database(join(sb.cofferHome, "state/index.db"), { readonly: true });
     try {
-      const kept = db.query("SELECT scope, n FROM scope_counts WHERE n > 0 ORDER BY scope").all();
-      const real = db.query("SELECT scope, count(*) AS n FROM entries GROUP BY scope ORDER BY scope").all();
+      const kept = db.query("SELECT scope, n, bytes FROM scope_counts WHERE n > 0 ORDER BY scope").all();
+      const real = db
+        .query("SELECT scope, count(*) AS n, sum(size) AS bytes FROM entries GROUP BY scope ORDER BY scope")
+        .all();
       return { kept, real };
     } finally {
       db.close();
@@ -152,6 +154,9 @@ test("the per-scope counts kept by triggers agree with the rows after adds, dele
   };
   const id = sb.run(["remember", "A counted note about zebras", "--scope", "global", "--json"]).json().id;
   unlinkSync(fileOf(100));
+  // An edit in place that changes a file's size (the check reads it again and updates its row).
+  const newest = fileOf(N - 1);
+  writeFileSync(newest, `${readFileSync(newest, "utf8")}\nA longer body now.\n`);
   expect(sb.run(["list", "--json", "--limit", "1"]).code).toBe(0);
   let c = counts();
   expect(c.kept).toEqual(c.real);
