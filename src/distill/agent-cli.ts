@@ -48,7 +48,7 @@ function writeIfChanged(path: string, content: string): void {
   writeFileAtomic(path, content, 0o600);
 }
 
-/** The run folder, the system prompt as a file and the host's files; the run's cwd is left empty. */
+/** The run folder, the system prompt as a file and the host's files; the run's cwd holds nothing but Gemini's workspace settings. */
 function prepare(s: CliSettings, system: string): RunSpec {
   const dir = paths.headless();
   const workDir = paths.headlessRun();

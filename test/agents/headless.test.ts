@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUNDLE_HEADING, coffer, cofferAsync, GLOBAL_RULE, hookErrors, PROJECT_RULE, seedStore } from "./coffer";
 import {
@@ -17,7 +18,6 @@ import {
   type AgentSandbox,
   agentSandbox,
   assertRunOk,
-  cacheRoot,
   cleanupSandboxes,
   ensureAgent,
   listFiles,
@@ -50,20 +50,14 @@ afterAll(() => {
 });
 
 /**
- * A sandbox in a folder no other user can write to: Gemini CLI ignores a system settings file
- * (how Coffer turns its hooks off) below a group- or world-writable folder such as /tmp.
+ * A sandbox under the temp folder, as every test's: a HOME below /tmp, which is writable by
+ * others (Gemini CLI ignores a system settings file there: the hooks-off settings of its run must
+ * hold anyway, issue 37 bug 8).
  */
-function privateSandbox(): AgentSandbox {
-  const parent = join(cacheRoot(), "sandboxes");
-  mkdirSync(parent, { recursive: true, mode: 0o700 });
-  const saved = process.env.TMPDIR;
-  process.env.TMPDIR = parent;
-  try {
-    return agentSandbox(server, { prefix: "coffer-headless-" });
-  } finally {
-    if (saved === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = saved;
-  }
+function plainSandbox(): AgentSandbox {
+  const sb = agentSandbox(server, { prefix: "coffer-headless-" });
+  expect(sb.root.startsWith(tmpdir())).toBe(true);
+  return sb;
 }
 
 /** A hook of someone else's beside Coffer's, on the prompt event: it logs each time it runs. */
@@ -95,7 +89,7 @@ async function hookEvents(sb: AgentSandbox): Promise<number> {
 }
 
 async function zeroConfig(agent: AgentName): Promise<void> {
-  const sb = privateSandbox();
+  const sb = plainSandbox();
   seedStore(sb); // rules and an entry: a hook that fired would inject them
   const exe = await ensureAgent(agent);
   mkdirSync(join(sb.home, ".local", "bin"), { recursive: true });
@@ -119,7 +113,8 @@ async function zeroConfig(agent: AgentName): Promise<void> {
 
   // Distil it with nothing configured: the agent's own CLI, headless.
   server.clear();
-  const env = { ...sb.agentEnv, GEMINI_CLI_TRUST_WORKSPACE: "false" }; // --skip-trust must do
+  // A user who distrusts folders by default: Coffer's own run folder is trusted all the same.
+  const env = { ...sb.agentEnv, GEMINI_CLI_TRUST_WORKSPACE: "false" };
   const out = (await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"], { env })).json();
   expect(out.results[0].outcome).toBe("distilled");
   const turns = agentTurns(server.requests);
@@ -201,7 +196,7 @@ describe("offline: the real CLI cannot reach its model", () => {
   test(
     "claude: 'API Error: Connection refused' is a network failure that never uses up the session's tries",
     async () => {
-      const sb = privateSandbox();
+      const sb = plainSandbox();
       const exe = await ensureAgent("claude");
       mkdirSync(join(sb.home, ".local", "bin"), { recursive: true });
       symlinkSync(exe, join(sb.home, ".local", "bin", "claude"));

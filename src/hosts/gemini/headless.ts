@@ -4,15 +4,17 @@
  * policy file denies every tool (none is offered to the model), `--allowed-mcp-server-names` with a
  * name no server has starts none, `-e none` loads no extension, `--skip-trust` trusts Coffer's
  * empty run folder for this run only (an untrusted folder stops a headless run, exit 55). Hooks have
- * no command-line switch: the run gets its own system settings file (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`,
- * which overrides user and project settings) with the machine's system settings plus
- * `hooksConfig.enabled = false`. Gemini ignores that file when a folder above it is writable by
- * others (then Coffer's own hooks still answer `{}`: COFFER_NO_HOOKS, the run folder as cwd). The answer: `{session_id, response, stats: {models: {<model>: {tokens}}}}`; a
+ * no command-line switch: the run folder holds workspace settings (`.gemini/settings.json`, over the
+ * user's) with `hooksConfig.enabled = false`, read because `GEMINI_CLI_TRUST_WORKSPACE=true` trusts
+ * the folder before settings load (`--skip-trust` only does so after). Not a system settings file
+ * (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`): Gemini skips one that is not root's or lies below a folder
+ * others may write to, such as /tmp (issue 37 bug 8), and the machine's own system settings stay in
+ * force this way. Coffer's own hooks answer `{}` in any case (COFFER_NO_HOOKS). The answer: `{session_id, response, stats: {models: {<model>: {tokens}}}}`; a
  * failure: `{session_id, error: {type, message, code}}`, on stdout or stderr, with a non-zero exit.
  * Gemini keeps a chat file for the run under `~/.gemini/tmp/<run folder>/chats/`.
  */
-import { join } from "node:path";
-import { readJsonValue } from "../../lib/jsonc";
+import { join, relative } from "node:path";
+import { paths } from "../../lib/paths";
 import {
   classifyFailure,
   count,
@@ -24,24 +26,12 @@ import {
 } from "../headless";
 
 export const POLICY_FILE = "gemini-policy.toml";
-const SYSTEM_SETTINGS_FILE = "gemini-system-settings.json";
 
-/** Gemini's own system settings file on this OS (what the run's copy starts from). */
-function systemSettingsPath(): string {
-  const own = process.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH;
-  if (own && !own.endsWith(SYSTEM_SETTINGS_FILE)) return own;
-  if (process.platform === "darwin") return "/Library/Application Support/GeminiCli/settings.json";
-  if (process.platform === "win32") return "C:\\ProgramData\\gemini-cli\\settings.json";
-  return "/etc/gemini-cli/settings.json";
-}
+/** The run folder's workspace settings, as a name under Coffer's headless folder (where `files` go). */
+const workspaceSettings = () => join(relative(paths.headless(), paths.headlessRun()), ".gemini", "settings.json");
 
-/** The machine's system settings (an administrator's policy stays in force) with hooks off. */
-function runSettings(): string {
-  const found = readJsonValue(systemSettingsPath(), "json-comments");
-  const base = found && typeof found === "object" && !Array.isArray(found) ? (found as Record<string, any>) : {};
-  const hooksConfig = base.hooksConfig && typeof base.hooksConfig === "object" ? base.hooksConfig : {};
-  return `${JSON.stringify({ ...base, hooksConfig: { ...hooksConfig, enabled: false } }, null, 2)}\n`;
-}
+/** Hooks off for the run (the user's settings otherwise hold: their sign-in, their model). */
+const RUN_SETTINGS = `${JSON.stringify({ hooksConfig: { enabled: false } }, null, 2)}\n`;
 
 const DENY_ALL_TOOLS = `# Coffer's distillation runs: no tool may run.
 [[rule]]
@@ -60,7 +50,7 @@ export const headless: HeadlessCli = {
   plan: "your Gemini account",
   defaultModel: () => "flash-lite",
   places: (home) => usualPlaces(home, "gemini"),
-  files: () => ({ [POLICY_FILE]: DENY_ALL_TOOLS, [SYSTEM_SETTINGS_FILE]: runSettings() }),
+  files: () => ({ [POLICY_FILE]: DENY_ALL_TOOLS, [workspaceSettings()]: RUN_SETTINGS }),
   argv: (s) => [
     "-p",
     "",
@@ -78,7 +68,7 @@ export const headless: HeadlessCli = {
   // No relaunch into a second Node process (it only raises the heap limit: not needed for one turn).
   env: (s) => ({
     GEMINI_SYSTEM_MD: s.systemFile,
-    GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(s.dir, SYSTEM_SETTINGS_FILE),
+    GEMINI_CLI_TRUST_WORKSPACE: "true",
     GEMINI_CLI_NO_RELAUNCH: "true",
   }),
   setup: { login: "run `gemini` in a terminal and choose how to sign in", loggedOutCodes: [41] },
