@@ -4,7 +4,7 @@
  * another's modules. `coffer hook` skips the CLI framework entirely — it is on every agent turn.
  */
 import pkg from "../package.json" with { type: "json" };
-import { privateUmask } from "./lib/permissions";
+import { privateUmask } from "./lib/umask";
 
 /** The target this binary was built for (scripts/build.ts defines it), e.g. `linux-x64-musl`; `source` under `bun src/cli.ts`. */
 declare const COFFER_BUILD_TARGET: string | undefined;

@@ -1,29 +1,11 @@
 /**
  * Coffer's files are private to their user: folders under COFFER_HOME are 0700 and files 0600.
- * New ones are created so from the start (`privateUmask`, set once at process start, also covers
+ * New ones are created so from the start (lib/umask.ts: set once at process start, it also covers
  * SQLite and git); stores made by older versions are tightened by `coffer doctor --fix`
  * (`loosePaths` / `tighten`: group and other bits removed, the owner's bits kept as they are).
  */
 import { chmodSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-
-/** The umask the process started with (what the user's own files get). */
-let startUmask = 0o022;
-
-/** New files and folders get no group or other permissions (a no-op on Windows). */
-export function privateUmask(): void {
-  try {
-    startUmask = process.umask(0o077);
-  } catch {}
-}
-
-/**
- * The mode a new file or folder outside COFFER_HOME should get (an agent's config Coffer creates,
- * a `--project` file in a repository): what the user's own umask gives, not Coffer's private one.
- */
-export function userMode(dir: boolean): number {
-  return (dir ? 0o777 : 0o666) & ~startUmask;
-}
 
 export type LoosePath = { path: string; mode: number; dir: boolean };
 

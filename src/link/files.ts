@@ -30,7 +30,7 @@ import { writeFileAtomic } from "../lib/atomic";
 import type { AuditEvent } from "../lib/audit";
 import { CofferError } from "../lib/errors";
 import { envHome } from "../lib/paths";
-import { userMode } from "../lib/permissions";
+import { userMode } from "../lib/umask";
 import { audit } from "../scrub/write";
 import { unifiedDiff } from "./diff";
 
