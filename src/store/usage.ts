@@ -445,3 +445,15 @@ export function keepUnused(store: Store, id: string): boolean {
   if (!hasTable(db, "entry_use")) return false;
   return db.query("UPDATE entry_use SET kept = judged - unknown WHERE entry_id = ? AND used = 0").run(id).changes > 0;
 }
+
+/** A session's judged deliveries: verdict by `<entry id>@<delivery time in ms>`. */
+export function sessionVerdicts(store: Store, skey: string): Map<string, UseVerdict> {
+  const db = dbOf(store);
+  if (!hasTable(db, "delivery_use")) return new Map();
+  const rows = db.query("SELECT entry_id, at_ms, verdict FROM delivery_use WHERE skey = ?").all(skey) as {
+    entry_id: string;
+    at_ms: number;
+    verdict: UseVerdict;
+  }[];
+  return new Map(rows.map((r) => [`${r.entry_id}@${r.at_ms}`, r.verdict]));
+}

@@ -28,12 +28,14 @@ import {
   moveEntry,
   projectMeta,
   retagEntry,
+  type SessionRecord,
   scopeOverview,
   uncommittedInTeam,
 } from "../store/browse";
 import { loadConfigOrDefaults } from "../store/config";
 import { findEntry, remember, unmarkResolvedConflict } from "../store/entries";
 import { type Entry, KINDS, SOURCES } from "../store/entry";
+import { sessionKey } from "../store/hooks";
 import { promote } from "../store/promote";
 import { shownRules, writeRules } from "../store/rules";
 import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../store/scope";
@@ -41,6 +43,7 @@ import { checkedRoots, checkKnownProjects, keepStale, listStale } from "../store
 import { activeScopes, refresh, type Store, scopeName, withOpenStore } from "../store/store";
 import { syncConflicts } from "../store/sync-conflicts";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
+import { describeUse, entryUses, sessionVerdicts } from "../store/usage";
 import { relatedTo } from "../store/vectors";
 import type { WebAuth } from "./auth";
 
@@ -325,7 +328,13 @@ route("GET", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
       scope: scopeName(store, n.scope),
       similarity: Number(n.sim.toFixed(3)),
     }));
-    return json({ ...entryJson(hit.entry, hit.scope), delivered_to: deliveriesOf(store, hit.entry.id), related });
+    const use = entryUses(store, [hit.entry.id]).get(hit.entry.id)!;
+    return json({
+      ...entryJson(hit.entry, hit.scope),
+      delivered_to: deliveriesOf(store, hit.entry.id),
+      related,
+      use: { ...use, text: describeUse(use) },
+    });
   }),
 );
 
@@ -609,12 +618,41 @@ route("GET", "/api/v1/ui/handoffs", (_req, url) => {
 // ---------------------------------------------------------------------------------------------
 // Sessions (hook delivery records)
 
+/**
+ * A session's deliveries marked with whether the agent used them (issue 41), as the use pass judged
+ * them from the finished session's transcript: `used` is "used", "unused" or "unknown"; absent: not
+ * judged yet (the session may still go on).
+ */
+function withUse(store: Store, r: SessionRecord): SessionRecord {
+  const verdicts = sessionVerdicts(store, sessionKey(r.host as Host, r.cwd, r.session).skey);
+  if (!verdicts.size) return r;
+  const at = (iso: string) => Date.parse(iso);
+  // The log keeps times to the second in its ISO form: match an entry's verdict within that second.
+  const verdictOf = (id: string, iso: string) => {
+    const t = at(iso);
+    for (const [k, v] of verdicts) {
+      const [vid, ms] = k.split("@");
+      if (vid === id && Math.floor(Number(ms) / 1000) * 1000 === t) return v;
+    }
+    return undefined;
+  };
+  const mark = <T extends { id: string }>(e: T, iso: string) => {
+    const used = verdictOf(e.id, iso);
+    return used ? { ...e, used } : e;
+  };
+  return {
+    ...r,
+    sent: r.sent.map((e) => mark(e, e.at)),
+    events: r.events.map((e) => ({ ...e, delivered: e.delivered.map((d) => mark(d, e.at)) })),
+  };
+}
+
 route("GET", "/api/v1/ui/sessions", (_req, url, _p, ctx) =>
   withUiStore(ctx, undefined, (store) => {
     const limit = Math.min(Math.max(Number(url.searchParams.get("limit") ?? 100) || 100, 1), 500);
     const records = deliveryRecords(store, limit).map((r) => {
       const p = isAbsoluteDir(r.cwd) ? resolveProject(r.cwd) : undefined;
-      return { ...r, project: p ? { id: p.id, label: p.label } : null };
+      return { ...withUse(store, r), project: p ? { id: p.id, label: p.label } : null };
     });
     return json({ sessions: records });
   }),

@@ -22,6 +22,8 @@ export type Full = {
   text: string;
   file: string;
   delivered_to?: { host: string; session: string; at: string }[];
+  /** Whether the agents used it (issue 41): deliveries counted and judged from finished sessions. */
+  use?: { delivered: number; judged: number; used: number; unknown: number; text: string };
   /** Entries near it in meaning (entry vectors), best first. */
   related?: { id: string; title: string; scope: string; similarity: number }[];
   keywords?: string[];
@@ -164,6 +166,8 @@ export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
           ? e.delivered_to.map((d) => h("div", {}, `${d.host} session `, h("code", {}, d.session), ` · ${when(d.at)}`))
           : "no session yet (per the hooks' records of the last 7 days)",
       ),
+      h("dt", {}, "Used by the agent"),
+      h("dd", { id: "entry-use" }, e.use?.text ?? "—"),
       h("dt", {}, "Related"),
       h(
         "dd",

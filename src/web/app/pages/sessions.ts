@@ -12,7 +12,10 @@ type Why = {
   inherited?: boolean;
   card?: boolean;
 };
-type Sent = { id: string; title: string | null; scope: string | null; why?: Why };
+/** `used`: whether the agent then used it, judged from the finished session's transcript (absent: not yet). */
+type Sent = { id: string; title: string | null; scope: string | null; why?: Why; used?: "used" | "unused" | "unknown" };
+
+const USED_TEXT = { used: "used", unused: "not used", unknown: "use unknown" } as const;
 type SessionRec = {
   host: string;
   session: string;
@@ -62,6 +65,7 @@ function entryItem(e: Sent, projects: Scope[]): HTMLElement {
     " ",
     h("code", { class: "muted" }, handle(e.id)),
     h("span", { class: "muted" }, ` · ${scope}`),
+    e.used ? [" ", h("span", { class: `badge use-${e.used}`, "data-used": e.used }, USED_TEXT[e.used])] : null,
     why ? h("div", { class: "why muted" }, `Why: ${why}`) : null,
   );
 }

@@ -39,7 +39,17 @@ type Stats = {
     most_delivered: { id: string; scope: string | null; title: string | null; deliveries: number }[];
     never_delivered: { days: number; total: number; entries: { id: string; title: string; created: string }[] };
   };
+  /** Whether the agents used what was delivered (all time): judged deliveries and used ones. */
+  use?: {
+    judged: number;
+    used: number;
+    by_kind: { kind: string; judged: number; used: number }[];
+    entries: { id: string; scope: string | null; title: string | null; judged: number; used: number }[];
+    unused: { id: string; title: string; judged: number }[];
+  };
 };
+
+const pct = (used: number, judged: number) => (judged ? `${Math.round((used / judged) * 100)}%` : "—");
 
 export async function statsPage(main: HTMLElement): Promise<void> {
   // No window asked for: the server's default (the same as `coffer stats`).
@@ -171,5 +181,51 @@ export async function statsPage(main: HTMLElement): Promise<void> {
           ),
         )
       : h("p", {}, "Every older entry was delivered recently: nothing to prune."),
+    ...useSection(s, projects),
   );
+}
+
+/** Did the agents use what they were given? Per kind and per entry, and what was never used. */
+function useSection(s: Stats, projects: Parameters<typeof openEntry>[1]): HTMLElement[] {
+  const u = s.use;
+  const entry = (id: string, title: string | null) =>
+    h(
+      "button",
+      { type: "button", class: "link", onclick: () => openEntry(id, projects) },
+      title === null ? handle(id) : inlineMd(title),
+    );
+  if (!u?.judged)
+    return [
+      h("h2", {}, "Used by the agent"),
+      h("p", {}, "Nothing judged yet: finished sessions' transcripts are read in the background."),
+    ];
+  return [
+    h("h2", {}, `Used by the agent: ${u.used} of ${u.judged} judged deliveries (${pct(u.used, u.judged)})`),
+    dataTable(
+      "stats-use-kinds",
+      ["Kind", "Judged", "Used", "Share"],
+      u.by_kind.map((k) => [k.kind, k.judged, k.used, pct(k.used, k.judged)]),
+    ),
+    dataTable(
+      "stats-use-entries",
+      ["Entry", "Judged", "Used"],
+      u.entries.map((x) => [entry(x.id, x.title), x.judged, x.used]),
+    ),
+    ...(u.unused.length
+      ? [
+          h(
+            "div",
+            {},
+            h("h3", {}, "Delivered often, never used (keep, edit or forget)"),
+            h(
+              "ul",
+              { id: "stats-unused" },
+              u.unused.map((x) =>
+                h("li", {}, entry(x.id, x.title), h("span", { class: "muted" }, ` · ${x.judged} times`)),
+              ),
+            ),
+          ),
+        ]
+      : []),
+  ];
 }
