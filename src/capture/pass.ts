@@ -81,7 +81,8 @@ export async function workerPass(
   }
   if (!opts.signal?.aborted) {
     try {
-      report.judged = await judgeUse(config);
+      const judged = await judgeUse(config);
+      if (judged) report.judged = judged;
     } catch (err) {
       report.errors.push(`use: ${(err as Error).message}`);
     }
