@@ -5,8 +5,10 @@
  *
  * The table (model.bin, layout in scripts/embed/export.py) is embedded in the binary. A compiled
  * binary's embedded files can only be copied out whole, so the first use copies it once into
- * `state/model/<id>.bin` and every process maps that file: a hook touches only the pages of the
- * tokens it reads (the vocabulary's hash slots and a few hundred rows), never the 8 MB.
+ * `state/model/<id>.bin`. A process reads the vocabulary's part of that file (hash slots, strings,
+ * scales: half a megabyte) and each token's row when it first meets the token: a prompt hook reads
+ * a few dozen rows. (Mapped instead, a prompt's WordPiece probes and rows faulted in 64 KB around
+ * each page they touched: 8 MB more resident memory for one sentence.)
  *
  * The tokenizer is BERT's (uncased): clean control characters, space out CJK ideographs, strip
  * accents, lowercase; split on whitespace and punctuation; WordPiece, greedy longest match with
@@ -14,7 +16,7 @@
  * model2vec drops it). test/embed/embed.test.ts pins ids and vectors to the Python
  * tokenizer's and model's on 1,000 strings.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
@@ -31,12 +33,12 @@ const MAX_WORD = 100;
 const HEADER = 64;
 
 type Table = {
-  bytes: Uint8Array;
   slots: Int32Array;
   offsets: Uint32Array;
   strings: Uint8Array;
   scales: Float32Array;
-  rows: Int8Array;
+  /** A token's row of int8 components (read from the file on first use, then kept). */
+  row: (id: number) => Int8Array;
   dims: number;
   tokens: number;
   unk: number;
@@ -63,38 +65,55 @@ function tableFile(): string {
   return file;
 }
 
-function mapFile(file: string): Uint8Array {
-  if (process.platform !== "win32") {
-    try {
-      return Bun.mmap(file, { shared: false });
-    } catch {}
+/** Read `length` bytes of `fd` at `position` into a new buffer (all of them, however the reads come). */
+function readAt(fd: number, length: number, position: number): Uint8Array {
+  const out = new Uint8Array(length);
+  for (let done = 0; done < length; ) {
+    const n = readSync(fd, out, done, length - done, position + done);
+    if (n <= 0) throw new Error("model table is shorter than its header says");
+    done += n;
   }
-  return new Uint8Array(readFileSync(file));
+  return out;
 }
 
-/** The table, mapped on first use; null when it cannot be read (similarity is then off). */
+/** The table, opened on first use; null when it cannot be read (similarity is then off). */
 export function loadTable(file?: string): Table | null {
   if (table !== undefined && !file) return table;
   try {
-    const bytes = mapFile(file ?? tableFile());
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // The descriptor stays open for the process: rows are read from it as tokens are met.
+    const fd = openSync(file ?? tableFile(), "r");
+    const head = readAt(fd, HEADER, 0);
+    const view = new DataView(head.buffer);
     if (view.getUint32(0, true) !== 0x314d4543) throw new Error("not a model table"); // "CEM1"
     const dims = view.getUint32(4, true);
     const tokens = view.getUint32(8, true);
     const nslots = view.getUint32(12, true);
     const strBytes = view.getUint32(16, true);
     const unk = view.getUint32(20, true);
-    let at = bytes.byteOffset + HEADER;
-    const slots = new Int32Array(bytes.buffer, at, nslots);
+    const pad = (4 - (strBytes % 4)) % 4;
+    // Everything before the rows in one read: slots, offsets, strings, scales.
+    const vocabBytes = 4 * nslots + 4 * (tokens + 1) + strBytes + pad + 4 * tokens;
+    const vocab = readAt(fd, vocabBytes, HEADER);
+    let at = 0;
+    const slots = new Int32Array(vocab.buffer, at, nslots);
     at += 4 * nslots;
-    const offsets = new Uint32Array(bytes.buffer, at, tokens + 1);
+    const offsets = new Uint32Array(vocab.buffer, at, tokens + 1);
     at += 4 * (tokens + 1);
-    const strings = new Uint8Array(bytes.buffer, at, strBytes);
-    at += strBytes + ((4 - (strBytes % 4)) % 4);
-    const scales = new Float32Array(bytes.buffer, at, tokens);
-    at += 4 * tokens;
-    const rows = new Int8Array(bytes.buffer, at, tokens * dims);
-    const t = { bytes, slots, offsets, strings, scales, rows, dims, tokens, unk };
+    const strings = new Uint8Array(vocab.buffer, at, strBytes);
+    at += strBytes + pad;
+    const scales = new Float32Array(vocab.buffer, at, tokens);
+    const rowsAt = HEADER + vocabBytes;
+    const rows = new Map<number, Int8Array>();
+    const row = (id: number): Int8Array => {
+      let r = rows.get(id);
+      if (!r) {
+        const bytes = readAt(fd, dims, rowsAt + id * dims);
+        r = new Int8Array(bytes.buffer);
+        rows.set(id, r);
+      }
+      return r;
+    };
+    const t = { slots, offsets, strings, scales, row, dims, tokens, unk };
     if (!file) table = t;
     return t;
   } catch {
@@ -242,8 +261,8 @@ export function embed(text: string, maxTokens = MAX_TOKENS, t: Table | null = lo
   const d = t.dims;
   for (const id of ids) {
     const s = t.scales[id]!;
-    const base = id * d;
-    for (let i = 0; i < d; i++) out[i]! += t.rows[base + i]! * s;
+    const r = t.row(id);
+    for (let i = 0; i < d; i++) out[i]! += r[i]! * s;
   }
   let norm = 0;
   for (let i = 0; i < d; i++) norm += out[i]! * out[i]!;

@@ -74,7 +74,7 @@ describe("what the model reads", () => {
 });
 
 describe("the table's copy under state/ (compiled binary)", () => {
-  test("made on first use, mapped after; another model's copy is removed", async () => {
+  test("made on first use, read after; another model's copy is removed", async () => {
     const { sandbox } = await import("../helpers");
     const { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = await import("node:fs");
     const meta = (await import("../../src/embed/model.json")).default;
