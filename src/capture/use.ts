@@ -103,7 +103,9 @@ export function distinctTerms(entry: JudgedEntry): Term[] {
   }
   for (const m of text.matchAll(FLAG)) if (m[0].replace(/^-+/, "").length >= 3) add(m[0]);
   for (const m of text.matchAll(IDENT)) if (isCodeIdentifier(m[0])) add(m[0]);
-  for (const m of text.matchAll(NUMBER)) if (m[0].length >= 4 || m[0].includes(".")) add(m[0]);
+  // Ports, sizes, versions; not years, which any date in a session repeats.
+  for (const m of text.matchAll(NUMBER))
+    if ((m[0].length >= 4 || m[0].includes(".")) && !/^(?:19|20)\d\d$/.test(m[0])) add(m[0]);
   const words = new Set<string>();
   for (const m of text.matchAll(WORD)) {
     const w = m[0].toLowerCase().replace(/'s$/, "");

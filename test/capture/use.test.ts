@@ -74,6 +74,10 @@ describe("use signal", () => {
     const strong = terms.filter((t) => t.strong).map((t) => t.text);
     expect(strong).toEqual(expect.arrayContaining(["src/lib/timeout.ts", "withtimeout", "--max-wait", "4500"]));
     expect(terms.map((t) => t.text)).not.toContain("with");
+    // A year is not distinctive: any date in a session repeats it.
+    expect(distinctTerms(entry("Decided", "Decided in 2026 to keep port 5173.")).map((t) => t.text)).toEqual(
+      expect.not.arrayContaining(["2026"]),
+    );
     expect(terms.map((t) => t.text)).not.toContain("from");
   });
 
