@@ -151,25 +151,42 @@ export function judgeDelivery(entry: JudgedEntry, deliveredAt: number | undefine
     return { verdict: "used", why: "mcp" };
   const agent = after.filter((a) => a.kind === "say" || a.kind === "tool");
   if (!agent.length) return { verdict: "unknown", why: "no_activity" };
-  const done = agent.map((a) => a.text).join("\n");
-  const upper = done.toUpperCase();
+  const upper = agent.map((a) => a.text.toUpperCase()).join("\n");
   const short = id.slice(-8);
   if (upper.includes(id) || (id.length === 26 && new RegExp(`(?<![A-Z0-9])${short}(?![A-Z0-9])`).test(upper)))
     return { verdict: "used", why: "id" };
+  // What the user's prompts held: a term one held by the delivery proves nothing; one a later
+  // prompt brings up counts only where the agent said or did it first (it followed the memory,
+  // not the user).
   const prompts = acts
     .filter((a) => a.kind === "prompt")
-    .map((a) => a.text)
-    .join("\n")
-    .toLowerCase();
-  const promptStems = stems(prompts);
-  const lower = done.toLowerCase();
+    .map((a) => ({ at: a.at ?? -Infinity, lower: a.text.toLowerCase(), stems: stems(a.text) }));
+  const since = deliveredAt ?? Infinity;
+  const heard = (has: (p: (typeof prompts)[number]) => boolean) => Math.min(...prompts.filter(has).map((p) => p.at));
+  const mine = agent.map((a) => ({ at: a.at ?? -Infinity, lower: a.text.toLowerCase(), stems: stems(a.text) }));
+  const first = (has: (p: (typeof prompts)[number]) => boolean, inAct: (a: (typeof mine)[number]) => boolean) => {
+    const user = heard(has);
+    if (user <= since) return false;
+    return mine.some((a) => (a.at === -Infinity || a.at < user) && inAct(a));
+  };
   const terms = distinctTerms(entry);
   for (const t of terms)
-    if (t.strong && !hasTerm(prompts, t.text) && hasTerm(lower, t.text)) return { verdict: "used", why: "content" };
-  const words = terms.filter((t) => !t.strong && !promptStems.has(t.text));
+    if (
+      t.strong &&
+      first(
+        (p) => hasTerm(p.lower, t.text),
+        (a) => hasTerm(a.lower, t.text),
+      )
+    )
+      return { verdict: "used", why: "content" };
+  const words = terms.filter((t) => !t.strong && heard((p) => p.stems.has(t.text)) > since);
   if (words.length) {
-    const doneStems = stems(lower);
-    const hit = words.filter((t) => doneStems.has(t.text)).length;
+    const hit = words.filter((t) =>
+      first(
+        (p) => p.stems.has(t.text),
+        (a) => a.stems.has(t.text),
+      ),
+    ).length;
     if (hit >= WORDS_NEEDED && hit >= WORDS_SHARE * words.length) return { verdict: "used", why: "words" };
   }
   return { verdict: "unused", why: "none" };

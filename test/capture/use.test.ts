@@ -36,6 +36,18 @@ describe("use signal", () => {
     expect(judgeDelivery(e, at("10:00:00"), work)).toEqual({ verdict: "unused", why: "none" });
   });
 
+  test("a term a later prompt brings up counts only where the agent used it first", () => {
+    const e = entry("Money", "Amounts are stored in the amount_cents column.");
+    const acts = (agentFirst: boolean) => [
+      { kind: "prompt" as const, text: "Why do the totals drift by a cent?", at: at("09:00:00") },
+      { kind: "say" as const, text: agentFirst ? "Sum amount_cents, not floats." : "Looking.", at: at("09:00:05") },
+      { kind: "prompt" as const, text: "OK, use amount_cents everywhere.", at: at("09:01:00") },
+      { kind: "say" as const, text: "Done: amount_cents everywhere.", at: at("09:01:05") },
+    ];
+    expect(judgeDelivery(e, at("09:00:00"), acts(true)).verdict).toBe("used");
+    expect(judgeDelivery(e, at("09:00:00"), acts(false)).verdict).toBe("unused");
+  });
+
   test("a command the agent runs counts, up to the placeholder it fills in", () => {
     const e = entry("One test file", "Run one test file with `pnpm vitest run <file>`.");
     expect(judgeDelivery(e, at("10:00:00"), work).verdict).toBe("used");
