@@ -6,6 +6,7 @@
  * naming entries by title and handle, Stats tables side by side from one line, one title per entry.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { sandbox } from "../helpers";
 import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
@@ -86,6 +87,34 @@ describe("why was this injected", () => {
       expect(why).toMatch(
         /^Why: matched (“\w+”, )*“stripe”, (“\w+”, )*“webhooks” in the title(; similarity 0\.\d\d)?$/,
       );
+    },
+    T,
+  );
+
+  test(
+    "a file the agent touches: the delivery names the path that matched the entry's applies_to",
+    async () => {
+      const tax = remember("Tax is rounded per line, never per invoice", "--applies-to", "src/billing/**");
+      const T2 = "sess-why-tool";
+      hook(sb, "claude", "session-start", claudeStart(T2, repo));
+      const out = hook(sb, "claude", "tool", {
+        session_id: T2,
+        cwd: repo,
+        hook_event_name: "PreToolUse",
+        tool_name: "Read",
+        tool_input: { file_path: join(repo, "src", "billing", "tax.ts") },
+      });
+      expect(contextOf(out)).toContain("rounded per line");
+      const sessions = (await (await served.api("/api/v1/ui/sessions")).json()) as {
+        sessions: {
+          session: string;
+          events: { event: string; delivered: { id: string; why?: { path?: string } }[] }[];
+        }[];
+      };
+      const tool = sessions.sessions.find((x) => x.session === T2)!.events.find((e) => e.event === "tool")!;
+      expect(tool.delivered).toEqual([
+        { id: tax, title: expect.any(String), scope: expect.any(String), why: { path: "src/billing/tax.ts" } },
+      ]);
     },
     T,
   );
@@ -231,16 +260,19 @@ describe("what each page shows", () => {
   test(
     "the audit log names entries by title and handle, never by raw id",
     async () => {
+      // The newest events (the log shows 20 a page): one entry written, another written and forgotten.
+      const named = remember("Audit entries are named by `title`");
+      sb.run(["forget", remember("A scratch note about the old cron job, again"), "--yes"], { cwd: repo });
       await go("#/health", "#audit-table");
       const table = (await page.locator("#audit-table").textContent())!;
-      expect(table).not.toContain(stripe);
+      expect(table).not.toContain(named);
       expect(table).not.toMatch(/\b[0-9A-Z]{26}\b/);
-      const created = page.locator(`#audit-table [data-entry="${stripe}"]`).first();
-      expect(await created.textContent()).toContain("Stripe webhooks must be verified");
-      expect(await created.locator("code").textContent()).toMatch(/^[0-9A-Z]{8}$/);
+      const created = page.locator(`#audit-table [data-entry="${named}"]`).first();
+      expect(await created.textContent()).toContain("Audit entries are named by title");
+      expect(await created.locator("button code").textContent()).toBe("title"); // Markdown too
+      expect(await created.locator("code.handle").textContent()).toMatch(/^[0-9A-Z]{8}$/);
       // A forgotten entry is named from the trash.
-      expect(table).toContain("A scratch note about the old cron job");
-      expect(table).toContain("(in the trash)");
+      expect(table).toContain("A scratch note about the old cron job, again (in the trash)");
     },
     T,
   );
