@@ -143,7 +143,7 @@ const list = withExamples(
         );
       for (const u of unused)
         writeOut(
-          `${handle(u.id)}  unused    ${u.where.slice(0, 20).padEnd(20)}  "${short(u.title, 40)}": delivered ${u.judged} times, never used: keep (coffer inbox reject ${handle(u.id)}), edit or forget\n`,
+          `${handle(u.id)}  unused    ${u.where.slice(0, 20).padEnd(20)}  "${short(u.title, 40)}": delivered ${u.judged === 1 ? "once" : `${u.judged} times`}, never used: keep (coffer inbox reject ${handle(u.id)}), edit or forget\n`,
         );
       for (const p of team)
         writeOut(

@@ -92,7 +92,7 @@ function listUnused(store: Store, min: number, limit: number, json: boolean | un
       scope: scopeName(store, r.scope),
       kind: r.kind,
       title: r.title,
-      extra: `(delivered ${r.judged} times, never used)`,
+      extra: `(delivered ${r.judged === 1 ? "once" : `${r.judged} times`}, never used)`,
     })),
   );
   process.stdout.write(`${lines.join("\n")}\n`);

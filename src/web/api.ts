@@ -43,7 +43,7 @@ import { checkedRoots, checkKnownProjects, keepStale, listStale } from "../store
 import { activeScopes, refresh, type Store, scopeName, withOpenStore } from "../store/store";
 import { syncConflicts } from "../store/sync-conflicts";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
-import { describeUse, entryUses, sessionVerdicts } from "../store/usage";
+import { describeUse, entryUses, keepUnused, sessionVerdicts, unusedOffers } from "../store/usage";
 import { relatedTo } from "../store/vectors";
 import type { WebAuth } from "./auth";
 
@@ -757,6 +757,31 @@ route("GET", "/api/v1/ui/sync-conflicts", (_req, _url, _p, ctx) =>
       conflicts: syncConflicts(store).map((c) => ({ ...c, scope_label: projectMeta(c.scope).label })),
     }),
   ),
+);
+
+// Entries delivered inbox.unused_after times and never used by the agent (issue 41): offered for
+// review. Keep puts the offer off until as many more deliveries; edit and forget are the entry's own.
+route("GET", "/api/v1/ui/unused", (_req, _url, _p, ctx) =>
+  withUiStore(ctx, undefined, (store) => {
+    const min = loadConfigOrDefaults()["inbox.unused_after"];
+    return json({
+      min,
+      entries: unusedOffers(store, min).map((u) => ({
+        ...u,
+        scope_label: u.scope === GLOBAL ? "Global" : isTeamKey(u.scope) ? "Team" : projectMeta(u.scope).label,
+      })),
+    });
+  }),
+);
+
+route("POST", "/api/v1/ui/unused/{id}/keep", (_req, _url, p, ctx) =>
+  withUiStore(ctx, undefined, (store) => {
+    const hit = findEntry(store, idParam(p));
+    if (!hit) throw notFound(`no entry with id "${p.id}"`);
+    if (!keepUnused(store, hit.entry.id))
+      throw new HttpError(409, "not_offered", `entry "${hit.entry.id}" was used or never judged: nothing to keep`);
+    return json({ status: "kept", id: hit.entry.id });
+  }),
 );
 
 // Entries distillation proposed for a repository's team lane: approve promotes the entry into a

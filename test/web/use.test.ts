@@ -1,7 +1,7 @@
 /**
  * The web UI says whether the agent used what it was given (issue 41): the entry view's "Used by
  * the agent", the Stats page's use per kind and per entry, the Sessions page's mark on each judged
- * delivery. A session judged by the use pass (test/capture/_use.ts), then `coffer serve` in a browser.
+ * delivery, the Inbox's offer of entries delivered often and never used. A session judged by the use pass (test/capture/_use.ts), then `coffer serve` in a browser.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { A, B, usedSession } from "../capture/_use";
@@ -16,6 +16,7 @@ beforeAll(async () => {
   sb = sandbox("coffer-web-use-");
   const { repo } = usedSession(sb);
   sb.run(["config", "set", "distill.settle_minutes", "0"]);
+  sb.run(["config", "set", "inbox.unused_after", "1"]);
   expect(sb.run(["stats", "--json"], { cwd: repo }).json().use.judged).toBe(2); // the pass ran
   served = await serveUi(sb, repo);
   browser = await launch();
@@ -55,6 +56,18 @@ describe("web UI: use", () => {
     await page.click("#stats-use-entries button.link:has-text('Health check and redis')");
     await page.waitForSelector("#entry-use");
     expect(await page.textContent("#entry-use")).toBe("delivered once, used once");
+    await page.close();
+  }, 30_000);
+
+  test("the Inbox offers the entry never used, not the used one; Keep puts it off", async () => {
+    const page = await loggedInPage(browser.context, await newLoginUrl(served));
+    await page.goto(`${served.url}/#/inbox`);
+    await page.waitForSelector("#unused-heading");
+    expect(await page.textContent("#unused-heading")).toBe("Delivered often, never used (1)");
+    expect(await page.textContent(`[data-unused="${B}"]`)).toContain("delivered once, never used");
+    expect(await page.$(`[data-unused="${A}"]`)).toBeNull();
+    await page.click(`[data-unused="${B}"] button:has-text("Keep")`);
+    await page.waitForSelector("#no-unused");
     await page.close();
   }, 30_000);
 });

@@ -1,4 +1,4 @@
-/** Inbox: traces waiting for approval, contradictions, sync conflicts, team-lane proposals, transcripts to distill, the model in use. */
+/** Inbox: traces waiting for approval, contradictions, sync conflicts, team-lane proposals, never-used entries, transcripts to distill, the model in use. */
 
 import { handle } from "../../../lib/handle";
 import { api, errorBox, h, routeParams, setRouteParams, toast, when } from "../lib";
@@ -47,13 +47,14 @@ type ModelInfo = {
 export async function inboxPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
   const host = p.get("host") || "claude";
-  const [inbox, conflicts, proposals, budget, model, sync] = await Promise.all([
+  const [inbox, conflicts, proposals, budget, model, sync, unused] = await Promise.all([
     api<{ items: InboxItem[] }>("GET", "/api/v1/inbox"),
     api<{ conflicts: Conflict[] }>("GET", "/api/v1/ui/conflicts"),
     api<{ proposals: TeamProposal[] }>("GET", "/api/v1/ui/team-proposals"),
     api<Budget>("GET", "/api/v1/ui/budget"),
     api<ModelInfo>("GET", "/api/v1/ui/model"),
     api<{ conflicts: SyncCopy[] }>("GET", "/api/v1/ui/sync-conflicts"),
+    api<{ min: number; entries: UnusedOffer[] }>("GET", "/api/v1/ui/unused"),
   ]);
   const m = model.model;
   const modelLine = m
@@ -137,6 +138,19 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
           sync.conflicts.map((c) => syncConflictItem(c, main)),
         )
       : h("p", { id: "no-sync-conflicts" }, "No sync conflicts."),
+    h("h2", { id: "unused-heading" }, `Delivered often, never used (${unused.entries.length})`),
+    h(
+      "p",
+      { class: "muted" },
+      `Entries the hooks delivered ${unused.min} times or more without the agent using them (judged from the finished sessions' transcripts). Keep one as it is (offered again after as many more deliveries), edit it so it helps, or forget it. Nothing is removed by itself; rules are never offered.`,
+    ),
+    unused.entries.length
+      ? h(
+          "ul",
+          { id: "unused-list", class: "plain" },
+          unused.entries.map((u) => unusedItem(u, main)),
+        )
+      : h("p", { id: "no-unused" }, "No entry was delivered that often without being used."),
     h("h2", { id: "team-proposals-heading" }, `Proposed for the team lane (${proposals.proposals.length})`),
     h(
       "p",
@@ -332,6 +346,68 @@ type TeamProposal = {
 };
 
 type SyncCopy = { scope: string; scope_label: string; copy: string; kept: string; title: string; updated: string };
+
+type UnusedOffer = { id: string; scope: string; scope_label: string; kind: string; title: string; judged: number };
+
+function unusedItem(u: UnusedOffer, main: HTMLElement): HTMLElement {
+  const act = async (ev: Event, call: () => Promise<unknown>, done: string) => {
+    for (const b of (ev.target as HTMLElement).closest("li")?.querySelectorAll("button") ?? []) b.disabled = true;
+    try {
+      await call();
+      toast(done);
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+    await inboxPage(main);
+  };
+  const headingId = `unused-${u.id}`;
+  return h(
+    "li",
+    { class: "panel", "data-unused": u.id, "aria-labelledby": headingId },
+    h("h3", { id: headingId }, inlineMd(u.title)),
+    h(
+      "p",
+      { class: "muted" },
+      `${u.scope_label} · ${u.kind} · `,
+      h("code", {}, handle(u.id)),
+      ` · delivered ${u.judged === 1 ? "once" : `${u.judged} times`}, never used · `,
+      h("button", { type: "button", class: "link", onclick: () => openEntry(u.id, []) }, "Show or edit"),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        {
+          type: "button",
+          "aria-describedby": headingId,
+          onclick: (ev: Event) =>
+            act(
+              ev,
+              () => api("POST", `/api/v1/ui/unused/${encodeURIComponent(u.id)}/keep`),
+              `Kept ${handle(u.id)} as it is`,
+            ),
+        },
+        "Keep",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          "aria-describedby": headingId,
+          onclick: (ev: Event) =>
+            act(
+              ev,
+              () => api("DELETE", `/api/v1/ui/entries/${encodeURIComponent(u.id)}`),
+              `Forgot ${handle(u.id)} (the trash keeps it 30 days)`,
+            ),
+        },
+        "Forget",
+      ),
+    ),
+  );
+}
 
 function syncConflictItem(c: SyncCopy, main: HTMLElement): HTMLElement {
   const resolve = async (ev: Event) => {
