@@ -20,6 +20,7 @@ const REGISTRY: Record<Host, HostModules> = {
   windsurf: { hook: () => import("./windsurf/hook"), link: () => import("./windsurf/link") },
   opencode: { hook: () => import("./opencode/hook"), link: () => import("./opencode/link") },
   copilot: { hook: () => import("./copilot/hook"), link: () => import("./copilot/link") },
+  cline: { hook: () => import("./cline/hook"), link: () => import("./cline/link") },
   qwen: { hook: () => import("./qwen/hook"), link: () => import("./qwen/link") },
 };
 

@@ -47,6 +47,11 @@ export type PluginHooks = {
   binaryOf: (text: string) => string | undefined;
   /** Events the plugin forwards (for messages). */
   events: string[];
+  /**
+   * More files like `file`, each with the same marker line (Cline runs every file of its hooks
+   * folder named after an event: one file per event). Linked, checked and removed with `file`.
+   */
+  more?: (t: Target) => { file: string; render: (bin: string) => string }[];
 };
 
 /** A config file the engine edits: JSON in one of its dialects, or TOML. */

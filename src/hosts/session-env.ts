@@ -7,6 +7,7 @@
  * hook path: names only, no adapter is loaded.
  */
 import { SESSION_ENV as claude } from "./claude/session-env";
+import { SESSION_ENV as cline } from "./cline/session-env";
 import { SESSION_ENV as codex } from "./codex/session-env";
 import { SESSION_ENV as copilot } from "./copilot/session-env";
 import { SESSION_ENV as cursor } from "./cursor/session-env";
@@ -14,7 +15,7 @@ import { SESSION_ENV as gemini } from "./gemini/session-env";
 import { SESSION_ENV as opencode } from "./opencode/session-env";
 import { SESSION_ENV as qwen } from "./qwen/session-env";
 
-const IN_SESSION = new Set([...claude, ...codex, ...gemini, ...cursor, ...opencode, ...copilot, ...qwen]);
+const IN_SESSION = new Set([...claude, ...codex, ...gemini, ...cursor, ...opencode, ...copilot, ...cline, ...qwen]);
 
 /** True for a variable some host sets inside its sessions (names compared as Windows does: any case). */
 function isSessionVariable(name: string): boolean {

@@ -3,7 +3,17 @@
  * `src/hosts/<host>/` and is reached through the registry in `src/hosts/index.ts`; this bare
  * list sits in lib/ so the store (config keys `native_memory.<host>`) can name hosts too.
  */
-export const HOSTS = ["claude", "codex", "gemini", "cursor", "windsurf", "opencode", "copilot", "qwen"] as const;
+export const HOSTS = [
+  "claude",
+  "codex",
+  "gemini",
+  "cursor",
+  "windsurf",
+  "opencode",
+  "copilot",
+  "cline",
+  "qwen",
+] as const;
 export type Host = (typeof HOSTS)[number];
 
 export function isHost(name: string): name is Host {

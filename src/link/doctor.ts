@@ -156,7 +156,7 @@ function startReport(h: HostLink, target: Target, config: Config): HostReport {
 }
 
 /** A generated plugin: linked when it carries the marker, and the binary it runs. */
-function inspectPlugin({ report, fix }: Inspect, hooks: PluginHooks, file: string): void {
+function inspectPlugin({ report, fix, target }: Inspect, hooks: PluginHooks, file: string): void {
   report.hook_file = file;
   if (!existsSync(file)) return;
   const text = readFileSync(file, "utf8");
@@ -169,6 +169,16 @@ function inspectPlugin({ report, fix }: Inspect, hooks: PluginHooks, file: strin
   const bin = hooks.binaryOf(text);
   if (bin) report.binaries.push(bin);
   else report.problems.push({ message: `${tilde(file)} has no binary path Coffer can read`, fix });
+  for (const more of hooks.more?.(target) ?? []) {
+    const other = existsSync(more.file) ? readFileSync(more.file, "utf8") : undefined;
+    if (other === undefined || !carriesMarker(other, hooks.marker)) {
+      report.status = "partial";
+      report.problems.push({ message: `${tilde(more.file)} is missing (or not Coffer's)`, fix });
+    } else {
+      const b = hooks.binaryOf(other);
+      if (b) report.binaries.push(b);
+    }
+  }
 }
 
 /** A hooks file: Coffer's entries, the events missing from a full link, the binaries they run. */

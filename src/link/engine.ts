@@ -101,20 +101,23 @@ function groupFor(spec: HookSpec, entry: Record<string, unknown>): Record<string
 function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[]): void {
   const hooks = h.hooks;
   if (hooks.kind === "plugin") {
-    const file = hooks.file(opts.target);
-    const slot = ws.text(file);
-    if (slot.before !== null && !carriesMarker(slot.before, hooks.marker)) {
-      throw new CofferError(
-        `${tilde(file)} exists and was not written by Coffer (its first line is not Coffer's marker line); left it untouched`,
-        1,
-        "Move or rename that file, then run the command again.",
-      );
-    }
-    const text = hooks.render(opts.bin);
-    if (slot.before !== text) {
-      slot.text = text;
-      slot.notes.push(`plugin ${slot.before === null ? "installed" : "updated"} (${hooks.events.join(", ")})`);
-      slot.audit.push({ event: "hook_installed", host: h.host, events: hooks.events });
+    const files = [{ file: hooks.file(opts.target), render: hooks.render }, ...(hooks.more?.(opts.target) ?? [])];
+    const slots = files.map((f) => ({ ...f, slot: ws.text(f.file) }));
+    for (const { file, slot } of slots)
+      if (slot.before !== null && !carriesMarker(slot.before, hooks.marker)) {
+        throw new CofferError(
+          `${tilde(file)} exists and was not written by Coffer (its first line is not Coffer's marker line); left it untouched`,
+          1,
+          "Move or rename that file, then run the command again.",
+        );
+      }
+    for (const { slot, render } of slots) {
+      const text = render(opts.bin);
+      if (slot.before !== text) {
+        slot.text = text;
+        slot.notes.push(`plugin ${slot.before === null ? "installed" : "updated"} (${hooks.events.join(", ")})`);
+        slot.audit.push({ event: "hook_installed", host: h.host, events: hooks.events });
+      }
     }
     return;
   }
@@ -142,16 +145,17 @@ function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[
 function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
   const hooks = h.hooks;
   if (hooks.kind === "plugin") {
-    const file = hooks.file(target);
-    const slot = ws.text(file);
-    if (slot.before === null) return;
-    if (!carriesMarker(slot.before, hooks.marker)) {
-      slot.notes.push("left alone: not written by Coffer (its first line is not Coffer's marker line)");
-      return;
+    for (const file of [hooks.file(target), ...(hooks.more?.(target) ?? []).map((m) => m.file)]) {
+      const slot = ws.text(file);
+      if (slot.before === null) continue;
+      if (!carriesMarker(slot.before, hooks.marker)) {
+        slot.notes.push("left alone: not written by Coffer (its first line is not Coffer's marker line)");
+        continue;
+      }
+      slot.text = null;
+      slot.notes.push("plugin removed");
+      slot.audit.push({ event: "hook_uninstalled", host: h.host, events: hooks.events });
     }
-    slot.text = null;
-    slot.notes.push("plugin removed");
-    slot.audit.push({ event: "hook_uninstalled", host: h.host, events: hooks.events });
     return;
   }
   const file = hooks.file(target);

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, resolve, sep } from "node:path";
 import { CofferError } from "../lib/errors";
 import { claudeActivity, claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
+import { clineHead, clineRoot, clineSessionCwd, listClineSessions, parseCline } from "./cline";
 import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
@@ -47,6 +48,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     parse: parseCopilot,
     activity: copilotActivity,
   },
+  cline: { root: clineRoot, list: listClineSessions, head: clineHead, parse: parseCline },
   qwen: { root: qwenRoot, list: listQwenSessions, head: qwenHead, parse: parseQwen, activity: qwenActivity },
 };
 
@@ -137,5 +139,6 @@ export function parseSessionFile(file: SessionFile): ParsedTranscript {
 export function parseTranscriptText(host: TranscriptHost, text: string, path?: string): ParsedTranscript {
   const parsed = ADAPTERS[host].parse(text);
   if (host === "gemini" && !parsed.cwd && path) parsed.cwd = geminiProjectPath(path);
+  if (host === "cline" && !parsed.cwd && path) parsed.cwd = clineSessionCwd(path);
   return parsed;
 }

@@ -25,7 +25,7 @@ import { dirname, join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import type { ModelServer } from "./model-server";
 
-export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "qwen";
+export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen";
 
 /** The exact versions the agent tests pass against (README "Verified with" names the same). */
 export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: string }> = {
@@ -34,6 +34,7 @@ export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: stri
   gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
   qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
   copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
+  cline: { pkg: "cline", version: "3.0.65", bin: "cline" },
 };
 
 /** Generous: a cold npm install of all three takes ~20 s here, each CLI run 1-3 s. */
