@@ -7,9 +7,8 @@
  * not read, or whose transcript is gone or unreadable, is recorded as unknown once settled.
  */
 import type { Config } from "../store/config";
-import { dbOf } from "../store/db";
 import type { Store } from "../store/store";
-import { type PendingDelivery, pendingDeliveries, recordUse, type UseRecord } from "../store/usage";
+import { entryTexts, type PendingDelivery, pendingDeliveries, recordUse, type UseRecord } from "../store/usage";
 import { ADAPTERS, listSessions, type SessionFile } from "../transcripts/discovery";
 import { isTranscriptHost, type TranscriptHost } from "../transcripts/types";
 import { readTranscriptSafely } from "./observe";
@@ -27,11 +26,8 @@ export type UsePassReport = {
 
 /** The entries judged, as indexed now (an entry deleted since its delivery is unknown). */
 function entriesById(store: Store, ids: string[]): Map<string, JudgedEntry> {
-  const rows = dbOf(store)
-    .query("SELECT id, title, body, tags FROM entries WHERE id IN (SELECT value FROM json_each(?)) GROUP BY id")
-    .all(JSON.stringify(ids)) as { id: string; title: string; body: string; tags: string }[];
   return new Map(
-    rows.map((r) => {
+    entryTexts(store, ids).map((r) => {
       let tags: string[] = [];
       try {
         tags = JSON.parse(r.tags) as string[];

@@ -281,6 +281,13 @@ export function pendingDeliveries(store: Store, limit = 5000): PendingDelivery[]
     }));
 }
 
+/** Title, body and tags (JSON text) of `ids` as indexed now, one row per id: what the use pass judges against. */
+export function entryTexts(store: Store, ids: string[]): { id: string; title: string; body: string; tags: string }[] {
+  return dbOf(store)
+    .query("SELECT id, title, body, tags FROM entries WHERE id IN (SELECT value FROM json_each(?)) GROUP BY id")
+    .all(JSON.stringify(ids)) as { id: string; title: string; body: string; tags: string }[];
+}
+
 export type UseRecord = { skey: string; at_ms: number; entry_id: string; verdict: UseVerdict; why: string };
 
 /**
