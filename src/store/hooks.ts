@@ -358,9 +358,10 @@ function shownCardIds(shown: StartCache): string[] {
 
 /**
  * The delivery log (the web UI's Sessions page): per hook event, when, which event, which entry
- * bodies it delivered (ids, kept apart from the delivered set so a compact does not erase them) and
- * how many characters it injected. Ids and counts, never text; the newest 100 events per session
- * are kept, and they go with their session when it is pruned.
+ * bodies it delivered and why (ids and DeliveryWhy, kept apart from the delivered set so a compact
+ * does not erase them), a session start's memory cards, and how many characters it injected. Ids,
+ * reasons and counts, never prompt text; the newest 100 events per session are kept, and they go
+ * with their session when it is pruned.
  */
 export function logHookEvent(store: Store, key: SessionKey, event: string, chars: number, now: number): void {
   const db = cacheDb(store);
