@@ -22,6 +22,7 @@ const REGISTRY: Record<Host, HostModules> = {
   copilot: { hook: () => import("./copilot/hook"), link: () => import("./copilot/link") },
   cline: { hook: () => import("./cline/hook"), link: () => import("./cline/link") },
   qwen: { hook: () => import("./qwen/hook"), link: () => import("./qwen/link") },
+  kilo: { hook: () => import("./kilo/hook"), link: () => import("./kilo/link") },
 };
 
 /** One host's hook adapter (stdin schema, output shapes, payload cap). */

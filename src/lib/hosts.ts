@@ -13,6 +13,7 @@ export const HOSTS = [
   "copilot",
   "cline",
   "qwen",
+  "kilo",
 ] as const;
 export type Host = (typeof HOSTS)[number];
 

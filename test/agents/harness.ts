@@ -25,16 +25,17 @@ import { dirname, join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import type { ModelServer } from "./model-server";
 
-export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen";
+export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo";
 
 /** The exact versions the agent tests pass against (README "Verified with" names the same). */
 export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: string }> = {
   claude: { pkg: "@anthropic-ai/claude-code", version: "2.1.328", bin: "claude" },
   codex: { pkg: "@openai/codex", version: "0.169.0", bin: "codex" },
   gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
-  qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
   copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
   cline: { pkg: "cline", version: "3.0.65", bin: "cline" },
+  qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
+  kilo: { pkg: "@kilocode/cli", version: "7.7.7", bin: "kilo" },
 };
 
 /** Generous: a cold npm install of all three takes ~20 s here, each CLI run 1-3 s. */

@@ -122,6 +122,15 @@ const CASES: HostCase[] = [
     mcp: { rel: ".config/opencode/opencode.jsonc", path: ["mcp", "coffer"] },
     broken: { text: `{\n  "model": "x",\n  "mcp": {\n}\n`, line: 5 },
   },
+  {
+    host: "kilo",
+    files: [{ rel: ".config/kilo/kilo.jsonc", fixture: "kilo.jsonc", kind: "json" }],
+    hookFile: ".config/kilo/plugins/coffer.js",
+    layout: "plugin",
+    events: {},
+    mcp: { rel: ".config/kilo/kilo.jsonc", path: ["mcp", "coffer"] },
+    broken: { text: `{\n  "model": "x",\n  "mcp": {\n}\n`, line: 5 },
+  },
 ];
 
 function get(v: any, path: string[]): any {

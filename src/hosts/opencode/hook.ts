@@ -16,24 +16,28 @@ const Stdin = v.object({
   prompt: v.optional(v.string()),
 });
 
-function parse(event: HookEvent, raw: unknown): ParseResult {
-  const r = v.safeParse(Stdin, raw);
-  if (!r.success)
-    return { ok: false, reason: `stdin does not match the OpenCode plugin's payload: ${r.issues[0]?.message}` };
-  const s = r.output;
-  const input = { host: "opencode" as const, event, sessionId: s.session_id, cwd: s.cwd };
-  if (event === "prompt") return { ok: true, input: { ...input, prompt: s.prompt ?? "" } };
-  if (event === "session-start") return { ok: true, input: { ...input, source: "startup" } };
-  return { ok: true, input };
+/** The adapter of a host that runs Coffer's OpenCode plugin: OpenCode, and its fork Kilo Code. */
+export function pluginAdapter(host: "opencode" | "kilo", name: string): HostAdapter {
+  const parse = (event: HookEvent, raw: unknown): ParseResult => {
+    const r = v.safeParse(Stdin, raw);
+    if (!r.success)
+      return { ok: false, reason: `stdin does not match the ${name} plugin's payload: ${r.issues[0]?.message}` };
+    const s = r.output;
+    const input = { host, event, sessionId: s.session_id, cwd: s.cwd };
+    if (event === "prompt") return { ok: true, input: { ...input, prompt: s.prompt ?? "" } };
+    if (event === "session-start") return { ok: true, input: { ...input, source: "startup" } };
+    return { ok: true, input };
+  };
+  return {
+    host,
+    events: ["session-start", "prompt", "compact"],
+    injects: ["session-start", "prompt"],
+    slot: "replace",
+    parse,
+    render: (_event, context) => JSON.stringify({ additional_context: context }),
+    empty: () => EMPTY_OBJECT,
+    capacity: maxTokensCapacity,
+  };
 }
 
-export const adapter: HostAdapter = {
-  host: "opencode",
-  events: ["session-start", "prompt", "compact"],
-  injects: ["session-start", "prompt"],
-  slot: "replace",
-  parse,
-  render: (_event, context) => JSON.stringify({ additional_context: context }),
-  empty: () => EMPTY_OBJECT,
-  capacity: maxTokensCapacity,
-};
+export const adapter: HostAdapter = pluginAdapter("opencode", "OpenCode");
