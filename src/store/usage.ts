@@ -349,7 +349,7 @@ export function describeUse(u: EntryUse): string {
   if (!delivered) return "never delivered";
   const told = u.judged - u.unknown;
   if (!u.judged) return `delivered ${times(delivered)}, use not judged yet`;
-  const used = `used ${u.used === 0 ? "never" : times(u.used)}`;
+  const used = u.used === 0 ? "never used" : `used ${times(u.used)}`;
   const of = told < delivered ? ` (of ${told} judged)` : "";
   return `delivered ${times(delivered)}, ${used}${of}`;
 }

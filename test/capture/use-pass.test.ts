@@ -40,7 +40,7 @@ describe("use pass", () => {
   test("coffer show says it in words", () => {
     const r = sb.run(["show", A, "--use"], { cwd: repo });
     expect(r.stdout).toContain("delivered once, used once");
-    expect(sb.run(["show", B, "--use"], { cwd: repo }).stdout).toContain("delivered once, used never");
+    expect(sb.run(["show", B, "--use"], { cwd: repo }).stdout).toContain("delivered once, never used");
   });
 
   test("coffer list --unused lists the entry delivered and never used", () => {
