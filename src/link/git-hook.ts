@@ -18,8 +18,8 @@ import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { gitConfigValue } from "../lib/git-config";
 import { commonGitDir } from "../lib/git-files";
-import { userMode } from "../lib/umask";
 import { readSmallText } from "../lib/small-file";
+import { userMode } from "../lib/umask";
 import { resolveProject } from "../store/scope";
 import { backupPath, tilde } from "./files";
 

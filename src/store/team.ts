@@ -15,8 +15,8 @@ import { dirname, join, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { gitUserName } from "../lib/git-files";
 import { envHome, paths } from "../lib/paths";
-import { userMode } from "../lib/umask";
 import { assertRealDirs, pathExists } from "../lib/small-file";
+import { userMode } from "../lib/umask";
 import { type Entry, KEYWORDS_MAX, keywordsProblem, TITLE_MAX } from "./entry";
 import { isTeamKey, knownTeams, TEAM_FOLDER, type TeamScope } from "./scope";
 
