@@ -12,7 +12,14 @@ import { dbOf } from "../../src/store/db";
 import { forget, remember } from "../../src/store/entries";
 import { rebuildIndex } from "../../src/store/indexer";
 import { activeScopes, closeStore, openStore } from "../../src/store/store";
-import { nearest, queryVector, refreshVectors, unpackVector, vectorsCurrent } from "../../src/store/vectors";
+import {
+  hammingNearest,
+  nearest,
+  queryVector,
+  refreshVectors,
+  unpackVector,
+  vectorsCurrent,
+} from "../../src/store/vectors";
 
 const root = mkdtempSync(join(tmpdir(), "coffer-vectors-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,6 +39,50 @@ const open = () => openStore({ cwd: repo, freshness: "none", notice: () => {} })
 const count = (sql: string) => (dbOf(store).query(sql).get() as { n: number }).n;
 const store = open();
 const ids: string[] = [];
+
+describe("the Hamming pass (WebAssembly)", () => {
+  /** Bits set in a 32-bit word, the slow and obvious way. */
+  const bits = (x: number) => {
+    let n = 0;
+    for (let v = x >>> 0; v; v >>>= 1) n += v & 1;
+    return n;
+  };
+  let seed = 7;
+  const rand32 = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed ^ (seed >>> 13) ^ Math.imul(seed, 2654435761)) >>> 0;
+  };
+  const block = (n: number) => ({
+    rowids: Array.from({ length: n }, (_, i) => i),
+    codes: Uint32Array.from({ length: n * 8 }, rand32),
+  });
+
+  test.each([
+    [[40], 128],
+    [[4096, 4096, 1000], 512],
+    [[3000, 20], 160],
+  ])("blocks of %p codes, best %p: the same codes as counting bits one by one, in order", (sizes, keep) => {
+    const blocks = sizes.map(block);
+    // A longer block row than its codes use (a block is read as stored): only rowids.length codes count.
+    blocks[0]!.codes = Uint32Array.from([...blocks[0]!.codes, 0xffffffff, 0, 1, 2, 3, 4, 5, 6]);
+    const code = Uint32Array.from({ length: 8 }, rand32);
+    const dist: number[] = [];
+    for (const b of blocks)
+      for (let i = 0; i < b.rowids.length; i++) {
+        let d = 0;
+        for (let w = 0; w < 8; w++) d += bits(b.codes[i * 8 + w]! ^ code[w]!);
+        dist.push(d);
+      }
+    // The reference: by distance, ties by position; the answer is in position order.
+    const want = dist
+      .map((d, i) => ({ d, i }))
+      .sort((a, b) => a.d - b.d || a.i - b.i)
+      .slice(0, keep)
+      .map((x) => x.i)
+      .sort((a, b) => a - b);
+    expect(hammingNearest(blocks, code, keep)).toEqual(want);
+  });
+});
 
 describe("entry vectors", () => {
   test("every write stores its entry's vector and packs codes in blocks", () => {
