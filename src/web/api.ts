@@ -647,16 +647,43 @@ function withUse(store: Store, r: SessionRecord): SessionRecord {
   };
 }
 
-route("GET", "/api/v1/ui/sessions", (_req, url, _p, ctx) =>
-  withUiStore(ctx, undefined, (store) => {
-    const limit = Math.min(Math.max(Number(url.searchParams.get("limit") ?? 100) || 100, 1), 500);
-    const records = deliveryRecords(store, limit).map((r) => {
+route("GET", "/api/v1/ui/sessions", async (_req, url, _p, ctx) => {
+  const limit = Math.min(Math.max(Number(url.searchParams.get("limit") ?? 100) || 100, 1), 500);
+  const records = await withUiStore(ctx, undefined, (store) =>
+    deliveryRecords(store, limit).map((r) => {
       const p = isAbsoluteDir(r.cwd) ? resolveProject(r.cwd) : undefined;
       return { ...withUse(store, r), project: p ? { id: p.id, label: p.label } : null };
-    });
-    return json({ sessions: records });
-  }),
-);
+    }),
+  );
+  const rules = await rulesNow(records.filter((r) => r.bundle_sig).map((r) => r.cwd));
+  return json({
+    sessions: records.map((r) => {
+      const now = rules.get(r.cwd);
+      // The rules a session start sent, told by today's files while they are the same (the bundle's signature).
+      return { ...r, rules: now && r.bundle_sig ? { ...now.counts, unchanged: now.sig === r.bundle_sig } : null };
+    }),
+  });
+});
+
+type RulesNow = { sig: string; counts: { project: number; team: number; global: number } };
+
+/** Per working directory: the rules bundle its session start would send now (its signature, its rules per lane). */
+async function rulesNow(cwds: string[]): Promise<Map<string, RulesNow>> {
+  const out = new Map<string, RulesNow>();
+  const dirs = [...new Set(cwds)].filter(isAbsoluteDir).slice(0, 20);
+  if (!dirs.length) return out;
+  const { readBundle } = await import("../hooks/run");
+  for (const cwd of dirs) {
+    try {
+      const b = await withOpenStore({ cwd, freshness: "none", rebuildAll: false }, (store) => readBundle(store));
+      out.set(cwd, {
+        sig: b.sig,
+        counts: { project: b.project?.length ?? 0, team: b.team?.length ?? 0, global: b.global.length },
+      });
+    } catch {} // a directory whose store cannot open: its rules are simply not told
+  }
+  return out;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Inbox and distillation

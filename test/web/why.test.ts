@@ -46,6 +46,8 @@ beforeAll(async () => {
   );
   remember("Prices are integers in cents", "--kind", "decision");
   sb.run(["forget", remember("A scratch note about the old cron job"), "--yes"], { cwd: repo });
+  sb.run(["rules", "add", "Run bun test before every commit"], { cwd: repo });
+  sb.run(["rules", "add", "Prefer small pull requests", "--scope", "global"], { cwd: repo });
   hook(sb, "claude", "session-start", claudeStart(S, repo));
   expect(contextOf(hook(sb, "claude", "prompt", claudePrompt(S, repo, "how do we verify stripe webhooks?")))).toContain(
     "raw request body",
@@ -125,7 +127,7 @@ describe("why was this injected", () => {
       const start = page.locator(`tr[data-session="${S}"] tr[data-event="session-start"]`);
       const text = (await start.textContent())!;
       expect(text).not.toContain("none");
-      expect(text).toContain("The rules bundle");
+      expect(text).toContain("Rules: 1 project rule, 1 global rule and Coffer's built-in rules");
       const cards = await start.locator("ul.cards-sent li").allTextContents();
       expect(cards.length).toBeGreaterThanOrEqual(3);
       expect(cards.join("\n")).toContain("Orders live in Postgres 16");
@@ -221,6 +223,11 @@ describe("what each page shows", () => {
       expect(sh!).toBeGreaterThan(420);
       expect(sh).toBe(ch!);
       expect(await pre.textContent()).toContain("Orders live in Postgres 16");
+      // The session start sent the rules as they were: the Sessions page says they changed since.
+      await go("#/sessions", "#sessions-table");
+      const start = page.locator(`tr[data-session="${S}"] tr[data-event="session-start"] .start-sent`);
+      expect(await start.textContent()).toContain("The rules bundle");
+      expect(await start.textContent()).toContain("(changed since: see today's)");
     },
     T,
   );

@@ -28,7 +28,22 @@ type SessionRec = {
   sent?: (Sent & { at: string })[];
   events: { event: string; at: string; entries: number; chars: number; delivered?: Sent[]; cards?: Sent[] }[];
   project: { id: string; label: string } | null;
+  /** The rules its session start sent, per lane, told by today's rules files (`unchanged`: the same bundle). */
+  rules?: { project: number; team: number; global: number; unchanged: boolean } | null;
 };
+
+/** "2 project rules, 1 global rule and Coffer's built-in rules" (the built-in ones always come along). */
+function rulesText(r: { project: number; team: number; global: number }): string {
+  const lanes = (
+    [
+      ["project", r.project],
+      ["team", r.team],
+      ["global", r.global],
+    ] as const
+  ).filter(([, n]) => n > 0);
+  const mine = lanes.map(([lane, n]) => `${n} ${lane} rule${n === 1 ? "" : "s"}`);
+  return mine.length ? `${mine.join(", ")} and Coffer's built-in rules` : "Coffer's built-in rules only";
+}
 
 /**
  * Why an entry went out, as `recall --explain` says it: the prompt's terms it matched (where, and
@@ -88,12 +103,12 @@ function sentCell(s: SessionRec, e: SessionRec["events"][number], projects: Scop
       h(
         "div",
         { class: "start-sent" },
-        "The rules bundle",
+        s.rules?.unchanged ? `Rules: ${rulesText(s.rules)}` : "The rules bundle",
         s.bundle_sig ? [" ", h("code", { class: "muted" }, s.bundle_sig.slice(0, 8))] : "",
-        " (",
-        h("a", { href: rules }, "see it whole"),
+        s.rules && !s.rules.unchanged ? " (changed since: " : " (",
+        h("a", { href: rules }, s.rules && !s.rules.unchanged ? "see today's" : "see them whole"),
         ")",
-        e.cards?.length ? ` and ${e.cards.length} memory card${e.cards.length === 1 ? "" : "s"}:` : ", no memory card",
+        e.cards?.length ? `; ${e.cards.length} memory card${e.cards.length === 1 ? "" : "s"}:` : "; no memory card",
       ),
     );
     if (e.cards?.length)
