@@ -164,7 +164,7 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
     h(
       "p",
       { class: "muted" },
-      "What each agent session got from the hooks: every hook event with the entry bodies it delivered and the characters it injected (ids and counts, never prompt text). A compact or /clear does not erase what was sent. Records older than 7 days are pruned.",
+      "What each agent session got from the hooks, and why: every hook event with the entry bodies it delivered (each with the prompt's words it matched, or the path, or its similarity), a session start's rules and memory cards, and the characters injected. Ids, reasons and counts are kept, never the prompt itself. A compact or /clear does not erase what was sent. Records older than 7 days are pruned.",
     ),
     data.sessions.length
       ? h(
