@@ -195,4 +195,17 @@ describe("layers of src/", () => {
     }
     expect([...new Set(bad)].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))).toEqual([]);
   });
+
+  test("commands and the hook write through lib/output.ts, never Node's stdout/stderr streams", () => {
+    // The first use of process.stdout or process.stderr builds Node's stream machinery: about as
+    // much as the runtime's whole start in a compiled binary (issue 38). The servers (serve, mcp,
+    // web) run for hours and keep their streams: a closed terminal must not end them.
+    const bad: string[] = [];
+    for (const f of files) {
+      if (["serve", "mcp", "web"].includes(folderOf(f)) || rel(f) === "src/lib/output.ts") continue;
+      const text = code.get(f)!;
+      for (const m of text.matchAll(/\bprocess\.(?:stdout|stderr)\b/g)) bad.push(`${rel(f)}:${lineAt(text, m.index!)}`);
+    }
+    expect(bad).toEqual([]);
+  });
 });

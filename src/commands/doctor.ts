@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { allHostLinks } from "../hosts/index";
 import { handle } from "../lib/handle";
+import { writeErr, writeOut } from "../lib/output";
 import { cofferHome, homeDir } from "../lib/paths";
 import { loosePaths, tighten } from "../lib/permissions";
 import { agoText } from "../lib/time";
@@ -121,7 +122,7 @@ export default withExamples(
       if (args.fix) {
         const n = tighten(loosePaths(cofferHome()));
         if (n && !args.json)
-          process.stderr.write(
+          writeErr(
             `Made ${plural(n, "file or folder", "files or folders")} in ${tilde(cofferHome())} private (700/600).\n`,
           );
       }
@@ -171,11 +172,11 @@ export default withExamples(
         }
       } catch {} // an unreadable index is doctor's to report below
       if (trashed.length && !args.json)
-        process.stderr.write(
+        writeErr(
           `Moved ${plural(trashed.length, "entry file", "entry files")} Coffer cannot read to the trash: ${trashed.join(", ")} (coffer restore <id> brings one back as it was).\n`,
         );
       if (tempsRemoved.length && !args.json)
-        process.stderr.write(
+        writeErr(
           `Removed ${plural(
             tempsRemoved.reduce((sum, t) => sum + t.removed, 0),
             "temp file",
@@ -209,7 +210,7 @@ export default withExamples(
           removed_temps: tempsRemoved,
           sync_conflicts: syncCopies,
         });
-      else process.stdout.write(render(report, stale, teamRules));
+      else writeOut(render(report, stale, teamRules));
       if (report.problems.length) process.exitCode = 1;
     },
   }),

@@ -5,6 +5,7 @@ import { allHostLinks, loadHostLink } from "../hosts/index";
 import { type HostLink, installedEvidence } from "../hosts/link";
 import { CofferError, usageError } from "../lib/errors";
 import { HOSTS, type Host } from "../lib/hosts";
+import { isTerminal, writeErr, writeOut } from "../lib/output";
 import { homeDir } from "../lib/paths";
 import { applyPlan, currentBinary, type Plan, planLink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
@@ -138,9 +139,9 @@ export default withExamples(
         if (!dryRun && native === "off") {
           // What the agent saved in its own memory stays readable to Coffer: offer to bring it over first.
           const { offerNativeImport } = await import("../import/offer");
-          const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !args.json;
+          const interactive = Boolean(process.stdin.isTTY && isTerminal(2)) && !args.json;
           const ask = async (q: string) => (await consola.prompt(q, { type: "confirm", initial: true })) === true;
-          for (const line of await offerNativeImport(h.host, { interactive, ask })) process.stderr.write(`${line}\n`);
+          for (const line of await offerNativeImport(h.host, { interactive, ask })) writeErr(`${line}\n`);
         }
         if (!dryRun) applyPlan(plan, { force: !!args.force });
         if (!dryRun && native) setConfigValue(`native_memory.${h.host}`, native);
@@ -156,7 +157,7 @@ export default withExamples(
         const h = await loadHostLink(args.host);
         const plan = await linkOne(h);
         if (args.json) return printJson(planJson(plan, "link", dryRun, bin));
-        process.stdout.write(planText(plan, h.name, "link", dryRun, bin));
+        writeOut(planText(plan, h.name, "link", dryRun, bin));
         return;
       }
       // --all: every host installed on this machine; one that fails does not stop the others.
@@ -167,7 +168,7 @@ export default withExamples(
         if (!found) {
           results.push({ host: h.host, installed: false });
           if (!args.json)
-            process.stdout.write(
+            writeOut(
               `· ${h.name}: not installed (no ${h.installed.dirs.map((d) => `~/${d}`).join(" or ")}, no ${h.installed.bins.join(" or ")} on PATH); skipped\n`,
             );
           continue;
@@ -175,12 +176,12 @@ export default withExamples(
         try {
           const plan = await linkOne(h);
           results.push({ ...planJson(plan, "link", dryRun, bin), installed: found });
-          if (!args.json) process.stdout.write(`${planText(plan, `${h.name} (${found})`, "link", dryRun, bin)}`);
+          if (!args.json) writeOut(`${planText(plan, `${h.name} (${found})`, "link", dryRun, bin)}`);
         } catch (err) {
           if (!(err instanceof CofferError)) throw err;
           failed++;
           results.push({ host: h.host, installed: found, error: err.message });
-          if (!args.json) process.stdout.write(`✗ ${h.name}: ${err.message}${err.hint ? ` (${err.hint})` : ""}\n`);
+          if (!args.json) writeOut(`✗ ${h.name}: ${err.message}${err.hint ? ` (${err.hint})` : ""}\n`);
         }
       }
       if (args.json) printJson({ hosts: results });

@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { usePass } from "../capture/use-pass";
 import { UNUSED_MIN } from "../distill/stats";
 import { handle } from "../lib/handle";
+import { writeOut } from "../lib/output";
 import { listEntries } from "../store/entries";
 import { type Store, scopeName } from "../store/store";
 import { unusedEntries } from "../store/usage";
@@ -61,7 +62,7 @@ export default withExamples(
           date: e.updated.slice(0, 10),
         })),
       );
-      process.stdout.write(`${lines.join("\n")}\n`);
+      writeOut(`${lines.join("\n")}\n`);
       if (res.total > res.entries.length) notice(`${res.entries.length} of ${res.total} shown (--limit for more)`);
     },
   }),
@@ -95,6 +96,6 @@ function listUnused(store: Store, min: number, limit: number, json: boolean | un
       extra: `(delivered ${r.judged === 1 ? "once" : `${r.judged} times`}, never used)`,
     })),
   );
-  process.stdout.write(`${lines.join("\n")}\n`);
+  writeOut(`${lines.join("\n")}\n`);
   notice("Keep, edit (`coffer edit <id>`) or forget (`coffer forget <id>`): nothing is removed by itself.");
 }

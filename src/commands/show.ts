@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { usePass } from "../capture/use-pass";
 import { handle } from "../lib/handle";
+import { isTerminal, writeOut } from "../lib/output";
 import { requireEntry } from "../store/entries";
 import { readMemoryFile } from "../store/indexer";
 import { activeScopes, scopeName } from "../store/store";
@@ -37,12 +38,12 @@ export default withExamples(
       usePass(store, store.config); // finished sessions not judged yet (cheap: no model)
       const use = entryUses(store, [hit.entry.id]).get(hit.entry.id)!;
       if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName, related, use });
-      process.stdout.write(readMemoryFile(hit.file).text);
+      writeOut(readMemoryFile(hit.file).text);
       // After the file, on the terminal only: what is piped stays the file as it is.
-      if (process.stdout.isTTY || args.use) process.stdout.write(`\n${describeUse(use)}\n`);
+      if (isTerminal(1) || args.use) writeOut(`\n${describeUse(use)}\n`);
       // The file as it is when piped; a person at a terminal also sees what it is near.
-      if (process.stdout.isTTY && related.length)
-        process.stdout.write(
+      if (isTerminal(1) && related.length)
+        writeOut(
           `\nRelated (by meaning):\n${related.map((r) => `  ${handle(r.id)}  ${r.title}  (${r.similarity.toFixed(2)})`).join("\n")}\n`,
         );
     },

@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { usePass } from "../capture/use-pass";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats, UNUSED_MIN } from "../distill/stats";
 import { handle } from "../lib/handle";
+import { isTerminal, writeOut } from "../lib/output";
 import { loadConfig } from "../store/config";
 import { isTeamKey } from "../store/scope";
 import { closeStore } from "../store/store";
@@ -133,7 +134,7 @@ export default withExamples(
         usePass(store, config); // finished sessions not judged yet (cheap: no model)
         const stats = collectStats({ config, store, windowMs });
         if (args.json) return printJson(stats);
-        process.stdout.write(render(stats, Boolean(process.stdout.isTTY)));
+        writeOut(render(stats, Boolean(isTerminal(1))));
       } finally {
         closeStore(store);
       }

@@ -4,6 +4,7 @@ import { allHostLinks, loadHostLink } from "../hosts/index";
 import type { HostLink } from "../hosts/link";
 import { CofferError, usageError } from "../lib/errors";
 import { HOSTS } from "../lib/hosts";
+import { writeOut } from "../lib/output";
 import { homeDir } from "../lib/paths";
 import { applyPlan, type Plan, planUnlink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
@@ -32,12 +33,12 @@ export default withExamples(
         const { tilde } = await import("../link/files");
         const res = removeGitHook(process.cwd());
         if (args.json) return printJson(res);
-        process.stdout.write(
+        writeOut(
           res.status === "removed"
             ? `Took coffer scan --staged out of ${tilde(res.file)}\n`
             : `${tilde(res.file)} does not run coffer scan --staged; nothing to do\n`,
         );
-        if (res.hooks_path) process.stdout.write(`${(await import("../link/git-hook")).hooksPathNote(res)}\n`);
+        if (res.hooks_path) writeOut(`${(await import("../link/git-hook")).hooksPathNote(res)}\n`);
         return;
       }
       if (args.all && args.host) throw usageError("name one host or give --all, not both");
@@ -60,7 +61,7 @@ export default withExamples(
         const h = await loadHostLink(args.host);
         const plan = unlinkOne(h);
         if (args.json) return printJson(planJson(plan, "unlink", dryRun));
-        process.stdout.write(planText(plan, h.name, "unlink", dryRun));
+        writeOut(planText(plan, h.name, "unlink", dryRun));
         return;
       }
       // --all: every host, installed or not (a config can outlive its agent); per-host report.
@@ -70,12 +71,12 @@ export default withExamples(
         try {
           const plan = unlinkOne(h);
           results.push(planJson(plan, "unlink", dryRun));
-          if (!args.json) process.stdout.write(planText(plan, h.name, "unlink", dryRun));
+          if (!args.json) writeOut(planText(plan, h.name, "unlink", dryRun));
         } catch (err) {
           if (!(err instanceof CofferError)) throw err;
           failed++;
           results.push({ host: h.host, error: err.message });
-          if (!args.json) process.stdout.write(`✗ ${h.name}: ${err.message}${err.hint ? ` (${err.hint})` : ""}\n`);
+          if (!args.json) writeOut(`✗ ${h.name}: ${err.message}${err.hint ? ` (${err.hint})` : ""}\n`);
         }
       }
       if (args.json) printJson({ hosts: results });
