@@ -47,4 +47,29 @@
             (local.set $k (i32.add (local.get $k) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
-    (local.get $k)))
+    (local.get $k))
+  ;; out[i] (f64 at `out`) = the dot product of the query (`dims` f32 at `q`) with the i-th of `n`
+  ;; stored vectors at `vecs`, each `stride` bytes: an f32 scale, then `dims` int8 components.
+  ;; In f64 and in the order JavaScript would add them: the same numbers to the last bit.
+  (func (export "dots") (param $vecs i32) (param $n i32) (param $stride i32) (param $dims i32) (param $q i32) (param $out i32)
+    (local $i i32) (local $j i32) (local $v i32) (local $s f64)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $v (i32.add (local.get $vecs) (i32.mul (local.get $i) (local.get $stride))))
+        (local.set $s (f64.const 0))
+        (local.set $j (i32.const 0))
+        (block $row
+          (loop $comp
+            (br_if $row (i32.ge_u (local.get $j) (local.get $dims)))
+            (local.set $s
+              (f64.add (local.get $s)
+                (f64.mul
+                  (f64.promote_f32 (f32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2)))))
+                  (f64.convert_i32_s (i32.load8_s offset=4 (i32.add (local.get $v) (local.get $j)))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $comp)))
+        (f64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
+          (f64.mul (local.get $s) (f64.promote_f32 (f32.load (local.get $v)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))))
