@@ -13,7 +13,7 @@
  * Tool results are not the agent's doing (a file it read may hold anything) and are only read for
  * Coffer's own MCP answers. Nothing here keeps text: a verdict and the kind of evidence, no more.
  */
-import vocabulary from "../store/vocabulary.json";
+import { isEverydayWord } from "../store/text";
 import type { Act } from "../transcripts/types";
 
 export type Verdict = "used" | "unused" | "unknown";
@@ -41,7 +41,8 @@ const STOP = new Set(
     "until unless since does don't doesn't isn't aren't it's that's there's one two three"
   ).split(" "),
 );
-const EVERYDAY = new Set<string>([...STOP, ...vocabulary.generic, ...vocabulary.common]);
+/** Everyday words: these, and the routing vocabulary's (store/text.ts, read from its tables, not the 290 KB JSON). */
+const everyday = (w: string) => STOP.has(w) || isEverydayWord(w);
 
 /** File names every project has: naming one says little about a particular entry. */
 const COMMON_FILES = new Set([
@@ -83,7 +84,7 @@ export function distinctTerms(entry: JudgedEntry): Term[] {
   const strong = new Set<string>();
   const add = (t: string) => {
     const s = t.toLowerCase().replace(/[.,;:)]+$/, "");
-    if (s.length >= 3 && !COMMON_FILES.has(s) && !EVERYDAY.has(s)) strong.add(s);
+    if (s.length >= 3 && !COMMON_FILES.has(s) && !everyday(s)) strong.add(s);
   };
   for (const m of text.matchAll(BACKTICK)) {
     // A command of several words is distinctive as a whole (up to a placeholder such as `<file>`:
@@ -109,7 +110,7 @@ export function distinctTerms(entry: JudgedEntry): Term[] {
   const words = new Set<string>();
   for (const m of text.matchAll(WORD)) {
     const w = m[0].toLowerCase().replace(/'s$/, "");
-    if (w.length < 4 || EVERYDAY.has(w) || EVERYDAY.has(lightStem(w))) continue;
+    if (w.length < 4 || everyday(w) || everyday(lightStem(w))) continue;
     if (strong.has(w)) continue;
     words.add(lightStem(w));
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ArgDef } from "citty";
 import { type ConsolaOptions, createConsola } from "consola/core";
+import type { WrittenEntry } from "../distill/distill";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { isTerminal, writeErr, writeOut } from "../lib/output";
@@ -183,4 +184,19 @@ export function entryLines(rows: EntryRow[], titleMax = 80): string[] {
     ];
     return cols.join("  ");
   });
+}
+
+/** "7d", "12h", "30m", "2w" -> milliseconds. */
+export function parseSince(raw: string): number {
+  const m = /^(\d+)\s*([mhdw])$/.exec(raw.trim());
+  if (!m) throw usageError(`--since ${JSON.stringify(raw)}: use a number and a unit, e.g. 30m, 12h, 7d, 2w`);
+  return Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as "m" | "h" | "d" | "w"];
+}
+
+/** "+ [decision] Title (id)", with what it superseded, or "! ..." for a contradiction left in the inbox. */
+export function entryLine(e: WrittenEntry): string {
+  if (e.status === "conflict")
+    return `! [${e.kind}] ${e.title} contradicts ${e.contradicts}: for you to settle (coffer inbox show ${handle(e.id)})`;
+  const mark = e.status === "created" ? "+" : "=";
+  return `${mark} [${e.kind}] ${e.title} (${handle(e.id)})${e.supersedes ? `, supersedes ${handle(e.supersedes)}` : ""}${e.proposed ? `, proposed for the team lane (coffer inbox show ${handle(e.proposed)})` : ""}`;
 }

@@ -3,11 +3,10 @@ import { describeSweep, HANDOFF_ENV, holdSweep } from "../capture/background";
 import { selectSweep, sweepPolicy } from "../capture/sweep";
 import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
-import { type DistillResult, distillFile, prepareSession, type WrittenEntry } from "../distill/distill";
+import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
 import { backoffMessage, isDistilled, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
-import { handle } from "../lib/handle";
 import { writeErr, writeOut } from "../lib/output";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
@@ -17,7 +16,7 @@ import { listSessions, resolveSession, type SessionFile } from "../transcripts/d
 import { isTranscriptHost, TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
-import { consola, jsonArg, parseLimit, printJson, short } from "./_shared";
+import { consola, entryLine, jsonArg, parseLimit, parseSince, printJson, short } from "./_shared";
 
 const agentArg = {
   agent: {
@@ -32,13 +31,6 @@ function hostsFrom(agent: string | undefined): readonly TranscriptHost[] {
   if (!isTranscriptHost(agent))
     throw usageError(`--agent ${agent}: no transcripts to read for it (allowed: ${TRANSCRIPT_HOSTS.join(", ")})`);
   return [agent];
-}
-
-/** "7d", "12h", "30m", "2w" -> milliseconds. */
-export function parseSince(raw: string): number {
-  const m = /^(\d+)\s*([mhdw])$/.exec(raw.trim());
-  if (!m) throw usageError(`--since ${JSON.stringify(raw)}: use a number and a unit, e.g. 30m, 12h, 7d, 2w`);
-  return Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as "m" | "h" | "d" | "w"];
 }
 
 const shortId = (id: string) => (id.length > 13 ? id.slice(0, 13) : id);
@@ -111,14 +103,6 @@ const show = withExamples(
     "coffer distill show 7c1f --json",
   ],
 );
-
-/** "+ [decision] Title (id)", with what it superseded, or "! ..." for a contradiction left in the inbox. */
-export function entryLine(e: WrittenEntry): string {
-  if (e.status === "conflict")
-    return `! [${e.kind}] ${e.title} contradicts ${e.contradicts}: for you to settle (coffer inbox show ${handle(e.id)})`;
-  const mark = e.status === "created" ? "+" : "=";
-  return `${mark} [${e.kind}] ${e.title} (${handle(e.id)})${e.supersedes ? `, supersedes ${handle(e.supersedes)}` : ""}${e.proposed ? `, proposed for the team lane (coffer inbox show ${handle(e.proposed)})` : ""}`;
-}
 
 function report(r: DistillResult): void {
   const who = `${r.host} ${shortId(r.session)}${r.project ? ` (${r.project})` : ""}`;

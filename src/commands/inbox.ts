@@ -22,8 +22,7 @@ import { closeStore } from "../store/store";
 import { type SyncConflict, syncConflicts } from "../store/sync-conflicts";
 import { keepUnused, type UnusedEntry, unusedOffers } from "../store/usage";
 import { withExamples } from "./_run";
-import { cliStore, consola, jsonArg, plural, printJson, short } from "./_shared";
-import { entryLine } from "./distill";
+import { cliStore, consola, entryLine, jsonArg, plural, printJson, short } from "./_shared";
 
 const idArg = {
   id: {

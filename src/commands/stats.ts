@@ -7,8 +7,7 @@ import { loadConfig } from "../store/config";
 import { isTeamKey } from "../store/scope";
 import { closeStore } from "../store/store";
 import { withExamples } from "./_run";
-import { cliStore, jsonArg, plural, printJson, short } from "./_shared";
-import { parseSince } from "./distill";
+import { cliStore, jsonArg, parseSince, plural, printJson, short } from "./_shared";
 
 const BARS = "▁▂▃▄▅▆▇█";
 

@@ -187,6 +187,15 @@ export function wordCount(prompt: string): number {
   return promptWords(prompt).length;
 }
 
+/**
+ * An everyday word: a stopword, or one of the vocabulary's generic coding words ("fix", "file") or
+ * common English words ("open", "costs"). Lowercase `word`, as written (no stemming here).
+ */
+export function isEverydayWord(word: string): boolean {
+  const v = vocab();
+  return v.stop.has(word) || v.generic.has(word) || v.common.has(word);
+}
+
 /** Whether a prompt speaks of the project or the team ("we", "our", "this repo"): vocabulary "project". */
 export function mentionsProject(prompt: string): boolean {
   return holdsPhrase(promptWords(prompt), vocab().project);

@@ -45,8 +45,7 @@ function loadedBy(sources: string[]): string[] {
   const walk = (chunk: string) => {
     if (seen.has(chunk)) return;
     seen.add(chunk);
-    for (const i of meta.outputs[chunk]!.imports)
-      if (i.kind === "import-statement" && !i.external) walk(i.path);
+    for (const i of meta.outputs[chunk]!.imports) if (i.kind === "import-statement" && !i.external) walk(i.path);
   };
   for (const s of sources) walk(chunkOf(s));
   return [...seen].flatMap((c) => Object.keys(meta.outputs[c]!.inputs));
