@@ -9,6 +9,7 @@ import { headless as codex } from "./codex/headless";
 import { headless as copilot } from "./copilot/headless";
 import { headless as gemini } from "./gemini/headless";
 import type { HeadlessCli } from "./headless";
+import { headless as pi } from "./pi/headless";
 import { headless as qwen } from "./qwen/headless";
 
 export const HEADLESS_CLIS: Record<CliProvider, HeadlessCli> = {
@@ -17,6 +18,7 @@ export const HEADLESS_CLIS: Record<CliProvider, HeadlessCli> = {
   "gemini-cli": gemini,
   "copilot-cli": copilot,
   "qwen-code": qwen,
+  pi,
 };
 
 export function isCliProvider(p: string | undefined): p is CliProvider {

@@ -23,6 +23,7 @@ const REGISTRY: Record<Host, HostModules> = {
   cline: { hook: () => import("./cline/hook"), link: () => import("./cline/link") },
   qwen: { hook: () => import("./qwen/hook"), link: () => import("./qwen/link") },
   kilo: { hook: () => import("./kilo/hook"), link: () => import("./kilo/link") },
+  pi: { hook: () => import("./pi/hook"), link: () => import("./pi/link") },
 };
 
 /** One host's hook adapter (stdin schema, output shapes, payload cap). */

@@ -14,9 +14,21 @@ import { SESSION_ENV as cursor } from "./cursor/session-env";
 import { SESSION_ENV as gemini } from "./gemini/session-env";
 import { SESSION_ENV as kilo } from "./kilo/session-env";
 import { SESSION_ENV as opencode } from "./opencode/session-env";
+import { SESSION_ENV as pi } from "./pi/session-env";
 import { SESSION_ENV as qwen } from "./qwen/session-env";
 
-const IN_SESSION = new Set([...claude, ...codex, ...gemini, ...cursor, ...opencode, ...copilot, ...cline, ...qwen, ...kilo]);
+const IN_SESSION = new Set([
+  ...claude,
+  ...codex,
+  ...gemini,
+  ...cursor,
+  ...opencode,
+  ...copilot,
+  ...cline,
+  ...qwen,
+  ...kilo,
+  ...pi,
+]);
 
 /** True for a variable some host sets inside its sessions (names compared as Windows does: any case). */
 function isSessionVariable(name: string): boolean {

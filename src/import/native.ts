@@ -41,7 +41,7 @@ import {
 import { type Placement, parseProjectMap, placeDirectory, placeProject } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
-const NO_FILES = ["cursor", "windsurf", "opencode", "copilot", "kilo"];
+const NO_FILES = ["cursor", "windsurf", "opencode", "copilot", "kilo", "pi"];
 /** A memory file larger than this is not a memory: left alone. */
 const SOURCE_MAX = 4 * 1024 * 1024;
 

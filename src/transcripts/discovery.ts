@@ -11,6 +11,7 @@ import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } fr
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
+import { listPiSessions, parsePi, piActivity, piHead, piRoot } from "./pi";
 import { listQwenSessions, parseQwen, qwenActivity, qwenHead, qwenRoot } from "./qwen";
 import { type Act, type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
 
@@ -50,6 +51,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
   },
   cline: { root: clineRoot, list: listClineSessions, head: clineHead, parse: parseCline },
   qwen: { root: qwenRoot, list: listQwenSessions, head: qwenHead, parse: parseQwen, activity: qwenActivity },
+  pi: { root: piRoot, list: listPiSessions, head: piHead, parse: parsePi, activity: piActivity },
 };
 
 /** Session files of the given hosts, touched since `sinceMs` (all when undefined), newest first. */
@@ -79,6 +81,7 @@ export function detectHost(path: string): TranscriptHost | undefined {
   if (r.type === "session.start" && r.data && typeof r.data === "object") return "copilot";
   if (typeof r.projectHash === "string" || Array.isArray(r.messages)) return "gemini";
   if (r.message && typeof r.message === "object" && Array.isArray(r.message.parts)) return "qwen"; // Gemini parts
+  if (r.type === "session" && typeof r.version === "number" && typeof r.id === "string") return "pi";
   if (typeof r.type === "string") return "claude";
   return undefined;
 }

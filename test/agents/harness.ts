@@ -25,7 +25,7 @@ import { dirname, join } from "node:path";
 import { type Sandbox, sandbox } from "../helpers";
 import type { ModelServer } from "./model-server";
 
-export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo";
+export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo" | "pi";
 
 /** The exact versions the agent tests pass against (README "Verified with" names the same). */
 export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: string }> = {
@@ -36,6 +36,7 @@ export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: stri
   cline: { pkg: "cline", version: "3.0.65", bin: "cline" },
   qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
   kilo: { pkg: "@kilocode/cli", version: "7.7.7", bin: "kilo" },
+  pi: { pkg: "@mariozechner/pi-coding-agent", version: "0.73.1", bin: "pi" },
 };
 
 /** Generous: a cold npm install of all three takes ~20 s here, each CLI run 1-3 s. */

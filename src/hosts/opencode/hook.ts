@@ -16,8 +16,11 @@ const Stdin = v.object({
   prompt: v.optional(v.string()),
 });
 
-/** The adapter of a host that runs Coffer's OpenCode plugin: OpenCode, and its fork Kilo Code. */
-export function pluginAdapter(host: "opencode" | "kilo", name: string): HostAdapter {
+/**
+ * The adapter of a host that runs a plugin Coffer generates and keeps one context slot: OpenCode,
+ * its fork Kilo Code (the same plugin), and Pi (its own extension, the same payload and slot).
+ */
+export function pluginAdapter(host: "opencode" | "kilo" | "pi", name: string): HostAdapter {
   const parse = (event: HookEvent, raw: unknown): ParseResult => {
     const r = v.safeParse(Stdin, raw);
     if (!r.success)

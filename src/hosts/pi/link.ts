@@ -1,0 +1,114 @@
+/**
+ * Pi (npm `@mariozechner/pi-coding-agent`): no hooks file and no MCP. Coffer generates an extension,
+ * `~/.pi/agent/extensions/coffer.ts` (project `.pi/extensions/coffer.ts`), which Pi discovers and
+ * loads with jiti; its first line is a marker comment, and a file without it is a person's and is
+ * never overwritten. On `before_agent_start` it runs `coffer hook session-start --agent pi` on a
+ * session's first prompt in this process and `coffer hook prompt --agent pi` on every prompt, keeps
+ * the last non-empty answer as the session's slot, and appends it to the system prompt Pi builds
+ * for the turn. `$PI_CODING_AGENT_DIR` moves `~/.pi/agent`. Finished sessions are found by the
+ * transcript sweep (`--session-end`).
+ */
+import { join } from "node:path";
+import type { HostLink, Target } from "../link";
+import { pluginBinaryOf, pluginMarkerLine } from "../opencode/link";
+
+const agentDir = (t: Target) => process.env.PI_CODING_AGENT_DIR || join(t.home, ".pi", "agent");
+
+/** The generated extension: plain JavaScript in a .ts file (jiti loads it; no types, no dependencies). */
+export function renderExtension(bin: string): string {
+  return `${pluginMarkerLine("pi")}
+import { spawn } from "node:child_process";
+
+const COFFER = ${JSON.stringify(bin)};
+const TIMEOUT_MS = 10000;
+
+/** Run \`coffer hook <event> --agent pi\` with the payload on stdin; resolves to the context ("" for none). */
+function runHook(event, payload, cwd) {
+  return new Promise((resolve) => {
+    let out = "";
+    let settled = false;
+    let timer;
+    const finish = (value) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(value);
+    };
+    let child;
+    try {
+      child = spawn(COFFER, ["hook", event, "--agent", "pi"], { cwd, stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      return finish("");
+    }
+    timer = setTimeout(() => {
+      try { child.kill(); } catch {}
+      finish("");
+    }, TIMEOUT_MS);
+    child.on("error", () => finish(""));
+    child.stdout.on("data", (chunk) => { out += chunk; });
+    child.on("close", () => finish(contextOf(out)));
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+function contextOf(stdout) {
+  try {
+    const o = JSON.parse(stdout || "{}");
+    const c = o && o.additional_context;
+    return typeof c === "string" ? c : "";
+  } catch {
+    return "";
+  }
+}
+
+export default function coffer(pi) {
+  /** Sessions whose start this process has announced. */
+  const started = new Set();
+  /** sessionId -> the one context slot (replaced by a non-empty answer, kept on {}). */
+  const slots = new Map();
+
+  pi.on("before_agent_start", async (event, ctx) => {
+    const sm = ctx && ctx.sessionManager;
+    const sessionId = sm && typeof sm.getSessionId === "function" ? sm.getSessionId() : undefined;
+    if (typeof sessionId !== "string" || !sessionId) return;
+    const cwd = (ctx && ctx.cwd) || process.cwd();
+    const base = { session_id: sessionId, cwd };
+    if (!started.has(sessionId)) {
+      started.add(sessionId);
+      const start = await runHook("session-start", { ...base, hook_event_name: "session-start" }, cwd);
+      if (start) slots.set(sessionId, start);
+    }
+    const prompt = event && typeof event.prompt === "string" ? event.prompt : "";
+    const routed = await runHook("prompt", { ...base, hook_event_name: "prompt", prompt }, cwd);
+    if (routed) slots.set(sessionId, routed);
+    const context = slots.get(sessionId);
+    if (!context || !event || typeof event.systemPrompt !== "string") return;
+    return { systemPrompt: \`\${event.systemPrompt}\\n\\n\${context}\` };
+  });
+}
+`;
+}
+
+export const link: HostLink = {
+  host: "pi",
+  name: "Pi",
+  hooks: {
+    kind: "plugin",
+    file: (t) =>
+      t.root ? join(t.root, ".pi", "extensions", "coffer.ts") : join(agentDir(t), "extensions", "coffer.ts"),
+    marker: pluginMarkerLine("pi"),
+    render: renderExtension,
+    binaryOf: pluginBinaryOf,
+    events: ["before_agent_start"],
+  },
+  mcp: {
+    file: () => undefined,
+    path: ["mcpServers", "coffer"],
+    value: () => ({}),
+    binaryOf: () => undefined,
+    unavailable: () => "Pi has no MCP client (pi-mcp-adapter, a third-party extension, is not set up by Coffer)",
+  },
+  sessionEnd: "sweep",
+  installed: { dirs: [".pi/agent"], bins: ["pi"] },
+};
