@@ -164,19 +164,19 @@ for (let i = 0; i < RUNS; i++) {
 
 // Peak RSS in a separate pass through /usr/bin/time (the kernel's own count per process).
 const TIME = ["/usr/bin/time", "/bin/time"].find((p) => Bun.file(p).size > 0);
-function peakRss(args: string[], stdin: (i: number) => string | undefined, n = 10): number {
+function peakRss(args: string[], stdin: (i: number) => string | undefined, n = 10, bin = BIN): number {
   let peak = 0;
   for (let i = 0; i < n; i++) {
     const input = stdin(i);
     if (!TIME) {
       peak = Math.max(
         peak,
-        Bun.spawnSync([BIN, ...args], { cwd: repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input) })
+        Bun.spawnSync([bin, ...args], { cwd: repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input) })
           .resourceUsage.maxRSS,
       );
       continue;
     }
-    const p = Bun.spawnSync([TIME, "-f", "%M", BIN, ...args], {
+    const p = Bun.spawnSync([TIME, "-f", "%M", bin, ...args], {
       cwd: repo,
       env,
       stdin: input === undefined ? "ignore" : Buffer.from(input),
@@ -188,6 +188,7 @@ function peakRss(args: string[], stdin: (i: number) => string | undefined, n = 1
   return peak;
 }
 const rss = {
+  floor: peakRss([], () => undefined, 10, FLOOR),
   version: peakRss(["--version"], () => undefined),
   start: peakRss(["hook", "session-start", "--agent", "claude"], (i) =>
     JSON.stringify({ session_id: `rs-${i}`, cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
@@ -220,7 +221,7 @@ const line = (name: string, xs: Sample[], peak: number, target?: number) => {
 console.log(
   `coffer hook bench: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries and 20 team rules in .coffer/` : ""}, ${RUNS} runs each, binary ${BIN}`,
 );
-console.log(line("floor (trivial binary)", samples.floor, 0));
+console.log(line("floor (trivial binary)", samples.floor, rss.floor));
 console.log(line("coffer --version", samples.version, rss.version, 1.3));
 // Issue 38's targets at 10,000 entries (the default size).
 console.log(line("hook session-start", samples.start, rss.start, 2.0));
