@@ -21,6 +21,7 @@ const REGISTRY: Record<Host, HostModules> = {
   opencode: { hook: () => import("./opencode/hook"), link: () => import("./opencode/link") },
   copilot: { hook: () => import("./copilot/hook"), link: () => import("./copilot/link") },
   cline: { hook: () => import("./cline/hook"), link: () => import("./cline/link") },
+  kimi: { hook: () => import("./kimi/hook"), link: () => import("./kimi/link") },
   qwen: { hook: () => import("./qwen/hook"), link: () => import("./qwen/link") },
   kilo: { hook: () => import("./kilo/hook"), link: () => import("./kilo/link") },
   pi: { hook: () => import("./pi/hook"), link: () => import("./pi/link") },

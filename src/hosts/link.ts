@@ -54,6 +54,19 @@ export type PluginHooks = {
   more?: (t: Target) => { file: string; render: (bin: string) => string }[];
 };
 
+/**
+ * Hooks as tables of a TOML array (`[[hooks]]` in Kimi Code's `config.toml`): one table per
+ * spec, found again by its command. Only the keys `entry` gives are written.
+ */
+export type TomlArrayHooks = {
+  kind: "toml-array";
+  file: (t: Target) => string;
+  /** The array's name (`hooks`). */
+  key: string;
+  events: HookSpec[];
+  entry: (command: string, spec: HookSpec) => Record<string, unknown>;
+};
+
 /** A config file the engine edits: JSON in one of its dialects, or TOML. */
 export type ConfigFile = { path: string; dialect: Dialect | "toml" };
 
@@ -100,7 +113,7 @@ export type HostLink = {
   host: Host;
   /** The product's name, for messages. */
   name: string;
-  hooks: JsonHooks | PluginHooks;
+  hooks: JsonHooks | PluginHooks | TomlArrayHooks;
   mcp: Mcp;
   nativeMemory?: NativeMemory;
   /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */
@@ -118,6 +131,8 @@ export type HostLink = {
    * Coffer's entries as that file says, and where it looked. Doctor reads it instead of guessing.
    */
   hookTrust?: (t: Target, entries: HookEntry[]) => { file: string; trust: HookTrust[] };
+  /** Why this host has no project-level link (Kimi Code reads hooks from the user's config only). */
+  userOnly?: string;
   /** For doctor: Coffer reaching this host another way (both at once would inject twice). */
   otherWayIn?: (t: Target) => OtherWayIn | undefined;
 };

@@ -12,6 +12,7 @@ export const HOSTS = [
   "opencode",
   "copilot",
   "cline",
+  "kimi",
   "qwen",
   "kilo",
   "pi",

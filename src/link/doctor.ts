@@ -20,6 +20,7 @@ import {
   type PluginHooks,
   type Problem,
   type Target,
+  type TomlArrayHooks,
 } from "../hosts/link";
 import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
@@ -34,6 +35,7 @@ import { commandBinary, isCofferBinaryPath } from "./command";
 import { planLink } from "./engine";
 import { changed, tilde } from "./files";
 import { findManaged } from "./hooks-json";
+import { managedTomlHooks } from "./hooks-toml";
 import { linkKey, readLinkState } from "./state";
 import { readDoc } from "./workspace";
 
@@ -181,6 +183,22 @@ function inspectPlugin({ report, fix, target }: Inspect, hooks: PluginHooks, fil
   }
 }
 
+/** `[[hooks]]` tables: Coffer's, the events missing from a full link, the binaries they run. */
+function inspectTomlHooks({ report, fix }: Inspect, hooks: TomlArrayHooks, file: string): void {
+  report.hook_file = file;
+  if (!existsSync(file)) return;
+  const tables = managedTomlHooks(readFileSync(file, "utf8"), hooks.key, tilde(file));
+  report.events = [...new Set(tables.map((t) => String(t.event)))];
+  report.binaries = tables.map((t) => commandBinary(String(t.command)) ?? "");
+  const expected = [...new Set(hooks.events.filter((e) => !e.optIn).map((e) => e.native))];
+  report.missing_events = expected.filter((e) => !report.events.includes(e));
+  if (tables.length < hooks.events.filter((e) => !e.optIn).length && !report.missing_events.length)
+    report.missing_events = [...expected];
+  if (report.events.length) report.status = report.missing_events.length ? "partial" : "linked";
+  if (report.status === "partial")
+    report.problems.push({ message: `hooks missing for ${report.missing_events.join(", ")} in ${tilde(file)}`, fix });
+}
+
 /** A hooks file: Coffer's entries, the events missing from a full link, the binaries they run. */
 function inspectHookEntries({ report, fix }: Inspect, hooks: JsonHooks, file: JsonFile): void {
   report.hook_file = file.path;
@@ -263,6 +281,7 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
   const at: Inspect = { h, target, project, fix: `coffer link ${h.host}${project ? " --project" : ""}`, report };
   try {
     if (h.hooks.kind === "plugin") inspectPlugin(at, h.hooks, h.hooks.file(target));
+    else if (h.hooks.kind === "toml-array") inspectTomlHooks(at, h.hooks, h.hooks.file(target));
     else inspectHookEntries(at, h.hooks, h.hooks.file(target));
   } catch (err) {
     report.status = "unreadable";
@@ -431,7 +450,7 @@ async function checkHooksSeen(h: HostLink, target: Target, report: HostReport, f
 function listLeftovers({ h, target, report }: Inspect): void {
   const files = new Set<string>();
   try {
-    files.add(h.hooks.kind === "plugin" ? h.hooks.file(target) : h.hooks.file(target).path);
+    files.add(h.hooks.kind === "json" ? h.hooks.file(target).path : h.hooks.file(target));
     const mcp = h.mcp.file(target);
     if (mcp) files.add(mcp.path);
     if (h.nativeMemory) files.add(h.nativeMemory.file(target).path);
@@ -593,7 +612,7 @@ export async function runDoctor(hosts: HostLink[], cwd: string, home: string): P
     const user = inspectHost(h, { home }, self, config);
     await checkHooksSeen(h, { home }, user, facts, config);
     out.push(user);
-    if (repo && repo.worktree !== home) {
+    if (repo && repo.worktree !== home && !h.userOnly) {
       const target = { home, root: repo.worktree };
       const p = inspectHost(h, target, self, config);
       await checkHooksSeen(h, target, p, facts, config);

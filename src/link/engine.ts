@@ -21,6 +21,7 @@ import { findRepoRoot } from "../store/scope";
 import { hookCommand, isCofferBinaryPath } from "./command";
 import { applyChanges, changed, type FileChange, tilde } from "./files";
 import { findManaged, syncManagedHooks } from "./hooks-json";
+import { removeTomlHooks, setTomlHooks } from "./hooks-toml";
 import { deepEqual } from "./json-edit";
 import { type LinkState, linkKey, readLinkState, type Saved, writeLinkState } from "./state";
 import { isObject, restore, type Slot, snapshot, Workspace } from "./workspace";
@@ -121,6 +122,20 @@ function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[
     }
     return;
   }
+  if (hooks.kind === "toml-array") {
+    const file = hooks.file(opts.target);
+    const slot = ws.text(file);
+    const before = slot.before ?? "";
+    const tables = hooks.events.map((spec) => hooks.entry(hookCommand(opts.bin, spec.event, h.host), spec));
+    const text = setTomlHooks(before, hooks.key, tables, tilde(file));
+    if (text !== before) {
+      const events = [...new Set(hooks.events.map((e) => e.native))];
+      slot.text = text;
+      slot.notes.push(`hooks ${events.join(", ")}`);
+      slot.audit.push({ event: "hook_installed", host: h.host, events });
+    }
+    return;
+  }
   const slot = ws.json(hooks.file(opts.target), hooks.skeleton);
   const installed = new Set(findManaged(slot.doc, hooks.layout).map((m) => m.event));
   const desired = desiredHooks(h, hooks, opts.bin, opts.sessionEnd, installed);
@@ -156,6 +171,18 @@ function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
       slot.notes.push("plugin removed");
       slot.audit.push({ event: "hook_uninstalled", host: h.host, events: hooks.events });
     }
+    return;
+  }
+  if (hooks.kind === "toml-array") {
+    const file = hooks.file(target);
+    const slot = ws.text(file);
+    if (slot.before === null) return;
+    const text = removeTomlHooks(slot.before, hooks.key, tilde(file));
+    if (text === slot.before) return;
+    const events = [...new Set(hooks.events.map((e) => e.native))];
+    slot.text = text;
+    slot.notes.push(`removed hooks ${events.join(", ")}`);
+    slot.audit.push({ event: "hook_uninstalled", host: h.host, events });
     return;
   }
   const file = hooks.file(target);
@@ -377,9 +404,11 @@ function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {
 // ---------------------------------------------------------------------------------------------
 
 /** The file a host's hooks live in for this target. */
-const hookFileOf = (h: HostLink, t: Target) => (h.hooks.kind === "plugin" ? h.hooks.file(t) : h.hooks.file(t).path);
+const hookFileOf = (h: HostLink, t: Target) => (h.hooks.kind === "json" ? h.hooks.file(t).path : h.hooks.file(t));
 
 export function planLink(h: HostLink, opts: LinkOptions): Plan {
+  if (opts.target.root && h.userOnly)
+    throw new CofferError(`${h.name} has no project-level link: ${h.userOnly}`, 2, `Run: coffer link ${h.host}`);
   const state = readLinkState();
   const ws = new Workspace(state);
   const notes: string[] = [];

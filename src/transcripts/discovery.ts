@@ -11,6 +11,7 @@ import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } fr
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
+import { kimiHead, kimiRoot, kimiSessionCwd, listKimiSessions, parseKimi } from "./kimi";
 import { listPiSessions, parsePi, piActivity, piHead, piRoot } from "./pi";
 import { listQwenSessions, parseQwen, qwenActivity, qwenHead, qwenRoot } from "./qwen";
 import { type Act, type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
@@ -50,6 +51,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     activity: copilotActivity,
   },
   cline: { root: clineRoot, list: listClineSessions, head: clineHead, parse: parseCline },
+  kimi: { root: kimiRoot, list: listKimiSessions, head: kimiHead, parse: parseKimi },
   qwen: { root: qwenRoot, list: listQwenSessions, head: qwenHead, parse: parseQwen, activity: qwenActivity },
   pi: { root: piRoot, list: listPiSessions, head: piHead, parse: parsePi, activity: piActivity },
 };
@@ -143,5 +145,6 @@ export function parseTranscriptText(host: TranscriptHost, text: string, path?: s
   const parsed = ADAPTERS[host].parse(text);
   if (host === "gemini" && !parsed.cwd && path) parsed.cwd = geminiProjectPath(path);
   if (host === "cline" && !parsed.cwd && path) parsed.cwd = clineSessionCwd(path);
+  if (host === "kimi" && !parsed.cwd && path) parsed.cwd = kimiSessionCwd(path);
   return parsed;
 }
