@@ -35,7 +35,10 @@ function parse(event: HookEvent, raw: unknown): ParseResult {
   if (!r.success) return { ok: false, reason: `stdin does not match Kimi Code's payload: ${r.issues[0]?.message}` };
   const s = r.output;
   if (s.hook_event_name !== undefined && s.hook_event_name !== "UserPromptSubmit")
-    return { ok: false, reason: `hook_event_name ${JSON.stringify(s.hook_event_name)} does not match UserPromptSubmit` };
+    return {
+      ok: false,
+      reason: `hook_event_name ${JSON.stringify(s.hook_event_name)} does not match UserPromptSubmit`,
+    };
   const input = { host: "kimi" as const, event, sessionId: s.session_id, cwd: s.cwd };
   if (event === "session-start") return { ok: true, input: { ...input, source: "resume" } };
   if (event === "prompt") {

@@ -8,7 +8,8 @@
 import { join } from "node:path";
 import { commandOf, configDir, type HostLink, stdioServer, type Target } from "../link";
 
-const home = (t: Target) => (t.root ? join(t.root, ".kimi-code") : process.env.KIMI_CODE_HOME || configDir(t, ".kimi-code"));
+const home = (t: Target) =>
+  t.root ? join(t.root, ".kimi-code") : process.env.KIMI_CODE_HOME || configDir(t, ".kimi-code");
 
 export const link: HostLink = {
   host: "kimi",
