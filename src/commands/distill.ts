@@ -1,10 +1,11 @@
 import { defineCommand } from "citty";
 import { describeSweep, HANDOFF_ENV, holdSweep } from "../capture/background";
 import { selectSweep, sweepPolicy } from "../capture/sweep";
+import { distillBatch } from "../distill/batch";
 import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
-import { type DistillResult, distillFile, prepareSession } from "../distill/distill";
-import { backoffMessage, isDistilled, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
+import { type DistillResult, prepareSession } from "../distill/distill";
+import { backoffMessage, isDistilled, readLedger, sweepBackoff } from "../distill/ledger";
 import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError, usageError } from "../lib/errors";
 import { writeErr, writeOut } from "../lib/output";
@@ -175,18 +176,18 @@ async function distillAll(
     return;
   }
   const bar = files.length > 1 ? progressBar("distilling", files.length) : undefined;
-  const results: DistillResult[] = opts.results ?? [];
-  for (const [i, f] of files.entries()) {
-    const r = await distillFile(f, { config, ledger, dryRun: opts.dryRun, force: opts.force, via: opts.via });
-    results.push(r);
-    bar?.tick(i + 1);
-    if (r.outcome === "over_budget") break; // the rest waits for tomorrow's budget too
-    if (r.outcome === "failed" && stopsSweep(r.error)) break; // the rest would fail the same way
-  }
+  const { results, stopped, waiting } = await distillBatch(files, {
+    config,
+    ledger,
+    dryRun: opts.dryRun,
+    force: opts.force,
+    via: opts.via,
+    results: opts.results,
+    onResult: (_, done) => bar?.tick(done),
+  });
   bar?.done();
-  const waiting = files.length - results.length;
-  const overBudget = results.some((r) => r.outcome === "over_budget");
-  const modelDown = results.some((r) => r.outcome === "failed" && stopsSweep(r.error));
+  const overBudget = stopped === "over_budget";
+  const modelDown = stopped === "model_down";
   if (opts.json)
     printJson({
       ...opts.extra,

@@ -5,6 +5,7 @@
  */
 
 import { enqueueSession } from "../capture/queue";
+import { distillBatch } from "../distill/batch";
 import { type BudgetStatus, budgetStatus } from "../distill/budget";
 import { listSessionInfos, type SessionInfo } from "../distill/catalog";
 import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
@@ -91,7 +92,11 @@ export async function listTranscripts(host: Host, limit = 50): Promise<Transcrip
 
 export type DistillReport = { session: string; outcome: SessionEndOutcome; message: string; entries: string[] };
 
-/** Distill the given sessions (ids or paths) of one host, one after the other. */
+/**
+ * Distill the given sessions (ids or paths) of one host, one after the other, with the CLI's
+ * stopping rule (distill/batch.ts): at the daily token budget, or once the model itself failed,
+ * the sessions left are reported as not tried (outcome "skipped") and nothing is sent for them.
+ */
 export async function distillTranscripts(host: Host, sessions: string[]): Promise<DistillReport[]> {
   if (!isTranscriptHost(host))
     return sessions.map((session) => ({
@@ -100,21 +105,33 @@ export async function distillTranscripts(host: Host, sessions: string[]): Promis
       message: `${host} keeps no transcripts Coffer can read`,
       entries: [],
     }));
-  const config = loadConfig();
-  const ledger = readLedger();
-  const out: DistillReport[] = [];
+  const found: { session: string; file: SessionFile }[] = [];
+  const out = new Map<string, DistillReport>();
   for (const session of sessions) {
-    let file: SessionFile;
     try {
-      file = resolveSession(session, [host]);
+      found.push({ session, file: resolveSession(session, [host]) });
     } catch (err) {
-      out.push({ session, outcome: "not_found", message: (err as Error).message, entries: [] });
-      continue;
+      out.set(session, { session, outcome: "not_found", message: (err as Error).message, entries: [] });
     }
-    const r = await distillFile(file, { config, ledger, via: "http" });
-    out.push({ session, outcome: r.outcome, message: r.message, entries: r.entries.map((e) => e.id) });
   }
-  return out;
+  const { results, stopped } = await distillBatch(
+    found.map((f) => f.file),
+    { config: loadConfig(), ledger: readLedger(), via: "http" },
+  );
+  const why =
+    stopped === "over_budget"
+      ? "not tried: the daily token budget stopped the batch (coffer status shows the budget)"
+      : "not tried: the model failed on an earlier session, the rest would fail the same way";
+  for (const [i, { session }] of found.entries()) {
+    const r = results[i];
+    out.set(
+      session,
+      r
+        ? { session, outcome: r.outcome, message: r.message, entries: r.entries.map((e) => e.id) }
+        : { session, outcome: "skipped", message: why, entries: [] },
+    );
+  }
+  return sessions.map((session) => out.get(session)!);
 }
 
 /** The exact text a model would receive for one session (the web UI's preview). */
