@@ -94,14 +94,14 @@ const native = withExamples(
     meta: {
       name: "native",
       description:
-        "Import what the agents saved themselves (Claude auto memory, Gemini memories, Codex memories); an edited file updates its entry",
+        "Import what the agents saved themselves (Claude auto memory, Gemini memories, Codex memories, Qwen auto memory); an edited file updates its entry",
     },
     args: {
       // --agent, as in `distill --agent` and `hook --agent` (--host, its first name, still works).
       agent: {
         type: "string",
         alias: "host",
-        description: "Only these agents (comma-separated): claude, gemini, codex",
+        description: "Only these agents (comma-separated): claude, gemini, codex, qwen",
         valueHint: "claude,gemini",
       },
       project: {
