@@ -22,8 +22,8 @@ import { consola, entryLine, jsonArg, parseLimit, parseSince, printJson, short }
 const agentArg = {
   agent: {
     type: "string",
-    description: "Only this agent's sessions: claude, codex or gemini",
-    valueHint: "claude|codex|gemini",
+    description: `Only this agent's sessions: ${TRANSCRIPT_HOSTS.join(", ")}`,
+    valueHint: TRANSCRIPT_HOSTS.join("|"),
   },
 } as const;
 

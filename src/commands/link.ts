@@ -50,7 +50,7 @@ export default withExamples(
   defineCommand({
     meta: { name: "link", description: "Install Coffer's hooks and MCP server into an agent's config" },
     args: {
-      host: { type: "positional", description: "claude, codex, gemini, cursor, windsurf or opencode", required: false },
+      host: { type: "positional", description: HOSTS.join(", "), required: false },
       all: {
         type: "boolean",
         description: "Every agent installed on this machine (its config folder, or its binary on PATH)",

@@ -15,7 +15,7 @@ export default withExamples(
   defineCommand({
     meta: { name: "unlink", description: "Remove Coffer's hooks and MCP server from an agent's config" },
     args: {
-      host: { type: "positional", description: "claude, codex, gemini, cursor, windsurf or opencode", required: false },
+      host: { type: "positional", description: HOSTS.join(", "), required: false },
       all: { type: "boolean", description: "Every agent Coffer knows (whatever is linked is taken out)" },
       project: { type: "boolean", description: "Edit this repository's config instead of your user config" },
       "dry-run": { type: "boolean", description: "Print the diff and write nothing" },
