@@ -4,7 +4,8 @@
  * `{type: "session", version: 3, id, timestamp, cwd}`, then entries with `id`/`parentId` forming a
  * tree (branching in place): `message` entries carry `{role: user|assistant|toolResult|custom|…,
  * content: [text|thinking|toolCall|image blocks]}`. The conversation is the branch that ends at the
- * last entry. Coffer's context goes into the system prompt, never into the file. Observed with 0.73.1.
+ * last entry. Coffer's context goes into the system prompt, which is not kept; a path trigger's sits in a
+ * `toolResult` message, which is not a turn. Observed with 0.73.1.
  */
 import { isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";

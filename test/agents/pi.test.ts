@@ -39,6 +39,7 @@ import {
   conversationTexts,
   type ModelServer,
   offeredTools,
+  type Reply,
   startModelServer,
 } from "./model-server";
 
@@ -53,9 +54,12 @@ const DISTILL_PROMPT =
 const AGENT_REPLY = "Understood: releases now publish every workspace package with pnpm -r publish.";
 
 let server: ModelServer;
+/** Replies for the agent's next model calls (then the distill answer or AGENT_REPLY). */
+let script: Reply[] = [];
 beforeAll(() => {
   server = startModelServer({
-    respond: (req) => (req.raw.includes(MARKER) ? { text: JSON.stringify([INSIGHT]) } : { text: AGENT_REPLY }),
+    respond: (req) =>
+      req.raw.includes(MARKER) ? { text: JSON.stringify([INSIGHT]) } : (script.shift() ?? { text: AGENT_REPLY }),
   });
 });
 afterAll(() => {
@@ -154,6 +158,44 @@ describe("Pi + coffer link pi", () => {
       server.clear();
       await pi(sb, PROMPT_1);
       for (const req of agentTurns(server.requests)) expectNoCoffer(req);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "path trigger: a read of a matching file gets the entry appended to the tool's result",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      writePiConfig(sb);
+      await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
+      const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
+      const id = coffer(sb, [
+        "remember",
+        DEPLOY_BODY,
+        "--title",
+        "Deploy scripts are POSIX sh",
+        "--kind",
+        "gotcha",
+        "--applies-to",
+        "deploy/**",
+        "--json",
+      ]).json().id;
+      coffer(sb, ["link", "pi"]);
+      script = [
+        { text: "Let me look.", toolCall: { name: "read", input: { path: "deploy/release.sh" } } },
+        { text: "Done." },
+      ];
+      server.clear();
+      await pi(sb, "Make it nicer, please.");
+      const turns = agentTurns(server.requests);
+      expect(turns.length).toBe(2);
+      expect(textOf(turns[0])).not.toContain(DEPLOY_BODY);
+      const hit = conversationTexts(turns[1]).find((t) => t.text.includes(DEPLOY_BODY))!;
+      expect(hit.role).toBe("tool");
+      expect(hit.text).toContain("echo release");
+      expect(hit.text).toContain(`[${id.slice(-8)}]`);
+      expect(count(textOf(turns[1]), DEPLOY_BODY)).toBe(1);
     },
     TEST_TIMEOUT_MS,
   );

@@ -26,7 +26,7 @@ test("--dry-run shows the extension and writes nothing", () => {
   expect(existsSync(ext())).toBe(false);
 });
 
-test("link writes the extension; it loads and registers before_agent_start; no MCP, said so", async () => {
+test("link writes the extension; it loads and registers before_agent_start and tool_result; no MCP, said so", async () => {
   const r = sb.run(["link", "pi"]);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain("Pi has no MCP client");
@@ -36,7 +36,7 @@ test("link writes the extension; it loads and registers before_agent_start; no M
   const mod = await import(ext());
   const handlers: Record<string, unknown> = {};
   mod.default({ on: (name: string, fn: unknown) => (handlers[name] = fn) });
-  expect(Object.keys(handlers)).toEqual(["before_agent_start"]);
+  expect(Object.keys(handlers)).toEqual(["before_agent_start", "tool_result"]);
   // No session id: nothing asked, nothing answered.
   expect(await (handlers.before_agent_start as any)({ prompt: "x", systemPrompt: "S" }, {})).toBeUndefined();
   const again = sb.run(["link", "pi"]);

@@ -5,7 +5,8 @@
  * never overwritten. On `before_agent_start` it runs `coffer hook session-start --agent pi` on a
  * session's first prompt in this process and `coffer hook prompt --agent pi` on every prompt, keeps
  * the last non-empty answer as the session's slot, and appends it to the system prompt Pi builds
- * for the turn. `$PI_CODING_AGENT_DIR` moves `~/.pi/agent`. Finished sessions are found by the
+ * for the turn. On `tool_result` of read|edit|write it runs `coffer hook tool --agent pi` with the
+ * file's path and appends the answer to the tool's result. `$PI_CODING_AGENT_DIR` moves `~/.pi/agent`. Finished sessions are found by the
  * transcript sweep (`--session-end`).
  */
 import { join } from "node:path";
@@ -21,6 +22,8 @@ import { spawn } from "node:child_process";
 
 const COFFER = ${JSON.stringify(bin)};
 const TIMEOUT_MS = 10000;
+/** Pi's tools that touch one file (\`input.path\`): their results carry the entries that apply to it. */
+const PATH_TOOLS = new Set(["read", "edit", "write"]);
 
 /** Run \`coffer hook <event> --agent pi\` with the payload on stdin; resolves to the context ("" for none). */
 function runHook(event, payload, cwd) {
@@ -86,6 +89,20 @@ export default function coffer(pi) {
     if (!context || !event || typeof event.systemPrompt !== "string") return;
     return { systemPrompt: \`\${event.systemPrompt}\\n\\n\${context}\` };
   });
+
+  pi.on("tool_result", async (event, ctx) => {
+    if (!event || !PATH_TOOLS.has(event.toolName) || event.isError) return;
+    const filePath = event.input && typeof event.input.path === "string" ? event.input.path : "";
+    const sm = ctx && ctx.sessionManager;
+    const sessionId = sm && typeof sm.getSessionId === "function" ? sm.getSessionId() : undefined;
+    if (!filePath || typeof sessionId !== "string" || !sessionId) return;
+    const cwd = (ctx && ctx.cwd) || process.cwd();
+    const payload = { hook_event_name: "tool", session_id: sessionId, cwd, tool_name: event.toolName, file_path: filePath };
+    const context = await runHook("tool", payload, cwd);
+    if (!context) return;
+    const content = Array.isArray(event.content) ? event.content : [];
+    return { content: [...content, { type: "text", text: context }] };
+  });
 }
 `;
 }
@@ -100,7 +117,7 @@ export const link: HostLink = {
     marker: pluginMarkerLine("pi"),
     render: renderExtension,
     binaryOf: pluginBinaryOf,
-    events: ["before_agent_start"],
+    events: ["before_agent_start", "tool_result"],
   },
   mcp: {
     file: () => undefined,
