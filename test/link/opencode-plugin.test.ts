@@ -1,7 +1,7 @@
 /**
  * The generated OpenCode plugin, imported and run under Bun as OpenCode does: `chat.message`
  * with realistic input/output objects runs `coffer hook` (session-start on a session's first
- * message, prompt after), and `experimental.chat.system.transform` puts Coffer's context into
+ * message, then prompt on every message), and `experimental.chat.system.transform` puts Coffer's context into
  * `output.system` — one slot, replaced by a non-empty answer, retained on `{}`.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -95,6 +95,30 @@ test("another session gets its own slot; an unknown session gets nothing", async
   const out2 = { system: ["base"] };
   await plugin["experimental.chat.system.transform"]({ sessionID: "ses_other" }, out2);
   expect(out2.system[1]).toContain("coffer__resume()");
+});
+
+test("a session's first message is routed too: the slot holds the bundle and the entry", async () => {
+  const r = sb.run(
+    [
+      "remember",
+      "Dates use date-fns, never moment",
+      "--title",
+      "Date library",
+      "--kind",
+      "convention",
+      "--tags",
+      "dates",
+    ],
+    { cwd: repo },
+  );
+  expect(r.code).toBe(0);
+  const m = userMessage("ses_routed_first", "which library for dates?");
+  await plugin["chat.message"](m.input, m.output);
+  const out = { system: ["base"] };
+  await plugin["experimental.chat.system.transform"]({ sessionID: "ses_routed_first" }, out);
+  expect(out.system.length).toBe(2);
+  expect(out.system[1]).toContain("Use pnpm, never npm");
+  expect(out.system[1]).toContain("Dates use date-fns, never moment");
 });
 
 test("a missing binary or garbage input never throws", async () => {

@@ -1,7 +1,7 @@
 /**
  * OpenCode: Coffer's generated plugin pipes `{hook_event_name, session_id, cwd, prompt}` to
  * `coffer hook session-start|prompt --agent opencode` (session-start on a session's first
- * message, prompt after) and reads back `{"additional_context": "..."}` or `{}`.
+ * message, then prompt on every message, the first included) and reads back `{"additional_context": "..."}` or `{}`.
  * OpenCode keeps one system-prompt slot: a non-empty answer REPLACES the slot, `{}` means
  * RETAIN it. So every non-empty answer is self-contained (rules bundle + routed memory), and
  * an unchanged routed set answers `{}`.

@@ -2,8 +2,8 @@
  * OpenCode: no hooks file — Coffer generates a plugin (user `~/.config/opencode/plugins/coffer.js`,
  * project `.opencode/plugins/coffer.js`). Its first line is a marker comment; a file without it
  * is a person's and is never overwritten. The plugin pipes `{hook_event_name, session_id, cwd,
- * prompt}` to `coffer hook` on `chat.message` (session-start on a session's first message,
- * prompt after) and keeps one system-prompt slot filled from `experimental.chat.system.transform`:
+ * prompt}` to `coffer hook` on `chat.message` (session-start on a session's first message, then
+ * prompt on every message, the first included) and keeps one system-prompt slot filled from `experimental.chat.system.transform`:
  * a non-empty answer replaces the slot, `{}` retains it. MCP goes into `opencode.json` `mcp`.
  */
 import { existsSync } from "node:fs";
@@ -96,9 +96,15 @@ export const CofferPlugin = async ({ directory, worktree } = {}) => {
     "chat.message": async (input, output) => {
       const sessionID = input && input.sessionID;
       if (typeof sessionID !== "string" || !sessionID) return;
-      const event = started.has(sessionID) ? "prompt" : "session-start";
-      started.add(sessionID);
-      const context = await runHook(event, { hook_event_name: event, session_id: sessionID, cwd, prompt: promptOf(output && output.parts) }, cwd);
+      const prompt = promptOf(output && output.parts);
+      const base = { session_id: sessionID, cwd };
+      // A session's first message starts it (the bundle); every message, the first too, is routed.
+      if (!started.has(sessionID)) {
+        started.add(sessionID);
+        const start = await runHook("session-start", { ...base, hook_event_name: "session-start", prompt }, cwd);
+        if (start) slots.set(sessionID, start);
+      }
+      const context = await runHook("prompt", { ...base, hook_event_name: "prompt", prompt }, cwd);
       if (context) slots.set(sessionID, context);
     },
     "experimental.chat.system.transform": async (input, output) => {
