@@ -28,21 +28,26 @@ export default withExamples(
     run({ args }) {
       const store = cliStore();
       const hit = requireEntry(store, args.id);
+      const terminal = isTerminal(1);
+      if (!args.json && !terminal && !args.use) return writeOut(readMemoryFile(hit.file).text); // piped: the file as it is
       // Entries near it in meaning (entry vectors), in its own scope and those of this directory.
-      const related = relatedTo(store, hit.entry, [...new Set([hit.scope, ...activeScopes(store)])]).map((n) => ({
-        id: n.id,
-        title: n.title,
-        scope: scopeName(store, n.scope),
-        similarity: Number(n.sim.toFixed(3)),
-      }));
+      const related =
+        args.json || terminal
+          ? relatedTo(store, hit.entry, [...new Set([hit.scope, ...activeScopes(store)])]).map((n) => ({
+              id: n.id,
+              title: n.title,
+              scope: scopeName(store, n.scope),
+              similarity: Number(n.sim.toFixed(3)),
+            }))
+          : [];
       usePass(store, store.config); // finished sessions not judged yet (cheap: no model)
       const use = entryUses(store, [hit.entry.id]).get(hit.entry.id)!;
       if (args.json) return printJson({ ...hit.entry, scope: hit.scopeName, related, use });
       writeOut(readMemoryFile(hit.file).text);
       // After the file, on the terminal only: what is piped stays the file as it is.
-      if (isTerminal(1) || args.use) writeOut(`\n${describeUse(use)}\n`);
-      // The file as it is when piped; a person at a terminal also sees what it is near.
-      if (isTerminal(1) && related.length)
+      writeOut(`\n${describeUse(use)}\n`);
+      // A person at a terminal also sees what it is near.
+      if (terminal && related.length)
         writeOut(
           `\nRelated (by meaning):\n${related.map((r) => `  ${handle(r.id)}  ${r.title}  (${r.similarity.toFixed(2)})`).join("\n")}\n`,
         );

@@ -424,8 +424,14 @@ export function similarities(
 export type NearEntry = { id: string; scope: ScopeKey; kind: string; title: string; body: string; sim: number };
 
 /** The `k` current entries of `scopes` nearest in meaning to `text` (none when vectors are not current). */
-export function nearestEntries(store: Store, text: string, scopes: ScopeKey[], k: number): NearEntry[] {
-  const q = queryVector(store, text);
+export function nearestEntries(
+  store: Store,
+  text: string,
+  scopes: ScopeKey[],
+  k: number,
+  vector?: Float32Array,
+): NearEntry[] {
+  const q = vector ?? queryVector(store, text);
   if (!q) return [];
   const near = nearest(store, scopes, q, k);
   if (!near.length) return [];
@@ -449,7 +455,14 @@ export function relatedTo(
   scopes: ScopeKey[],
   k = 5,
 ): NearEntry[] {
-  return nearestEntries(store, vectorText(e), scopes, k + 1)
+  // The vector the index holds for it (no embedding of a long body); a text of its own only if it has none yet.
+  const row = dbOf(store)
+    .query(
+      "SELECT v.vec AS vec FROM entries e JOIN entry_vectors v ON v.rowid = e.rowid WHERE e.id = ? AND v.model = ? LIMIT 1",
+    )
+    .get(e.id, MODEL_ID) as { vec: Uint8Array } | null;
+  const query = row ? unpackVector(row.vec) : undefined;
+  return nearestEntries(store, vectorText(e), scopes, k + 1, query)
     .filter((n) => n.id !== e.id && n.sim >= RELATED_MIN)
     .slice(0, k);
 }
