@@ -39,6 +39,11 @@ export default withExamples(
     meta: { name: "serve", description: "Web UI + HTTP API + MCP + background worker; --stdio for MCP over stdio" },
     args: {
       stdio: { type: "boolean", description: "Serve MCP over stdin/stdout (what agents start); no HTTP, no worker" },
+      rules: {
+        type: "boolean",
+        description:
+          "With --stdio: the rules bundle as the server's instructions (for agents whose hooks cannot inject)",
+      },
       login: {
         type: "boolean",
         description: "Print a new one-time web UI login link from the server already running (on --port)",
@@ -63,7 +68,9 @@ export default withExamples(
       if (args.stdio) {
         // Agents start this at every session: load the MCP SDK only here.
         const { runStdioServer } = await import("../mcp/stdio");
-        return runStdioServer();
+        if (!args.rules) return runStdioServer();
+        const { rulesInstructions } = await import("../hooks/context");
+        return runStdioServer(process.cwd(), { instructions: await rulesInstructions(process.cwd()) });
       }
       let port: number | undefined;
       if (args.port !== undefined) {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { maxTokensCapacity } from "../hosts/hook";
 import { loadHookAdapter } from "../hosts/index";
 import type { Host } from "../lib/hosts";
 import { loadConfigOrDefaults } from "../store/config";
@@ -27,6 +28,29 @@ export async function sessionStartContext(host: Host, cwd: string): Promise<stri
   });
   try {
     return withHealing(store, () => sessionStartText(store, config, adapter.capacity(config)));
+  } finally {
+    closeStore(store);
+  }
+}
+
+/**
+ * The rules bundle for `cwd` as an MCP server's `instructions` (`coffer serve --stdio --rules`):
+ * for agents that show a server's instructions to the model but run no hook that can inject
+ * (Goose). Reads only; "" when the read mode is off or `cwd` is not an existing directory.
+ */
+export async function rulesInstructions(cwd: string): Promise<string> {
+  if (!isAbsoluteDir(cwd)) return "";
+  const config = loadConfigOrDefaults();
+  if (config["hook.read"] === "off") return "";
+  const store = openStore({
+    cwd: resolve(cwd),
+    freshness: "shallow",
+    rebuildAll: false,
+    config,
+    notice: (m) => hookLog(m, { host: "goose", event: "session-context" }),
+  });
+  try {
+    return withHealing(store, () => sessionStartText(store, config, maxTokensCapacity(config)));
   } finally {
     closeStore(store);
   }

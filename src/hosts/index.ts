@@ -22,6 +22,7 @@ const REGISTRY: Record<Host, HostModules> = {
   copilot: { hook: () => import("./copilot/hook"), link: () => import("./copilot/link") },
   cline: { hook: () => import("./cline/hook"), link: () => import("./cline/link") },
   kimi: { hook: () => import("./kimi/hook"), link: () => import("./kimi/link") },
+  goose: { hook: () => import("./goose/hook"), link: () => import("./goose/link") },
   qwen: { hook: () => import("./qwen/hook"), link: () => import("./qwen/link") },
   kilo: { hook: () => import("./kilo/hook"), link: () => import("./kilo/link") },
   pi: { hook: () => import("./pi/hook"), link: () => import("./pi/link") },

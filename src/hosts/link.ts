@@ -67,8 +67,11 @@ export type TomlArrayHooks = {
   entry: (command: string, spec: HookSpec) => Record<string, unknown>;
 };
 
-/** A config file the engine edits: JSON in one of its dialects, or TOML. */
-export type ConfigFile = { path: string; dialect: Dialect | "toml" };
+/** A host with no hook that can help (Goose's are observe-only): MCP alone, and why. */
+export type NoHooks = { kind: "none"; why: string };
+
+/** A config file the engine edits: JSON in one of its dialects, TOML or YAML. */
+export type ConfigFile = { path: string; dialect: Dialect | "toml" | "yaml" };
 
 export type Mcp = {
   /** undefined: the host has no MCP config for this target (with a reason in `unavailable`). */
@@ -113,7 +116,7 @@ export type HostLink = {
   host: Host;
   /** The product's name, for messages. */
   name: string;
-  hooks: JsonHooks | PluginHooks | TomlArrayHooks;
+  hooks: JsonHooks | PluginHooks | TomlArrayHooks | NoHooks;
   mcp: Mcp;
   nativeMemory?: NativeMemory;
   /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */

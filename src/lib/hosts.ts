@@ -13,6 +13,7 @@ export const HOSTS = [
   "copilot",
   "cline",
   "kimi",
+  "goose",
   "qwen",
   "kilo",
   "pi",

@@ -282,7 +282,7 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
   try {
     if (h.hooks.kind === "plugin") inspectPlugin(at, h.hooks, h.hooks.file(target));
     else if (h.hooks.kind === "toml-array") inspectTomlHooks(at, h.hooks, h.hooks.file(target));
-    else inspectHookEntries(at, h.hooks, h.hooks.file(target));
+    else if (h.hooks.kind === "json") inspectHookEntries(at, h.hooks, h.hooks.file(target));
   } catch (err) {
     report.status = "unreadable";
     report.problems.push({
@@ -292,6 +292,11 @@ function inspectHost(h: HostLink, target: Target, self: string, config: Config):
     return report;
   }
   inspectMcp(at);
+  // A host reached through MCP alone (Goose): linked when Coffer's server is registered.
+  if (h.hooks.kind === "none" && report.mcp.registered) {
+    report.status = "linked";
+    report.notes.push(h.hooks.why);
+  }
   inspectNativeMemory(at);
   listLeftovers(at);
   const other = h.otherWayIn?.(target);
@@ -372,6 +377,7 @@ function readHookFacts(cwd: string, config: Config): HookFacts {
  */
 async function checkHooksSeen(h: HostLink, target: Target, report: HostReport, facts: HookFacts, config: Config) {
   if (report.status !== "linked" && report.status !== "partial") return;
+  if (h.hooks.kind === "none") return;
   const now = nowMs();
   let linkedAt = readLinkState().linked_at?.[linkKey(h.host, target.root)] ?? null;
   if (!linkedAt) {
@@ -450,7 +456,8 @@ async function checkHooksSeen(h: HostLink, target: Target, report: HostReport, f
 function listLeftovers({ h, target, report }: Inspect): void {
   const files = new Set<string>();
   try {
-    files.add(h.hooks.kind === "json" ? h.hooks.file(target).path : h.hooks.file(target));
+    if (h.hooks.kind === "json") files.add(h.hooks.file(target).path);
+    else if (h.hooks.kind !== "none") files.add(h.hooks.file(target));
     const mcp = h.mcp.file(target);
     if (mcp) files.add(mcp.path);
     if (h.nativeMemory) files.add(h.nativeMemory.file(target).path);

@@ -101,6 +101,7 @@ function groupFor(spec: HookSpec, entry: Record<string, unknown>): Record<string
 
 function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[]): void {
   const hooks = h.hooks;
+  if (hooks.kind === "none") return;
   if (hooks.kind === "plugin") {
     const files = [{ file: hooks.file(opts.target), render: hooks.render }, ...(hooks.more?.(opts.target) ?? [])];
     const slots = files.map((f) => ({ ...f, slot: ws.text(f.file) }));
@@ -159,6 +160,7 @@ function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[
 
 function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
   const hooks = h.hooks;
+  if (hooks.kind === "none") return;
   if (hooks.kind === "plugin") {
     for (const file of [hooks.file(target), ...(hooks.more?.(target) ?? []).map((m) => m.file)]) {
       const slot = ws.text(file);
@@ -404,7 +406,12 @@ function restoreSweep(ws: Workspace, h: HostLink, state: LinkState): void {
 // ---------------------------------------------------------------------------------------------
 
 /** The file a host's hooks live in for this target. */
-const hookFileOf = (h: HostLink, t: Target) => (h.hooks.kind === "json" ? h.hooks.file(t).path : h.hooks.file(t));
+const hookFileOf = (h: HostLink, t: Target) =>
+  h.hooks.kind === "json"
+    ? h.hooks.file(t).path
+    : h.hooks.kind === "none"
+      ? (h.mcp.file(t)?.path ?? "")
+      : h.hooks.file(t);
 
 export function planLink(h: HostLink, opts: LinkOptions): Plan {
   if (opts.target.root && h.userOnly)

@@ -10,8 +10,9 @@ import type { Containers } from "./hooks-json";
 import { deepEqual, JsonDoc, type JsonPath, newJsonText } from "./json-edit";
 import type { LinkState, Saved } from "./state";
 import { TomlDoc } from "./toml-doc";
+import { YamlDoc } from "./yaml-doc";
 
-export type Doc = JsonDoc | TomlDoc;
+export type Doc = JsonDoc | TomlDoc | YamlDoc;
 
 export type Slot<D extends Doc = Doc> = {
   path: string;
@@ -70,7 +71,11 @@ export class Workspace {
     if (hit && "doc" in hit) return hit;
     const before = readTextOrNull(file.path);
     const slot =
-      file.dialect === "toml" ? tomlSlot(file.path, before, opts.check) : jsonSlot(file, before, opts.skeleton);
+      file.dialect === "toml"
+        ? tomlSlot(file.path, before, opts.check)
+        : file.dialect === "yaml"
+          ? yamlSlot(file.path, before)
+          : jsonSlot(file, before, opts.skeleton);
     this.files.set(file.path, slot);
     return slot;
   }
@@ -118,7 +123,7 @@ export class Workspace {
 
 function jsonSlot(file: ConfigFile, before: string | null, skeleton: Record<string, unknown> = {}): Slot {
   const fresh = before === null || before.trim() === "";
-  const dialect = file.dialect === "toml" ? "json" : file.dialect;
+  const dialect = file.dialect === "toml" || file.dialect === "yaml" ? "json" : file.dialect;
   const doc = new JsonDoc(fresh ? newJsonText(skeleton) : before!, tilde(file.path), dialect);
   return {
     path: file.path,
@@ -148,15 +153,29 @@ function tomlSlot(path: string, before: string | null, check?: (text: string) =>
   };
 }
 
+function yamlSlot(path: string, before: string | null): Slot {
+  const doc = new YamlDoc(before ?? "", tilde(path));
+  return {
+    path,
+    before,
+    doc,
+    fresh: before === null,
+    empty: () => doc.text.trim() === "",
+    freshText: () => doc.text,
+    notes: [],
+    audit: [],
+  };
+}
+
 /** A config file as a document, read-only use (doctor); undefined when it is missing or blank. */
 export function readDoc(file: JsonFile): JsonDoc | undefined;
 export function readDoc(file: ConfigFile): Doc | undefined;
 export function readDoc(file: ConfigFile): Doc | undefined {
   const text = readTextOrNull(file.path);
   if (text === null || text.trim() === "") return undefined;
-  return file.dialect === "toml"
-    ? new TomlDoc(text, tilde(file.path))
-    : new JsonDoc(text, tilde(file.path), file.dialect);
+  if (file.dialect === "toml") return new TomlDoc(text, tilde(file.path));
+  if (file.dialect === "yaml") return new YamlDoc(text, tilde(file.path));
+  return new JsonDoc(text, tilde(file.path), file.dialect);
 }
 
 /**

@@ -14,6 +14,8 @@ export type McpServerOptions = {
   source: "mcp";
   /** Where unexpected errors are reported (stderr; never stdout, which is the stdio protocol). */
   log: (message: string) => void;
+  /** The initialize answer's `instructions` (`serve --stdio --rules`: the rules bundle, for Goose). */
+  instructions?: string;
 };
 
 /** `agent:<client name>` from the initialize handshake, reduced to characters safe in YAML and logs. */
@@ -31,7 +33,10 @@ function errorResult(message: string): CallToolResult {
 }
 
 export function createMcpServer(opts: McpServerOptions): Server {
-  const server = new Server({ name: "coffer", version: pkg.version }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: "coffer", version: pkg.version },
+    { capabilities: { tools: {} }, ...(opts.instructions ? { instructions: opts.instructions } : {}) },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await toolDefinitions() }));
 

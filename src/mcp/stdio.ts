@@ -119,9 +119,9 @@ export class LineTransport implements Transport {
   }
 }
 
-export async function runStdioServer(cwd = process.cwd()): Promise<void> {
+export async function runStdioServer(cwd = process.cwd(), opts: { instructions?: string } = {}): Promise<void> {
   const log = (m: string) => process.stderr.write(`coffer: ${m}\n`);
-  const server = createMcpServer({ cwd, source: "mcp", log });
+  const server = createMcpServer({ cwd, source: "mcp", log, instructions: opts.instructions });
   const transport = new LineTransport();
   let closing = false;
   const shutdown = async (code: number) => {
