@@ -31,11 +31,20 @@ import {
   RUN_TIMEOUT_MS,
   TEST_TIMEOUT_MS,
 } from "./harness";
-import { agentTurns, conversationTexts, type ModelServer, offeredTools, startModelServer } from "./model-server";
+import {
+  agentTurns,
+  conversationTexts,
+  type ModelServer,
+  offeredTools,
+  type Reply,
+  startModelServer,
+} from "./model-server";
 
 let server: ModelServer;
+/** Replies for the agent's next model calls (then plain text). */
+let script: Reply[] = [];
 beforeAll(() => {
-  server = startModelServer({});
+  server = startModelServer({ respond: (req) => (req.body?.tools?.length ? script.shift() : undefined) });
 });
 afterAll(() => {
   server.stop();
@@ -127,6 +136,46 @@ const hookLog = (sb: AgentSandbox) => {
 };
 
 describe("Kilo Code + coffer link kilo", () => {
+  test(
+    "path trigger: a read of a matching file gets the entry appended to the tool's output",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      writeKiloConfig(sb);
+      await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
+      const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
+      const id = coffer(sb, [
+        "remember",
+        DEPLOY_BODY,
+        "--title",
+        "Deploy scripts are POSIX sh",
+        "--kind",
+        "gotcha",
+        "--applies-to",
+        "deploy/**",
+        "--json",
+      ]).json().id;
+      coffer(sb, ["link", "kilo"]);
+      script = [
+        {
+          text: "Let me look.",
+          toolCall: { name: "read", input: { filePath: join(sb.project, "deploy", "release.sh") } },
+        },
+        { text: "Done." },
+      ];
+      server.clear();
+      await exec(sb, ["run", "--format", "json", "Make it nicer, please."]);
+      const turns = agentTurns(server.requests).filter((r) => JSON.stringify(r.body).includes("Make it nicer"));
+      const after = turns.find((r) => conversationTexts(r).some((t) => t.role === "tool"))!;
+      const hit = conversationTexts(after).find((t) => t.role === "tool")!;
+      expect(hit.text).toContain("echo release");
+      expect(hit.text).toContain(DEPLOY_BODY);
+      expect(hit.text).toContain(`[${id.slice(-8)}]`);
+      expect(count(textOf(after), DEPLOY_BODY)).toBe(1);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
   test(
     "bundle and routed entry fill the system slot from the first message, kept on the next; MCP tools offered; unlink removes it all",
     async () => {

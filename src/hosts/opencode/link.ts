@@ -37,7 +37,7 @@ export function renderPlugin(bin: string, host: PluginHost = "opencode"): string
 import { spawn } from "node:child_process";
 
 const COFFER = ${JSON.stringify(bin)};
-const TIMEOUT_MS = 10000;
+const TIMEOUT_MS = 10000;${host === "kilo" ? '\nconst PATH_TOOLS = new Set(["read", "edit", "write"]);' : ""}
 
 /** Run \`coffer hook <event> --agent ${host}\` with the payload on stdin; resolves to the context ("" for none). */
 function runHook(event, payload, cwd) {
@@ -115,11 +115,27 @@ export const CofferPlugin = async ({ directory, worktree } = {}) => {
       if (at >= 0) output.system[at] = context;
       else output.system.push(context);
       pushed.set(sessionID, context);
-    },
+    },${host === "kilo" ? KILO_TOOL_HOOK : ""}
   };
 };
 `;
 }
+
+/**
+ * Kilo's path triggers: \`tool.execute.after\` gets \`{tool, sessionID, callID, args}\` and the tool's
+ * result; for read, edit and write (\`args.filePath\`) the entries that apply to the file are appended
+ * to the result's \`output\`, which is what the model reads. (Checked with Kilo; OpenCode's plugin
+ * API has the same hook, not tried with a real OpenCode.)
+ */
+const KILO_TOOL_HOOK = `
+    "tool.execute.after": async (input, output) => {
+      const sessionID = input && input.sessionID;
+      const filePath = input && input.args && typeof input.args.filePath === "string" ? input.args.filePath : "";
+      if (typeof sessionID !== "string" || !sessionID || !filePath || !PATH_TOOLS.has(input.tool)) return;
+      if (!output || typeof output.output !== "string") return;
+      const context = await runHook("tool", { hook_event_name: "tool", session_id: sessionID, cwd, tool_name: input.tool, file_path: filePath }, cwd);
+      if (context) output.output = \`\${output.output}\\n\\n\${context}\`;
+    },`;
 
 /** The binary a generated plugin (OpenCode's, Pi's extension) runs: its `const COFFER = "…";` line. */
 export function pluginBinaryOf(text: string): string | undefined {
@@ -153,7 +169,11 @@ export function pluginLink(h: {
       marker: pluginMarkerLine(h.host),
       render: (bin) => renderPlugin(bin, h.host),
       binaryOf: pluginBinaryOf,
-      events: ["chat.message", "experimental.chat.system.transform"],
+      events: [
+        "chat.message",
+        "experimental.chat.system.transform",
+        ...(h.host === "kilo" ? ["tool.execute.after"] : []),
+      ],
     },
     mcp: {
       file: (t) => configFile(t.root ?? h.dir(t), h.config),
