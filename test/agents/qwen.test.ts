@@ -84,9 +84,9 @@ function entries(sb: AgentSandbox): any[] {
   return Array.isArray(l) ? l : (l.entries ?? []);
 }
 
-async function turnsOf(sb: AgentSandbox, prompt: string, resume?: string) {
+async function turnsOf(sb: AgentSandbox, prompt: string, resume?: string, extraArgs?: string[]) {
   server.clear();
-  const run = assertRunOk(await runAgent(sb, "qwen", { prompt, resume }));
+  const run = assertRunOk(await runAgent(sb, "qwen", { prompt, resume, extraArgs }));
   expect(hookErrors(sb, run)).toEqual([]);
   const turns = agentTurns(server.requests);
   expect(turns.length).toBeGreaterThan(0);
@@ -189,6 +189,42 @@ describe("Qwen Code + coffer link qwen", () => {
       expect(hit.text).toContain("echo release"); // the file itself, then Coffer's context
       expect(hit.text).toContain("# Relevant memory (via Coffer)");
       expect(hit.text).toContain(`[${id.slice(-8)}]`);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "no SubagentStart hook: in 0.24.4 its context never reaches the subagent's request",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      coffer(sb, ["link", "qwen"]);
+      expect(readJson(settingsPath(sb)).hooks.SubagentStart).toBeUndefined();
+      // Observed with a SubagentStart hook installed by hand: it ran, answered the bundle, and the
+      // subagent's request held none of it (system prompt and task both). So Coffer installs none.
+      const doc = readJson(settingsPath(sb));
+      const start = doc.hooks.SessionStart[0].hooks[0].command.replace("session-start", "subagent-start");
+      doc.hooks.SubagentStart = [{ hooks: [{ type: "command", command: start, timeout: 10 }] }];
+      writeJson(settingsPath(sb), doc);
+      const SUB_PROMPT = "Find out how the release process deploys";
+      script = [
+        {
+          text: "Delegating.",
+          toolCall: {
+            name: "agent",
+            input: { description: "Check release", prompt: SUB_PROMPT, subagent_type: "general-purpose" },
+          },
+        },
+        { text: "Subagent done." },
+        { text: "Done." },
+      ];
+      // yolo: no approval classifier call (a model request of its own) before the agent tool runs.
+      const t = await turnsOf(sb, "Please delegate this", undefined, ["--approval-mode", "yolo"]);
+      const sub = t.turns.find((r) => conversationTexts(r).some((x) => x.role === "user" && x.text === SUB_PROMPT));
+      expect(sub).toBeDefined();
+      expect(textOf(sub)).not.toContain(BUNDLE_HEADING);
+      const events = (await cofferAsync(sb, ["stats", "--json"])).json().hooks.by_event.map((e: any) => e.event);
+      expect(events).toContain("subagent-start"); // it ran and answered
     },
     TEST_TIMEOUT_MS,
   );

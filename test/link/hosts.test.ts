@@ -84,7 +84,6 @@ const CASES: HostCase[] = [
       UserPromptSubmit: ["prompt", undefined, 10],
       PostToolUse: ["tool", "read_file|write_file|edit", 10],
       PreCompact: ["compact", undefined, 10],
-      SubagentStart: ["subagent-start", undefined, 10],
     },
     mcp: { rel: ".qwen/settings.json", path: ["mcpServers", "coffer"] },
     broken: { text: `{\n  // fine\n  "model": {"name": "x"},,\n}\n`, line: 3 },

@@ -1,8 +1,9 @@
 /**
  * Qwen Code hooks (a Gemini CLI fork whose hooks follow Claude Code's contract): SessionStart ->
  * session-start, UserPromptSubmit -> prompt, PostToolUse on read_file|write_file|edit
- * (`tool_input.file_path`) -> tool, PreCompact -> compact, SubagentStart -> subagent-start,
- * SessionEnd -> session-end. Answers are Claude's `hookSpecificOutput.additionalContext`.
+ * (`tool_input.file_path`) -> tool, PreCompact -> compact, SubagentStart -> subagent-start (parsed,
+ * but `coffer link` installs none: its context did not reach the subagent), SessionEnd ->
+ * session-end. Answers are Claude's `hookSpecificOutput.additionalContext`.
  *
  * Observed with Qwen Code 0.24.4 (docs/hosts-observed.md):
  * - SessionStart context is appended to the system prompt inside `<qwen:session-start-context>`;

@@ -3,7 +3,8 @@
  * `.qwen/settings.json`), read with comments allowed; the MCP entry is the `{command, args}` shape
  * `qwen mcp add` writes. Hook timeouts are in SECONDS (0.24: a value of 1,000 or more is read as
  * legacy milliseconds). Qwen fires no SessionEnd hook in a headless run, so `--session-end` turns on
- * the transcript sweep, as for Gemini CLI. `"disableAllHooks": true` switches every hook off;
+ * the transcript sweep, as for Gemini CLI. No SubagentStart hook: 0.24.4 runs it, but its context
+ * never reached the subagent's request (test/agents/qwen.test.ts). `"disableAllHooks": true` switches every hook off;
  * `memory.enableManagedAutoMemory` is its auto memory (`--native-memory off` sets it false).
  */
 import { join } from "node:path";
@@ -27,7 +28,6 @@ export const link: HostLink = {
       { native: "UserPromptSubmit", event: "prompt", timeout: 10 },
       { native: "PostToolUse", event: "tool", matcher: "read_file|write_file|edit", timeout: 10 },
       { native: "PreCompact", event: "compact", timeout: 10 },
-      { native: "SubagentStart", event: "subagent-start", timeout: 10 },
     ],
     entry: (command, spec) => ({ type: "command", command, timeout: spec.timeout }),
   },
