@@ -74,7 +74,9 @@ export default withExamples(
           }
         : null;
       const sync = await import("../sync/status").then((m) => m.syncStatus()).catch(() => undefined);
-      const distill = await import("../serve/distill").then((m) => m.distillBudget()).catch(() => undefined);
+      const distill = await Promise.all([import("../distill/budget"), import("../store/config")])
+        .then(([b, c]) => b.distillBudget(c.loadConfig()))
+        .catch(() => undefined);
       const sweep = await Promise.all([import("../capture/background"), import("../store/config")])
         .then(([b, c]) => b.sweepState(c.loadConfig()))
         .catch(() => undefined);

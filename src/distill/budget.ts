@@ -5,7 +5,7 @@ import { readOwnText } from "../lib/small-file";
 import { isoNow, localDay, nextLocalMidnight, nowMs } from "../lib/time";
 import type { Config } from "../store/config";
 import { ledgerRecords, readLedger, recordTokens } from "./ledger";
-import { estimateTokens } from "./model";
+import { estimateTokens, modelLabel, modelSettings } from "./model";
 import { SYSTEM_PROMPT } from "./prompt";
 
 /** Room kept for the answer when estimating a session's cost before sending it. */
@@ -122,4 +122,13 @@ export function checkBudget(config: Config, needed: number, now = nowMs()): Budg
     needed,
     message: `daily token budget reached: ${fmt(spent)} of ${fmt(budget)} tokens spent today, this session needs about ${fmt(needed)}; it waits until tomorrow (distill.daily_token_budget), or run it now with --force`,
   };
+}
+
+/** The distillation budget as `coffer status` and the web UI show it, with the configured model. */
+export type DistillBudget = BudgetStatus & { model: string | null };
+
+/** Today's token spend against `distill.daily_token_budget`, whether the sweep is paused, and the model. */
+export function distillBudget(config: Config): DistillBudget {
+  const m = modelSettings(config);
+  return { ...budgetStatus(config), model: m ? modelLabel(m) : null };
 }

@@ -38,6 +38,7 @@ import {
   ModelError,
   type ModelErrorKind,
   type ModelSettings,
+  modelLabel,
   resolveModel,
   type Usage,
 } from "./model";
@@ -263,9 +264,6 @@ export type CallCost = {
   cost_usd?: number;
   duration_ms: number;
 };
-
-/** `provider/model` for the ledger and stats (`claude-code/claude-haiku-5-5`: the model a CLI says answered). */
-export const modelLabel = (m: ModelSettings, answered?: string) => `${m.provider}/${answered ?? m.model ?? "default"}`;
 
 function callCost(
   model: ModelSettings,

@@ -145,6 +145,9 @@ export function resolveModel(config: Config): ModelChoice {
 }
 
 /** The model distillation uses, or undefined when it is off or none is usable. */
+/** `provider/model` for the ledger and stats (`claude-code/claude-haiku-5-5`: the model a CLI says answered). */
+export const modelLabel = (m: ModelSettings, answered?: string) => `${m.provider}/${answered ?? m.model ?? "default"}`;
+
 export function modelSettings(config: Config): ModelSettings | undefined {
   return resolveModel(config).settings;
 }

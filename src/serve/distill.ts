@@ -6,10 +6,9 @@
 
 import { enqueueSession } from "../capture/queue";
 import { distillBatch } from "../distill/batch";
-import { type BudgetStatus, budgetStatus } from "../distill/budget";
 import { listSessionInfos, type SessionInfo } from "../distill/catalog";
 import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
-import { type DistillOutcome, distillFile, modelLabel, prepareSession } from "../distill/distill";
+import { type DistillOutcome, distillFile, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
@@ -32,16 +31,6 @@ import { listSessions, resolveSession, type SessionFile, sessionFileAt } from ".
 import { isTranscriptHost } from "../transcripts/types";
 
 export type SessionEndOutcome = DistillOutcome;
-
-/** The distillation budget as `coffer status` and the web UI show it, with the configured model. */
-export type DistillBudget = BudgetStatus & { model: string | null };
-
-/** Today's token spend against `distill.daily_token_budget`, and whether the sweep is paused. */
-export async function distillBudget(): Promise<DistillBudget> {
-  const config = loadConfig();
-  const m = modelSettings(config);
-  return { ...budgetStatus(config), model: m ? modelLabel(m) : null };
-}
 
 /** A session on disk (see SessionInfo: project label, messages, activity, ledger status, path). */
 export type TranscriptInfo = SessionInfo;

@@ -32,7 +32,7 @@ import {
   scopeOverview,
   uncommittedInTeam,
 } from "../store/browse";
-import { loadConfigOrDefaults } from "../store/config";
+import { loadConfig, loadConfigOrDefaults } from "../store/config";
 import { findEntry, remember, unmarkResolvedConflict } from "../store/entries";
 import { type Entry, KINDS, SOURCES } from "../store/entry";
 import { sessionKey } from "../store/hooks";
@@ -829,8 +829,8 @@ route("POST", "/api/v1/ui/team-proposals/{id}/{decision}", async (_req, _url, p,
 
 /** Today's distillation spend against distill.daily_token_budget, and whether the sweep is paused. */
 route("GET", "/api/v1/ui/budget", async () => {
-  const { distillBudget } = await import("../serve/distill");
-  return json(await distillBudget());
+  const { distillBudget } = await import("../distill/budget");
+  return json(distillBudget(loadConfig()));
 });
 
 route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
@@ -1000,7 +1000,7 @@ route("GET", "/api/v1/ui/health", async (_req, _url, _p, ctx) => {
     const d = await import("../serve/distill");
     conflicts = (await d.listInboxConflicts()).length;
     team = (await d.listInboxTeamProposals()).length;
-    budget = await d.distillBudget();
+    budget = (await import("../distill/budget")).distillBudget(loadConfig());
   } catch {}
   return json({
     counts: {
