@@ -107,8 +107,11 @@ async function exec(sb: AgentSandbox, args: string[]) {
   return { sessionId: events.find((e) => e.sessionID)?.sessionID as string | undefined, stdout, stderr };
 }
 
-/** `kilo serve` in the project; resolves to its URL once it listens. */
-async function serve(sb: AgentSandbox): Promise<{ url: string; stop: () => void }> {
+/**
+ * `kilo serve` in the project; resolves to its URL once it listens. `stop` sends SIGTERM, which
+ * Kilo's launcher forwards to the server it started (a SIGKILL would leave that server running).
+ */
+async function serve(sb: AgentSandbox): Promise<{ url: string; stop: () => Promise<void> }> {
   const p = Bun.spawn([await ensureAgent("kilo"), "serve", "--port", "0"], {
     cwd: sb.project,
     env: kiloEnv(sb),
@@ -124,9 +127,17 @@ async function serve(sb: AgentSandbox): Promise<{ url: string; stop: () => void 
     if (done) break;
     seen += new TextDecoder().decode(value);
     const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-    if (m) return { url: m[1]!, stop: () => p.kill("SIGKILL") };
+    if (m) {
+      const stop = async () => {
+        p.kill("SIGTERM");
+        const timer = setTimeout(() => p.kill("SIGKILL"), 10_000);
+        await p.exited;
+        clearTimeout(timer);
+      };
+      return { url: m[1]!, stop };
+    }
   }
-  p.kill("SIGKILL");
+  p.kill("SIGTERM");
   throw new Error(`kilo serve did not start:\n${seen}`);
 }
 
@@ -218,7 +229,7 @@ describe("Kilo Code + coffer link kilo", () => {
         expect(count(textOf(t2), BUNDLE_HEADING)).toBe(1);
         expect(count(textOf(t2), ENTRY_BODY)).toBe(1);
       } finally {
-        srv.stop();
+        await srv.stop();
       }
       expect(hookLog(sb)).toBe("");
       const last = JSON.parse(coffer(sb, ["stats", "--json"]).stdout);
