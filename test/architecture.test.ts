@@ -196,6 +196,12 @@ describe("layers of src/", () => {
     expect([...new Set(bad)].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))).toEqual([]);
   });
 
+  test("no command imports another command (each is a chunk of its own; shared code lives in commands/_*.ts)", () => {
+    const isCommand = (f: string) => folderOf(f) === "commands" && !relative(join(SRC, "commands"), f).startsWith("_");
+    const bad = imports.filter((i) => i.target && isCommand(i.target) && folderOf(i.from) === "commands").map(show);
+    expect(bad).toEqual([]);
+  });
+
   test("commands and the hook write through lib/output.ts, never Node's stdout/stderr streams", () => {
     // The first use of process.stdout or process.stderr builds Node's stream machinery: about as
     // much as the runtime's whole start in a compiled binary (issue 38). The servers (serve, mcp,

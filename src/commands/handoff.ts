@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
 import { clearHandoff, setHandoff } from "../store/handoff";
 import { takesWords } from "./_args";
+import { printHandoff } from "./_handoff";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, notice, printJson, textFromArgs } from "./_shared";
-import { printHandoff } from "./resume";
 
 const set = withExamples(
   takesWords(

@@ -10,9 +10,9 @@ import { homeDir } from "../lib/paths";
 import { applyPlan, currentBinary, type Plan, planLink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
 import { loadConfig } from "../store/config";
+import { setConfigValue } from "./_config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, printJson } from "./_shared";
-import { setConfigValue } from "./config";
 
 /**
  * Record the linked agent's CLI (zero-configuration distillation uses the first one found) and say

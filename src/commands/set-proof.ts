@@ -2,9 +2,9 @@ import { defineCommand } from "citty";
 import { didYouMean } from "../lib/did-you-mean";
 import { usageError } from "../lib/errors";
 import { PROOF_MODES } from "../store/config";
+import { setConfigValue } from "./_config";
 import { withExamples } from "./_run";
 import { consola } from "./_shared";
-import { setConfigValue } from "./config";
 
 export default withExamples(
   defineCommand({
