@@ -56,7 +56,7 @@ function prepare(s: CliSettings, system: string): RunSpec {
   const systemFile = join(dir, `system-${sha256(system).slice(0, 12)}.md`);
   writeIfChanged(systemFile, system.endsWith("\n") ? system : `${system}\n`);
   const facts = cliFacts(s);
-  for (const [name, content] of Object.entries(facts.files?.() ?? {})) writeIfChanged(join(dir, name), content);
+  for (const [name, content] of Object.entries(facts.files?.(system) ?? {})) writeIfChanged(join(dir, name), content);
   return { model: s.model, system, systemFile, dir, workDir, home: homeDir() };
 }
 
@@ -154,8 +154,8 @@ export async function completeCli(s: CliSettings, system: string, user: string):
       "missing",
       `${name}: \`${facts.bin}\` was not found (looked in ${searched(facts)}); install it, or set model.provider to another model`,
     );
-  const spec = prepare(s, system);
   const input = `${RUN_MARKER}\n\n${user}`;
+  const spec = { ...prepare(s, system), input };
   // The environment a person's shell would have: no agent session's variables (a CLI that sees them
   // may refuse to start, or act as part of that session), no PATH folder a checkout could fill.
   const env = withPath(

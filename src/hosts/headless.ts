@@ -44,6 +44,8 @@ export type RunSpec = {
   /** The empty folder the CLI runs in (no project files, settings or instructions to pick up). */
   workDir: string;
   home: string;
+  /** What Coffer writes on stdin (the run marker, then the conversation), for a CLI that takes it as an argument. */
+  input?: string;
 };
 
 /** What tells this CLI's set-up failures apart (`setupFailure`), and how a person fixes the usual one. */
@@ -70,7 +72,7 @@ export type HeadlessCli = {
   /** Where the CLI is usually installed besides PATH. */
   places: (home: string) => string[];
   /** Files the run needs in Coffer's headless folder (name -> content). */
-  files?: () => Record<string, string>;
+  files?: (system: string) => Record<string, string>;
   argv: (spec: RunSpec) => string[];
   /** Environment added to the user's for the run. */
   env: (spec: RunSpec) => Record<string, string>;

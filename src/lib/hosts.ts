@@ -28,7 +28,15 @@ export function isHost(name: string): name is Host {
  * `model.provider` values that run an agent's own CLI headless as the distillation model (the
  * facts of each live in `src/hosts/<host>/headless.ts`, the table in `src/hosts/clis.ts`).
  */
-export const CLI_PROVIDERS = ["claude-code", "codex", "gemini-cli", "copilot-cli", "qwen-code", "pi"] as const;
+export const CLI_PROVIDERS = [
+  "claude-code",
+  "codex",
+  "gemini-cli",
+  "copilot-cli",
+  "kimi-code",
+  "qwen-code",
+  "pi",
+] as const;
 export type CliProvider = (typeof CLI_PROVIDERS)[number];
 
 /** The agent whose CLI each provider runs (the same fact as each host's `headless.ts` `host`, checked by a test). */
@@ -37,6 +45,7 @@ export const CLI_PROVIDER_HOST = {
   codex: "codex",
   "gemini-cli": "gemini",
   "copilot-cli": "copilot",
+  "kimi-code": "kimi",
   "qwen-code": "qwen",
   pi: "pi",
 } as const satisfies Record<CliProvider, Host>;

@@ -31,6 +31,7 @@ const PKG = "@moonshot-ai/kimi-code";
 const VERSION = "2.1.0";
 const INSIGHT = { kind: "decision", title: "Releases deploy with make release", body: "Never push tags by hand." };
 const DISTILL_MARK = "You read the transcript of one coding-agent session";
+const MARKER = "[coffer headless distillation run: not a user session]";
 
 let server: ModelServer;
 beforeAll(() => {
@@ -169,6 +170,71 @@ describe("Kimi Code + coffer link kimi", () => {
       expect(readFileSync(join(sb.home, ".kimi-code", "config.toml"), "utf8")).toBe(config);
       const t3 = await kimi(sb, PROMPT_1);
       expectNoCoffer(t3.last);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe("zero configuration: Kimi Code's own CLI distils", () => {
+  test(
+    "link, distil with no [model]: Coffer's system prompt, no tools, hooks silent, tokens from the wire log, own run skipped",
+    async () => {
+      const { sb } = kimiSandbox();
+      seedStore(sb);
+      // Kimi needs Node 22.19+: a `kimi` on the usual path that runs the pinned CLI with Bun.
+      const wrapper = join(sb.home, ".local", "bin", "kimi");
+      mkdirSync(join(sb.home, ".local", "bin"), { recursive: true });
+      writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' '${await kimiMain()}' "$@"\n`, { mode: 0o755 });
+      const link = coffer(sb, ["link", "kimi"]);
+      expect(link.stdout).toContain("Distillation will use `kimi -p` (your Kimi account)");
+
+      const session = await kimi(sb, "We moved releases to pnpm workspaces: deploy with pnpm -r publish now.");
+      const eventsBefore = (await cofferAsync(sb, ["stats", "--json"])).json().hooks.events;
+      server.clear();
+      const out = (
+        await cofferAsync(sb, ["distill", "run", session.sessionId!, "--agent", "kimi", "--json"], { env: sb.agentEnv })
+      ).json();
+      expect(out.results[0].outcome).toBe("distilled");
+      const turns = agentTurns(server.requests);
+      expect(turns.length).toBe(1);
+      const req = turns[0]!;
+      expect(req.body.tools ?? []).toEqual([]);
+      expect(JSON.stringify(req.body.system)).toContain(DISTILL_MARK);
+      const first = conversationTexts(req).find((t) => t.role === "user")!.text;
+      expect(first).toStartWith(MARKER);
+      expect(first).toContain("pnpm workspaces");
+      expect(req.raw).not.toContain(BUNDLE_HEADING);
+      // Coffer's hooks answered empty inside the run.
+      expect((await cofferAsync(sb, ["stats", "--json"])).json().hooks.events).toBe(eventsBefore);
+
+      const ledger = () =>
+        readFileSync(join(sb.cofferHome, "state", "distilled.jsonl"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l));
+      const rec = ledger().at(-1);
+      expect(rec).toMatchObject({ outcome: "distilled", session_id: session.sessionId, tokens_estimated: false });
+      expect(rec.model).toStartWith("kimi-code");
+      expect(rec.input_tokens).toBeGreaterThan(200);
+      expect(rec.output_tokens).toBe(5);
+      console.log(
+        `[kimi] headless: ${rec.input_tokens} input + ${rec.output_tokens} output tokens, ${rec.duration_ms} ms`,
+      );
+
+      // Kimi kept the run as a session: recognised by its first prompt, recorded as skipped.
+      const own = (
+        coffer(sb, ["distill", "list", "--agent", "kimi", "--json"]).json().sessions as { session_id: string }[]
+      )
+        .map((s) => s.session_id)
+        .filter((id) => id !== session.sessionId);
+      expect(own.length).toBe(1);
+      server.clear();
+      const skip = (
+        await cofferAsync(sb, ["distill", "run", own[0]!, "--agent", "kimi", "--json"], { env: sb.agentEnv })
+      ).json();
+      expect(skip.results[0].outcome).toBe("skipped");
+      expect(agentTurns(server.requests)).toEqual([]);
+      expect(ledger().at(-1)).toMatchObject({ outcome: "skipped", reason: "coffer_run" });
     },
     TEST_TIMEOUT_MS,
   );

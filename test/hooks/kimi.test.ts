@@ -146,3 +146,41 @@ describe("Kimi Code transcripts (wire.jsonl)", () => {
     });
   });
 });
+
+describe("kimi headless: argv and output parsing", () => {
+  test("an agent file with no tools and Coffer's prompt; the input as -p's argument", async () => {
+    const { headless } = await import("../../src/hosts/kimi/headless");
+    const spec = { system: "SYSTEM", systemFile: "", dir: "/d", workDir: "/w", home: sb.home, input: "[M]\n\nT" };
+    const files = headless.files!("SYSTEM");
+    const [name, text] = Object.entries(files)[0]!;
+    expect(text).toBe(
+      "---\nname: coffer-distill\ndescription: Coffer's distillation run (no tools)\ntools: []\nsubagents: []\n---\nSYSTEM\n",
+    );
+    expect(headless.argv(spec)).toEqual([
+      "--agent-file",
+      `/d/${name}`,
+      "-p",
+      "[M]\n\nT",
+      "--output-format",
+      "stream-json",
+    ]);
+    expect(headless.stdin!(spec, "x")).toBe("");
+  });
+
+  test("the last assistant line is the answer; retries, a missing model and no answer are failures", async () => {
+    const { headless } = await import("../../src/hosts/kimi/headless");
+    const ok = [
+      '{"role":"meta","type":"system.version","version":"2.1.0"}',
+      '{"role":"assistant","content":"UserPromptSubmit hook\\n\\nsomeone else\'s output"}',
+      '{"role":"assistant","content":"[]"}',
+      '{"role":"meta","type":"session.resume_hint","session_id":"session_x"}',
+    ].join("\n");
+    expect(headless.parse({ stdout: ok, stderr: "", code: 0 })).toEqual({ ok: true, text: "[]" });
+    const retrying =
+      '{"role":"meta","type":"turn.step.retrying","failed_attempt":3,"error_name":"APIConnectionError","error_message":"Connection error."}';
+    expect(headless.parse({ stdout: retrying, stderr: "", code: 143 })).toMatchObject({ ok: false, kind: "network" });
+    const noModel =
+      "error: failed to run prompt: No model configured. Run `kimi` and use /login to sign in, then retry";
+    expect(headless.parse({ stdout: "", stderr: noModel, code: 1 })).toMatchObject({ ok: false, kind: "auth" });
+  });
+});
