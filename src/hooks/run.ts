@@ -363,9 +363,10 @@ function sessionStart(ctx: HookContext): HookResult {
   const text = cachedStartText(ctx, bundle);
   if (input.source === "resume") {
     // The host replays the resumed history, earlier context included: keep the delivered set,
-    // and re-send the bundle only when it changed since this session got it.
+    // and re-send the bundle only when it changed since this session got it (or, where the host
+    // rebuilds the system prompt that held it, always).
     const state = readSession(store, key);
-    if (state?.bundleSig === bundle.sig) {
+    if (state?.bundleSig === bundle.sig && !ctx.adapter.resumeRebuildsStart) {
       save(ctx, key, {});
       return {};
     }

@@ -175,6 +175,12 @@ export type HostAdapter = {
   injects: readonly HookEvent[];
   /** `replace`: the host keeps one context slot that each output replaces (OpenCode), so outputs are self-contained. */
   slot?: "replace";
+  /**
+   * A resumed session keeps its history (what prompts delivered is still there) but rebuilds the
+   * system prompt the session-start context lived in (Qwen Code): on resume the bundle is sent
+   * again and the delivered set is kept.
+   */
+  resumeRebuildsStart?: boolean;
   parse: (event: HookEvent, raw: unknown, processCwd: string) => ParseResult;
   /** The output JSON carrying `context` (non-empty) for `event`. */
   render: (event: HookEvent, context: string) => string;

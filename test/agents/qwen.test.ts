@@ -130,16 +130,15 @@ describe("Qwen Code + coffer link qwen", () => {
         expect(textOf(t1.last)).toContain(`"mcp__coffer__coffer__${tool}"`);
 
       // Resume: Qwen rebuilds the system prompt from a new SessionStart (source "resume") and drops
-      // the old block, so Coffer treats it as a fresh start: the bundle is there again. The replayed
-      // turn 1 still carries the entry, and the fresh start sends it once more (Coffer's hook path has
-      // no "history kept, system prompt rebuilt" case yet: docs/hosts-observed.md).
+      // the old block, so Coffer sends the bundle again; the replayed turn 1 still carries the entry,
+      // and the delivered set is kept, so it is not sent a second time.
       const t2 = await turnsOf(sb, PROMPT_2, t1.run.sessionId);
       expect(t2.run.sessionId).toBe(t1.run.sessionId);
       const all2 = textOf(t2.last);
       expect(all2).toContain(PROMPT_1);
       expectBundle(t2.last);
       expect(count(all2, BUNDLE_HEADING)).toBe(1);
-      expect(count(all2, ENTRY_BODY)).toBe(2);
+      expect(count(all2, ENTRY_BODY)).toBe(1);
 
       // Unlink leaves the settings as they were, but for the `$version` Qwen itself adds on its first run.
       coffer(sb, ["unlink", "qwen"]);

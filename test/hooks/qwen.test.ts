@@ -52,15 +52,26 @@ function run(event: string, payload: unknown) {
 const ctx = (j: any): string => j.hookSpecificOutput?.additionalContext ?? "";
 
 describe("qwen hooks", () => {
-  test("SessionStart answers the bundle in hookSpecificOutput; resume is a fresh start", () => {
+  test("SessionStart answers the bundle in hookSpecificOutput; resume sends it again and keeps what prompts delivered", () => {
     const start = { ...base("q-1", "SessionStart"), source: "startup", model: "qwen3-coder-plus" };
     const j = run("session-start", start);
     expect(Object.keys(j)).toEqual(["hookSpecificOutput"]);
     expect(j.hookSpecificOutput.hookEventName).toBe("SessionStart");
     expect(ctx(j)).toStartWith("# Project rules (via Coffer)\n");
     expect(ctx(j)).toContain("Run bun test before committing");
-    // Resumed with the bundle unchanged: sent again (Claude's rule would send nothing).
+    const p = {
+      ...base("q-1", "UserPromptSubmit"),
+      prompt_id: "q-1########0",
+      prompt: "how do we cut a release?",
+      submitted_prompt: "how do we cut a release?",
+    };
+    expect(ctx(run("prompt", p))).toContain("make release, never git push --tags");
+    // Resumed with the bundle unchanged: Qwen rebuilt the system prompt, so the bundle goes again
+    // (Claude's rule would send nothing); the replayed history still holds the entry, so it does not.
     expect(ctx(run("session-start", { ...start, source: "resume" }))).toStartWith("# Project rules (via Coffer)\n");
+    expect(ctx(run("prompt", { ...p, prompt: "how do we cut a release again?" }))).not.toContain(
+      "never git push --tags",
+    );
   });
 
   test("UserPromptSubmit routes the entry once per session", () => {

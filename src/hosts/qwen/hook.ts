@@ -13,7 +13,9 @@
  *   to the tool result, so path triggers answer after the tool ran.
  * - Neither context is cut: 140,000 characters arrived whole, so the cap is `load.max_tokens`.
  * - The session-start block lives in the system prompt, which a resumed session rebuilds without
- *   it: `resume` is a fresh start for Coffer (reset + full bundle), as for Gemini.
+ *   it, while the replayed history keeps what prompts delivered: on `resume` the bundle goes again
+ *   and the delivered set is kept (`resumeRebuildsStart`). Gemini differs: it replays no turn that
+ *   carried context, so its resume is a fresh start.
  */
 import * as v from "valibot";
 import {
@@ -25,7 +27,6 @@ import {
   type HostAdapter,
   maxTokensCapacity,
   START_SOURCES,
-  type StartSource,
   specificOutput,
 } from "../hook";
 
@@ -40,14 +41,12 @@ const Stdin = v.object({
   agent_id: v.optional(v.string()),
 });
 
-const SOURCES: Record<string, StartSource> = { ...START_SOURCES, resume: "startup" };
-
 const parse = familyParse({
   host: "qwen",
   name: "Qwen",
   native: NATIVE,
   schema: Stdin,
-  source: (s) => SOURCES[s.source ?? "startup"] ?? "startup",
+  source: (s) => START_SOURCES[s.source ?? "startup"] ?? "startup",
   pathTools: PATH_TOOLS,
   toolPaths: (s) => {
     const path = s.tool_input?.file_path;
@@ -58,6 +57,7 @@ const parse = familyParse({
 
 export const adapter: HostAdapter = {
   host: "qwen",
+  resumeRebuildsStart: true,
   ...CLAUDE_CONTRACT,
   parse,
   render: (event, context) => specificOutput(NATIVE[event], context),
