@@ -5,7 +5,7 @@
  * Anthropic-shaped: `{role, content: [{type: "text"|"tool_use"|"tool_result", ...}], ts}`; what the
  * user typed is wrapped in `<user_input mode="act|plan">`, hook context is a user message of
  * `<hook_context source=…>` elements (cleaned away). Observed with Cline CLI 3.0.65
- * (docs/hosts-observed.md). `CLINE_DIR` moves `~/.cline`.
+ * (docs/hosts-observed.md).
  */
 import { readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
@@ -14,8 +14,11 @@ import { cleanText } from "./clean";
 import { entries, fileStat, jsonObject, type SessionFile, type SessionHead } from "./files";
 import { type ParsedTranscript, sessionTitle, widen } from "./types";
 
+/** As Cline resolves it: `CLINE_SESSION_DATA_DIR`, else `CLINE_DATA_DIR`/sessions, else `CLINE_DIR`/data/sessions. */
 export function clineRoot(): string {
-  return join(process.env.CLINE_DIR || join(homeDir(), ".cline"), "data", "sessions");
+  const env = (name: string) => process.env[name]?.trim() || undefined;
+  const data = env("CLINE_DATA_DIR") ?? join(env("CLINE_DIR") ?? join(homeDir(), ".cline"), "data");
+  return env("CLINE_SESSION_DATA_DIR") ?? join(data, "sessions");
 }
 
 export function listClineSessions(): SessionFile[] {
