@@ -8,8 +8,8 @@ import { headless as claude } from "./claude/headless";
 import { headless as codex } from "./codex/headless";
 import { headless as copilot } from "./copilot/headless";
 import { headless as gemini } from "./gemini/headless";
-import { headless as kimi } from "./kimi/headless";
 import type { HeadlessCli } from "./headless";
+import { headless as kimi } from "./kimi/headless";
 import { headless as pi } from "./pi/headless";
 import { headless as qwen } from "./qwen/headless";
 
