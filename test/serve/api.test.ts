@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { HOSTS } from "../../src/lib/hosts";
 import { type Sandbox, sandbox } from "../helpers";
 import { type ApiResponse, type Served, startServe } from "../mcp/_mcp";
 
@@ -143,7 +144,7 @@ describe("error envelopes", () => {
     const host = await served.api(`/api/v1/agents/notepad/session-context?cwd=${encodeURIComponent(repo)}`);
     expect(host.status).toBe(404);
     expect((await errorOf(host)).details).toEqual({
-      allowed: ["claude", "codex", "gemini", "cursor", "windsurf", "opencode"],
+      allowed: [...HOSTS],
     });
     const put = await served.api("/api/v1/entries", { method: "PUT" });
     expect(put.status).toBe(405);

@@ -110,7 +110,10 @@ describe("why was this injected", () => {
       const sessions = (await (await served.api("/api/v1/ui/sessions")).json()) as {
         sessions: {
           session: string;
-          events: { event: string; delivered: { id: string; why?: { path?: string } }[] }[];
+          events: {
+            event: string;
+            delivered: { id: string; title?: string; scope?: string; why?: { path?: string } }[];
+          }[];
         }[];
       };
       const tool = sessions.sessions.find((x) => x.session === T2)!.events.find((e) => e.event === "tool")!;
