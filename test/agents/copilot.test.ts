@@ -178,14 +178,14 @@ describe("Copilot CLI + coffer link copilot", () => {
 
       // Resumed: Copilot replays the prompts (the routed entry with them) but not SessionStart's
       // context, which each run puts first anew: the resume's session start sends the bundle
-      // again, as a start; so the entry, already in the replayed prompt, is sent once more.
+      // again and keeps the delivered set, so the entry, already in the replayed prompt, is not sent again.
       const t2 = await turnsOf(sb, PROMPT_2, t1.run.sessionId);
       expect(t2.run.sessionId).toBe(t1.run.sessionId);
       const all2 = textOf(t2.last);
       expect(all2).toContain(PROMPT_1);
       expect(conversationTexts(t2.last)[0]!.text).toStartWith(BUNDLE_HEADING);
       expect(count(all2, BUNDLE_HEADING)).toBe(1);
-      expect(count(all2, ENTRY_BODY)).toBe(2);
+      expect(count(all2, ENTRY_BODY)).toBe(1);
 
       coffer(sb, ["unlink", "copilot"]);
       expect(existsSync(join(sb.home, ".copilot", "hooks", "coffer.json"))).toBe(false);

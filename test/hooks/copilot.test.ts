@@ -55,10 +55,14 @@ describe("coffer hook --agent copilot", () => {
     expect(out.additionalContext).toContain("- Run bun test before committing");
   });
 
-  test("SessionStart (source resume): the bundle again (Copilot keeps no SessionStart context)", () => {
+  test("SessionStart (source resume): the bundle again (Copilot keeps no SessionStart context), what prompts delivered stays delivered", () => {
     hook("session-start", { ...base("s2", "SessionStart"), source: "new" });
+    const p = { ...base("s2", "UserPromptSubmit"), prompt: "how does the release process work?" };
+    expect(JSON.parse(hook("prompt", p).stdout).additionalContext).toContain("This repo deploys via make release");
     const r = hook("session-start", { ...base("s2", "SessionStart"), source: "resume" });
     expect(JSON.parse(r.stdout).additionalContext).toStartWith("# Project rules (via Coffer)");
+    // The replayed prompt already holds the entry.
+    expect(JSON.parse(hook("prompt", p).stdout).additionalContext ?? "").not.toContain("This repo deploys");
   });
 
   test("UserPromptSubmit: the routed entry, once per session", () => {

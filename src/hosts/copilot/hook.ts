@@ -17,9 +17,8 @@
  * - `source` is `new` or `resume`. SessionStart's context is not kept in the session: each run
  *   of the CLI puts that run's SessionStart context first, so a resumed session has the bundle
  *   only if the resume's SessionStart sends it again. UserPromptSubmit's context is kept (in the
- *   replayed prompts). Coffer's hook runner either keeps the delivered set and sends the bundle
- *   only when it changed (`resume`), or starts over (`startup`): `resume` counts as a start, at
- *   the cost of entries already in the replayed prompts being sent once more.
+ *   replayed prompts). So on `resume` the bundle goes again and the delivered set is kept
+ *   (`resumeRebuildsStart`): an entry already in the replayed prompts is not sent once more.
  * - SubagentStart (the `task` tool) sends a camelCase payload whatever the event's spelling
  *   (`sessionId`: the parent's, `agent_id`, `agent_type`, `parent_agent_id`, `transcriptPath`, no
  *   `hook_event_name`); its context is put before the subagent's prompt, and the subagent's own
@@ -60,8 +59,7 @@ const family = familyParse({
   name: "Copilot CLI",
   native: NATIVE,
   schema: Stdin,
-  source: (s) =>
-    s.source === "new" || s.source === "resume" ? "startup" : (START_SOURCES[s.source ?? ""] ?? "startup"),
+  source: (s) => (s.source === "new" ? "startup" : (START_SOURCES[s.source ?? ""] ?? "startup")),
   pathTools: PATH_TOOLS,
   toolPaths: (s) => {
     const ti = s.tool_input ?? {};
@@ -107,6 +105,7 @@ function parse(event: HookEvent, raw: unknown, processCwd: string): ParseResult 
 
 export const adapter: HostAdapter = {
   host: "copilot",
+  resumeRebuildsStart: true,
   events: ["session-start", "prompt", "tool", "compact", "subagent-start", "session-end"],
   injects: ["session-start", "prompt", "tool", "subagent-start"],
   parse,
