@@ -173,6 +173,8 @@ test("coffer serve's background pass walks memory/: an old entry edited in place
   const body = () => {
     const db = new Database(join(sb.cofferHome, "state/index.db"), { readonly: true });
     try {
+      // The worker may be writing: wait for its lock as Coffer's own readers do.
+      db.run("PRAGMA busy_timeout = 5000");
       return (db.query("SELECT body FROM entries WHERE id = ?").get(idOf(i)) as { body: string } | null)?.body ?? "";
     } finally {
       db.close();
