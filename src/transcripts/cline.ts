@@ -12,7 +12,7 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, fileStat, jsonObject, type SessionFile, type SessionHead } from "./files";
-import { type ParsedTranscript, sessionTitle, widen } from "./types";
+import { type Act, actText, type ParsedTranscript, sessionTitle, widen } from "./types";
 
 /** As Cline resolves it: `CLINE_SESSION_DATA_DIR`, else `CLINE_DATA_DIR`/sessions, else `CLINE_DIR`/data/sessions. */
 export function clineRoot(): string {
@@ -89,4 +89,43 @@ export function parseCline(text: string): ParsedTranscript {
   }
   parsed.title = sessionTitle(undefined, parsed.turns);
   return parsed;
+}
+
+/**
+ * What happened in a session (capture/use.ts): what the user typed (inside `<user_input>`; hook
+ * context messages are cleaned away), what the agent said, its tool calls and their results.
+ */
+export function clineActivity(text: string): Act[] {
+  const doc = jsonObject(text);
+  const acts: Act[] = [];
+  const toolNames = new Map<string, string>();
+  for (const m of Array.isArray(doc?.messages) ? doc.messages : []) {
+    if (!m || typeof m !== "object" || (m.role !== "user" && m.role !== "assistant")) continue;
+    const at = typeof m.ts === "number" && Number.isFinite(m.ts) ? m.ts : undefined;
+    const blocks =
+      typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+    for (const b of blocks) {
+      if (!b || typeof b !== "object") continue;
+      if (b.type === "text" && typeof b.text === "string") {
+        if (m.role === "assistant") acts.push({ kind: "say", text: b.text, at });
+        else {
+          const typed = cleanText(b.text.includes("<user_input") ? b.text.replace(USER_INPUT, "$1") : b.text);
+          if (typed) acts.push({ kind: "prompt", text: typed, at });
+        }
+      } else if (b.type === "tool_use" && m.role === "assistant") {
+        const tool = typeof b.name === "string" ? b.name : "";
+        if (typeof b.id === "string") toolNames.set(b.id, tool);
+        acts.push({ kind: "tool", text: actText(b.input), at, tool });
+      } else if (b.type === "tool_result") {
+        const tool =
+          typeof b.name === "string"
+            ? b.name
+            : typeof b.tool_use_id === "string"
+              ? toolNames.get(b.tool_use_id)
+              : undefined;
+        acts.push({ kind: "result", text: actText(b.content), at, ...(tool ? { tool } : {}) });
+      }
+    }
+  }
+  return acts;
 }

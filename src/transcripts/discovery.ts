@@ -6,12 +6,12 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, resolve, sep } from "node:path";
 import { CofferError } from "../lib/errors";
 import { claudeActivity, claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
-import { clineHead, clineRoot, clineSessionCwd, listClineSessions, parseCline } from "./cline";
+import { clineActivity, clineHead, clineRoot, clineSessionCwd, listClineSessions, parseCline } from "./cline";
 import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
-import { kimiHead, kimiRoot, kimiSessionCwd, listKimiSessions, parseKimi } from "./kimi";
+import { kimiActivity, kimiHead, kimiRoot, kimiSessionCwd, listKimiSessions, parseKimi } from "./kimi";
 import { listPiSessions, parsePi, piActivity, piHead, piRoot } from "./pi";
 import { listQwenSessions, parseQwen, qwenActivity, qwenHead, qwenRoot } from "./qwen";
 import { type Act, type ParsedTranscript, TRANSCRIPT_HOSTS, type TranscriptHost } from "./types";
@@ -50,8 +50,8 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     parse: parseCopilot,
     activity: copilotActivity,
   },
-  cline: { root: clineRoot, list: listClineSessions, head: clineHead, parse: parseCline },
-  kimi: { root: kimiRoot, list: listKimiSessions, head: kimiHead, parse: parseKimi },
+  cline: { root: clineRoot, list: listClineSessions, head: clineHead, parse: parseCline, activity: clineActivity },
+  kimi: { root: kimiRoot, list: listKimiSessions, head: kimiHead, parse: parseKimi, activity: kimiActivity },
   qwen: { root: qwenRoot, list: listQwenSessions, head: qwenHead, parse: parseQwen, activity: qwenActivity },
   pi: { root: piRoot, list: listPiSessions, head: piHead, parse: parsePi, activity: piActivity },
 };

@@ -13,7 +13,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, fileStat, jsonObject, type SessionFile, type SessionHead } from "./files";
-import { type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
+import { type Act, actText, type ParsedTranscript, type Role, sessionTitle, widen } from "./types";
 
 export function kimiRoot(): string {
   return join(process.env.KIMI_CODE_HOME || join(homeDir(), ".kimi-code"), "sessions");
@@ -78,4 +78,48 @@ export function parseKimi(text: string): ParsedTranscript {
   }
   parsed.title = sessionTitle(undefined, parsed.turns);
   return parsed;
+}
+
+/**
+ * What happened in a session (capture/use.ts), from the same `agent.message.appended` records:
+ * what the user typed (source `input`), what the agent said and its tool calls (`toolCalls`:
+ * `{id, name, arguments}` in wire 1.1, `{id, function: {name, arguments}}` before), and tool
+ * results (role `tool`, `toolCallId`).
+ */
+export function kimiActivity(text: string): Act[] {
+  const acts: Act[] = [];
+  const toolNames = new Map<string, string>();
+  const partsText = (content: unknown) =>
+    Array.isArray(content)
+      ? content
+          .filter((p: any) => p && p.type === "text" && typeof p.text === "string")
+          .map((p: any) => p.text as string)
+          .join("\n")
+      : typeof content === "string"
+        ? content
+        : "";
+  for (const line of text.split("\n")) {
+    if (!line.includes('"agent.message.appended"')) continue;
+    const r = jsonObject(line);
+    const m = r?.message?.message;
+    if (!m || typeof m !== "object") continue;
+    const at = typeof r?.time === "number" ? r.time : undefined;
+    if (m.role === "user" && r?.message?.meta?.source === "input") {
+      const typed = cleanText(partsText(m.content));
+      if (typed) acts.push({ kind: "prompt", text: typed, at });
+    } else if (m.role === "assistant") {
+      const said = partsText(m.content);
+      if (said) acts.push({ kind: "say", text: said, at });
+      for (const c of Array.isArray(m.toolCalls) ? m.toolCalls : []) {
+        if (!c || typeof c !== "object") continue;
+        const tool = String(c.name ?? c.function?.name ?? "");
+        if (typeof c.id === "string") toolNames.set(c.id, tool);
+        acts.push({ kind: "tool", text: actText(c.arguments ?? c.function?.arguments), at, tool });
+      }
+    } else if (m.role === "tool") {
+      const tool = typeof m.toolCallId === "string" ? toolNames.get(m.toolCallId) : undefined;
+      acts.push({ kind: "result", text: partsText(m.content), at, ...(tool ? { tool } : {}) });
+    }
+  }
+  return acts;
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clineToolPaths } from "../../src/hosts/cline/hook";
-import { clineHead, parseCline } from "../../src/transcripts/cline";
+import { clineActivity, clineHead, parseCline } from "../../src/transcripts/cline";
 import { BIN, type Sandbox, sandbox } from "../helpers";
 import { projectId, writeEntries, writeRules } from "./_hook";
 
@@ -149,6 +149,19 @@ describe("Cline transcripts (sessions/<id>/<id>.messages.json)", () => {
     ]);
     expect(JSON.stringify(p)).not.toContain("via Coffer");
     expect(p.title).toBe("make it nicer please");
+  });
+
+  test("activity (the use signal): the typed prompt, the read_files call with its path, its result", () => {
+    const acts = clineActivity(readFileSync(join(DIR, "1796323768041_27txd.messages.json"), "utf8"));
+    expect(acts[0]).toEqual({ kind: "prompt", text: "make it nicer please", at: 1796323768594 });
+    const call = acts.find((a) => a.kind === "tool")!;
+    expect(call.tool).toBe("read_files");
+    expect(call.text).toContain("/home/u/proj/deploy/release.sh");
+    const result = acts.find((a) => a.kind === "result")!;
+    expect(result.tool).toBe("read_files");
+    expect(result.text).toContain("echo release");
+    // Coffer's own context (hook_context messages) is never a prompt.
+    expect(acts.filter((a) => a.kind === "prompt").every((a) => !a.text.includes("via Coffer"))).toBe(true);
   });
 
   test("head: id, cwd and start from the metadata beside it", () => {

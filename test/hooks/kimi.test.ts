@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { kimiPromptText } from "../../src/hosts/kimi/hook";
-import { kimiHead, parseKimi } from "../../src/transcripts/kimi";
+import { kimiActivity, kimiHead, parseKimi } from "../../src/transcripts/kimi";
 import { BIN, type Sandbox, sandbox } from "../helpers";
 import { projectId, writeEntries, writeRules } from "./_hook";
 
@@ -144,6 +144,49 @@ describe("Kimi Code transcripts (wire.jsonl)", () => {
       cwd: "/home/u/proj",
       first_activity: "2026-12-03T19:01:12.608Z",
     });
+  });
+});
+
+describe("Kimi Code activity (the use signal)", () => {
+  test("a real session: typed prompts and answers in order, no hook output", () => {
+    const acts = kimiActivity(readFileSync(WIRE, "utf8"));
+    expect(acts.map((a) => [a.kind, a.text])).toEqual([
+      ["prompt", "How does the release process deploy?"],
+      ["say", "OK."],
+      ["prompt", "Remind me about the release process again"],
+      ["say", "OK."],
+    ]);
+    expect(acts[0]!.at).toBe(1796324472857);
+  });
+
+  test("tool calls (wire 1.1 and the older function shape) and their results, named by call id", () => {
+    const rec = (message: unknown, time: number) =>
+      JSON.stringify({ message: { message, meta: { source: "llm" } }, type: "agent.message.appended", time });
+    const wire = [
+      rec(
+        {
+          role: "assistant",
+          content: [],
+          toolCalls: [{ type: "function", id: "c1", name: "ReadFile", arguments: '{"path":"deploy/release.sh"}' }],
+        },
+        1,
+      ),
+      rec({ role: "tool", toolCallId: "c1", content: [{ type: "text", text: "make release" }] }, 2),
+      rec(
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "Done." }],
+          toolCalls: [{ id: "c2", function: { name: "Shell", arguments: '{"command":"make release"}' } }],
+        },
+        3,
+      ),
+    ].join("\n");
+    expect(kimiActivity(wire)).toEqual([
+      { kind: "tool", text: '{"path":"deploy/release.sh"}', at: 1, tool: "ReadFile" },
+      { kind: "result", text: "make release", at: 2, tool: "ReadFile" },
+      { kind: "say", text: "Done.", at: 3 },
+      { kind: "tool", text: '{"command":"make release"}', at: 3, tool: "Shell" },
+    ]);
   });
 });
 
