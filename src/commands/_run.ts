@@ -1,7 +1,8 @@
 import { type CommandDef, runCommand } from "citty";
 import { didYouMean } from "../lib/did-you-mean";
-import { CofferError, storageError } from "../lib/errors";
+import { CofferError } from "../lib/errors";
 import { writeErr, writeOut } from "../lib/output";
+import { storageError } from "../lib/storage-error";
 import { checkArgv } from "./_args";
 import { commandHelp, EXAMPLES, mainHelp, type WithExamples } from "./_help";
 

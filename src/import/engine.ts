@@ -7,11 +7,12 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { CofferError, storageError } from "../lib/errors";
+import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
 import { pathExists, readOwnText } from "../lib/small-file";
+import { storageError } from "../lib/storage-error";
 import { isoNow, normTimestamp } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";

@@ -5,7 +5,8 @@
  * caller can fix; the surfaces turn those into `isError` results or HTTP error envelopes.
  */
 import * as v from "valibot";
-import { CofferError, storageError } from "../lib/errors";
+import { CofferError } from "../lib/errors";
+import { storageError } from "../lib/storage-error";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";

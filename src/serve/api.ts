@@ -5,7 +5,8 @@
  */
 import { isAbsolute } from "node:path";
 import * as v from "valibot";
-import { CofferError, storageError } from "../lib/errors";
+import { CofferError } from "../lib/errors";
+import { storageError } from "../lib/storage-error";
 import { entryView, runTool, type ToolContext, ToolError, withStore } from "../mcp/tools";
 import { HOSTS, type Host } from "../store/config";
 import { findEntry, listEntries, remember } from "../store/entries";

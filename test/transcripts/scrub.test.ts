@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseClaude } from "../../src/transcripts/claude";
 import { stripInjectionLines } from "../../src/transcripts/clean";
-import { prepareConversation } from "../../src/transcripts/conversation";
-import { cutMessage, fitBudget, REDACTED, scrubText } from "../../src/transcripts/scrub";
+import { cutMessage, fitBudget, prepareConversation } from "../../src/transcripts/conversation";
+import { REDACTED, scrubText } from "../../src/transcripts/scrub";
 import type { Turn } from "../../src/transcripts/types";
 
 const SECRETS_DIR = join(import.meta.dir, "..", "fixtures", "transcripts", "secrets");
