@@ -105,8 +105,9 @@ function bench(n: number) {
     JSON.stringify({ session_id: `s-${event}-${i}`, transcript_path: "/tmp/x.jsonl", cwd: repo, ...extra });
   const floorRun = (): Sample => {
     const s = performance.now();
-    Bun.spawnSync([FLOOR], { stdout: "pipe", stderr: "pipe" });
-    return { ms: performance.now() - s, rss: 0 };
+    const p = Bun.spawnSync([...(timed && TIME ? [TIME, "-f", "%M"] : []), FLOOR], { stdout: "pipe", stderr: "pipe" });
+    const ms = performance.now() - s;
+    return { ms, rss: timed && TIME ? Number(p.stderr.toString().trim().split("\n").pop()) * 1024 : 0 };
   };
   const cases: [string, (i: number) => Sample][] = [
     ["floor (trivial binary)", floorRun],
