@@ -15,7 +15,15 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "../../lib/hash";
-import { classifyFailure, count, type HeadlessCli, type HeadlessUsage, type RunSpec, tail, usualPlaces } from "../headless";
+import {
+  classifyFailure,
+  count,
+  type HeadlessCli,
+  type HeadlessUsage,
+  type RunSpec,
+  tail,
+  usualPlaces,
+} from "../headless";
 
 const agentFile = (system: string) => `kimi-agent-${sha256(system).slice(0, 12)}.md`;
 
