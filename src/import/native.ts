@@ -433,7 +433,7 @@ export function planNative(opts: NativeOptions = {}): NativePlan {
   for (const h of asked) {
     if (NO_FILES.includes(h)) skipped.push({ reason: `${h} keeps no memory files Coffer can read`, count: 0 });
     else if (!(NATIVE_HOSTS as readonly string[]).includes(h))
-      throw new CofferError(`unknown host "${h}" (allowed: ${NATIVE_HOSTS.join(", ")})`, 2);
+      throw new CofferError(`unknown agent "${h}" (--agent takes: ${NATIVE_HOSTS.join(", ")})`, 2);
   }
   const map = parseProjectMap(opts.project);
   const items: ImportItem[] = [];

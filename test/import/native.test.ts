@@ -170,7 +170,10 @@ describe("coffer import native", () => {
     const old = sb.run(["import", "native", "--host", "codex,cursor", "--dry-run"], { cwd: sb.home });
     expect(old.code).toBe(0);
     expect(old.stdout).toBe(c.stdout);
-    expect(sb.run(["import", "native", "--agent", "emacs"]).code).toBe(2);
+    const bad = sb.run(["import", "native", "--agent", "emacs"]);
+    expect(bad.code).toBe(2);
+    // Named as the flag names it: an agent, not a host.
+    expect(bad.stderr).toContain('unknown agent "emacs" (--agent takes: ');
   });
 
   test("--undo removes one native import and nothing else", () => {
