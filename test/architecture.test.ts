@@ -196,6 +196,14 @@ describe("layers of src/", () => {
     expect([...new Set(bad)].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))).toEqual([]);
   });
 
+  test("no two files import each other (type-only and lazy imports count)", () => {
+    const edges = new Set(imports.filter((i) => i.target).map((i) => `${i.from}\0${i.target}`));
+    const bad = imports
+      .filter((i) => i.target && i.from < i.target && edges.has(`${i.target}\0${i.from}`))
+      .map((i) => `${rel(i.from)} <-> ${rel(i.target!)}`);
+    expect([...new Set(bad)]).toEqual([]);
+  });
+
   test("no command imports another command (each is a chunk of its own; shared code lives in commands/_*.ts)", () => {
     const isCommand = (f: string) => folderOf(f) === "commands" && !relative(join(SRC, "commands"), f).startsWith("_");
     const bad = imports.filter((i) => i.target && isCommand(i.target) && folderOf(i.from) === "commands").map(show);

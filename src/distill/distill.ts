@@ -17,6 +17,7 @@ import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubTexts } from "../transcripts/scrub";
 import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
 import { checkBudget, estimateSession } from "./budget";
+import { complete } from "./complete";
 import { type Conflict, writeConflict } from "./conflicts";
 import { itemProject } from "./inbox-files";
 import { checkReferences, type Insight, parseInsights } from "./insights";
@@ -33,7 +34,6 @@ import {
 } from "./ledger";
 import {
   CONFIGURE_MODEL_HINT,
-  complete,
   describeSettings,
   ModelError,
   type ModelErrorKind,

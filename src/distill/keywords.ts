@@ -9,7 +9,8 @@ import { type Entry, KEYWORD_MAX_CHARS, KEYWORD_MAX_WORDS, KEYWORDS_MAX, seriali
 import type { Store } from "../store/store";
 import { scrubTexts } from "../transcripts/scrub";
 import { checkBudget, OUTPUT_ALLOWANCE_TOKENS } from "./budget";
-import { type CallOptions, complete, estimateTokens, ModelError, type ModelSettings, type Usage } from "./model";
+import { complete } from "./complete";
+import { type CallOptions, estimateTokens, ModelError, type ModelSettings, type Usage } from "./model";
 
 export const KEYWORDS_BATCH = 20;
 

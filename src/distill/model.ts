@@ -330,17 +330,16 @@ function retryDelay(res: Response | undefined, attempt: number, backoffMs: numbe
   return backoffMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
 }
 
-/** One completion: `system` + `user` in, the reply text and its token usage out. Throws ModelError. */
-export async function complete(
-  s: ModelSettings,
+/**
+ * One completion from an HTTP model (`openai`, `anthropic`): `system` + `user` in, the reply text
+ * and its token usage out. Throws ModelError. complete.ts picks this or an agent CLI.
+ */
+export async function completeApi(
+  s: ApiSettings,
   system: string,
   user: string,
   opts: CallOptions = {},
 ): Promise<Completion> {
-  if (isCliSettings(s)) {
-    const { completeCli } = await import("./agent-cli");
-    return completeCli(s, system, user);
-  }
   const attempts = opts.attempts ?? 3;
   const backoffMs = opts.backoffMs ?? 500;
   const { url, init, key } = request(s, system, user);

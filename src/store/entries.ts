@@ -17,6 +17,7 @@ import {
   KINDS,
   type Kind,
   keywordsProblem,
+  type Located,
   normHash,
   normKeywords,
   parseEntry,
@@ -378,15 +379,8 @@ export function entryMeta(store: Store, scope: ScopeKey, id: string): { kind: Ki
   return r ?? undefined;
 }
 
-export type Located = {
-  entry: Entry;
-  scope: ScopeKey;
-  /** "other-project" / "other-team": a scope of another repository, or another worktree's team lane. */
-  scopeName: ScopeName | "other-project" | "other-team";
-  file: string;
-  /** Set (with what is wrong) when the file is not a valid entry and the caller asked for such files. */
-  broken?: string;
-};
+/** An entry found in a scope (the type lives in entry.ts, which trash.ts reads too). */
+export type { Located };
 
 /** A ULID's alphabet (Crockford base32: no I, L, O, U), either case. */
 const ULID_CHARS = /^[0-9A-HJKMNP-TV-Z]+$/i;

@@ -1,5 +1,6 @@
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
+import type { ScopeKey, ScopeName } from "./scope";
 
 export const KINDS = ["fact", "decision", "gotcha", "convention", "todo", "preference", "note"] as const;
 export type Kind = (typeof KINDS)[number];
@@ -232,3 +233,13 @@ export function deriveTitle(body: string): string {
   const space = cut.lastIndexOf(" ");
   return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
+
+export type Located = {
+  entry: Entry;
+  scope: ScopeKey;
+  /** "other-project" / "other-team": a scope of another repository, or another worktree's team lane. */
+  scopeName: ScopeName | "other-project" | "other-team";
+  file: string;
+  /** Set (with what is wrong) when the file is not a valid entry and the caller asked for such files. */
+  broken?: string;
+};

@@ -17,7 +17,7 @@ import { pathExists, readFileNoFollow } from "../lib/small-file";
 import { isoNow } from "../lib/time";
 import { audit } from "../scrub/write";
 import { dbOf } from "./db";
-import type { Located } from "./entries";
+import type { Located } from "./entry";
 import { type Entry, parseEntry } from "./entry";
 import {
   assertMemoryWritePath,

@@ -17,7 +17,6 @@ import type { Database } from "bun:sqlite";
 import { DIMS, embed, MODEL_ID, readsText } from "../embed/embed";
 import { dbOf } from "./db";
 import type { ScopeKey } from "./scope";
-import type { Store } from "./store";
 
 /** Codes per block row, and pending vectors of a scope that trigger packing. */
 const BLOCK = 4096;
@@ -375,7 +374,7 @@ export function hammingNearest(
  * The query's vector, or undefined when the model cannot read it (another script: the word match
  * decides alone), it holds no known token, or the index has no current vectors.
  */
-export function queryVector(store: Store, text: string): Float32Array | undefined {
+export function queryVector(store: object, text: string): Float32Array | undefined {
   if (!readsText(text) || !vectorsCurrent(store)) return undefined;
   const v = embed(text);
   return v.some((x) => x !== 0) ? v : undefined;
@@ -386,7 +385,7 @@ export function queryVector(store: Store, text: string): Float32Array | undefine
  * cosine similarity.
  */
 export function nearest(
-  store: Store,
+  store: object,
   scopes: ScopeKey[],
   query: Float32Array,
   k: number,
@@ -413,7 +412,7 @@ export function nearest(
 
 /** The similarity of `query` to each of `rowids` that has a current vector in `scopes`. */
 export function similarities(
-  store: Store,
+  store: object,
   rowids: number[],
   scopes: ScopeKey[],
   query: Float32Array,
@@ -425,7 +424,7 @@ export type NearEntry = { id: string; scope: ScopeKey; kind: string; title: stri
 
 /** The `k` current entries of `scopes` nearest in meaning to `text` (none when vectors are not current). */
 export function nearestEntries(
-  store: Store,
+  store: object,
   text: string,
   scopes: ScopeKey[],
   k: number,
@@ -450,7 +449,7 @@ export function nearestEntries(
 
 /** An entry's neighbours in meaning: at most `k` others of its scope and `scopes`, each at least RELATED_MIN. */
 export function relatedTo(
-  store: Store,
+  store: object,
   e: { id: string; title: string; tags: string[]; keywords?: string[]; body: string },
   scopes: ScopeKey[],
   k = 5,
