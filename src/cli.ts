@@ -19,7 +19,7 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
     load: () => import("./commands/remember"),
   },
   recall: {
-    description: "Search memory (keyword BM25, or grep for literal/regex lines)",
+    description: "Search memory (ranked keyword search, or grep for literal/regex lines)",
     load: () => import("./commands/recall"),
   },
   list: { description: "List entries, newest first", load: () => import("./commands/list") },
@@ -57,7 +57,7 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
     load: () => import("./commands/unlink"),
   },
   hook: {
-    description: "Hook entry point the agents call (reads the host's JSON on stdin)",
+    description: "Hook entry point the agents call (reads the host's JSON on stdin, always exits 0)",
     load: () => import("./commands/hook"),
   },
   serve: {
@@ -86,16 +86,25 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
     load: () => import("./commands/set-proof"),
   },
   doctor: {
-    description: "Check links, binary paths, index health; print fixes",
+    description: "Check links, binary paths, that the hooks fire, index health; print fixes",
     load: () => import("./commands/doctor"),
   },
-  sync: { description: "Sync memory/ across machines with git", load: () => import("./commands/sync") },
+  sync: {
+    description: "Sync memory/ across machines with git (commit, pull --rebase, push)",
+    load: () => import("./commands/sync"),
+  },
   reindex: { description: "Rebuild the search index from memory/", load: () => import("./commands/reindex") },
-  enrich: { description: "Give entries keywords from the configured model", load: () => import("./commands/enrich") },
-  scan: { description: "Find secrets already in memory/; --fix redacts them", load: () => import("./commands/scan") },
+  enrich: {
+    description: "Give entries without keywords a keywords: list from the configured model",
+    load: () => import("./commands/enrich"),
+  },
+  scan: {
+    description: "Find secrets already in memory/ (exit 1 when some remain); --fix redacts them",
+    load: () => import("./commands/scan"),
+  },
   status: { description: "Counts, sizes and last activity per scope", load: () => import("./commands/status") },
   stats: {
-    description: "Tokens spent distilling and injected by hooks; entries added, delivered, stale",
+    description: "Tokens spent distilling and injected by hooks; entries added, delivered and used",
     load: () => import("./commands/stats"),
   },
   import: {

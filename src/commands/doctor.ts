@@ -107,8 +107,7 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "doctor",
-      description:
-        "Check links, binary paths, that the hooks fire (last event, Codex trust), index health; print fixes",
+      description: "Check links, binary paths, that the hooks fire, index health; print fixes",
     },
     args: {
       fix: {

@@ -11,8 +11,7 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "enrich",
-      description:
-        "Give entries without keywords a short keywords: list from the model (configured, or the linked agent's CLI)",
+      description: "Give entries without keywords a keywords: list from the configured model",
     },
     args: {
       ...scopeArg,

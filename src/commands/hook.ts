@@ -1,4 +1,6 @@
 import { defineCommand } from "citty";
+import { HOOK_EVENTS } from "../hosts/hook";
+import { HOSTS } from "../lib/hosts";
 import { withExamples } from "./_run";
 
 /**
@@ -9,18 +11,15 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "hook",
-      description:
-        "Hook entry point the agents call: reads the host's hook JSON on stdin, prints the host's JSON on stdout " +
-        "(rules at session start, new memory on prompts and file touches), always exits 0. Installed by `coffer link`; " +
-        "problems go to state/hook.log.",
+      description: "Hook entry point the agents call (reads the host's JSON on stdin, always exits 0)",
     },
     args: {
       event: {
         type: "positional",
-        description: "session-start | prompt | tool | compact | subagent-start | session-end",
+        description: HOOK_EVENTS.join(" | "),
         required: true,
       },
-      agent: { type: "string", description: "claude | codex | gemini | cursor | windsurf | opencode", required: true },
+      agent: { type: "string", description: HOSTS.join(" | "), required: true },
     },
     run() {},
   }),
@@ -28,5 +27,6 @@ export default withExamples(
     `echo '{"session_id":"s1","cwd":"'"$PWD"'","hook_event_name":"SessionStart","source":"startup"}' | coffer hook session-start --agent claude`,
     `echo '{"session_id":"s1","cwd":"'"$PWD"'","hook_event_name":"UserPromptSubmit","prompt":"how do we release?"}' | coffer hook prompt --agent claude`,
     "coffer set-read auto    # when hooks inject (see also: coffer set-proof compact)",
+    "coffer link claude      # installs the hooks; what goes wrong is in ~/.coffer/state/hook.log",
   ],
 );

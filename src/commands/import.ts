@@ -143,7 +143,7 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "import",
-      description: "Bring memories in from claude-mem, engram, the agents' own files, or Coffer",
+      description: "Bring memories in from claude-mem, engram, the agents' own files, or a Coffer export",
     },
     args: {
       undo: {

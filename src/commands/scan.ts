@@ -82,8 +82,7 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "scan",
-      description:
-        "Find secrets already in memory/ (exit 1 when some remain); --fix redacts them in place; --staged checks a commit's .coffer/ files",
+      description: "Find secrets already in memory/ (exit 1 when some remain); --fix redacts them",
     },
     args: {
       fix: {

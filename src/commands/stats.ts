@@ -115,7 +115,7 @@ export default withExamples(
   defineCommand({
     meta: {
       name: "stats",
-      description: "Tokens spent distilling and injected by hooks, sessions, entries added and delivered",
+      description: "Tokens spent distilling and injected by hooks; entries added, delivered and used",
     },
     args: {
       since: {

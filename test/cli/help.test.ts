@@ -61,3 +61,25 @@ test("set-read, set-proof and edit show no [options]; forget and remember take s
   // On by default: the help names the flag one types to turn it off.
   expect(sb.run(["serve", "--help"]).stdout).toMatch(/^ {2}--no-worker +No background worker/m);
 }, 30_000);
+
+test("each command's line in `coffer --help` is the command's own description (one text, two places)", async () => {
+  // src/cli.ts lists the commands with their descriptions so that `coffer --help` loads none of
+  // them; each command's own meta says the same for `coffer <command> --help`.
+  const { readFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const src = join(import.meta.dir, "..", "..", "src");
+  const cli = readFileSync(join(src, "cli.ts"), "utf8");
+  const listed = [
+    ...cli.matchAll(
+      /(?:"([a-z-]+)"|([a-z]+)):\s*\{\s*description:\s*"((?:[^"\\]|\\.)*)",\s*load:\s*\(\)\s*=>\s*import\("\.\/commands\/([a-z-]+)"\)/g,
+    ),
+  ];
+  expect(listed.length).toBeGreaterThan(30);
+  const differ: string[] = [];
+  for (const m of listed) {
+    const cmd = (await import(join(src, "commands", `${m[4]}.ts`))).default;
+    const meta = typeof cmd.meta === "function" ? await cmd.meta() : cmd.meta;
+    if (meta?.description !== JSON.parse(`"${m[3]}"`)) differ.push(`${m[1] ?? m[2]}: ${meta?.description}`);
+  }
+  expect(differ).toEqual([]);
+});
