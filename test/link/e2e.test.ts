@@ -95,7 +95,9 @@ describe("Claude Code", () => {
     for (const [native, payload] of Object.entries(payloads)) {
       const r = runAsHost(groupedCommand(file, native), payload);
       expect(r.code).toBe(0);
-      expect(() => JSON.parse(r.stdout || "{}")).not.toThrow();
+      // Always one JSON document (at least `{}`): an empty stdout is not a valid answer.
+      expect(r.stdout.trim()).not.toBe("");
+      expect(() => JSON.parse(r.stdout)).not.toThrow();
       expect(r.stderr).toBe("");
     }
   });
@@ -124,7 +126,8 @@ describe("Codex", () => {
       tool_input: { command: "*** Begin Patch\n*** Update File: src/app.ts\n@@\n-a\n+b\n*** End Patch\n" },
     });
     expect(r.code).toBe(0);
-    expect(() => JSON.parse(r.stdout || "{}")).not.toThrow();
+    expect(r.stdout.trim()).not.toBe("");
+    expect(() => JSON.parse(r.stdout)).not.toThrow();
   });
 
   test("the MCP registration in config.toml starts an MCP server", async () => {

@@ -102,16 +102,20 @@ describe("setTomlKey", () => {
 
   test("a file without a trailing newline keeps not having one", () => {
     const text = `[features]\nweb = true`;
-    roundTrip(
+    const inTable = roundTrip(
       text,
       (t) => setTomlKey(t, ["features", "memories"], false),
       (t) => deleteTomlKey(t, ["features", "memories"], false),
     );
-    roundTrip(
+    expect(inTable).toBe(`[features]\nweb = true\nmemories = false`);
+    const newTable = roundTrip(
       text,
       (t) => setTomlKey(t, ["memories", "generate_memories"], false),
       (t) => deleteTomlKey(t, ["memories", "generate_memories"], true),
     );
+    expect(newTable.startsWith(`${text}\n`)).toBe(true);
+    expect(newTable.endsWith("\n")).toBe(false);
+    expect(newTable).toContain("[memories]\ngenerate_memories = false");
   });
 
   test("a file ending in blank lines: block goes before them and comes back out exactly", () => {
