@@ -32,14 +32,13 @@ function configFile(dir: string, base: string) {
 }
 
 /** The generated plugin. Plain JavaScript that OpenCode (Bun) imports; no dependencies. */
-export function renderPlugin(bin: string, host: PluginHost = "opencode"): string {
-  return `${pluginMarkerLine(host)}
-import { spawn } from "node:child_process";
-
-const COFFER = ${JSON.stringify(bin)};
-const TIMEOUT_MS = 10000;${host === "kilo" ? '\nconst PATH_TOOLS = new Set(["read", "edit", "write"]);' : ""}
-
-/** Run \`coffer hook <event> --agent ${host}\` with the payload on stdin; resolves to the context ("" for none). */
+/**
+ * The JavaScript a generated plugin or extension uses to run `coffer hook <event> --agent <host>`
+ * with the payload on stdin (10 s at most); it resolves to the context ("" for none). Shared by
+ * OpenCode's and Kilo's plugin and Pi's extension.
+ */
+export function pluginHookRunner(host: string): string {
+  return `/** Run \`coffer hook <event> --agent ${host}\` with the payload on stdin; resolves to the context ("" for none). */
 function runHook(event, payload, cwd) {
   return new Promise((resolve) => {
     let out = "";
@@ -77,7 +76,17 @@ function contextOf(stdout) {
   } catch {
     return "";
   }
+}`;
 }
+
+export function renderPlugin(bin: string, host: PluginHost = "opencode"): string {
+  return `${pluginMarkerLine(host)}
+import { spawn } from "node:child_process";
+
+const COFFER = ${JSON.stringify(bin)};
+const TIMEOUT_MS = 10000;${host === "kilo" ? '\nconst PATH_TOOLS = new Set(["read", "edit", "write"]);' : ""}
+
+${pluginHookRunner(host)}
 
 function promptOf(parts) {
   if (!Array.isArray(parts)) return "";

@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import type { HostLink, Target } from "../link";
-import { pluginBinaryOf, pluginMarkerLine } from "../opencode/link";
+import { pluginBinaryOf, pluginHookRunner, pluginMarkerLine } from "../opencode/link";
 
 const agentDir = (t: Target) => process.env.PI_CODING_AGENT_DIR || join(t.home, ".pi", "agent");
 
@@ -25,45 +25,7 @@ const TIMEOUT_MS = 10000;
 /** Pi's tools that touch one file (\`input.path\`): their results carry the entries that apply to it. */
 const PATH_TOOLS = new Set(["read", "edit", "write"]);
 
-/** Run \`coffer hook <event> --agent pi\` with the payload on stdin; resolves to the context ("" for none). */
-function runHook(event, payload, cwd) {
-  return new Promise((resolve) => {
-    let out = "";
-    let settled = false;
-    let timer;
-    const finish = (value) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(value);
-    };
-    let child;
-    try {
-      child = spawn(COFFER, ["hook", event, "--agent", "pi"], { cwd, stdio: ["pipe", "pipe", "ignore"] });
-    } catch {
-      return finish("");
-    }
-    timer = setTimeout(() => {
-      try { child.kill(); } catch {}
-      finish("");
-    }, TIMEOUT_MS);
-    child.on("error", () => finish(""));
-    child.stdout.on("data", (chunk) => { out += chunk; });
-    child.on("close", () => finish(contextOf(out)));
-    child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload));
-  });
-}
-
-function contextOf(stdout) {
-  try {
-    const o = JSON.parse(stdout || "{}");
-    const c = o && o.additional_context;
-    return typeof c === "string" ? c : "";
-  } catch {
-    return "";
-  }
-}
+${pluginHookRunner("pi")}
 
 export default function coffer(pi) {
   /** Sessions whose start this process has announced. */
