@@ -7,7 +7,7 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
-import { CofferError } from "../lib/errors";
+import { CofferError } from "../../lib/errors";
 
 type ClaudeMemRow = Record<string, unknown> & { id: number; proj: string; session: string | null };
 
