@@ -10,8 +10,8 @@
 import { isAbsolute, join, relative } from "node:path";
 import { homeDir } from "../lib/paths";
 import { scrub } from "../scrub";
-import { openClaudeMemDb } from "../store/foreign/claude-mem-db";
 import { deriveTitle, type Kind } from "../store/entry";
+import { openClaudeMemDb } from "../store/foreign/claude-mem-db";
 import { originalKey, type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 
