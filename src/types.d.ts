@@ -3,3 +3,9 @@ declare module "*.bin" {
   const path: string;
   export default path;
 }
+
+/** Text data embedded in the binary (`import path from "./x.txt" with { type: "file" }`): its path. */
+declare module "*.txt" {
+  const path: string;
+  export default path;
+}

@@ -8,7 +8,7 @@
  * boundary) followed by bounded hand parsing; none revisits text it has passed.
  */
 
-import { classify } from "./assign";
+import { classify } from "./names";
 import { KNOWN_PUBLIC } from "./providers";
 import type { Span } from "./types";
 import { alphabetRun, entropy, isPlaceholder, isSecretValue, looksFake, machineMade, typeName } from "./values";
