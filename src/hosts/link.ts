@@ -28,8 +28,17 @@ export type JsonFile = { path: string; dialect: Dialect };
 
 export type JsonHooks = {
   kind: "json";
-  /** grouped: `{matcher, hooks: [entry]}` per event (Claude, Codex, Gemini); flat: `[entry]` (Cursor, Windsurf). */
-  layout: "grouped" | "flat";
+  /**
+   * grouped: `{matcher, hooks: [entry]}` per event (Claude, Codex, Gemini); flat: `[entry]`
+   * (Cursor, Windsurf); mixed: both in one map, an event with a matcher grouped, one without flat
+   * (Antigravity's tool events take a matcher, its invocation events a plain list).
+   */
+  layout: "grouped" | "flat" | "mixed";
+  /**
+   * Where the map of events sits: the file's `hooks` key (the default), or one named entry
+   * (Antigravity's `hooks.json` maps hook names to events: `["coffer"]`).
+   */
+  root?: string[];
   file: (t: Target) => JsonFile;
   events: HookSpec[];
   entry: (command: string, spec: HookSpec) => Record<string, unknown>;

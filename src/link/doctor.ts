@@ -204,7 +204,7 @@ function inspectHookEntries({ report, fix }: Inspect, hooks: JsonHooks, file: Js
   report.hook_file = file.path;
   const doc = readDoc(file);
   if (!doc) return;
-  const managed = findManaged(doc, hooks.layout);
+  const managed = findManaged(doc, hooks.layout, hooks.root);
   report.events = [...new Set(managed.map((m) => m.event))];
   report.binaries = managed.map((m) => commandBinary(m.command) ?? "");
   const expected = hooks.events.filter((e) => !e.optIn).map((e) => e.native);

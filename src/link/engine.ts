@@ -85,12 +85,14 @@ function desiredHooks(
   bin: string,
   sessionEnd: boolean | undefined,
   installed: Set<string>,
-): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>();
+): Map<string, Record<string, unknown>[]> {
+  const out = new Map<string, Record<string, unknown>[]>();
   for (const spec of hooks.events) {
     if (spec.optIn && !(sessionEnd === true || (sessionEnd === undefined && installed.has(spec.native)))) continue;
     const entry = hooks.entry(hookCommand(bin, spec.event, h.host), spec);
-    out.set(spec.native, hooks.layout === "flat" ? entry : groupFor(spec, entry));
+    const flat = hooks.layout === "flat" || (hooks.layout === "mixed" && spec.matcher === undefined);
+    // Several specs on one native event (Antigravity's PreInvocation) are installed in order.
+    out.set(spec.native, [...(out.get(spec.native) ?? []), flat ? entry : groupFor(spec, entry)]);
   }
   return out;
 }
@@ -138,9 +140,9 @@ function linkHooks(ws: Workspace, h: HostLink, opts: LinkOptions, notes: string[
     return;
   }
   const slot = ws.json(hooks.file(opts.target), hooks.skeleton);
-  const installed = new Set(findManaged(slot.doc, hooks.layout).map((m) => m.event));
+  const installed = new Set(findManaged(slot.doc, hooks.layout, hooks.root).map((m) => m.event));
   const desired = desiredHooks(h, hooks, opts.bin, opts.sessionEnd, installed);
-  const res = syncManagedHooks(slot.doc, hooks.layout, desired, ws.containers(slot.path));
+  const res = syncManagedHooks(slot.doc, hooks.layout, desired, ws.containers(slot.path), hooks.root);
   const removedOnly = res.removed.filter((e) => !res.added.includes(e));
   if (res.added.length) {
     slot.notes.push(`hooks ${res.added.join(", ")}`);
@@ -190,7 +192,7 @@ function unlinkHooks(ws: Workspace, h: HostLink, target: Target): void {
   const file = hooks.file(target);
   if (!existsSync(file.path)) return;
   const slot = ws.json(file, hooks.skeleton);
-  const res = syncManagedHooks(slot.doc, hooks.layout, new Map(), ws.containers(slot.path));
+  const res = syncManagedHooks(slot.doc, hooks.layout, new Map(), ws.containers(slot.path), hooks.root);
   if (res.removed.length) {
     slot.notes.push(`removed hooks ${res.removed.join(", ")}`);
     slot.audit.push({ event: "hook_uninstalled", host: h.host, events: res.removed });

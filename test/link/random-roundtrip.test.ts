@@ -106,12 +106,12 @@ function styled(r: () => number, value: unknown): { text: string; dialect: "json
 
 const BIN = "/opt/coffer/bin/coffer";
 
-function desired(r: () => number, layout: "grouped" | "flat"): Map<string, Record<string, unknown>> {
-  const m = new Map<string, Record<string, unknown>>();
+function desired(r: () => number, layout: "grouped" | "flat"): Map<string, Record<string, unknown>[]> {
+  const m = new Map<string, Record<string, unknown>[]>();
   for (const [i, e] of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact"].entries()) {
     if (r() < 0.2) continue;
     const entry = { type: "command", command: `${BIN} hook e${i} --agent claude`, timeout: 10 };
-    m.set(e, layout === "flat" ? entry : { ...(i % 2 ? {} : { matcher: "*" }), hooks: [entry] });
+    m.set(e, [layout === "flat" ? entry : { ...(i % 2 ? {} : { matcher: "*" }), hooks: [entry] }]);
   }
   return m;
 }
