@@ -26,6 +26,7 @@ const REGISTRY: Record<Host, HostModules> = {
   qwen: { hook: () => import("./qwen/hook"), link: () => import("./qwen/link") },
   kilo: { hook: () => import("./kilo/hook"), link: () => import("./kilo/link") },
   pi: { hook: () => import("./pi/hook"), link: () => import("./pi/link") },
+  antigravity: { hook: () => import("./antigravity/hook"), link: () => import("./antigravity/link") },
 };
 
 /** One host's hook adapter (stdin schema, output shapes, payload cap). */

@@ -17,6 +17,7 @@ export const HOSTS = [
   "qwen",
   "kilo",
   "pi",
+  "antigravity",
 ] as const;
 export type Host = (typeof HOSTS)[number];
 
