@@ -19,7 +19,7 @@
  * data/locomo10.zip; the default is ~/.cache/coffer-bench/locomo.)
  *
  *   bun scripts/bench/locomo.ts [--cli] [--verbose] [--json] [--conversations 3]
- *   (in-process by default, through src/store/search.ts; --cli runs `coffer recall --limit 5
+ *   (in-process by default, through src/retrieval/search.ts; --cli runs `coffer recall --limit 5
  *   --json` with the compiled binary for every question, COFFER_BIN selects it)
  */
 
@@ -210,7 +210,7 @@ for (const c of conversations) {
 const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
 if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
 
-const search = CLI ? undefined : await import("../../src/store/search");
+const search = CLI ? undefined : await import("../../src/retrieval/search");
 const storeMod = CLI ? undefined : await import("../../src/store/store");
 
 type Tally = { n: number; any: number; frac: number };

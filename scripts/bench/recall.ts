@@ -73,7 +73,7 @@ for (let i = 0; i < 3; i++) {
 
 // In-process recall.
 const { closeStore, openStore, refresh } = await import("../../src/store/store");
-const { recall } = await import("../../src/store/search");
+const { recall } = await import("../../src/retrieval/search");
 const { dbOf } = await import("../../src/store/db");
 const store = openStore({ cwd: repo, freshness: "none" });
 const queries = Array.from({ length: Q }, () => Array.from({ length: 2 + Math.floor(rand() * 2) }, zipf).join(" "));

@@ -153,7 +153,7 @@ const { projectIdFor } = await import("../../src/store/scope");
 const { serializeEntry } = await import("../../src/store/entry");
 const { handle } = await import("../../src/lib/handle");
 const { openStore, closeStore } = await import("../../src/store/store");
-const { recall } = await import("../../src/store/search");
+const { recall } = await import("../../src/retrieval/search");
 
 type Result = Prompt & { bodies: string[]; cards: string[]; chars: number; recalled: string[] };
 

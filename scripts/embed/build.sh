@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuild the sentence model the binary embeds (src/embed/model.bin, model.json) and the fixtures
+# Rebuild the sentence model the binary embeds (src/retrieval/embed/model.bin, model.json) and the fixtures
 # that pin the TypeScript tokenizer and embedding (test/fixtures/embed/). Python is needed here
 # only. Deterministic: fixed seeds, CPU, EMBED_THREADS threads (default 2).
 #

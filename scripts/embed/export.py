@@ -1,8 +1,8 @@
 """Write a model2vec static model as the table the binary embeds, and the fixtures that pin it.
 
-    python scripts/embed/export.py MODEL_DIR [--out src/embed/model.bin] [--fixtures test/fixtures/embed]
+    python scripts/embed/export.py MODEL_DIR [--out src/retrieval/embed/model.bin] [--fixtures test/fixtures/embed]
 
-Layout of model.bin (little-endian; src/embed/embed.ts reads it):
+Layout of model.bin (little-endian; src/retrieval/embed/embed.ts reads it):
   header, 64 bytes: "CEM1", u32 dims, u32 tokens, u32 slots (a power of two), u32 string bytes,
     u32 unknown-token id, u32 padding-token id, u32 reserved, 32 bytes model id (ASCII, NUL-padded)
   i32 slots[slots]     open addressing on fnv1a32(token's UTF-8 bytes), linear probing; -1 empty

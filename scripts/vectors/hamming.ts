@@ -1,5 +1,5 @@
 /**
- * Assemble hamming.wat (the Hamming pass of src/store/vectors.ts) and print it as base64, the form
+ * Assemble hamming.wat (the Hamming pass of src/retrieval/similarity.ts) and print it as base64, the form
  * vectors.ts embeds. Build time only: `bun scripts/vectors/hamming.ts` (fetches wabt through bunx).
  */
 import { join } from "node:path";

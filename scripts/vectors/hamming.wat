@@ -1,6 +1,6 @@
-;; The Hamming pass of store/vectors.ts `nearest`, as WebAssembly: i64.popcnt does in one
+;; The Hamming pass of retrieval/similarity.ts `nearest`, as WebAssembly: i64.popcnt does in one
 ;; instruction what JavaScript does with table lookups, before the JIT has warmed up.
-;; Rebuild: `bun scripts/vectors/hamming.ts` prints the base64 that src/store/vectors.ts holds.
+;; Rebuild: `bun scripts/vectors/hamming.ts` prints the base64 that src/retrieval/similarity.ts holds.
 (module
   (memory (export "memory") 1)
   ;; dist[i] = popcount(code[i] XOR query) for `n` 32-byte codes at `codes`; the query (32 bytes)

@@ -13,7 +13,7 @@
  * Tool results are not the agent's doing (a file it read may hold anything) and are only read for
  * Coffer's own MCP answers. Nothing here keeps text: a verdict and the kind of evidence, no more.
  */
-import { isEverydayWord } from "../store/text";
+import { isEverydayWord } from "../retrieval/analysis/text";
 import type { Act } from "../transcripts/types";
 
 export type Verdict = "used" | "unused" | "unknown";
@@ -41,7 +41,7 @@ const STOP = new Set(
     "until unless since does don't doesn't isn't aren't it's that's there's one two three"
   ).split(" "),
 );
-/** Everyday words: these, and the routing vocabulary's (store/text.ts, read from its tables, not the 290 KB JSON). */
+/** Everyday words: these, and the routing vocabulary's (retrieval/analysis/text.ts, read from its tables, not the 290 KB JSON). */
 const everyday = (w: string) => STOP.has(w) || isEverydayWord(w);
 
 /** File names every project has: naming one says little about a particular entry. */

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { handle } from "../lib/handle";
 import { writeOut } from "../lib/output";
-import { type Explain, grep, recall } from "../store/search";
+import { type Explain, grep, recall } from "../retrieval/search";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, notice, paint, parseLimit, printJson, scopeArg, short } from "./_shared";

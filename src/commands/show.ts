@@ -2,11 +2,11 @@ import { defineCommand } from "citty";
 import { usePass } from "../capture/use-pass";
 import { handle } from "../lib/handle";
 import { isTerminal, writeOut } from "../lib/output";
+import { relatedTo } from "../retrieval/similarity";
 import { requireEntry } from "../store/entries";
 import { readMemoryFile } from "../store/indexer";
 import { activeScopes, scopeName } from "../store/store";
 import { describeUse, entryUses } from "../store/usage";
-import { relatedTo } from "../store/vectors";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
 

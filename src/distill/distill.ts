@@ -6,12 +6,13 @@
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
+import { nearestEntries } from "../retrieval/similarity";
 import type { Found } from "../scrub/index";
 import { audit, mergeFound, scrubbedNote } from "../scrub/write";
 import type { Config } from "../store/config";
 import { type RememberInput, type RememberResult, remember } from "../store/entries";
 import { closeStore } from "../store/store";
-import { nearestEntries, vectorText } from "../store/vectors";
+import { vectorText } from "../store/vectors";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubTexts } from "../transcripts/scrub";
@@ -129,7 +130,7 @@ export function prepareSession(file: SessionFile, config: Config): PreparedSessi
 }
 
 /**
- * Similarity (src/embed/) at which an insight is about what an existing entry of the same kind
+ * Similarity (src/retrieval/embed/) at which an insight is about what an existing entry of the same kind
  * states (NEAR_SAME: a candidate to replace it, for a person to decide), and at which it says the
  * same thing again (NEAR_DUPLICATE). "Deploy on Fridays is forbidden" / "... allowed" is 0.85:
  * below NEAR_DUPLICATE, never dropped as a duplicate.

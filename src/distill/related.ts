@@ -5,7 +5,7 @@
  * transcript, so the model can answer that an insight supersedes one of them, or flag one it
  * contradicts without the transcript settling which is right.
  */
-import { recall } from "../store/search";
+import { recall } from "../retrieval/search";
 import { closeStore } from "../store/store";
 import { scrubText } from "../transcripts/scrub";
 import type { Turn } from "../transcripts/types";

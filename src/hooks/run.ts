@@ -27,7 +27,7 @@ import {
   writeStartCache,
 } from "../store/hooks";
 import { entriesDir } from "../store/indexer";
-import { globPaths } from "../store/match";
+import { globPaths } from "../retrieval/match";
 import { readRules, scrubRules } from "../store/rules";
 import { GLOBAL } from "../store/scope";
 import { activeScopes, checkedAgainstFiles, type IndexedFile, type Store } from "../store/store";
@@ -60,7 +60,7 @@ import {
   routedByIds,
   routePrompt,
   teamCards,
-} from "./route";
+} from "../retrieval/route";
 
 export type ReadMode = (typeof READ_MODES)[number];
 

@@ -12,7 +12,7 @@ import type { Entry, Source } from "../store/entry";
 import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
 import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
-import { type Explain, grep, recall } from "../store/search";
+import { type Explain, grep, recall } from "../retrieval/search";
 import { activeScopes, type Store, withOpenStore } from "../store/store";
 
 export type ToolErrorCode = "invalid_argument" | "not_found";

@@ -7,6 +7,7 @@ import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CofferError } from "../lib/errors";
 import { notInIndex } from "../lib/git-files";
+import { lineMatcher } from "../lib/grep";
 import { paths } from "../lib/paths";
 import { pathExists } from "../lib/small-file";
 import { isoNow } from "../lib/time";
@@ -17,7 +18,6 @@ import type { Entry } from "./entry";
 import type { DeliveryWhy } from "./hooks";
 import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
 import { GLOBAL, isTeamKey, knownTeams, resolveProject, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
-import { lineMatcher, ranked } from "./search";
 import { checkedAgainstFiles, refresh, type Store, withHealing } from "./store";
 
 type Row = Parameters<typeof rowToEntry>[0];
@@ -59,7 +59,8 @@ export type BrowseRow = {
   superseded_by?: string | null;
 };
 
-function toRow(r: Row): BrowseRow {
+/** A row of the index as the web UI lists it. */
+export function toBrowseRow(r: Row): BrowseRow {
   const body = r.body;
   return {
     id: r.id,
@@ -77,7 +78,8 @@ function toRow(r: Row): BrowseRow {
   };
 }
 
-function filterSql(f: BrowseFilter): { sql: string; params: (string | number)[] } {
+/** The filters as a condition on `entries e` (recall's ranking reads it through the store's `rowidsWhere`). */
+export function browseWhere(f: BrowseFilter): { sql: string; params: (string | number)[] } {
   const parts: string[] = [];
   const params: (string | number)[] = [];
   if (!f.superseded) parts.push("e.status = ''");
@@ -114,7 +116,7 @@ function filterSql(f: BrowseFilter): { sql: string; params: (string | number)[] 
 type PageRow = Row & { rowid: number; lines?: { line: number; text: string }[] };
 
 /** One page of the newest entries of the given scopes: one indexed (scope, updated) walk per scope, merged here. */
-function newestPage(store: Store, f: BrowseFilter, filters: ReturnType<typeof filterSql>) {
+function newestPage(store: Store, f: BrowseFilter, filters: ReturnType<typeof browseWhere>) {
   let total = 0;
   const merged: PageRow[] = [];
   const count = dbOf(store).query(`SELECT count(*) AS n FROM entries e WHERE e.scope = ?${filters.sql}`);
@@ -130,7 +132,7 @@ function newestPage(store: Store, f: BrowseFilter, filters: ReturnType<typeof fi
 }
 
 /** One page of entries with a line matching `q` (grep mode), newest first, with up to 3 lines each. */
-function grepPage(store: Store, f: BrowseFilter, q: string, inScopes: string, filters: ReturnType<typeof filterSql>) {
+function grepPage(store: Store, f: BrowseFilter, q: string, inScopes: string, filters: ReturnType<typeof browseWhere>) {
   const test = lineMatcher(q);
   const matched: PageRow[] = [];
   // A plain ASCII needle lets SQLite skip bodies without it (LIKE folds ASCII case, like the line test).
@@ -153,10 +155,14 @@ function grepPage(store: Store, f: BrowseFilter, q: string, inScopes: string, fi
   return { total: matched.length, rows: matched.slice(f.offset, f.offset + f.limit) };
 }
 
-/** Entries of the given scopes, filtered, newest first (or best first for a keyword query), one page. */
-export function browseEntries(store: Store, f: BrowseFilter): { total: number; entries: BrowseRow[] } {
+/**
+ * Entries of the given scopes, filtered, newest first (or those holding a line, in grep mode, or an
+ * id typed whole or in part), one page; undefined for a keyword query, which recall's ranking
+ * answers (src/retrieval/search.ts `browseEntries`).
+ */
+export function browsePage(store: Store, f: BrowseFilter): { total: number; entries: BrowseRow[] } | undefined {
   if (!f.scopes.length) return { total: 0, entries: [] };
-  const filters = filterSql(f);
+  const filters = browseWhere(f);
   const inScopes = `e.scope IN (${f.scopes.map(() => "?").join(",")})`;
   const q = f.q?.trim();
   if (q && q.length > 2000) throw new CofferError(`query is ${q.length} characters; the limit is 2000`);
@@ -172,7 +178,7 @@ export function browseEntries(store: Store, f: BrowseFilter): { total: number; e
         total: value.total,
         entries: value.rows
           .filter((r) => !stale.has(r.rowid))
-          .map((r) => ({ ...toRow(r), ...(r.lines ? { lines: r.lines } : {}) })),
+          .map((r) => ({ ...toBrowseRow(r), ...(r.lines ? { lines: r.lines } : {}) })),
       };
     }
     // A handle or id typed into the search box (`4G3VPN2X`, as lists show it) finds that entry.
@@ -189,11 +195,9 @@ export function browseEntries(store: Store, f: BrowseFilter): { total: number; e
         (rows) => rows.map((r) => r.rowid),
       );
       const rows = value.filter((r) => !stale.has(r.rowid));
-      if (rows.length) return { total: rows.length, entries: rows.map(toRow) };
+      if (rows.length) return { total: rows.length, entries: rows.map(toBrowseRow) };
     }
-    // The ranked search recall uses (same analysis, same order), narrowed by the filters.
-    const res = ranked(store, q, f.scopes, { limit: f.limit, offset: f.offset, where: filters });
-    return { total: res.total, entries: res.page.map((t) => toRow(t.row)) };
+    return undefined;
   });
 }
 

@@ -45,7 +45,7 @@ export const CONFIG_KEYS = {
   "hook.read": { ...pick(...READ_MODES), default: "auto" },
   "hook.proof": { ...pick(...PROOF_MODES), default: "off" },
   "hook.deadline_ms": { schema: int(100, 10000), default: 1500, allowed: "an integer 100..10000" },
-  /** Sentence similarity (src/embed/) fused with the word match in the prompt hook and recall; off = words only. */
+  /** Sentence similarity (src/retrieval/embed/) fused with the word match in the prompt hook and recall; off = words only. */
   "routing.similarity": { ...pick("on", "off"), default: "on" },
   /**
    * Whether the agents' use of an entry (issue 41: judged from finished sessions) nudges the prompt

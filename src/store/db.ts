@@ -1,7 +1,7 @@
 import { Database, constants as sqliteConstants } from "bun:sqlite";
 import { accessSync, existsSync, constants as fsConstants, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { MODEL_ID } from "../embed/embed";
+import { MODEL_ID } from "../retrieval/embed/embed";
 import { paths } from "../lib/paths";
 
 /**
@@ -78,7 +78,7 @@ CREATE TRIGGER IF NOT EXISTS entries_gen_upd AFTER UPDATE ON entries BEGIN
     WHERE scope IN (old.scope, new.scope);
 END;
 -- scope holds one token per row (see scopeToken) so a per-scope query scores only that scope's rows;
--- keywords apart from tags, so each field weighs what it should (store/match.ts).
+-- keywords apart from tags, so each field weighs what it should (src/retrieval/match.ts).
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
   scope, title, tags, keywords, body,
   content='', contentless_delete=1,

@@ -1,7 +1,7 @@
 /**
  * What the hook path asks of the index, in one module so a hook loads no more than it needs:
  *
- * - Routing queries (the routing policy itself lives in hooks/route.ts; term hits are match.ts's,
+ * - Routing queries (the routing policy itself lives in src/retrieval/route.ts; term hits are retrieval/match.ts's,
  *   shared with recall): applies_to rows, rows and bodies by rowid. Rowids stay valid for the
  *   life of one open store (until a changed file is read again).
  * - The delivered-set cache: per (host, cwd, session) — or `<session>#agent:<id>` for a
@@ -339,7 +339,7 @@ export type DeliveryWhy = {
 
 /**
  * This process's routing reasons and shown session-start cards, until the event's log takes them:
- * hooks/route.ts notes each routed entry's reason, the start cache what its text showed.
+ * retrieval/route.ts notes each routed entry's reason, the start cache what its text showed.
  */
 const whys = new WeakMap<Store, Map<string, DeliveryWhy>>();
 const startShown = new WeakMap<Store, StartCache>();

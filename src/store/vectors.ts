@@ -1,5 +1,5 @@
 /**
- * Entry vectors in the index: each current entry's sentence vector (src/embed/: title, tags,
+ * Entry vectors in the index: each current entry's sentence vector (src/retrieval/embed/: title, tags,
  * keywords and body), computed on write and on reindex, stored with the model that made it. Like
  * the rest of index.db they are a cache of the files: a new model re-embeds (reindex, or
  * `refreshVectors` lazily), a lost one is computed again.
@@ -14,7 +14,7 @@
  * read only live vectors), which happens when dead codes outnumber live ones.
  */
 import type { Database } from "bun:sqlite";
-import { DIMS, embed, MODEL_ID, readsText } from "../embed/embed";
+import { DIMS, embed, MODEL_ID, readsText } from "../retrieval/embed/embed";
 import { dbOf } from "./db";
 import type { ScopeKey } from "./scope";
 
@@ -234,7 +234,7 @@ function parseList(json: string): string[] {
  * The packed codes of `scopes` (one entry per block row); with `newest`, only each scope's last
  * blocks holding at least that many codes (blocks fill in the order entries were indexed).
  */
-function vectorBlocks(
+export function vectorBlocks(
   store: object,
   scopes: ScopeKey[],
   newest?: number,
@@ -253,7 +253,7 @@ function vectorBlocks(
 }
 
 /** Pending (not yet packed) vectors of `scopes`, as stored. */
-function pendingStored(store: object, scopes: ScopeKey[]): { rowid: number; vec: Uint8Array }[] {
+export function pendingStored(store: object, scopes: ScopeKey[]): { rowid: number; vec: Uint8Array }[] {
   return dbOf(store)
     .query(
       "SELECT rowid, vec FROM entry_vectors INDEXED BY entry_vectors_pending WHERE scope IN (SELECT value FROM json_each(?)) AND packed = 0",
@@ -262,7 +262,11 @@ function pendingStored(store: object, scopes: ScopeKey[]): { rowid: number; vec:
 }
 
 /** The stored vectors of `rowids` that are live in `scopes` and of this model. */
-function storedVectors(store: object, rowids: number[], scopes: ScopeKey[]): { rowid: number; vec: Uint8Array }[] {
+export function storedVectors(
+  store: object,
+  rowids: number[],
+  scopes: ScopeKey[],
+): { rowid: number; vec: Uint8Array }[] {
   if (!rowids.length) return [];
   return dbOf(store)
     .query(
@@ -272,199 +276,32 @@ function storedVectors(store: object, rowids: number[], scopes: ScopeKey[]): { r
     .all(JSON.stringify(rowids), JSON.stringify(scopes), MODEL_ID) as { rowid: number; vec: Uint8Array }[];
 }
 
-/**
- * Codes scored exactly after the Hamming pass. On 40,000 passages of documentation queried with
- * the routing sets' prompts, the best 512 by Hamming distance of the 256 sign bits hold about 95%
- * of the exact best five (256: 93%, 1,024: 97%); fewer bits first lose too many (64 bits: 82% of
- * them in the best 2,048).
- */
-const SHORTLIST = 512;
-/** A caller that wants few (the prompt hook: its best 20) scores 8 per wanted, at least this many. */
-const SHORTLIST_MIN = 128;
-
-export type Similar = { rowid: number; sim: number };
-
-/**
- * The similarity of `query` (a unit vector) to each stored vector (f32 scale, int8 components), by
- * rowid: the dot products in WebAssembly, the same numbers JavaScript's loop would give (f64, same
- * order), without a cold loop of 256 multiplications per vector.
- */
-function dotsStored(query: Float32Array, stored: { rowid: number; vec: Uint8Array }[]): Map<number, number> {
-  const out = new Map<number, number>();
-  if (!stored.length) return out;
-  const w = hammingWasm();
-  const stride = 4 + query.length;
-  const q = stored.length * stride;
-  const results = q + 4 * query.length + 8 - ((q + 4 * query.length) % 8);
-  const mem = wasmMemory(w, results + 8 * stored.length);
-  const bytes = new Uint8Array(mem);
-  for (const [i, v] of stored.entries()) bytes.set(v.vec.subarray(0, stride), i * stride);
-  new Float32Array(mem, q, query.length).set(query);
-  w.dots(0, stored.length, stride, query.length, q, results);
-  const sims = new Float64Array(mem, results, stored.length);
-  for (const [i, v] of stored.entries()) out.set(v.rowid, sims[i]!);
-  return out;
-}
-
-/**
- * The Hamming pass in WebAssembly (scripts/vectors/hamming.wat): i64.popcnt per 64 bits, where
- * JavaScript needs table lookups, and it runs at full speed in a fresh process (the loop is
- * 100,000 codes long and the JIT would still be warming up). Measured in a compiled binary: 0.4 ms
- * for 10,000 codes and 2.6 ms for 100,000 (copy included), against 3-5 ms and 8-34 ms in JavaScript.
- */
-const HAMMING_WASM =
-  "AGFzbQEAAAABGwNgBX9/f39/AGAFf39/f38Bf2AGf39/f39/AAMEAwABAgUDAQABByQEBm1lbW9yeQIAB2hhbW1pbmcAAAZzZWxlY3QAAQRkb3RzAAIK8AIDkQECBH4DfyACKQMAIQUgAikDCCEGIAIpAxAhByACKQMYIQggACABQQV0aiEJAkADQCAAIAlPDQEgACkDACAFhXsgACkDCCAGhXt8IAApAxAgB4V7IAApAxggCIV7fHynIQogAyAKOwEAIAQgCkECdGohCyALIAsoAgBBAWo2AgAgAEEgaiEAIANBAmohAwwACwsLYAEDfwJAA0AgBSABTw0BIAAgBUEBdGovAQAhBiAGIAJJIAYgAkYgA0EASnFyBEAgBiACRgRAIANBAWshAwsgBCAHQQJ0aiAFNgIAIAdBAWohBwsgBUEBaiEFDAALCyAHC3oCA38BfAJAA0AgBiABTw0BIAAgBiACbGohCEQAAAAAAAAAACEJQQAhBwJAA0AgByADTw0BIAkgBCAHQQJ0aioCALsgCCAHaiwABLeioCEJIAdBAWohBwwACwsgBSAGQQN0aiAJIAgqAgC7ojkDACAGQQFqIQYMAAsLCw==";
-type Hamming = {
-  memory: WebAssembly.Memory;
-  hamming: (codes: number, n: number, query: number, dist: number, hist: number) => void;
-  select: (dist: number, n: number, cut: number, ties: number, out: number) => number;
-  dots: (vecs: number, n: number, stride: number, dims: number, query: number, out: number) => void;
-};
-let hammingModule: Hamming | undefined;
-const hammingWasm = (): Hamming =>
-  (hammingModule ??= new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(HAMMING_WASM, "base64")))
-    .exports as unknown as Hamming);
-
-/** The module's memory, grown to hold at least `bytes` (it is scratch space: every call lays out its own). */
-function wasmMemory(w: Hamming, bytes: number): ArrayBuffer {
-  const pages = Math.ceil(bytes / 65536) - w.memory.buffer.byteLength / 65536;
-  if (pages > 0) w.memory.grow(pages);
-  return w.memory.buffer;
-}
-
-/**
- * Indexes into the concatenated codes of `blocks` (ascending) of the `keep` codes nearest to
- * `code` by Hamming distance (ties at the edge: the first ones).
- */
-export function hammingNearest(
-  blocks: { rowids: ArrayLike<number>; codes: Uint32Array }[],
-  code: Uint32Array,
-  keep: number,
-): number[] {
-  const w = hammingWasm();
-  const total = blocks.reduce((n, b) => n + b.rowids.length, 0);
-  if (!total) return [];
-  // Memory: codes, query, distances (u16, padded to 4 bytes), histogram (257 u32), picked (u32).
-  const query = total * 32;
-  const dist = query + 32;
-  const hist = dist + 4 * Math.ceil(total / 2);
-  const out = hist + 4 * (CODE_WORDS * 32 + 1);
-  const end = out + 4 * Math.min(keep, total);
-  const mem = wasmMemory(w, end);
-  let at = 0;
-  for (const b of blocks) {
-    const words = b.rowids.length * CODE_WORDS;
-    new Uint32Array(mem, at, words).set(b.codes.subarray(0, words));
-    at += words * 4;
-  }
-  new Uint32Array(mem, query, CODE_WORDS).set(code);
-  const counts = new Uint32Array(mem, hist, CODE_WORDS * 32 + 1);
-  counts.fill(0);
-  w.hamming(0, total, query, dist, hist);
-  if (total <= keep) return Array.from({ length: total }, (_, i) => i);
-  // The distance at which `keep` is reached, and how many codes at exactly that distance still fit.
-  let cut = 0;
-  let seen = 0;
-  for (; cut < counts.length && seen + counts[cut]! <= keep; cut++) seen += counts[cut]!;
-  const n = w.select(dist, total, cut, keep - seen, out);
-  return Array.from(new Uint32Array(mem, out, n));
-}
-
-/**
- * The query's vector, or undefined when the model cannot read it (another script: the word match
- * decides alone), it holds no known token, or the index has no current vectors.
- */
-export function queryVector(store: object, text: string): Float32Array | undefined {
-  if (!readsText(text) || !vectorsCurrent(store)) return undefined;
-  const v = embed(text);
-  return v.some((x) => x !== 0) ? v : undefined;
-}
-
-/**
- * The `k` entries of `scopes` most similar to `query` (a unit vector), best first, each with its
- * cosine similarity.
- */
-export function nearest(
-  store: object,
-  scopes: ScopeKey[],
-  query: Float32Array,
-  k: number,
-  opts: { newest?: number } = {},
-): Similar[] {
-  const code = new Uint32Array(CODE_WORDS);
-  signCode(query, code);
-  const blocks = vectorBlocks(store, scopes, opts.newest);
-  const rowids: number[] = [];
-  const picked = hammingNearest(blocks, code, Math.min(SHORTLIST, Math.max(SHORTLIST_MIN, 8 * k)));
-  // `picked` is in flat order: walk the blocks once to name each code's row.
-  let block = 0;
-  let base = 0;
-  for (const i of picked) {
-    while (i >= base + blocks[block]!.rowids.length) base += blocks[block++]!.rowids.length;
-    rowids.push(blocks[block]!.rowids[i - base]!);
-  }
-  const scored = dotsStored(query, [...storedVectors(store, rowids, scopes), ...pendingStored(store, scopes)]);
-  return [...scored]
-    .map(([rowid, sim]) => ({ rowid, sim }))
-    .sort((a, b) => b.sim - a.sim || a.rowid - b.rowid)
-    .slice(0, k);
-}
-
-/** The similarity of `query` to each of `rowids` that has a current vector in `scopes`. */
-export function similarities(
+/** Current entries of these rowids, for a list of neighbours (superseded ones left out). */
+export function nearRows(
   store: object,
   rowids: number[],
-  scopes: ScopeKey[],
-  query: Float32Array,
-): Map<number, number> {
-  return dotsStored(query, storedVectors(store, rowids, scopes));
-}
-
-export type NearEntry = { id: string; scope: ScopeKey; kind: string; title: string; body: string; sim: number };
-
-/** The `k` current entries of `scopes` nearest in meaning to `text` (none when vectors are not current). */
-export function nearestEntries(
-  store: object,
-  text: string,
-  scopes: ScopeKey[],
-  k: number,
-  vector?: Float32Array,
-): NearEntry[] {
-  const q = vector ?? queryVector(store, text);
-  if (!q) return [];
-  const near = nearest(store, scopes, q, k);
-  if (!near.length) return [];
-  const rows = dbOf(store)
+): { rowid: number; id: string; scope: ScopeKey; kind: string; title: string; body: string }[] {
+  return dbOf(store)
     .query(
       `SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.kind AS kind, e.title AS title, e.body AS body
        FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.status = ''`,
     )
-    .all(JSON.stringify(near.map((n) => n.rowid))) as (Omit<NearEntry, "sim"> & { rowid: number })[];
-  const byRow = new Map(rows.map((r) => [r.rowid, r]));
-  return near.flatMap((n) => {
-    const r = byRow.get(n.rowid);
-    return r ? [{ id: r.id, scope: r.scope, kind: r.kind, title: r.title, body: r.body, sim: n.sim }] : [];
-  });
+    .all(JSON.stringify(rowids)) as {
+    rowid: number;
+    id: string;
+    scope: ScopeKey;
+    kind: string;
+    title: string;
+    body: string;
+  }[];
 }
 
-/** An entry's neighbours in meaning: at most `k` others of its scope and `scopes`, each at least RELATED_MIN. */
-export function relatedTo(
-  store: object,
-  e: { id: string; title: string; tags: string[]; keywords?: string[]; body: string },
-  scopes: ScopeKey[],
-  k = 5,
-): NearEntry[] {
-  // The vector the index holds for it (no embedding of a long body); a text of its own only if it has none yet.
+/** The vector the index holds for an entry (by id), made by the current model, if any. */
+export function storedVectorOf(store: object, id: string): Float32Array | undefined {
   const row = dbOf(store)
     .query(
       "SELECT v.vec AS vec FROM entries e JOIN entry_vectors v ON v.rowid = e.rowid WHERE e.id = ? AND v.model = ? LIMIT 1",
     )
-    .get(e.id, MODEL_ID) as { vec: Uint8Array } | null;
-  const query = row ? unpackVector(row.vec) : undefined;
-  return nearestEntries(store, vectorText(e), scopes, k + 1, query)
-    .filter((n) => n.id !== e.id && n.sim >= RELATED_MIN)
-    .slice(0, k);
+    .get(id, MODEL_ID) as { vec: Uint8Array } | null;
+  return row ? unpackVector(row.vec) : undefined;
 }
-
-/** Similarity at which another entry is listed as related (what a prompt that states an entry reaches). */
-const RELATED_MIN = 0.5;

@@ -10,6 +10,8 @@ import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { HOSTS, type Host, isHost } from "../lib/hosts";
 import { paths } from "../lib/paths";
+import { browseEntries } from "../retrieval/search";
+import { relatedTo } from "../retrieval/similarity";
 import { describeFound, type Found, scrub } from "../scrub/index";
 import { readJsonBody } from "../serve/body";
 import { badRequest, HttpError, json, notFound } from "../serve/errors";
@@ -18,7 +20,6 @@ import { reasonText, type StaleReason } from "../store/anchors";
 import {
   type BrowseFilter,
   browsableScopes,
-  browseEntries,
   deliveriesOf,
   deliveryRecords,
   entryTitles,
@@ -44,7 +45,6 @@ import { activeScopes, refresh, type Store, scopeName, withOpenStore } from "../
 import { syncConflicts } from "../store/sync-conflicts";
 import { listTrash, moveToTrash, restoreEntry } from "../store/trash";
 import { describeUse, entryUses, keepUnused, sessionVerdicts, unusedOffers } from "../store/usage";
-import { relatedTo } from "../store/vectors";
 import type { WebAuth } from "./auth";
 
 export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };

@@ -7,19 +7,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { embed, MODEL_ID } from "../../src/embed/embed";
+import { embed, MODEL_ID } from "../../src/retrieval/embed/embed";
+import { hammingNearest, nearest, queryVector } from "../../src/retrieval/similarity";
 import { dbOf } from "../../src/store/db";
 import { forget, remember } from "../../src/store/entries";
 import { rebuildIndex } from "../../src/store/indexer";
 import { activeScopes, closeStore, openStore } from "../../src/store/store";
-import {
-  hammingNearest,
-  nearest,
-  queryVector,
-  refreshVectors,
-  unpackVector,
-  vectorsCurrent,
-} from "../../src/store/vectors";
+import { refreshVectors, unpackVector, vectorsCurrent } from "../../src/store/vectors";
 
 const root = mkdtempSync(join(tmpdir(), "coffer-vectors-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -13,13 +13,13 @@
  * The tokenizer is BERT's (uncased): clean control characters, space out CJK ideographs, strip
  * accents, lowercase; split on whitespace and punctuation; WordPiece, greedy longest match with
  * `##` continuations, a word over 100 characters or with no match is unknown (and dropped, as
- * model2vec drops it). test/embed/embed.test.ts pins ids and vectors to the Python
+ * model2vec drops it). test/retrieval/embed.test.ts pins ids and vectors to the Python
  * tokenizer's and model's on 1,000 strings.
  */
 import { mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../lib/atomic";
-import { paths } from "../lib/paths";
+import { writeFileAtomic } from "../../lib/atomic";
+import { paths } from "../../lib/paths";
 import tablePath from "./model.bin" with { type: "file" };
 import meta from "./model.json";
 

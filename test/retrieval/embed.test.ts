@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DIMS, embed, loadTable, tokenize } from "../../src/embed/embed";
+import { DIMS, embed, loadTable, tokenize } from "../../src/retrieval/embed/embed";
 
 type Fixture = { text: string; ids: number[]; vec: number[] };
 const fixtures: Fixture[] = readFileSync(join(import.meta.dir, "../fixtures/embed/strings.jsonl"), "utf8")
@@ -62,7 +62,7 @@ describe("static embedding", () => {
 
 describe("what the model reads", () => {
   test("Latin-script text yes, mostly Chinese, Japanese, Korean, Cyrillic no", async () => {
-    const { readsText } = await import("../../src/embed/embed");
+    const { readsText } = await import("../../src/retrieval/embed/embed");
     expect(readsText("Deploys use ArgoCD")).toBe(true);
     expect(readsText("Déploiement via ArgoCD, façade naïve")).toBe(true);
     expect(readsText("数据库连接池用的是什么")).toBe(false);
@@ -77,7 +77,7 @@ describe("the table's copy under state/ (compiled binary)", () => {
   test("made on first use, read after; another model's copy is removed", async () => {
     const { sandbox } = await import("../helpers");
     const { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = await import("node:fs");
-    const meta = (await import("../../src/embed/model.json")).default;
+    const meta = (await import("../../src/retrieval/embed/model.json")).default;
     const sb = sandbox("coffer-embed-table-");
     try {
       const repo = sb.repo("shop");

@@ -1,7 +1,7 @@
-/** Irregular verb forms as alternatives (src/store/irregular.ts, text.ts's inflection source). */
+/** Irregular verb forms as alternatives (src/retrieval/analysis/irregular.ts, text.ts's inflection source). */
 import { expect, test } from "bun:test";
-import { irregularForms } from "../../src/store/irregular";
-import { analyzeQuery } from "../../src/store/text";
+import { irregularForms } from "../../src/retrieval/analysis/irregular";
+import { analyzeQuery } from "../../src/retrieval/analysis/text";
 
 const inflections = (q: string) =>
   analyzeQuery(q, "recall").flatMap((g) =>

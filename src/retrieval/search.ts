@@ -1,9 +1,13 @@
-import { RE2JS } from "re2js";
 import { CofferError } from "../lib/errors";
+import { lineMatcher } from "../lib/grep";
 import { promptPaths } from "../lib/named-paths";
-import { dbOf } from "./db";
-import { rowToEntry } from "./entries";
-import { type Entry, normalizeText } from "./entry";
+import { type BrowseFilter, type BrowseRow, browsePage, browseWhere, toBrowseRow } from "../store/browse";
+import { rowToEntry } from "../store/entries";
+import { type Entry, normalizeText } from "../store/entry";
+import { currentBodies, type EntryRow, entryRowsByRowid, rowidsWhere, scopesCount, writtenNext } from "../store/fts";
+import type { ScopeKey, ScopeName } from "../store/scope";
+import { activeScopes, type Store, scopeKey, scopeName, verifyShown, withHealing } from "../store/store";
+import { analyzeQuery, wordCount } from "./analysis/text";
 import {
   bm25Estimate,
   COMMON_WEIGHT,
@@ -14,12 +18,8 @@ import {
   idf,
   pathHits,
   postings,
-  scopesCount,
 } from "./match";
-import type { ScopeKey, ScopeName } from "./scope";
-import { activeScopes, type Store, scopeKey, scopeName, verifyShown, withHealing } from "./store";
-import { analyzeQuery, wordCount } from "./text";
-import { nearest, queryVector, similarities } from "./vectors";
+import { nearest, queryVector, similarities } from "./similarity";
 
 /** Which query term an entry matched, where, and through which alternative (recall --explain). */
 export type ExplainTerm = {
@@ -94,7 +94,7 @@ type Candidate = {
   bm25: number;
   titleAll: boolean;
   groups: Map<number, Matched>;
-  /** Cosine similarity to the query (store/vectors.ts), when compared. */
+  /** Cosine similarity to the query (similarity.ts), when compared. */
   sim?: number;
   /** The order key: the share of the query's weight matched, plus what similarity adds. */
   fused: number;
@@ -254,7 +254,7 @@ function checkQuery(query: string): string {
   return q;
 }
 
-export type Row = Parameters<typeof rowToEntry>[0] & { rowid: number };
+type Row = EntryRow;
 
 /**
  * The ranked search every reader shares (recall on the CLI, MCP and HTTP; the web UI's search):
@@ -274,14 +274,10 @@ export function ranked(
     const r = rank(store, q, scopes);
     let cands = r.cands;
     if (opts.where && cands.length) {
-      const keep = new Set(
-        (
-          dbOf(store)
-            .query(
-              `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE 1${opts.where.sql}`,
-            )
-            .all(JSON.stringify(cands.map((c) => c.rowid)), ...opts.where.params) as { rowid: number }[]
-        ).map((x) => x.rowid),
+      const keep = rowidsWhere(
+        store,
+        cands.map((c) => c.rowid),
+        opts.where,
       );
       cands = cands.filter((c) => keep.has(c.rowid));
     }
@@ -323,10 +319,9 @@ function best(
   while (end < cands.length && end < cutoff && round(cands[end]!.fused) === round(cands[end - 1]!.fused)) end++;
   const window = cands.slice(0, end);
   const rows = new Map(
-    (
-      dbOf(store)
-        .query("SELECT e.rowid AS rowid, e.* FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
-        .all(JSON.stringify(window.map((c) => c.rowid))) as Row[]
+    entryRowsByRowid(
+      store,
+      window.map((c) => c.rowid),
     ).map((r) => [r.rowid, r]),
   );
   const wanted = normalizeText(query);
@@ -368,11 +363,7 @@ const ANSWER_WITHIN_MS = 3_600_000;
  */
 function withAnswers(store: Store, sorted: Ranked[], n: number): Ranked[] {
   if (!sorted.some((t, i) => i < n && ASKS.test(t.row.body))) return sorted;
-  const next = dbOf(store).query(
-    `SELECT rowid, * FROM entries INDEXED BY entries_created
-     WHERE scope = ?1 AND status = '' AND (created > ?2 OR (created = ?2 AND id > ?3)) AND created <= ?4
-     ORDER BY created, id LIMIT 1`,
-  );
+  const next = writtenNext(store);
   const out: Ranked[] = [];
   const placed = new Set<number>();
   const put = (t: Ranked) => {
@@ -387,7 +378,7 @@ function withAnswers(store: Store, sorted: Ranked[], n: number): Ranked[] {
     const asked = Date.parse(t.row.created);
     if (Number.isNaN(asked)) continue;
     const until = new Date(asked + ANSWER_WITHIN_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const row = next.get(t.row.scope, t.row.created, t.row.id, until) as Row | null;
+    const row = next(t.row, until);
     if (!row || placed.has(row.rowid)) continue;
     const inList = sorted.find((x) => x.row.rowid === row.rowid);
     put(
@@ -465,64 +456,6 @@ function containsWord(text: string, word: string): boolean {
   return hay.includes(` ${word.replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `);
 }
 
-/** How long one grep may run before it answers "pattern too expensive". */
-export const GREP_BUDGET_MS = 2000;
-/** Only this much of a line is searched (bodies are at most 32768 characters; imports may hold more). */
-export const GREP_LINE_MAX = 32 * 1024;
-
-function tooExpensive(pattern: string, ms: number): CofferError {
-  return new CofferError(
-    `pattern too expensive: ${pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern} ran for more than ${ms / 1000} s`,
-    1,
-    "Use a literal or a narrower pattern, or limit the search to one scope.",
-  );
-}
-
-/**
- * One line test for grep (CLI, MCP, HTTP, the web UI): a literal (case-insensitive) substring, or a
- * regular expression when written as /pattern/flags (i, s, m). Expressions run on RE2 (linear time:
- * no backreferences or lookaround, so `/^(a+)+$/` costs what a literal does), each line is cut at
- * GREP_LINE_MAX, and the whole search stops with "pattern too expensive" after `budgetMs`.
- */
-export function lineMatcher(pattern: string, budgetMs = GREP_BUDGET_MS): (line: string) => boolean {
-  const started = performance.now();
-  let calls = 0;
-  const budget = () => {
-    if ((++calls & 63) === 0 && performance.now() - started > budgetMs) throw tooExpensive(pattern, budgetMs);
-  };
-  const re = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
-  if (re) {
-    let flags = 0;
-    for (const f of re[2]!) {
-      if (f === "i") flags |= RE2JS.CASE_INSENSITIVE;
-      else if (f === "s") flags |= RE2JS.DOTALL;
-      else if (f === "m") flags |= RE2JS.MULTILINE;
-      else if (!"guyd".includes(f))
-        throw new CofferError(`invalid regular expression ${pattern}: unknown flag "${f}" (allowed: i, s, m)`);
-    }
-    let rx: RE2JS;
-    try {
-      if (re[1]!.length > 2000) throw new Error(`the expression is ${re[1]!.length} characters; the limit is 2000`);
-      rx = RE2JS.compile(re[1]!, flags);
-    } catch (err) {
-      throw new CofferError(
-        `invalid regular expression ${pattern}: ${(err as Error).message}`,
-        1,
-        "grep runs expressions in linear time (RE2 syntax): no backreferences (\\1) or lookaround ((?=, (?<=).",
-      );
-    }
-    return (line) => {
-      budget();
-      return rx.matcher(line.length > GREP_LINE_MAX ? line.slice(0, GREP_LINE_MAX) : line).find();
-    };
-  }
-  const needle = pattern.toLowerCase();
-  return (line) => {
-    budget();
-    return (line.length > GREP_LINE_MAX ? line.slice(0, GREP_LINE_MAX) : line).toLowerCase().includes(needle);
-  };
-}
-
 /**
  * Line search over entry bodies: a literal (case-insensitive) substring, or a regular
  * expression when written as /pattern/flags (see `lineMatcher`).
@@ -536,10 +469,7 @@ export function grep(store: Store, pattern: string, opts: { scope?: string; limi
   const hits: GrepHit[] = [];
   withHealing(store, () => {
     for (const scope of scopes) {
-      const it = dbOf(store)
-        // Superseded entries are kept for `list --all`, never searched.
-        .query("SELECT id, title, body FROM entries WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC")
-        .iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
+      const it = currentBodies(store, scope);
       for (const r of it) {
         const lines = r.body.split("\n");
         for (let i = 0; i < lines.length; i++) {
@@ -558,4 +488,17 @@ export function grep(store: Store, pattern: string, opts: { scope?: string; limi
     }
   });
   return hits;
+}
+
+/**
+ * The web UI's entry list: browsing pages (newest first, grep mode, an id) from the store, and for
+ * a keyword query the ranked search recall uses (same analysis, same order), narrowed by the filters.
+ */
+export function browseEntries(store: Store, f: BrowseFilter): { total: number; entries: BrowseRow[] } {
+  const page = browsePage(store, f);
+  if (page) return page;
+  return withHealing(store, () => {
+    const res = ranked(store, f.q!.trim(), f.scopes, { limit: f.limit, offset: f.offset, where: browseWhere(f) });
+    return { total: res.total, entries: res.page.map((t) => toBrowseRow(t.row)) };
+  });
 }

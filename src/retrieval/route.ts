@@ -2,9 +2,9 @@
  * Which entries a prompt or a touched file routes. Text routing is deliberately strict: a
  * prompt that merely shares a common word with an entry must not route it.
  *
- * - Terms are the prompt's specific content (store/text.ts promptGroups): words minus stopwords
+ * - Terms are the prompt's specific content (text.ts promptGroups): words minus stopwords
  *   and generic coding words ("fix", "rename", "variable", ...), matched on stems, plus the
- *   phrases and alternatives of the coding vocabulary (store/vocabulary.json: "database" also
+ *   phrases and alternatives of the coding vocabulary (vocabulary.json: "database" also
  *   finds postgres/mysql/sqlite). A prompt without specific content routes no text at all. A
  *   term found in more than half of the store (once it has 20+ entries; at most max(2,000, a
  *   twentieth) in a large store) says nothing.
@@ -14,10 +14,12 @@
  *   evidence floor, and be near the best match. In an instruction the vocabulary weighs less.
  * - File paths the prompt names route entries whose `applies_to` globs match, whether or not the
  *   file exists yet, ahead of text matches. Then score, project before global, id.
- * - Meaning (the entry vectors, store/vectors.ts) decides little on its own: it drops a body-only
+ * - Meaning (the entry vectors, similarity.ts) decides little on its own: it drops a body-only
  *   word match far from the prompt's meaning, brings in the one entry that stands out (never into
  *   an edit instruction), and adds to the scores of what passes.
  */
+
+import { scopesCount } from "../store/fts";
 import {
   bodiesByRowid,
   type Card,
@@ -31,9 +33,9 @@ import {
   rowsByRowid,
   withHeads,
 } from "../store/hooks";
-import { COMMON_WEIGHT, FIELD_WEIGHT, type Form, globPaths, pathHits, postings, scopesCount } from "../store/match";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import { activeScopes, checkedAgainstFiles, type Store } from "../store/store";
+import { applyUsePrior } from "../store/usage";
 import {
   analyzeQuery,
   isGeneralQuestion,
@@ -43,9 +45,9 @@ import {
   namesIdentifier,
   pointsAtCode,
   wordCount,
-} from "../store/text";
-import { applyUsePrior } from "../store/usage";
-import { nearest, queryVector, similarities } from "../store/vectors";
+} from "./analysis/text";
+import { COMMON_WEIGHT, FIELD_WEIGHT, type Form, globPaths, pathHits, postings } from "./match";
+import { nearest, queryVector, similarities } from "./similarity";
 
 export const ROUTE_MAX = 40;
 
@@ -398,7 +400,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     const evidence = !asked && !s.own ? INSTRUCTION_ALT_FLOOR * floor : floor;
     if (s.score >= evidence && s.score >= cover * weight) passed.push(rowid);
   }
-  // Meaning (store/vectors.ts): a word match far from the prompt's meaning is dropped; similarity
+  // Meaning (similarity.ts): a word match far from the prompt's meaning is dropped; similarity
   // adds to each entry's score (its order, and whether it gets a body) and brings in the one entry
   // it stands behind. Which word matches make the cut stays the word match's decision (RELATIVE):
   // a meaning close to one entry never pushes another out.

@@ -1,10 +1,10 @@
 /** The routing vocabulary is data: lowercase, split, well-formed (loading it does no string work). */
 import { expect, test } from "bun:test";
-import { analyzeQuery, isInstruction, isQuestion, pointsAtCode, stem } from "../../src/store/text";
+import { analyzeQuery, isInstruction, isQuestion, pointsAtCode, stem } from "../../src/retrieval/analysis/text";
 
 const promptGroups = (prompt: string) => analyzeQuery(prompt, "route");
 
-import VOCABULARY from "../../src/store/vocabulary.json";
+import VOCABULARY from "../../src/retrieval/analysis/vocabulary.json";
 
 const lower = (w: string) => w === w.toLowerCase() && w === w.trim() && !/\s{2,}/.test(w) && w.length > 0;
 

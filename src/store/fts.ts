@@ -1,0 +1,164 @@
+/**
+ * The full-text index read for retrieval (src/retrieval/): which entries hold a form in which
+ * field, with FTS5's BM25, and the rows recall reads back. The ranking itself is retrieval's; this
+ * file only asks the index.
+ */
+import type { Database } from "bun:sqlite";
+import { scopeToken } from "../retrieval/analysis/text";
+import { dbOf } from "./db";
+import type { rowToEntry } from "./entries";
+import type { ScopeKey } from "./scope";
+import type { Store } from "./store";
+
+/** The searchable fields of an entry, best first. */
+export type Field = "title" | "tags" | "keywords" | "body";
+
+/** The same order as BM25 column weights (scope, title, tags, keywords, body): recall's BM25. */
+const BM25_COLUMNS = "0.0, 4.0, 2.0, 1.5, 1.0";
+
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");
+
+/** Whether `scopes` hold every entry of the index (scope_counts: one row per scope). */
+function coversAll(db: Database, scopes: ScopeKey[]): boolean {
+  const r = db
+    .query(
+      `SELECT (SELECT coalesce(sum(n), 0) FROM scope_counts) AS total,
+              (SELECT coalesce(sum(n), 0) FROM scope_counts WHERE scope IN (${placeholders(scopes.length)})) AS mine`,
+    )
+    .get(...scopes) as { total: number; mine: number };
+  return r.total === r.mine;
+}
+
+/** Entries in `scopes` (scope_counts, kept by triggers in db.ts: one row per scope at any size). */
+export function scopesCount(store: Store, scopes: ScopeKey[]): number {
+  return (
+    dbOf(store)
+      .query(`SELECT coalesce(sum(n), 0) AS n FROM scope_counts WHERE scope IN (${placeholders(scopes.length)})`)
+      .get(...scopes) as { n: number }
+  ).n;
+}
+
+/** An FTS5 query for one form in some columns (a single CJK character matches as a bigram's start). */
+function phrase(text: string, columns: string, prefix: boolean): string {
+  return `{${columns}} : "${text.replace(/"/g, '""')}"${prefix ? "*" : ""}`;
+}
+
+/**
+ * A matcher for `scopes`: rowids holding a form in any field (up to a limit), and the best field
+ * of each. When the scopes hold every entry (one project plus global, the usual case) the scope
+ * filter is left out of MATCH: inside MATCH it costs more than the term itself on a large store.
+ */
+export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
+  const db = dbOf(store);
+  const filter =
+    scopes.length && !coversAll(db, scopes) ? `(${scopes.map((s) => `scope:${scopeToken(s)}`).join(" OR ")}) AND ` : "";
+  const any = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?");
+  // BM25 and, from column-weighted BM25s (non-zero only where the form is), the fields.
+  const scored = db.query(
+    `SELECT rowid, bm25(entries_fts, ${BM25_COLUMNS}) AS s, bm25(entries_fts, 0, 1, 0, 0, 0) AS t,
+       bm25(entries_fts, 0, 0, 1, 0, 0) AS g, bm25(entries_fts, 0, 0, 0, 1, 0) AS k,
+       bm25(entries_fts, 0, 0, 0, 0, 1) AS b
+     FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?`,
+  );
+  // Title, tags and keywords in one statement; a hit in none of them is a body hit.
+  const heading = db.query(
+    `SELECT rowid, 1 AS f FROM entries_fts WHERE entries_fts MATCH ?1
+     UNION ALL SELECT rowid, 2 FROM entries_fts WHERE entries_fts MATCH ?2
+     UNION ALL SELECT rowid, 3 FROM entries_fts WHERE entries_fts MATCH ?3`,
+  );
+  const HEADING: Field[] = ["body", "title", "tags", "keywords"];
+  const ownText = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
+  return {
+    hits(text: string, prefix: boolean, limit: number): number[] {
+      return (any.all(filter + phrase(text, "title tags keywords body", prefix), limit) as { rowid: number }[]).map(
+        (r) => r.rowid,
+      );
+    },
+    /** The best field of each hit, and the hits holding the form in their keywords alone. */
+    fields(text: string, prefix: boolean, hits: number[]): { field: Map<number, Field>; keywordsOnly: Set<number> } {
+      const field = new Map<number, Field>();
+      const q = (c: string) => filter + phrase(text, c, prefix);
+      const best = new Map<number, number>();
+      for (const r of heading.all(q("title"), q("tags"), q("keywords")) as { rowid: number; f: number }[])
+        best.set(r.rowid, Math.min(best.get(r.rowid) ?? 9, r.f));
+      for (const h of hits) field.set(h, HEADING[best.get(h) ?? 0]!);
+      const keywordsOnly = new Set<number>();
+      // Only a form found in some keywords costs the look at the entries' own text.
+      if ([...best.values()].includes(3)) {
+        const own = new Set((ownText.all(q("title tags body")) as { rowid: number }[]).map((r) => r.rowid));
+        for (const [rowid, f] of best) if (f === 3 && !own.has(rowid)) keywordsOnly.add(rowid);
+      }
+      return { field, keywordsOnly };
+    },
+    /** Rowids with their BM25 and best field, or undefined when more than `limit` hold the form. */
+    scored(
+      text: string,
+      prefix: boolean,
+      limit: number,
+    ): { hits: number[]; bm25: Map<number, number>; field: Map<number, Field>; keywordsOnly: Set<number> } | undefined {
+      const rows = scored.all(filter + phrase(text, "title tags keywords body", prefix), limit + 1) as {
+        rowid: number;
+        s: number;
+        t: number;
+        g: number;
+        k: number;
+        b: number;
+      }[];
+      if (rows.length > limit) return undefined;
+      const bm25 = new Map<number, number>();
+      const field = new Map<number, Field>();
+      const keywordsOnly = new Set<number>();
+      for (const r of rows) {
+        bm25.set(r.rowid, -r.s);
+        field.set(r.rowid, r.t < 0 ? "title" : r.g < 0 ? "tags" : r.k < 0 ? "keywords" : "body");
+        if (r.k < 0 && !(r.t < 0 || r.g < 0 || r.b < 0)) keywordsOnly.add(r.rowid);
+      }
+      return { hits: rows.map((r) => r.rowid), bm25, field, keywordsOnly };
+    },
+  };
+}
+
+/** An entry row with its rowid, as recall reads it back. */
+export type EntryRow = Parameters<typeof rowToEntry>[0] & { rowid: number };
+
+/** The rows of these rowids (any order; missing ones left out). */
+export function entryRowsByRowid(store: Store, rowids: number[]): EntryRow[] {
+  return dbOf(store)
+    .query("SELECT e.rowid AS rowid, e.* FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value")
+    .all(JSON.stringify(rowids)) as EntryRow[];
+}
+
+/** Of these rowids, those whose row meets an SQL condition on `entries e` (the web UI's filters). */
+export function rowidsWhere(
+  store: Store,
+  rowids: number[],
+  where: { sql: string; params: (string | number)[] },
+): Set<number> {
+  return new Set(
+    (
+      dbOf(store)
+        .query(
+          `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE 1${where.sql}`,
+        )
+        .all(JSON.stringify(rowids), ...where.params) as { rowid: number }[]
+    ).map((x) => x.rowid),
+  );
+}
+
+/** The current entry written next in `row`'s scope after it, up to `until` (ISO time): the answer to a question. */
+export function writtenNext(store: Store): (row: EntryRow, until: string) => EntryRow | null {
+  const next = dbOf(store).query(
+    `SELECT rowid, * FROM entries INDEXED BY entries_created
+     WHERE scope = ?1 AND status = '' AND (created > ?2 OR (created = ?2 AND id > ?3)) AND created <= ?4
+     ORDER BY created, id LIMIT 1`,
+  );
+  return (row, until) => next.get(row.scope, row.created, row.id, until) as EntryRow | null;
+}
+
+/** Current entries of a scope, newest first: id, title and body (grep reads them line by line). */
+export function currentBodies(store: Store, scope: ScopeKey): Iterable<{ id: string; title: string; body: string }> {
+  // Superseded entries are kept for `list --all`, never searched.
+  return dbOf(store)
+    .query("SELECT id, title, body FROM entries WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC")
+    .iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
+}
