@@ -1,7 +1,9 @@
 import { defineCommand } from "citty";
-import { type ImportReport, listManifests, undoImport } from "../import/engine";
+import type { ImportReport } from "../import/engine";
+import { listManifests } from "../import/manifest";
 import { manifestsText, reportText, undoText } from "../import/report";
 import type { ImportPlan } from "../import/types";
+import { undoImport } from "../import/undo";
 import { usageError } from "../lib/errors";
 import { writeOut } from "../lib/output";
 import { withExamples } from "./_run";

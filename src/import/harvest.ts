@@ -17,9 +17,11 @@ import { readSmallText } from "../lib/small-file";
 import { isoNow } from "../lib/time";
 import { GLOBAL, type ScopeKey } from "../store/scope";
 import type { Store } from "../store/store";
-import { applyImport, type ImportReport, importKey, listManifests, type Withdrawn, withdrawImported } from "./engine";
+import { applyImport, type ImportReport, importKey } from "./engine";
+import { listManifests } from "./manifest";
 import { type NativeOptions, planNative } from "./native";
 import { allSources, isNativeHost, NATIVE_HOSTS, sourcesSignature } from "./native-sources";
+import { type Withdrawn, withdrawImported } from "./undo";
 
 export type GoneOriginal = { origin: string; scope: ScopeKey; id: string; noted: string };
 

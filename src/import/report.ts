@@ -1,4 +1,6 @@
-import type { ImportReport, Manifest, UndoReport, Withdrawn } from "./engine";
+import type { ImportReport } from "./engine";
+import type { Manifest } from "./manifest";
+import type { UndoReport, Withdrawn } from "./undo";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 

@@ -353,14 +353,19 @@ export function scopeName(_store: Store, key: ScopeKey): ScopeName {
   return key === GLOBAL ? "global" : isTeamKey(key) ? "team" : "project";
 }
 
-/** `project.md`: a label and the normalized origin — never a machine path. */
-export function ensureProjectFile(project: ProjectScope): void {
+/**
+ * `project.md`: a label and the normalized origin — never a machine path. Returns the text when it
+ * wrote the file (an import records it, so that undo removes it), nothing when it was there.
+ */
+export function ensureProjectFile(project: ProjectScope): string | undefined {
   const file = join(paths.projectScope(project.id), "project.md");
-  if (existsSync(file)) return;
+  if (existsSync(file)) return undefined;
   const lines = ["---", `label: ${JSON.stringify(project.label)}`];
   if (project.origin) lines.push(`origin: ${JSON.stringify(project.origin)}`);
   lines.push("---", `# ${project.label}`, "");
-  writeFileAtomic(file, lines.join("\n"));
+  const text = lines.join("\n");
+  writeFileAtomic(file, text);
+  return text;
 }
 
 export function bodyMax(store: Store): number {
