@@ -17,9 +17,9 @@ import { audit } from "../scrub/write";
 import type { Config } from "../store/config";
 import { stripInjectionLines } from "../transcripts/clean";
 import { foldHome, prepareConversation } from "../transcripts/conversation";
-import { parseTranscriptText } from "../transcripts/discovery";
+import { keptInDatabase, parseTranscriptText, readSessionText, sessionFileAt } from "../transcripts/discovery";
 import { scrubText } from "../transcripts/scrub";
-import { isTranscriptHost } from "../transcripts/types";
+import { isTranscriptHost, type TranscriptHost } from "../transcripts/types";
 import { type QueueItem, readQueue, updateQueue } from "./queue";
 
 export const TRANSCRIPT_MAX_BYTES = 5 * 1024 * 1024;
@@ -74,6 +74,20 @@ export function readTranscriptSafely(path: string): Checked {
   }
 }
 
+/** A session's text, checked as above: a file, or a database session's rows (the same bound). */
+export function readSessionSafely(host: TranscriptHost, path: string): Checked {
+  if (!keptInDatabase(host)) return readTranscriptSafely(path);
+  try {
+    const file = sessionFileAt(path, host);
+    const text = readSessionText(file);
+    if (text.length > TRANSCRIPT_MAX_BYTES)
+      return { ok: false, reason: `session is ${(text.length / 1048576).toFixed(1)} MiB (limit 5 MiB)` };
+    return { ok: true, text, size: file.size, mtimeMs: file.mtimeMs };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+}
+
 type Planned = { result: ObserveResult; trace?: Trace; replaces?: string };
 
 function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLedger>): Planned {
@@ -81,7 +95,7 @@ function plan(item: QueueItem, config: Config, ledger: ReturnType<typeof readLed
     result: { host: item.host, session: item.session, outcome: "skipped", reason },
   });
   if (!isTranscriptHost(item.host)) return skip(`no transcript parser for ${item.host}`);
-  const file = readTranscriptSafely(item.transcript_path);
+  const file = readSessionSafely(item.host, item.transcript_path);
   if (!file.ok) return skip(file.reason);
   const parsed = parseTranscriptText(item.host, file.text, item.transcript_path);
   const session = item.session || parsed.session_id || "";

@@ -11,7 +11,7 @@ import type { Store } from "../store/store";
 import { entryTexts, type PendingDelivery, pendingDeliveries, recordUse, type UseRecord } from "../store/usage";
 import { ADAPTERS, listSessions, type SessionFile } from "../transcripts/discovery";
 import { isTranscriptHost, type TranscriptHost } from "../transcripts/types";
-import { readTranscriptSafely } from "./observe";
+import { readSessionSafely } from "./observe";
 import { type JudgedEntry, judgeDelivery } from "./use";
 
 export type UsePassReport = {
@@ -68,7 +68,7 @@ export function usePass(
       continue;
     }
     const activity = file ? ADAPTERS[file.host].activity : undefined; // a host without one: unknown
-    const read = file && activity ? readTranscriptSafely(file.path) : undefined;
+    const read = file && activity ? readSessionSafely(file.host, file.path) : undefined;
     const acts = read?.ok && activity ? activity(read.text) : undefined;
     for (const d of deliveries) {
       const entry = entries.get(d.entry_id);

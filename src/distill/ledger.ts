@@ -12,6 +12,8 @@ import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 import { isoNow, nowMs } from "../lib/time";
+import { sessionContent } from "../transcripts/discovery";
+import { isTranscriptHost } from "../transcripts/types";
 import { isSetupFailure, SETUP_FAILURES } from "./model";
 
 /** skipped: never to be distilled (a transcript of Coffer's own headless run: `reason`). */
@@ -91,8 +93,9 @@ export function recordTokens(r: LedgerRecord): number {
 /** A transcript file as it is now (a SessionFile is one). */
 export type FileState = { host: string; session_id: string; path: string; size: number; mtimeMs: number };
 
-export function fileSha256(path: string): string {
-  return sha256(readFileSync(path));
+/** The sha256 of a session as it is now: its file's bytes, or a database session's rows as read. */
+export function sessionSha256(f: { host: string; path: string }): string {
+  return sha256(isTranscriptHost(f.host) ? sessionContent({ host: f.host, path: f.path }) : readFileSync(f.path));
 }
 
 /** Records of this session that describe the file as it is now (same content). */
@@ -105,7 +108,7 @@ function matching(ledger: Ledger, f: FileState, outcome: LedgerOutcome): LedgerR
   if (same.length) return same;
   let hash: string;
   try {
-    hash = fileSha256(f.path);
+    hash = sessionSha256(f);
   } catch {
     return [];
   }

@@ -5,12 +5,20 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, resolve, sep } from "node:path";
 import { CofferError } from "../lib/errors";
+import {
+  antigravityActivity,
+  antigravityHead,
+  antigravityRoot,
+  listAntigravitySessions,
+  parseAntigravity,
+} from "./antigravity";
 import { claudeActivity, claudeHead, claudeRoot, listClaudeSessions, parseClaude } from "./claude";
 import { clineActivity, clineHead, clineRoot, clineSessionCwd, listClineSessions, parseCline } from "./cline";
 import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } from "./codex";
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
-import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
+import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead, splitDbSessionPath } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
+import { kiloActivity, kiloHead, kiloRoot, kiloStat, listKiloSessions, parseKilo, readKilo } from "./kilo";
 import { kimiActivity, kimiHead, kimiRoot, kimiSessionCwd, listKimiSessions, parseKimi } from "./kimi";
 import { listPiSessions, parsePi, piActivity, piHead, piRoot } from "./pi";
 import { listQwenSessions, parseQwen, qwenActivity, qwenHead, qwenRoot } from "./qwen";
@@ -25,6 +33,12 @@ type Adapter = {
   parse: (text: string) => ParsedTranscript;
   /** Prompts, the agent's words, its tool calls and their results, in order (capture/use.ts); none: use is unknown. */
   activity?: (text: string) => Act[];
+  /**
+   * A host that keeps sessions in a database (`<db>#<session id>`, no file of their own): a
+   * session's size and last change, and its rows as the text `parse` and `activity` read.
+   */
+  stat?: (path: string) => { size: number; mtimeMs: number } | undefined;
+  read?: (path: string) => string;
 };
 
 export const ADAPTERS: Record<TranscriptHost, Adapter> = {
@@ -54,6 +68,22 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
   kimi: { root: kimiRoot, list: listKimiSessions, head: kimiHead, parse: parseKimi, activity: kimiActivity },
   qwen: { root: qwenRoot, list: listQwenSessions, head: qwenHead, parse: parseQwen, activity: qwenActivity },
   pi: { root: piRoot, list: listPiSessions, head: piHead, parse: parsePi, activity: piActivity },
+  kilo: {
+    root: kiloRoot,
+    list: listKiloSessions,
+    head: kiloHead,
+    parse: parseKilo,
+    activity: kiloActivity,
+    stat: kiloStat,
+    read: readKilo,
+  },
+  antigravity: {
+    root: antigravityRoot,
+    list: listAntigravitySessions,
+    head: antigravityHead,
+    parse: parseAntigravity,
+    activity: antigravityActivity,
+  },
 };
 
 /** Session files of the given hosts, touched since `sinceMs` (all when undefined), newest first. */
@@ -84,6 +114,7 @@ export function detectHost(path: string): TranscriptHost | undefined {
   if (typeof r.projectHash === "string" || Array.isArray(r.messages)) return "gemini";
   if (r.message && typeof r.message === "object" && Array.isArray(r.message.parts)) return "qwen"; // Gemini parts
   if (r.type === "session" && typeof r.version === "number" && typeof r.id === "string") return "pi";
+  if (typeof r.step_index === "number" && typeof r.type === "string") return "antigravity"; // agy's steps
   if (typeof r.type === "string") return "claude";
   return undefined;
 }
@@ -91,14 +122,16 @@ export function detectHost(path: string): TranscriptHost | undefined {
 /** What a parser and the ledger need about one file, given its path. */
 export function sessionFileAt(path: string, host?: TranscriptHost): SessionFile {
   const abs = resolve(path);
-  const st = fileStat(abs);
+  const inDb = host ?? (splitDbSessionPath(abs) ? detectHost(abs) : undefined);
+  const stat = (inDb && ADAPTERS[inDb].stat) || fileStat;
+  const st = stat(abs);
   if (!st)
     throw new CofferError(
       `no transcript file at ${abs}`,
       1,
       "Give a session id from `coffer distill list` or the path of a .jsonl/.json transcript.",
     );
-  const h = host ?? detectHost(abs);
+  const h = inDb ?? detectHost(abs);
   if (!h) throw new CofferError(`cannot tell which agent wrote ${abs}`, 1, "Name it with --agent claude|codex|gemini.");
   const id = ADAPTERS[h].head(abs).session_id ?? basename(abs).replace(/\.jsonl?$/, "");
   return { host: h, path: abs, session_id: id, ...st };
@@ -137,8 +170,23 @@ export function sessionHead(file: SessionFile): SessionHead {
 
 /** Read and parse a whole file (bad lines are skipped; an unreadable file throws). */
 export function parseSessionFile(file: SessionFile): ParsedTranscript {
-  const text = readFileSync(file.path, "utf8");
-  return parseTranscriptText(file.host, text, file.path);
+  return parseTranscriptText(file.host, readSessionText(file), file.path);
+}
+
+/** Whether a host keeps its sessions in a database (no file to check, stat or hash). */
+export function keptInDatabase(host: TranscriptHost): boolean {
+  return ADAPTERS[host].read !== undefined;
+}
+
+/** What `parse` and `activity` read: the file's text, or a database session's rows rendered (throws when unreadable). */
+export function readSessionText(file: { host: TranscriptHost; path: string }): string {
+  return sessionContent(file).toString();
+}
+
+/** What the ledger hashes: the file's bytes, or a database session's rows rendered. */
+export function sessionContent(file: { host: TranscriptHost; path: string }): string | Buffer {
+  const read = ADAPTERS[file.host].read;
+  return read ? read(file.path) : readFileSync(file.path);
 }
 
 export function parseTranscriptText(host: TranscriptHost, text: string, path?: string): ParsedTranscript {

@@ -5,6 +5,16 @@ import type { TranscriptHost } from "./types";
 /** One session file found on disk (stat only; nothing of the content read yet). */
 export type SessionFile = { host: TranscriptHost; path: string; session_id: string; size: number; mtimeMs: number };
 
+/**
+ * A session kept in a database rather than a file of its own (Kilo, Goose) is named
+ * `<database file>#<session id>`; undefined for any other path.
+ */
+export function splitDbSessionPath(path: string): { db: string; id: string } | undefined {
+  const at = path.lastIndexOf("#");
+  if (at <= 0 || at === path.length - 1) return undefined;
+  return { db: path.slice(0, at), id: path.slice(at + 1) };
+}
+
 /** Metadata a host can give from the start of a file, without reading all of it. */
 export type SessionHead = {
   session_id?: string;

@@ -2,7 +2,18 @@ import { scrubText } from "./scrub";
 
 /** What every transcript parser produces: the conversation and the little metadata Coffer needs. */
 
-export const TRANSCRIPT_HOSTS = ["claude", "codex", "gemini", "copilot", "cline", "kimi", "qwen", "pi"] as const;
+export const TRANSCRIPT_HOSTS = [
+  "claude",
+  "codex",
+  "gemini",
+  "copilot",
+  "cline",
+  "kimi",
+  "qwen",
+  "pi",
+  "kilo",
+  "antigravity",
+] as const;
 export type TranscriptHost = (typeof TRANSCRIPT_HOSTS)[number];
 
 export type Role = "user" | "assistant";

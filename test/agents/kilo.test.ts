@@ -8,12 +8,13 @@
  * What these pin down is in docs/hosts-observed.md ("Kilo Code").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN } from "../helpers";
 import {
   BUNDLE_HEADING,
   coffer,
+  cofferAsync,
   count,
   ENTRY_BODY,
   expectBundle,
@@ -33,6 +34,7 @@ import {
 } from "./harness";
 import {
   agentTurns,
+  conversationText,
   conversationTexts,
   type ModelServer,
   offeredTools,
@@ -40,11 +42,27 @@ import {
   startModelServer,
 } from "./model-server";
 
+const MARKER = "You read the transcript of one coding-agent session";
+const INSIGHT = {
+  kind: "decision",
+  title: "Releases publish with pnpm -r publish",
+  body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
+};
+const DISTILL_PROMPT =
+  "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";
+
 let server: ModelServer;
 /** Replies for the agent's next model calls (then plain text). */
 let script: Reply[] = [];
 beforeAll(() => {
-  server = startModelServer({ respond: (req) => (req.body?.tools?.length ? script.shift() : undefined) });
+  server = startModelServer({
+    respond: (req) =>
+      req.raw.includes(MARKER)
+        ? { text: JSON.stringify([INSIGHT]) }
+        : req.body?.tools?.length
+          ? script.shift()
+          : undefined,
+  });
 });
 afterAll(() => {
   server.stop();
@@ -139,6 +157,11 @@ async function serve(sb: AgentSandbox): Promise<{ url: string; stop: () => Promi
   }
   p.kill("SIGTERM");
   throw new Error(`kilo serve did not start:\n${seen}`);
+}
+
+function entries(sb: AgentSandbox): { id: string; title: string }[] {
+  const l = coffer(sb, ["list", "--json"]).json();
+  return Array.isArray(l) ? l : (l.entries ?? []);
 }
 
 const hookLog = (sb: AgentSandbox) => {
@@ -252,6 +275,56 @@ describe("Kilo Code + coffer link kilo", () => {
         for (const text of ["via Coffer", PROJECT_RULE, ENTRY_BODY, "coffer__"]) expect(textOf(r)).not.toContain(text);
         expect(offeredTools(r).filter((n) => n.includes("coffer"))).toEqual([]);
       }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "a finished session is distilled from kilo.db (read-only): the conversation, none of Coffer's context",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      writeKiloConfig(sb);
+      for (const [k, v] of [
+        ["model.model", "fake-distill"],
+        ["model.base_url", `${server.url}/v1`],
+        ["model.api_key_env", "FAKE_MODEL_API_KEY"],
+        ["model.provider", "openai"],
+      ])
+        coffer(sb, ["config", "set", k!, v!]);
+      sb.env.FAKE_MODEL_API_KEY = sb.agentEnv.FAKE_MODEL_API_KEY!;
+      coffer(sb, ["link", "kilo"]);
+      const run = await exec(sb, ["run", "--format", "json", DISTILL_PROMPT]);
+      const db = join(sb.home, ".local", "share", "kilo", "kilo.db");
+      const listed = coffer(sb, ["distill", "list", "--agent", "kilo", "--json"]).json().sessions;
+      expect(listed).toEqual([
+        expect.objectContaining({ session_id: run.sessionId, project: "proj", path: `${db}#${run.sessionId}` }),
+      ]);
+      // kilo.db and its -wal as Kilo left them: reading changes neither (the -shm index is shared
+      // memory every reader marks, SQLite's own).
+      const files = () =>
+        ["kilo.db", "kilo.db-wal"].map((n) => [
+          n,
+          statSync(`${db.slice(0, -7)}${n}`).mtimeMs,
+          statSync(`${db.slice(0, -7)}${n}`).size,
+        ]);
+      const before = files();
+      server.clear();
+      const out = (await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"])).json();
+      expect(out.results[0].outcome).toBe("distilled");
+      const calls = server.requests.filter((q) => q.raw.includes(MARKER));
+      expect(calls.length).toBe(1);
+      const text = conversationText(calls[0]);
+      const transcript = text.slice(0, text.indexOf("\nExisting entries of this project") >>> 0);
+      expect(transcript).toContain("pnpm workspaces");
+      for (const injected of ["via Coffer", BUNDLE_HEADING, PROJECT_RULE, ENTRY_BODY])
+        expect(transcript).not.toContain(injected);
+      const hit = entries(sb).find((e) => e.title === INSIGHT.title)!;
+      expect(JSON.stringify(coffer(sb, ["show", hit.id, "--json"]).json())).toContain("agent:kilo");
+      expect(files()).toEqual(before);
+      // Nothing new in the session: the next run is a no-op.
+      const again = (await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"])).json();
+      expect(again.results[0].outcome).toBe("already_distilled");
     },
     TEST_TIMEOUT_MS,
   );
