@@ -26,11 +26,11 @@ import { cleanKeywords } from "./keywords";
 import {
   appendLedger,
   failedAttempts,
-  fileSha256,
   isDistilled,
   type Ledger,
   MAX_FAILED_ATTEMPTS,
   readLedger,
+  sessionSha256,
   stopsSweep,
 } from "./ledger";
 import {
@@ -369,7 +369,7 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
       appendLedger({
         host: file.host,
         session_id: file.session_id,
-        sha256: fileSha256(file.path),
+        sha256: sessionSha256(file),
         size: file.size,
         mtime_ms: file.mtimeMs,
         via: opts.via ?? "distill",
@@ -399,7 +399,7 @@ export async function distillFile(file: SessionFile, opts: DistillOptions): Prom
       message: `not a git project: ${where}; only project sessions are distilled`,
     };
   }
-  const sha = fileSha256(file.path);
+  const sha = sessionSha256(file);
   const record = {
     host: file.host,
     session_id: file.session_id,
