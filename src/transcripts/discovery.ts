@@ -18,6 +18,7 @@ import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } fr
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead, splitDbSessionPath } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
+import { gooseActivity, gooseHead, gooseRoot, gooseStat, listGooseSessions, parseGoose, readGoose } from "./goose";
 import { kiloActivity, kiloHead, kiloRoot, kiloStat, listKiloSessions, parseKilo, readKilo } from "./kilo";
 import { kimiActivity, kimiHead, kimiRoot, kimiSessionCwd, listKimiSessions, parseKimi } from "./kimi";
 import { listPiSessions, parsePi, piActivity, piHead, piRoot } from "./pi";
@@ -76,6 +77,15 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     activity: kiloActivity,
     stat: kiloStat,
     read: readKilo,
+  },
+  goose: {
+    root: gooseRoot,
+    list: listGooseSessions,
+    head: gooseHead,
+    parse: parseGoose,
+    activity: gooseActivity,
+    stat: gooseStat,
+    read: readGoose,
   },
   antigravity: {
     root: antigravityRoot,

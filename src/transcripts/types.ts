@@ -13,6 +13,7 @@ export const TRANSCRIPT_HOSTS = [
   "pi",
   "kilo",
   "antigravity",
+  "goose",
 ] as const;
 export type TranscriptHost = (typeof TRANSCRIPT_HOSTS)[number];
 
