@@ -5,26 +5,23 @@
  * caller can fix; the surfaces turn those into `isError` results or HTTP error envelopes.
  */
 import * as v from "valibot";
-import { CofferError } from "../lib/errors";
+import { CofferError, type CofferErrorCode } from "../lib/errors";
 import { storageError } from "../lib/storage-error";
+import { type Explain, grep, recall } from "../retrieval/search";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
 import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
 import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
-import { type Explain, grep, recall } from "../retrieval/search";
 import { activeScopes, type Store, withOpenStore } from "../store/store";
 
-export type ToolErrorCode = "invalid_argument" | "not_found";
-
-/** An error the caller can fix; `code` picks the HTTP status (400 / 404). */
-export class ToolError extends Error {
-  constructor(
-    message: string,
-    readonly code: ToolErrorCode = "invalid_argument",
-    readonly details?: unknown,
-  ) {
-    super(message);
+/**
+ * An error the caller can fix, worded for an agent (no CLI hints): a CofferError, so its code
+ * picks the HTTP status as any other's does (serve/errors.ts).
+ */
+export class ToolError extends CofferError {
+  constructor(message: string, code: CofferErrorCode = "invalid") {
+    super(message, 1, undefined, code);
     this.name = "ToolError";
   }
 }
@@ -442,6 +439,7 @@ export async function runTool(name: ToolName, raw: unknown, ctx: ToolContext): P
   try {
     return await (HANDLERS[name] as (a: unknown, c: ToolContext) => Promise<Record<string, unknown>>)(args, ctx);
   } catch (caught) {
+    if (caught instanceof ToolError) throw caught;
     const err = storageError(caught) ?? caught; // read-only, full or locked store: an answer, not a crash
     if (err instanceof CofferError) {
       const notFound = err.code === "not_found";
@@ -451,7 +449,7 @@ export async function runTool(name: ToolName, raw: unknown, ctx: ToolContext): P
         notFound
           ? `${err.message}; find ids with coffer__recall or coffer__list`
           : `${err.message}${hint ? `.${hint}` : ""}`,
-        notFound ? "not_found" : "invalid_argument",
+        err.code,
       );
     }
     throw err;

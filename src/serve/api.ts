@@ -5,9 +5,7 @@
  */
 import { isAbsolute } from "node:path";
 import * as v from "valibot";
-import { CofferError } from "../lib/errors";
-import { storageError } from "../lib/storage-error";
-import { entryView, runTool, type ToolContext, ToolError, withStore } from "../mcp/tools";
+import { entryView, runTool, type ToolContext, withStore } from "../mcp/tools";
 import { HOSTS, type Host } from "../store/config";
 import { findEntry, listEntries, remember } from "../store/entries";
 import { KINDS } from "../store/entry";
@@ -15,7 +13,7 @@ import { ruleScopes, shownRules, writeRules } from "../store/rules";
 import { isAbsoluteDir } from "../store/scope";
 import { activeScopes, scopeKey, scopeName } from "../store/store";
 import { readJsonBody } from "./body";
-import { badRequest, HttpError, json, notFound } from "./errors";
+import { badRequest, HttpError, json, notFound, toHttpError } from "./errors";
 import { intString, type Params, router } from "./router";
 
 export type ApiContext = { cwd: string; log: (m: string) => void };
@@ -46,29 +44,6 @@ export async function handleApi(req: Request, url: URL, ctx: ApiContext): Promis
   throw notFound(`no route ${req.method} ${url.pathname}`, {
     see: "GET /api/v1/entries, POST /api/v1/recall, GET /api/v1/rules, ...",
   });
-}
-
-function toHttpError(err: unknown): unknown {
-  if (err instanceof HttpError) return err;
-  if (err instanceof ToolError)
-    return new HttpError(
-      err.code === "not_found" ? 404 : 400,
-      err.code === "not_found" ? "not_found" : "bad_request",
-      err.message,
-      err.details ?? null,
-    );
-  const storage = storageError(err);
-  if (storage) return new HttpError(503, storage.code, storage.message, storage.hint ? { hint: storage.hint } : null);
-  if (err instanceof CofferError) {
-    const notFoundErr = err.code === "not_found";
-    return new HttpError(
-      notFoundErr ? 404 : 400,
-      notFoundErr ? "not_found" : "bad_request",
-      err.message,
-      err.hint ? { hint: err.hint } : null,
-    );
-  }
-  return err;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { CofferError } from "../lib/errors";
+import { CofferError, notFoundError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
@@ -213,8 +213,7 @@ function findTrashed(id: string): { scope: ScopeKey; md: string; meta: string } 
  */
 export function restoreEntry(store: Store, id: string, actor: string): { id: string; scope: ScopeKey; note?: string } {
   const found = findTrashed(id);
-  if (!found)
-    throw new CofferError(`entry ${id} is not in the trash`, 1, "List the trash to see what can be restored.");
+  if (!found) throw notFoundError(`entry ${id} is not in the trash`, "List the trash to see what can be restored.");
   const fileId = basename(found.md, ".md");
   const readable = readTrashed(found.md, fileId);
   const entryId = readable?.entry.id ?? fileId;
@@ -232,7 +231,8 @@ export function restoreEntry(store: Store, id: string, actor: string): { id: str
       );
   }
   const target = entryPath(found.scope, entryId);
-  if (pathExists(target)) throw new CofferError(`entry ${entryId} already exists in its scope; nothing to restore`);
+  if (pathExists(target))
+    throw new CofferError(`entry ${entryId} already exists in its scope; nothing to restore`, 1, undefined, "conflict");
   const live = liveElsewhere(store, entryId, found.scope, trashNote(found.meta));
   if (live) {
     const inTeam = isTeamKey(live.scope);

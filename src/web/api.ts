@@ -4,8 +4,7 @@
  * work on any scope by its key (`global` or a project id), since a person browses every project,
  * not only the one `coffer serve` was started in.
  */
-import { CofferError } from "../lib/errors";
-import { HttpError, notFound } from "../serve/errors";
+import { HttpError, notFound, toHttpError } from "../serve/errors";
 import { router } from "../serve/router";
 import { entryRoutes } from "./routes/entries";
 import { healthRoutes } from "./routes/health";
@@ -30,16 +29,7 @@ export async function handleUiApi(req: Request, url: URL, ctx: UiContext): Promi
     try {
       return await hit.handler(req, url, hit.params, ctx);
     } catch (err) {
-      if (err instanceof CofferError) {
-        const nf = /^no entry with id/.test(err.message);
-        throw new HttpError(
-          nf ? 404 : 400,
-          nf ? "not_found" : "bad_request",
-          err.message,
-          err.hint ? { hint: err.hint } : null,
-        );
-      }
-      throw err;
+      throw toHttpError(err);
     }
   }
   const { allowed } = hit;

@@ -176,6 +176,26 @@ describe("error envelopes", () => {
   });
 });
 
+describe("error codes", () => {
+  // The tools' errors keep the store's code through the tool table, so the one mapper gives each its status.
+  test("an id prefix two entries share: 400 ambiguous (not a bad_request)", async () => {
+    const ids: string[] = [];
+    for (const text of ["Kettle one boils fast", "Kettle two boils slow"]) {
+      const res = await served.api("/api/v1/entries", { method: "POST", body: { text, scope: "global" } });
+      expect(res.status).toBe(201);
+      ids.push((await res.json()).id);
+    }
+    let n = 4;
+    while (ids[0]!.slice(0, n + 1) === ids[1]!.slice(0, n + 1)) n++;
+    expect(ids[1]!.startsWith(ids[0]!.slice(0, n))).toBe(true);
+    const both = await served.api(`/api/v1/entries/${ids[0]!.slice(0, n)}?scope=global`);
+    expect(both.status).toBe(400);
+    expect((await errorOf(both)).code).toBe("ambiguous");
+    for (const id of ids)
+      expect((await served.api(`/api/v1/entries/${id}?scope=global`, { method: "DELETE" })).status).toBe(200);
+  });
+});
+
 describe("agents routes", () => {
   test("session-context equals what `coffer hook session-start` injects for that host and cwd", async () => {
     expect(sb.run(["rules", "add", "Run bun test before committing"], { cwd: repo }).code).toBe(0);

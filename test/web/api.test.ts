@@ -468,6 +468,47 @@ describe("UI routes", () => {
   });
 });
 
+describe("error codes", () => {
+  // One mapper (serve/errors.ts) turns each failure's code into a status; the page reads the code.
+  test("404 not_found, 409 conflict, 400 ambiguous and bad_request, each with the store's hint", async () => {
+    const add = await ui("/api/v1/ui/entries", {
+      method: "POST",
+      body: { scope: "global", text: "Kettles descale monthly" },
+    });
+    const id = add.body.entry.id as string;
+    const file = join(sb.cofferHome, "memory", "global", "entries", `${id}.md`);
+    const text = readFileSync(file, "utf8");
+
+    const gone = await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error).toMatchObject({ code: "not_found", details: { hint: expect.stringContaining("trash") } });
+
+    // In the trash, and its file back in memory/ by hand: restoring would overwrite it.
+    expect((await ui(`/api/v1/ui/entries/${id}`, { method: "DELETE" })).status).toBe(200);
+    writeFileSync(file, text);
+    const clash = await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" });
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.code).toBe("conflict");
+    expect(clash.body.error.message).toContain("already exists");
+    rmSync(file);
+    expect((await ui(`/api/v1/ui/entries/${id}/restore`, { method: "POST" })).status).toBe(200);
+
+    // Entries made within minutes share their first six characters (the ULID's time).
+    const ids = (await ui(`/api/v1/ui/entries?scope=${projectId}&limit=200`)).body.entries.map((e: any) => e.id);
+    const counts = new Map<string, number>();
+    for (const e of ids as string[]) counts.set(e.slice(0, 6), (counts.get(e.slice(0, 6)) ?? 0) + 1);
+    const prefix = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+    expect(counts.get(prefix)).toBeGreaterThan(1);
+    const many = await ui(`/api/v1/ui/entries/${prefix}`);
+    expect(many.status).toBe(400);
+    expect(many.body.error.code).toBe("ambiguous");
+
+    const long = await ui("/api/v1/ui/entries", { method: "POST", body: { scope: "global", text: "x".repeat(9000) } });
+    expect(long.status).toBe(400);
+    expect(long.body.error.code).toBe("bad_request");
+  });
+});
+
 describe("team-lane proposals", () => {
   test("listed and counted; approve promotes into the served checkout's .coffer/, reject keeps it personal", async () => {
     const remember = (text: string) =>

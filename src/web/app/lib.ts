@@ -1,5 +1,7 @@
 /** Small DOM and API helpers shared by the pages. Text always goes in as text, never as HTML. */
 
+import type { ErrorBody } from "../../serve/api-types";
+
 type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | null | undefined | ((ev: Event) => void)>;
 
@@ -137,7 +139,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     data = text ? JSON.parse(text) : null;
   } catch {}
   if (!res.ok) {
-    const e = (data as { error?: { code?: string; message?: string } } | null)?.error;
+    // The server's error envelope: the code says what failed (not_found, conflict, ...), the message is for people.
+    const e = (data as Partial<ErrorBody> | null)?.error;
     throw new ApiError(res.status, e?.code ?? "error", e?.message ?? `${res.status} ${res.statusText}`);
   }
   return data as T;

@@ -1,6 +1,5 @@
 /** The web UI's session, its scopes and the entries: browse, read, add, edit, delete, promote, restore, bulk. */
 import * as v from "valibot";
-import { CofferError } from "../../lib/errors";
 import { HOSTS } from "../../lib/hosts";
 import { browseEntries } from "../../retrieval/search";
 import { relatedTo } from "../../retrieval/similarity";
@@ -92,15 +91,6 @@ function deleteOne(store: Store, id: string): { id: string; scope: ScopeKey; tit
   const item = moveToTrash(store, hit, "user");
   unmarkResolvedConflict(store, hit); // a sync-conflict copy: the last one resolves the conflict
   return { id: item.id, scope: item.scope, title: item.title };
-}
-
-function restoreOne(store: Store, id: string): { id: string; scope: ScopeKey } {
-  try {
-    return restoreEntry(store, id, "user");
-  } catch (err) {
-    if (err instanceof CofferError && /not in the trash/.test(err.message)) throw notFound(err.message);
-    throw err;
-  }
 }
 
 const bulkBody = v.strictObject({
@@ -285,7 +275,7 @@ export function entryRoutes(route: UiRoute): void {
   });
 
   route("POST", "/api/v1/ui/entries/{id}/restore", (_req, _url, p, ctx) =>
-    withUiStore(ctx, undefined, (store) => json({ status: "restored", ...restoreOne(store, idParam(p)) })),
+    withUiStore(ctx, undefined, (store) => json({ status: "restored", ...restoreEntry(store, idParam(p), "user") })),
   );
 
   route("GET", "/api/v1/ui/trash", () =>
