@@ -1,13 +1,14 @@
 /**
  * The seven memory tools, in one table shared by MCP over stdio, MCP over HTTP and the HTTP API:
- * a valibot schema per tool (validated here, handed to MCP clients as JSON Schema) and a handler
+ * a valibot schema per tool (validated here, handed to MCP clients as JSON Schema), its output
+ * schema (the answer's `structuredContent`, declared as `outputSchema`) and a handler
  * that calls the store. Handlers throw `ToolError` (or the store's CofferError) for anything the
  * caller can fix; the surfaces turn those into `isError` results or HTTP error envelopes.
  */
 import * as v from "valibot";
 import { CofferError, type CofferErrorCode } from "../lib/errors";
 import { storageError } from "../lib/storage-error";
-import { type Explain, grep, recall } from "../retrieval/search";
+import { grep, recall } from "../retrieval/search";
 import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
 import type { Entry, Source } from "../store/entry";
 import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
@@ -168,6 +169,98 @@ export const SCHEMAS = {
 export type ToolName = keyof typeof SCHEMAS;
 type Args<N extends ToolName> = v.InferOutput<(typeof SCHEMAS)[N]>;
 
+// ---------------------------------------------------------------------------------------------
+// Outputs: what each tool answers, as `structuredContent` (and the same JSON as text). Handed to
+// MCP clients as `outputSchema`; the handlers' return types come from here, so they cannot drift.
+
+const stringArray = v.array(v.string());
+const explainOut = v.object({
+  matched: v.number(),
+  of: v.number(),
+  terms: v.array(
+    v.object({
+      term: v.string(),
+      field: v.string(),
+      via: v.optional(v.string()),
+      source: v.optional(v.string()),
+      stemmed: v.optional(v.boolean()),
+    }),
+  ),
+  missing: stringArray,
+  title: v.optional(v.picklist(["exact", "all"])),
+  answers: v.optional(v.string()),
+  score: v.number(),
+  bm25: v.number(),
+  similarity: v.optional(v.number()),
+});
+
+const OUTPUTS = {
+  recall: v.object({
+    hits: v.array(
+      v.object({
+        id: v.string(),
+        title: v.string(),
+        text: v.string(),
+        kind: v.string(),
+        scope: v.string(),
+        score: v.number(),
+        updated: v.string(),
+        explain: v.optional(explainOut),
+      }),
+    ),
+  }),
+  remember: v.object({
+    id: v.string(),
+    scope: v.string(),
+    status: v.picklist(["created", "updated", "duplicate"]),
+    scrubbed: v.optional(v.string()),
+    superseded: v.optional(v.string()),
+  }),
+  read: v.object({
+    id: v.string(),
+    kind: v.string(),
+    title: v.string(),
+    tags: stringArray,
+    keywords: v.optional(stringArray),
+    applies_to: stringArray,
+    actor: v.string(),
+    source: v.string(),
+    origin_session: v.optional(v.string()),
+    imported_from: v.optional(v.string()),
+    status: v.optional(v.literal("superseded")),
+    superseded_by: v.optional(v.string()),
+    created: v.string(),
+    updated: v.string(),
+    extra: v.optional(v.record(v.string(), v.unknown())),
+    scope: v.string(),
+    text: v.string(),
+  }),
+  list: v.object({
+    total: v.number(),
+    entries: v.array(v.object({ id: v.string(), title: v.string(), kind: v.string(), updated: v.string() })),
+  }),
+  forget: v.object({ id: v.string(), status: v.literal("deleted") }),
+  set_handoff: v.object({
+    status: v.literal("saved"),
+    branch: v.nullable(v.string()),
+    scope: v.literal("project"),
+    scrubbed: v.optional(v.string()),
+  }),
+  resume: v.variant("found", [
+    v.object({ found: v.literal(false) }),
+    v.object({
+      found: v.literal(true),
+      branch: v.nullable(v.string()),
+      body: v.string(),
+      updated: v.string(),
+      note: v.string(),
+      stale: v.boolean(),
+    }),
+  ]),
+} as const satisfies Record<ToolName, v.GenericSchema>;
+
+type Output<N extends ToolName> = v.InferOutput<(typeof OUTPUTS)[N]>;
+
 const DESCRIPTIONS: Record<ToolName, string> = {
   recall: "Search shared memory (this project, then global) for facts, decisions, gotchas, conventions.",
   remember:
@@ -258,18 +351,9 @@ function locate(store: Store, idArg: string, scopeArg?: ScopeArg, allowBroken = 
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-export type RecallHit = {
-  id: string;
-  title: string;
-  text: string;
-  kind: string;
-  scope: string;
-  score: number;
-  updated: string;
-  explain?: Explain;
-};
+type RecallHit = Output<"recall">["hits"][number];
 
-function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: RecallHit[] }> {
+function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<Output<"recall">> {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
     requireScope(store, a.scope);
     const limit = a.top_k ?? 5;
@@ -304,16 +388,7 @@ function recallTool(a: Args<"recall">, ctx: ToolContext): Promise<{ hits: Recall
   });
 }
 
-function rememberTool(
-  a: Args<"remember">,
-  ctx: ToolContext,
-): Promise<{
-  id: string;
-  scope: string;
-  status: "created" | "updated" | "duplicate";
-  scrubbed?: string;
-  superseded?: string;
-}> {
+function rememberTool(a: Args<"remember">, ctx: ToolContext): Promise<Output<"remember">> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireScope(store, a.scope);
     const target = a.id ? locate(store, a.id).entry.id : undefined;
@@ -329,17 +404,14 @@ function rememberTool(
   });
 }
 
-function readTool(a: Args<"read">, ctx: ToolContext): Promise<EntryView> {
+function readTool(a: Args<"read">, ctx: ToolContext): Promise<Output<"read">> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     const hit = locate(store, a.id, a.scope);
     return entryView(hit.entry, hit.scopeName);
   });
 }
 
-function listTool(
-  a: Args<"list">,
-  ctx: ToolContext,
-): Promise<{ total: number; entries: { id: string; title: string; kind: string; updated: string }[] }> {
+function listTool(a: Args<"list">, ctx: ToolContext): Promise<Output<"list">> {
   return withStore(callDir(ctx, a.cwd), "deep", (store) => {
     requireScope(store, a.scope);
     const res = listEntries(store, { scope: a.scope, kind: a.kind, limit: a.limit ?? 50 });
@@ -350,7 +422,7 @@ function listTool(
   });
 }
 
-function forgetTool(a: Args<"forget">, ctx: ToolContext): Promise<{ id: string; status: "deleted" }> {
+function forgetTool(a: Args<"forget">, ctx: ToolContext): Promise<Output<"forget">> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     const hit = locate(store, a.id, a.scope, true);
     const res = forget(store, hit.entry.id, ctx.actor, { scopes: [hit.scope] });
@@ -358,10 +430,7 @@ function forgetTool(a: Args<"forget">, ctx: ToolContext): Promise<{ id: string; 
   });
 }
 
-function setHandoffTool(
-  a: Args<"set_handoff">,
-  ctx: ToolContext,
-): Promise<{ status: "saved"; branch: string | null; scope: "project"; scrubbed?: string }> {
+function setHandoffTool(a: Args<"set_handoff">, ctx: ToolContext): Promise<Output<"set_handoff">> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const res = setHandoff(store, a.body, ctx.actor);
@@ -374,12 +443,7 @@ function setHandoffTool(
   });
 }
 
-function resumeTool(
-  a: Args<"resume">,
-  ctx: ToolContext,
-): Promise<
-  { found: false } | { found: true; branch: string | null; body: string; updated: string; note: string; stale: boolean }
-> {
+function resumeTool(a: Args<"resume">, ctx: ToolContext): Promise<Output<"resume">> {
   return withStore(callDir(ctx, a.cwd), "none", (store) => {
     requireProjectFor(store, "a handoff");
     const h = getHandoff(store);
@@ -389,7 +453,7 @@ function resumeTool(
   });
 }
 
-const HANDLERS: { [N in ToolName]: (a: Args<N>, ctx: ToolContext) => Promise<Record<string, unknown>> } = {
+const HANDLERS: { [N in ToolName]: (a: Args<N>, ctx: ToolContext) => Promise<Output<N>> } = {
   recall: recallTool,
   remember: rememberTool,
   read: readTool,
@@ -463,6 +527,7 @@ export type ToolDefinition = {
   name: string;
   description: string;
   inputSchema: { type: "object"; [k: string]: unknown };
+  outputSchema: { type: "object"; [k: string]: unknown };
 };
 
 let cachedDefinitions: ToolDefinition[] | undefined;
@@ -471,13 +536,17 @@ let cachedDefinitions: ToolDefinition[] | undefined;
 export async function toolDefinitions(): Promise<ToolDefinition[]> {
   if (cachedDefinitions) return cachedDefinitions;
   const { toJsonSchema } = await import("@valibot/to-json-schema");
-  cachedDefinitions = TOOL_NAMES.map((name) => {
-    const { $schema: _s, ...schema } = toJsonSchema(SCHEMAS[name], {
-      errorMode: "ignore",
-      typeMode: "input",
-    }) as Record<string, unknown>;
-    return { name: TOOL_PREFIX + name, description: DESCRIPTIONS[name], inputSchema: { ...schema, type: "object" } };
-  });
+  const jsonSchema = (schema: v.GenericSchema, typeMode: "input" | "output") => {
+    const { $schema: _s, ...rest } = toJsonSchema(schema, { errorMode: "ignore", typeMode }) as Record<string, unknown>;
+    // MCP wants an object schema at the top; resume's two shapes (found or not) are both objects.
+    return { ...rest, type: "object" as const };
+  };
+  cachedDefinitions = TOOL_NAMES.map((name) => ({
+    name: TOOL_PREFIX + name,
+    description: DESCRIPTIONS[name],
+    inputSchema: jsonSchema(SCHEMAS[name], "input"),
+    outputSchema: jsonSchema(OUTPUTS[name], "output"),
+  }));
   return cachedDefinitions;
 }
 

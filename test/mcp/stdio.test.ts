@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { BIN, type Sandbox, sandbox } from "../helpers";
 import { type Mcp, stdioClient } from "./_mcp";
 
@@ -63,8 +64,10 @@ describe("tools/list", () => {
     });
     expect((by.coffer__recall!.inputSchema.properties as any).mode.enum).toEqual(["keyword", "grep"]);
     expect((by.coffer__remember!.inputSchema.properties as any).kind.enum).toContain("gotcha");
-    // Tool definitions are paid for by every agent session: keep the whole list small.
-    expect(JSON.stringify(tools).length).toBeLessThan(4500);
+    // Tool definitions are paid for by every agent session: keep the whole list small (the output
+    // schemas, which clients use to check answers, are measured on their own below).
+    const inputs = tools.map(({ outputSchema: _o, ...t }) => t);
+    expect(JSON.stringify(inputs).length).toBeLessThan(4500);
   });
 });
 
@@ -409,5 +412,38 @@ describe("stdio hygiene", () => {
     expect(byId.get(2).result.structuredContent.hits[0].title).toBe("Release process");
     expect(byId.get(3).result.isError).toBe(true);
     expect(await new Response(proc.stderr).text()).toContain("index.db was missing; rebuilt it");
+  });
+});
+
+describe("outputSchema", () => {
+  test("every tool declares one; each call's structuredContent validates against it", async () => {
+    const { tools } = await mcp.client.listTools();
+    const validator = new AjvJsonSchemaValidator();
+    const check = Object.fromEntries(
+      tools.map((t) => {
+        expect(t.outputSchema?.type).toBe("object");
+        return [t.name.replace("coffer__", ""), validator.getValidator(t.outputSchema!)];
+      }),
+    );
+    expect(JSON.stringify(tools.map((t) => t.outputSchema)).length).toBeLessThan(5000);
+    const valid = async (name: string, args: Record<string, unknown>) => {
+      const out = await mcp.ok(name, args);
+      const res = check[name]!(out);
+      if (!res.valid) throw new Error(`${name}: ${res.errorMessage}\n${JSON.stringify(out)}`);
+      return out;
+    };
+    const gamma = sb.repo("gamma", "https://github.com/acme/gamma.git");
+    expect((await valid("resume", { cwd: gamma })).found).toBe(false);
+    const made = await valid("remember", { text: "Schemas are checked by the client", tags: ["mcp"] });
+    await valid("read", { id: made.id });
+    expect((await valid("recall", { query: "schemas checked client", explain: true })).hits[0].explain).toBeDefined();
+    await valid("recall", { query: "checked", mode: "grep" });
+    await valid("list", { limit: 3 });
+    await valid("set_handoff", { body: "Output schemas declared; tests next.", cwd: gamma });
+    expect((await valid("resume", { cwd: gamma })).found).toBe(true);
+    await valid("forget", { id: made.id });
+    // Not a schema that accepts anything: a wrong shape fails.
+    expect(check.recall!({ hits: [{ id: 1 }] }).valid).toBe(false);
+    expect(check.resume!({ found: true }).valid).toBe(false);
   });
 });
