@@ -1,6 +1,8 @@
 /** src/link/json-edit.ts: splices that keep every other byte, and appends that remove exactly. */
 import { describe, expect, test } from "bun:test";
-import { detectIndentUnit, JsonDoc, shallowTreeBy } from "../../src/link/json-edit";
+import { JsonDoc } from "../../src/link/json-edit";
+import { detectIndentUnit } from "../../src/link/json-splice";
+import { shallowTreeBy } from "../../src/link/json-tree";
 
 const doc = (text: string, dialect: "json" | "json-comments" | "jsonc" = "jsonc") =>
   new JsonDoc(text, "f.json", dialect);
