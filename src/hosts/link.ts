@@ -5,7 +5,7 @@
  */
 
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Host } from "../lib/hosts";
 import type { Dialect } from "../lib/jsonc";
 import type { HookEvent } from "./hook";
@@ -130,8 +130,12 @@ export type HostLink = {
   nativeMemory?: NativeMemory;
   /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */
   sessionEnd: "hook" | "sweep" | "none";
-  /** How `link --all` tells the host is installed: any of these folders under home, or a binary on PATH. */
-  installed: { dirs: string[]; bins: string[] };
+  /**
+   * How `link --all` tells the host is installed: any of these folders under home, or a binary on
+   * PATH. `env`: the variable that moves the host's folder (`COPILOT_HOME`); when set, its folder
+   * counts too.
+   */
+  installed: { dirs: string[]; bins: string[]; env?: string };
   /** What the user must do for the link to work (Codex's /hooks trust step): printed after a link and by doctor. */
   reminders?: string[];
   /** Printed after a link. */
@@ -175,12 +179,31 @@ export function commandOf(entry: unknown): string | undefined {
   return typeof command === "string" ? command : undefined;
 }
 
+/**
+ * The folder an environment variable moves a host's config to (`COPILOT_HOME`, `CLINE_DIR`,
+ * `QWEN_HOME`, `PI_CODING_AGENT_DIR`), resolved as those CLIs do: `~` and `~/…` from home, a
+ * relative path from the working directory. undefined when unset or blank.
+ */
+export function envDir(name: string, home: string): string | undefined {
+  const value = process.env[name]?.trim();
+  if (!value) return undefined;
+  if (value === "~") return home;
+  if (value.startsWith("~/") || value.startsWith("~\\")) return join(home, value.slice(2));
+  return resolve(value);
+}
+
 /** Why a host counts as installed (its config folder, or its binary on PATH), or undefined. */
 export function installedEvidence(
   h: HostLink,
   home: string,
   which: (bin: string) => string | null = Bun.which,
 ): string | undefined {
+  const moved = h.installed.env ? envDir(h.installed.env, home) : undefined;
+  if (moved) {
+    try {
+      if (statSync(moved).isDirectory()) return `$${h.installed.env}`;
+    } catch {}
+  }
   for (const d of h.installed.dirs) {
     try {
       if (statSync(join(home, d)).isDirectory()) return `~/${d}`;

@@ -3,15 +3,24 @@
  * (`~/.cline/hooks/`; project: `.cline/hooks/`); Cline runs a `.sh` file with bash. Coffer writes
  * `UserPromptSubmit.sh` and `PostToolUse.sh` (see hook.ts), each marked as Coffer's by its first
  * line. MCP in `~/.cline/data/settings/cline_mcp_settings.json` in the shape `cline mcp add`
- * writes (`transport: {type: "stdio", command, args}`); user level only. Finished sessions are
+ * writes (`transport: {type: "stdio", command, args}`); user level only. `$CLINE_DIR` moves `~/.cline`
+ * (`$CLINE_DATA_DIR` its `data/`, `$CLINE_MCP_SETTINGS_PATH` the MCP file). Finished sessions are
  * read by the transcript sweep (Cline has no session-end hook that waits).
  */
 import { join } from "node:path";
-import { configDir, type HostLink, SERVE_ARGS, type Target } from "../link";
+import { envDir, type HostLink, SERVE_ARGS, type Target } from "../link";
 
 const MARKER = "# coffer: written by `coffer link cline`; `coffer unlink cline` removes it. Do not edit.";
 
-const hooksDir = (t: Target) => join(configDir(t, t.root ? ".cline" : ".cline"), "hooks");
+/** Cline's own folder: `$CLINE_DIR`, else `~/.cline` (as `@cline/shared` resolves it). */
+const clineDir = (t: Target) => envDir("CLINE_DIR", t.home) ?? join(t.home, ".cline");
+
+const hooksDir = (t: Target) => (t.root ? join(t.root, ".cline", "hooks") : join(clineDir(t), "hooks"));
+
+/** `$CLINE_MCP_SETTINGS_PATH`, else `settings/cline_mcp_settings.json` under `$CLINE_DATA_DIR` or the folder's `data/`. */
+const mcpFile = (t: Target) =>
+  envDir("CLINE_MCP_SETTINGS_PATH", t.home) ??
+  join(envDir("CLINE_DATA_DIR", t.home) ?? join(clineDir(t), "data"), "settings", "cline_mcp_settings.json");
 
 /** Single quotes for sh. */
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -60,10 +69,7 @@ export const link: HostLink = {
     events: ["UserPromptSubmit", "PostToolUse"],
   },
   mcp: {
-    file: (t) =>
-      t.root
-        ? undefined
-        : { path: join(t.home, ".cline", "data", "settings", "cline_mcp_settings.json"), dialect: "json" },
+    file: (t) => (t.root ? undefined : { path: mcpFile(t), dialect: "json" }),
     path: ["mcpServers", "coffer"],
     value: (bin) => ({ transport: { type: "stdio", command: bin, args: [...SERVE_ARGS] } }),
     binaryOf: (entry) => {
@@ -74,5 +80,5 @@ export const link: HostLink = {
     unavailable: () => "Cline reads MCP servers from your user settings only: link without --project to register it",
   },
   sessionEnd: "sweep",
-  installed: { dirs: [".cline"], bins: ["cline"] },
+  installed: { dirs: [".cline"], bins: ["cline"], env: "CLINE_DIR" },
 };

@@ -3,18 +3,20 @@
  * `.github/hooks/coffer.json`), in the Claude-compatible shape Copilot accepts (PascalCase events,
  * `{matcher, hooks: [...]}` groups, `timeout` in seconds); MCP in `~/.copilot/mcp-config.json`
  * `mcpServers` in the shape `copilot mcp add` writes (project: `.github/mcp.json`, not the
- * `.mcp.json` Claude Code shares). `disableAllHooks` in Copilot's settings switches every hook off.
+ * `.mcp.json` Claude Code shares). `$COPILOT_HOME` moves `~/.copilot` (1.0.102 reads its hooks folder,
+ * `mcp-config.json` and settings there). `disableAllHooks` in Copilot's settings switches every hook off.
  * Copilot shows an MCP server's `instructions` to the model only for servers it allowlists (or
  * with `--allow-all-mcp-server-instructions`): the hooks carry the bundle, not MCP.
  */
 import { join } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
-import { commandOf, configDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
+import { commandOf, envDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
+
+/** Copilot's own folder: `$COPILOT_HOME`, else `~/.copilot` (its hooks, MCP and settings all move with it). */
+export const copilotHome = (t: Target) => envDir("COPILOT_HOME", t.home) ?? join(t.home, ".copilot");
 
 const hooksFile = (t: Target) => ({
-  path: t.root
-    ? join(t.root, ".github", "hooks", "coffer.json")
-    : join(configDir(t, ".copilot"), "hooks", "coffer.json"),
+  path: t.root ? join(t.root, ".github", "hooks", "coffer.json") : join(copilotHome(t), "hooks", "coffer.json"),
   dialect: "json" as const,
 });
 
@@ -22,7 +24,7 @@ const hooksFile = (t: Target) => ({
 const settingsFiles = (t: Target) =>
   t.root
     ? [join(t.root, ".github", "copilot", "settings.json"), join(t.root, ".github", "copilot", "settings.local.json")]
-    : [join(t.home, ".copilot", "settings.json"), join(t.home, ".copilot", "config.json")];
+    : [join(copilotHome(t), "settings.json"), join(copilotHome(t), "config.json")];
 
 export const link: HostLink = {
   host: "copilot",
@@ -44,7 +46,7 @@ export const link: HostLink = {
   },
   mcp: {
     file: (t) => ({
-      path: t.root ? join(t.root, ".github", "mcp.json") : join(configDir(t, ".copilot"), "mcp-config.json"),
+      path: t.root ? join(t.root, ".github", "mcp.json") : join(copilotHome(t), "mcp-config.json"),
       dialect: "json",
     }),
     path: ["mcpServers", "coffer"],
@@ -53,7 +55,7 @@ export const link: HostLink = {
     binaryOf: commandOf,
   },
   sessionEnd: "hook",
-  installed: { dirs: [".copilot"], bins: ["copilot"] },
+  installed: { dirs: [".copilot"], bins: ["copilot"], env: "COPILOT_HOME" },
   doctorChecks: (t): Problem[] => {
     for (const file of settingsFiles(t)) {
       const doc = readJsonValue(file, "json-comments") as { disableAllHooks?: unknown } | undefined;

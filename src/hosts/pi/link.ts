@@ -10,10 +10,10 @@
  * transcript sweep (`--session-end`).
  */
 import { join } from "node:path";
-import type { HostLink, Target } from "../link";
+import { envDir, type HostLink, type Target } from "../link";
 import { pluginBinaryOf, pluginHookRunner, pluginMarkerLine } from "../opencode/link";
 
-const agentDir = (t: Target) => process.env.PI_CODING_AGENT_DIR || join(t.home, ".pi", "agent");
+const agentDir = (t: Target) => envDir("PI_CODING_AGENT_DIR", t.home) ?? join(t.home, ".pi", "agent");
 
 /** The generated extension: plain JavaScript in a .ts file (jiti loads it; no types, no dependencies). */
 export function renderExtension(bin: string): string {
@@ -89,5 +89,5 @@ export const link: HostLink = {
     unavailable: () => "Pi has no MCP client (pi-mcp-adapter, a third-party extension, is not set up by Coffer)",
   },
   sessionEnd: "sweep",
-  installed: { dirs: [".pi/agent"], bins: ["pi"] },
+  installed: { dirs: [".pi/agent"], bins: ["pi"], env: "PI_CODING_AGENT_DIR" },
 };

@@ -1,6 +1,6 @@
 /**
  * Qwen Code: hooks and MCP both in settings.json (user `~/.qwen/settings.json`, project
- * `.qwen/settings.json`), read with comments allowed; the MCP entry is the `{command, args}` shape
+ * `.qwen/settings.json`; `$QWEN_HOME` moves `~/.qwen`), read with comments allowed; the MCP entry is the `{command, args}` shape
  * `qwen mcp add` writes. Hook timeouts are in SECONDS (0.24: a value of 1,000 or more is read as
  * legacy milliseconds). Qwen fires no SessionEnd hook in a headless run, so `--session-end` turns on
  * the transcript sweep, as for Gemini CLI. No SubagentStart hook: 0.24.4 runs it, but its context
@@ -9,10 +9,14 @@
  */
 import { join } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
-import { commandOf, configDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
+import { commandOf, envDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
+
+/** Qwen's user folder: `$QWEN_HOME` (`~` expanded, as Qwen does), else `~/.qwen`; a project's `.qwen`. */
+const qwenDir = (t: Target) =>
+  t.root ? join(t.root, ".qwen") : (envDir("QWEN_HOME", t.home) ?? join(t.home, ".qwen"));
 
 const settings = (t: Target) => ({
-  path: join(configDir(t, ".qwen"), "settings.json"),
+  path: join(qwenDir(t), "settings.json"),
   dialect: "json-comments" as const,
 });
 
@@ -40,7 +44,7 @@ export const link: HostLink = {
   // Qwen's auto memory (its extractor writes ~/.qwen/projects/<project>/memory/ after each turn).
   nativeMemory: { file: settings, settings: [{ path: ["memory", "enableManagedAutoMemory"], off: false }] },
   sessionEnd: "sweep",
-  installed: { dirs: [".qwen"], bins: ["qwen"] },
+  installed: { dirs: [".qwen"], bins: ["qwen"], env: "QWEN_HOME" },
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;
     const doc = readJsonValue(file, "json-comments") as { disableAllHooks?: unknown } | undefined;

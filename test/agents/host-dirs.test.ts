@@ -1,0 +1,222 @@
+/**
+ * The folder variables of Copilot CLI (`COPILOT_HOME`), Cline (`CLINE_DIR`), Qwen Code
+ * (`QWEN_HOME`) and Pi (`PI_CODING_AGENT_DIR`), each with the pinned real CLI, offline: `coffer
+ * link` writes where the CLI reads, `link --all` finds the host by its moved folder, the bundle
+ * reaches the model, the CLI keeps its session in the moved folder, and `coffer unlink` leaves
+ * nothing there. Nothing is written to the folder the variable replaces.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { agentTurns, type ModelServer, type Reply, startModelServer } from "../kit";
+import { BUNDLE_HEADING, coffer, count, ENTRY_BODY, expectBundle, PROMPT_1, seedStore, textOf } from "./coffer";
+import {
+  type AgentSandbox,
+  agentSandbox,
+  cacheRoot,
+  cleanupSandboxes,
+  ensureAgent,
+  listFiles,
+  RUN_TIMEOUT_MS,
+  TEST_TIMEOUT_MS,
+  writeJson,
+} from "./harness";
+
+let server: ModelServer;
+let script: Reply[] = [];
+beforeAll(() => {
+  server = startModelServer({ respond: () => script.shift() ?? { text: "OK." } });
+});
+afterAll(() => {
+  server.stop();
+  cleanupSandboxes();
+});
+
+/** Run a CLI in the project with extra environment; fails with its output unless it exits 0. */
+async function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, string>) {
+  const p = Bun.spawn([exe, ...args], {
+    cwd: sb.project,
+    env: { ...sb.agentEnv, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`${exe} exited ${code}\nstdout:\n${stdout.slice(-3000)}\nstderr:\n${stderr}`);
+  return { stdout, stderr };
+}
+
+/** The one request the agent's last turn sent, with no hook failure logged by Coffer. */
+function lastTurn(sb: AgentSandbox) {
+  const log = join(sb.cofferHome, "state", "hook.log");
+  expect(existsSync(log) ? Bun.file(log).size : 0).toBe(0);
+  const turns = agentTurns(server.requests);
+  expect(turns.length).toBeGreaterThan(0);
+  return turns[turns.length - 1];
+}
+
+/** `coffer link --all --dry-run --json`: how it found the host. */
+function detected(sb: AgentSandbox, host: string, env: Record<string, string>): unknown {
+  const out = coffer(sb, ["link", "--all", "--dry-run", "--json"], { env }).json();
+  const results: any[] = Array.isArray(out) ? out : (out.results ?? out.hosts ?? []);
+  return results.find((r) => r.host === host)?.installed;
+}
+
+describe("config folders moved by an environment variable", () => {
+  test(
+    "Copilot CLI: COPILOT_HOME",
+    async () => {
+      const sb = agentSandbox(server, { prefix: "coffer-dirs-copilot-" });
+      seedStore(sb);
+      const dir = join(sb.root, "copilot-home");
+      mkdirSync(dir, { recursive: true });
+      const env = {
+        COPILOT_HOME: dir,
+        COPILOT_OFFLINE: "true",
+        COPILOT_PROVIDER_BASE_URL: server.url,
+        COPILOT_PROVIDER_TYPE: "anthropic",
+        COPILOT_PROVIDER_API_KEY: "test-not-a-real-key",
+        COPILOT_MODEL: "claude-sonnet-4.6",
+        COPILOT_AUTO_UPDATE: "false",
+        COPILOT_CACHE_HOME: join(cacheRoot(), "copilot-cache"),
+      };
+      expect(detected(sb, "copilot", env)).toBe("$COPILOT_HOME");
+      coffer(sb, ["link", "copilot"], { env });
+      expect(existsSync(join(dir, "hooks", "coffer.json"))).toBe(true);
+      expect(existsSync(join(dir, "mcp-config.json"))).toBe(true);
+      expect(existsSync(join(sb.home, ".copilot"))).toBe(false);
+      expect(coffer(sb, ["doctor", "--json"], { env }).stdout).toContain(join(dir, "hooks", "coffer.json"));
+
+      server.clear();
+      const exe = await ensureAgent("copilot");
+      const out = await run(sb, exe, ["-p", PROMPT_1, "--output-format", "json", "--allow-all-tools"], env);
+      const last = lastTurn(sb);
+      expectBundle(last);
+      expect(count(textOf(last), ENTRY_BODY)).toBe(1);
+      const sessionId = out.stdout
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l))
+        .find((e) => e.type === "result")?.sessionId;
+      expect(existsSync(join(dir, "session-state", sessionId, "events.jsonl"))).toBe(true);
+
+      coffer(sb, ["unlink", "copilot"], { env });
+      expect(existsSync(join(dir, "hooks", "coffer.json"))).toBe(false);
+      expect(existsSync(join(sb.home, ".copilot"))).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "Qwen Code: QWEN_HOME",
+    async () => {
+      const sb = agentSandbox(server, { prefix: "coffer-dirs-qwen-" });
+      seedStore(sb);
+      const dir = join(sb.root, "qwen-home");
+      writeJson(join(dir, "settings.json"), {
+        security: { auth: { selectedType: "openai" } },
+        model: { name: "fake-model" },
+        memory: { enableManagedAutoMemory: false },
+      });
+      // The harness's ~/.qwen goes: Qwen must find its settings (and Coffer's hooks) in QWEN_HOME alone.
+      rmSync(join(sb.home, ".qwen"), { recursive: true, force: true });
+      const env = { QWEN_HOME: dir };
+      expect(detected(sb, "qwen", env)).toBe("$QWEN_HOME");
+      coffer(sb, ["link", "qwen"], { env });
+      expect(Bun.file(join(dir, "settings.json")).size).toBeGreaterThan(0);
+      expect(await Bun.file(join(dir, "settings.json")).text()).toContain("hook session-start --agent qwen");
+      expect(existsSync(join(sb.home, ".qwen"))).toBe(false);
+
+      server.clear();
+      await run(sb, await ensureAgent("qwen"), ["-p", PROMPT_1, "-o", "json"], env);
+      const last = lastTurn(sb);
+      expectBundle(last);
+      expect(count(textOf(last), ENTRY_BODY)).toBe(1);
+      expect(listFiles(join(dir, "projects")).some((f) => f.endsWith(".jsonl"))).toBe(true);
+
+      coffer(sb, ["unlink", "qwen"], { env });
+      expect(await Bun.file(join(dir, "settings.json")).text()).not.toContain("coffer");
+      expect(existsSync(join(sb.home, ".qwen"))).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "Pi: PI_CODING_AGENT_DIR",
+    async () => {
+      const sb = agentSandbox(server, { prefix: "coffer-dirs-pi-" });
+      seedStore(sb);
+      const dir = join(sb.root, "pi-agent");
+      mkdirSync(dir, { recursive: true });
+      const provider = {
+        baseUrl: `${server.url}/v1`,
+        api: "openai-completions",
+        apiKey: "test-not-a-real-key",
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+        models: [{ id: "fake-model" }],
+      };
+      writeJson(join(dir, "models.json"), { providers: { fake: provider } });
+      writeJson(join(dir, "settings.json"), { defaultProvider: "fake", defaultModel: "fake-model" });
+      const env = { PI_CODING_AGENT_DIR: dir };
+      expect(detected(sb, "pi", env)).toBe("$PI_CODING_AGENT_DIR");
+      coffer(sb, ["link", "pi"], { env });
+      expect(existsSync(join(dir, "extensions", "coffer.ts"))).toBe(true);
+      expect(existsSync(join(sb.home, ".pi"))).toBe(false);
+      expect(coffer(sb, ["doctor", "--json"], { env }).stdout).toContain(join(dir, "extensions", "coffer.ts"));
+
+      server.clear();
+      await run(sb, await ensureAgent("pi"), ["--offline", "-p", "--mode", "json", PROMPT_1], env);
+      const last = lastTurn(sb);
+      expectBundle(last);
+      expect(count(textOf(last), ENTRY_BODY)).toBe(1);
+      expect(listFiles(join(dir, "sessions")).some((f) => f.endsWith(".jsonl"))).toBe(true);
+
+      coffer(sb, ["unlink", "pi"], { env });
+      expect(existsSync(join(dir, "extensions", "coffer.ts"))).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "Cline: CLINE_DIR",
+    async () => {
+      const sb = agentSandbox(server, { prefix: "coffer-dirs-cline-" });
+      seedStore(sb);
+      const dir = join(sb.root, "cline-home");
+      const env = { CLINE_DIR: dir };
+      const exe = await ensureAgent("cline");
+      const key = ["-k", "test-not-a-real-key", "-m", "gpt-5.5", "-b", `${server.url}/v1`];
+      await run(sb, exe, ["auth", "-p", "openai", ...key], env);
+      expect(existsSync(join(dir, "data", "settings", "providers.json"))).toBe(true);
+      expect(detected(sb, "cline", env)).toBe("$CLINE_DIR");
+      coffer(sb, ["link", "cline"], { env });
+      expect(existsSync(join(dir, "hooks", "PostToolUse.sh"))).toBe(true);
+      expect(existsSync(join(dir, "data", "settings", "cline_mcp_settings.json"))).toBe(true);
+      expect(existsSync(join(sb.home, ".cline"))).toBe(false);
+
+      // Cline injects nothing before the first tool result: one tool call brings the bundle.
+      await Bun.write(join(sb.project, "notes.txt"), "notes\n");
+      script = [
+        { toolCall: { name: "read_files", input: { files: [{ path: join(sb.project, "notes.txt") }] } } },
+        { text: "Done." },
+      ];
+      server.clear();
+      await run(sb, exe, ["Read the notes file, please.", "--json"], env);
+      const last = lastTurn(sb);
+      expect(count(textOf(last), BUNDLE_HEADING)).toBe(1);
+      expectBundle(last);
+      expect(readdirSync(join(dir, "data", "sessions")).length).toBeGreaterThan(0);
+
+      coffer(sb, ["unlink", "cline"], { env });
+      expect(existsSync(join(dir, "hooks", "PostToolUse.sh"))).toBe(false);
+      expect(existsSync(join(sb.home, ".cline"))).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
