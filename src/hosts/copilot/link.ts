@@ -8,7 +8,7 @@
  * Copilot shows an MCP server's `instructions` to the model only for servers it allowlists (or
  * with `--allow-all-mcp-server-instructions`): the hooks carry the bundle, not MCP.
  */
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
 import { commandOf, envDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
 
@@ -19,6 +19,30 @@ const hooksFile = (t: Target) => ({
   path: t.root ? join(t.root, ".github", "hooks", "coffer.json") : join(copilotHome(t), "hooks", "coffer.json"),
   dialect: "json" as const,
 });
+
+/**
+ * Whether Copilot will run a repository's hooks: 1.0.102 loads `.github/hooks/` only in a folder
+ * the user trusted (recorded in `trustedFolders` of its `config.json` when they choose to remember
+ * it), or with `COPILOT_ALLOW_ALL=true`. A trusted parent folder counts.
+ */
+function repoTrusted(t: Target & { root: string }): boolean {
+  if (process.env.COPILOT_ALLOW_ALL === "true") return true;
+  const doc = readJsonValue(join(copilotHome(t), "config.json"), "json-comments") as
+    | { trustedFolders?: unknown }
+    | undefined;
+  const folders = Array.isArray(doc?.trustedFolders) ? doc.trustedFolders : [];
+  const root = resolve(t.root);
+  return folders.some((f) => {
+    if (typeof f !== "string" || !f) return false;
+    const rel = relative(resolve(f), root);
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  });
+}
+
+const untrusted = (t: Target) =>
+  t.root && !repoTrusted({ ...t, root: t.root })
+    ? `Copilot CLI runs this repository's hooks only in a folder you trust: run \`copilot\` in ${t.root} once and choose to remember the folder (it records it in ${join(copilotHome(t), "config.json")} "trustedFolders")`
+    : undefined;
 
 /** Copilot's settings files that may hold `disableAllHooks` for the target. */
 const settingsFiles = (t: Target) =>
@@ -56,7 +80,19 @@ export const link: HostLink = {
   },
   sessionEnd: "hook",
   installed: { dirs: [".copilot"], bins: ["copilot"], env: "COPILOT_HOME" },
+  linkNotes: (t) => {
+    const why = untrusted(t);
+    return why ? [why] : [];
+  },
   doctorChecks: (t): Problem[] => {
+    const why = untrusted(t);
+    if (why)
+      return [
+        {
+          message: `Copilot CLI will not run this repository's hooks: ${t.root} is not a trusted folder`,
+          fix: why.slice(why.indexOf(": ") + 2),
+        },
+      ];
     for (const file of settingsFiles(t)) {
       const doc = readJsonValue(file, "json-comments") as { disableAllHooks?: unknown } | undefined;
       if (doc?.disableAllHooks === true)

@@ -45,6 +45,14 @@ export const link: HostLink = {
   nativeMemory: { file: settings, settings: [{ path: ["memory", "enableManagedAutoMemory"], off: false }] },
   sessionEnd: "sweep",
   installed: { dirs: [".qwen"], bins: ["qwen"], env: "QWEN_HOME" },
+  // A repository's MCP servers wait for the user's approval (bound to the entry's hash in
+  // mcpApprovals.json): Coffer leaves that decision to them. The hooks run without it.
+  linkNotes: (t) =>
+    t.root
+      ? [
+          `Qwen Code starts a repository's MCP servers only once you approve them: run \`qwen mcp approve coffer\` in ${t.root} (the hooks need no approval)`,
+        ]
+      : [],
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;
     const doc = readJsonValue(file, "json-comments") as { disableAllHooks?: unknown } | undefined;
