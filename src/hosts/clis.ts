@@ -9,6 +9,7 @@ import { headless as codex } from "./codex/headless";
 import { headless as copilot } from "./copilot/headless";
 import { headless as gemini } from "./gemini/headless";
 import type { HeadlessCli } from "./headless";
+import { headless as kilo } from "./kilo/headless";
 import { headless as kimi } from "./kimi/headless";
 import { headless as pi } from "./pi/headless";
 import { headless as qwen } from "./qwen/headless";
@@ -21,6 +22,7 @@ export const HEADLESS_CLIS: Record<CliProvider, HeadlessCli> = {
   "kimi-code": kimi,
   "qwen-code": qwen,
   pi,
+  "kilo-code": kilo,
 };
 
 export function isCliProvider(p: string | undefined): p is CliProvider {

@@ -37,6 +37,7 @@ export const CLI_PROVIDERS = [
   "kimi-code",
   "qwen-code",
   "pi",
+  "kilo-code",
 ] as const;
 export type CliProvider = (typeof CLI_PROVIDERS)[number];
 
@@ -49,4 +50,5 @@ export const CLI_PROVIDER_HOST = {
   "kimi-code": "kimi",
   "qwen-code": "qwen",
   pi: "pi",
+  "kilo-code": "kilo",
 } as const satisfies Record<CliProvider, Host>;

@@ -8,9 +8,18 @@
  * What these pin down is in docs/hosts-observed.md ("Kilo Code").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN } from "../helpers";
+import {
+  agentTurns,
+  BIN,
+  conversationText,
+  conversationTexts,
+  type ModelServer,
+  offeredTools,
+  type Reply,
+  startModelServer,
+} from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -32,15 +41,6 @@ import {
   RUN_TIMEOUT_MS,
   TEST_TIMEOUT_MS,
 } from "./harness";
-import {
-  agentTurns,
-  conversationText,
-  conversationTexts,
-  type ModelServer,
-  offeredTools,
-  type Reply,
-  startModelServer,
-} from "./model-server";
 
 const MARKER = "You read the transcript of one coding-agent session";
 const INSIGHT = {
@@ -325,6 +325,58 @@ describe("Kilo Code + coffer link kilo", () => {
       // Nothing new in the session: the next run is a no-op.
       const again = (await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"])).json();
       expect(again.results[0].outcome).toBe("already_distilled");
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "zero configuration: `kilo run` distils with Coffer's prompt, no tools, no MCP server, no plugin (no hook); usage in the ledger",
+    async () => {
+      const sb = agentSandbox(server);
+      seedStore(sb);
+      writeKiloConfig(sb);
+      // A server of the user's own that must not start for Coffer's run.
+      const spy = join(sb.root, "spy-mcp-started");
+      const cfg = JSON.parse(readFileSync(join(kiloDir(sb), "kilo.json"), "utf8"));
+      cfg.mcp = { spy: { type: "local", command: ["sh", "-c", `touch ${spy}; cat`], enabled: true } };
+      writeFileSync(join(kiloDir(sb), "kilo.json"), `${JSON.stringify(cfg, null, 2)}\n`);
+      mkdirSync(join(sb.home, ".local", "bin"), { recursive: true });
+      symlinkSync(await ensureAgent("kilo"), join(sb.home, ".local", "bin", "kilo"));
+      const link = coffer(sb, ["link", "kilo"]);
+      expect(link.stdout).toContain("Distillation will use `kilo run` (your Kilo Code provider)");
+      const run = await exec(sb, ["run", "--format", "json", DISTILL_PROMPT]);
+      rmSync(spy, { force: true }); // the user's own run started it
+      const db = join(sb.home, ".local", "share", "kilo", "kilo.db");
+      const sessions = () => coffer(sb, ["distill", "list", "--agent", "kilo", "--json"]).json().sessions.length;
+      expect(sessions()).toBe(1);
+      const events = (await cofferAsync(sb, ["stats", "--json"])).json().hooks.events;
+
+      server.clear();
+      const out = (await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"], { env: sb.agentEnv })).json();
+      expect(out.results[0].outcome).toBe("distilled");
+      const turns = agentTurns(server.requests);
+      expect(turns.length).toBe(1);
+      const req = turns[0]!;
+      const system = conversationTexts(req).find((t) => t.role === "system")!;
+      expect(system.text).toContain(MARKER); // Coffer's prompt, after Kilo's own persona
+      expect(conversationText(req)).toContain("pnpm workspaces");
+      for (const injected of [BUNDLE_HEADING, "via Coffer", PROJECT_RULE]) expect(textOf(req)).not.toContain(injected);
+      expect(offeredTools(req)).toEqual([]);
+      expect(existsSync(spy)).toBe(false);
+      expect((await cofferAsync(sb, ["stats", "--json"])).json().hooks.events).toBe(events);
+      expect(sessions()).toBe(1); // the run's session went to Coffer's own database, not kilo.db
+      expect(existsSync(join(sb.cofferHome, "state", "headless", "kilo-runs.db"))).toBe(true);
+      expect(existsSync(db)).toBe(true);
+
+      const hit = entries(sb).find((e) => e.title === INSIGHT.title)!;
+      expect(JSON.stringify(coffer(sb, ["show", hit.id, "--json"]).json())).toContain("agent:kilo");
+      const ledger = readFileSync(join(sb.cofferHome, "state", "distilled.jsonl"), "utf8")
+        .trim()
+        .split("\n");
+      const rec = JSON.parse(ledger.at(-1)!);
+      expect(rec).toMatchObject({ outcome: "distilled", session_id: run.sessionId, tokens_estimated: false });
+      expect(rec.input_tokens).toBeGreaterThan(200);
+      expect(rec.output_tokens).toBe(5);
     },
     TEST_TIMEOUT_MS,
   );
