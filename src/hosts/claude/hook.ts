@@ -28,7 +28,17 @@ const Stdin = v.object({
 
 const SOURCES: Record<string, StartSource> = { ...START_SOURCES, fork: "startup" };
 
-const parse = familyParse({
+/**
+ * Copilot CLI runs a repository's `.claude/settings.json` hooks as well (in a folder the user
+ * trusted; 1.0.102), with Claude's payload, and ignores Claude's answer (`hookSpecificOutput`): the
+ * model never sees it, yet Coffer would count a delivery and the session's delivered set would
+ * claim it. Under Copilot (which sets COPILOT_CLI=1 for its hooks; Claude Code sets CLAUDECODE=1
+ * for its own, so Claude started from a Copilot session is still Claude) the Claude hook does
+ * nothing: Copilot gets Coffer through `coffer link copilot`.
+ */
+const runByCopilot = () => process.env.COPILOT_CLI === "1" && !process.env.CLAUDECODE;
+
+const claudeParse = familyParse({
   host: "claude",
   name: "Claude",
   native: CLAUDE_NATIVE,
@@ -46,6 +56,11 @@ const parse = familyParse({
       ? { ok: false, ignored: true, reason: "task notification, not a user prompt" }
       : prompt,
 });
+
+const parse: HostAdapter["parse"] = (event, raw, processCwd) =>
+  runByCopilot()
+    ? { ok: false, ignored: true, reason: "a Claude Code hook run by Copilot CLI (Copilot ignores its answer)" }
+    : claudeParse(event, raw, processCwd);
 
 export const adapter: HostAdapter = {
   host: "claude",
