@@ -8,8 +8,10 @@
  * - no cycle between the folders of src/ (a folder may import its own files freely); the two leaves
  *   of src/retrieval/ (analysis/: how text is cut into terms; embed/: the sentence model) count as
  *   folders of their own, below the store: the store indexes text the way retrieval reads it;
- * - src/store/ imports only src/lib/, src/scrub/ and those two leaves; they and src/scrub/ only src/lib/;
- *   src/lib/ imports nothing else of src/;
+ * - src/store/ imports only src/lib/, src/config/, src/scrub/ and those two leaves; they, src/config/ and
+ *   src/scrub/ only src/lib/; src/lib/ imports nothing else of src/;
+ * - the store is used from outside only through its face, src/store/index.ts (a lazy `import()` may
+ *   name one of its files, so a process loads only that);
  * - a surface is never imported by a core folder;
  * - SQL lives in src/store/ only (no prepare/query/exec/run with SQL text, no PRAGMA, no SELECT ... FROM,
  *   no bun:sqlite outside it).
@@ -166,14 +168,38 @@ describe("layers of src/", () => {
     // the scrubber sits beside lib: every write in the store passes through it (secrets never land in memory);
     // the sentence model too (every write stores the entry's vector), and the analysis (the index's terms)
     const bad = crossFolder
-      .filter((i) => folderOf(i.from) === "store" && !["lib", "scrub", ...LEAVES].includes(folderOf(i.target!)))
+      .filter(
+        (i) => folderOf(i.from) === "store" && !["lib", "config", "scrub", ...LEAVES].includes(folderOf(i.target!)),
+      )
       .map(show);
     expect(bad).toEqual([]);
   });
 
-  test("src/scrub/ and retrieval's leaves import only src/lib/ (and packages)", () => {
-    const low = new Set(["scrub", ...LEAVES]);
+  test("src/scrub/, src/config/ and retrieval's leaves import only src/lib/ (and packages)", () => {
+    const low = new Set(["scrub", "config", ...LEAVES]);
     expect(crossFolder.filter((i) => low.has(folderOf(i.from)) && folderOf(i.target!) !== "lib").map(show)).toEqual([]);
+  });
+
+  test("outside src/store/, the store is imported only through its face (src/store/index.ts), or lazily by file", () => {
+    const face = join(SRC, "store", "index.ts");
+    const bad = crossFolder
+      .filter((i) => folderOf(i.target!) === "store" && i.target !== face)
+      .filter(
+        (i) =>
+          !/^\s*(?:const|let|\[|\(|\{|await|return)?[^\n]*\bimport\s*\(/.test(
+            code.get(i.from)!.split("\n")[i.line - 1] ?? "",
+          ),
+      )
+      .map(show);
+    expect(bad).toEqual([]);
+  });
+
+  test("the store's face names what it offers (no `export *`: knip flags a name nobody outside uses)", () => {
+    const face = code.get(join(SRC, "store", "index.ts"))!;
+    expect(face).not.toMatch(/export \*/);
+    const from = [...face.matchAll(/\bfrom\s*"([^"]+)"/g)].map((m) => m[1]!);
+    expect(from.length).toBeGreaterThan(10);
+    expect(from.filter((f) => !f.startsWith("./"))).toEqual([]);
   });
 
   test("src/lib/ imports nothing of src/ outside lib", () => {

@@ -159,7 +159,7 @@ type Result = Prompt & { bodies: string[]; cards: string[]; chars: number; recal
 
 const adapter = await (await import("../../src/hosts/index")).loadHookAdapter("claude");
 const { runEvent } = await import("../../src/hooks/run");
-const { loadConfigOrDefaults } = await import("../../src/store/config");
+const { loadConfigOrDefaults } = await import("../../src/config/config");
 
 /** The prompt hook through the compiled binary. */
 function hookBinary(cwd: string, payload: object, env: Record<string, string>) {

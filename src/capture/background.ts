@@ -20,6 +20,7 @@
  */
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { delimiter, resolve } from "node:path";
+import type { Config } from "../config/config";
 import { shellEnv } from "../hosts/session-env";
 import { isExecutable, readLinkedRecords, searchPath, withPath } from "../lib/agent-clis";
 import { writeFileAtomic } from "../lib/atomic";
@@ -29,8 +30,7 @@ import { cofferHome, paths } from "../lib/paths";
 import { selfCommand } from "../lib/platform";
 import { readOwnText } from "../lib/small-file";
 import { agoText } from "../lib/time";
-import type { Config } from "../store/config";
-import { findRepoRoot } from "../store/scope";
+import { findRepoRoot } from "../store";
 
 /** Who started a sweep. */
 export type SweepVia = "session-start" | "serve" | "manual";

@@ -6,6 +6,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import type { Config } from "../config/config";
 import { budgetChars } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { projectForSession } from "../distill/project";
@@ -14,7 +15,6 @@ import { sha256 } from "../lib/hash";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { audit } from "../scrub/write";
-import type { Config } from "../store/config";
 import { stripInjectionLines } from "../transcripts/clean";
 import { foldHome, prepareConversation } from "../transcripts/conversation";
 import { keptInDatabase, parseTranscriptText, readSessionText, sessionFileAt } from "../transcripts/discovery";

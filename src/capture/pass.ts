@@ -7,12 +7,13 @@
  * `sweepBackoff`). An aborted `signal` (serve shutting down) ends the sweep after the session
  * being distilled. `sweepPass` runs it under the sweep lock (one sweep at a time) and records it.
  */
+
+import { type Config, loadConfig } from "../config/config";
 import { distillFile } from "../distill/distill";
 import { type Backoff, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
 import { resolveModel } from "../distill/model";
 import type { HarvestReport } from "../import/harvest";
-import { type Config, loadConfig } from "../store/config";
-import { closeStore, openStore } from "../store/store";
+import { closeStore, openStore } from "../store";
 import { holdSweep, type SweepResult, type SweepVia, sweepOffReason } from "./background";
 import { observeQueue } from "./observe";
 import { readQueue } from "./queue";

@@ -6,9 +6,8 @@
  * its hooks moved for `distill.settle_minutes`; a delivery of a host whose transcripts Coffer does
  * not read, or whose transcript is gone or unreadable, is recorded as unknown once settled.
  */
-import type { Config } from "../store/config";
-import type { Store } from "../store/store";
-import { entryTexts, type PendingDelivery, pendingDeliveries, recordUse, type UseRecord } from "../store/usage";
+import type { Config } from "../config/config";
+import { entryTexts, type PendingDelivery, pendingDeliveries, recordUse, type Store, type UseRecord } from "../store";
 import { ADAPTERS, listSessions, type SessionFile } from "../transcripts/discovery";
 import { isTranscriptHost, type TranscriptHost } from "../transcripts/types";
 import { readSessionSafely } from "./observe";

@@ -4,12 +4,12 @@
  * another (each command is its own chunk of the binary).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { coerceCliValue, isConfigKey, parseTomlStrict, unknownKeyError, validateConfigDoc } from "../config/config";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError, usageError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { deleteTomlKey, setTomlKey } from "../lib/toml-edit";
 import { audit } from "../scrub/write";
-import { coerceCliValue, isConfigKey, parseTomlStrict, unknownKeyError, validateConfigDoc } from "../store/config";
 
 /** A key or value typed on the command line that config.toml would not take is a usage error (exit 2). */
 export function asUsage(err: unknown): unknown {

@@ -1,5 +1,5 @@
 import { writeOut } from "../lib/output";
-import { getHandoff, handoffFreshness } from "../store/handoff";
+import { getHandoff, handoffFreshness } from "../store";
 import { cliStore, notice, printJson } from "./_shared";
 
 /** Print this branch's handoff (`coffer resume`, `coffer handoff`). */

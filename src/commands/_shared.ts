@@ -5,8 +5,7 @@ import type { WrittenEntry } from "../distill/distill";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { isTerminal, writeErr, writeOut } from "../lib/output";
-import { KINDS } from "../store/entry";
-import { type OpenOptions, openStore, type Store } from "../store/store";
+import { KINDS, type OpenOptions, openStore, type Store } from "../store";
 
 /**
  * Messages for people: notices, warnings, errors and prompts go to stderr, so stdout carries only

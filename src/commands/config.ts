@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
+import { CONFIG_KEYS, type ConfigKey, isConfigKey, loadConfig, unknownKeyError } from "../config/config";
 import { writeOut } from "../lib/output";
 import { paths } from "../lib/paths";
-import { CONFIG_KEYS, type ConfigKey, isConfigKey, loadConfig, unknownKeyError } from "../store/config";
 import { asUsage, setConfigValue, unsetConfigValue } from "./_config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, printJson } from "./_shared";

@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { describeSweep, HANDOFF_ENV, holdSweep } from "../capture/background";
 import { selectSweep, sweepPolicy } from "../capture/sweep";
+import { loadConfig } from "../config/config";
 import { distillBatch } from "../distill/batch";
 import { budgetStatus } from "../distill/budget";
 import { listSessionInfos } from "../distill/catalog";
@@ -12,7 +13,6 @@ import { writeErr, writeOut } from "../lib/output";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
 import { appendLogLine } from "../lib/rolling-log";
-import { loadConfig } from "../store/config";
 import { listSessions, resolveSession, type SessionFile } from "../transcripts/discovery";
 import { isTranscriptHost, TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
 import { takesWords } from "./_args";

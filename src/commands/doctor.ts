@@ -8,7 +8,7 @@ import { loosePaths, tighten } from "../lib/permissions";
 import { agoText } from "../lib/time";
 import { type DoctorReport, type HostReport, runDoctor } from "../link/doctor";
 import { tilde } from "../link/files";
-import type { SyncConflict } from "../store/sync-conflicts";
+import type { SyncConflict } from "../store";
 import { withExamples } from "./_run";
 import { jsonArg, paint, plural, printJson, short } from "./_shared";
 
@@ -149,7 +149,7 @@ export default withExamples(
           // Entries edited on two machines whose older copy sync kept: one version is injected, marked.
           syncCopies = (await import("../store/sync-conflicts")).syncConflicts(store);
           // Staleness: this project and the others checked on this machine, against their checkouts.
-          const { checkKnownProjects } = await import("../store/stale");
+          const { checkKnownProjects } = await import("../store/stale/stale");
           const { projectMeta } = await import("../store/browse");
           stale = checkKnownProjects(store).map((r) => ({
             project: projectMeta(r.scope).label,

@@ -5,9 +5,7 @@ import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { isTerminal } from "../lib/output";
 import { paths } from "../lib/paths";
-import { replaceEntryText, requireEntry } from "../store/entries";
-import { KINDS } from "../store/entry";
-import { readMemoryFile } from "../store/indexer";
+import { KINDS, readMemoryFile, replaceEntryText, requireEntry } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, consola, notice } from "./_shared";
 

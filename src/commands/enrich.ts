@@ -2,8 +2,7 @@ import { defineCommand } from "citty";
 import { enrichEntries } from "../distill/keywords";
 import { CONFIGURE_MODEL_HINT, resolveModel } from "../distill/model";
 import { CofferError } from "../lib/errors";
-import { findEntry, type Located, listEntries } from "../store/entries";
-import { activeScopes } from "../store/store";
+import { activeScopes, findEntry, type Located, listEntries } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson, scopeArg } from "./_shared";
 

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { clearHandoff, setHandoff } from "../store/handoff";
+import { clearHandoff, setHandoff } from "../store";
 import { takesWords } from "./_args";
 import { printHandoff } from "./_handoff";
 import { withExamples } from "./_run";

@@ -1,5 +1,6 @@
 import { relative } from "node:path";
 import { defineCommand } from "citty";
+import { loadConfig } from "../config/config";
 import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
 import type { Insight } from "../distill/insights";
 import {
@@ -15,12 +16,17 @@ import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { writeErr, writeOut } from "../lib/output";
-import { projectMeta } from "../store/browse";
-import { loadConfig } from "../store/config";
-import { GLOBAL, isTeamKey } from "../store/scope";
-import { closeStore } from "../store/store";
-import { type SyncConflict, syncConflicts } from "../store/sync-conflicts";
-import { keepUnused, type UnusedEntry, unusedOffers } from "../store/usage";
+import {
+  closeStore,
+  GLOBAL,
+  isTeamKey,
+  keepUnused,
+  projectMeta,
+  type SyncConflict,
+  syncConflicts,
+  type UnusedEntry,
+  unusedOffers,
+} from "../store";
 import { withExamples } from "./_run";
 import { cliStore, consola, entryLine, jsonArg, plural, printJson, short } from "./_shared";
 

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { loadConfig } from "../config/config";
 import { recordLinkedCli } from "../distill/linked-clis";
 import { cliFacts, isCliSettings, resolveModel } from "../distill/model";
 import { allHostLinks, loadHostLink } from "../hosts/index";
@@ -9,7 +10,6 @@ import { isTerminal, writeErr, writeOut } from "../lib/output";
 import { homeDir } from "../lib/paths";
 import { applyPlan, currentBinary, type Plan, planLink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
-import { loadConfig } from "../store/config";
 import { setConfigValue } from "./_config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, printJson } from "./_shared";

@@ -3,9 +3,7 @@ import { usePass } from "../capture/use-pass";
 import { UNUSED_MIN } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { writeOut } from "../lib/output";
-import { listEntries } from "../store/entries";
-import { type Store, scopeName } from "../store/store";
-import { unusedEntries } from "../store/usage";
+import { listEntries, type Store, scopeName, unusedEntries } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, kindArg, notice, parseLimit, printJson, scopeArg } from "./_shared";
 

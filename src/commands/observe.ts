@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { observeQueue } from "../capture/observe";
+import { loadConfig } from "../config/config";
 import { usageError } from "../lib/errors";
-import { loadConfig } from "../store/config";
 import { withExamples } from "./_run";
 import { consola, jsonArg, parseLimit, printJson } from "./_shared";
 

@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { defineCommand } from "citty";
 import { handle } from "../lib/handle";
-import { promote } from "../store/promote";
+import { promote } from "../store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson } from "./_shared";

@@ -1,7 +1,6 @@
 import { defineCommand } from "citty";
 import { progressBar } from "../lib/progress";
-import { reindex } from "../store/store";
-import { removeDeadTempFiles } from "../store/tidy";
+import { reindex, removeDeadTempFiles } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, plural, printJson } from "./_shared";
 

@@ -1,9 +1,7 @@
 import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
-import { findEntry, remember } from "../store/entries";
-import { TEAM_FOLDER } from "../store/scope";
-import type { Store } from "../store/store";
+import { findEntry, remember, type Store, TEAM_FOLDER } from "../store";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, kindArg, printJson, scopeArg, splitList, textFromArgs } from "./_shared";

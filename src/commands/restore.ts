@@ -1,8 +1,7 @@
 import { defineCommand } from "citty";
 import { CofferError, notFoundError } from "../lib/errors";
 import { handle, namesId } from "../lib/handle";
-import { projectMeta } from "../store/browse";
-import { listTrash, restoreEntry } from "../store/trash";
+import { listTrash, projectMeta, restoreEntry } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, printJson } from "./_shared";
 

@@ -3,7 +3,7 @@ import { isAtomicTemp } from "../lib/atomic";
 import { CofferError, usageError } from "../lib/errors";
 import { describeFound } from "../scrub/index";
 import { SCAN_MAX_BYTES, scanMemory, scanTexts } from "../scrub/scan";
-import { TEAM_FOLDER } from "../store/scope";
+import { TEAM_FOLDER } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, notice, plural, printJson } from "./_shared";
 

@@ -11,7 +11,7 @@ async function printLoginLink(port: number | undefined): Promise<void> {
   const { readFileSync } = await import("node:fs");
   const { paths } = await import("../lib/paths");
   const { readServeInfo } = await import("../serve/state");
-  const { loadConfigOrDefaults } = await import("../store/config");
+  const { loadConfigOrDefaults } = await import("../config/config");
   const info = readServeInfo();
   const base =
     port !== undefined

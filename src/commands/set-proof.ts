@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
+import { PROOF_MODES } from "../config/config";
 import { didYouMean } from "../lib/did-you-mean";
 import { usageError } from "../lib/errors";
-import { PROOF_MODES } from "../store/config";
 import { setConfigValue } from "./_config";
 import { withExamples } from "./_run";
 import { consola } from "./_shared";

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
+import { READ_MODES } from "../config/config";
 import { didYouMean } from "../lib/did-you-mean";
 import { usageError } from "../lib/errors";
-import { READ_MODES } from "../store/config";
 import { setConfigValue } from "./_config";
 import { withExamples } from "./_run";
 import { consola } from "./_shared";

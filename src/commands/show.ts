@@ -3,10 +3,7 @@ import { usePass } from "../capture/use-pass";
 import { handle } from "../lib/handle";
 import { isTerminal, writeOut } from "../lib/output";
 import { relatedTo } from "../retrieval/similarity";
-import { requireEntry } from "../store/entries";
-import { readMemoryFile } from "../store/indexer";
-import { activeScopes, scopeName } from "../store/store";
-import { describeUse, entryUses } from "../store/usage";
+import { activeScopes, describeUse, entryUses, readMemoryFile, requireEntry, scopeName } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
 

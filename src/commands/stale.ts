@@ -2,9 +2,7 @@ import { defineCommand } from "citty";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { writeOut } from "../lib/output";
-import { reasonText } from "../store/anchors";
-import { requireEntry } from "../store/entries";
-import { checkKnownProjects, checkProjectStale, keepStale, STALE_BUDGET_MS } from "../store/stale";
+import { checkKnownProjects, checkProjectStale, keepStale, reasonText, requireEntry, STALE_BUDGET_MS } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, consola, jsonArg, notice, paint, plural, printJson } from "./_shared";
 

@@ -1,11 +1,10 @@
 import { defineCommand } from "citty";
 import { usePass } from "../capture/use-pass";
+import { loadConfig } from "../config/config";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats, UNUSED_MIN } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { isTerminal, writeOut } from "../lib/output";
-import { loadConfig } from "../store/config";
-import { isTeamKey } from "../store/scope";
-import { closeStore } from "../store/store";
+import { closeStore, isTeamKey } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, parseSince, plural, printJson, short } from "./_shared";
 

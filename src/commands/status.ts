@@ -2,9 +2,7 @@ import { defineCommand } from "citty";
 import { writeOut } from "../lib/output";
 import { agoText, nowMs } from "../lib/time";
 import { readLinkState } from "../link/state";
-import { storeStatus } from "../store/status";
-import type { Store } from "../store/store";
-import { lastHookEvents } from "../store/usage";
+import { lastHookEvents, type Store, storeStatus } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, plural, printJson } from "./_shared";
 
@@ -74,10 +72,10 @@ export default withExamples(
           }
         : null;
       const sync = await import("../sync/status").then((m) => m.syncStatus()).catch(() => undefined);
-      const distill = await Promise.all([import("../distill/budget"), import("../store/config")])
+      const distill = await Promise.all([import("../distill/budget"), import("../config/config")])
         .then(([b, c]) => b.distillBudget(c.loadConfig()))
         .catch(() => undefined);
-      const sweep = await Promise.all([import("../capture/background"), import("../store/config")])
+      const sweep = await Promise.all([import("../capture/background"), import("../config/config")])
         .then(([b, c]) => b.sweepState(c.loadConfig()))
         .catch(() => undefined);
       // Sessions the sweep gave up on (their failed tries): never left to look like "not yet".

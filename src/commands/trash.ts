@@ -1,7 +1,6 @@
 import { defineCommand } from "citty";
 import { writeOut } from "../lib/output";
-import { projectMeta } from "../store/browse";
-import { listTrash, TRASH_DAYS } from "../store/trash";
+import { listTrash, projectMeta, TRASH_DAYS } from "../store";
 import { withExamples } from "./_run";
 import { entryLines, jsonArg, notice, printJson } from "./_shared";
 

@@ -1,9 +1,9 @@
 import { join } from "node:path";
+import type { Config } from "../config/config";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 import { isoNow, localDay, nextLocalMidnight, nowMs } from "../lib/time";
-import type { Config } from "../store/config";
 import { ledgerRecords, readLedger, recordTokens } from "./ledger";
 import { estimateTokens, modelLabel, modelSettings } from "./model";
 import { SYSTEM_PROMPT } from "./prompt";

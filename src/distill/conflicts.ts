@@ -6,8 +6,7 @@
  */
 import * as v from "valibot";
 import { audit } from "../scrub/write";
-import { findEntry, remember } from "../store/entries";
-import { activeScopes, closeStore } from "../store/store";
+import { activeScopes, closeStore, findEntry, remember } from "../store";
 import { ITEM_ID, ITEM_PROJECT, inboxFiles } from "./inbox-files";
 import { openProjectStore } from "./project";
 

@@ -3,16 +3,14 @@
  * one entry per insight in the session's project scope, a ledger line. Every way out says why.
  */
 
+import type { Config } from "../config/config";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { nearestEntries } from "../retrieval/similarity";
 import type { Found } from "../scrub/index";
 import { audit, mergeFound, scrubbedNote } from "../scrub/write";
-import type { Config } from "../store/config";
-import { type RememberInput, type RememberResult, remember } from "../store/entries";
-import { closeStore } from "../store/store";
-import { vectorText } from "../store/vectors";
+import { closeStore, type RememberInput, type RememberResult, remember, vectorText } from "../store";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubTexts } from "../transcripts/scrub";

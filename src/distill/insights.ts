@@ -3,7 +3,7 @@
  * invalid items dropped, at most 8). Anything that is not such an array is malformed output.
  */
 import * as v from "valibot";
-import { KEYWORD_MAX_CHARS, KEYWORDS_MAX } from "../store/entry";
+import { KEYWORD_MAX_CHARS, KEYWORDS_MAX } from "../store";
 import { ModelError } from "./model";
 
 export const INSIGHT_KINDS = ["decision", "gotcha", "convention", "todo"] as const;

@@ -4,9 +4,16 @@
  * `keywords:` and indexed like tags, so a paraphrase reaches the entry at hook time without any
  * model call there. One call covers a batch of entries.
  */
-import { type Located, replaceEntryText } from "../store/entries";
-import { type Entry, KEYWORD_MAX_CHARS, KEYWORD_MAX_WORDS, KEYWORDS_MAX, serializeEntry } from "../store/entry";
-import type { Store } from "../store/store";
+import {
+  type Entry,
+  KEYWORD_MAX_CHARS,
+  KEYWORD_MAX_WORDS,
+  KEYWORDS_MAX,
+  type Located,
+  replaceEntryText,
+  type Store,
+  serializeEntry,
+} from "../store";
 import { scrubTexts } from "../transcripts/scrub";
 import { checkBudget, OUTPUT_ALLOWANCE_TOKENS } from "./budget";
 import { complete } from "./complete";

@@ -26,7 +26,7 @@ import {
 import { HOSTS, type Host } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
 import { isoNow } from "../lib/time";
-import { findRepoRoot } from "../store/scope";
+import { findRepoRoot } from "../store";
 
 /** The repository this process stands in (its checkout: files other people committed), if any. */
 export function currentRepository(cwd = process.cwd()): string | undefined {

@@ -7,11 +7,12 @@
  * network errors. The API key goes into one request header and nowhere else: never into an error
  * message, a log line or a file.
  */
+
+import type { Config } from "../config/config";
 import { cliOfHost, HEADLESS_CLIS, isCliProvider } from "../hosts/clis";
 import type { HeadlessCli, HeadlessErrorKind, SetupFailureKind } from "../hosts/headless";
 import type { CliProvider } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
-import type { Config } from "../store/config";
 import { scrubText } from "../transcripts/scrub";
 import { findCli, linkedClis, searched } from "./linked-clis";
 

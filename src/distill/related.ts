@@ -6,7 +6,7 @@
  * contradicts without the transcript settling which is right.
  */
 import { recall } from "../retrieval/search";
-import { closeStore } from "../store/store";
+import { closeStore } from "../store";
 import { scrubText } from "../transcripts/scrub";
 import type { Turn } from "../transcripts/types";
 import { openProjectStore, type ProjectRef } from "./project";

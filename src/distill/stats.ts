@@ -5,11 +5,10 @@
  * characters; for distillation they are what the provider reported unless marked estimated.
  */
 
+import type { Config } from "../config/config";
 import { readNativeState } from "../import/harvest";
 import { NATIVE_HOSTS } from "../import/native-sources";
 import { localDay, nowMs } from "../lib/time";
-import type { Config } from "../store/config";
-import type { Store } from "../store/store";
 import {
   createdTimes,
   type DeliveredCount,
@@ -18,6 +17,7 @@ import {
   injectionRows,
   mostDelivered,
   nativeEntryCounts,
+  type Store,
   type UndeliveredEntry,
   type UnusedEntry,
   type UseCount,
@@ -25,7 +25,7 @@ import {
   unusedEntries,
   usageSince,
   useTotals,
-} from "../store/usage";
+} from "../store";
 import { listSessions, sessionHead } from "../transcripts/discovery";
 import { type BudgetStatus, budgetStatus } from "./budget";
 import { isDistilled, ledgerRecords, readLedger } from "./ledger";

@@ -10,10 +10,7 @@ import { handle } from "../lib/handle";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { audit } from "../scrub/write";
-import { findEntry } from "../store/entries";
-import type { Entry } from "../store/entry";
-import { type PromoteResult, promote } from "../store/promote";
-import { closeStore, requireTeam, type Store } from "../store/store";
+import { closeStore, type Entry, findEntry, type PromoteResult, promote, requireTeam, type Store } from "../store";
 import { ITEM_ID, ITEM_PROJECT, inboxFiles, itemProject } from "./inbox-files";
 import { openProjectStore, type ProjectRef } from "./project";
 

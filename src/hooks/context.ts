@@ -1,10 +1,9 @@
 import { resolve } from "node:path";
+import { loadConfigOrDefaults } from "../config/config";
 import { maxTokensCapacity } from "../hosts/hook";
 import { loadHookAdapter } from "../hosts/index";
 import type { Host } from "../lib/hosts";
-import { loadConfigOrDefaults } from "../store/config";
-import { isAbsoluteDir } from "../store/scope";
-import { closeStore, openStore, withHealing } from "../store/store";
+import { closeStore, isAbsoluteDir, openStore, withHealing } from "../store";
 import { hookLog } from "./log";
 import { sessionStartText } from "./run";
 

@@ -7,13 +7,13 @@
  */
 import { existsSync, readSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
+import { loadConfigOrDefaults } from "../config/config";
 import { HOOK_EVENTS, type HookEvent, type HookInput, NO_HOOKS_ENV, SAFE_ID } from "../hosts/hook";
 import { loadHookAdapter } from "../hosts/index";
 import { HOSTS, type Host, isHost } from "../lib/hosts";
 import { writeErr } from "../lib/output";
 import { cofferHome, paths } from "../lib/paths";
-import { loadConfigOrDefaults } from "../store/config";
-import { isAbsoluteDir, resolveProject, teamScopeOf } from "../store/scope";
+import { isAbsoluteDir, resolveProject, teamScopeOf } from "../store";
 import { answer, armDeadline, exitNow } from "./deadline";
 import { hookLog } from "./log";
 

@@ -6,8 +6,7 @@
  */
 import { isNativeHost, projectSources, sourcesSignature } from "../import/native-sources";
 import type { Host } from "../lib/hosts";
-import { setWatchedSig, watchedSig } from "../store/hooks";
-import type { Store } from "../store/store";
+import { type Store, setWatchedSig, watchedSig } from "../store";
 
 /** How much a session-start hook imports itself. */
 const HOOK_MAX_BYTES = 256 * 1024;

@@ -8,7 +8,7 @@
  */
 import type { Capacity } from "../hosts/hook";
 import { handle } from "../lib/handle";
-import type { Card } from "../store/hooks";
+import type { Card } from "../store";
 
 export const RULES_HEADING = "# Project rules (via Coffer)";
 export const MEMORY_HEADING = "# Relevant memory (via Coffer)";

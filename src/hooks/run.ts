@@ -5,34 +5,54 @@
 
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
+import type { Config, READ_MODES } from "../config/config";
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
 import { promptPaths, touchedInside } from "../lib/named-paths";
-import type { Config, READ_MODES } from "../store/config";
-import { getHandoff, handoffFreshness } from "../store/handoff";
+import { globPaths } from "../retrieval/match";
 import {
+  bodyWorthy,
+  freshRoute,
+  globalCards,
+  loadBodies,
+  projectCards,
+  type Routed,
+  routeByPaths,
+  routedByIds,
+  routePrompt,
+  teamCards,
+} from "../retrieval/route";
+import {
+  activeScopes,
   type Card,
+  checkedAgainstFiles,
+  conflictMark,
+  conflictNote,
+  entriesDir,
   freshFirst,
+  GLOBAL,
+  getHandoff,
+  handoffFreshness,
+  type IndexedFile,
   inOneWrite,
   logHookEvent,
   lookScrubbed,
   lookStartCache,
+  readRules,
   readSession,
+  recordInjection,
   type SessionKey,
   type SessionUpdate,
   type ShownFile,
+  type Store,
+  SYNC_CONFLICT_TAG,
   scopeGens,
+  scrubRules,
   sessionKey,
+  syncConflicts,
   updateSession,
   writeScrubbed,
   writeStartCache,
-} from "../store/hooks";
-import { entriesDir } from "../store/indexer";
-import { globPaths } from "../retrieval/match";
-import { readRules, scrubRules } from "../store/rules";
-import { GLOBAL } from "../store/scope";
-import { activeScopes, checkedAgainstFiles, type IndexedFile, type Store } from "../store/store";
-import { conflictMark, conflictNote, SYNC_CONFLICT_TAG, syncConflicts } from "../store/sync-conflicts";
-import { recordInjection } from "../store/usage";
+} from "../store";
 import {
   type Bundle,
   bundleSig,
@@ -49,18 +69,6 @@ import {
   type StartExtras,
   sig,
 } from "./plan";
-import {
-  bodyWorthy,
-  freshRoute,
-  globalCards,
-  loadBodies,
-  projectCards,
-  type Routed,
-  routeByPaths,
-  routedByIds,
-  routePrompt,
-  teamCards,
-} from "../retrieval/route";
 
 export type ReadMode = (typeof READ_MODES)[number];
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
+import type { Config } from "../config/config";
 import type { Host } from "../lib/hosts";
-import type { Config } from "../store/config";
 
 /**
  * Set in the environment of the agent CLIs Coffer runs headless to distil: a `coffer hook` that

@@ -10,8 +10,7 @@
 import { isAbsolute, join, relative } from "node:path";
 import { homeDir } from "../lib/paths";
 import { scrub } from "../scrub";
-import { deriveTitle, type Kind } from "../store/entry";
-import { openClaudeMemDb } from "../store/foreign/claude-mem-db";
+import { deriveTitle, type Kind, openClaudeMemDb } from "../store";
 import { originalKey, type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 

@@ -8,8 +8,7 @@ import { resolve } from "node:path";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
 import { normTimestamp } from "../lib/time";
-import { KINDS, SOURCES } from "../store/entry";
-import { GLOBAL } from "../store/scope";
+import { GLOBAL, KINDS, SOURCES } from "../store";
 import { EXPORT_VERSION } from "./export";
 import type { ImportFile, ImportItem, ImportPlan } from "./types";
 

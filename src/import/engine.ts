@@ -16,12 +16,28 @@ import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { describeFound, scrub } from "../scrub";
 import { audit } from "../scrub/write";
-import { parseProjectMeta, projectMeta } from "../store/browse";
-import { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "../store/bulk";
-import { type Entry, normHash, parseEntry } from "../store/entry";
-import { entryPath, readMemoryFile, scopeDir } from "../store/indexer";
-import { GLOBAL, type ProjectScope, type ScopeKey } from "../store/scope";
-import { closeStore, ensureProjectFile, openStore, type Store } from "../store/store";
+import {
+  type BulkWriter,
+  closeStore,
+  type Entry,
+  ensureProjectFile,
+  entryPath,
+  GLOBAL,
+  normHash,
+  openStore,
+  type ProjectScope,
+  type PutEntry,
+  parseEntry,
+  parseProjectMeta,
+  projectMeta,
+  putEntries,
+  readMemoryFile,
+  refreshScopes,
+  type ScopeKey,
+  type Store,
+  scopeDir,
+  withBulk,
+} from "../store";
 import {
   createdByKey,
   editedSince,

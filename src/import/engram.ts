@@ -9,8 +9,7 @@ import { resolve } from "node:path";
 import * as v from "valibot";
 import { CofferError } from "../lib/errors";
 import { scrub } from "../scrub";
-import { deriveTitle, type Kind } from "../store/entry";
-import { GLOBAL } from "../store/scope";
+import { deriveTitle, GLOBAL, type Kind } from "../store";
 import { originalKey, type Placement, parseProjectMap, placeProject, sourceId } from "./scopes";
 import type { ImportItem, ImportPlan } from "./types";
 

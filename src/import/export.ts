@@ -8,9 +8,16 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CofferError } from "../lib/errors";
 import { readFileNoFollow } from "../lib/small-file";
-import { type Entry, parseEntry } from "../store/entry";
-import { entriesDir, scopeDir, scopesOnDisk } from "../store/indexer";
-import { GLOBAL, resolveProject, type ScopeKey } from "../store/scope";
+import {
+  type Entry,
+  entriesDir,
+  GLOBAL,
+  parseEntry,
+  resolveProject,
+  type ScopeKey,
+  scopeDir,
+  scopesOnDisk,
+} from "../store";
 
 export const EXPORT_VERSION = 1;
 

@@ -8,8 +8,7 @@ import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 import { ULID_RE } from "../lib/ulid";
-import { type Entry, normHash } from "../store/entry";
-import type { ScopeKey } from "../store/scope";
+import { type Entry, normHash, type ScopeKey } from "../store";
 import type { ImportSource } from "./types";
 
 /** What an import added, kept so that `--undo` removes exactly that. */

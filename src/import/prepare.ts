@@ -7,8 +7,7 @@ import { isoNow, normTimestamp } from "../lib/time";
 import { ULID_RE, ulid } from "../lib/ulid";
 import { scrub } from "../scrub";
 import { scrubFields } from "../scrub/write";
-import { deriveTitle, type Entry, KINDS, parseEntry, TITLE_MAX } from "../store/entry";
-import { bodyMax, type Store } from "../store/store";
+import { bodyMax, deriveTitle, type Entry, KINDS, parseEntry, type Store, TITLE_MAX } from "../store";
 import type { ImportItem, ImportSource } from "./types";
 
 /** Secrets removed (per family) and bodies cut, over a whole import. */

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { homeDir } from "../lib/paths";
-import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey } from "../store/scope";
+import { GLOBAL, type ProjectScope, resolveProject, type ScopeKey } from "../store";
 
 export type Placement = { scope: ScopeKey; project?: ProjectScope } | { skip: string };
 

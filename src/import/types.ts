@@ -1,5 +1,4 @@
-import type { Kind, Source } from "../store/entry";
-import type { ProjectScope, ScopeKey } from "../store/scope";
+import type { Kind, ProjectScope, ScopeKey, Source } from "../store";
 
 export type ImportSource = "claude-mem" | "engram" | "native" | "coffer";
 

@@ -10,12 +10,20 @@ import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { isoNow } from "../lib/time";
 import { audit } from "../scrub/write";
-import { withBulk } from "../store/bulk";
-import { type Entry, parseEntry } from "../store/entry";
-import { entryPath, readMemoryFile, scopeDir } from "../store/indexer";
-import { GLOBAL, type ScopeKey } from "../store/scope";
-import { closeStore, openStore, type Store } from "../store/store";
-import { moveToTrash } from "../store/trash";
+import {
+  closeStore,
+  type Entry,
+  entryPath,
+  GLOBAL,
+  moveToTrash,
+  openStore,
+  parseEntry,
+  readMemoryFile,
+  type ScopeKey,
+  type Store,
+  scopeDir,
+  withBulk,
+} from "../store";
 import { editedSince, listManifests, type Manifest, readManifest, writeManifest } from "./manifest";
 import type { ImportSource } from "./types";
 

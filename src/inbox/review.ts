@@ -1,5 +1,6 @@
 /** Approving (distilling into entries) and rejecting inbox traces. */
 
+import type { Config } from "../config/config";
 import { askModel, type WrittenEntry, writeInsights } from "../distill/distill";
 import type { Insight } from "../distill/insights";
 import { appendLedger } from "../distill/ledger";
@@ -8,7 +9,6 @@ import { renderConversation } from "../distill/prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "../distill/related";
 import { CofferError } from "../lib/errors";
 import { audit, mergeFound, scrubbedNote } from "../scrub/write";
-import type { Config } from "../store/config";
 import { deleteTrace, type Trace } from "./inbox";
 
 /** The model's view of a trace: exactly what approve sends. */

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { type SweepState, sweepState } from "../capture/background";
+import { type Config, loadConfigOrDefaults, readConfigLenient, retiredKeysNotes } from "../config/config";
 import { givenUpSessions, givenUpText, lastSetupFailure } from "../distill/ledger";
 import { describeSettings, isCliSettings, resolveModel, setupProblem } from "../distill/model";
 import { loadHookAdapter } from "../hosts/index";
@@ -25,12 +26,17 @@ import {
 import { cofferHome, paths } from "../lib/paths";
 import { loosePaths } from "../lib/permissions";
 import { agoText, localDay, nowMs } from "../lib/time";
-import { type Config, loadConfigOrDefaults, readConfigLenient, retiredKeysNotes } from "../store/config";
-import { inspectIndexFile, SCHEMA_VERSION } from "../store/db";
-import { nonRegularInMemory } from "../store/indexer";
-import { findRepoRoot } from "../store/scope";
-import { closeStore, openStore } from "../store/store";
-import { injectionRows, type LastHookEvent, lastHookEvents } from "../store/usage";
+import {
+  closeStore,
+  findRepoRoot,
+  injectionRows,
+  inspectIndexFile,
+  type LastHookEvent,
+  lastHookEvents,
+  nonRegularInMemory,
+  openStore,
+  SCHEMA_VERSION,
+} from "../store";
 import { commandBinary, isCofferBinaryPath } from "./command";
 import { planLink } from "./engine";
 import { changed, tilde } from "./files";

@@ -5,6 +5,7 @@
  * format-specific either: JSON and TOML files are both documents (`JsonDoc`, `TomlDoc`).
  */
 import { existsSync } from "node:fs";
+import { type Config, parseTomlStrict, validateConfigDoc } from "../config/config";
 import {
   carriesMarker,
   type HookSpec,
@@ -16,8 +17,7 @@ import {
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import { isoNow } from "../lib/time";
-import { type Config, parseTomlStrict, validateConfigDoc } from "../store/config";
-import { findRepoRoot } from "../store/scope";
+import { findRepoRoot } from "../store";
 import { hookCommand, isCofferBinaryPath } from "./command";
 import { applyChanges, changed, type FileChange, tilde } from "./files";
 import { findManaged, syncManagedHooks } from "./hooks-json";

@@ -20,7 +20,7 @@ import { gitConfigValue } from "../lib/git-config";
 import { commonGitDir } from "../lib/git-files";
 import { readSmallText } from "../lib/small-file";
 import { userMode } from "../lib/umask";
-import { resolveProject } from "../store/scope";
+import { resolveProject } from "../store";
 import { backupPath, tilde } from "./files";
 
 /** The mark that says a line is Coffer's (unlink finds it by this). */

@@ -9,12 +9,27 @@ import * as v from "valibot";
 import { CofferError, type CofferErrorCode } from "../lib/errors";
 import { storageError } from "../lib/storage-error";
 import { grep, recall } from "../retrieval/search";
-import { entryMeta, findEntry, forget, listEntries, remember } from "../store/entries";
-import type { Entry, Source } from "../store/entry";
-import { KEYWORD_MAX_CHARS, KEYWORDS_MAX, KINDS } from "../store/entry";
-import { getHandoff, handoffFreshness, setHandoff } from "../store/handoff";
-import { GLOBAL, isAbsoluteDir, type ScopeKey } from "../store/scope";
-import { activeScopes, type Store, withOpenStore } from "../store/store";
+import {
+  activeScopes,
+  type Entry,
+  entryMeta,
+  findEntry,
+  forget,
+  GLOBAL,
+  getHandoff,
+  handoffFreshness,
+  isAbsoluteDir,
+  KEYWORD_MAX_CHARS,
+  KEYWORDS_MAX,
+  KINDS,
+  listEntries,
+  remember,
+  type ScopeKey,
+  type Source,
+  type Store,
+  setHandoff,
+  withOpenStore,
+} from "../store";
 
 /**
  * An error the caller can fix, worded for an agent (no CLI hints): a CofferError, so its code

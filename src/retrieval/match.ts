@@ -7,10 +7,7 @@
  */
 
 import { matchesAny, relativeInside } from "../lib/named-paths";
-import { type Field, ftsMatcher } from "../store/fts";
-import { appliesToRows, type RouteRow } from "../store/hooks";
-import type { ScopeKey } from "../store/scope";
-import type { Store } from "../store/store";
+import { appliesToRows, type Field, ftsMatcher, type RouteRow, type ScopeKey, type Store } from "../store";
 import type { TermGroup } from "./analysis/text";
 
 export type { Field };

@@ -19,11 +19,14 @@
  *   an edit instruction), and adds to the scores of what passes.
  */
 
-import { scopesCount } from "../store/fts";
 import {
+  activeScopes,
+  applyUsePrior,
   bodiesByRowid,
   type Card,
+  checkedAgainstFiles,
   type DeliveryWhy,
+  GLOBAL,
   newestEverywhere,
   noteWhy,
   type RouteRow,
@@ -31,11 +34,11 @@ import {
   rowidsInScopes,
   rowsByIds,
   rowsByRowid,
+  type ScopeKey,
+  type Store,
+  scopesCount,
   withHeads,
-} from "../store/hooks";
-import { GLOBAL, type ScopeKey } from "../store/scope";
-import { activeScopes, checkedAgainstFiles, type Store } from "../store/store";
-import { applyUsePrior } from "../store/usage";
+} from "../store";
 import {
   analyzeQuery,
   isGeneralQuestion,

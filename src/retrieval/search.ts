@@ -1,12 +1,30 @@
 import { CofferError } from "../lib/errors";
 import { lineMatcher } from "../lib/grep";
 import { promptPaths } from "../lib/named-paths";
-import { type BrowseFilter, type BrowseRow, browsePage, browseWhere, toBrowseRow } from "../store/browse";
-import { rowToEntry } from "../store/entries";
-import { type Entry, normalizeText } from "../store/entry";
-import { currentBodies, type EntryRow, entryRowsByRowid, rowidsWhere, scopesCount, writtenNext } from "../store/fts";
-import type { ScopeKey, ScopeName } from "../store/scope";
-import { activeScopes, type Store, scopeKey, scopeName, verifyShown, withHealing } from "../store/store";
+import {
+  activeScopes,
+  type BrowseFilter,
+  type BrowseRow,
+  browsePage,
+  browseWhere,
+  currentBodies,
+  type Entry,
+  type EntryRow,
+  entryRowsByRowid,
+  normalizeText,
+  rowidsWhere,
+  rowToEntry,
+  type ScopeKey,
+  type ScopeName,
+  type Store,
+  scopeKey,
+  scopeName,
+  scopesCount,
+  toBrowseRow,
+  verifyShown,
+  withHealing,
+  writtenNext,
+} from "../store";
 import { analyzeQuery, wordCount } from "./analysis/text";
 import {
   bm25Estimate,

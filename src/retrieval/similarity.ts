@@ -3,18 +3,18 @@
  * (src/store/vectors.ts has their layout). A query's sign bits are compared with every stored code
  * by Hamming distance, and exactly scored only for the best few (`nearest`).
  */
-import type { ScopeKey } from "../store/scope";
 import {
   CODE_WORDS,
   nearRows,
   pendingStored,
+  type ScopeKey,
   signCode,
   storedVectorOf,
   storedVectors,
   vectorBlocks,
   vectorsCurrent,
   vectorText,
-} from "../store/vectors";
+} from "../store";
 import { embed, readsText } from "./embed/embed";
 
 /**

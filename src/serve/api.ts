@@ -5,13 +5,21 @@
  */
 import { isAbsolute } from "node:path";
 import * as v from "valibot";
+import { HOSTS, type Host } from "../config/config";
 import { entryView, runTool, type ToolContext, withStore } from "../mcp/tools";
-import { HOSTS, type Host } from "../store/config";
-import { findEntry, listEntries, remember } from "../store/entries";
-import { KINDS } from "../store/entry";
-import { ruleScopes, shownRules, writeRules } from "../store/rules";
-import { isAbsoluteDir } from "../store/scope";
-import { activeScopes, scopeKey, scopeName } from "../store/store";
+import {
+  activeScopes,
+  findEntry,
+  isAbsoluteDir,
+  KINDS,
+  listEntries,
+  remember,
+  ruleScopes,
+  scopeKey,
+  scopeName,
+  shownRules,
+  writeRules,
+} from "../store";
 import { readJsonBody } from "./body";
 import { badRequest, HttpError, json, notFound, toHttpError } from "./errors";
 import { intString, type Params, router } from "./router";

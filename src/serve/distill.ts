@@ -5,6 +5,7 @@
  */
 
 import { enqueueSession } from "../capture/queue";
+import { type Host, loadConfig } from "../config/config";
 import { distillBatch } from "../distill/batch";
 import { listSessionInfos, type SessionInfo } from "../distill/catalog";
 import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
@@ -25,8 +26,7 @@ import { approveTrace, rejectTrace } from "../inbox/review";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { isoNow } from "../lib/time";
-import { type Host, loadConfig } from "../store/config";
-import { withOpenStore } from "../store/store";
+import { withOpenStore } from "../store";
 import { listSessions, resolveSession, type SessionFile, sessionFileAt } from "../transcripts/discovery";
 import { isTranscriptHost } from "../transcripts/types";
 

@@ -6,11 +6,11 @@
  */
 
 import pkg from "../../package.json" with { type: "json" };
+import { loadConfig } from "../config/config";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import type { Periodic } from "../lib/periodic";
 import { isoNow } from "../lib/time";
-import { loadConfig } from "../store/config";
 import { handleApi } from "./api";
 import { allowedHosts, ensureToken, hasBearer, hostAllowed, originAllowed } from "./auth";
 import { BODY_MAX, declaredTooLarge, tooLarge } from "./body";

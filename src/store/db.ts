@@ -1,8 +1,8 @@
 import { Database, constants as sqliteConstants } from "bun:sqlite";
 import { accessSync, existsSync, constants as fsConstants, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { MODEL_ID } from "../retrieval/embed/embed";
 import { paths } from "../lib/paths";
+import { MODEL_ID } from "../retrieval/embed/embed";
 
 /**
  * Bump when the schema changes: an older index.db is dropped and rebuilt from memory/ (so also
@@ -107,7 +107,7 @@ CREATE TABLE IF NOT EXISTS anchor_seen(scope TEXT NOT NULL, id TEXT NOT NULL, an
 CREATE INDEX IF NOT EXISTS entries_anchored ON entries(scope) WHERE anchors != '[]';
 -- Hook routing reads entries that carry applies_to globs without scanning every body.
 CREATE INDEX IF NOT EXISTS entries_applies ON entries(scope) WHERE applies_to != '[]';
--- The hooks' cache (store/hooks.ts): delivered sets, the event log, session start's text, watched files.
+-- The hooks' cache (store/delivery/sessions.ts): delivered sets, the event log, session start's text, watched files.
 CREATE TABLE IF NOT EXISTS hook_sessions(
   skey TEXT PRIMARY KEY,
   host TEXT NOT NULL,

@@ -36,7 +36,7 @@ import {
   upsertEntryRow,
 } from "./indexer";
 import { GLOBAL, isTeamKey, type ScopeKey, type ScopeName } from "./scope";
-import { seenAtWrite } from "./stale";
+import { seenAtWrite } from "./stale/stale";
 import {
   activeScopes,
   bodyMax,

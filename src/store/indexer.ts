@@ -1,18 +1,18 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import { MODEL_ID } from "../retrieval/embed/embed";
 import { isAtomicTemp } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
 import { paths } from "../lib/paths";
 import { assertRealDirs, isRealDir, RefusedFileError, readFileNoFollow } from "../lib/small-file";
+import { ftsText, scopeToken } from "../retrieval/analysis/text";
+import { MODEL_ID } from "../retrieval/embed/embed";
 import { scrubFields } from "../scrub/write";
-import { extractAnchors } from "./anchors";
 import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, isTeamKey, knownTeams, registerTeam, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
+import { extractAnchors } from "./stale/anchors";
 import { TEAM_FILE_MAX, teamEntryProblem } from "./team";
-import { ftsText, scopeToken } from "../retrieval/analysis/text";
 import { packScope, putVector } from "./vectors";
 
 /** `memory/global`, `memory/projects/<id>`, or a team lane's `<worktree>/.coffer`. */

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { type Config, loadConfig } from "../config/config";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { writeErr } from "../lib/output";
 import { paths } from "../lib/paths";
-import { type Config, loadConfig } from "./config";
 import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
 import { checkScope, type IndexedFile, verifyFiles, verifyRows } from "./freshness";
 import { rebuildIndex, refreshScope, registerKnownTeams, scopesOnDisk } from "./indexer";

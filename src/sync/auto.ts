@@ -1,6 +1,6 @@
+import type { Config } from "../config/config";
 import { writeErr } from "../lib/output";
 import { type Periodic, startPeriodic } from "../lib/periodic";
-import type { Config } from "../store/config";
 import { isSyncRepo, memoryDir } from "./git";
 
 export type AutoSyncOptions = {

@@ -6,8 +6,7 @@
  * local commit being replayed. Results are described as "remote" and "this machine".
  */
 import { ulid } from "../lib/ulid";
-import { type Entry, normHash, parseEntry, serializeEntry, TITLE_MAX } from "../store/entry";
-import { SYNC_CONFLICT_TAG } from "../store/sync-conflicts";
+import { type Entry, normHash, parseEntry, SYNC_CONFLICT_TAG, serializeEntry, TITLE_MAX } from "../store";
 
 export type Side = "remote" | "local";
 export const CONFLICT_TAG = SYNC_CONFLICT_TAG;

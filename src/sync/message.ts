@@ -1,7 +1,7 @@
 /** Commit messages and summaries that say what changed, per scope. */
 import { join } from "node:path";
 import { paths } from "../lib/paths";
-import { readMemoryFile } from "../store/indexer";
+import { readMemoryFile } from "../store";
 import { isSyncedPath, pathKind, scopeOfPath } from "./layout";
 
 export type Change = { status: "A" | "M" | "D"; path: string };

@@ -13,7 +13,7 @@ import { isoNow } from "../lib/time";
 import { describeFound } from "../scrub/index";
 import { filesWithSecrets } from "../scrub/scan";
 import { audit } from "../scrub/write";
-import { closeStore, openStore, refresh } from "../store/store";
+import { closeStore, openStore, refresh } from "../store";
 import {
   fallbackIdentity,
   type Git,

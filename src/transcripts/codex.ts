@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join } from "node:path";
 import { agentDir } from "../lib/paths";
-import { normalizeOrigin } from "../store/scope";
+import { normalizeOrigin } from "../store";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import {

@@ -13,7 +13,7 @@
  */
 import { dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
-import { type GooseSessionRow, gooseConversation, gooseSession, gooseSessions } from "../store/foreign/goose";
+import { type GooseSessionRow, gooseConversation, gooseSession, gooseSessions } from "../store";
 import { cleanText } from "./clean";
 import { jsonObject, type SessionFile, type SessionHead, splitDbSessionPath } from "./files";
 import { type Act, actText, type ParsedTranscript, sessionTitle, widen } from "./types";

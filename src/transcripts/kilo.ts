@@ -11,7 +11,7 @@
  */
 import { dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
-import { type KiloSessionRow, kiloConversation, kiloSession, kiloSessions } from "../store/foreign/kilo";
+import { type KiloSessionRow, kiloConversation, kiloSession, kiloSessions } from "../store";
 import { cleanText } from "./clean";
 import { jsonObject, type SessionFile, type SessionHead, splitDbSessionPath } from "./files";
 import { type Act, actText, type ParsedTranscript, sessionTitle, widen } from "./types";

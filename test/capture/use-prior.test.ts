@@ -8,7 +8,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { USE_PRIOR_BOUND, usePriorFactor } from "../../src/store/usage";
+import { USE_PRIOR_BOUND, usePriorFactor } from "../../src/store/delivery/usage";
 import { type Sandbox, sandbox } from "../helpers";
 import {
   bodyIds,

@@ -3,14 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import {
-  KEEP_PARENTS,
-  KEEP_SUBAGENTS,
-  readSession,
-  sessionCounts,
-  sessionKey,
-  updateSession,
-} from "../../src/store/hooks";
+import { KEEP_PARENTS, KEEP_SUBAGENTS, readSession, sessionCounts, sessionKey, updateSession } from "../../src/store";
 import { closeStore, openStore } from "../../src/store/store";
 
 const dir = mkdtempSync(join(tmpdir(), "coffer-hook-internals-"));
@@ -102,7 +95,7 @@ describe("the hook path's imports", () => {
         if (FORBIDDEN.some((re) => re.test(spec))) bad.push(`${file.slice(src.length)} imports ${spec}`);
         if (spec.startsWith(".")) {
           const target = resolve(dirname(file), spec);
-          if (target.endsWith(".json") || target.endsWith(".bin")) continue; // data, not code
+          if (/\.(json|bin|txt)$/.test(target)) continue; // data, not code
           // A folder import ("../scrub") loads its index.ts.
           walk(
             target.endsWith(".ts") ? target : existsSync(`${target}.ts`) ? `${target}.ts` : `${target}/index.ts`,

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { type Bundle, planBundle, roomForCards } from "../../src/hooks/plan";
 import { charCount, utf8Bytes } from "../../src/hosts/hook";
-import type { Card } from "../../src/store/hooks";
+import type { Card } from "../../src/store";
 
 /** A deterministic generator (mulberry32): the same cases on every run. */
 function rng(seed: number): () => number {

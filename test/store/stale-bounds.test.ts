@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { checkStale, treeIndex } from "../../src/store/stale";
+import { checkStale, treeIndex } from "../../src/store/stale/stale";
 import { closeStore, openStore } from "../../src/store/store";
 import { sandbox } from "../helpers";
 import { startServe } from "../mcp/_mcp";

@@ -1,5 +1,6 @@
 /** The web UI's session, its scopes and the entries: browse, read, add, edit, delete, promote, restore, bulk. */
 import * as v from "valibot";
+import { loadConfigOrDefaults } from "../../config/config";
 import { HOSTS } from "../../lib/hosts";
 import { browseEntries } from "../../retrieval/search";
 import { relatedTo } from "../../retrieval/similarity";
@@ -7,24 +8,36 @@ import { readJsonBody } from "../../serve/body";
 import { badRequest, HttpError, json, notFound } from "../../serve/errors";
 import { intString } from "../../serve/router";
 import {
+  activeScopes,
   type BrowseFilter,
   browsableScopes,
   deliveriesOf,
+  describeUse,
+  entryUses,
   facets,
+  findEntry,
+  GLOBAL,
+  isTeamKey,
+  KINDS,
+  listTrash,
   moveEntry,
+  moveToTrash,
   projectMeta,
+  promote,
+  refresh,
+  remember,
+  resolveProject,
+  restoreEntry,
   retagEntry,
+  type ScopeKey,
+  SOURCES,
+  type Store,
+  scopeName,
   scopeOverview,
   uncommittedInTeam,
-} from "../../store/browse";
-import { loadConfigOrDefaults } from "../../store/config";
-import { findEntry, remember, unmarkResolvedConflict } from "../../store/entries";
-import { KINDS, SOURCES } from "../../store/entry";
-import { promote } from "../../store/promote";
-import { GLOBAL, isTeamKey, resolveProject, type ScopeKey } from "../../store/scope";
-import { activeScopes, refresh, type Store, scopeName, withOpenStore } from "../../store/store";
-import { listTrash, moveToTrash, restoreEntry } from "../../store/trash";
-import { describeUse, entryUses } from "../../store/usage";
+  unmarkResolvedConflict,
+  withOpenStore,
+} from "../../store";
 import {
   checkoutOf,
   entryJson,

@@ -1,13 +1,19 @@
 /** Health: counts, the doctor's findings, sync, and the audit log with the entries it names. */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { loadConfig } from "../../config/config";
 import { handle } from "../../lib/handle";
 import { paths } from "../../lib/paths";
 import { json } from "../../serve/errors";
-import { browsableScopes, entryTitles, projectMeta, scopeOverview } from "../../store/browse";
-import { loadConfig } from "../../store/config";
-import { GLOBAL, isTeamKey } from "../../store/scope";
-import type { Store } from "../../store/store";
-import { listTrash } from "../../store/trash";
+import {
+  browsableScopes,
+  entryTitles,
+  GLOBAL,
+  isTeamKey,
+  listTrash,
+  projectMeta,
+  type Store,
+  scopeOverview,
+} from "../../store";
 import { ID_RE, type UiRoute, withUiStore } from "./shared";
 
 function auditTail(max: number): unknown[] {

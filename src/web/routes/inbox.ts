@@ -1,12 +1,9 @@
 /** The inbox and distillation: traces, previews, contradictions, team proposals, the budget, transcripts, the model, stats. */
+
+import { loadConfig, loadConfigOrDefaults } from "../../config/config";
 import { isHost } from "../../lib/hosts";
 import { badRequest, HttpError, json, notFound } from "../../serve/errors";
-import { projectMeta } from "../../store/browse";
-import { loadConfig, loadConfigOrDefaults } from "../../store/config";
-import { findEntry } from "../../store/entries";
-import { GLOBAL, isTeamKey } from "../../store/scope";
-import { syncConflicts } from "../../store/sync-conflicts";
-import { keepUnused, unusedOffers } from "../../store/usage";
+import { findEntry, GLOBAL, isTeamKey, keepUnused, projectMeta, syncConflicts, unusedOffers } from "../../store";
 import { checkoutOf, idParam, type UiRoute, withUiStore } from "./shared";
 
 type Pending = {

@@ -1,15 +1,25 @@
 /** Rules and handoffs per scope, and the sessions the hooks delivered to (with the rules they were sent). */
 import * as v from "valibot";
+import { loadConfigOrDefaults } from "../../config/config";
 import { HOSTS, type Host } from "../../lib/hosts";
 import { readJsonBody } from "../../serve/body";
 import { badRequest, json } from "../../serve/errors";
-import { deliveryRecords, knownCwds, listHandoffs, type SessionRecord } from "../../store/browse";
-import { loadConfigOrDefaults } from "../../store/config";
-import { sessionKey } from "../../store/hooks";
-import { shownRules, writeRules } from "../../store/rules";
-import { GLOBAL, isAbsoluteDir, resolveProject, type ScopeKey } from "../../store/scope";
-import { type Store, withOpenStore } from "../../store/store";
-import { sessionVerdicts } from "../../store/usage";
+import {
+  deliveryRecords,
+  GLOBAL,
+  isAbsoluteDir,
+  knownCwds,
+  listHandoffs,
+  resolveProject,
+  type ScopeKey,
+  type SessionRecord,
+  type Store,
+  sessionKey,
+  sessionVerdicts,
+  shownRules,
+  withOpenStore,
+  writeRules,
+} from "../../store";
 import { parse, scopeParam, scrubbed, type UiContext, type UiRoute, withUiStore } from "./shared";
 
 /** Directories that resolve to `scope`: the hooks' cwds and the server's own (to render a real bundle). */

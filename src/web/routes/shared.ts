@@ -3,10 +3,19 @@ import * as v from "valibot";
 import { describeFound, type Found, scrub } from "../../scrub/index";
 import { badRequest, notFound } from "../../serve/errors";
 import type { Params, router } from "../../serve/router";
-import { browsableScopes, projectMeta, uncommittedInTeam } from "../../store/browse";
-import type { Entry } from "../../store/entry";
-import { GLOBAL, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../../store/scope";
-import { type Store, withOpenStore } from "../../store/store";
+import {
+  browsableScopes,
+  type Entry,
+  GLOBAL,
+  isTeamKey,
+  projectMeta,
+  resolveProject,
+  type ScopeKey,
+  type Store,
+  teamWorktree,
+  uncommittedInTeam,
+  withOpenStore,
+} from "../../store";
 
 export type UiContext = { cwd: string; auth: WebAuth; bearer: boolean; version: string };
 

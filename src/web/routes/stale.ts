@@ -2,12 +2,24 @@
 import * as v from "valibot";
 import { readJsonBody } from "../../serve/body";
 import { badRequest, HttpError, json, notFound } from "../../serve/errors";
-import { reasonText, type StaleReason } from "../../store/anchors";
-import { browsableScopes, knownCwds, projectMeta } from "../../store/browse";
-import { findEntry } from "../../store/entries";
-import { GLOBAL, isTeamKey, resolveProject, type ScopeKey, teamWorktree } from "../../store/scope";
-import { checkedRoots, checkKnownProjects, keepStale, listStale } from "../../store/stale";
-import { refresh } from "../../store/store";
+import {
+  browsableScopes,
+  checkedRoots,
+  checkKnownProjects,
+  findEntry,
+  GLOBAL,
+  isTeamKey,
+  keepStale,
+  knownCwds,
+  listStale,
+  projectMeta,
+  reasonText,
+  refresh,
+  resolveProject,
+  type ScopeKey,
+  type StaleReason,
+  teamWorktree,
+} from "../../store";
 import { idParam, parse, scopeParam, type UiRoute, withUiStore } from "./shared";
 
 const staleReason = (r: StaleReason) => ({ ...r, text: reasonText(r) });

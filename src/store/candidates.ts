@@ -1,13 +1,17 @@
 /**
- * The full-text index read for retrieval (src/retrieval/): which entries hold a form in which
- * field, with FTS5's BM25, and the rows recall reads back. The ranking itself is retrieval's; this
- * file only asks the index.
+ * What retrieval (src/retrieval/) asks of the index, the ranking itself being retrieval's: which
+ * entries hold a form in which field, with FTS5's BM25, and the rows recall reads back; for the
+ * prompt hook, applies_to rows, rows and bodies by rowid, and session-start cards. Rowids stay
+ * valid for the life of one open store (until a changed file is read again).
  */
 import type { Database } from "bun:sqlite";
+import { basename } from "node:path";
+import { handle } from "../lib/handle";
 import { scopeToken } from "../retrieval/analysis/text";
 import { dbOf } from "./db";
 import type { rowToEntry } from "./entries";
 import type { ScopeKey } from "./scope";
+import { staleMark } from "./stale/anchors";
 import type { Store } from "./store";
 
 /** The searchable fields of an entry, best first. */
@@ -161,4 +165,169 @@ export function currentBodies(store: Store, scope: ScopeKey): Iterable<{ id: str
   return dbOf(store)
     .query("SELECT id, title, body FROM entries WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC")
     .iterate(scope) as Iterable<{ id: string; title: string; body: string }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing queries
+
+export type RouteRow = {
+  rowid: number;
+  id: string;
+  scope: ScopeKey;
+  title: string;
+  /** JSON array text. */
+  tags: string;
+  updated: string;
+  /** Normalized-body hash: a changed body counts as undelivered again. */
+  norm_hash: string;
+  /** JSON array text; only from appliesToRows. */
+  applies_to?: string;
+  /** The last staleness check's reasons (JSON), '' when fresh or unchecked (store/stale/stale.ts). */
+  stale: string;
+};
+
+/** Entries of `scopes` that carry applies_to globs. */
+export function appliesToRows(store: Store, scopes: ScopeKey[]): RouteRow[] {
+  return dbOf(store)
+    .query(
+      `SELECT rowid, id, scope, title, tags, updated, norm_hash, applies_to, stale FROM entries
+       WHERE applies_to != '[]' AND status = '' AND scope IN (${placeholders(scopes.length)})`,
+    )
+    .all(...scopes) as RouteRow[];
+}
+
+/** The subset of `rowids` whose entries are in `scopes` (json_each drives the join: no scan). */
+export function rowidsInScopes(store: Store, rowids: number[], scopes: ScopeKey[]): number[] {
+  return (
+    dbOf(store)
+      .query(
+        `SELECT e.rowid AS rowid FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.status = '' AND e.scope IN (${placeholders(scopes.length)})`,
+      )
+      .all(JSON.stringify(rowids), ...scopes) as { rowid: number }[]
+  ).map((r) => r.rowid);
+}
+
+/** Routing rows by rowid. */
+export function rowsByRowid(store: Store, rowids: number[]): RouteRow[] {
+  return dbOf(store)
+    .query(
+      "SELECT e.rowid AS rowid, e.id AS id, e.scope AS scope, e.title AS title, e.tags AS tags, e.updated AS updated, e.norm_hash AS norm_hash, e.stale AS stale FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+    )
+    .all(JSON.stringify(rowids)) as RouteRow[];
+}
+
+/** Routing rows by entry id within `scopes` (one per scope that has the id). */
+export function rowsByIds(store: Store, ids: string[], scopes: ScopeKey[]): RouteRow[] {
+  return dbOf(store)
+    .query(
+      `SELECT rowid, id, scope, title, tags, updated, norm_hash, stale FROM entries
+       WHERE id IN (SELECT value FROM json_each(?)) AND status = '' AND scope IN (${placeholders(scopes.length)})`,
+    )
+    .all(JSON.stringify(ids), ...scopes) as RouteRow[];
+}
+
+/** Bodies by rowid, a stale one marked with its reasons (`(may be stale: src/x.ts is gone)`). */
+export function bodiesByRowid(store: Store, rowids: number[]): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!rowids.length) return out;
+  const rows = dbOf(store)
+    .query(
+      "SELECT e.rowid AS rowid, e.body AS body, e.stale AS stale FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+    )
+    .all(JSON.stringify(rowids)) as { rowid: number; body: string; stale: string }[];
+  for (const r of rows) {
+    const mark = r.stale ? staleMark(r.stale) : "";
+    out.set(r.rowid, mark ? `${r.body.trimEnd()}\n${mark}` : r.body);
+  }
+  return out;
+}
+
+/**
+ * A session-start card; `head` is the body's opening when the title was cut from it (ends with
+ * "…"); `rowid` checks it against its file before it is shown.
+ */
+export type Card = {
+  id: string;
+  title: string;
+  head?: string;
+  rowid?: number;
+  /** The entry's file as indexed (session start checks it without a second look-up). */
+  scope?: ScopeKey;
+  file?: string;
+  size?: number;
+  mtime_ms?: number;
+  /** `(may be stale: …)` when the last staleness check found an anchor gone (store/stale/stale.ts). */
+  stale?: string;
+};
+
+/**
+ * Cards with their staleness: a stale card marked with its reasons (as the prompt hook marks a
+ * body) and placed after every fresh one, the order otherwise kept. One look-up by rowid for the
+ * few cards read; the card queries stay on their covering indexes.
+ */
+export function freshFirst(store: Store, cards: Card[]): Card[] {
+  const rowids = cards.flatMap((c) => (c.rowid === undefined ? [] : [c.rowid]));
+  if (!rowids.length) return cards;
+  const marks = new Map<number, string>();
+  for (const r of dbOf(store)
+    .query(
+      "SELECT e.rowid AS rowid, e.stale AS stale FROM json_each(?) AS j CROSS JOIN entries AS e ON e.rowid = j.value WHERE e.stale != ''",
+    )
+    .all(JSON.stringify(rowids)) as { rowid: number; stale: string }[]) {
+    const mark = staleMark(r.stale);
+    if (mark) marks.set(r.rowid, mark);
+  }
+  if (!marks.size) return cards;
+  const isStale = (c: Card) => c.rowid !== undefined && marks.has(c.rowid);
+  return [
+    ...cards.filter((c) => !isStale(c)),
+    ...cards.filter(isStale).map((c) => ({ ...c, stale: marks.get(c.rowid as number) })),
+  ];
+}
+
+/** Give cards whose title was cut ("…") the opening of their body, so the card can carry more of it. */
+export function withHeads(store: Store, cards: Card[]): Card[] {
+  const cut = cards.filter((c) => c.title.endsWith("…")).map((c) => c.id);
+  if (!cut.length) return cards;
+  const heads = new Map(
+    (
+      dbOf(store)
+        .query("SELECT id, substr(body, 1, 600) AS head FROM entries WHERE id IN (SELECT value FROM json_each(?))")
+        .all(JSON.stringify(cut)) as { id: string; head: string }[]
+    ).map((r) => [r.id, r.head]),
+  );
+  return cards.map((c) => (heads.has(c.id) ? { ...c, head: heads.get(c.id) } : c));
+}
+
+/**
+ * Of a scope's newest `recent` entries, the best `limit` by kind (`kinds` in order, other kinds
+ * after), then newest. Read from the entries_cards index alone and ranked inside SQLite, so a
+ * session start costs the same at 100,000 entries as at 100.
+ */
+export function rankedRecentCards(
+  store: Store,
+  scope: ScopeKey,
+  opts: { recent: number; kinds: readonly string[]; limit: number },
+): Card[] {
+  return dbOf(store)
+    .query(
+      `SELECT rowid, id, title, scope, file, size, mtime_ms FROM (
+         SELECT rowid, id, title, kind, updated, scope, file, size, mtime_ms FROM entries INDEXED BY entries_cards
+         WHERE scope = ? AND status = '' ORDER BY updated DESC, id DESC LIMIT ?)
+       ORDER BY coalesce(nullif(instr(?, ',' || kind || ','), 0), 1e9), updated DESC, id DESC LIMIT ?`,
+    )
+    .all(scope, opts.recent, `,${opts.kinds.join(",")},`, opts.limit) as Card[];
+}
+
+/**
+ * A scope's newest conventions and preferences (the kinds that apply in every session), through
+ * the partial covering index the cache schema declares: bounded at any store size, however old the entry.
+ */
+export function newestEverywhere(store: Store, scope: ScopeKey, limit: number): Card[] {
+  return dbOf(store)
+    .query(
+      `SELECT rowid, id, title, scope, file, size, mtime_ms FROM entries INDEXED BY entries_everywhere
+       WHERE scope = ? AND kind IN ('convention', 'preference') AND status = '' ORDER BY updated DESC LIMIT ?`,
+    )
+    .all(scope, limit) as Card[];
 }

@@ -6,9 +6,9 @@
  * (a schema upgrade of index.db starts the counts afresh, like every other cached table).
  */
 import type { Database } from "bun:sqlite";
-import { dbOf } from "./db";
-import type { ScopeKey } from "./scope";
-import type { Store } from "./store";
+import { dbOf } from "../db";
+import type { ScopeKey } from "../scope";
+import type { Store } from "../store";
 
 export const KEEP_USAGE_DAYS = 400;
 
