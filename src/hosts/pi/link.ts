@@ -6,14 +6,33 @@
  * session's first prompt in this process and `coffer hook prompt --agent pi` on every prompt, keeps
  * the last non-empty answer as the session's slot, and appends it to the system prompt Pi builds
  * for the turn. On `tool_result` of read|edit|write it runs `coffer hook tool --agent pi` with the
- * file's path and appends the answer to the tool's result. `$PI_CODING_AGENT_DIR` moves `~/.pi/agent`. Finished sessions are found by the
- * transcript sweep (`--session-end`).
+ * file's path and appends the answer to the tool's result. `$PI_CODING_AGENT_DIR` moves `~/.pi/agent`.
+ * oh-my-pi (`omp`) gets the same extension in its own folder (`ompExtension`). Finished sessions are
+ * found by the transcript sweep (`--session-end`).
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { envDir, type HostLink, type Target } from "../link";
 import { pluginBinaryOf, pluginHookRunner, pluginMarkerLine } from "../opencode/link";
 
 const agentDir = (t: Target) => envDir("PI_CODING_AGENT_DIR", t.home) ?? join(t.home, ".pi", "agent");
+
+/**
+ * oh-my-pi (npm `@oh-my-pi/pi-coding-agent`, `omp`), a Pi fork that loads Pi extensions from its
+ * own folders: `~/.omp/agent/extensions/` (project `.omp/extensions/`). `coffer link pi` writes the
+ * same extension there when omp is set up (`~/.omp`, or the repository's `.omp`). omp honours
+ * `$PI_CODING_AGENT_DIR` too: then one folder serves both. (Named omp profiles,
+ * `~/.omp/profiles/<name>/agent`, are not covered.)
+ */
+function ompExtension(t: Target): string | undefined {
+  if (t.root) {
+    const dir = join(t.root, ".omp");
+    return existsSync(dir) ? join(dir, "extensions", "coffer.ts") : undefined;
+  }
+  if (envDir("PI_CODING_AGENT_DIR", t.home)) return undefined;
+  const dir = join(t.home, ".omp");
+  return existsSync(dir) ? join(dir, "agent", "extensions", "coffer.ts") : undefined;
+}
 
 /** The generated extension: plain JavaScript in a .ts file (jiti loads it; no types, no dependencies). */
 export function renderExtension(bin: string): string {
@@ -48,7 +67,10 @@ export default function coffer(pi) {
     const routed = await runHook("prompt", { ...base, hook_event_name: "prompt", prompt }, cwd);
     if (routed) slots.set(sessionId, routed);
     const context = slots.get(sessionId);
-    if (!context || !event || typeof event.systemPrompt !== "string") return;
+    if (!context || !event) return;
+    // Pi hands the system prompt over as one string; oh-my-pi (omp) as a list of parts.
+    if (Array.isArray(event.systemPrompt)) return { systemPrompt: [...event.systemPrompt, context] };
+    if (typeof event.systemPrompt !== "string") return;
     return { systemPrompt: \`\${event.systemPrompt}\\n\\n\${context}\` };
   });
 
@@ -78,6 +100,10 @@ export const link: HostLink = {
       t.root ? join(t.root, ".pi", "extensions", "coffer.ts") : join(agentDir(t), "extensions", "coffer.ts"),
     marker: pluginMarkerLine("pi"),
     render: renderExtension,
+    more: (t) => {
+      const omp = ompExtension(t);
+      return omp ? [{ file: omp, render: renderExtension }] : [];
+    },
     binaryOf: pluginBinaryOf,
     events: ["before_agent_start", "tool_result"],
   },
@@ -89,5 +115,5 @@ export const link: HostLink = {
     unavailable: () => "Pi has no MCP client (pi-mcp-adapter, a third-party extension, is not set up by Coffer)",
   },
   sessionEnd: "sweep",
-  installed: { dirs: [".pi/agent"], bins: ["pi"], env: "PI_CODING_AGENT_DIR" },
+  installed: { dirs: [".pi/agent", ".omp"], bins: ["pi", "omp"], env: "PI_CODING_AGENT_DIR" },
 };
