@@ -1,8 +1,8 @@
 /**
  * The layers of src/, checked from the import statements alone (no binary, no execution):
  *
- *   lib  <-  (scrub, retrieval/analysis, retrieval/embed)  <-  store  <-  retrieval  <-  transcripts  <-  distill
- *        <-  inbox  <-  capture  <-  surfaces (commands, hooks, mcp, serve, web, cli.ts)
+ *   lib  <-  (config, scrub, retrieval/analysis, retrieval/embed)  <-  store  <-  retrieval  <-  transcripts
+ *        <-  inbox  <-  distill  <-  capture  <-  surfaces (commands, hooks, mcp, serve, web, cli.ts)
  *        (and sync, link, hosts, ... in between)
  *
  * - no cycle between the folders of src/ (a folder may import its own files freely); the two leaves

@@ -8,8 +8,8 @@
 import type { Config } from "../config/config";
 import { MAX_FAILED_ATTEMPTS } from "../distill/distill";
 import { failedAttempts, isDistilled, type Ledger, readLedger } from "../distill/ledger";
-import { projectForSession } from "../distill/project";
-import { listTraces } from "../inbox/inbox";
+import { listTraces } from "../inbox/traces";
+import { projectForSession } from "../store";
 import { listSessions, type SessionFile, sessionHead } from "../transcripts/discovery";
 import { TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
 

@@ -1,8 +1,9 @@
 import { relative } from "node:path";
 import { defineCommand } from "citty";
 import { loadConfig } from "../config/config";
-import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
 import type { Insight } from "../distill/insights";
+import { approveRequest, approveTrace, rejectTrace } from "../distill/review";
+import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../inbox/conflicts";
 import {
   approveTeamProposal,
   findTeamProposal,
@@ -10,9 +11,8 @@ import {
   proposedEntry,
   rejectTeamProposal,
   type TeamProposal,
-} from "../distill/team-proposals";
-import { findTrace, listTraces, summary, type Trace } from "../inbox/inbox";
-import { approveRequest, approveTrace, rejectTrace } from "../inbox/review";
+} from "../inbox/team-proposals";
+import { findTrace, listTraces, summary, type Trace } from "../inbox/traces";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { writeErr, writeOut } from "../lib/output";

@@ -1,9 +1,9 @@
 /** One line about a session on disk: what `coffer distill list` and `GET .../transcripts` show. */
 import { isoNow } from "../lib/time";
+import { projectForSession } from "../store";
 import { parseSessionFile, type SessionFile, sessionHead } from "../transcripts/discovery";
 import type { TranscriptHost } from "../transcripts/types";
 import { givenUp, givenUpText, isDistilled, type Ledger } from "./ledger";
-import { projectForSession } from "./project";
 
 export type SessionInfo = {
   host: TranscriptHost;

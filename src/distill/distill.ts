@@ -4,21 +4,31 @@
  */
 
 import type { Config } from "../config/config";
+import { type Conflict, writeConflict } from "../inbox/conflicts";
+import { itemProject } from "../inbox/files";
+import { proposeForTeam } from "../inbox/team-proposals";
 import { CofferError } from "../lib/errors";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { nearestEntries } from "../retrieval/similarity";
 import type { Found } from "../scrub/index";
 import { audit, mergeFound, scrubbedNote } from "../scrub/write";
-import { closeStore, type RememberInput, type RememberResult, remember, vectorText } from "../store";
+import {
+  closeStore,
+  openProjectStore,
+  type ProjectRef,
+  projectForSession,
+  type RememberInput,
+  type RememberResult,
+  remember,
+  vectorText,
+} from "../store";
 import { type PreparedConversation, prepareConversation } from "../transcripts/conversation";
 import { parseSessionFile, type SessionFile } from "../transcripts/discovery";
 import { scrubTexts } from "../transcripts/scrub";
 import type { ParsedTranscript, TranscriptHost } from "../transcripts/types";
 import { checkBudget, estimateSession } from "./budget";
 import { complete } from "./complete";
-import { type Conflict, writeConflict } from "./conflicts";
-import { itemProject } from "./inbox-files";
 import { checkReferences, type Insight, parseInsights } from "./insights";
 import { cleanKeywords } from "./keywords";
 import {
@@ -41,10 +51,8 @@ import {
   resolveModel,
   type Usage,
 } from "./model";
-import { openProjectStore, type ProjectRef, projectForSession } from "./project";
 import { RUN_MARKER, renderConversation, SYSTEM_PROMPT } from "./prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "./related";
-import { proposeForTeam } from "./team-proposals";
 
 export type DistillOutcome =
   | "distilled"

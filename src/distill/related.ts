@@ -6,10 +6,9 @@
  * contradicts without the transcript settling which is right.
  */
 import { recall } from "../retrieval/search";
-import { closeStore } from "../store";
+import { closeStore, openProjectStore, type ProjectRef } from "../store";
 import { scrubText } from "../transcripts/scrub";
 import type { Turn } from "../transcripts/types";
-import { openProjectStore, type ProjectRef } from "./project";
 
 export type RelatedEntry = { id: string; kind: string; title: string; body: string };
 

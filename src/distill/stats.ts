@@ -17,6 +17,7 @@ import {
   injectionRows,
   mostDelivered,
   nativeEntryCounts,
+  projectForSession,
   type Store,
   type UndeliveredEntry,
   type UnusedEntry,
@@ -30,7 +31,6 @@ import { listSessions, sessionHead } from "../transcripts/discovery";
 import { type BudgetStatus, budgetStatus } from "./budget";
 import { isDistilled, ledgerRecords, readLedger } from "./ledger";
 import { describeSettings, estimateTokens, type ModelChoice, resolveModel } from "./model";
-import { projectForSession } from "./project";
 
 /** The window `coffer stats` and the web UI's Stats page show unless asked for another. */
 export const STATS_DEFAULT_DAYS = 7;

@@ -8,11 +8,12 @@ import { enqueueSession } from "../capture/queue";
 import { type Host, loadConfig } from "../config/config";
 import { distillBatch } from "../distill/batch";
 import { listSessionInfos, type SessionInfo } from "../distill/catalog";
-import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../distill/conflicts";
 import { type DistillOutcome, distillFile, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
+import { approveTrace, rejectTrace } from "../distill/review";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
+import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../inbox/conflicts";
 import {
   approveTeamProposal,
   findTeamProposal,
@@ -20,9 +21,8 @@ import {
   rejectTeamProposal,
   type TeamApproval,
   type TeamProposal,
-} from "../distill/team-proposals";
-import { findTrace, listTraces, type Trace } from "../inbox/inbox";
-import { approveTrace, rejectTrace } from "../inbox/review";
+} from "../inbox/team-proposals";
+import { findTrace, listTraces, type Trace } from "../inbox/traces";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { isoNow } from "../lib/time";

@@ -160,7 +160,6 @@ export {
   isTeamKey,
   normalizeOrigin,
   type ProjectScope,
-  projectIdFor,
   resolveProject,
   type ScopeKey,
   type ScopeName,
@@ -168,6 +167,7 @@ export {
   teamScopeOf,
   teamWorktree,
 } from "./scope";
+export { openProjectStore, type ProjectRef, projectForSession } from "./session-project";
 export { reasonText, type StaleReason } from "./stale/anchors";
 export {
   checkedRoots,

@@ -103,7 +103,7 @@ export function healthRoutes(route: UiRoute): void {
     }
     let inboxCount = 0;
     try {
-      inboxCount = (await import("../../inbox/inbox")).countTraces();
+      inboxCount = (await import("../../inbox/traces")).countTraces();
     } catch {}
     let conflicts = 0;
     let team = 0;

@@ -18,8 +18,8 @@ const pending = new Map<string, Pending>();
 /** Inbox items and what distillation left for a person, and what it costs. */
 export function inboxRoutes(route: UiRoute): void {
   route("GET", "/api/v1/ui/inbox/{id}", async (_req, _url, p) => {
-    const { findTrace } = await import("../../inbox/inbox");
-    const { traceText } = await import("../../inbox/review");
+    const { findTrace } = await import("../../inbox/traces");
+    const { traceText } = await import("../../distill/review");
     const t = findTrace(p.id ?? "");
     if (!t) throw notFound(`no inbox item "${p.id}"`);
     return json({
@@ -35,8 +35,8 @@ export function inboxRoutes(route: UiRoute): void {
 
   /** Approve step 1: ask the model, hold its insights for the person to confirm (nothing written yet). */
   route("POST", "/api/v1/ui/inbox/{id}/preview", async (_req, _url, p) => {
-    const { findTrace } = await import("../../inbox/inbox");
-    const { approveTrace } = await import("../../inbox/review");
+    const { findTrace } = await import("../../inbox/traces");
+    const { approveTrace } = await import("../../distill/review");
     const trace = findTrace(p.id ?? "");
     if (!trace) throw notFound(`no inbox item "${p.id}"`);
     const pid = crypto.randomUUID();
@@ -159,7 +159,7 @@ export function inboxRoutes(route: UiRoute): void {
     const { listTranscripts } = await import("../../serve/distill");
     const { readQueue } = await import("../../capture/queue");
     const { readLedger } = await import("../../distill/ledger");
-    const { listTraces } = await import("../../inbox/inbox");
+    const { listTraces } = await import("../../inbox/traces");
     const queued = new Set(readQueue().map((q) => `${q.host}\0${q.session}`));
     const inInbox = new Set(listTraces().map((t) => `${t.host}\0${t.session}`));
     const ledger = readLedger();

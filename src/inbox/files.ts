@@ -1,8 +1,8 @@
 /**
- * One kind of item distillation leaves in `inbox/` for a person: `inbox/<prefix><ULID>.json`, read
- * through a valibot schema (an unreadable or foreign file is skipped, never fatal), written
- * atomically and privately. Contradictions (conflicts.ts) and team-lane proposals (team-proposals.ts)
- * are two kinds; session traces (src/inbox/inbox.ts) are a third, with no prefix.
+ * The inbox on disk: what distillation and capture leave for a person, one file per item,
+ * `inbox/<prefix><ULID>.json`, read through a valibot schema (an unreadable or foreign file is
+ * skipped, never fatal), written atomically and privately. Contradictions (conflicts.ts) and team-lane proposals (team-proposals.ts)
+ * are two kinds; session traces (traces.ts) are a third, with no prefix.
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";

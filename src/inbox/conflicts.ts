@@ -6,9 +6,8 @@
  */
 import * as v from "valibot";
 import { audit } from "../scrub/write";
-import { activeScopes, closeStore, findEntry, remember } from "../store";
-import { ITEM_ID, ITEM_PROJECT, inboxFiles } from "./inbox-files";
-import { openProjectStore } from "./project";
+import { activeScopes, closeStore, findEntry, openProjectStore, remember } from "../store";
+import { ITEM_ID, ITEM_PROJECT, inboxFiles } from "./files";
 
 export const ConflictSchema = v.object({
   version: v.literal(1),

@@ -1,15 +1,15 @@
 /** Approving (distilling into entries) and rejecting inbox traces. */
 
 import type { Config } from "../config/config";
-import { askModel, type WrittenEntry, writeInsights } from "../distill/distill";
-import type { Insight } from "../distill/insights";
-import { appendLedger } from "../distill/ledger";
-import { CONFIGURE_MODEL_HINT, ModelError, resolveModel } from "../distill/model";
-import { renderConversation } from "../distill/prompt";
-import { type RelatedEntry, relatedEntries, renderRelated } from "../distill/related";
+import { deleteTrace, type Trace } from "../inbox/traces";
 import { CofferError } from "../lib/errors";
 import { audit, mergeFound, scrubbedNote } from "../scrub/write";
-import { deleteTrace, type Trace } from "./inbox";
+import { askModel, type WrittenEntry, writeInsights } from "./distill";
+import type { Insight } from "./insights";
+import { appendLedger } from "./ledger";
+import { CONFIGURE_MODEL_HINT, ModelError, resolveModel } from "./model";
+import { renderConversation } from "./prompt";
+import { type RelatedEntry, relatedEntries, renderRelated } from "./related";
 
 /** The model's view of a trace: exactly what approve sends. */
 export function traceText(trace: Trace): string {

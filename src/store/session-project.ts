@@ -4,7 +4,8 @@
  */
 import { existsSync } from "node:fs";
 import { cofferHome } from "../lib/paths";
-import { openStore, projectIdFor, resolveProject, type Store } from "../store";
+import { projectIdFor, resolveProject } from "./scope";
+import { openStore, type Store } from "./store";
 
 /** A project scope as a session knows it: never a machine path beyond `root`, which is not stored. */
 export type ProjectRef = { id: string; label: string; origin?: string; root?: string };

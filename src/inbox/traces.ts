@@ -4,7 +4,7 @@
  * machine path. Traces are never recalled or injected; approving one distills it into entries.
  */
 import * as v from "valibot";
-import { inboxFiles } from "../distill/inbox-files";
+import { inboxFiles } from "./files";
 
 const TurnSchema = v.object({ role: v.picklist(["user", "assistant"]), text: v.string(), at: v.optional(v.string()) });
 

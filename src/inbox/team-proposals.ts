@@ -10,9 +10,18 @@ import { handle } from "../lib/handle";
 import { isoNow } from "../lib/time";
 import { ulid } from "../lib/ulid";
 import { audit } from "../scrub/write";
-import { closeStore, type Entry, findEntry, type PromoteResult, promote, requireTeam, type Store } from "../store";
-import { ITEM_ID, ITEM_PROJECT, inboxFiles, itemProject } from "./inbox-files";
-import { openProjectStore, type ProjectRef } from "./project";
+import {
+  closeStore,
+  type Entry,
+  findEntry,
+  openProjectStore,
+  type ProjectRef,
+  type PromoteResult,
+  promote,
+  requireTeam,
+  type Store,
+} from "../store";
+import { ITEM_ID, ITEM_PROJECT, inboxFiles, itemProject } from "./files";
 
 const TeamProposalSchema = v.object({
   version: v.literal(1),
