@@ -1,11 +1,13 @@
 /**
  * Qwen Code: hooks and MCP both in settings.json (user `~/.qwen/settings.json`, project
- * `.qwen/settings.json`; `$QWEN_HOME` moves `~/.qwen`), read with comments allowed; the MCP entry is the `{command, args}` shape
- * `qwen mcp add` writes. Hook timeouts are in SECONDS (0.24: a value of 1,000 or more is read as
- * legacy milliseconds). Qwen fires no SessionEnd hook in a headless run, so `--session-end` turns on
- * the transcript sweep, as for Gemini CLI. No SubagentStart hook: 0.24.4 runs it, but its context
- * never reached the subagent's request (test/agents/qwen.test.ts). `"disableAllHooks": true` switches every hook off;
- * `memory.enableManagedAutoMemory` is its auto memory (`--native-memory off` sets it false).
+ * `.qwen/settings.json`; `$QWEN_HOME` moves `~/.qwen`), read with comments allowed; the MCP entry is
+ * the `{command, args}` shape `qwen mcp add` writes. Hook timeouts are in SECONDS (0.24: a value of
+ * 1,000 or more is read as legacy milliseconds). Qwen fires no SessionEnd hook in a headless run, so
+ * `--session-end` turns on the transcript sweep, as for Gemini CLI. No SubagentStart hook: 0.24.4
+ * runs it, but keeps its context as the template variable `${hook_context}`, which the built-in
+ * agents' prompts never use (test/agents/qwen-subagents.test.ts); path triggers do reach subagents.
+ * `"disableAllHooks": true` switches every hook off; `memory.enableManagedAutoMemory` is its auto
+ * memory (`--native-memory off` sets it false).
  */
 import { join } from "node:path";
 import { readJsonValue } from "../../lib/jsonc";
