@@ -2,8 +2,8 @@
  * The folder variables of Copilot CLI (`COPILOT_HOME`), Cline (`CLINE_DIR`), Qwen Code
  * (`QWEN_HOME`) and Pi (`PI_CODING_AGENT_DIR`), each with the pinned real CLI, offline: `coffer
  * link` writes where the CLI reads, `link --all` finds the host by its moved folder, the bundle
- * reaches the model, the CLI keeps its session in the moved folder, and `coffer unlink` leaves
- * nothing there. Nothing is written to the folder the variable replaces.
+ * reaches the model, the CLI keeps its session in the moved folder where `coffer distill list`
+ * finds it, and `coffer unlink` leaves nothing there. Nothing is written to the folder the variable replaces.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -61,6 +61,11 @@ function lastTurn(sb: AgentSandbox) {
   return turns[turns.length - 1];
 }
 
+/** The session ids `coffer distill list` finds for the host (with the variable set). */
+function sessionsSeen(sb: AgentSandbox, host: string, env: Record<string, string>): string {
+  return coffer(sb, ["distill", "list", "--agent", host, "--json"], { env }).stdout;
+}
+
 /** `coffer link --all --dry-run --json`: how it found the host. */
 function detected(sb: AgentSandbox, host: string, env: Record<string, string>): unknown {
   const out = coffer(sb, ["link", "--all", "--dry-run", "--json"], { env }).json();
@@ -105,6 +110,7 @@ describe("config folders moved by an environment variable", () => {
         .map((l) => JSON.parse(l))
         .find((e) => e.type === "result")?.sessionId;
       expect(existsSync(join(dir, "session-state", sessionId, "events.jsonl"))).toBe(true);
+      expect(sessionsSeen(sb, "copilot", env)).toContain(sessionId);
 
       coffer(sb, ["unlink", "copilot"], { env });
       expect(existsSync(join(dir, "hooks", "coffer.json"))).toBe(false);
@@ -134,11 +140,13 @@ describe("config folders moved by an environment variable", () => {
       expect(existsSync(join(sb.home, ".qwen"))).toBe(false);
 
       server.clear();
-      await run(sb, await ensureAgent("qwen"), ["-p", PROMPT_1, "-o", "json"], env);
+      const out = await run(sb, await ensureAgent("qwen"), ["-p", PROMPT_1, "-o", "json"], env);
+      const sessionId = (JSON.parse(out.stdout) as any[]).find((e) => e?.session_id)?.session_id;
       const last = lastTurn(sb);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
-      expect(listFiles(join(dir, "projects")).some((f) => f.endsWith(".jsonl"))).toBe(true);
+      expect(listFiles(join(dir, "projects")).some((f) => f.endsWith(`${sessionId}.jsonl`))).toBe(true);
+      expect(sessionsSeen(sb, "qwen", env)).toContain(sessionId);
 
       coffer(sb, ["unlink", "qwen"], { env });
       expect(await Bun.file(join(dir, "settings.json")).text()).not.toContain("coffer");
@@ -171,11 +179,13 @@ describe("config folders moved by an environment variable", () => {
       expect(coffer(sb, ["doctor", "--json"], { env }).stdout).toContain(join(dir, "extensions", "coffer.ts"));
 
       server.clear();
-      await run(sb, await ensureAgent("pi"), ["--offline", "-p", "--mode", "json", PROMPT_1], env);
+      const out = await run(sb, await ensureAgent("pi"), ["--offline", "-p", "--mode", "json", PROMPT_1], env);
+      const sessionId = JSON.parse(out.stdout.split("\n")[0]!).id as string;
       const last = lastTurn(sb);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
-      expect(listFiles(join(dir, "sessions")).some((f) => f.endsWith(".jsonl"))).toBe(true);
+      expect(listFiles(join(dir, "sessions")).some((f) => f.endsWith(`${sessionId}.jsonl`))).toBe(true);
+      expect(sessionsSeen(sb, "pi", env)).toContain(sessionId);
 
       coffer(sb, ["unlink", "pi"], { env });
       expect(existsSync(join(dir, "extensions", "coffer.ts"))).toBe(false);
@@ -211,7 +221,9 @@ describe("config folders moved by an environment variable", () => {
       const last = lastTurn(sb);
       expect(count(textOf(last), BUNDLE_HEADING)).toBe(1);
       expectBundle(last);
-      expect(readdirSync(join(dir, "data", "sessions")).length).toBeGreaterThan(0);
+      const sessions = readdirSync(join(dir, "data", "sessions"));
+      expect(sessions.length).toBe(1);
+      expect(sessionsSeen(sb, "cline", env)).toContain(sessions[0]!);
 
       coffer(sb, ["unlink", "cline"], { env });
       expect(existsSync(join(dir, "hooks", "PostToolUse.sh"))).toBe(false);
