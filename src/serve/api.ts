@@ -20,6 +20,7 @@ import {
   shownRules,
   writeRules,
 } from "../store";
+import type { DistillResults, InboxList } from "./api-types";
 import { readJsonBody } from "./body";
 import { badRequest, HttpError, json, notFound, toHttpError } from "./errors";
 import { intString, type Params, router } from "./router";
@@ -149,7 +150,7 @@ route("POST", "/api/v1/agents/{host}/transcripts/distill", async (req, _url, par
   const host = hostParam(params);
   const body = parse(distillBody, await readJsonBody(req), "body");
   const { distillTranscripts } = await import("./distill");
-  return json({ results: await distillTranscripts(host, body.sessions) });
+  return json<DistillResults>({ results: await distillTranscripts(host, body.sessions) });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -272,7 +273,7 @@ route("PUT", "/api/v1/rules", async (req, _url, _params, ctx) => {
 
 route("GET", "/api/v1/inbox", async () => {
   const { listInbox } = await import("./distill");
-  return json({ items: await listInbox() });
+  return json<InboxList>({ items: await listInbox() });
 });
 
 for (const action of ["approve", "reject"] as const) {

@@ -52,7 +52,8 @@ const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",
 } as const;
 
-export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+/** A JSON answer; `json<T>(body)` checks the body against the shared type T (src/serve/api-types.ts). */
+export function json<T = unknown>(body: T, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...SECURITY_HEADERS, ...headers },

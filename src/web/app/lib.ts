@@ -1,6 +1,8 @@
 /** Small DOM and API helpers shared by the pages. Text always goes in as text, never as HTML. */
 
-import type { ErrorBody } from "../../serve/api-types";
+import type { ErrorBody, Projects, Scope, SessionInfo } from "../../serve/api-types";
+
+export type { Scope } from "../../serve/api-types";
 
 type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | null | undefined | ((ev: Event) => void)>;
@@ -95,13 +97,6 @@ export async function logOut(): Promise<void> {
   location.assign("/");
 }
 
-export type SessionInfo = {
-  version: string;
-  hosts: string[];
-  kinds: string[];
-  sources: string[];
-  body_max: number;
-};
 export let session: SessionInfo | undefined;
 
 let sessionP: Promise<SessionInfo | undefined> | undefined;
@@ -204,20 +199,10 @@ export function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-export type Scope = {
-  scope: string;
-  label: string;
-  origin: string | null;
-  entries: number;
-  last_activity: string | null;
-  rules_chars: number;
-  handoffs: number;
-};
+let scopesCache: Promise<Projects> | undefined;
 
-let scopesCache: Promise<{ current: string | null; projects: Scope[] }> | undefined;
-
-export function loadScopes(fresh = false): Promise<{ current: string | null; projects: Scope[] }> {
-  if (fresh || !scopesCache) scopesCache = api("GET", "/api/v1/projects");
+export function loadScopes(fresh = false): Promise<Projects> {
+  if (fresh || !scopesCache) scopesCache = api<Projects>("GET", "/api/v1/projects");
   return scopesCache;
 }
 

@@ -1,36 +1,12 @@
 /** Widgets shared by the pages: the entry dialog (view, edit, add, delete), badges, tags, tables, charts, the budget box. */
 
 import { handle } from "../../lib/handle";
+import type { Budget, EntryDetail, EntryJson, EntrySaved, Promoted } from "../../serve/api-types";
 import { api, h, type Scope, scopeSelect, session, toast, when } from "./lib";
 import { blockMd, inlineMd } from "./md";
 
-export type Full = {
-  id: string;
-  scope: string;
-  /** A team entry git would call untracked or modified (absent outside a team lane). */
-  uncommitted?: boolean;
-  scope_label: string;
-  kind: string;
-  title: string;
-  tags: string[];
-  applies_to: string[];
-  actor: string;
-  source: string;
-  origin_session?: string;
-  created: string;
-  updated: string;
-  text: string;
-  file: string;
-  delivered_to?: { host: string; session: string; at: string }[];
-  /** Whether the agents used it (issue 41): deliveries counted and judged from finished sessions. */
-  use?: { delivered: number; judged: number; used: number; unknown: number; text: string };
-  /** Entries near it in meaning (entry vectors), best first. */
-  related?: { id: string; title: string; scope: string; similarity: number }[];
-  keywords?: string[];
-  imported_from?: string;
-  status?: "superseded";
-  superseded_by?: string;
-};
+/** An entry as the dialog shows it: the whole entry, with its deliveries, use and neighbours when they were asked for. */
+export type Full = EntryJson & Partial<EntryDetail>;
 
 /** "superseded by <id>": the entry a newer one replaced, with a link to the newer one. */
 export function supersededBadge(
@@ -77,11 +53,7 @@ export function uncommittedBadge(r: { uncommitted?: boolean }): HTMLElement | nu
 
 async function promoteEntry(e: Full): Promise<void> {
   try {
-    const r = await api<{ status: string; file: string }>(
-      "POST",
-      `/api/v1/ui/entries/${encodeURIComponent(e.id)}/promote`,
-      {},
-    );
+    const r = await api<Promoted>("POST", `/api/v1/ui/entries/${encodeURIComponent(e.id)}/promote`, {});
     toast(
       r.status === "duplicate"
         ? `The team lane already says this (${r.file})`
@@ -116,7 +88,7 @@ function dialog(title: string | (Node | string)[], ...content: (Node | string)[]
 export async function openEntry(id: string, scopes: Scope[]): Promise<void> {
   let e: Full;
   try {
-    e = await api<Full>("GET", `/api/v1/ui/entries/${encodeURIComponent(id)}`);
+    e = await api<EntryDetail>("GET", `/api/v1/ui/entries/${encodeURIComponent(id)}`);
   } catch (err) {
     toast(err instanceof Error ? err.message : String(err));
     return;
@@ -349,15 +321,11 @@ export function openEditor(e: Full | undefined, scopes: Scope[], scope: string):
     }
     try {
       if (e) {
-        const res = await api<{ scrubbed: string | null; entry: Full }>(
-          "PATCH",
-          `/api/v1/ui/entries/${encodeURIComponent(e.id)}`,
-          body,
-        );
+        const res = await api<EntrySaved>("PATCH", `/api/v1/ui/entries/${encodeURIComponent(e.id)}`, body);
         toast(`Saved “${res.entry.title}”${res.scrubbed ? ` (${res.scrubbed})` : ""}`);
       } else {
         const scopeSel = String(fd.get("ed-scope") ?? "global");
-        const res = await api<{ status: string; scrubbed: string | null; entry: Full }>("POST", "/api/v1/ui/entries", {
+        const res = await api<EntrySaved>("POST", "/api/v1/ui/entries", {
           ...body,
           scope: scopeSel,
         });
@@ -375,20 +343,6 @@ export function openEditor(e: Full | undefined, scopes: Scope[], scope: string):
   });
   (form.querySelector("input, select, textarea") as HTMLElement | null)?.focus();
 }
-
-export type Budget = {
-  day: string;
-  budget: number;
-  spent: number;
-  estimated: number;
-  remaining: number | null;
-  paused: boolean;
-  paused_at: string | null;
-  needed: number | null;
-  resumes_at: string | null;
-  summary: string;
-  model?: string | null;
-};
 
 /** Today's distillation spend against the daily token budget; a paused sweep says so plainly. */
 export function budgetBox(b: Budget): HTMLElement {

@@ -4,6 +4,19 @@ import { loadConfigOrDefaults } from "../../config/config";
 import { HOSTS } from "../../lib/hosts";
 import { browseEntries } from "../../retrieval/search";
 import { relatedTo } from "../../retrieval/similarity";
+import type {
+  BulkResult,
+  Deleted,
+  EntriesPage,
+  EntryDetail,
+  EntrySaved,
+  Facets,
+  Projects,
+  Promoted,
+  Restored,
+  SessionInfo,
+  Trash,
+} from "../../serve/api-types";
 import { readJsonBody } from "../../serve/body";
 import { badRequest, HttpError, json, notFound } from "../../serve/errors";
 import { intString } from "../../serve/router";
@@ -118,7 +131,7 @@ const bulkBody = v.strictObject({
 export function entryRoutes(route: UiRoute): void {
   route("GET", "/api/v1/ui/session", (_req, _url, _p, ctx) => {
     const config = loadConfigOrDefaults();
-    return json({
+    return json<SessionInfo>({
       version: ctx.version,
       hosts: HOSTS,
       kinds: KINDS,
@@ -136,7 +149,7 @@ export function entryRoutes(route: UiRoute): void {
   route("GET", "/api/v1/projects", (_req, _url, _p, ctx) =>
     withUiStore(ctx, undefined, (store) => {
       const here = store.project?.id ?? null;
-      return json({ current: here, projects: scopeOverview(store) });
+      return json<Projects>({ current: here, projects: scopeOverview(store) });
     }),
   );
 
@@ -180,7 +193,7 @@ export function entryRoutes(route: UiRoute): void {
           ...(uncommitted.has(`${e.scope}/${e.id}`) ? { uncommitted: true } : {}),
         };
       });
-      return json({ total: res.total, entries, took_ms: Math.round(performance.now() - t0) });
+      return json<EntriesPage>({ total: res.total, entries, took_ms: Math.round(performance.now() - t0) });
     });
   });
 
@@ -188,7 +201,7 @@ export function entryRoutes(route: UiRoute): void {
     withUiStore(ctx, undefined, (store) => {
       const q = url.searchParams.get("scope") ?? "all";
       const scopes = q === "all" ? [GLOBAL, ...browsableScopes().filter((s) => s !== GLOBAL)] : [scopeParam(q)];
-      return json(facets(store, scopes));
+      return json<Facets>(facets(store, scopes));
     }),
   );
 
@@ -203,7 +216,7 @@ export function entryRoutes(route: UiRoute): void {
         similarity: Number(n.sim.toFixed(3)),
       }));
       const use = entryUses(store, [hit.entry.id]).get(hit.entry.id)!;
-      return json({
+      return json<EntryDetail>({
         ...entryJson(hit.entry, hit.scope),
         delivered_to: deliveriesOf(store, hit.entry.id),
         related,
@@ -231,7 +244,7 @@ export function entryRoutes(route: UiRoute): void {
         actor: "user",
         source: "http",
       });
-      return json(
+      return json<EntrySaved>(
         { status: res.status, scrubbed: note, entry: entryJson(res.entry, scope) },
         res.status === "created" ? 201 : 200,
       );
@@ -256,12 +269,12 @@ export function entryRoutes(route: UiRoute): void {
         actor: "user",
         source: "http",
       });
-      return json({ status: res.status, scrubbed: note, entry: entryJson(res.entry, hit.scope) });
+      return json<EntrySaved>({ status: res.status, scrubbed: note, entry: entryJson(res.entry, hit.scope) });
     });
   });
 
   route("DELETE", "/api/v1/ui/entries/{id}", (_req, _url, p, ctx) =>
-    withUiStore(ctx, undefined, (store) => json({ status: "deleted", ...deleteOne(store, idParam(p)) })),
+    withUiStore(ctx, undefined, (store) => json<Deleted>({ status: "deleted", ...deleteOne(store, idParam(p)) })),
   );
 
   // A personal entry into a repository's team lane (`coffer promote`): the file is written into the
@@ -284,15 +297,17 @@ export function entryRoutes(route: UiRoute): void {
     const team = await withOpenStore({ cwd, freshness: "shallow" }, (store) =>
       store.team ? findEntry(store, res.team_id, { scopes: [store.team.key] }) : undefined,
     );
-    return json({ ...res, entry: team ? entryJson(team.entry, team.scope) : null });
+    return json<Promoted>({ ...res, entry: team ? entryJson(team.entry, team.scope) : null });
   });
 
   route("POST", "/api/v1/ui/entries/{id}/restore", (_req, _url, p, ctx) =>
-    withUiStore(ctx, undefined, (store) => json({ status: "restored", ...restoreEntry(store, idParam(p), "user") })),
+    withUiStore(ctx, undefined, (store) =>
+      json<Restored>({ status: "restored", ...restoreEntry(store, idParam(p), "user") }),
+    ),
   );
 
   route("GET", "/api/v1/ui/trash", () =>
-    json({ items: listTrash().map((t) => ({ ...t, scope_label: projectMeta(t.scope).label })) }),
+    json<Trash>({ items: listTrash().map((t) => ({ ...t, scope_label: projectMeta(t.scope).label })) }),
   );
 
   route("POST", "/api/v1/ui/bulk", async (req, _url, _p, ctx) => {
@@ -310,7 +325,7 @@ export function entryRoutes(route: UiRoute): void {
           return { id, ok: false, error: (err as Error).message };
         }
       });
-      return json({ action: body.action, results });
+      return json<BulkResult>({ action: body.action, results });
     });
   });
 }

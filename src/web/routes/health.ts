@@ -3,6 +3,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { loadConfig } from "../../config/config";
 import { handle } from "../../lib/handle";
 import { paths } from "../../lib/paths";
+import type { Health } from "../../serve/api-types";
 import { json } from "../../serve/errors";
 import {
   browsableScopes,
@@ -16,7 +17,7 @@ import {
 } from "../../store";
 import { ID_RE, type UiRoute, withUiStore } from "./shared";
 
-function auditTail(max: number): unknown[] {
+function auditTail(max: number): Record<string, unknown>[] {
   let text = "";
   try {
     const st = statSync(paths.audit());
@@ -32,7 +33,7 @@ function auditTail(max: number): unknown[] {
     return [];
   }
   const lines = text.split("\n").filter((l) => l.trim());
-  const out: unknown[] = [];
+  const out: Record<string, unknown>[] = [];
   for (const line of lines.slice(-max).reverse()) {
     try {
       out.push(JSON.parse(line));
@@ -48,8 +49,7 @@ const ENTRY_KEYS = ["entry", "superseded"];
  * Audit events with the entries they name: `entries` maps each entry id in them to its handle and
  * title (now, or from the trash: `trashed`; null once it is gone), and a project id in `scope`/`from`/`to` to its label.
  */
-function namedAudit(store: Store, events: unknown[]): unknown[] {
-  const recs = events as Record<string, unknown>[];
+function namedAudit(store: Store, recs: Record<string, unknown>[]): Record<string, unknown>[] {
   const idsOf = (r: Record<string, unknown>) =>
     Object.entries(r).flatMap(([k, v]) =>
       typeof v === "string" &&
@@ -95,7 +95,7 @@ export function healthRoutes(route: UiRoute): void {
     const { homeDir } = await import("../../lib/paths");
     const doctor = await runDoctor(await allHostLinks(), ctx.cwd, homeDir());
     const { syncStatus } = await import("../../sync/status");
-    let sync: unknown = null;
+    let sync: Health["sync"] = null;
     try {
       sync = syncStatus() ?? null;
     } catch (err) {
@@ -107,14 +107,14 @@ export function healthRoutes(route: UiRoute): void {
     } catch {}
     let conflicts = 0;
     let team = 0;
-    let budget: unknown = null;
+    let budget: Health["budget"] = null;
     try {
       const d = await import("../../serve/distill");
       conflicts = (await d.listInboxConflicts()).length;
       team = (await d.listInboxTeamProposals()).length;
       budget = (await import("../../distill/budget")).distillBudget(loadConfig());
     } catch {}
-    return json({
+    return json<Health>({
       counts: {
         entries: overview.reduce((n, s) => n + s.entries, 0),
         projects: overview.filter((s) => s.scope !== GLOBAL).length,

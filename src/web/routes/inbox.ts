@@ -2,13 +2,28 @@
 
 import { loadConfig, loadConfigOrDefaults } from "../../config/config";
 import { isHost } from "../../lib/hosts";
+import type {
+  Budget,
+  InboxConflicts,
+  InboxPreview,
+  InboxTrace,
+  Insight,
+  ModelInfo,
+  PreviewDecided,
+  Settled,
+  Stats,
+  SyncConflicts,
+  TeamProposals,
+  Transcripts,
+  UnusedOffers,
+} from "../../serve/api-types";
 import { badRequest, HttpError, json, notFound } from "../../serve/errors";
 import { findEntry, GLOBAL, isTeamKey, keepUnused, projectMeta, syncConflicts, unusedOffers } from "../../store";
 import { checkoutOf, idParam, type UiRoute, withUiStore } from "./shared";
 
 type Pending = {
   trace: string;
-  insights: unknown[];
+  insights: Insight[];
   decide: (ok: boolean) => void;
   result: Promise<unknown>;
   timer: ReturnType<typeof setTimeout>;
@@ -22,7 +37,7 @@ export function inboxRoutes(route: UiRoute): void {
     const { traceText } = await import("../../distill/review");
     const t = findTrace(p.id ?? "");
     if (!t) throw notFound(`no inbox item "${p.id}"`);
-    return json({
+    return json<InboxTrace>({
       id: t.id,
       host: t.host,
       session: t.session,
@@ -44,8 +59,8 @@ export function inboxRoutes(route: UiRoute): void {
     const decided = new Promise<boolean>((r) => {
       decide = r;
     });
-    let shown!: (insights: unknown[]) => void;
-    const preview = new Promise<unknown[]>((r) => {
+    let shown!: (insights: Insight[]) => void;
+    const preview = new Promise<Insight[]>((r) => {
       shown = r;
     });
     const result = approveTrace(trace, loadConfigOrDefaults(), (insights) => {
@@ -56,13 +71,13 @@ export function inboxRoutes(route: UiRoute): void {
     result.catch(() => {});
     // The model call either reaches the preview or fails/returns before it.
     const first = await Promise.race([preview.then((insights) => ({ insights })), result.then((r) => ({ done: r }))]);
-    if ("done" in first) return json({ status: "done", result: first.done });
+    if ("done" in first) return json<InboxPreview>({ status: "done", result: first.done });
     const timer = setTimeout(() => {
       pending.get(pid)?.decide(false);
       pending.delete(pid);
     }, 15 * 60_000);
     pending.set(pid, { trace: trace.id, insights: first.insights, decide, result, timer });
-    return json({ status: "preview", preview: pid, trace: trace.id, insights: first.insights });
+    return json<InboxPreview>({ status: "preview", preview: pid, trace: trace.id, insights: first.insights });
   });
 
   route("POST", "/api/v1/ui/inbox/previews/{pid}/{decision}", async (_req, _url, p) => {
@@ -73,7 +88,7 @@ export function inboxRoutes(route: UiRoute): void {
     clearTimeout(held.timer);
     held.decide(p.decision === "confirm");
     const r = (await held.result) as { status: string; entries: { id: string }[]; scrubbed?: string };
-    return json({
+    return json<PreviewDecided>({
       status: r.status,
       trace: held.trace,
       entries: r.entries.map((e) => e.id),
@@ -85,7 +100,7 @@ export function inboxRoutes(route: UiRoute): void {
   // entry (kept on disk, marked), reject drops the insight.
   route("GET", "/api/v1/ui/conflicts", async () => {
     const { listInboxConflicts } = await import("../../serve/distill");
-    return json({ conflicts: await listInboxConflicts() });
+    return json<InboxConflicts>({ conflicts: await listInboxConflicts() });
   });
 
   route("POST", "/api/v1/ui/conflicts/{id}/{decision}", async (_req, _url, p) => {
@@ -93,14 +108,14 @@ export function inboxRoutes(route: UiRoute): void {
     const { settleConflict } = await import("../../serve/distill");
     const r = await settleConflict(p.id ?? "", p.decision);
     if (r.status === "not_found") throw notFound(`no contradiction "${p.id}" in the inbox`);
-    return json(r);
+    return json<Settled>(r);
   });
 
   // Entries edited on two machines: the older version sync kept as a superseded copy, until it is
   // forgotten (DELETE /api/v1/ui/entries/{copy} resolves it).
   route("GET", "/api/v1/ui/sync-conflicts", (_req, _url, _p, ctx) =>
     withUiStore(ctx, undefined, (store) =>
-      json({
+      json<SyncConflicts>({
         conflicts: syncConflicts(store).map((c) => ({ ...c, scope_label: projectMeta(c.scope).label })),
       }),
     ),
@@ -111,7 +126,7 @@ export function inboxRoutes(route: UiRoute): void {
   route("GET", "/api/v1/ui/unused", (_req, _url, _p, ctx) =>
     withUiStore(ctx, undefined, (store) => {
       const min = loadConfigOrDefaults()["inbox.unused_after"];
-      return json({
+      return json<UnusedOffers>({
         min,
         entries: unusedOffers(store, min).map((u) => ({
           ...u,
@@ -135,7 +150,7 @@ export function inboxRoutes(route: UiRoute): void {
   // checkout's .coffer/entries/ (as `coffer promote` does), reject keeps it personal.
   route("GET", "/api/v1/ui/team-proposals", async () => {
     const { listInboxTeamProposals } = await import("../../serve/distill");
-    return json({ proposals: await listInboxTeamProposals() });
+    return json<TeamProposals>({ proposals: await listInboxTeamProposals() });
   });
 
   route("POST", "/api/v1/ui/team-proposals/{id}/{decision}", async (_req, _url, p, ctx) => {
@@ -144,13 +159,13 @@ export function inboxRoutes(route: UiRoute): void {
     const r = await settleTeamProposal(p.id ?? "", p.decision, (project) => checkoutOf(ctx, project));
     if (r.status === "not_found") throw notFound(`no team-lane proposal "${p.id}" in the inbox`);
     if (r.status === "failed") throw badRequest(r.message);
-    return json(r);
+    return json<Settled>(r);
   });
 
   /** Today's distillation spend against distill.daily_token_budget, and whether the sweep is paused. */
   route("GET", "/api/v1/ui/budget", async () => {
     const { distillBudget } = await import("../../distill/budget");
-    return json(distillBudget(loadConfig()));
+    return json<Budget>(distillBudget(loadConfig()));
   });
 
   route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
@@ -182,14 +197,14 @@ export function inboxRoutes(route: UiRoute): void {
         status === "failed" ? (last?.error ?? null) : status === "skipped" ? (t.skipped?.why ?? null) : null;
       return { ...rest, status, error };
     });
-    return json({ host, transcripts: list });
+    return json<Transcripts>({ host, transcripts: list });
   });
 
   route("GET", "/api/v1/ui/model", async () => {
     const { cliFacts, describeSettings, isCliSettings, resolveModel } = await import("../../distill/model");
     const choice = resolveModel(loadConfigOrDefaults());
     const m = choice.settings;
-    return json({
+    return json<ModelInfo>({
       source: choice.source,
       why: choice.why,
       model: !m
@@ -221,6 +236,6 @@ export function inboxRoutes(route: UiRoute): void {
       throw badRequest("days must be an integer 1..365");
     const { usageStats } = await import("../../serve/distill");
     const { STATS_DEFAULT_DAYS } = await import("../../distill/stats");
-    return json({ ...(await usageStats({ days, cwd: ctx.cwd })), window_days: days ?? STATS_DEFAULT_DAYS });
+    return json<Stats>({ ...(await usageStats({ days, cwd: ctx.cwd })), window_days: days ?? STATS_DEFAULT_DAYS });
   });
 }

@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { loadConfigOrDefaults } from "../../config/config";
 import { HOSTS, type Host } from "../../lib/hosts";
+import type { Handoffs, RulesSaved, RulesView, Sessions } from "../../serve/api-types";
 import { readJsonBody } from "../../serve/body";
 import { badRequest, json } from "../../serve/errors";
 import {
@@ -106,7 +107,7 @@ export function ruleRoutes(route: UiRoute): void {
         bundles.push({ host, text, size: cap.measure(text), limit: cap.limit, unit: cap.unit });
       }
     }
-    return json({ scope, text: shownRules(scope), cwd, cwds, bundles });
+    return json<RulesView>({ scope, text: shownRules(scope), cwd, cwds, bundles });
   });
 
   route("PUT", "/api/v1/ui/rules", async (req, _url, _p, ctx) => {
@@ -115,13 +116,13 @@ export function ruleRoutes(route: UiRoute): void {
     const { fields: body, note } = scrubbed(parsed);
     return withUiStore(ctx, scope, (store) => {
       const res = writeRules(store, scope, body.text, "user");
-      return json({ scope, changed: res.changed, scrubbed: note, text: shownRules(scope) });
+      return json<RulesSaved>({ scope, changed: res.changed, scrubbed: note, text: shownRules(scope) });
     });
   });
 
   route("GET", "/api/v1/ui/handoffs", (_req, url) => {
     const scope = scopeParam(url.searchParams.get("scope") ?? "");
-    return json({ scope, handoffs: listHandoffs(scope) });
+    return json<Handoffs>({ scope, handoffs: listHandoffs(scope) });
   });
 
   route("GET", "/api/v1/ui/sessions", async (_req, url, _p, ctx) => {
@@ -133,7 +134,7 @@ export function ruleRoutes(route: UiRoute): void {
       }),
     );
     const rules = await rulesNow(records.filter((r) => r.bundle_sig).map((r) => r.cwd));
-    return json({
+    return json<Sessions>({
       sessions: records.map((r) => {
         const now = rules.get(r.cwd);
         // The rules a session start sent, told by today's files while they are the same (the bundle's signature).

@@ -1,5 +1,6 @@
 /** Staleness (store/stale.ts): entries whose files, scripts, targets or dependencies are gone. */
 import * as v from "valibot";
+import type { StaleChecked, StaleKept, StaleList } from "../../serve/api-types";
 import { readJsonBody } from "../../serve/body";
 import { badRequest, HttpError, json, notFound } from "../../serve/errors";
 import {
@@ -50,7 +51,7 @@ export function staleRoutes(route: UiRoute): void {
       const checkouts = Object.entries(checkedRoots())
         .filter(([scope]) => scopes.includes(scope))
         .map(([scope, root]) => ({ scope, scope_label: label(scope), root }));
-      return json({ entries, checkouts });
+      return json<StaleList>({ entries, checkouts });
     }),
   );
 
@@ -70,7 +71,7 @@ export function staleRoutes(route: UiRoute): void {
     }
     return withUiStore(ctx, undefined, (store) => {
       const reports = checkKnownProjects(store, { cwds: knownCwds(store), only, budgetMs: STALE_CHECK_NOW_MS });
-      return json({
+      return json<StaleChecked>({
         projects: reports.map((r) => ({
           scope: r.scope,
           scope_label: projectMeta(r.scope).label,
@@ -94,7 +95,7 @@ export function staleRoutes(route: UiRoute): void {
         throw new HttpError(409, "not_stale", `entry "${hit.entry.id}" is not stale: nothing to keep`, {
           hint: "Check again: the Stale page lists what the last check found.",
         });
-      return json({ status: "kept", id: hit.entry.id, scope: hit.scope, kept: kept.map(staleReason) });
+      return json<StaleKept>({ status: "kept", id: hit.entry.id, scope: hit.scope, kept: kept.map(staleReason) });
     }),
   );
 }

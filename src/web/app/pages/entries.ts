@@ -1,6 +1,7 @@
 /** Entries: server-side search and filters, paged list or timeline, open/edit/add, delete with undo, bulk actions. */
 
 import { handle } from "../../../lib/handle";
+import type { BulkResult, EntriesPage, EntryRow, Facets } from "../../../serve/api-types";
 import {
   api,
   errorBox,
@@ -18,24 +19,7 @@ import {
 import { inlineMd } from "../md";
 import { openEditor, openEntry, supersededBadge, tags, uncommittedBadge } from "../widgets";
 
-type Row = {
-  id: string;
-  scope: string;
-  scope_label: string;
-  kind: string;
-  title: string;
-  tags: string[];
-  actor: string;
-  source: string;
-  created: string;
-  updated: string;
-  chars: number;
-  snippet: string;
-  lines?: { line: number; text: string }[];
-  status?: "superseded";
-  superseded_by?: string | null;
-  uncommitted?: boolean;
-};
+type Row = EntryRow;
 
 const PAGE = 50;
 const FILTERS = [
@@ -61,10 +45,7 @@ export async function entriesPage(main: HTMLElement): Promise<void> {
   for (const k of FILTERS) if (get(k) && k !== "view") params[k] = get(k);
   if (params.scope === undefined) params.scope = "all";
   params.limit = String(PAGE);
-  const pageP = api<{ total: number; entries: Row[]; took_ms: number }>(
-    "GET",
-    `/api/v1/ui/entries?${new URLSearchParams(params)}`,
-  ).then(
+  const pageP = api<EntriesPage>("GET", `/api/v1/ui/entries?${new URLSearchParams(params)}`).then(
     (data) => ({ data }),
     (error: unknown) => ({ error }),
   );
@@ -307,10 +288,7 @@ function firstRun(add: () => void): HTMLElement {
 /** Tags and actors in use, for the filter inputs' suggestion lists. */
 async function suggestions(scope: string | undefined): Promise<void> {
   try {
-    const f = await api<{ tags: string[]; actors: string[] }>(
-      "GET",
-      `/api/v1/ui/facets?scope=${encodeURIComponent(scope ?? "all")}`,
-    );
+    const f = await api<Facets>("GET", `/api/v1/ui/facets?scope=${encodeURIComponent(scope ?? "all")}`);
     document.getElementById("tag-list")?.replaceChildren(...f.tags.map((t) => h("option", { value: t })));
     document
       .getElementById("actor-list")
@@ -479,7 +457,7 @@ function bulkBar(selected: Set<string>, scopes: Scope[], reload: () => void): { 
         .map((t) => t.trim())
         .filter(Boolean);
     try {
-      const res = await api<{ results: { id: string; ok: boolean; error?: string }[] }>("POST", "/api/v1/ui/bulk", {
+      const res = await api<BulkResult>("POST", "/api/v1/ui/bulk", {
         ids,
         action,
         to: action === "move" ? (moveTo.querySelector("select") as HTMLSelectElement).value : undefined,

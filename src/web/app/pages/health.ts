@@ -1,38 +1,8 @@
 /** Health: counts, agents (doctor), the store, the audit log. */
+import type { Health, HooksSeen } from "../../../serve/api-types";
 import { api, bytes, h, session, when } from "../lib";
 import { inlineMd } from "../md";
-import { type Budget, dataTable, openEntry, pager } from "../widgets";
-
-type Health = {
-  counts: { entries: number; projects: number; inbox: number; conflicts?: number; team?: number };
-  budget: Budget | null;
-  index: { bytes: number };
-  doctor: {
-    binary: string;
-    hosts: {
-      host: string;
-      scope: string;
-      status: string;
-      events: string[];
-      missing_events: string[];
-      mcp: boolean;
-      hooks_seen: {
-        linked_at: string | null;
-        last: { event: string; at: string; project: string | null } | null;
-        injections_7d: number;
-      } | null;
-      notes: string[];
-      problems: { message: string; fix: string }[];
-      warnings: { message: string; fix: string }[];
-    }[];
-    store: { index: string; model: string | null; model_why: string; notes: string[] };
-    problems: { where: string; message: string; fix: string }[];
-  };
-  sync: { summary: string } | null;
-  audit: Record<string, unknown>[];
-};
-
-type HooksSeen = NonNullable<Health["doctor"]["hosts"][number]["hooks_seen"]>;
+import { dataTable, openEntry, pager } from "../widgets";
 
 /** The proof that a linked host's hooks fire: the last event Coffer received, and this week's injections. */
 function hooksSeen(s: HooksSeen | null): (HTMLElement | string)[] | string {

@@ -1,60 +1,43 @@
 /** Inbox: traces waiting for approval, contradictions, sync conflicts, team-lane proposals, never-used entries, transcripts to distill, the model in use. */
 
 import { handle } from "../../../lib/handle";
+import type {
+  Budget,
+  DistillResults,
+  InboxConflict,
+  InboxConflicts,
+  InboxList,
+  InboxPreview,
+  InboxTrace,
+  Insight,
+  ModelInfo,
+  PreviewDecided,
+  Settled,
+  SyncConflicts,
+  TeamProposal,
+  TeamProposals,
+  Transcripts,
+  UnusedOffers,
+} from "../../../serve/api-types";
 import { api, errorBox, h, routeParams, setRouteParams, toast, when } from "../lib";
 import { inlineMd } from "../md";
-import { type Budget, budgetBox, openEntry } from "../widgets";
+import { budgetBox, openEntry } from "../widgets";
 
-type InboxItem = {
-  id: string;
-  host: string;
-  session: string;
-  created: string;
-  messages: number;
-  redactions: number;
-  removed_lines: number;
-  title: string;
-  project: string | null;
-};
-type Transcript = {
-  host: string;
-  session_id: string;
-  project: string | null;
-  messages: number;
-  last_activity: string | null;
-  status: string;
-  title: string;
-  error: string | null;
-};
-type Insight = { kind: string; title: string; body: string };
-type ModelInfo = {
-  source: "config" | "linked" | "off" | "none";
-  why: string;
-  model: {
-    provider: string;
-    model: string | null;
-    label: string;
-    /** Agent CLIs: the command, its path (null: not found), whose plan pays. */
-    command?: string;
-    cli?: string | null;
-    plan?: string;
-    base_url?: string;
-    key_env?: string | null;
-    key_set?: boolean | null;
-  } | null;
-};
+type InboxItem = InboxList["items"][number];
+type SyncCopy = SyncConflicts["conflicts"][number];
+type UnusedOffer = UnusedOffers["entries"][number];
 
 export async function inboxPage(main: HTMLElement): Promise<void> {
   const p = routeParams();
   const host = p.get("host") || "claude";
   const [inbox, conflicts, proposals, budget, model, sync, unused] = await Promise.all([
-    api<{ items: InboxItem[] }>("GET", "/api/v1/inbox"),
-    api<{ conflicts: Conflict[] }>("GET", "/api/v1/ui/conflicts"),
-    api<{ proposals: TeamProposal[] }>("GET", "/api/v1/ui/team-proposals"),
+    api<InboxList>("GET", "/api/v1/inbox"),
+    api<InboxConflicts>("GET", "/api/v1/ui/conflicts"),
+    api<TeamProposals>("GET", "/api/v1/ui/team-proposals"),
     api<Budget>("GET", "/api/v1/ui/budget"),
     api<ModelInfo>("GET", "/api/v1/ui/model"),
-    api<{ conflicts: SyncCopy[] }>("GET", "/api/v1/ui/sync-conflicts"),
-    api<{ min: number; entries: UnusedOffer[] }>("GET", "/api/v1/ui/unused"),
+    api<SyncConflicts>("GET", "/api/v1/ui/sync-conflicts"),
+    api<UnusedOffers>("GET", "/api/v1/ui/unused"),
   ]);
   const m = model.model;
   const modelLine = m
@@ -169,7 +152,7 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
     transcripts,
   );
   try {
-    const tr = await api<{ transcripts: Transcript[] }>("GET", `/api/v1/ui/transcripts?host=${host}`);
+    const tr = await api<Transcripts>("GET", `/api/v1/ui/transcripts?host=${host}`);
     transcripts.replaceChildren(
       tr.transcripts.length
         ? h(
@@ -212,7 +195,7 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
                           b.disabled = true;
                           b.textContent = "Distilling…";
                           try {
-                            const r = await api<{ results: { outcome: string; message: string; entries: string[] }[] }>(
+                            const r = await api<DistillResults>(
                               "POST",
                               `/api/v1/agents/${t.host}/transcripts/distill`,
                               { sessions: [t.session_id] },
@@ -239,25 +222,11 @@ export async function inboxPage(main: HTMLElement): Promise<void> {
   }
 }
 
-type Conflict = {
-  id: string;
-  created: string;
-  host: string;
-  session: string;
-  project: { id: string; label: string; origin?: string };
-  existing: { id: string; kind: string; title: string; body: string };
-  insight: { kind: string; title: string; body: string };
-};
-
-function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
+function conflictItem(c: InboxConflict, main: HTMLElement): HTMLElement {
   const settle = async (decision: "approve" | "reject", ev: Event) => {
     for (const b of (ev.target as HTMLElement).closest("li")?.querySelectorAll("button") ?? []) b.disabled = true;
     try {
-      const r = await api<{ status: string; entry?: string; superseded?: string }>(
-        "POST",
-        `/api/v1/ui/conflicts/${encodeURIComponent(c.id)}/${decision}`,
-        {},
-      );
+      const r = await api<Settled>("POST", `/api/v1/ui/conflicts/${encodeURIComponent(c.id)}/${decision}`, {});
       toast(
         decision === "approve"
           ? r.superseded
@@ -335,19 +304,6 @@ function conflictItem(c: Conflict, main: HTMLElement): HTMLElement {
     ),
   );
 }
-
-type TeamProposal = {
-  id: string;
-  created: string;
-  host: string;
-  session: string;
-  project: { id: string; label: string; origin?: string };
-  entry: { id: string; title: string; kind: string };
-};
-
-type SyncCopy = { scope: string; scope_label: string; copy: string; kept: string; title: string; updated: string };
-
-type UnusedOffer = { id: string; scope: string; scope_label: string; kind: string; title: string; judged: number };
 
 function unusedItem(u: UnusedOffer, main: HTMLElement): HTMLElement {
   const act = async (ev: Event, call: () => Promise<unknown>, done: string) => {
@@ -455,11 +411,7 @@ function teamProposalItem(t: TeamProposal, main: HTMLElement): HTMLElement {
   const settle = async (decision: "approve" | "reject", ev: Event) => {
     for (const b of (ev.target as HTMLElement).closest("li")?.querySelectorAll("button") ?? []) b.disabled = true;
     try {
-      const r = await api<{ status: string }>(
-        "POST",
-        `/api/v1/ui/team-proposals/${encodeURIComponent(t.id)}/${decision}`,
-        {},
-      );
+      const r = await api<Settled>("POST", `/api/v1/ui/team-proposals/${encodeURIComponent(t.id)}/${decision}`, {});
       toast(
         decision === "reject"
           ? `Rejected: “${t.entry.title}” stays in your project memory`
@@ -531,7 +483,7 @@ function inboxItem(t: InboxItem, main: HTMLElement): HTMLElement {
           class: "ghost",
           onclick: async () => {
             if (text.hidden && !text.textContent) {
-              const d = await api<{ text: string }>("GET", `/api/v1/ui/inbox/${t.id}`);
+              const d = await api<InboxTrace>("GET", `/api/v1/ui/inbox/${t.id}`);
               text.textContent = d.text;
             }
             text.hidden = !text.hidden;
@@ -548,11 +500,7 @@ function inboxItem(t: InboxItem, main: HTMLElement): HTMLElement {
             b.disabled = true;
             out.replaceChildren(h("p", { role: "status" }, "Asking the model for insights…"));
             try {
-              const r = await api<{ status: string; preview?: string; insights?: Insight[]; result?: unknown }>(
-                "POST",
-                `/api/v1/ui/inbox/${t.id}/preview`,
-                {},
-              );
+              const r = await api<InboxPreview>("POST", `/api/v1/ui/inbox/${t.id}/preview`, {});
               if (r.status !== "preview") {
                 out.replaceChildren(h("p", {}, "Done."));
                 await inboxPage(main);
@@ -592,11 +540,7 @@ function inboxItem(t: InboxItem, main: HTMLElement): HTMLElement {
 function previewBox(pid: string, insights: Insight[], main: HTMLElement): HTMLElement {
   const decide = async (decision: "confirm" | "cancel") => {
     try {
-      const r = await api<{ status: string; entries: string[]; scrubbed?: string }>(
-        "POST",
-        `/api/v1/ui/inbox/previews/${pid}/${decision}`,
-        {},
-      );
+      const r = await api<PreviewDecided>("POST", `/api/v1/ui/inbox/previews/${pid}/${decision}`, {});
       toast(
         decision === "confirm"
           ? `Approved: ${r.entries.length} entr${r.entries.length === 1 ? "y" : "ies"} written${r.scrubbed ? ` (${r.scrubbed})` : ""}`

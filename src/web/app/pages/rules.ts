@@ -1,4 +1,5 @@
 /** Rules: a scope's rules.md, the session-start bundle per host, the handoffs per branch. */
+import type { Handoffs, RulesSaved, RulesView } from "../../../serve/api-types";
 import {
   api,
   errorBox,
@@ -13,15 +14,13 @@ import {
   when,
 } from "../lib";
 
-type Bundle = { host: string; text: string; size: number; limit: number; unit: string };
-
 export async function rulesPage(main: HTMLElement): Promise<void> {
   const { projects, current } = await loadScopes();
   const p = routeParams();
   const scope = p.get("scope") || current || "global";
   const cwd = p.get("cwd") ?? "";
   main.replaceChildren(h("h1", {}, "Rules"), h("p", { role: "status" }, "Loading…"));
-  type Data = { scope: string; text: string; cwd: string | null; cwds: string[]; bundles: Bundle[] };
+  type Data = RulesView;
   const load = (dir: string) =>
     api<Data>(
       "GET",
@@ -74,7 +73,7 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
   editor.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {
-      const r = await api<{ changed: boolean; scrubbed: string | null }>("PUT", "/api/v1/ui/rules", {
+      const r = await api<RulesSaved>("PUT", "/api/v1/ui/rules", {
         scope,
         text: area.value,
       });
@@ -156,9 +155,7 @@ export async function rulesPage(main: HTMLElement): Promise<void> {
   let handoffs: HTMLElement[] = [];
   if (scope !== "global") {
     try {
-      const hs = await api<{
-        handoffs: { branch: string | null; file: string; body: string; updated: string | null }[];
-      }>("GET", `/api/v1/ui/handoffs?scope=${encodeURIComponent(scope)}`);
+      const hs = await api<Handoffs>("GET", `/api/v1/ui/handoffs?scope=${encodeURIComponent(scope)}`);
       handoffs = [
         h("h2", { id: "handoffs" }, "Handoffs per branch"),
         hs.handoffs.length

@@ -1,36 +1,18 @@
 /** Sessions: what the hooks delivered to each agent session, event by event. */
+
 import { handle } from "../../../lib/handle";
+import type { DeliveryWhy, SentEntry, SessionRecordJson, Sessions } from "../../../serve/api-types";
 import { api, h, loadScopes, type Scope, when } from "../lib";
 import { inlineMd } from "../md";
 import { openEntry } from "../widgets";
 
-type Why = {
-  terms?: { term: string; field: string; via?: string }[];
-  similarity?: number;
-  meaning?: boolean;
-  path?: string;
-  inherited?: boolean;
-  card?: boolean;
-};
+type Why = DeliveryWhy;
+type SessionRec = SessionRecordJson;
+
 /** `used`: whether the agent then used it, judged from the finished session's transcript (absent: not yet). */
-type Sent = { id: string; title: string | null; scope: string | null; why?: Why; used?: "used" | "unused" | "unknown" };
+type Sent = SentEntry;
 
 const USED_TEXT = { used: "used", unused: "not used", unknown: "use unknown" } as const;
-type SessionRec = {
-  host: string;
-  session: string;
-  cwd: string;
-  subagent: boolean;
-  updated: string;
-  bundle_sig: string | null;
-  chars: number;
-  delivered: (Sent & { at: string; chars: number })[];
-  sent?: (Sent & { at: string })[];
-  events: { event: string; at: string; entries: number; chars: number; delivered?: Sent[]; cards?: Sent[] }[];
-  project: { id: string; label: string } | null;
-  /** The rules its session start sent, per lane, told by today's rules files (`unchanged`: the same bundle). */
-  rules?: { project: number; team: number; global: number; unchanged: boolean } | null;
-};
 
 /** "2 project rules, 1 global rule and Coffer's built-in rules" (the built-in ones always come along). */
 function rulesText(r: { project: number; team: number; global: number }): string {
@@ -158,7 +140,7 @@ function eventsTable(s: SessionRec, projects: Scope[]): HTMLElement {
 
 export async function sessionsPage(main: HTMLElement): Promise<void> {
   const { projects } = await loadScopes(true); // fresh: a session may name a project made since
-  const data = await api<{ sessions: SessionRec[] }>("GET", "/api/v1/ui/sessions");
+  const data = await api<Sessions>("GET", "/api/v1/ui/sessions");
   main.replaceChildren(
     h("h1", {}, "Sessions"),
     h(

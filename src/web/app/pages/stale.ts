@@ -1,29 +1,19 @@
 /** Stale: entries whose files, scripts, targets or dependencies are gone, with Keep, Edit and Forget. */
 
 import { handle } from "../../../lib/handle";
+import type { StaleChecked, StaleList } from "../../../serve/api-types";
 import { api, h, loadScopes, routeParams, type Scope, scopeSelect, setRouteParams, toast, when } from "../lib";
 import { inlineMd } from "../md";
 import { deleteEntry, type Full, openEditor, openEntry } from "../widgets";
 
-type Reason = { anchor: string; why: string; moved?: string; text: string };
-type StaleRow = {
-  id: string;
-  scope: string;
-  scope_label: string;
-  kind: string;
-  title: string;
-  updated: string;
-  reasons: Reason[];
-};
-type Checkout = { scope: string; scope_label: string; root: string };
-type Checked = { scope: string; scope_label: string; root: string; checked: number; stale: number; kept: number };
+type StaleRow = StaleList["entries"][number];
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export async function stalePage(main: HTMLElement): Promise<void> {
   const scope = routeParams().get("scope") || "all";
   const [data, { projects }] = await Promise.all([
-    api<{ entries: StaleRow[]; checkouts: Checkout[] }>("GET", `/api/v1/ui/stale?scope=${encodeURIComponent(scope)}`),
+    api<StaleList>("GET", `/api/v1/ui/stale?scope=${encodeURIComponent(scope)}`),
     loadScopes(),
   ]);
   const rerender = () => stalePage(main);
@@ -85,7 +75,7 @@ async function checkNow(ev: Event, scope: string, rerender: () => Promise<void>)
   b.disabled = true;
   b.textContent = "Checking…";
   try {
-    const r = await api<{ projects: Checked[] }>("POST", "/api/v1/ui/stale/check", scope === "all" ? {} : { scope });
+    const r = await api<StaleChecked>("POST", "/api/v1/ui/stale/check", scope === "all" ? {} : { scope });
     const stale = r.projects.reduce((n, p) => n + p.stale, 0);
     const checked = r.projects.reduce((n, p) => n + p.checked, 0);
     toast(

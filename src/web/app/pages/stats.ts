@@ -1,53 +1,10 @@
 /** Stats: distillation spend, what the hooks injected, entries added and delivered. */
 
 import { handle } from "../../../lib/handle";
+import type { Stats } from "../../../serve/api-types";
 import { api, h, loadScopes, routeParams, setRouteParams, when } from "../lib";
 import { inlineMd } from "../md";
-import { type Budget, budgetBox, dataTable, openEntry, sparkline } from "../widgets";
-
-type Stats = {
-  since: string;
-  until: string;
-  days: string[];
-  /** The window shown, in days (the server's default when none was asked for). */
-  window_days: number;
-  distill: {
-    calls: number;
-    input_tokens: number;
-    output_tokens: number;
-    tokens: number;
-    estimated_tokens: number;
-    by_model: { model: string; calls: number; input_tokens: number; output_tokens: number; estimated_tokens: number }[];
-    per_day: number[];
-    budget: Budget;
-  };
-  sessions: { distilled: number; failed: number; pending: number };
-  hooks: {
-    events: number;
-    chars: number;
-    tokens: number;
-    by_host: { host: string; events: number; chars: number; tokens: number }[];
-    by_event: { event: string; events: number; chars: number; tokens: number }[];
-    per_day: number[];
-    deliveries: number;
-    counted_since: string | null;
-  };
-  entries: {
-    added: Record<string, number>;
-    added_total: number;
-    per_day: number[];
-    most_delivered: { id: string; scope: string | null; title: string | null; deliveries: number }[];
-    never_delivered: { days: number; total: number; entries: { id: string; title: string; created: string }[] };
-  };
-  /** Whether the agents used what was delivered (all time): judged deliveries and used ones. */
-  use?: {
-    judged: number;
-    used: number;
-    by_kind: { kind: string; judged: number; used: number }[];
-    entries: { id: string; scope: string | null; title: string | null; judged: number; used: number }[];
-    unused: { id: string; title: string; judged: number }[];
-  };
-};
+import { budgetBox, dataTable, openEntry, sparkline } from "../widgets";
 
 const pct = (used: number, judged: number) => (judged ? `${Math.round((used / judged) * 100)}%` : "—");
 

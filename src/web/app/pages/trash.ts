@@ -1,20 +1,10 @@
 /** Trash: deleted entries for 30 days, with Restore. */
+import type { Trash } from "../../../serve/api-types";
 import { api, h, toast, when } from "../lib";
 import { inlineMd } from "../md";
 
 export async function trashPage(main: HTMLElement): Promise<void> {
-  const data = await api<{
-    items: {
-      id: string;
-      title: string;
-      kind: string;
-      scope: string;
-      scope_label: string;
-      deleted: string;
-      /** promote's personal copy: the checkout whose team lane holds the entry now */
-      in_team?: string;
-    }[];
-  }>("GET", "/api/v1/ui/trash");
+  const data = await api<Trash>("GET", "/api/v1/ui/trash");
   main.replaceChildren(
     h("h1", {}, "Trash"),
     h(
