@@ -1,7 +1,8 @@
 /**
  * The method + path table behind both `/api` route sets (src/serve/api.ts, src/web/api.ts):
  * `{name}` segments become URI-decoded params. Matching only; each caller runs the handler and
- * maps its own errors. Also the query-string integer schema both use.
+ * turns what it throws into a status with `toHttpError` (errors.ts). Also the query-string integer
+ * schema both use.
  */
 import * as v from "valibot";
 import { badRequest } from "./errors";
