@@ -6,6 +6,9 @@
  * content: [text|thinking|toolCall|image blocks]}`. The conversation is the branch that ends at the
  * last entry. Coffer's context goes into the system prompt, which is not kept; a path trigger's sits in a
  * `toolResult` message, which is not a turn. Observed with 0.73.1.
+ *
+ * oh-my-pi (`omp`, 18.2.3) keeps the same files under `~/.omp/agent/sessions/` (`$PI_CODING_AGENT_DIR`
+ * moves both), with one more record first: `{type: "title", v, title}`. They are read as Pi's.
  */
 import { isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
@@ -17,21 +20,32 @@ export function piRoot(): string {
   return join(process.env.PI_CODING_AGENT_DIR || join(homeDir(), ".pi", "agent"), "sessions");
 }
 
+/** oh-my-pi's sessions folder (the same as Pi's when `$PI_CODING_AGENT_DIR` is set). */
+function ompRoot(): string | undefined {
+  return process.env.PI_CODING_AGENT_DIR ? undefined : join(homeDir(), ".omp", "agent", "sessions");
+}
+
 export function listPiSessions(): SessionFile[] {
-  const root = piRoot();
   const out: SessionFile[] = [];
-  for (const dir of entries(root)) {
-    for (const f of filesIn(join(root, dir), (n) => n.endsWith(".jsonl"))) {
-      const session_id = /_([0-9a-f-]{36})\.jsonl$/.exec(f.name)?.[1] ?? f.name.slice(0, -".jsonl".length);
-      out.push({ host: "pi", path: f.path, session_id, size: f.size, mtimeMs: f.mtimeMs });
+  for (const root of [piRoot(), ompRoot()]) {
+    if (!root) continue;
+    for (const dir of entries(root)) {
+      for (const f of filesIn(join(root, dir), (n) => n.endsWith(".jsonl"))) {
+        const session_id = /_([0-9a-f-]{36})\.jsonl$/.exec(f.name)?.[1] ?? f.name.slice(0, -".jsonl".length);
+        out.push({ host: "pi", path: f.path, session_id, size: f.size, mtimeMs: f.mtimeMs });
+      }
     }
   }
   return out;
 }
 
 export function piHead(path: string): SessionHead {
-  const first = readHeadLines(path, (ls) => ls.length > 0)[0];
-  const h = first ? jsonObject(first) : undefined;
+  // omp's title record comes before the header.
+  const lines = readHeadLines(path, (ls) => ls.length > 1 || (ls.length === 1 && !ls[0]!.includes('"title"')));
+  const h = lines
+    .slice(0, 2)
+    .map((l) => jsonObject(l))
+    .find((r) => r?.type !== "title");
   if (h?.type !== "session") return {};
   return {
     ...(typeof h.id === "string" ? { session_id: h.id } : {}),
@@ -53,6 +67,7 @@ function branch(text: string): { header?: Record<string, any>; path: Record<stri
       header ??= r;
       continue;
     }
+    if (r.type === "title") continue; // omp's
     if (typeof r.id === "string") byId.set(r.id, r);
     last = r;
   }

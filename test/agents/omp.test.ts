@@ -2,8 +2,8 @@
  * oh-my-pi (npm `@oh-my-pi/pi-coding-agent`, the `omp` CLI, a Pi fork run by Bun), offline against
  * the fake model server: `coffer link pi` on a machine with `~/.omp` writes Coffer's Pi extension
  * into omp's own folder too, omp loads it, and the bundle and the routed entry reach the model
- * (omp hands extensions the system prompt as a list of parts, Pi as one string). `coffer unlink
- * pi` removes it. The pinned omp is installed into the agents cache on first use, like the others.
+ * (omp hands extensions the system prompt as a list of parts, Pi as one string); omp's session
+ * file is read as Pi's. `coffer unlink pi` removes the extension. The pinned omp is installed into the agents cache on first use, like the others.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -98,6 +98,14 @@ describe("oh-my-pi (omp) + coffer link pi", () => {
       expectBundle(last);
       expect(count(textOf(last), BUNDLE_HEADING)).toBe(1);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
+      // omp keeps the session as Pi does (a title record first): Coffer's capture reads it as Pi's.
+      const { sessions } = JSON.parse(coffer(sb, ["distill", "list", "--agent", "pi", "--json"]).stdout);
+      expect(sessions.length).toBe(1);
+      const [session] = sessions;
+      expect(session.path).toStartWith(join(agent, "sessions"));
+      expect(session).toMatchObject({ host: "pi", cwd: sb.project, messages: 2, title: PROMPT_1 });
+      const shown = coffer(sb, ["distill", "show", session.session_id]).stdout;
+      expect(shown).toContain(PROMPT_1);
 
       coffer(sb, ["unlink", "pi"]);
       expect(existsSync(ext)).toBe(false);

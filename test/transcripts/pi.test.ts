@@ -93,3 +93,16 @@ test("only the branch that ends at the last entry; thinking and tool calls are n
     ["result", "read", "make release"],
   ]);
 });
+
+test("oh-my-pi's session file (omp 18.2.3: a title record before the header) reads as Pi's", () => {
+  const file = join(import.meta.dir, "..", "fixtures", "transcripts", "pi", "observed-omp-18.2.3.jsonl");
+  const id = "01a23df1-d06f-73f8-800f-d747c813accc";
+  const p = parsePi(readFileSync(file, "utf8"));
+  expect(p.session_id).toBe(id);
+  expect(p.cwd).toBe("/home/u/proj");
+  expect(p.turns.map((t) => [t.role, t.text])).toEqual([
+    ["user", "How does the release process deploy?"],
+    ["assistant", "OK."],
+  ]);
+  expect(piHead(file)).toEqual({ session_id: id, cwd: "/home/u/proj", first_activity: "2026-12-03T22:06:27.439Z" });
+});
