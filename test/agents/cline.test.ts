@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { agentTurns, conversationTexts, type ModelServer, type Reply, startModelServer } from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -22,7 +23,6 @@ import {
   textOf,
 } from "./coffer";
 import { type AgentSandbox, agentSandbox, cleanupSandboxes, ensureAgent, TEST_TIMEOUT_MS } from "./harness";
-import { agentTurns, conversationTexts, type ModelServer, type Reply, startModelServer } from "./model-server";
 
 const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
 const INSIGHT = { kind: "decision", title: "Deploy scripts stay POSIX sh", body: "CI runs deploy scripts under dash." };

@@ -5,9 +5,8 @@
 import { expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN } from "../helpers";
+import { BIN, conversationTexts, type RecordedRequest } from "../kit";
 import type { AgentName, AgentRun, AgentSandbox } from "./harness";
-import { conversationTexts, type RecordedRequest } from "./model-server";
 
 export const GLOBAL_RULE = "Always run the linter before committing";
 export const PROJECT_RULE = "Use tabs in Makefiles of this project";

@@ -13,6 +13,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  agentTurns,
+  conversationText,
+  conversationTexts,
+  type ModelServer,
+  offeredTools,
+  type Reply,
+  startModelServer,
+} from "../kit";
+import {
   BUNDLE_HEADING,
   coffer,
   cofferAsync,
@@ -37,15 +46,6 @@ import {
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
-import {
-  agentTurns,
-  conversationText,
-  conversationTexts,
-  type ModelServer,
-  offeredTools,
-  type Reply,
-  startModelServer,
-} from "./model-server";
 
 const MARKER = "[coffer headless distillation run: not a user session]";
 const INSIGHT = {

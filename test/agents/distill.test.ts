@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { conversationText, type ModelServer, type RecordedRequest, startModelServer } from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -28,7 +29,6 @@ import {
   runAgent,
   TEST_TIMEOUT_MS,
 } from "./harness";
-import { conversationText, type ModelServer, type RecordedRequest, startModelServer } from "./model-server";
 
 /** A conversation with something worth distilling, that also routes the seeded release entry. */
 const PROMPT = "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type ModelServer, startModelServer } from "../kit";
 import { coffer, seedStore } from "./coffer";
 import { agentSandbox, assertRunOk, cleanupSandboxes, ensureAgent, runAgent, TEST_TIMEOUT_MS } from "./harness";
-import { type ModelServer, startModelServer } from "./model-server";
 
 let server: ModelServer;
 beforeAll(() => {

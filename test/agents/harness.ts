@@ -22,8 +22,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import type { ModelServer } from "./model-server";
+import { type ModelServer, type Sandbox, sandbox } from "../kit";
 
 export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo" | "pi";
 

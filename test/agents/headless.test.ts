@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { agentTurns, conversationText, type ModelServer, offeredTools, startModelServer } from "../kit";
 import { BUNDLE_HEADING, coffer, cofferAsync, GLOBAL_RULE, hookErrors, PROJECT_RULE, seedStore } from "./coffer";
 import {
   type AgentName,
@@ -26,7 +27,6 @@ import {
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
-import { agentTurns, conversationText, type ModelServer, offeredTools, startModelServer } from "./model-server";
 
 const MARKER = "[coffer headless distillation run: not a user session]";
 const PROMPT = "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";

@@ -9,6 +9,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  agentTurns,
+  conversationTexts,
+  endsWithToolResult,
+  type ModelServer,
+  offeredTools,
+  type RecordedRequest,
+  startModelServer,
+  type ToolCall,
+} from "../kit";
+import {
   type AgentSandbox,
   agentSandbox,
   assertRunOk,
@@ -18,16 +28,6 @@ import {
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
-import {
-  agentTurns,
-  conversationTexts,
-  endsWithToolResult,
-  type ModelServer,
-  offeredTools,
-  type RecordedRequest,
-  startModelServer,
-  type ToolCall,
-} from "./model-server";
 
 const HOOK = join(import.meta.dir, "fixtures", "log-hook.sh");
 const FAKE_MCP = join(import.meta.dir, "fixtures", "fake-mcp.ts");

@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { agentTurns, conversationTexts, type ModelServer, startModelServer } from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -25,7 +26,6 @@ import {
   textOf,
 } from "./coffer";
 import { type AgentSandbox, agentSandbox, cacheRoot, cleanupSandboxes, TEST_TIMEOUT_MS } from "./harness";
-import { agentTurns, conversationTexts, type ModelServer, startModelServer } from "./model-server";
 
 const PKG = "@moonshot-ai/kimi-code";
 const VERSION = "2.1.0";

@@ -7,7 +7,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN } from "../helpers";
+import {
+  agentTurns,
+  BIN,
+  conversationTexts,
+  type ModelServer,
+  type RecordedRequest,
+  type Reply,
+  startModelServer,
+} from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -30,14 +38,6 @@ import {
   runAgent,
   TEST_TIMEOUT_MS,
 } from "./harness";
-import {
-  agentTurns,
-  conversationTexts,
-  type ModelServer,
-  type RecordedRequest,
-  type Reply,
-  startModelServer,
-} from "./model-server";
 
 let server: ModelServer;
 /** Replies for the agent's successive model calls; plain "OK." once it is empty. */

@@ -3,8 +3,6 @@
  * the recorded model requests offer Coffer's tools, and a tool call reaches Coffer's store.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { coffer, hookErrors, seedStore, textOf } from "./coffer";
-import { agentSandbox, assertRunOk, cleanupSandboxes, runAgent, TEST_TIMEOUT_MS } from "./harness";
 import {
   agentTurns,
   conversationTexts,
@@ -13,7 +11,9 @@ import {
   offeredTools,
   type Reply,
   startModelServer,
-} from "./model-server";
+} from "../kit";
+import { coffer, hookErrors, seedStore, textOf } from "./coffer";
+import { agentSandbox, assertRunOk, cleanupSandboxes, runAgent, TEST_TIMEOUT_MS } from "./harness";
 
 const TOOLS = [
   "coffer__recall",

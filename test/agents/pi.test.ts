@@ -9,7 +9,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN } from "../helpers";
+import {
+  agentTurns,
+  BIN,
+  conversationText,
+  conversationTexts,
+  type ModelServer,
+  offeredTools,
+  type Reply,
+  startModelServer,
+} from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -33,15 +42,6 @@ import {
   RUN_TIMEOUT_MS,
   TEST_TIMEOUT_MS,
 } from "./harness";
-import {
-  agentTurns,
-  conversationText,
-  conversationTexts,
-  type ModelServer,
-  offeredTools,
-  type Reply,
-  startModelServer,
-} from "./model-server";
 
 const MARKER = "You read the transcript of one coding-agent session";
 const INSIGHT = {

@@ -9,7 +9,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN } from "../helpers";
+import {
+  agentTurns,
+  BIN,
+  conversationText,
+  conversationTexts,
+  endsWithToolResult,
+  type ModelServer,
+  offeredTools,
+  type Reply,
+  startModelServer,
+} from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -39,16 +49,6 @@ import {
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
-import {
-  agentTurns,
-  conversationText,
-  conversationTexts,
-  endsWithToolResult,
-  type ModelServer,
-  offeredTools,
-  type Reply,
-  startModelServer,
-} from "./model-server";
 
 const MARKER = "You read the transcript of one coding-agent session";
 const INSIGHT = {

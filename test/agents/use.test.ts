@@ -9,9 +9,9 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { type ModelServer, type Reply, startModelServer } from "../kit";
 import { coffer, hookErrors } from "./coffer";
 import { type AgentName, agentSandbox, assertRunOk, cleanupSandboxes, runAgent, TEST_TIMEOUT_MS } from "./harness";
-import { type ModelServer, type Reply, startModelServer } from "./model-server";
 
 const PROMPT = "How does the release process deploy, and where do the release notes go?";
 const COMMAND = "make release TARGET=prod";

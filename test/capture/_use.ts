@@ -4,9 +4,18 @@
  * tests' shared setup (test/capture/use-pass.test.ts, test/web/use.test.ts).
  */
 import { join } from "node:path";
-import { age, placeClaude } from "../distill/helpers";
-import type { Sandbox } from "../helpers";
-import { bodyIds, claudePrompt, claudeStart, contextOf, hook, projectId, writeEntries } from "../hooks/_hook";
+import {
+  age,
+  bodyIds,
+  claudePrompt,
+  claudeStart,
+  contextOf,
+  hook,
+  placeClaude,
+  projectId,
+  type Sandbox,
+  writeEntries,
+} from "../kit";
 
 export const A = "01JV5EH0000000000000000A01";
 export const B = "01JV5EH0000000000000000B02";

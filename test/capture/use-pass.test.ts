@@ -4,7 +4,7 @@
  * session has settled, `coffer show`, `coffer list --unused` and `coffer stats` say which was used.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 import { A, B, usedSession } from "./_use";
 
 let sb: Sandbox;

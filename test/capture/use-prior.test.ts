@@ -9,7 +9,6 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { USE_PRIOR_BOUND, usePriorFactor } from "../../src/store/delivery/usage";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   bodyIds,
   claudePrompt,
@@ -17,9 +16,11 @@ import {
   contextOf,
   hook,
   projectId,
+  type Sandbox,
+  sandbox,
   writeEntries,
   writeRules,
-} from "../hooks/_hook";
+} from "../kit";
 
 // All four words of the prompt in the title (Y), three (X: the fourth in its body), two (W).
 const Y = "01JV5EH00000000000000000Y1"; // first on words, never used

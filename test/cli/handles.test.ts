@@ -5,8 +5,7 @@
  * `## [..]`, cards and `already loaded:` line; the hook's bytes stay a function of the routed set.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sandbox } from "../helpers";
-import { claudePrompt, contextOf, hook } from "../hooks/_hook";
+import { claudePrompt, contextOf, hook, sandbox } from "../kit";
 
 const sb = sandbox("coffer-handles-");
 let repo = "";

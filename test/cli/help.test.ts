@@ -4,7 +4,7 @@
  * `<ID>...`, and the top-level help lists the flags every command takes.
  */
 import { afterAll, expect, test } from "bun:test";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 const sb = sandbox("coffer-help-");
 afterAll(() => sb.cleanup());

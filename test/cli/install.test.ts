@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { BIN, sandbox } from "../helpers";
+import { BIN, sandbox } from "../kit";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");

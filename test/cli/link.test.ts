@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox, writeFile } from "../helpers";
+import { BIN, type Sandbox, sandbox, writeFile } from "../kit";
 
 let sb: Sandbox;
 

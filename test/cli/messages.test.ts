@@ -4,7 +4,7 @@
  * every usage error exits 2, and typos of a value get a did-you-mean.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { BIN, type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 

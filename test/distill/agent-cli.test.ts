@@ -9,8 +9,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { entryFiles, FIXTURES, placeClaude, runAsync } from "./helpers";
+import { entryFiles, FIXTURES, placeClaude, runAsync, type Sandbox, sandbox } from "../kit";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const SECOND = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c56";

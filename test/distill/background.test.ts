@@ -11,9 +11,19 @@ import { join } from "node:path";
 import { HEADLESS_CLIS } from "../../src/hosts/clis";
 import { CLI_PROVIDER_HOST, CLI_PROVIDERS } from "../../src/lib/hosts";
 import { selfCommand } from "../../src/lib/platform";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudeStart, hook } from "../hooks/_hook";
-import { claudeOk, entryFiles, FIXTURES, placeClaude, sweepFinished, sweepRecord, sweepRecordFile } from "./helpers";
+import {
+  claudeOk,
+  claudeStart,
+  entryFiles,
+  FIXTURES,
+  hook,
+  placeClaude,
+  type Sandbox,
+  sandbox,
+  sweepFinished,
+  sweepRecord,
+  sweepRecordFile,
+} from "../kit";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const SECOND = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c56";

@@ -8,7 +8,6 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SYSTEM_PROMPT } from "../../src/distill/prompt";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   fenced,
   ledgerLines,
@@ -16,9 +15,11 @@ import {
   modelServer,
   placeClaude,
   runAsync,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
-} from "./helpers";
+} from "../kit";
 
 const INSIGHT = [{ kind: "convention", title: "Releases go through make release", body: "Never push tags by hand." }];
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
@@ -52,7 +53,7 @@ function sentChars(body: string): number {
 describe("token accounting in the ledger", () => {
   test("OpenAI-compatible usage {prompt_tokens, completion_tokens}: tokens, model, duration, outcome", async () => {
     placeClaude(sb, simpleClaudeSession(), { id: ids[0]!, cwd: repo });
-    server = modelServer("openai", [{ text: fenced(INSIGHT), usage: { input: 1234, output: 56 } }]);
+    server = modelServer([{ text: fenced(INSIGHT), usage: { input: 1234, output: 56 } }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", ids[0]!, "--json"], { env });
     expect(r.code).toBe(0);
@@ -74,7 +75,7 @@ describe("token accounting in the ledger", () => {
 
   test("Anthropic usage {input_tokens, output_tokens}: cache reads and writes count as input", async () => {
     placeClaude(sb, simpleClaudeSession(), { id: ids[0]!, cwd: repo });
-    server = modelServer("anthropic", [
+    server = modelServer([
       { text: JSON.stringify(INSIGHT), usage: { input: 100, output: 40, cacheRead: 900, cacheWrite: 10 } },
     ]);
     writeModelConfig(sb, "anthropic", server.url);
@@ -90,10 +91,10 @@ describe("token accounting in the ledger", () => {
   test("no usage in the answer: estimated from characters (4 per token) and marked as an estimate", async () => {
     placeClaude(sb, simpleClaudeSession(), { id: ids[0]!, cwd: repo });
     const reply = JSON.stringify(INSIGHT);
-    server = modelServer("openai", [{ text: reply }]);
+    server = modelServer([{ text: reply }]);
     writeModelConfig(sb, "openai", server.url);
     expect((await runAsync(sb, ["distill", "run", ids[0]!], { env })).code).toBe(0);
-    const sent = sentChars(server.requests[0]!.body);
+    const sent = sentChars(server.requests[0]!.raw);
     expect(sent).toBeGreaterThan(SYSTEM_PROMPT.length);
     expect(ledgerLines(sb)[0]).toMatchObject({
       input_tokens: Math.ceil(sent / 4),
@@ -104,7 +105,7 @@ describe("token accounting in the ledger", () => {
 
   test("a malformed answer is still paid for: the failure records its tokens", async () => {
     placeClaude(sb, simpleClaudeSession(), { id: ids[0]!, cwd: repo });
-    server = modelServer("openai", [{ text: "I cannot help with that.", usage: { input: 700, output: 9 } }]);
+    server = modelServer([{ text: "I cannot help with that.", usage: { input: 700, output: 9 } }]);
     writeModelConfig(sb, "openai", server.url);
     expect((await runAsync(sb, ["distill", "run", ids[0]!], { env })).code).toBe(1);
     expect(ledgerLines(sb)[0]).toMatchObject({
@@ -139,7 +140,7 @@ describe("daily token budget", () => {
     threeSessions();
     // Each call reports 1,000 + 200 tokens; a session is estimated at well under 1,300 before it
     // is sent (system prompt + a short conversation + 500 for the answer), so 2,500 fits two.
-    server = modelServer("openai", [{ text: fenced(INSIGHT), usage: { input: 1000, output: 200 } }]);
+    server = modelServer([{ text: fenced(INSIGHT), usage: { input: 1000, output: 200 } }]);
     config("\n[distill]\ndaily_token_budget = 2500\n");
 
     const day1 = await runAsync(sb, ["distill", "sweep", "--json"], { env: { ...env, COFFER_NOW: DAY1 } });
@@ -187,7 +188,7 @@ describe("daily token budget", () => {
 
   test("distill run over the budget refuses without --force and sends with it", async () => {
     threeSessions();
-    server = modelServer("openai", [{ text: fenced(INSIGHT), usage: { input: 3000, output: 100 } }]);
+    server = modelServer([{ text: fenced(INSIGHT), usage: { input: 3000, output: 100 } }]);
     config("\n[distill]\ndaily_token_budget = 3000\n");
     const at = { ...env, COFFER_NOW: DAY1 };
     expect((await runAsync(sb, ["distill", "run", ids[0]!], { env: at })).code).toBe(0); // 3,100 spent
@@ -205,7 +206,7 @@ describe("daily token budget", () => {
 
   test("daily_token_budget = 0 means no limit; max_sessions_per_sweep caps a pass", async () => {
     threeSessions();
-    server = modelServer("openai", [{ text: fenced(INSIGHT), usage: { input: 90000, output: 100 } }]);
+    server = modelServer([{ text: fenced(INSIGHT), usage: { input: 90000, output: 100 } }]);
     config("\n[distill]\ndaily_token_budget = 0\nmax_sessions_per_sweep = 2\n");
     const r = await runAsync(sb, ["distill", "sweep", "--json"], { env: { ...env, COFFER_NOW: DAY1 } });
     expect(r.json().results.map((x: { outcome: string }) => x.outcome)).toEqual(["distilled", "distilled"]);
@@ -221,7 +222,7 @@ test("the README's local-model config.toml works as written: no key sent, usage 
   expect(block).toContain('base_url = "http://127.0.0.1:11434/v1"');
   placeClaude(sb, simpleClaudeSession(), { id: ids[0]!, cwd: repo });
   // Ollama's OpenAI-compatible answer reports usage in the OpenAI shape.
-  server = modelServer("openai", [{ text: fenced(INSIGHT), usage: { input: 812, output: 64 } }]);
+  server = modelServer([{ text: fenced(INSIGHT), usage: { input: 812, output: 64 } }]);
   mkdirSync(sb.cofferHome, { recursive: true });
   writeFileSync(join(sb.cofferHome, "config.toml"), block!.replace("http://127.0.0.1:11434", server.url));
   const r = await runAsync(sb, ["distill", "run", ids[0]!, "--json"], {
@@ -232,7 +233,7 @@ test("the README's local-model config.toml works as written: no key sent, usage 
   const req = server.requests[0]!;
   expect(req.path).toBe("/v1/chat/completions");
   expect(req.headers.authorization).toBeUndefined();
-  expect(JSON.parse(req.body).model).toBe("qwen2.5:7b");
+  expect(req.body.model).toBe("qwen2.5:7b");
   expect(ledgerLines(sb)[0]).toMatchObject({ model: "openai/qwen2.5:7b", input_tokens: 812, output_tokens: 64 });
   const s = (await runAsync(sb, ["status", "--json"])).json().distill;
   expect(s).toMatchObject({ budget: 0, spent: 876, paused: false });

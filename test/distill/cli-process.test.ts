@@ -10,8 +10,7 @@ import { join } from "node:path";
 import { headless as claude } from "../../src/hosts/claude/headless";
 import { headless as gemini } from "../../src/hosts/gemini/headless";
 import { jsonObjectIn } from "../../src/hosts/headless";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudeOk, entryFiles, FIXTURES, placeClaude, runAsync } from "./helpers";
+import { claudeOk, entryFiles, FIXTURES, placeClaude, runAsync, type Sandbox, sandbox } from "../kit";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const INSIGHT = {

@@ -4,8 +4,7 @@
  * exits 1; a usable answer still writes keywords.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { type Sandbox, sandbox } from "../helpers";
-import { type ModelServer, modelServer, runAsync, writeModelConfig } from "./helpers";
+import { type ModelServer, modelServer, runAsync, type Sandbox, sandbox, writeModelConfig } from "../kit";
 
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
 let sb: Sandbox;
@@ -20,7 +19,7 @@ afterEach(() => server?.stop());
 afterAll(() => sb.cleanup());
 
 test("an answer that is not keyword lists: a message like distill's, exit 1", async () => {
-  server = modelServer("openai", [{ text: "I cannot help with that.", usage: { input: 300, output: 7 } }]);
+  server = modelServer([{ text: "I cannot help with that.", usage: { input: 300, output: 7 } }]);
   writeModelConfig(sb, "openai", server.url);
   const r = await runAsync(sb, ["enrich"], { env });
   expect(r.code).toBe(1);
@@ -30,7 +29,7 @@ test("an answer that is not keyword lists: a message like distill's, exit 1", as
 });
 
 test("valid JSON with no usable keyword for any entry: exit 1, saying so", async () => {
-  server = modelServer("openai", [{ text: '{"keywords": [[], ["!!!"]]}' }]);
+  server = modelServer([{ text: '{"keywords": [[], ["!!!"]]}' }]);
   writeModelConfig(sb, "openai", server.url);
   const r = await runAsync(sb, ["enrich", "--json"], { env });
   expect(r.code).toBe(1);
@@ -38,7 +37,7 @@ test("valid JSON with no usable keyword for any entry: exit 1, saying so", async
 });
 
 test("a usable answer writes keywords and exits 0", async () => {
-  server = modelServer("openai", [{ text: '{"keywords": [["publish", "deploy"], ["log rotation"]]}' }]);
+  server = modelServer([{ text: '{"keywords": [["publish", "deploy"], ["log rotation"]]}' }]);
   writeModelConfig(sb, "openai", server.url);
   const r = await runAsync(sb, ["enrich", "--json"], { env });
   expect(r.code).toBe(0);

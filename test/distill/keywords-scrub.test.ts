@@ -7,16 +7,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { parseInsights } from "../../src/distill/insights";
 import { cleanKeywords, parseKeywords } from "../../src/distill/keywords";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   entryFiles,
   type ModelServer,
   modelServer,
   placeClaude,
   runAsync,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
-} from "./helpers";
+} from "../kit";
 
 const AKIA = "AKIAQ3EGRTZ5XN7PLWQR";
 const GHP = "ghp_Zq8vR2mK9xLw4Tn7Bc3Hd6Fg1Js5Kp0Qa2W";
@@ -63,7 +64,7 @@ describe("through the binary", () => {
         keywords: [AKIA, GHP, "Release Bot"],
       },
     ];
-    server = modelServer("openai", [{ text: JSON.stringify(insights) }]);
+    server = modelServer([{ text: JSON.stringify(insights) }]);
     writeModelConfig(sb, "openai", server.url);
     placeClaude(sb, simpleClaudeSession(), { id: "5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f", cwd: repo });
     const r = await runAsync(sb, ["distill", "run", "5d6e7f80"], { env });
@@ -76,7 +77,7 @@ describe("through the binary", () => {
 
   test("enrich: a secret keyword is not stored in any case", async () => {
     expect(sb.run(["remember", "Deploys run as the CI user", "--scope", "global"]).code).toBe(0);
-    server = modelServer("openai", [{ text: JSON.stringify({ keywords: [[AKIA, "Deploy User"]] }) }]);
+    server = modelServer([{ text: JSON.stringify({ keywords: [[AKIA, "Deploy User"]] }) }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["enrich", "--json"], { env });
     expect(r.code).toBe(0);

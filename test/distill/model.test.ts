@@ -6,7 +6,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   entryFiles,
   FIXTURES,
@@ -16,8 +15,10 @@ import {
   placeClaude,
   placeCodex,
   runAsync,
+  type Sandbox,
+  sandbox,
   writeModelConfig,
-} from "./helpers";
+} from "../kit";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const claudeFixture = readFileSync(join(FIXTURES, "claude", "coffer-context.jsonl"), "utf8");
@@ -63,7 +64,7 @@ const ledgerLines = () => {
 
 describe("OpenAI-compatible endpoint", () => {
   test("insights become project entries with the right fields; the model got exactly `distill show`; a second run is a no-op", async () => {
-    server = modelServer("openai", [{ text: fenced(INSIGHTS) }]);
+    server = modelServer([{ text: fenced(INSIGHTS) }]);
     writeModelConfig(sb, "openai", server.url);
     const shown = await runAsync(sb, ["distill", "show", SESSION]);
     expect(shown.code).toBe(0);
@@ -78,7 +79,7 @@ describe("OpenAI-compatible endpoint", () => {
     const req = server.requests[0]!;
     expect(req.path).toBe("/v1/chat/completions");
     expect(req.headers.authorization).toBe(`Bearer ${env.COFFER_TEST_KEY}`);
-    const body = JSON.parse(req.body);
+    const body = req.body;
     expect(body.model).toBe("test-model");
     expect(body.messages[0].role).toBe("system");
     expect(body.messages[1]).toEqual({ role: "user", content: shown.stdout });
@@ -121,7 +122,7 @@ describe("OpenAI-compatible endpoint", () => {
   });
 
   test("the same insights from a continued session are not written twice", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(INSIGHTS) }]);
+    server = modelServer([{ text: JSON.stringify(INSIGHTS) }]);
     writeModelConfig(sb, "openai", server.url);
     expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
     // The session goes on: new content, a new hash, distilled again; the model repeats itself.
@@ -147,7 +148,7 @@ describe("OpenAI-compatible endpoint", () => {
       { kind: "todo", title: "no body" },
       "text",
     ];
-    server = modelServer("openai", [{ text: `Here you go:\n${JSON.stringify([...junk, ...many])}` }]);
+    server = modelServer([{ text: `Here you go:\n${JSON.stringify([...junk, ...many])}` }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
     expect(r.code).toBe(0);
@@ -157,7 +158,7 @@ describe("OpenAI-compatible endpoint", () => {
   });
 
   test("malformed model output: no entries, a clear message, not marked done", async () => {
-    server = modelServer("openai", [{ text: "Sure! The session was about checkout bugs." }]);
+    server = modelServer([{ text: "Sure! The session was about checkout bugs." }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
     expect(r.code).toBe(1);
@@ -169,7 +170,7 @@ describe("OpenAI-compatible endpoint", () => {
   });
 
   test("429 then 200: retried and succeeds", async () => {
-    server = modelServer("openai", [
+    server = modelServer([
       { status: 429, raw: '{"error":{"message":"rate limited"}}', headers: { "retry-after": "0" } },
       { status: 503, raw: "busy" },
       { text: JSON.stringify(INSIGHTS) },
@@ -182,7 +183,7 @@ describe("OpenAI-compatible endpoint", () => {
   });
 
   test("a 400 is not retried and says what the server said", async () => {
-    server = modelServer("openai", [{ status: 400, raw: '{"error":{"message":"unknown model test-model"}}' }]);
+    server = modelServer([{ status: 400, raw: '{"error":{"message":"unknown model test-model"}}' }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
     expect(r.code).toBe(1);
@@ -193,7 +194,7 @@ describe("OpenAI-compatible endpoint", () => {
   });
 
   test("timeout: a clear failure, nothing written, the session left for the next sweep", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(INSIGHTS), delayMs: 3000 }]);
+    server = modelServer([{ text: JSON.stringify(INSIGHTS), delayMs: 3000 }]);
     writeModelConfig(sb, "openai", server.url, { timeout_ms: 1000 });
     placeClaude(sb, claudeFixture, { id: SESSION, cwd: repo, from: "/home/dev/work/shop-api", ageMinutes: 30 });
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
@@ -206,13 +207,13 @@ describe("OpenAI-compatible endpoint", () => {
   });
 
   test("the key is never written anywhere Coffer owns", async () => {
-    server = modelServer("openai", [{ status: 500, raw: `internal error for key ${env.COFFER_TEST_KEY}` }]);
+    server = modelServer([{ status: 500, raw: `internal error for key ${env.COFFER_TEST_KEY}` }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain("HTTP 500");
     expect(r.stderr).not.toContain(env.COFFER_TEST_KEY);
-    const { allFiles } = await import("./helpers");
+    const { allFiles } = await import("../kit");
     for (const [path, text] of allFiles(sb.cofferHome))
       expect({ path, leaked: text.includes(env.COFFER_TEST_KEY) }).toEqual({ path, leaked: false });
   });
@@ -220,7 +221,7 @@ describe("OpenAI-compatible endpoint", () => {
 
 describe("Anthropic-shaped endpoint", () => {
   test("messages API: x-api-key, anthropic-version, system prompt; entries written", async () => {
-    server = modelServer("anthropic", [{ text: fenced(INSIGHTS) }]);
+    server = modelServer([{ text: fenced(INSIGHTS) }]);
     writeModelConfig(sb, "anthropic", server.url);
     const shown = await runAsync(sb, ["distill", "show", SESSION]);
     const r = await runAsync(sb, ["distill", "run", SESSION], { env });
@@ -230,7 +231,7 @@ describe("Anthropic-shaped endpoint", () => {
     expect(req.headers["x-api-key"]).toBe(env.COFFER_TEST_KEY);
     expect(req.headers["anthropic-version"]).toBe("2023-06-01");
     expect(req.headers.authorization).toBeUndefined();
-    const body = JSON.parse(req.body);
+    const body = req.body;
     expect(typeof body.system).toBe("string");
     expect(body.max_tokens).toBeGreaterThan(0);
     expect(body.messages).toEqual([{ role: "user", content: shown.stdout }]);
@@ -238,7 +239,7 @@ describe("Anthropic-shaped endpoint", () => {
   });
 
   test("a missing key is a clear failure, nothing sent", async () => {
-    server = modelServer("anthropic", [{ text: "[]" }]);
+    server = modelServer([{ text: "[]" }]);
     writeModelConfig(sb, "anthropic", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION]);
     expect(r.code).toBe(1);
@@ -260,7 +261,7 @@ describe("no-ops that say why", () => {
   });
 
   test("a session outside any git repository is skipped, with the reason", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(INSIGHTS) }]);
+    server = modelServer([{ text: JSON.stringify(INSIGHTS) }]);
     writeModelConfig(sb, "openai", server.url);
     const plain = join(sb.root, "work", "not-a-repo");
     require("node:fs").mkdirSync(plain, { recursive: true });
@@ -276,7 +277,7 @@ describe("no-ops that say why", () => {
   });
 
   test("--dry-run sends nothing and says how much would go", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(INSIGHTS) }]);
+    server = modelServer([{ text: JSON.stringify(INSIGHTS) }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", "--dry-run"], { env });
     expect(r.code).toBe(0);
@@ -287,7 +288,7 @@ describe("no-ops that say why", () => {
 });
 
 test("a Codex session whose checkout is gone still lands in its project, found by origin", async () => {
-  server = modelServer("openai", [{ text: JSON.stringify(INSIGHTS.slice(0, 1)) }]);
+  server = modelServer([{ text: JSON.stringify(INSIGHTS.slice(0, 1)) }]);
   writeModelConfig(sb, "openai", server.url);
   const rollout = readFileSync(join(FIXTURES, "codex", "preambles-and-duplicates.jsonl"), "utf8");
   const billing = sb.repo("billing", "https://github.com/acme/billing.git");

@@ -5,7 +5,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   entryFiles,
   type ModelServer,
@@ -13,10 +12,12 @@ import {
   placeClaude,
   readQueueFile,
   runAsync,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
   writeQueue,
-} from "./helpers";
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;
@@ -191,7 +192,7 @@ describe("inbox", () => {
     const listed = (await runAsync(sb, ["inbox", "list", "--json"])).json().traces;
     expect(listed.map((t: { id: string }) => t.id)).toEqual([traceId]);
 
-    server = modelServer("openai", [{ text: JSON.stringify(insights) }]);
+    server = modelServer([{ text: JSON.stringify(insights) }]);
     writeModelConfig(sb, "openai", server.url);
     // no terminal to ask on and no --yes: refuse, nothing sent
     const refused = await runAsync(sb, ["inbox", "approve", traceId], { env });
@@ -226,7 +227,7 @@ describe("inbox", () => {
     expect(noModel.stderr).toContain("no model configured");
     expect(noModel.stderr).toContain("coffer config set model.provider");
 
-    server = modelServer("openai", [{ text: "I could not find anything in JSON, sorry." }]);
+    server = modelServer([{ text: "I could not find anything in JSON, sorry." }]);
     writeModelConfig(sb, "openai", server.url);
     const bad = await runAsync(sb, ["inbox", "approve", traceId, "--yes"], { env });
     expect(bad.code).toBe(1);

@@ -8,9 +8,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudeStart, hook } from "../hooks/_hook";
-import { FIXTURES, placeClaude, sweepFinished } from "./helpers";
+import { claudeStart, FIXTURES, hook, placeClaude, type Sandbox, sandbox, sweepFinished } from "../kit";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const NEW_SESSION = "0b1e2c3d-4b1d-4e8a-9f3c-2d6b8e0a1c99";

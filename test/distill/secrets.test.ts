@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   allFiles,
   entryFiles,
@@ -17,9 +16,11 @@ import {
   modelServer,
   placeClaude,
   runAsync,
+  type Sandbox,
+  sandbox,
   writeModelConfig,
   writeQueue,
-} from "./helpers";
+} from "../kit";
 
 const secrets = JSON.parse(readFileSync(join(FIXTURES, "secrets", "secrets.json"), "utf8")) as Record<string, string>;
 const transcript = readFileSync(join(FIXTURES, "secrets", "claude-every-secret.jsonl"), "utf8");
@@ -67,14 +68,14 @@ test("distill show: nothing secret in what the model would see", async () => {
 });
 
 test("distill run against an OpenAI-compatible server: no secret in the request or the entries", async () => {
-  const openai = modelServer("openai", [{ text: echoing }]);
+  const openai = modelServer([{ text: echoing }]);
   servers.push(openai);
   writeModelConfig(sb, "openai", openai.url);
   const r = await runAsync(sb, ["distill", "run", "9b8a7c6d"], { env });
   expect(r.code).toBe(0);
   expect(openai.requests.length).toBe(1);
-  expect(leaks(openai.requests[0]!.body)).toEqual([]);
-  expect(openai.requests[0]!.body).toContain("[redacted]");
+  expect(leaks(openai.requests[0]!.raw)).toEqual([]);
+  expect(openai.requests[0]!.raw).toContain("[redacted]");
   const files = entryFiles(sb);
   expect(files.length).toBe(2);
   for (const f of files) expect(leaks(f.text)).toEqual([]);
@@ -101,13 +102,13 @@ test("observe --queue and inbox approve against an Anthropic-shaped server: no s
   const kinds = JSON.parse(traceText).scrubbed as { family: string; count: number }[];
   expect(kinds.reduce((n, f) => n + f.count, 0)).toBe(JSON.parse(traceText).redactions);
 
-  const anthropic = modelServer("anthropic", [{ text: echoing }]);
+  const anthropic = modelServer([{ text: echoing }]);
   servers.push(anthropic);
   writeModelConfig(sb, "anthropic", anthropic.url);
   const approved = await runAsync(sb, ["inbox", "approve", stored.trace, "--yes"], { env });
   expect(approved.code).toBe(0);
   expect(anthropic.requests.length).toBe(1);
-  expect(leaks(anthropic.requests[0]!.body)).toEqual([]);
+  expect(leaks(anthropic.requests[0]!.raw)).toEqual([]);
   for (const f of entryFiles(sb)) expect(leaks(f.text)).toEqual([]);
   expect(approved.stdout + approved.stderr).toMatch(
     /scrubbed \d+ secrets \([a-z0-9-]+(?:, [a-z0-9-]+)+\): replaced by \[redacted\] before sending and writing/,

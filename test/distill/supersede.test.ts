@@ -6,18 +6,23 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook, writeEntries } from "../hooks/_hook";
-import { stdioClient } from "../mcp/_mcp";
 import {
+  claudePrompt,
+  claudeStart,
+  contextOf,
   entryFiles,
+  hook,
   type ModelServer,
   modelServer,
   placeClaude,
   runAsync,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
+  writeEntries,
   writeModelConfig,
-} from "./helpers";
+} from "../kit";
+import { stdioClient } from "../mcp/_mcp";
 
 const SESSION = "dddddddd-0000-4000-8000-0000000000d1";
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
@@ -60,7 +65,7 @@ const insight = (extra: Record<string, string> = {}) => [
 
 describe("the request lists related entries", () => {
   test("distill show and the request carry the existing entry with its id; the prompt explains supersedes", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(insight()) }]);
+    server = modelServer([{ text: JSON.stringify(insight()) }]);
     writeModelConfig(sb, "openai", server.url);
     const shown = await runAsync(sb, ["distill", "show", SESSION]);
     expect(shown.code).toBe(0);
@@ -68,7 +73,7 @@ describe("the request lists related entries", () => {
     expect(shown.stdout).toContain(`[${oldId}] (decision)`);
     expect(shown.stdout).toContain(OLD);
     expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
-    const body = JSON.parse(server.requests[0]!.body);
+    const body = server.requests[0]!.body;
     expect(body.messages[0].content).toContain('"supersedes"');
     expect(body.messages[1].content).toBe(shown.stdout);
   });
@@ -85,10 +90,10 @@ test("a related entry edited by hand with a secret in it is sent scrubbed", asyn
     },
   ]);
   expect(sb.run(["list"], { cwd: repo }).code).toBe(0); // the next command indexes the hand-written file
-  server = modelServer("openai", [{ text: "[]" }]);
+  server = modelServer([{ text: "[]" }]);
   writeModelConfig(sb, "openai", server.url);
   expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
-  const sent = server.requests[0]!.body;
+  const sent = server.requests[0]!.raw;
   expect(sent).toContain("01J00000000000000000000HND");
   expect(sent).not.toContain(token);
   expect(sent).toContain("[redacted]");
@@ -96,7 +101,7 @@ test("a related entry edited by hand with a secret in it is sent scrubbed", asyn
 
 describe("contradictions go to the inbox", () => {
   test("an insight that contradicts an entry is not written; the inbox shows both; reject keeps the entry", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(insight({ contradicts: oldId })) }]);
+    server = modelServer([{ text: JSON.stringify(insight({ contradicts: oldId })) }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
     expect(r.code).toBe(0);
@@ -122,7 +127,7 @@ describe("contradictions go to the inbox", () => {
   });
 
   test("an id the model was not shown is ignored: the insight is written as a plain entry", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(insight({ supersedes: "01ZZZZZZZZZZZZZZZZZZZZZZZZ" })) }]);
+    server = modelServer([{ text: JSON.stringify(insight({ supersedes: "01ZZZZZZZZZZZZZZZZZZZZZZZZ" })) }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
     expect(r.code).toBe(0);
@@ -188,7 +193,7 @@ describe("superseded entries", () => {
   });
 
   test("round trip through distillation: the model answers supersedes, the old entry is kept but never injected", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(insight({ supersedes: oldId })) }]);
+    server = modelServer([{ text: JSON.stringify(insight({ supersedes: oldId })) }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", SESSION, "--json"], { env });
     expect(r.code).toBe(0);
@@ -235,7 +240,7 @@ describe("superseded entries", () => {
   });
 
   test("approving a contradiction from the inbox supersedes the old entry", async () => {
-    server = modelServer("openai", [{ text: JSON.stringify(insight({ contradicts: oldId })) }]);
+    server = modelServer([{ text: JSON.stringify(insight({ contradicts: oldId })) }]);
     writeModelConfig(sb, "openai", server.url);
     expect((await runAsync(sb, ["distill", "run", SESSION], { env })).code).toBe(0);
     const [c] = (await runAsync(sb, ["inbox", "list", "--json"])).json().conflicts;
@@ -253,7 +258,7 @@ describe("near-duplicates by meaning (the entry vectors)", () => {
     const r0 = sb.run(["remember", "Tests run with vitest", "--kind", "convention", "--json"], { cwd: repo });
     const testsId = r0.json().id as string;
     const before = entryFiles(sb).length;
-    server = modelServer("openai", [
+    server = modelServer([
       {
         text: JSON.stringify([
           { kind: "convention", title: "Unit tests", body: "We use vitest for unit tests" },

@@ -3,8 +3,16 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { FIXTURES, placeClaude, placeCodex, runAsync, simpleClaudeSession, writeQueue } from "./helpers";
+import {
+  FIXTURES,
+  placeClaude,
+  placeCodex,
+  runAsync,
+  type Sandbox,
+  sandbox,
+  simpleClaudeSession,
+  writeQueue,
+} from "../kit";
 
 let sb: Sandbox;
 const ids = {

@@ -8,17 +8,18 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseInsights } from "../../src/distill/insights";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   FIXTURES,
-  type ModelServer,
   modelServer,
   placeClaude,
   placeCodex,
   runAsync,
+  type Sandbox,
+  type ScriptedModelServer,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
-} from "./helpers";
+} from "../kit";
 
 const SESSION = "eeeeeeee-0000-4000-8000-0000000000e1";
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
@@ -36,7 +37,7 @@ const MINE = {
 
 let sb: Sandbox;
 let repo: string;
-let server: ModelServer | undefined;
+let server: ScriptedModelServer | undefined;
 
 beforeEach(() => {
   sb = sandbox("coffer-team-proposals-");
@@ -61,7 +62,7 @@ const teamFile = (id: string) => join(repo, ".coffer", "entries", `${id}.md`);
 async function distill(insights: object[], cwd = repo): Promise<{ message: string; ids: Record<string, string> }> {
   if (server) server.replies = [{ text: JSON.stringify(insights) }];
   else {
-    server = modelServer("openai", [{ text: JSON.stringify(insights) }]);
+    server = modelServer([{ text: JSON.stringify(insights) }]);
     writeModelConfig(sb, "openai", server.url);
   }
   const r = await runAsync(sb, ["distill", "run", SESSION, "--force", "--json"], { env, cwd });
@@ -85,7 +86,7 @@ describe("distillation proposes, never writes the team lane", () => {
   test("one insight marked team, one not: both personal, exactly one proposal, nothing in .coffer/", async () => {
     const { message, ids } = await distill([TEAM, MINE]);
     expect(message).toContain("1 proposed for the team lane (coffer inbox)");
-    expect(JSON.parse(server!.requests[0]!.body).messages[0].content).toContain('"team": true');
+    expect(server!.requests[0]!.body.messages[0].content).toContain('"team": true');
     expect(proposalFiles().length).toBe(1);
     expect(existsSync(join(repo, ".coffer"))).toBe(false);
     for (const id of Object.values(ids))
@@ -194,7 +195,7 @@ describe("no team lane, no proposal", () => {
   test("a session outside any git repository: skipped as before, no proposal, no error", async () => {
     const plain = join(sb.root, "work", "scratch");
     placeClaude(sb, simpleClaudeSession(), { id: "eeeeeeee-0000-4000-8000-0000000000e2", cwd: plain });
-    server = modelServer("openai", [{ text: JSON.stringify([TEAM]) }]);
+    server = modelServer([{ text: JSON.stringify([TEAM]) }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", "eeeeeeee-0000-4000-8000-0000000000e2", "--json"], { env });
     expect(r.code).toBe(0);
@@ -206,7 +207,7 @@ describe("no team lane, no proposal", () => {
     const rollout = readFileSync(join(FIXTURES, "codex", "preambles-and-duplicates.jsonl"), "utf8");
     const id = "01a2b3c4-0000-4000-8000-0000000000e3";
     placeCodex(sb, rollout, { id, cwd: join(sb.root, "gone", "billing"), from: "/home/dev/work/billing" });
-    server = modelServer("openai", [{ text: JSON.stringify([TEAM]) }]);
+    server = modelServer([{ text: JSON.stringify([TEAM]) }]);
     writeModelConfig(sb, "openai", server.url);
     const r = await runAsync(sb, ["distill", "run", id, "--json"], { env });
     expect(r.code).toBe(0);

@@ -6,9 +6,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type ModelServer, modelServer, placeClaude, simpleClaudeSession, writeModelConfig } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudePrompt, claudeStart } from "../hooks/_hook";
+import {
+  claudePrompt,
+  claudeStart,
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  type Sandbox,
+  sandbox,
+  simpleClaudeSession,
+  writeModelConfig,
+} from "../kit";
 import { stdioClient } from "../mcp/_mcp";
 
 let sb: Sandbox;
@@ -22,10 +30,7 @@ beforeAll(() => {
     JSON.stringify([
       { kind: "gotcha", title: `Session ${i} lesson`, body: `The heron importer in session ${i} needs the VPN.` },
     ]);
-  server = modelServer(
-    "openai",
-    Array.from({ length: 6 }, (_, i) => ({ text: insights(i), delayMs: 50 })),
-  );
+  server = modelServer(Array.from({ length: 6 }, (_, i) => ({ text: insights(i), delayMs: 50 })));
   writeModelConfig(sb, "openai", server.url);
   for (let i = 0; i < 6; i++) {
     placeClaude(sb, simpleClaudeSession(`How does the heron importer work? (${i})`, `It batches rows; run ${i}.`), {

@@ -12,9 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { lastUserInput, metadataCwd, userRequestText } from "../../src/hosts/antigravity/steps";
-import { runAsync } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries, writeRules } from "./_hook";
+import { projectId, runAsync, type Sandbox, sandbox, writeEntries, writeRules } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

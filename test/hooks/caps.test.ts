@@ -1,6 +1,5 @@
 /** Payload caps per host: bodies are never cut, the rest degrade to cards, bytes are stable. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   alreadyLoaded,
   bodyIds,
@@ -11,9 +10,11 @@ import {
   type EntrySpec,
   hook,
   projectId,
+  type Sandbox,
+  sandbox,
   writeEntries,
   writeRules,
-} from "./_hook";
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;

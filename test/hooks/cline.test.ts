@@ -9,8 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clineToolPaths } from "../../src/hosts/cline/hook";
 import { clineActivity, clineHead, parseCline } from "../../src/transcripts/cline";
-import { BIN, type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries, writeRules } from "./_hook";
+import { BIN, projectId, type Sandbox, sandbox, writeEntries, writeRules } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

@@ -2,8 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { type Event, projectId, writeEntries, writeRules } from "./_hook";
+import { type Event, projectId, type Sandbox, sandbox, writeEntries, writeRules } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

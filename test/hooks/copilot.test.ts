@@ -9,8 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { headless } from "../../src/hosts/copilot/headless";
 import { copilotActivity, parseCopilot } from "../../src/transcripts/copilot";
-import { type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries, writeRules } from "./_hook";
+import { projectId, type Sandbox, sandbox, writeEntries, writeRules } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

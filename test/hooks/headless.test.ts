@@ -6,8 +6,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "./_hook";
+import { claudePrompt, claudeStart, contextOf, hook, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

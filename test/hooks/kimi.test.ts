@@ -11,8 +11,7 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { kimiPromptText } from "../../src/hosts/kimi/hook";
 import { kimiActivity, kimiHead, parseKimi } from "../../src/transcripts/kimi";
-import { BIN, type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries, writeRules } from "./_hook";
+import { BIN, projectId, type Sandbox, sandbox, writeEntries, writeRules } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

@@ -3,8 +3,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { bodyIds, claudePrompt, claudeStart, contextOf, hook, projectId, writeEntries, writeRules } from "./_hook";
+import {
+  bodyIds,
+  claudePrompt,
+  claudeStart,
+  contextOf,
+  hook,
+  projectId,
+  type Sandbox,
+  sandbox,
+  writeEntries,
+  writeRules,
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;

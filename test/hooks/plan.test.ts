@@ -3,17 +3,7 @@ import { expect, test } from "bun:test";
 import { type Bundle, planBundle, roomForCards } from "../../src/hooks/plan";
 import { charCount, utf8Bytes } from "../../src/hosts/hook";
 import type { Card } from "../../src/store";
-
-/** A deterministic generator (mulberry32): the same cases on every run. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../kit";
 
 const ULID = "01J0000000000000000000000";
 const rule = (r: () => number, i: number) =>

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

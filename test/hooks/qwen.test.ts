@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries, writeRules } from "./_hook";
+import { projectId, type Sandbox, sandbox, writeEntries, writeRules } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

@@ -7,8 +7,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { entryFiles, FIXTURES, fenced, modelServer, placeClaude, runAsync, writeModelConfig } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   bodyIds,
   cardIds,
@@ -16,11 +14,20 @@ import {
   claudeStart,
   contextOf,
   type EntrySpec,
+  entryFiles,
+  FIXTURES,
+  fenced,
   hook,
+  modelServer,
+  placeClaude,
   projectId,
+  runAsync,
+  type Sandbox,
+  sandbox,
   writeEntries,
+  writeModelConfig,
   writeRules,
-} from "./_hook";
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;
@@ -211,7 +218,7 @@ describe("prompt injection", () => {
     ]);
     const kask = (prompt: string) =>
       bodyIds(contextOf(hook(kb, "claude", "prompt", claudePrompt(`kw-${++n}`, krepo, prompt))));
-    const server = modelServer("openai", [{ text: JSON.stringify({ keywords: [["quota", "free plan", "pricing"]] }) }]);
+    const server = modelServer([{ text: JSON.stringify({ keywords: [["quota", "free plan", "pricing"]] }) }]);
     try {
       expect(kask("what is the quota on the free plan?")).toEqual([]);
       writeModelConfig(kb, "openai", server.url);
@@ -219,7 +226,7 @@ describe("prompt injection", () => {
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ candidates: 1, enriched: 1 });
       expect(server.requests.length).toBe(1);
-      expect(server.requests[0]!.body).toContain("Gazelle tier rules");
+      expect(server.requests[0]!.raw).toContain("Gazelle tier rules");
       const dir = join(kb.cofferHome, "memory", "projects", kpid, "entries");
       const file = readdirSync(dir).find((f) => f.startsWith("K01GAZELLE"))!;
       expect(readFileSync(join(dir, file), "utf8")).toContain("keywords: [quota, free plan, pricing]");
@@ -256,12 +263,12 @@ test("distilled insights carry the keywords written in the same model call; a pa
       keywords: ["currency", "prices", "Floating Point", "<b>bad</b>", 42],
     },
   ];
-  const server = modelServer("openai", [{ text: fenced(insights) }]);
+  const server = modelServer([{ text: fenced(insights) }]);
   try {
     writeModelConfig(db, "openai", server.url);
     const r = await runAsync(db, ["distill", "run", SESSION, "--json"], { env: { COFFER_TEST_KEY: "k" } });
     expect(r.code).toBe(0);
-    expect(JSON.parse(server.requests[0]!.body).messages[0].content).toContain('"keywords"');
+    expect(server.requests[0]!.body.messages[0].content).toContain('"keywords"');
   } finally {
     server.stop();
   }
@@ -276,7 +283,7 @@ test("model.keywords = on-write: remember and import ask the model once per batc
   const wb = sandbox("coffer-hook-onwrite-");
   const wrepo = wb.repo("svc");
   const env = { COFFER_TEST_KEY: "k" };
-  const server = modelServer("openai", [
+  const server = modelServer([
     { text: JSON.stringify({ keywords: [["message broker", "queue"]] }) },
     { text: JSON.stringify({ keywords: [["datastore"], ["ci", "pipeline"]] }) },
   ]);

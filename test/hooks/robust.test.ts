@@ -4,8 +4,18 @@ import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { bodyIds, claudePrompt, claudeStart, contextOf, hook, projectId, writeEntries, writeRules } from "./_hook";
+import {
+  bodyIds,
+  claudePrompt,
+  claudeStart,
+  contextOf,
+  hook,
+  projectId,
+  type Sandbox,
+  sandbox,
+  writeEntries,
+  writeRules,
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;

@@ -2,8 +2,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { bodyIds, claudePrompt, contextOf, type EntrySpec, hook, projectId, writeEntries } from "./_hook";
+import {
+  bodyIds,
+  claudePrompt,
+  contextOf,
+  type EntrySpec,
+  hook,
+  projectId,
+  type Sandbox,
+  sandbox,
+  writeEntries,
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;

@@ -1,6 +1,5 @@
 /** A scripted session through the compiled binary: delta injection, compaction, subagents, session sources. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Sandbox, sandbox } from "../helpers";
 import {
   alreadyLoaded,
   bodyIds,
@@ -9,9 +8,11 @@ import {
   contextOf,
   hook,
   projectId,
+  type Sandbox,
+  sandbox,
   writeEntries,
   writeRules,
-} from "./_hook";
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;

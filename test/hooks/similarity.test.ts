@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
-import { bodyIds, claudePrompt, contextOf, hook, writeEntries } from "./_hook";
+import { bodyIds, claudePrompt, contextOf, hook, sandbox, writeEntries } from "../kit";
 
 const sb = sandbox("coffer-similarity-");
 let repo = "";

@@ -5,8 +5,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "./_hook";
+import { claudePrompt, claudeStart, contextOf, hook, sandbox } from "../kit";
 
 const sb = sandbox("coffer-hook-stale-");
 afterAll(() => sb.cleanup());

@@ -6,8 +6,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudeStart, contextOf, hook, projectId, writeEntries, writeRules } from "./_hook";
+import { claudeStart, contextOf, hook, projectId, type Sandbox, sandbox, writeEntries, writeRules } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

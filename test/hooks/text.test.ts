@@ -4,8 +4,7 @@
  * that is short), so the clause that matters is not cut off at 80.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "./_hook";
+import { claudePrompt, claudeStart, contextOf, hook, sandbox } from "../kit";
 
 const sb = sandbox("coffer-hook-text-");
 let repo = "";

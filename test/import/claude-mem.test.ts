@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 import { ClaudeMemDb } from "./claude-mem-db";
 import { allText, entriesOf, storedEntries } from "./helpers";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type Sandbox, sandbox, writeFile } from "../helpers";
+import { type Sandbox, sandbox, writeFile } from "../kit";
 import { allText, entriesOf, storedEntries } from "./helpers";
 
 const SECRET = "sk-ant-api03-Qw8eRt5yUi2oPa7sDf4gHj1kLz9xCv6bNm3";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { type Sandbox, sandbox, writeFile } from "../helpers";
+import { type Sandbox, sandbox, writeFile } from "../kit";
 import { allText, storedEntries } from "./helpers";
 
 /** Every file under memory/ (relative path -> bytes), for byte-for-byte comparisons. */

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox, writeFile } from "../helpers";
+import { type Sandbox, sandbox, writeFile } from "../kit";
 import { allText, storedEntries } from "./helpers";
 
 /** Claude Code's project folder name: the cwd with every non-alphanumeric character as "-". */

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox, writeFile } from "../helpers";
+import { BIN, type Sandbox, sandbox, writeFile } from "../kit";
 import { entriesOf, storedEntries } from "./helpers";
 
 const slug = (dir: string) => dir.replace(/[^A-Za-z0-9]/g, "-");

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type Sandbox, sandbox, writeFile } from "../helpers";
+import { type Sandbox, sandbox, writeFile } from "../kit";
 import { allText, storedEntries } from "./helpers";
 
 const AKIA = "AKIAQ3EGRTZ5XN7PLWQR";

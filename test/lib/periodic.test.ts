@@ -1,6 +1,7 @@
 /** src/lib/periodic.ts: runs never overlap, stop() waits for the run in progress and ends the schedule. */
 import { expect, test } from "bun:test";
 import { startPeriodic } from "../../src/lib/periodic";
+import { until } from "../kit";
 
 function gate() {
   let open!: () => void;
@@ -8,13 +9,8 @@ function gate() {
   return { open, opened };
 }
 
-async function until(cond: () => boolean): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await Bun.sleep(5);
-  }
-}
+/** Poll often: a run here takes a few milliseconds. */
+const often = { every: 5 };
 
 test("runs never overlap; stop() resolves only after the run in progress ends, and no run follows", async () => {
   let active = 0;
@@ -34,13 +30,13 @@ test("runs never overlap; stop() resolves only after the run in progress ends, a
     },
     { intervalMs: 1, firstDelayMs: 0 },
   );
-  await until(() => runs === 1);
+  await until(() => runs === 1, often);
   await Bun.sleep(50); // many intervals pass while the first run is held
   expect(runs).toBe(1);
   release.open();
-  await until(() => runs >= 3);
+  await until(() => runs >= 3, often);
   release = gate(); // hold the current (or next) run
-  await until(() => heldBy === release); // a run is held by the new gate
+  await until(() => heldBy === release, often); // a run is held by the new gate
   let stopped = false;
   const stopping = p.stop().then(() => (stopped = true));
   await Bun.sleep(20);
@@ -66,7 +62,7 @@ test("stop() aborts the signal, resolves at once when idle, and an error does no
     },
     { intervalMs: 1, firstDelayMs: 0, onError: (e) => errors.push(e) },
   );
-  await until(() => runs >= 2);
+  await until(() => runs >= 2, often);
   await p.stop();
   expect(seen!.aborted).toBe(true);
   expect((errors[0] as Error).message).toBe("first run fails");

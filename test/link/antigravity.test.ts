@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findManaged, syncManagedHooks } from "../../src/link/hooks-json";
 import { JsonDoc } from "../../src/link/json-edit";
-import { BIN, type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 afterEach(() => sb?.cleanup());

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 afterEach(() => sb?.cleanup());

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { copyFileSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox, writeFile } from "../helpers";
+import { BIN, type Sandbox, sandbox, writeFile } from "../kit";
 import { read } from "./util";
 
 let sb: Sandbox;

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { BIN, type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 beforeEach(() => {

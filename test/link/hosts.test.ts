@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox, writeFile } from "../helpers";
+import { BIN, type Sandbox, sandbox, writeFile } from "../kit";
 import { expectOnlyAdditions, fixture, parseAny, read, withoutCoffer } from "./util";
 
 type FileCase = { rel: string; fixture: string; kind: "json" | "toml" };

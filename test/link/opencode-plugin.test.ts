@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../kit";
 import { read } from "./util";
 
 let sb: Sandbox;

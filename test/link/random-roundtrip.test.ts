@@ -15,15 +15,8 @@ import {
 } from "../../src/lib/toml-edit";
 import { findManaged, syncManagedHooks } from "../../src/link/hooks-json";
 import { JsonDoc } from "../../src/link/json-edit";
+import { rng } from "../kit";
 import { withoutCoffer } from "./util";
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const WORDS = ["alpha", "Überlegung", "日本語", "café", "x", "model", "théme", "emoji ✨", "a b", 'quote"d'];
 const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact", "Notification"];

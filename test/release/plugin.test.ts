@@ -19,8 +19,7 @@ import {
   runAgent,
   TEST_TIMEOUT_MS,
 } from "../agents/harness";
-import { agentTurns, conversationTexts, type ModelServer, startModelServer } from "../agents/model-server";
-import { BIN } from "../helpers";
+import { agentTurns, BIN, conversationTexts, type ModelServer, startModelServer } from "../kit";
 import { ROOT } from "./_release";
 
 const PLUGIN = join(ROOT, "plugin");

@@ -8,7 +8,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { join } from "node:path";
 import { verifyCodeSignature } from "../../scripts/macho";
 import { TARGETS } from "../../scripts/targets";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 import { ensureRelease, type Manifest, RELEASE_DIR } from "./_release";
 
 let manifest: Manifest;

@@ -16,8 +16,7 @@ import {
   runAgent,
   TEST_TIMEOUT_MS,
 } from "../agents/harness";
-import { agentTurns, type ModelServer, startModelServer } from "../agents/model-server";
-import { BIN } from "../helpers";
+import { agentTurns, BIN, type ModelServer, startModelServer } from "../kit";
 
 let server: ModelServer;
 beforeAll(() => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 import { ensureRelease, type Manifest, RELEASE_DIR, ROOT } from "./_release";
 
 const WINE = ["/usr/lib/wine/wine64", Bun.which("wine64") ?? ""].find((p) => p && existsSync(p));

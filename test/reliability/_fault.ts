@@ -8,21 +8,11 @@ import { Database } from "bun:sqlite";
 import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, type Sandbox } from "../helpers";
+import { BIN, type Sandbox } from "../kit";
 
 export const SEED = Number(process.env.COFFER_FAULT_SEED ?? 20261130);
 
-/** mulberry32: small, deterministic; `seedFor("crash")` gives each test its own stream. */
-export function rng(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/** A seed of its own for each test (`seedFor("crash")`), for the kit's rng. */
 export function seedFor(name: string): number {
   let h = SEED;
   for (const c of name) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193);

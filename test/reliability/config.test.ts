@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudeStart, contextOf, hook } from "../hooks/_hook";
+import { claudeStart, contextOf, hook, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

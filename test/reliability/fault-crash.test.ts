@@ -9,16 +9,20 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  BIN,
   type ModelServer,
   modelServer,
   placeClaude,
+  projectId,
+  rng,
   runAsync,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
+  writeEntries,
   writeModelConfig,
-} from "../distill/helpers";
-import { BIN, type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries } from "../hooks/_hook";
-import { checkConsistent, record, rng, SEED, seedFor } from "./_fault";
+} from "../kit";
+import { checkConsistent, record, SEED, seedFor } from "./_fault";
 
 let sb: Sandbox;
 let repo: string;
@@ -45,7 +49,7 @@ beforeAll(() => {
   sb = sandbox("coffer-fault-crash-");
   Object.assign(sb.env, gitEnv(sb.root), { COFFER_TEST_KEY: "k" });
   repo = sb.repo("crashy");
-  server = modelServer("openai", [
+  server = modelServer([
     {
       text: JSON.stringify([{ kind: "gotcha", title: "Crash lesson", body: "The heron job needs the VPN." }]),
       delayMs: 30,

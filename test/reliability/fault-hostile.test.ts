@@ -10,11 +10,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { allFiles } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries } from "../hooks/_hook";
+import { allFiles, projectId, rng, type Sandbox, sandbox, writeEntries } from "../kit";
 import { type Served, startServe, stdioClient } from "../mcp/_mcp";
-import { HOSTS, record, rng, runHook, seedFor, validAnswer } from "./_fault";
+import { HOSTS, record, runHook, seedFor, validAnswer } from "./_fault";
 
 let sb: Sandbox;
 let repo: string;

@@ -6,11 +6,20 @@
  * p50/p95. (test/e2e/reliability.test.ts keeps the Claude-only version with the same writers.)
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type ModelServer, modelServer, placeClaude, simpleClaudeSession, writeModelConfig } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries } from "../hooks/_hook";
+import {
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  projectId,
+  rng,
+  type Sandbox,
+  sandbox,
+  simpleClaudeSession,
+  writeEntries,
+  writeModelConfig,
+} from "../kit";
 import { stdioClient } from "../mcp/_mcp";
-import { checkConsistent, HOSTS, percentile, record, rng, runHook, seedFor, validAnswer } from "./_fault";
+import { checkConsistent, HOSTS, percentile, record, runHook, seedFor, validAnswer } from "./_fault";
 
 let sb: Sandbox;
 let repo: string;
@@ -21,7 +30,6 @@ beforeAll(() => {
   sb = sandbox("coffer-fault-load-");
   repo = sb.repo("busy");
   server = modelServer(
-    "openai",
     Array.from({ length: 4 }, (_, i) => ({
       text: JSON.stringify([{ kind: "gotcha", title: `Load lesson ${i}`, body: `The osprey job ${i} needs a lock.` }]),
       delayMs: 50,
@@ -157,7 +165,7 @@ test("two prompt hooks at once for one session (a user and a --project link) nev
       })),
     );
     expect(fresh.run(["reindex"], { cwd: r2 }).code).toBe(0);
-    const { bodyIds, claudePrompt } = await import("../hooks/_hook");
+    const { bodyIds, claudePrompt } = await import("../kit");
     let twice = 0;
     let delivered = 0;
     for (let round = 0; round < 12; round++) {

@@ -8,9 +8,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { projectId, writeEntries } from "../hooks/_hook";
-import { checkConsistent, HOSTS, record, rng, runHook, seedFor, validAnswer } from "./_fault";
+import { projectId, rng, type Sandbox, sandbox, writeEntries } from "../kit";
+import { checkConsistent, HOSTS, record, runHook, seedFor, validAnswer } from "./_fault";
 
 let sb: Sandbox;
 let repo: string;

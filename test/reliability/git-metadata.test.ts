@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox } from "../helpers";
-import { claudeStart } from "../hooks/_hook";
+import { BIN, claudeStart, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 beforeAll(() => {

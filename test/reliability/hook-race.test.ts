@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox } from "../helpers";
-import { writeEntries } from "../hooks/_hook";
+import { BIN, type Sandbox, sandbox, writeEntries } from "../kit";
 
 const ENTRIES = 20_000;
 const RUNS = 400;

@@ -4,7 +4,7 @@
  * id and the next request is served; so is a line that is not JSON.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { BIN, type Sandbox, sandbox } from "../helpers";
+import { BIN, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 beforeAll(() => {

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { lstatSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { claudePrompt, hook } from "../hooks/_hook";
+import { claudePrompt, hook, type Sandbox, sandbox } from "../kit";
 
 let sb: Sandbox;
 beforeAll(() => {

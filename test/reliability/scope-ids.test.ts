@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
-import { projectId } from "../hooks/_hook";
+import { projectId, type Sandbox, sandbox } from "../kit";
 import { type Mcp, type Served, startServe, stdioClient } from "../mcp/_mcp";
 
 let sb: Sandbox;

@@ -75,7 +75,7 @@ describe("what the model reads", () => {
 
 describe("the table's copy under state/ (compiled binary)", () => {
   test("made on first use, read after; another model's copy is removed", async () => {
-    const { sandbox } = await import("../helpers");
+    const { sandbox } = await import("../kit");
     const { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = await import("node:fs");
     const meta = (await import("../../src/retrieval/embed/model.json")).default;
     const sb = sandbox("coffer-embed-table-");

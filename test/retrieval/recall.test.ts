@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 const sb = sandbox("coffer-recall-");
 afterAll(() => sb.cleanup());

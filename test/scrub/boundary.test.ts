@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { scrub } from "../../src/scrub/index";
 import { scanTexts } from "../../src/scrub/scan";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 const GHP = "ghp_Zq8vR2mK9xLw4Tn7Bc3Hd6Fg1Js5Kp0Qa2W";
 const STRIPE = "sk_live_51HqZ7Rk2mVx9Lp4Tz8Wn3Jc6";

@@ -8,8 +8,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { allFiles, type ModelServer, modelServer, placeClaude, runAsync, writeModelConfig } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
+import {
+  allFiles,
+  type ModelServer,
+  modelServer,
+  placeClaude,
+  runAsync,
+  type Sandbox,
+  sandbox,
+  writeModelConfig,
+} from "../kit";
 
 /** Processes on a shared 2-core machine: generous. */
 const SLOW = 60_000;
@@ -167,14 +175,14 @@ describe("every way in", () => {
           body: `Update ${S.transcript} everywhere (db password: ${S.transcriptPw}).`,
         },
       ]);
-      const openai = modelServer("openai", [{ text: echo }]);
+      const openai = modelServer([{ text: echo }]);
       servers.push(openai);
       writeModelConfig(sb, "openai", openai.url);
       const r = await runAsync(sb, ["distill", "run", id], { env: { COFFER_TEST_KEY: "loopback-test-key" } });
       expect(r.code).toBe(0);
       expect(openai.requests.length).toBe(1);
-      expect(leaks(openai.requests[0]!.body)).toEqual([]);
-      expect(openai.requests[0]!.body).toContain("[redacted]");
+      expect(leaks(openai.requests[0]!.raw)).toEqual([]);
+      expect(openai.requests[0]!.raw).toContain("[redacted]");
     },
     SLOW,
   );

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { scrub, scrubTogether } from "../../src/scrub/index";
 import { scrubFields } from "../../src/scrub/write";
 import { prepareConversation } from "../../src/transcripts/conversation";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 const V = "zajmEjyCrhFdm1gQXoZD6r8WKLubC-B2";
 

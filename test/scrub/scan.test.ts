@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 /** Processes on a shared 2-core machine: generous. */
 const SLOW = 60_000;

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { HOSTS } from "../../src/lib/hosts";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 import { type ApiResponse, type Served, startServe } from "../mcp/_mcp";
 
 let sb: Sandbox;

@@ -12,10 +12,11 @@ import {
   type ModelServer,
   modelServer,
   placeClaude,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
-} from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;
@@ -66,7 +67,7 @@ function fourSessions(first: number): string[] {
 test("a batch stops at the daily token budget: the rest are not tried and nothing is sent for them", async () => {
   const ids = fourSessions(1);
   // 1,200 tokens a call; a session is estimated well under 1,300 before it is sent: 2,500 fits two.
-  server = modelServer("openai", [{ text: JSON.stringify(INSIGHT), usage: { input: 1000, output: 200 } }]);
+  server = modelServer([{ text: JSON.stringify(INSIGHT), usage: { input: 1000, output: 200 } }]);
   writeModelConfig(sb, "openai", server.url);
   appendFileSync(join(sb.cofferHome, "config.toml"), "\n[distill]\ndaily_token_budget = 2500\n");
   const out = await api.distillTranscripts("claude", ids);
@@ -77,7 +78,7 @@ test("a batch stops at the daily token budget: the rest are not tried and nothin
 
 test("a batch stops when the model is down (logged out): one request, one ledger line, the rest not tried", async () => {
   const ids = fourSessions(11);
-  server = modelServer("openai", [{ status: 401, raw: JSON.stringify({ error: { message: "invalid api key" } }) }]);
+  server = modelServer([{ status: 401, raw: JSON.stringify({ error: { message: "invalid api key" } }) }]);
   writeModelConfig(sb, "openai", server.url);
   const out = await api.distillTranscripts("claude", [...ids, "no-such-session"]);
   expect(out.map((r) => r.outcome)).toEqual(["failed", "skipped", "skipped", "skipped", "not_found"]);

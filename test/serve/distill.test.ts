@@ -14,10 +14,11 @@ import {
   modelServer,
   placeClaude,
   readQueueFile,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
-} from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
+} from "../kit";
 
 let sb: Sandbox;
 let repo: string;
@@ -31,7 +32,7 @@ beforeAll(() => {
   process.env.HOME = sb.home;
   process.env.COFFER_HOME = sb.cofferHome;
   process.env.COFFER_TEST_KEY = "k";
-  server = modelServer("openai", [
+  server = modelServer([
     {
       text: JSON.stringify([
         {
@@ -109,7 +110,7 @@ test("workerPass drains the queue into the inbox; the sweep runs unless distill.
   // id(1) waits in the inbox (a human reviews it); id(2) is idle and unreviewed: swept
   expect(second).toEqual({ harvested: 0, observed: 0, distilled: 1, skipped: 0, errors: [] });
   expect(server.requests.length).toBe(1);
-  expect(JSON.parse(server.requests[0]!.body).messages[1].content).toContain("Where do logs go?");
+  expect(server.requests[0]!.body.messages[1].content).toContain("Where do logs go?");
   expect((await api.listTranscripts("claude")).find((t) => t.session_id === id(2))!.status).toBe("done");
   expect(await workerPass()).toEqual({ harvested: 0, observed: 0, distilled: 0, skipped: 0, errors: [] });
 });

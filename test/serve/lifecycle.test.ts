@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 import { startServe } from "../mcp/_mcp";
 
 let sb: Sandbox;

@@ -10,17 +10,23 @@ import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { sparkline } from "../../src/commands/stats";
 import {
+  BIN,
+  claudePrompt,
+  claudeStart,
+  contextOf,
   fenced,
+  hook,
   ledgerLines,
   type ModelServer,
   modelServer,
   placeClaude,
   runAsync,
+  type Sandbox,
+  sandbox,
   simpleClaudeSession,
+  writeEntries,
   writeModelConfig,
-} from "../distill/helpers";
-import { BIN, type Sandbox, sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook, writeEntries } from "../hooks/_hook";
+} from "../kit";
 
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };
 const ids = {
@@ -52,18 +58,18 @@ beforeAll(async () => {
   };
   const insights = (k: string) => [{ kind: "convention", title: `Deploy rule ${k}`, body: rules[k] ?? `Rule ${k}.` }];
   // Two calls reporting usage (OpenAI shape), one without (estimated), one malformed answer.
-  const openai = modelServer("openai", [
+  const openai = modelServer([
     { text: fenced(insights("a")), usage: { input: 1500, output: 120 } },
     { text: fenced(insights("b")), usage: { input: 1700, output: 80 } },
   ]);
   servers.push(openai);
   writeModelConfig(sb, "openai", openai.url);
   expect((await runAsync(sb, ["distill", "run", ids.a, ids.b], { env })).code).toBe(0);
-  const anthropic = modelServer("anthropic", [{ text: JSON.stringify(insights("c")) }]);
+  const anthropic = modelServer([{ text: JSON.stringify(insights("c")) }]);
   servers.push(anthropic);
   writeModelConfig(sb, "anthropic", anthropic.url);
   expect((await runAsync(sb, ["distill", "run", ids.c], { env })).code).toBe(0);
-  const broken = modelServer("openai", [{ text: "no idea", usage: { input: 900, output: 3 } }]);
+  const broken = modelServer([{ text: "no idea", usage: { input: 900, output: 3 } }]);
   servers.push(broken);
   writeModelConfig(sb, "openai", broken.url);
   expect((await runAsync(sb, ["distill", "run", ids.failing], { env })).code).toBe(1);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, sandbox } from "../helpers";
+import { BIN, sandbox } from "../kit";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());

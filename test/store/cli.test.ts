@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import pkg from "../../package.json";
 import { nativeTarget } from "../../scripts/targets";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());

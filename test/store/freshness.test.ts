@@ -8,8 +8,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+import { claudePrompt, claudeStart, contextOf, hook, sandbox } from "../kit";
 import { startServe } from "../mcp/_mcp";
 
 const N = 3000;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());

@@ -5,8 +5,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../helpers";
-import { claudePrompt, hook } from "../hooks/_hook";
+import { claudePrompt, hook, sandbox } from "../kit";
 
 const sb = sandbox("coffer-retired-config-");
 afterAll(() => sb.cleanup());

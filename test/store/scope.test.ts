@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { normalizeOrigin, projectIdFor } from "../../src/store/scope";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());

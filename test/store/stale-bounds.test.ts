@@ -10,7 +10,7 @@ import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { checkStale, treeIndex } from "../../src/store/stale/stale";
 import { closeStore, openStore } from "../../src/store/store";
-import { sandbox } from "../helpers";
+import { sandbox } from "../kit";
 import { startServe } from "../mcp/_mcp";
 
 const sb = sandbox("coffer-stale-bounds-");

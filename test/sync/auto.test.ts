@@ -5,6 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { renameSync } from "node:fs";
 import { startAutoSync } from "../../src/sync/auto";
+import { until } from "../kit";
 import { git, type World, world } from "./machines";
 
 let w: World | undefined;
@@ -16,14 +17,8 @@ afterEach(() => {
   w = undefined;
 });
 
-/** Wait for `cond`; on a timeout, say what the auto sync logged so far. */
-async function until(cond: () => boolean, logs: string[], ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting; auto sync logged: ${JSON.stringify(logs)}`);
-    await Bun.sleep(50);
-  }
-}
+/** How long to wait, and on a timeout, what the auto sync logged so far. */
+const logged = (logs: string[]) => ({ ms: 20_000, context: () => `auto sync logged: ${JSON.stringify(logs)}` });
 
 function onRemote(world: World, text: string): boolean {
   return git(world.root, world.gitEnv, "--git-dir", world.remote, "grep", "-q", "-F", text, "main").code === 0;
@@ -42,17 +37,17 @@ test("auto sync commits and pushes on its interval; errors are logged, never thr
     { firstDelayMs: 0, intervalMs: 300, log: (m) => logs.push(m) },
   );
   try {
-    await until(() => onRemote(w!, "Picked up by the auto sync"), logs);
-    await until(() => logs.some((l) => l.startsWith("auto sync: sent")), logs);
+    await until(() => onRemote(w!, "Picked up by the auto sync"), logged(logs));
+    await until(() => logs.some((l) => l.startsWith("auto sync: sent")), logged(logs));
 
     // The remote goes away: the next runs fail, are logged and recorded, and the timer keeps going.
     renameSync(w.remote, `${w.remote}.away`);
     a.ok(["remember", "Written while the remote is away"]);
-    await until(() => logs.filter((l) => l.startsWith("auto sync failed")).length >= 2, logs);
+    await until(() => logs.filter((l) => l.startsWith("auto sync failed")).length >= 2, logged(logs));
     expect(a.ok(["status", "--json"]).json().sync.last_error).toContain("does not exist");
 
     renameSync(`${w.remote}.away`, w.remote);
-    await until(() => onRemote(w!, "Written while the remote is away"), logs);
+    await until(() => onRemote(w!, "Written while the remote is away"), logged(logs));
   } finally {
     await auto.stop(); // resolves after the sync in progress (if any) has finished
   }

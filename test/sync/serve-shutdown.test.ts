@@ -6,6 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { until } from "../kit";
 import { type Served, startServe } from "../mcp/_mcp";
 import { git, type World, world } from "./machines";
 
@@ -21,13 +22,9 @@ afterEach(async () => {
   w = undefined;
 });
 
-async function until(cond: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; serve said: ${served?.stderr()}`);
-    await Bun.sleep(50);
-  }
-}
+/** Wait (30 s at most) for `what`; on a timeout, say what serve printed. */
+const waitFor = (cond: () => boolean, what: string) =>
+  until(cond, { what, ms: 30_000, context: () => `serve said: ${served?.stderr()}` });
 
 test("SIGTERM during an auto sync push: serve waits for the push, then exits 0", async () => {
   w = world();
@@ -45,9 +42,9 @@ test("SIGTERM during an auto sync push: serve waits for the push, then exits 0",
   );
 
   served = await startServe(a.sb, a.project, ["--no-worker"]);
-  await until(() => existsSync(join(gate, "entered")), "the first auto sync to start pushing (after 10 s)");
+  await waitFor(() => existsSync(join(gate, "entered")), "the first auto sync to start pushing (after 10 s)");
   served.proc.kill("SIGTERM");
-  await until(() => served!.stderr().includes("waiting for the background pass in progress"), "the shutdown notice");
+  await waitFor(() => served!.stderr().includes("waiting for the background pass in progress"), "the shutdown notice");
   expect(served.proc.exitCode).toBeNull(); // the push is held: serve must still be waiting
   writeFileSync(join(gate, "release"), "");
   expect(await served.proc.exited).toBe(0);

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN } from "../helpers";
-import { claudePrompt, contextOf, hook } from "../hooks/_hook";
+import { BIN, claudePrompt, contextOf, hook } from "../kit";
 import { git, type Machine, mustGit, SYNCED_PATH, type World, world } from "./machines";
 
 let w: World | undefined;

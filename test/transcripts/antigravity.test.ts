@@ -11,7 +11,7 @@ import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { antigravityActivity, antigravityHead, parseAntigravity } from "../../src/transcripts/antigravity";
 import { detectHost, listSessions, parseSessionFile, sessionFileAt } from "../../src/transcripts/discovery";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 
 const ID = "7c1e9a52-4b0d-4f6e-9a31-2d8b5f0c6e17";
 const BRAIN = join(import.meta.dir, "..", "fixtures", "transcripts", "antigravity", "brain");

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claudeDir, FIXTURES, placeClaude, placeCodex, simpleClaudeSession } from "../distill/helpers";
-import { type Sandbox, sandbox } from "../helpers";
+import { claudeDir, FIXTURES, placeClaude, placeCodex, type Sandbox, sandbox, simpleClaudeSession } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

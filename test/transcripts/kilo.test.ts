@@ -13,7 +13,7 @@ import { sessionSha256 } from "../../src/distill/ledger";
 import { kiloSessions } from "../../src/store/foreign/kilo";
 import { ADAPTERS, detectHost, parseSessionFile, resolveSession, sessionFileAt } from "../../src/transcripts/discovery";
 import { kiloActivity, kiloDb, kiloHead, listKiloSessions, readKilo } from "../../src/transcripts/kilo";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 
 const FIXTURE = JSON.parse(
   readFileSync(join(import.meta.dir, "..", "fixtures", "transcripts", "kilo", "observed-7.7.7.json"), "utf8"),

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import type { Sandbox } from "../helpers";
+import type { Sandbox } from "../kit";
 import { type Served, startServe } from "../mcp/_mcp";
 
 export const CHROMIUM = process.env.COFFER_CHROMIUM ?? "/usr/bin/chromium";

@@ -6,8 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeTeamProposal } from "../distill/helpers";
-import { sandbox } from "../helpers";
+import { sandbox, writeTeamProposal } from "../kit";
 import { newLoginUrl, type ServedUi, serveUi } from "./_browser";
 
 const sb = sandbox("coffer-webapi-");

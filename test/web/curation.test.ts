@@ -14,10 +14,10 @@ import {
   modelServer,
   placeClaude,
   runAsync,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
-} from "../distill/helpers";
-import { sandbox } from "../helpers";
+} from "../kit";
 import { axe, type Browser, launch, loggedInPage, type ServedUi, screenshot, serveUi } from "./_browser";
 
 const T = 60_000;
@@ -83,7 +83,7 @@ beforeAll(async () => {
     cwd: repo,
     ageMinutes: 80,
   });
-  model = modelServer("openai", [
+  model = modelServer([
     { text: JSON.stringify([{ ...NEW_DEPLOY, contradicts: deployId }]), usage: { input: 1000, output: 200 } },
     { text: JSON.stringify([{ ...NEW_TESTS, contradicts: testsId }]), usage: { input: 1000, output: 200 } },
   ]);

@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
-import { sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+import { claudePrompt, claudeStart, contextOf, hook, remember, sandbox } from "../kit";
 import {
   type Browser,
   CHROMIUM,
@@ -35,12 +34,6 @@ async function go(hash: string, ready: string): Promise<void> {
   await page.goto(`${served.url}/${hash}`);
   await page.waitForSelector(ready);
 }
-
-const remember = (...args: string[]) => {
-  const r = sb.run(["remember", ...args, "--json"], { cwd: repo });
-  if (r.code !== 0) throw new Error(r.stderr);
-  return r.json().id as string;
-};
 
 beforeAll(async () => {
   repo = sb.repo("shop", "https://github.com/acme/shop.git");
@@ -85,8 +78,8 @@ describe("sessions", () => {
   test(
     "each hook event lists the entries it delivered; summary and events agree, across a compact and a resume",
     async () => {
-      remember("Stripe webhooks must be verified with the raw request body", "--tags", "stripe");
-      remember("Orders live in Postgres 16", "--scope", "global", "--kind", "fact");
+      remember(sb, repo, "Stripe webhooks must be verified with the raw request body", "--tags", "stripe");
+      remember(sb, repo, "Orders live in Postgres 16", "--scope", "global", "--kind", "fact");
       const S = "sess-polish-1";
       hook(sb, "claude", "session-start", claudeStart(S, repo));
       expect(

@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN } from "../helpers";
+import { BIN } from "../kit";
 
 const ROOT = join(import.meta.dir, "..", "..");
 

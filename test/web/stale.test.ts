@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Page } from "playwright-core";
-import { sandbox } from "../helpers";
+import { remember, sandbox } from "../kit";
 import { axe, type Browser, launch, loggedInPage, newLoginUrl, type ServedUi, serveUi } from "./_browser";
 
 const sb = sandbox("coffer-webstale-");
@@ -27,12 +27,6 @@ type Listed = { id: string; scope: string; scope_label: string; title: string; r
 function write(rel: string, text = "export {};\n"): void {
   mkdirSync(dirname(join(repo, rel)), { recursive: true });
   writeFileSync(join(repo, rel), text);
-}
-
-function remember(title: string, text: string, ...more: string[]): string {
-  const r = sb.run(["remember", text, "--title", title, "--json", ...more], { cwd: repo });
-  if (r.code !== 0) throw new Error(r.stderr);
-  return r.json().id;
 }
 
 /** What `coffer stale --json` says in the repository (it runs the check itself). */
@@ -70,11 +64,25 @@ let legacy = "";
 beforeAll(async () => {
   repo = sb.repo("shop", "https://github.com/acme/shop.git");
   for (const f of ["src/billing/tax.ts", "src/cart.ts", "src/legacy/shim.ts", "src/util.ts"]) write(f);
-  tax = remember("Tax rounding", "Tax is rounded per line in src/billing/tax.ts, never per invoice.");
-  readme = remember("Helpers", "Small helpers live in src/util.ts.");
-  cart = remember("Cart totals", "Cart totals are computed in src/cart.ts from integer cents.");
-  legacy = remember("Legacy shim", "The old checkout is wrapped by src/legacy/shim.ts until v3.");
-  remember("Global note", "Answer tersely; see src/billing/tax.ts in any repo.", "--scope", "global");
+  tax = remember(
+    sb,
+    repo,
+    "--title",
+    "Tax rounding",
+    "Tax is rounded per line in src/billing/tax.ts, never per invoice.",
+  );
+  readme = remember(sb, repo, "--title", "Helpers", "Small helpers live in src/util.ts.");
+  cart = remember(sb, repo, "--title", "Cart totals", "Cart totals are computed in src/cart.ts from integer cents.");
+  legacy = remember(sb, repo, "--title", "Legacy shim", "The old checkout is wrapped by src/legacy/shim.ts until v3.");
+  remember(
+    sb,
+    repo,
+    "--title",
+    "Global note",
+    "Answer tersely; see src/billing/tax.ts in any repo.",
+    "--scope",
+    "global",
+  );
   projectId = readdirSync(join(sb.cofferHome, "memory", "projects"))[0]!;
   served = await serveUi(sb, repo);
   const res = await fetch(served.loginUrl, { method: "POST", headers: { origin: served.url } });

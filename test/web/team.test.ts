@@ -6,8 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { writeTeamProposal } from "../distill/helpers";
-import { sandbox } from "../helpers";
+import { remember, sandbox, writeTeamProposal } from "../kit";
 import { type Browser, launch, loggedInPage, type ServedUi, serveUi } from "./_browser";
 
 const sb = sandbox("coffer-web-team-");
@@ -33,19 +32,13 @@ const git = (...args: string[]) => {
   });
   if (p.exitCode !== 0) throw new Error(p.stderr.toString());
 };
-const remember = (...args: string[]) => {
-  const r = sb.run(["remember", ...args, "--json"], { cwd: repo });
-  if (r.code !== 0) throw new Error(r.stderr);
-  return r.json().id as string;
-};
-
 beforeAll(async () => {
   repo = sb.repo("gizmo", "https://github.com/acme/gizmo.git");
-  committed = remember("The gizmo build needs protoc 25 on PATH", "--scope", "team", "--kind", "gotcha");
+  committed = remember(sb, repo, "The gizmo build needs protoc 25 on PATH", "--scope", "team", "--kind", "gotcha");
   git("add", ".coffer");
   git("commit", "-q", "-m", "team memory");
-  remember("Gizmo releases are cut on Thursdays", "--scope", "team");
-  personal = remember("The gizmo staging database is reset nightly");
+  remember(sb, repo, "Gizmo releases are cut on Thursdays", "--scope", "team");
+  personal = remember(sb, repo, "The gizmo staging database is reset nightly");
   served = await serveUi(sb, repo);
   browser = await launch();
   page = await loggedInPage(browser.context, served.loginUrl);
@@ -126,7 +119,7 @@ test(
 test(
   "the Inbox lists a team-lane proposal; Approve promotes it into .coffer/entries/",
   async () => {
-    const entry = remember("Gizmo fixtures are regenerated with make fixtures", "--kind", "convention");
+    const entry = remember(sb, repo, "Gizmo fixtures are regenerated with make fixtures", "--kind", "convention");
     const { id: pid, label } = sb.run(["status", "--json"], { cwd: repo }).json().project;
     const id = "01KTEAMPR0P0SA10000000000W";
     writeTeamProposal(

@@ -7,18 +7,21 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import {
+  claudePrompt,
+  claudeStart,
+  contextOf,
   entryFiles,
   fenced,
-  type ModelServer,
+  hook,
   modelServer,
   placeClaude,
   runAsync,
+  type ScriptedModelServer,
+  sandbox,
   simpleClaudeSession,
   writeModelConfig,
   writeQueue,
-} from "../distill/helpers";
-import { sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+} from "../kit";
 import { axe, type Browser, launch, loggedInPage, newLoginUrl, type ServedUi, screenshot, serveUi } from "./_browser";
 
 const sb = sandbox("coffer-web-");
@@ -27,7 +30,7 @@ let projectId = "";
 let served: ServedUi;
 let browser: Browser;
 let page: Page;
-let model: ModelServer | undefined;
+let model: ScriptedModelServer | undefined;
 const pageProblems: string[] = [];
 
 const T = 60_000;
@@ -502,7 +505,7 @@ describe("rules, sessions, inbox", () => {
       writeQueue(sb, [{ transcript_path: transcript, host: "claude", session: "inbox-sess-1" }]);
       const obs = await runAsync(sb, ["observe", "--queue", "--json"], { cwd: repo });
       expect(obs.code).toBe(0);
-      model = modelServer("openai", [
+      model = modelServer([
         {
           text: fenced([
             {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { A, B, usedSession } from "../capture/_use";
-import { type Sandbox, sandbox } from "../helpers";
+import { type Sandbox, sandbox } from "../kit";
 import { type Browser, launch, loggedInPage, newLoginUrl, type ServedUi, serveUi } from "./_browser";
 
 let sb: Sandbox;

@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { sandbox } from "../helpers";
-import { claudePrompt, claudeStart, contextOf, hook } from "../hooks/_hook";
+import { claudePrompt, claudeStart, contextOf, hook, remember, sandbox } from "../kit";
 import { type Browser, launch, type ServedUi, serveUi } from "./_browser";
 
 const sb = sandbox("coffer-web-why-");
@@ -22,12 +21,6 @@ const S = "sess-why-1";
 let stripe = "";
 let seedId = "";
 
-const remember = (...args: string[]) => {
-  const r = sb.run(["remember", ...args, "--json"], { cwd: repo });
-  if (r.code !== 0) throw new Error(r.stderr);
-  return r.json().id as string;
-};
-
 async function go(hash: string, ready: string): Promise<void> {
   await page.goto(`${served.url}/${hash}`);
   await page.waitForSelector(ready);
@@ -35,17 +28,19 @@ async function go(hash: string, ready: string): Promise<void> {
 
 beforeAll(async () => {
   repo = sb.repo("shop", "https://github.com/acme/shop.git");
-  stripe = remember("Stripe webhooks must be verified with the raw request body", "--tags", "stripe");
-  remember("Orders live in Postgres 16", "--kind", "convention");
+  stripe = remember(sb, repo, "Stripe webhooks must be verified with the raw request body", "--tags", "stripe");
+  remember(sb, repo, "Orders live in Postgres 16", "--kind", "convention");
   seedId = remember(
+    sb,
+    repo,
     "After a migration, run `npm run db:seed` to load the demo catalogue.\n\n- first **migrate**\n- then seed\n\n```\nnpm run db:seed\n```",
     "--title",
     "Seed with `npm run db:seed`",
     "--kind",
     "fact",
   );
-  remember("Prices are integers in cents", "--kind", "decision");
-  sb.run(["forget", remember("A scratch note about the old cron job"), "--yes"], { cwd: repo });
+  remember(sb, repo, "Prices are integers in cents", "--kind", "decision");
+  sb.run(["forget", remember(sb, repo, "A scratch note about the old cron job"), "--yes"], { cwd: repo });
   sb.run(["rules", "add", "Run bun test before every commit"], { cwd: repo });
   sb.run(["rules", "add", "Prefer small pull requests", "--scope", "global"], { cwd: repo });
   hook(sb, "claude", "session-start", claudeStart(S, repo));
@@ -96,7 +91,7 @@ describe("why was this injected", () => {
   test(
     "a file the agent touches: the delivery names the path that matched the entry's applies_to",
     async () => {
-      const tax = remember("Tax is rounded per line, never per invoice", "--applies-to", "src/billing/**");
+      const tax = remember(sb, repo, "Tax is rounded per line, never per invoice", "--applies-to", "src/billing/**");
       const T2 = "sess-why-tool";
       hook(sb, "claude", "session-start", claudeStart(T2, repo));
       const out = hook(sb, "claude", "tool", {
@@ -250,7 +245,7 @@ describe("what each page shows", () => {
       expect(await page.locator("#entry-body pre code").textContent()).toBe("npm run db:seed");
       await page.keyboard.press("Escape");
       // Other pages too: the Trash.
-      sb.run(["forget", remember("Never run `rm -rf dist` by hand"), "--yes"], { cwd: repo });
+      sb.run(["forget", remember(sb, repo, "Never run `rm -rf dist` by hand"), "--yes"], { cwd: repo });
       await go("#/trash", "#trash-table");
       expect(await page.locator("#trash-table td code").allTextContents()).toContain("rm -rf dist");
     },
@@ -271,8 +266,8 @@ describe("what each page shows", () => {
     "the audit log names entries by title and handle, never by raw id",
     async () => {
       // The newest events (the log shows 20 a page): one entry written, another written and forgotten.
-      const named = remember("Audit entries are named by `title`");
-      sb.run(["forget", remember("A scratch note about the old cron job, again"), "--yes"], { cwd: repo });
+      const named = remember(sb, repo, "Audit entries are named by `title`");
+      sb.run(["forget", remember(sb, repo, "A scratch note about the old cron job, again"), "--yes"], { cwd: repo });
       await go("#/health", "#audit-table");
       const table = (await page.locator("#audit-table").textContent())!;
       expect(table).not.toContain(named);

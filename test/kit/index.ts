@@ -1,0 +1,15 @@
+/**
+ * The test kit: what tests in more than one folder use. sandbox.ts = the throwaway HOME and
+ * COFFER_HOME, runs of the binary, remember; model-server.ts = the one fake model server;
+ * hooks.ts = hook runs and payloads; memory.ts = memory/ written and read as files;
+ * transcripts.ts = agents' transcripts placed; distill.ts = model config, queue, ledger, sweep;
+ * random.ts = a seeded generator; until.ts = waiting on a condition.
+ */
+export * from "./distill";
+export * from "./hooks";
+export * from "./memory";
+export * from "./model-server";
+export * from "./random";
+export * from "./sandbox";
+export * from "./transcripts";
+export * from "./until";
