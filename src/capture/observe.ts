@@ -7,8 +7,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { Config } from "../config/config";
-import { budgetChars } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
+import { budgetChars } from "../distill/session";
 import { countTraces, deleteTrace, type Trace, traceForSession, writeTrace } from "../inbox/traces";
 import { sha256 } from "../lib/hash";
 import { isoNow } from "../lib/time";

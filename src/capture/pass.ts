@@ -9,9 +9,9 @@
  */
 
 import { type Config, loadConfig } from "../config/config";
-import { distillFile } from "../distill/distill";
 import { type Backoff, readLedger, stopsSweep, sweepBackoff } from "../distill/ledger";
 import { resolveModel } from "../distill/model";
+import { distillFile } from "../distill/session";
 import type { HarvestReport } from "../import/harvest";
 import { closeStore, openStore } from "../store";
 import { holdSweep, type SweepResult, type SweepVia, sweepOffReason } from "./background";

@@ -6,8 +6,8 @@
  */
 
 import type { Config } from "../config/config";
-import { MAX_FAILED_ATTEMPTS } from "../distill/distill";
 import { failedAttempts, isDistilled, type Ledger, readLedger } from "../distill/ledger";
+import { MAX_FAILED_ATTEMPTS } from "../distill/session";
 import { listTraces } from "../inbox/traces";
 import { projectForSession } from "../store";
 import { listSessions, type SessionFile, sessionHead } from "../transcripts/discovery";

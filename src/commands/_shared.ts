@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ArgDef } from "citty";
 import { type ConsolaOptions, createConsola } from "consola/core";
-import type { WrittenEntry } from "../distill/distill";
+import type { WrittenEntry } from "../distill/session";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
 import { isTerminal, writeErr, writeOut } from "../lib/output";

@@ -6,8 +6,8 @@
  * caller's deadline.
  */
 import type { SessionFile } from "../transcripts/discovery";
-import { type DistillOptions, type DistillResult, distillFile } from "./distill";
 import { readLedger, stopsSweep } from "./ledger";
+import { type DistillOptions, type DistillResult, distillFile } from "./session";
 
 /** Why a batch stopped before its last session, if it did. */
 export type BatchStop = "over_budget" | "model_down" | "deadline";

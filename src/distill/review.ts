@@ -4,12 +4,12 @@ import type { Config } from "../config/config";
 import { deleteTrace, type Trace } from "../inbox/traces";
 import { CofferError } from "../lib/errors";
 import { audit, mergeFound, scrubbedNote } from "../scrub/write";
-import { askModel, type WrittenEntry, writeInsights } from "./distill";
 import type { Insight } from "./insights";
 import { appendLedger } from "./ledger";
 import { CONFIGURE_MODEL_HINT, ModelError, resolveModel } from "./model";
 import { renderConversation } from "./prompt";
 import { type RelatedEntry, relatedEntries, renderRelated } from "./related";
+import { askModel, type WrittenEntry, writeInsights } from "./session";
 
 /** The model's view of a trace: exactly what approve sends. */
 export function traceText(trace: Trace): string {

@@ -11,13 +11,13 @@ import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
 import type { Periodic } from "../lib/periodic";
 import { isoNow } from "../lib/time";
-import { handleApi } from "./api";
 import { allowedHosts, ensureToken, hasBearer, hostAllowed, originAllowed } from "./auth";
 import { BODY_MAX, declaredTooLarge, tooLarge } from "./body";
 import { errorResponse, HttpError, json } from "./errors";
 import { createMcpHttp, type McpHttp } from "./mcp-http";
 import type { UiFactory, UiMount } from "./mount";
 import { readServeInfo, removeServeInfo, writeServeInfo } from "./state";
+import { handleApi } from "./v1-routes";
 import { startWorker, type Worker } from "./worker";
 
 export type HttpServerOptions = { port?: number; host?: string; worker?: boolean; cwd?: string; ui?: UiFactory };

@@ -1,5 +1,5 @@
 /**
- * The method + path table behind both `/api` route sets (src/serve/api.ts, src/web/api.ts):
+ * The method + path table behind both `/api` route sets (src/serve/v1-routes.ts, src/web/ui-routes.ts):
  * `{name}` segments become URI-decoded params. Matching only; each caller runs the handler and
  * turns what it throws into a status with `toHttpError` (errors.ts). Also the query-string integer
  * schema both use.

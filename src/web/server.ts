@@ -4,9 +4,9 @@
  */
 import { hasBearer } from "../serve/auth";
 import type { UiFactory, UiMount } from "../serve/mount";
-import { handleUiApi, isUiApiPath } from "./api";
 import { WebAuth } from "./auth";
 import { handlePage } from "./pages";
+import { handleUiApi, isUiApiPath } from "./ui-routes";
 
 /** The web UI for `coffer serve` (see UiMount): the serve command passes this factory in. */
 export const createWeb: UiFactory = (opts): UiMount => {

@@ -1,12 +1,12 @@
 /**
- * `coffer serve`'s batch distil (POST /api/transcripts/<host>/distill, src/serve/distill.ts) stops
+ * `coffer serve`'s batch distil (POST /api/transcripts/<host>/distill, src/serve/sessions.ts) stops
  * where the CLI's does (src/distill/batch.ts): at the daily token budget, and once the model itself
  * failed; the sessions left are reported as not tried and nothing is sent for them (issue 39).
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { appendFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import * as api from "../../src/serve/distill";
+import * as api from "../../src/serve/sessions";
 import {
   ledgerLines,
   type ModelServer,

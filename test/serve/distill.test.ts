@@ -1,5 +1,5 @@
 /**
- * The contract `coffer serve` relies on (src/serve/distill.ts and the worker's src/capture/pass.ts), in-process against a sandboxed
+ * The contract `coffer serve` relies on (src/serve/sessions.ts and the worker's src/capture/pass.ts), in-process against a sandboxed
  * HOME/COFFER_HOME: endSession distills (or queues without a model), the worker drains the queue into the inbox and (with
  * distill.sweep on) distills idle sessions, inbox approve/reject, transcripts listing.
  */
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workerPass } from "../../src/capture/pass";
-import * as api from "../../src/serve/distill";
+import * as api from "../../src/serve/sessions";
 import {
   entryFiles,
   type ModelServer,

@@ -109,7 +109,7 @@ export function healthRoutes(route: UiRoute): void {
     let team = 0;
     let budget: Health["budget"] = null;
     try {
-      const d = await import("../../serve/distill");
+      const d = await import("../../serve/sessions");
       conflicts = (await d.listInboxConflicts()).length;
       team = (await d.listInboxTeamProposals()).length;
       budget = (await import("../../distill/budget")).distillBudget(loadConfig());

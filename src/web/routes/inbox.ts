@@ -99,13 +99,13 @@ export function inboxRoutes(route: UiRoute): void {
   // Contradictions distillation left for a person: approve makes the new insight supersede the old
   // entry (kept on disk, marked), reject drops the insight.
   route("GET", "/api/v1/ui/conflicts", async () => {
-    const { listInboxConflicts } = await import("../../serve/distill");
+    const { listInboxConflicts } = await import("../../serve/sessions");
     return json<InboxConflicts>({ conflicts: await listInboxConflicts() });
   });
 
   route("POST", "/api/v1/ui/conflicts/{id}/{decision}", async (_req, _url, p) => {
     if (p.decision !== "approve" && p.decision !== "reject") throw notFound("use .../approve or .../reject");
-    const { settleConflict } = await import("../../serve/distill");
+    const { settleConflict } = await import("../../serve/sessions");
     const r = await settleConflict(p.id ?? "", p.decision);
     if (r.status === "not_found") throw notFound(`no contradiction "${p.id}" in the inbox`);
     return json<Settled>(r);
@@ -149,13 +149,13 @@ export function inboxRoutes(route: UiRoute): void {
   // Entries distillation proposed for a repository's team lane: approve promotes the entry into a
   // checkout's .coffer/entries/ (as `coffer promote` does), reject keeps it personal.
   route("GET", "/api/v1/ui/team-proposals", async () => {
-    const { listInboxTeamProposals } = await import("../../serve/distill");
+    const { listInboxTeamProposals } = await import("../../serve/sessions");
     return json<TeamProposals>({ proposals: await listInboxTeamProposals() });
   });
 
   route("POST", "/api/v1/ui/team-proposals/{id}/{decision}", async (_req, _url, p, ctx) => {
     if (p.decision !== "approve" && p.decision !== "reject") throw notFound("use .../approve or .../reject");
-    const { settleTeamProposal } = await import("../../serve/distill");
+    const { settleTeamProposal } = await import("../../serve/sessions");
     const r = await settleTeamProposal(p.id ?? "", p.decision, (project) => checkoutOf(ctx, project));
     if (r.status === "not_found") throw notFound(`no team-lane proposal "${p.id}" in the inbox`);
     if (r.status === "failed") throw badRequest(r.message);
@@ -171,7 +171,7 @@ export function inboxRoutes(route: UiRoute): void {
   route("GET", "/api/v1/ui/transcripts", async (_req, url) => {
     const host = url.searchParams.get("host") ?? "claude";
     if (!isHost(host)) throw badRequest(`unknown host "${host}"`);
-    const { listTranscripts } = await import("../../serve/distill");
+    const { listTranscripts } = await import("../../serve/sessions");
     const { readQueue } = await import("../../capture/queue");
     const { readLedger } = await import("../../distill/ledger");
     const { listTraces } = await import("../../inbox/traces");
@@ -234,7 +234,7 @@ export function inboxRoutes(route: UiRoute): void {
     const days = raw === null ? undefined : Number(raw);
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365))
       throw badRequest("days must be an integer 1..365");
-    const { usageStats } = await import("../../serve/distill");
+    const { usageStats } = await import("../../serve/sessions");
     const { STATS_DEFAULT_DAYS } = await import("../../distill/stats");
     return json<Stats>({ ...(await usageStats({ days, cwd: ctx.cwd })), window_days: days ?? STATS_DEFAULT_DAYS });
   });

@@ -8,10 +8,10 @@ import { enqueueSession } from "../capture/queue";
 import { type Host, loadConfig } from "../config/config";
 import { distillBatch } from "../distill/batch";
 import { listSessionInfos, type SessionInfo } from "../distill/catalog";
-import { type DistillOutcome, distillFile, prepareSession } from "../distill/distill";
 import { isDistilled, readLedger } from "../distill/ledger";
 import { modelSettings } from "../distill/model";
 import { approveTrace, rejectTrace } from "../distill/review";
+import { type DistillOutcome, distillFile, prepareSession } from "../distill/session";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
 import { approveConflict, type Conflict, findConflict, listConflicts, rejectConflict } from "../inbox/conflicts";
 import {

@@ -124,14 +124,14 @@ route("POST", "/api/v1/agents/{host}/sessions/{session_id}/end", async (req, _ur
   const session = params.session_id!;
   if (!SAFE_ID.test(session)) throw badRequest("session_id may only contain letters, digits, '_', '.', '-' (1..128)");
   const body = parse(endBody, await readJsonBody(req), "body");
-  const { endSession } = await import("./distill");
+  const { endSession } = await import("./sessions");
   return json({ outcome: await endSession(host, session, body.transcript_path) });
 });
 
 route("GET", "/api/v1/agents/{host}/transcripts", async (_req, url, params) => {
   const host = hostParam(params);
   const q = parse(v.object({ limit: v.optional(intString("limit", 1, 1000)) }), query(url), "query");
-  const { listTranscripts } = await import("./distill");
+  const { listTranscripts } = await import("./sessions");
   return json({ transcripts: await listTranscripts(host, q.limit ?? 50) });
 });
 
@@ -149,7 +149,7 @@ const distillBody = v.strictObject({
 route("POST", "/api/v1/agents/{host}/transcripts/distill", async (req, _url, params) => {
   const host = hostParam(params);
   const body = parse(distillBody, await readJsonBody(req), "body");
-  const { distillTranscripts } = await import("./distill");
+  const { distillTranscripts } = await import("./sessions");
   return json<DistillResults>({ results: await distillTranscripts(host, body.sessions) });
 });
 
@@ -272,7 +272,7 @@ route("PUT", "/api/v1/rules", async (req, _url, _params, ctx) => {
 // Inbox
 
 route("GET", "/api/v1/inbox", async () => {
-  const { listInbox } = await import("./distill");
+  const { listInbox } = await import("./sessions");
   return json<InboxList>({ items: await listInbox() });
 });
 
@@ -280,7 +280,7 @@ for (const action of ["approve", "reject"] as const) {
   route("POST", `/api/v1/inbox/{id}/${action}`, async (_req, _url, params) => {
     const id = params.id!;
     if (!SAFE_ID.test(id)) throw badRequest("inbox id may only contain letters, digits, '_', '.', '-'");
-    const api = await import("./distill");
+    const api = await import("./sessions");
     const res = action === "approve" ? await api.approveInbox(id) : await api.rejectInbox(id);
     if (res.status === "not_found") throw notFound(`no inbox item "${id}"`, { hint: "GET /api/v1/inbox lists them" });
     return json(res);
