@@ -150,7 +150,7 @@ export default withExamples(
           syncCopies = (await import("../store/sync-conflicts")).syncConflicts(store);
           // Staleness: this project and the others checked on this machine, against their checkouts.
           const { checkKnownProjects } = await import("../store/stale/stale");
-          const { projectMeta } = await import("../store/browse");
+          const { projectMeta } = await import("../store/store");
           stale = checkKnownProjects(store).map((r) => ({
             project: projectMeta(r.scope).label,
             checked: r.checked,

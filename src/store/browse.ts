@@ -18,7 +18,7 @@ import { findEntry, remember, requireEntry, type rowToEntry, writeEntryFile } fr
 import type { Entry } from "./entry";
 import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
 import { GLOBAL, isTeamKey, knownTeams, resolveProject, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
-import { checkedAgainstFiles, refresh, type Store, withHealing } from "./store";
+import { checkedAgainstFiles, projectMeta, refresh, type Store, withHealing } from "./store";
 
 type Row = Parameters<typeof rowToEntry>[0];
 
@@ -240,39 +240,6 @@ function mtimeIso(file: string): string | null {
     return new Date(statSync(file).mtimeMs).toISOString().replace(/\.\d{3}Z$/, "Z");
   } catch {
     return null;
-  }
-}
-
-/** `project.md`'s label and origin (JSON-quoted YAML scalars), or the id when it is missing. */
-export function projectMeta(id: ScopeKey): { label: string; origin: string | null } {
-  if (id === GLOBAL) return { label: "global", origin: null };
-  if (isTeamKey(id)) {
-    // A team lane: "team <repository>" (its checkout's repository, read from its .git files).
-    const worktree = teamWorktree(id);
-    const project = worktree ? resolveProject(worktree) : undefined;
-    return {
-      label: `team ${project?.label ?? (worktree ? basename(worktree) : "(unknown checkout)")}`,
-      origin: project?.origin ?? null,
-    };
-  }
-  try {
-    return parseProjectMeta(readMemoryFile(join(paths.projectScope(id), "project.md")).text, id);
-  } catch {
-    return { label: id, origin: null };
-  }
-}
-
-/** A project.md's label and origin (the id when it names none). */
-export function parseProjectMeta(text: string, id: ScopeKey): { label: string; origin: string | null } {
-  try {
-    const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
-    const meta = (m ? Bun.YAML.parse(m[1]!) : {}) as { label?: unknown; origin?: unknown };
-    return {
-      label: typeof meta.label === "string" && meta.label ? meta.label : id,
-      origin: typeof meta.origin === "string" ? meta.origin : null,
-    };
-  } catch {
-    return { label: id, origin: null };
   }
 }
 

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type Config, loadConfig } from "../config/config";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
@@ -7,7 +7,7 @@ import { writeErr } from "../lib/output";
 import { paths } from "../lib/paths";
 import { attachDb, BUSY_TIMEOUT_MS, dbOf, detachDb, discardIndexDb, isBusy, isCorruption, openIndexDb } from "./db";
 import { checkScope, type IndexedFile, verifyFiles, verifyRows } from "./freshness";
-import { rebuildIndex, refreshScope, registerKnownTeams, scopesOnDisk } from "./indexer";
+import { readMemoryFile, rebuildIndex, refreshScope, registerKnownTeams, scopesOnDisk } from "./indexer";
 import {
   GLOBAL,
   isTeamKey,
@@ -18,6 +18,7 @@ import {
   type ScopeName,
   type TeamScope,
   teamScopeOf,
+  teamWorktree,
 } from "./scope";
 import { refreshVectors } from "./vectors";
 
@@ -366,6 +367,39 @@ export function ensureProjectFile(project: ProjectScope): string | undefined {
   const text = lines.join("\n");
   writeFileAtomic(file, text);
   return text;
+}
+
+/** `project.md`'s label and origin (JSON-quoted YAML scalars), or the id when it is missing. */
+export function projectMeta(id: ScopeKey): { label: string; origin: string | null } {
+  if (id === GLOBAL) return { label: "global", origin: null };
+  if (isTeamKey(id)) {
+    // A team lane: "team <repository>" (its checkout's repository, read from its .git files).
+    const worktree = teamWorktree(id);
+    const project = worktree ? resolveProject(worktree) : undefined;
+    return {
+      label: `team ${project?.label ?? (worktree ? basename(worktree) : "(unknown checkout)")}`,
+      origin: project?.origin ?? null,
+    };
+  }
+  try {
+    return parseProjectMeta(readMemoryFile(join(paths.projectScope(id), "project.md")).text, id);
+  } catch {
+    return { label: id, origin: null };
+  }
+}
+
+/** A project.md's label and origin (the id when it names none). */
+export function parseProjectMeta(text: string, id: ScopeKey): { label: string; origin: string | null } {
+  try {
+    const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+    const meta = (m ? Bun.YAML.parse(m[1]!) : {}) as { label?: unknown; origin?: unknown };
+    return {
+      label: typeof meta.label === "string" && meta.label ? meta.label : id,
+      origin: typeof meta.origin === "string" ? meta.origin : null,
+    };
+  } catch {
+    return { label: id, origin: null };
+  }
 }
 
 export function bodyMax(store: Store): number {
