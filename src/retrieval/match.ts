@@ -47,6 +47,13 @@ export type Form = {
 
 export type GroupPostings = { group: TermGroup; forms: Form[] };
 
+/**
+ * Alternatives looked up per term (ALT_MAX) and per query (ALT_TOTAL), at most, by the hook and by
+ * recall alike: a long prompt must not cost hundreds of lookups.
+ */
+export const ALT_MAX = 10;
+export const ALT_TOTAL = 40;
+
 export type PostingsOptions = {
   /** Read at most this many entries per form: a form found in more is too common to say anything. */
   cap: number;

@@ -49,7 +49,17 @@ import {
   pointsAtCode,
   wordCount,
 } from "./analysis/text";
-import { COMMON_WEIGHT, FIELD_WEIGHT, type Form, globPaths, pathHits, postings } from "./match";
+import {
+  ALT_MAX,
+  ALT_TOTAL,
+  COMMON_WEIGHT,
+  FIELD_WEIGHT,
+  type Form,
+  globPaths,
+  pathHits,
+  postings,
+  idf as termIdf,
+} from "./match";
 import { nearest, queryVector, similarities } from "./similarity";
 
 export const ROUTE_MAX = 40;
@@ -167,10 +177,6 @@ export function bodyWorthy(store: Store, routed: Routed[]): Set<string> {
   const best = scopesCount(store, activeScopes(store)) < 20 ? 0 : Math.max(0, ...routed.map((r) => r.score));
   return new Set(routed.filter((r) => r.pathHit || r.score >= BODY_SHARE * best).map((r) => r.id));
 }
-/** Alternatives looked up per prompt term, at most. */
-const ALT_MAX = 10;
-/** Alternatives looked up per prompt, at most (a long prompt must not cost hundreds of lookups). */
-const ALT_TOTAL = 40;
 /**
  * Entries a term may be found in and still count: half the store, but at most 2,000 or a
  * twentieth of it, whichever is more (a word in 5,000 of 100,000 entries is common; reading
@@ -217,7 +223,7 @@ function textScores(
   const scopes = activeScopes(store);
   const total = scopesCount(store, scopes);
   const informativeMax = informativeLimit(total);
-  const idf = (df: number) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
+  const idf = (df: number) => termIdf(total, df);
   // Evidence floor: a match must weigh at least as much as a body word found in a tenth of the store.
   const floor = total < 20 ? 0 : FIELD_WEIGHT.body * idf(Math.max(1, total / 10));
   let weight = 0;

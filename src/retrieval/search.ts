@@ -27,6 +27,8 @@ import {
 } from "../store";
 import { analyzeQuery, wordCount } from "./analysis/text";
 import {
+  ALT_MAX,
+  ALT_TOTAL,
   bm25Estimate,
   COMMON_WEIGHT,
   type Field,
@@ -89,9 +91,6 @@ export type GrepHit = { id: string; title: string; scope: ScopeName; line: numbe
  * word in recall: a question someone asked, in whatever words (the hook weighs it by prompt kind).
  */
 const RECALL_ALT = 0.8;
-/** Alternatives looked up per term, and per query, at most. */
-const ALT_MAX = 10;
-const ALT_TOTAL = 40;
 /** Forms found in at most this many entries are scored with FTS5's BM25; more common ones are estimated. */
 const BM25_MAX = 2000;
 /** Candidates read back per query at most (the best, and ties at the edge). */
