@@ -19,7 +19,18 @@ import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCo
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead, splitDbSessionPath } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
 import { gooseActivity, gooseHead, gooseRoot, gooseStat, listGooseSessions, parseGoose, readGoose } from "./goose";
-import { kiloActivity, kiloHead, kiloRoot, kiloStat, listKiloSessions, parseKilo, readKilo } from "./kilo";
+import {
+  kiloActivity,
+  kiloHead,
+  kiloRoot,
+  kiloStat,
+  listKiloSessions,
+  listOpencodeSessions,
+  opencodeRoot,
+  parseKilo,
+  parseOpencode,
+  readKilo,
+} from "./kilo";
 import { kimiActivity, kimiHead, kimiRoot, kimiSessionCwd, listKimiSessions, parseKimi } from "./kimi";
 import { listPiSessions, parsePi, piActivity, piHead, piRoot } from "./pi";
 import { listQwenSessions, parseQwen, qwenActivity, qwenHead, qwenRoot } from "./qwen";
@@ -74,6 +85,16 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     list: listKiloSessions,
     head: kiloHead,
     parse: parseKilo,
+    activity: kiloActivity,
+    stat: kiloStat,
+    read: readKilo,
+  },
+  // OpenCode's sessions: the same database format as Kilo's (one reader).
+  opencode: {
+    root: opencodeRoot,
+    list: listOpencodeSessions,
+    head: kiloHead,
+    parse: parseOpencode,
     activity: kiloActivity,
     stat: kiloStat,
     read: readKilo,

@@ -1,13 +1,14 @@
 /**
- * Kilo Code sessions: rows of its SQLite database `$XDG_DATA_HOME/kilo/kilo.db` (default
- * `~/.local/share/kilo`), read through src/store/foreign/kilo.ts. A session has no file of its
- * own, so it is named `<kilo.db>#<session id>`; `readKilo` renders its rows as one JSON document
+ * Kilo Code and OpenCode sessions (one format: Kilo is an OpenCode fork): rows of the SQLite
+ * database `$XDG_DATA_HOME/kilo/kilo.db` or `$XDG_DATA_HOME/opencode/opencode.db` (default
+ * `~/.local/share`), read through src/store/foreign/kilo.ts. A session has no file of its
+ * own, so it is named `<db>#<session id>`; `readKilo` renders its rows as one JSON document
  * (`{session, messages: [{role, time, parts: [...]}]}`), which `parseKilo` and `kiloActivity`
  * read like any transcript text. Parts: `text` (what the user typed, what the agent said;
  * `synthetic` ones are Kilo's own), `tool` (`{tool, state: {status, input, output|error, time}}`),
  * `reasoning`, `step-start`/`step-finish`. Coffer's context sits in the system prompt (not kept) or
  * after a tool's output (not a turn). A session with a `parent_id` is a subagent's. Observed with
- * Kilo 7.7.7 (docs/hosts-observed.md).
+ * Kilo 7.7.7 and OpenCode 1.18.33 (docs/hosts-observed.md).
  */
 import { dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
@@ -16,28 +17,39 @@ import { cleanText } from "./clean";
 import { jsonObject, type SessionFile, type SessionHead, splitDbSessionPath } from "./files";
 import { type Act, actText, type ParsedTranscript, sessionTitle, widen } from "./types";
 
+type Family = "kilo" | "opencode";
+
+const dbOf = (host: Family) =>
+  join(process.env.XDG_DATA_HOME?.trim() || join(homeDir(), ".local", "share"), host, `${host}.db`);
+
 export function kiloDb(): string {
-  const data = process.env.XDG_DATA_HOME?.trim() || join(homeDir(), ".local", "share");
-  return join(data, "kilo", "kilo.db");
+  return dbOf("kilo");
 }
 
 export function kiloRoot(): string {
   return dirname(kiloDb());
 }
 
-const fileOf = (db: string, s: KiloSessionRow): SessionFile => ({
-  host: "kilo",
+export function opencodeRoot(): string {
+  return dirname(dbOf("opencode"));
+}
+
+const fileOf = (host: Family, db: string, s: KiloSessionRow): SessionFile => ({
+  host,
   path: `${db}#${s.id}`,
   session_id: s.id,
   size: s.rows,
   mtimeMs: s.time_updated,
 });
 
-export function listKiloSessions(sinceMs?: number): SessionFile[] {
-  const db = kiloDb();
+function listSessions(host: Family, sinceMs?: number): SessionFile[] {
+  const db = dbOf(host);
   const r = kiloSessions(db, sinceMs);
-  return r.ok ? r.value.map((s) => fileOf(db, s)) : [];
+  return r.ok ? r.value.map((s) => fileOf(host, db, s)) : [];
 }
+
+export const listKiloSessions = (sinceMs?: number) => listSessions("kilo", sinceMs);
+export const listOpencodeSessions = (sinceMs?: number) => listSessions("opencode", sinceMs);
 
 /** A session's size (rows) and time of its last change, or undefined when it is not there. */
 export function kiloStat(path: string): { size: number; mtimeMs: number } | undefined {
@@ -64,10 +76,10 @@ export function kiloHead(path: string): SessionHead {
 /** The session's rows as one JSON document; throws (with the reason) when they cannot be read. */
 export function readKilo(path: string): string {
   const at = splitDbSessionPath(path);
-  if (!at) throw new Error(`not a Kilo session (<kilo.db>#<session id>): ${path}`);
+  if (!at) throw new Error(`not a Kilo or OpenCode session (<db>#<session id>): ${path}`);
   const r = kiloConversation(at.db, at.id);
   if (!r.ok) throw new Error(r.reason);
-  if (!r.value) throw new Error(`Kilo's database has no session ${at.id}`);
+  if (!r.value) throw new Error(`${at.db} has no session ${at.id}`);
   const { session, messages, parts } = r.value;
   const byMessage = new Map<string, unknown[]>();
   for (const p of parts) {
@@ -105,9 +117,9 @@ function ownTexts(m: Record<string, any>): string[] {
 /** Kilo's title before one is generated: "New session - <time>" (OpenCode's default). */
 const DEFAULT_TITLE = /^(New session|Child session) - \d{4}-/;
 
-export function parseKilo(text: string): ParsedTranscript {
+function parse(host: Family, text: string): ParsedTranscript {
   const { session, messages } = docOf(text);
-  const parsed: ParsedTranscript = { host: "kilo", title: "", turns: [] };
+  const parsed: ParsedTranscript = { host, title: "", turns: [] };
   if (typeof session?.id === "string") parsed.session_id = session.id;
   if (typeof session?.directory === "string" && isAbsolute(session.directory)) parsed.cwd = session.directory;
   if (session?.parent_id) parsed.subagent = true;
@@ -123,6 +135,9 @@ export function parseKilo(text: string): ParsedTranscript {
   parsed.title = sessionTitle(title, parsed.turns);
   return parsed;
 }
+
+export const parseKilo = (text: string) => parse("kilo", text);
+export const parseOpencode = (text: string) => parse("opencode", text);
 
 /** What happened in a session (capture/use.ts): prompts, the agent's words, tool calls and their results. */
 export function kiloActivity(text: string): Act[] {

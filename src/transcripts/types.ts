@@ -14,6 +14,7 @@ export const TRANSCRIPT_HOSTS = [
   "kilo",
   "antigravity",
   "goose",
+  "opencode",
 ] as const;
 export type TranscriptHost = (typeof TRANSCRIPT_HOSTS)[number];
 

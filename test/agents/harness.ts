@@ -24,7 +24,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ModelServer, type Sandbox, sandbox } from "../kit";
 
-export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo" | "pi";
+export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo" | "opencode" | "pi";
 
 /** The exact versions the agent tests pass against (README "Verified with" names the same). */
 export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: string }> = {
@@ -35,6 +35,7 @@ export const AGENTS: Record<AgentName, { pkg: string; version: string; bin: stri
   cline: { pkg: "cline", version: "3.0.65", bin: "cline" },
   qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
   kilo: { pkg: "@kilocode/cli", version: "7.7.7", bin: "kilo" },
+  opencode: { pkg: "opencode-ai", version: "1.18.33", bin: "opencode" },
   pi: { pkg: "@mariozechner/pi-coding-agent", version: "0.73.1", bin: "pi" },
 };
 

@@ -1,14 +1,18 @@
 /**
- * Kilo Code's sessions, read from its SQLite database (`kilo.db`, OpenCode's schema: Kilo is an
- * OpenCode fork), read-only (./open.ts). Observed with Kilo 7.7.7 (docs/hosts-observed.md):
+ * Sessions in OpenCode's SQLite schema, read-only (./open.ts): Kilo Code's `kilo.db` and OpenCode's
+ * own `opencode.db` (Kilo is an OpenCode fork; the tables read here are the same: one reader for
+ * both). Observed with Kilo 7.7.7 and OpenCode 1.18.33 (docs/hosts-observed.md):
  * `session` (id, directory, title, parent_id, version, time_created/updated in ms), `message`
  * (id, session_id, time_created, data: JSON with role, time, tokens…) and `part` (id, message_id,
  * session_id, time_created, data: JSON `{type: "text"|"tool"|"reasoning"|"step-start"|…}`). Rows
  * come back as stored; transcripts/kilo.ts reads their JSON.
  */
+import { basename } from "node:path";
 import { type ForeignRead, readForeign } from "./open";
 
-const WHAT = "Kilo's session database";
+/** Whose database it is, for reasons. */
+const whatOf = (db: string) =>
+  basename(db).startsWith("opencode") ? "OpenCode's session database" : "Kilo's session database";
 
 const NEED = {
   session: ["id", "directory", "title", "parent_id", "version", "time_created", "time_updated"],
@@ -41,7 +45,7 @@ const SESSION_COLUMNS = `s.id, s.directory, s.title, s.parent_id, s.version, s.t
 export function kiloSessions(db: string, sinceMs?: number): ForeignRead<KiloSessionRow[]> {
   return readForeign(
     db,
-    WHAT,
+    whatOf(db),
     NEED,
     (d) =>
       d
@@ -54,7 +58,7 @@ export function kiloSessions(db: string, sinceMs?: number): ForeignRead<KiloSess
 export function kiloSession(db: string, id: string): ForeignRead<KiloSessionRow | undefined> {
   return readForeign(
     db,
-    WHAT,
+    whatOf(db),
     NEED,
     (d) =>
       (d.query(`SELECT ${SESSION_COLUMNS} FROM session s WHERE s.id = ?`).get(id) as KiloSessionRow | null) ??
@@ -67,7 +71,7 @@ export function kiloConversation(
   db: string,
   id: string,
 ): ForeignRead<{ session: KiloSessionRow; messages: KiloMessageRow[]; parts: KiloPartRow[] } | undefined> {
-  return readForeign(db, WHAT, NEED, (d) => {
+  return readForeign(db, whatOf(db), NEED, (d) => {
     const session = d.query(`SELECT ${SESSION_COLUMNS} FROM session s WHERE s.id = ?`).get(id) as KiloSessionRow | null;
     if (!session) return undefined;
     const messages = d
