@@ -13,7 +13,7 @@ import { writeErr, writeOut } from "../lib/output";
 import { paths } from "../lib/paths";
 import { progressBar } from "../lib/progress";
 import { appendLogLine } from "../lib/rolling-log";
-import { listSessions, resolveSession, type SessionFile } from "../transcripts/discovery";
+import { listSessions, resolveSession, type SessionFile, unreadableSources } from "../transcripts/discovery";
 import { isTranscriptHost, TRANSCRIPT_HOSTS, type TranscriptHost } from "../transcripts/types";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
@@ -45,7 +45,10 @@ const list = withExamples(
       const limit = parseLimit(args.limit, 20, 10000);
       const ledger = readLedger();
       const rows = listSessionInfos(listSessions(hosts), ledger, limit);
-      if (args.json) return printJson({ sessions: rows });
+      // A session database that is busy or of another schema: its sessions are missing, and why.
+      const unreadable = unreadableSources(hosts);
+      if (args.json) return printJson({ sessions: rows, ...(unreadable.length ? { unreadable } : {}) });
+      for (const u of unreadable) consola.warn(`${u.host}: ${u.reason}`);
       if (!rows.length) {
         consola.info(
           `No ${hosts.length === 1 ? `${hosts[0]} ` : ""}sessions found (looked in ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)`,

@@ -18,12 +18,22 @@ import { codexActivity, codexHead, codexRoot, listCodexSessions, parseCodex } fr
 import { copilotActivity, copilotHead, copilotRoot, listCopilotSessions, parseCopilot } from "./copilot";
 import { fileStat, jsonObject, readHeadLines, type SessionFile, type SessionHead, splitDbSessionPath } from "./files";
 import { geminiActivity, geminiHead, geminiProjectPath, geminiRoot, listGeminiSessions, parseGemini } from "./gemini";
-import { gooseActivity, gooseHead, gooseRoot, gooseStat, listGooseSessions, parseGoose, readGoose } from "./goose";
+import {
+  gooseActivity,
+  gooseHead,
+  gooseRoot,
+  gooseStat,
+  gooseUnreadable,
+  listGooseSessions,
+  parseGoose,
+  readGoose,
+} from "./goose";
 import {
   kiloActivity,
   kiloHead,
   kiloRoot,
   kiloStat,
+  kiloUnreadable,
   listKiloSessions,
   listOpencodeSessions,
   opencodeRoot,
@@ -51,6 +61,8 @@ type Adapter = {
    */
   stat?: (path: string) => { size: number; mtimeMs: number } | undefined;
   read?: (path: string) => string;
+  /** Why that database cannot be read now (busy, locked, another schema); undefined: it can, or there is none. */
+  unreadable?: () => string | undefined;
 };
 
 export const ADAPTERS: Record<TranscriptHost, Adapter> = {
@@ -88,6 +100,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     activity: kiloActivity,
     stat: kiloStat,
     read: readKilo,
+    unreadable: () => kiloUnreadable("kilo"),
   },
   // OpenCode's sessions: the same database format as Kilo's (one reader).
   opencode: {
@@ -98,6 +111,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     activity: kiloActivity,
     stat: kiloStat,
     read: readKilo,
+    unreadable: () => kiloUnreadable("opencode"),
   },
   goose: {
     root: gooseRoot,
@@ -107,6 +121,7 @@ export const ADAPTERS: Record<TranscriptHost, Adapter> = {
     activity: gooseActivity,
     stat: gooseStat,
     read: readGoose,
+    unreadable: gooseUnreadable,
   },
   antigravity: {
     root: antigravityRoot,
@@ -126,6 +141,18 @@ export function listSessions(hosts: readonly TranscriptHost[] = TRANSCRIPT_HOSTS
 }
 
 const under = (path: string, root: string) => path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+
+/** Hosts whose session database is there but cannot be read now, and why (their sessions are not listed). */
+export function unreadableSources(
+  hosts: readonly TranscriptHost[] = TRANSCRIPT_HOSTS,
+): { host: TranscriptHost; reason: string }[] {
+  const out: { host: TranscriptHost; reason: string }[] = [];
+  for (const host of hosts) {
+    const reason = ADAPTERS[host].unreadable?.();
+    if (reason) out.push({ host, reason });
+  }
+  return out;
+}
 
 /** Which host wrote a file: by where it lives, else by what its first line looks like. */
 export function detectHost(path: string): TranscriptHost | undefined {

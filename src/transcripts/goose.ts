@@ -11,6 +11,7 @@
  * and others that are not conversation. Tool responses come in user-role messages; a message with
  * `metadata.userVisible: false` is Goose's own (not a turn). Goose was not run here.
  */
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { type GooseSessionRow, gooseConversation, gooseSession, gooseSessions } from "../store";
@@ -46,6 +47,14 @@ export function listGooseSessions(sinceMs?: number): SessionFile[] {
   const db = gooseDb();
   const r = gooseSessions(db, sinceMs);
   return r.ok ? r.value.map((s) => fileOf(db, s)) : [];
+}
+
+/** Why Goose's database cannot be read now (undefined: it can, or there is none). */
+export function gooseUnreadable(): string | undefined {
+  const db = gooseDb();
+  if (!existsSync(db)) return undefined;
+  const r = gooseSessions(db, Number.MAX_SAFE_INTEGER);
+  return r.ok ? undefined : r.reason;
 }
 
 /** A session's size (messages) and time of its last change, or undefined when it is not there. */

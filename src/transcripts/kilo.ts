@@ -10,6 +10,7 @@
  * after a tool's output (not a turn). A session with a `parent_id` is a subagent's. Observed with
  * Kilo 7.7.7 and OpenCode 1.18.33 (docs/hosts-observed.md).
  */
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { homeDir } from "../lib/paths";
 import { type KiloSessionRow, kiloConversation, kiloSession, kiloSessions } from "../store";
@@ -46,6 +47,14 @@ function listSessions(host: Family, sinceMs?: number): SessionFile[] {
   const db = dbOf(host);
   const r = kiloSessions(db, sinceMs);
   return r.ok ? r.value.map((s) => fileOf(host, db, s)) : [];
+}
+
+/** Why the host's database cannot be read now (undefined: it can, or there is none). */
+export function kiloUnreadable(host: Family): string | undefined {
+  const db = dbOf(host);
+  if (!existsSync(db)) return undefined;
+  const r = kiloSessions(db, Number.MAX_SAFE_INTEGER);
+  return r.ok ? undefined : r.reason;
 }
 
 export const listKiloSessions = (sinceMs?: number) => listSessions("kilo", sinceMs);

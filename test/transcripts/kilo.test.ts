@@ -180,3 +180,27 @@ test("coffer distill list and show find the Kilo session", () => {
   expect(show.stdout).toContain("The notes say to deploy with make release.");
   expect(sb.run(["distill", "show", rows[0]!.path]).stdout).toBe(show.stdout);
 });
+
+test("distill list names a Kilo database it cannot read, and why", () => {
+  const home = join(sb.root, "home-old");
+  const schema = {
+    ...FIXTURE.schema,
+    part: FIXTURE.schema.part!.replace("`data` text NOT NULL,", "`body` text,"),
+  };
+  makeDb(join(home, ".local", "share", "kilo", "kilo.db"), repo, { schema }).close();
+  const list = sb.run(["distill", "list", "--agent", "kilo", "--json"], { env: { HOME: home } });
+  expect(list.code).toBe(0);
+  expect(list.json()).toEqual({
+    sessions: [],
+    unreadable: [
+      {
+        host: "kilo",
+        reason:
+          "Kilo's session database has a schema Coffer does not know (the part table has no data); a newer version may have changed it",
+      },
+    ],
+  });
+  const human = sb.run(["distill", "list", "--agent", "kilo"], { env: { HOME: home } });
+  expect(human.stderr).toContain("kilo: Kilo's session database has a schema Coffer does not know");
+  expect(sb.run(["distill", "list", "--agent", "kilo", "--json"]).json().unreadable).toBeUndefined();
+});
