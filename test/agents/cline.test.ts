@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentTurns, conversationTexts, type ModelServer, type Reply, startModelServer } from "../kit";
+import { agentTurns, conversationTexts, type ModelServer, offeredTools, type Reply, startModelServer } from "../kit";
 import {
   BUNDLE_HEADING,
   coffer,
@@ -180,6 +180,31 @@ describe("Cline CLI + coffer link cline", () => {
       const list = coffer(sb, ["list", "--json"]).json();
       const entries: any[] = Array.isArray(list) ? list : (list.entries ?? []);
       expect(entries.some((e) => e.title === INSIGHT.title)).toBe(true);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "why Cline is no summariser: with its system prompt replaced and approval off, its tools and MCP tools are still offered",
+    async () => {
+      const sb = await clineSandbox();
+      seedStore(sb);
+      coffer(sb, ["link", "cline"]);
+      server.clear();
+      script = [];
+      await cline(sb, [
+        "Summarise this conversation, please.",
+        "--json",
+        "-s",
+        "SUMMARISER-SYSTEM-MARK",
+        "--auto-approve",
+        "false",
+      ]);
+      const turn = agentTurns(server.requests)[0]!;
+      expect(conversationTexts(turn)[0]!.text).toContain("SUMMARISER-SYSTEM-MARK");
+      const tools = offeredTools(turn);
+      for (const tool of ["read_files", "run_commands", "apply_patch"]) expect(tools).toContain(tool);
+      expect(tools.some((t) => t.includes("coffer__"))).toBe(true);
     },
     TEST_TIMEOUT_MS,
   );
