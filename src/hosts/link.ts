@@ -6,7 +6,7 @@
 
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Host } from "../lib/hosts";
+import type { CliProvider, Host } from "../lib/hosts";
 import type { Dialect } from "../lib/jsonc";
 import type { HookEvent } from "./hook";
 
@@ -130,6 +130,25 @@ export type HostLink = {
   nativeMemory?: NativeMemory;
   /** How `--session-end` is honoured: a SessionEnd hook, the transcript sweep, or not at all. */
   sessionEnd: "hook" | "sweep" | "none";
+  /**
+   * What the host gets from Coffer besides the files above, as the README's host table says it
+   * (test/hosts/capabilities.test.ts holds both to the code: the hook adapter's events, the
+   * transcript readers, the summarisers, the native harvest).
+   */
+  gets: {
+    /** The rules bundle at session start: through a hook or plugin, as the MCP server's instructions, or not at all. */
+    bundle: "hook" | "mcp" | "none";
+    /** Memory routed to each prompt, only what the session has not seen. */
+    promptDelta: boolean;
+    /** The host's file tools whose paths bring the entries that apply to them (none: no path triggers). */
+    pathTriggers: string[];
+    /** The bundle and the parent's delivered set for a subagent. */
+    subagents: boolean;
+    /** `model.provider` that runs this host's CLI headless as Coffer's distillation model. */
+    summariser?: CliProvider;
+    /** The host's own memory files harvested into Coffer (src/import/native-sources.ts). */
+    harvest: boolean;
+  };
   /**
    * How `link --all` tells the host is installed: any of these folders under home, or a binary on
    * PATH. `env`: the variable that moves the host's folder (`COPILOT_HOME`); when set, its folder

@@ -50,6 +50,7 @@ export const link: HostLink = {
     binaryOf: commandOf,
   },
   sessionEnd: "sweep",
+  gets: { bundle: "hook", promptDelta: true, pathTriggers: [], subagents: false, harvest: false },
   installed: { dirs: [".gemini/antigravity", ".gemini/antigravity-cli"], bins: ["agy"] },
   doctorChecks: (t): Problem[] => {
     const file = hooksFile(t).path;

@@ -58,6 +58,14 @@ export const link: HostLink = {
   },
   nativeMemory: { file: settings, settings: [{ path: ["autoMemoryEnabled"], off: false }] },
   sessionEnd: "hook",
+  gets: {
+    bundle: "hook",
+    promptDelta: true,
+    pathTriggers: ["Read", "Edit", "Write"],
+    subagents: true,
+    summariser: "claude-code",
+    harvest: true,
+  },
   installed: { dirs: [".claude"], bins: ["claude"] },
   otherWayIn: enabledCofferPlugin,
   linkNotes: (t) => {

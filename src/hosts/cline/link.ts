@@ -80,5 +80,12 @@ export const link: HostLink = {
     unavailable: () => "Cline reads MCP servers from your user settings only: link without --project to register it",
   },
   sessionEnd: "sweep",
+  gets: {
+    bundle: "hook",
+    promptDelta: true,
+    pathTriggers: ["read_files", "apply_patch"],
+    subagents: false,
+    harvest: false,
+  },
   installed: { dirs: [".cline"], bins: ["cline"], env: "CLINE_DIR" },
 };

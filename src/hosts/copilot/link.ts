@@ -79,6 +79,14 @@ export const link: HostLink = {
     binaryOf: commandOf,
   },
   sessionEnd: "hook",
+  gets: {
+    bundle: "hook",
+    promptDelta: true,
+    pathTriggers: ["view", "edit", "create"],
+    subagents: true,
+    summariser: "copilot-cli",
+    harvest: false,
+  },
   installed: { dirs: [".copilot"], bins: ["copilot"], env: "COPILOT_HOME" },
   linkNotes: (t) => {
     const why = untrusted(t);

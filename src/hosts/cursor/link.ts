@@ -26,5 +26,6 @@ export const link: HostLink = {
     binaryOf: commandOf,
   },
   sessionEnd: "none",
+  gets: { bundle: "hook", promptDelta: false, pathTriggers: [], subagents: false, harvest: false },
   installed: { dirs: [".cursor"], bins: ["cursor-agent", "cursor"] },
 };

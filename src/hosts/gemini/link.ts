@@ -36,6 +36,14 @@ export const link: HostLink = {
     binaryOf: commandOf,
   },
   sessionEnd: "sweep",
+  gets: {
+    bundle: "hook",
+    promptDelta: true,
+    pathTriggers: ["read_file", "write_file", "replace"],
+    subagents: false,
+    summariser: "gemini-cli",
+    harvest: true,
+  },
   installed: { dirs: [".gemini"], bins: ["gemini"] },
   doctorChecks: (t): Problem[] => {
     const file = settings(t).path;

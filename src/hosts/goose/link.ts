@@ -45,5 +45,6 @@ export const link: HostLink = {
   },
   userOnly: "Goose reads its extensions from ~/.config/goose/config.yaml only",
   sessionEnd: "none",
+  gets: { bundle: "mcp", promptDelta: false, pathTriggers: [], subagents: false, harvest: false },
   installed: { dirs: [".config/goose"], bins: ["goose"] },
 };

@@ -33,5 +33,13 @@ export const link: HostLink = {
   },
   userOnly: "Kimi Code reads hooks only from ~/.kimi-code/config.toml",
   sessionEnd: "sweep",
+  gets: {
+    bundle: "hook",
+    promptDelta: true,
+    pathTriggers: [],
+    subagents: false,
+    summariser: "kimi-code",
+    harvest: false,
+  },
   installed: { dirs: [".kimi-code"], bins: ["kimi"] },
 };

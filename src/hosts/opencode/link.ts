@@ -195,6 +195,14 @@ export function pluginLink(h: {
       },
     },
     sessionEnd: "none",
+    gets: {
+      bundle: "hook",
+      promptDelta: true,
+      pathTriggers: h.host === "kilo" ? ["read", "edit", "write"] : [],
+      subagents: false,
+      ...(h.host === "kilo" ? { summariser: "kilo-code" as const } : {}),
+      harvest: false,
+    },
     installed: h.installed,
   };
 }

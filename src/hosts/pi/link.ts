@@ -115,5 +115,13 @@ export const link: HostLink = {
     unavailable: () => "Pi has no MCP client (pi-mcp-adapter, a third-party extension, is not set up by Coffer)",
   },
   sessionEnd: "sweep",
+  gets: {
+    bundle: "hook",
+    promptDelta: true,
+    pathTriggers: ["read", "edit", "write"],
+    subagents: false,
+    summariser: "pi",
+    harvest: false,
+  },
   installed: { dirs: [".pi/agent", ".omp"], bins: ["pi", "omp"], env: "PI_CODING_AGENT_DIR" },
 };

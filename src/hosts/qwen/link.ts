@@ -46,6 +46,14 @@ export const link: HostLink = {
   // Qwen's auto memory (its extractor writes ~/.qwen/projects/<project>/memory/ after each turn).
   nativeMemory: { file: settings, settings: [{ path: ["memory", "enableManagedAutoMemory"], off: false }] },
   sessionEnd: "sweep",
+  gets: {
+    bundle: "hook",
+    promptDelta: true,
+    pathTriggers: ["read_file", "write_file", "edit"],
+    subagents: false,
+    summariser: "qwen-code",
+    harvest: true,
+  },
   installed: { dirs: [".qwen"], bins: ["qwen"], env: "QWEN_HOME" },
   // A repository's MCP servers wait for the user's approval (bound to the entry's hash in
   // mcpApprovals.json): Coffer leaves that decision to them. The hooks run without it.

@@ -31,6 +31,7 @@ export const link: HostLink = {
       "Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json: run `coffer link windsurf` (without --project) once to register Coffer's MCP server, which is how Cascade reaches Coffer's memory.",
   },
   sessionEnd: "none",
+  gets: { bundle: "none", promptDelta: false, pathTriggers: [], subagents: false, harvest: false },
   installed: { dirs: [".codeium/windsurf"], bins: ["windsurf"] },
   linkNotes: () => [
     "Windsurf hooks cannot inject context: Cascade uses Coffer through its MCP tools (coffer__recall, coffer__remember, ...).",
