@@ -19,10 +19,10 @@ import {
   type Sandbox,
   sandbox,
   simpleClaudeSession,
+  stdioClient,
   writeEntries,
   writeModelConfig,
 } from "../kit";
-import { stdioClient } from "../mcp/_mcp";
 
 const SESSION = "dddddddd-0000-4000-8000-0000000000d1";
 const env = { COFFER_TEST_KEY: "test-key-not-a-secret-123" };

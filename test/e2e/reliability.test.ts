@@ -15,9 +15,9 @@ import {
   type Sandbox,
   sandbox,
   simpleClaudeSession,
+  stdioClient,
   writeModelConfig,
 } from "../kit";
-import { stdioClient } from "../mcp/_mcp";
 
 let sb: Sandbox;
 let repo: string;

@@ -7,8 +7,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claudeStart, contextOf, hook, projectId, type Sandbox, sandbox, writeRules } from "../kit";
-import { type Served, startServe } from "../mcp/_mcp";
+import {
+  claudeStart,
+  contextOf,
+  hook,
+  projectId,
+  type Sandbox,
+  type Served,
+  sandbox,
+  startServe,
+  writeRules,
+} from "../kit";
 
 const GITHUB = `ghp_${"A1b2C3d4E5".repeat(3)}abcdef`;
 const STRIPE = `sk_live_${"51HqLyjWDarjtT1zdp7dc".padEnd(24, "x")}`;

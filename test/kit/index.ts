@@ -3,10 +3,13 @@
  * COFFER_HOME, runs of the binary, remember; model-server.ts = the one fake model server;
  * hooks.ts = hook runs and payloads; memory.ts = memory/ written and read as files;
  * transcripts.ts = agents' transcripts placed; distill.ts = model config, queue, ledger, sweep;
- * random.ts = a seeded generator; until.ts = waiting on a condition.
+ * mcp.ts = MCP clients (stdio, HTTP) and `coffer serve`; machines.ts = two machines syncing
+ * through one remote; random.ts = a seeded generator; until.ts = waiting on a condition.
  */
 export * from "./distill";
 export * from "./hooks";
+export * from "./machines";
+export * from "./mcp";
 export * from "./memory";
 export * from "./model-server";
 export * from "./random";

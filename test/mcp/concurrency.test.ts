@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../kit";
-import { httpClient, type Mcp, startServe, stdioClient, type ToolResult } from "./_mcp";
+import { httpClient, type Mcp, type Sandbox, sandbox, startServe, stdioClient, type ToolResult } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../kit";
-import { httpClient, type Served, startServe, stdioClient } from "./_mcp";
+import { httpClient, type Sandbox, type Served, sandbox, startServe, stdioClient } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

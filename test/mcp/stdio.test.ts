@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { BIN, type Sandbox, sandbox } from "../kit";
-import { type Mcp, stdioClient } from "./_mcp";
+import { BIN, type Mcp, type Sandbox, sandbox, stdioClient } from "../kit";
 
 const TOOLS = [
   "coffer__forget",

@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../kit";
-import { stdioClient } from "../mcp/_mcp";
+import { type Sandbox, sandbox, stdioClient } from "../kit";
 
 let sb: Sandbox;
 let dir: string;

@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../kit";
-import { startServe, stdioClient } from "../mcp/_mcp";
+import { type Sandbox, sandbox, startServe, stdioClient } from "../kit";
 import { record } from "./_fault";
 
 let sb: Sandbox;

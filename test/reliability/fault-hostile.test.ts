@@ -10,8 +10,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { allFiles, projectId, rng, type Sandbox, sandbox, writeEntries } from "../kit";
-import { type Served, startServe, stdioClient } from "../mcp/_mcp";
+import {
+  allFiles,
+  projectId,
+  rng,
+  type Sandbox,
+  type Served,
+  sandbox,
+  startServe,
+  stdioClient,
+  writeEntries,
+} from "../kit";
 import { HOSTS, record, runHook, seedFor, validAnswer } from "./_fault";
 
 let sb: Sandbox;

@@ -116,7 +116,7 @@ test("a secret in any field of any write path never reaches memory/ or the audit
   );
   cases++;
   // MCP: the client name becomes `actor:` (and the audit log's actor); applies_to, origin_session.
-  const { stdioClient } = await import("../mcp/_mcp");
+  const { stdioClient } = await import("../kit");
   const mcp = await stdioClient(sb, repo, keys[1]!);
   try {
     await mcp.ok("remember", { text: "The cache is warmed at start", applies_to: [keys[2]!] });
@@ -125,7 +125,7 @@ test("a secret in any field of any write path never reaches memory/ or the audit
   }
   cases++;
   // HTTP: applies_to.
-  const { startServe } = await import("../mcp/_mcp");
+  const { startServe } = await import("../kit");
   const served = await startServe(sb, repo, ["--no-worker"]);
   try {
     const res = await served.api("/api/v1/entries", {
@@ -385,7 +385,7 @@ test("an edit in the web UI keeps the entry's origin (source, actor); stats coun
     const id = fresh.run(["remember", "Builds cache node_modules", "--scope", "global", "--json"]).json().id as string;
     const path = join(fresh.cofferHome, "memory", "global", "entries", `${id}.md`);
     writeFileSync(path, readFileSync(path, "utf8").replace("\ncreated:", "\nowner: alice\ncreated:"));
-    const { startServe } = await import("../mcp/_mcp");
+    const { startServe } = await import("../kit");
     const served = await startServe(fresh, fresh.home, ["--no-worker"]);
     try {
       const edit = await served.api(`/api/v1/ui/entries/${id}`, {
@@ -434,7 +434,7 @@ test("a remember that fails writes nothing (NUL, lone surrogates, binary stdin);
       { text: "fine text three", applies_to: ["src/\udc00/**"] },
       { text: "lone \udfff low surrogate in text" },
     ];
-    const { stdioClient, startServe } = await import("../mcp/_mcp");
+    const { stdioClient, startServe } = await import("../kit");
     const mcp = await stdioClient(fresh, fresh.home);
     try {
       for (const args of bad) {

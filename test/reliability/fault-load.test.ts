@@ -15,10 +15,10 @@ import {
   type Sandbox,
   sandbox,
   simpleClaudeSession,
+  stdioClient,
   writeEntries,
   writeModelConfig,
 } from "../kit";
-import { stdioClient } from "../mcp/_mcp";
 import { checkConsistent, HOSTS, percentile, record, runHook, seedFor, validAnswer } from "./_fault";
 
 let sb: Sandbox;

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, type Sandbox, sandbox } from "../kit";
-import { stdioClient } from "../mcp/_mcp";
+import { BIN, type Sandbox, sandbox, stdioClient } from "../kit";
 
 let sb: Sandbox;
 beforeAll(() => {

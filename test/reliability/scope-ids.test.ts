@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { projectId, type Sandbox, sandbox } from "../kit";
-import { type Mcp, type Served, startServe, stdioClient } from "../mcp/_mcp";
+import { type Mcp, projectId, type Sandbox, type Served, sandbox, startServe, stdioClient } from "../kit";
 
 let sb: Sandbox;
 let a: string;

@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, claudeStart, contextOf, hook, type Sandbox, sandbox } from "../kit";
-import { type Mcp, stdioClient } from "../mcp/_mcp";
+import { BIN, claudeStart, contextOf, hook, type Mcp, type Sandbox, sandbox, stdioClient } from "../kit";
 
 const NO_BUG = /bug in Coffer|SQLiteError|at .*\(\/\$bunfs|^\s+at /m;
 

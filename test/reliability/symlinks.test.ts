@@ -9,8 +9,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { claudePrompt, claudeStart, hook } from "../kit";
-import { mustGit, type World, world } from "../sync/machines";
+import { claudePrompt, claudeStart, hook, mustGit, type World, world } from "../kit";
 
 const SECRET = "aws_secret_access_key = EXFILTRATED-SECRET-0123456789";
 const SSH = "-----BEGIN OPENSSH PRIVATE KEY----- SSH-SECRET-KEY-MATERIAL";

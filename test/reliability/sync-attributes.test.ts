@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { mustGit, type World, world } from "../sync/machines";
+import { mustGit, type World, world } from "../kit";
 
 let w: World;
 let attacker: string;

@@ -22,7 +22,7 @@ import {
 /** Processes on a shared 2-core machine: generous. */
 const SLOW = 60_000;
 
-import { startServe, stdioClient } from "../mcp/_mcp";
+import { startServe, stdioClient } from "../kit";
 
 // one distinct secret per way in, so a leak names its path
 const S = {

@@ -4,8 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { HOSTS } from "../../src/lib/hosts";
-import { type Sandbox, sandbox } from "../kit";
-import { type ApiResponse, type Served, startServe } from "../mcp/_mcp";
+import { type ApiResponse, type Sandbox, type Served, sandbox, startServe } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

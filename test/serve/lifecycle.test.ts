@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../kit";
-import { startServe } from "../mcp/_mcp";
+import { type Sandbox, sandbox, startServe } from "../kit";
 
 let sb: Sandbox;
 let repo: string;

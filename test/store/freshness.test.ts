@@ -8,8 +8,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claudePrompt, claudeStart, contextOf, hook, sandbox } from "../kit";
-import { startServe } from "../mcp/_mcp";
+import { claudePrompt, claudeStart, contextOf, hook, sandbox, startServe } from "../kit";
 
 const N = 3000;
 const sb = sandbox();

@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox } from "../kit";
-import { httpClient, type Served, startServe, stdioClient } from "../mcp/_mcp";
+import { httpClient, type Served, sandbox, startServe, stdioClient } from "../kit";
 
 const sb = sandbox("coffer-keywords-");
 let repo = "";

@@ -10,8 +10,7 @@ import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { checkStale, treeIndex } from "../../src/store/stale/stale";
 import { closeStore, openStore } from "../../src/store/store";
-import { sandbox } from "../kit";
-import { startServe } from "../mcp/_mcp";
+import { sandbox, startServe } from "../kit";
 
 const sb = sandbox("coffer-stale-bounds-");
 afterAll(() => sb.cleanup());

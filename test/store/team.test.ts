@@ -6,8 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claudePrompt, claudeStart, contextOf, hook, type Sandbox, sandbox } from "../kit";
-import { stdioClient } from "../mcp/_mcp";
+import { claudePrompt, claudeStart, contextOf, hook, type Sandbox, sandbox, stdioClient } from "../kit";
 
 let a: Sandbox;
 let b: Sandbox;

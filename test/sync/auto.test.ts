@@ -5,8 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { renameSync } from "node:fs";
 import { startAutoSync } from "../../src/sync/auto";
-import { until } from "../kit";
-import { git, type World, world } from "./machines";
+import { git, until, type World, world } from "../kit";
 
 let w: World | undefined;
 const saved = { ...process.env };

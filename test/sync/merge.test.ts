@@ -8,7 +8,7 @@ import { GITIGNORE, isSyncedPath } from "../../src/sync/layout";
 import { CONFLICT_TAG, mergeEntry, mergeRules } from "../../src/sync/merge";
 import { commitMessage } from "../../src/sync/message";
 import { remoteDefaultBranch } from "../../src/sync/sync";
-import { mustGit } from "./machines";
+import { mustGit } from "../kit";
 
 describe("mergeRules", () => {
   test("keeps both sides' bullets once, remote order first", () => {

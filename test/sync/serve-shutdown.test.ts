@@ -6,9 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { until } from "../kit";
-import { type Served, startServe } from "../mcp/_mcp";
-import { git, type World, world } from "./machines";
+import { git, type Served, startServe, until, type World, world } from "../kit";
 
 let w: World | undefined;
 let served: Served | undefined;

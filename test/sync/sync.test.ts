@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, claudePrompt, contextOf, hook } from "../kit";
-import { git, type Machine, mustGit, SYNCED_PATH, type World, world } from "./machines";
+import { BIN, claudePrompt, contextOf, git, hook, type Machine, mustGit, SYNCED_PATH, type World, world } from "../kit";
 
 let w: World | undefined;
 afterEach(() => {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import type { Sandbox } from "../kit";
-import { type Served, startServe } from "../mcp/_mcp";
+import { type Served, startServe } from "../kit";
 
 export const CHROMIUM = process.env.COFFER_CHROMIUM ?? "/usr/bin/chromium";
 export const SCREENSHOTS = join(import.meta.dir, "screenshots");

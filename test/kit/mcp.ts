@@ -1,5 +1,5 @@
 /**
- * Helpers for MCP and serve tests: the SDK's own Client over stdio (spawning the compiled binary)
+ * MCP and serve: the SDK's own Client over stdio (spawning the compiled binary)
  * or Streamable HTTP, and a `coffer serve --port 0` process with its URL and token.
  */
 
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { BIN, type Sandbox } from "../kit";
+import { BIN, type Sandbox } from "./sandbox";
 
 export type Mcp = {
   client: Client;

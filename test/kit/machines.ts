@@ -7,7 +7,7 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunOptions, type RunResult, type Sandbox, sandbox } from "../kit";
+import { type RunOptions, type RunResult, type Sandbox, sandbox } from "./sandbox";
 
 export type Machine = {
   name: string;
