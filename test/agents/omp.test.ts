@@ -3,12 +3,13 @@
  * the fake model server: `coffer link pi` on a machine with `~/.omp` writes Coffer's Pi extension
  * into omp's own folder too, omp loads it, and the bundle and the routed entry reach the model
  * (omp hands extensions the system prompt as a list of parts, Pi as one string); omp's session
- * file is read as Pi's. `coffer unlink pi` removes the extension. The pinned omp is installed into the agents cache on first use, like the others.
+ * file is read as Pi's; a subagent of omp's `task` tool is a session of its own and gets the bundle
+ * too. `coffer unlink pi` removes the extension. The pinned omp is installed into the agents cache on first use, like the others.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentTurns, type ModelServer, startModelServer } from "../kit";
+import { agentTurns, type ModelServer, type Reply, startModelServer } from "../kit";
 import { BUNDLE_HEADING, coffer, count, ENTRY_BODY, expectBundle, PROMPT_1, seedStore, textOf } from "./coffer";
 import {
   agentSandbox,
@@ -43,33 +44,66 @@ async function ensureOmp(): Promise<string> {
   return cli;
 }
 
+const SUB_TASK = "Find out how the release process deploys";
+const DELEGATE = "Please delegate this";
+
 let server: ModelServer;
+/** The parent's replies, in order (then "OK."); a subagent (its task in the request, not the prompt) answers plainly. */
+let script: Reply[] = [];
 beforeAll(() => {
-  server = startModelServer({ respond: () => ({ text: "OK." }) });
+  server = startModelServer({
+    respond: (req) =>
+      req.raw.includes(SUB_TASK) && !req.raw.includes(DELEGATE)
+        ? { text: "The release deploys with make release." }
+        : (script.shift() ?? { text: "OK." }),
+  });
 });
 afterAll(() => {
   server.stop();
   cleanupSandboxes();
 });
 
+/** A sandbox whose omp talks to the fake server (`~/.omp/agent/models.yml`, Pi's provider shape: JSON is YAML). */
+function ompSandbox() {
+  const sb = agentSandbox(server, { prefix: "coffer-omp-" });
+  const agent = join(sb.home, ".omp", "agent");
+  mkdirSync(agent, { recursive: true });
+  const provider = {
+    baseUrl: `${server.url}/v1`,
+    api: "openai-completions",
+    apiKey: "test-not-a-real-key",
+    compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+    models: [{ id: "fake-model" }],
+  };
+  writeFileSync(join(agent, "models.yml"), `${JSON.stringify({ providers: { fake: provider } }, null, 2)}\n`);
+  return { sb, agent };
+}
+
+/** `omp -p <prompt>` in the project. */
+async function omp(sb: ReturnType<typeof agentSandbox>, prompt: string) {
+  const p = Bun.spawn([process.execPath, await ensureOmp(), "-p", "--model", "fake/fake-model", prompt], {
+    cwd: sb.project,
+    env: sb.agentEnv,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`omp exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+}
+
 describe("oh-my-pi (omp) + coffer link pi", () => {
   test(
     "the extension lands in ~/.omp/agent/extensions, omp loads it, bundle and entry reach the model; unlink removes it",
     async () => {
-      const cli = await ensureOmp();
-      const sb = agentSandbox(server, { prefix: "coffer-omp-" });
+      const { sb, agent } = ompSandbox();
       seedStore(sb);
-      const agent = join(sb.home, ".omp", "agent");
-      mkdirSync(agent, { recursive: true });
-      // omp's models.yml takes Pi's provider shape (JSON is YAML).
-      const provider = {
-        baseUrl: `${server.url}/v1`,
-        api: "openai-completions",
-        apiKey: "test-not-a-real-key",
-        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: "fake-model" }],
-      };
-      writeFileSync(join(agent, "models.yml"), `${JSON.stringify({ providers: { fake: provider } }, null, 2)}\n`);
 
       coffer(sb, ["link", "pi"]);
       const ext = join(agent, "extensions", "coffer.ts");
@@ -77,21 +111,7 @@ describe("oh-my-pi (omp) + coffer link pi", () => {
       expect(existsSync(join(sb.home, ".pi", "agent", "extensions", "coffer.ts"))).toBe(true);
 
       server.clear();
-      const p = Bun.spawn([process.execPath, cli, "-p", "--model", "fake/fake-model", PROMPT_1], {
-        cwd: sb.project,
-        env: sb.agentEnv,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(p.stdout).text(),
-        new Response(p.stderr).text(),
-        p.exited,
-      ]);
-      clearTimeout(timer);
-      if (code !== 0) throw new Error(`omp exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+      await omp(sb, PROMPT_1);
       const turns = agentTurns(server.requests);
       expect(turns.length).toBeGreaterThan(0);
       const last = turns.at(-1);
@@ -109,6 +129,33 @@ describe("oh-my-pi (omp) + coffer link pi", () => {
 
       coffer(sb, ["unlink", "pi"]);
       expect(existsSync(ext)).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "a subagent (omp's task tool, in-process) is a session of its own: the bundle and its task's entry reach it",
+    async () => {
+      const { sb } = ompSandbox();
+      seedStore(sb);
+      coffer(sb, ["link", "pi"]);
+      // The parent delegates, then waits for the job (omp's subagents run as background jobs).
+      script = [
+        { text: "Delegating.", toolCall: { name: "task", input: { agent: "task", task: SUB_TASK } } },
+        { text: "Waiting.", toolCall: { name: "hub", input: { op: "wait" } } },
+        { text: "Done." },
+      ];
+      server.clear();
+      await omp(sb, DELEGATE);
+      const sub = agentTurns(server.requests).filter(
+        (r) => textOf(r).includes(SUB_TASK) && !textOf(r).includes("Delegating."),
+      );
+      expect(sub.length).toBeGreaterThan(0);
+      expectBundle(sub[0]);
+      expect(count(textOf(sub[0]), BUNDLE_HEADING)).toBe(1);
+      expect(count(textOf(sub[0]), ENTRY_BODY)).toBe(1);
+      const byEvent = JSON.parse(sb.run(["stats", "--json"]).stdout).hooks.by_event;
+      expect(byEvent.find((e: any) => e.event === "session-start").events).toBe(2); // the parent's and the subagent's
     },
     TEST_TIMEOUT_MS,
   );
