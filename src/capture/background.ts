@@ -21,8 +21,8 @@
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { delimiter, resolve } from "node:path";
 import type { Config } from "../config/config";
+import { isExecutable, readLinkedRecords, searchPath, withPath } from "../hosts/agent-clis";
 import { shellEnv } from "../hosts/session-env";
-import { isExecutable, readLinkedRecords, searchPath, withPath } from "../lib/agent-clis";
 import { writeFileAtomic } from "../lib/atomic";
 import { CLI_PROVIDER_HOST } from "../lib/hosts";
 import { acquireLock, handOverLock, LockBusyError, liveHolder, touchLock } from "../lib/lock";

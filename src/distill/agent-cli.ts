@@ -11,10 +11,10 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
+import { searchPath, withPath } from "../hosts/agent-clis";
 import { type HeadlessAnswer, type RunSpec, setupFailure } from "../hosts/headless";
 import { NO_HOOKS_ENV } from "../hosts/hook";
 import { shellEnv } from "../hosts/session-env";
-import { searchPath, withPath } from "../lib/agent-clis";
 import { writeFileAtomic } from "../lib/atomic";
 import { sha256 } from "../lib/hash";
 import { homeDir, paths } from "../lib/paths";

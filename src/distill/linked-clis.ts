@@ -2,19 +2,13 @@
  * Which agents' CLIs distillation may use without configuration, and where they are. `coffer link`
  * records each linked agent that has a headless CLI, in link order, with the path the CLI was
  * found at then (from the user's own shell: a background `coffer serve` may run with a shorter
- * PATH); `coffer unlink` forgets it. The record itself, `state/agent-clis.json`: lib/agent-clis.ts.
+ * PATH); `coffer unlink` forgets it. The record itself, `state/agent-clis.json`: src/hosts/agent-clis.ts.
  *
  * A store linked before this record existed has no file: then the agents whose user config holds
  * Coffer's hooks count as linked, in the table's order.
  */
 import { readFileSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { link as claudeLink } from "../hosts/claude/link";
-import { cliOfHost } from "../hosts/clis";
-import { link as codexLink } from "../hosts/codex/link";
-import { link as geminiLink } from "../hosts/gemini/link";
-import type { HeadlessCli } from "../hosts/headless";
-import type { HostLink } from "../hosts/link";
 import {
   isExecutable,
   isInside,
@@ -22,7 +16,13 @@ import {
   readLinkedRecords,
   whichOnPath,
   writeLinkedRecords,
-} from "../lib/agent-clis";
+} from "../hosts/agent-clis";
+import { link as claudeLink } from "../hosts/claude/link";
+import { cliOfHost } from "../hosts/clis";
+import { link as codexLink } from "../hosts/codex/link";
+import { link as geminiLink } from "../hosts/gemini/link";
+import type { HeadlessCli } from "../hosts/headless";
+import type { HostLink } from "../hosts/link";
 import { HOSTS, type Host } from "../lib/hosts";
 import { homeDir } from "../lib/paths";
 import { isoNow } from "../lib/time";

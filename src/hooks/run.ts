@@ -7,7 +7,7 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { Config, READ_MODES } from "../config/config";
 import type { Capacity, HookInput, HostAdapter } from "../hosts/hook";
-import { promptPaths, touchedInside } from "../lib/named-paths";
+import { promptPaths, touchedInside } from "../retrieval/analysis/named-paths";
 import { globPaths } from "../retrieval/match";
 import {
   bodyWorthy,

@@ -17,10 +17,9 @@ import { isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { gitConfigValue } from "../lib/git-config";
-import { commonGitDir } from "../lib/git-files";
 import { readSmallText } from "../lib/small-file";
 import { userMode } from "../lib/umask";
-import { resolveProject } from "../store";
+import { commonGitDir, resolveProject } from "../store";
 import { backupPath, tilde } from "./files";
 
 /** The mark that says a line is Coffer's (unlink finds it by this). */

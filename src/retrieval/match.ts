@@ -6,8 +6,8 @@
  * SQL that reads the full-text index is the store's (src/store/fts.ts).
  */
 
-import { matchesAny, relativeInside } from "../lib/named-paths";
 import { appliesToRows, type Field, ftsMatcher, type RouteRow, type ScopeKey, type Store } from "../store";
+import { matchesAny, relativeInside } from "./analysis/named-paths";
 import type { TermGroup } from "./analysis/text";
 
 export type { Field };

@@ -1,6 +1,5 @@
 import { CofferError } from "../lib/errors";
 import { lineMatcher } from "../lib/grep";
-import { promptPaths } from "../lib/named-paths";
 import {
   activeScopes,
   type BrowseFilter,
@@ -25,6 +24,7 @@ import {
   withHealing,
   writtenNext,
 } from "../store";
+import { promptPaths } from "./analysis/named-paths";
 import { analyzeQuery, wordCount } from "./analysis/text";
 import {
   ALT_MAX,

@@ -6,7 +6,6 @@
 import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CofferError } from "../lib/errors";
-import { notInIndex } from "../lib/git-files";
 import { lineMatcher } from "../lib/grep";
 import { paths } from "../lib/paths";
 import { pathExists } from "../lib/small-file";
@@ -16,6 +15,7 @@ import { dbOf } from "./db";
 import type { DeliveryWhy } from "./delivery/sessions";
 import { findEntry, remember, requireEntry, type rowToEntry, writeEntryFile } from "./entries";
 import type { Entry } from "./entry";
+import { notInIndex } from "./git-files";
 import { deleteEntryRow, entryPath, readMemoryFile, scopeDir, scopesOnDisk, touchScanDir } from "./indexer";
 import { GLOBAL, isTeamKey, knownTeams, resolveProject, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
 import { checkedAgainstFiles, projectMeta, refresh, type Store, withHealing } from "./store";

@@ -147,6 +147,7 @@ export { openClaudeMemDb } from "./foreign/claude-mem-db";
 export { type GooseSessionRow, gooseConversation, gooseSession, gooseSessions } from "./foreign/goose";
 export { type KiloSessionRow, kiloConversation, kiloSession, kiloSessions } from "./foreign/kilo";
 export type { IndexedFile } from "./freshness";
+export { commonGitDir } from "./git-files";
 export { clearHandoff, getHandoff, handoffFreshness, setHandoff } from "./handoff";
 export { entriesDir, entryPath, nonRegularInMemory, readMemoryFile, scopeDir, scopesOnDisk } from "./indexer";
 export { type PromoteResult, promote } from "./promote";

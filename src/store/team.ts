@@ -13,11 +13,11 @@
 import { chmodSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
-import { gitUserName } from "../lib/git-files";
 import { envHome, paths } from "../lib/paths";
 import { assertRealDirs, pathExists } from "../lib/small-file";
 import { userMode } from "../lib/umask";
 import { type Entry, KEYWORDS_MAX, keywordsProblem, TITLE_MAX } from "./entry";
+import { gitUserName } from "./git-files";
 import { isTeamKey, knownTeams, TEAM_FOLDER, type TeamScope } from "./scope";
 
 /** The largest team file read (an entry's body is at most 32,768 characters). */

@@ -16,12 +16,12 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../../lib/atomic";
 import { sha256 } from "../../lib/hash";
 import { paths } from "../../lib/paths";
-import { type ProjectFacts, projectFacts } from "../../lib/project-facts";
 import { readSmallText } from "../../lib/small-file";
 import { dbOf } from "../db";
 import { GLOBAL, isAbsoluteDir, isTeamKey, resolveProject, type ScopeKey, teamKeyFor } from "../scope";
 import type { Store } from "../store";
 import { type Anchor, parseStale, type StaleReason } from "./anchors";
+import { type ProjectFacts, projectFacts } from "./project-facts";
 
 export type StaleEntry = { id: string; scope: ScopeKey; title: string; reasons: StaleReason[]; kept: StaleReason[] };
 

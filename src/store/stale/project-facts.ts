@@ -13,7 +13,7 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { readSmallText } from "./small-file";
+import { readSmallText } from "../../lib/small-file";
 
 type Rule = { glob: Bun.Glob; negate: boolean; dirOnly: boolean; anchored: boolean };
 

@@ -11,10 +11,10 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { writeFileAtomic } from "./atomic";
-import { type Host, isHost } from "./hosts";
-import { paths } from "./paths";
-import { readOwnText } from "./small-file";
+import { writeFileAtomic } from "../lib/atomic";
+import { type Host, isHost } from "../lib/hosts";
+import { paths } from "../lib/paths";
+import { readOwnText } from "../lib/small-file";
 
 export type LinkedCli = { host: Host; path: string | null; linked_at: string };
 

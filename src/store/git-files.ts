@@ -6,7 +6,7 @@
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { readRegularFile, readSmallText } from "./small-file";
+import { readRegularFile, readSmallText } from "../lib/small-file";
 
 /**
  * zlib-wrapped inflate (git's object format) with Bun's native zlib: importing node:zlib pulls in
