@@ -2,7 +2,8 @@
  * oh-my-pi (npm `@oh-my-pi/pi-coding-agent`, the `omp` CLI, a Pi fork run by Bun), offline against
  * the fake model server: `coffer link pi` on a machine with `~/.omp` writes Coffer's Pi extension
  * into omp's own folder too, omp loads it, and the bundle and the routed entry reach the model
- * (omp hands extensions the system prompt as a list of parts, Pi as one string); omp's session
+ * (omp hands extensions the system prompt as a list of parts, Pi as one string), and Coffer's MCP
+ * server, registered in omp's `mcp.json`, is listed; omp's session
  * file is read as Pi's; a subagent of omp's `task` tool is a session of its own and gets the bundle
  * too. `coffer unlink pi` removes the extension. The pinned omp is installed into the agents cache on first use, like the others.
  */
@@ -118,6 +119,8 @@ describe("oh-my-pi (omp) + coffer link pi", () => {
       expectBundle(last);
       expect(count(textOf(last), BUNDLE_HEADING)).toBe(1);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
+      // Coffer's MCP server from omp's mcp.json: omp lists MCP tools as devices in its system prompt.
+      expect(textOf(last)).toContain("xd://mcp__coffer_recall");
       // omp keeps the session as Pi does (a title record first): Coffer's capture reads it as Pi's.
       const { sessions } = JSON.parse(coffer(sb, ["distill", "list", "--agent", "pi", "--json"]).stdout);
       expect(sessions.length).toBe(1);
@@ -129,6 +132,7 @@ describe("oh-my-pi (omp) + coffer link pi", () => {
 
       coffer(sb, ["unlink", "pi"]);
       expect(existsSync(ext)).toBe(false);
+      expect(existsSync(join(agent, "mcp.json"))).toBe(false);
     },
     TEST_TIMEOUT_MS,
   );

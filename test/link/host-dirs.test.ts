@@ -65,7 +65,9 @@ describe("oh-my-pi", () => {
   const pi = () => join(sb.home, ".pi", "agent", "extensions", "coffer.ts");
 
   test("no ~/.omp: Pi's extension alone, nothing made for omp", () => {
-    expect(sb.run(["link", "pi"]).code).toBe(0);
+    const r = sb.run(["link", "pi"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Pi has no MCP client");
     expect(existsSync(pi())).toBe(true);
     expect(existsSync(join(sb.home, ".omp"))).toBe(false);
   });
@@ -74,9 +76,14 @@ describe("oh-my-pi", () => {
     mkdirSync(join(sb.home, ".omp"), { recursive: true });
     expect(sb.run(["link", "pi"]).code).toBe(0);
     expect(await Bun.file(omp()).text()).toBe(await Bun.file(pi()).text());
+    // omp has an MCP client: Coffer's server in its mcp.json.
+    const mcp = join(sb.home, ".omp", "agent", "mcp.json");
+    expect(JSON.parse(await Bun.file(mcp).text()).mcpServers.coffer.args).toEqual(["serve", "--stdio"]);
+    expect(doctorHost("pi", "user").mcp.registered).toBe(true);
     expect(sb.run(["unlink", "pi"]).code).toBe(0);
     expect(existsSync(omp())).toBe(false);
     expect(existsSync(pi())).toBe(false);
+    expect(existsSync(mcp)).toBe(false);
     const dir = join(sb.root, "agent");
     expect(sb.run(["link", "pi"], { env: { PI_CODING_AGENT_DIR: dir } }).code).toBe(0);
     expect(existsSync(join(dir, "extensions", "coffer.ts"))).toBe(true);

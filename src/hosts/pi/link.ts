@@ -7,12 +7,13 @@
  * the last non-empty answer as the session's slot, and appends it to the system prompt Pi builds
  * for the turn. On `tool_result` of read|edit|write it runs `coffer hook tool --agent pi` with the
  * file's path and appends the answer to the tool's result. `$PI_CODING_AGENT_DIR` moves `~/.pi/agent`.
- * oh-my-pi (`omp`) gets the same extension in its own folder (`ompExtension`). Finished sessions are
+ * oh-my-pi (`omp`) gets the same extension in its own folder (`ompExtension`) and, having an MCP
+ * client, Coffer's server in its `mcp.json` (`ompMcp`). Finished sessions are
  * found by the transcript sweep (`--session-end`).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { envDir, type HostLink, type Target } from "../link";
+import { commandOf, envDir, type HostLink, stdioServer, type Target } from "../link";
 import { pluginBinaryOf, pluginHookRunner, pluginMarkerLine } from "../opencode/link";
 
 const agentDir = (t: Target) => envDir("PI_CODING_AGENT_DIR", t.home) ?? join(t.home, ".pi", "agent");
@@ -32,6 +33,20 @@ function ompExtension(t: Target): string | undefined {
   if (envDir("PI_CODING_AGENT_DIR", t.home)) return undefined;
   const dir = join(t.home, ".omp");
   return existsSync(dir) ? join(dir, "agent", "extensions", "coffer.ts") : undefined;
+}
+
+/**
+ * omp has an MCP client (Pi has none): `mcp.json` in its agent folder (`$PI_CODING_AGENT_DIR` when
+ * set), project `.omp/mcp.json`, `{mcpServers: {<name>: {command, args}}}`; it lists the tools as
+ * `xd://mcp__coffer_recall`… devices in its system prompt. Registered only when omp is set up.
+ */
+function ompMcp(t: Target): string | undefined {
+  if (t.root) {
+    const dir = join(t.root, ".omp");
+    return existsSync(dir) ? join(dir, "mcp.json") : undefined;
+  }
+  if (!existsSync(join(t.home, ".omp"))) return undefined;
+  return join(envDir("PI_CODING_AGENT_DIR", t.home) ?? join(t.home, ".omp", "agent"), "mcp.json");
 }
 
 /** The generated extension: plain JavaScript in a .ts file (jiti loads it; no types, no dependencies). */
@@ -108,11 +123,15 @@ export const link: HostLink = {
     events: ["before_agent_start", "tool_result"],
   },
   mcp: {
-    file: () => undefined,
+    file: (t) => {
+      const path = ompMcp(t);
+      return path ? { path, dialect: "json" } : undefined;
+    },
     path: ["mcpServers", "coffer"],
-    value: () => ({}),
-    binaryOf: () => undefined,
-    unavailable: () => "Pi has no MCP client (pi-mcp-adapter, a third-party extension, is not set up by Coffer)",
+    value: stdioServer,
+    binaryOf: commandOf,
+    unavailable: () =>
+      "Pi has no MCP client (pi-mcp-adapter, a third-party extension, is not set up by Coffer); oh-my-pi's mcp.json is registered when ~/.omp exists",
   },
   sessionEnd: "sweep",
   gets: {
