@@ -172,6 +172,7 @@ export function detectHost(path: string): TranscriptHost | undefined {
   if (typeof r.projectHash === "string" || Array.isArray(r.messages)) return "gemini";
   if (r.message && typeof r.message === "object" && Array.isArray(r.message.parts)) return "qwen"; // Gemini parts
   if (r.type === "session" && typeof r.version === "number" && typeof r.id === "string") return "pi";
+  if (r.type === "title" && typeof r.v === "number" && typeof r.title === "string") return "pi"; // omp's first record
   if (typeof r.step_index === "number" && typeof r.type === "string") return "antigravity"; // agy's steps
   if (typeof r.type === "string") return "claude";
   return undefined;

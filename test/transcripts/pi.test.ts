@@ -105,4 +105,5 @@ test("oh-my-pi's session file (omp 18.2.3: a title record before the header) rea
     ["assistant", "OK."],
   ]);
   expect(piHead(file)).toEqual({ session_id: id, cwd: "/home/u/proj", first_activity: "2026-12-03T22:06:27.439Z" });
+  expect(detectHost(file)).toBe("pi");
 });
