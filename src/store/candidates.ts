@@ -5,8 +5,6 @@
  * valid for the life of one open store (until a changed file is read again).
  */
 import type { Database } from "bun:sqlite";
-import { basename } from "node:path";
-import { handle } from "../lib/handle";
 import { scopeToken } from "../retrieval/analysis/text";
 import { dbOf } from "./db";
 import type { rowToEntry } from "./entries";

@@ -249,7 +249,7 @@ export function commitsSince(gitDir: string, since: number, max = 100): number |
       if (seen.has(sha)) continue;
       seen.add(sha);
       const obj = reader.read(sha);
-      if (!obj || obj.type !== 1) return undefined;
+      if (obj?.type !== 1) return undefined;
       const c = parseCommit(obj.data);
       if (c.time * 1000 <= since) continue;
       count++;
@@ -267,7 +267,7 @@ export function commitsSince(gitDir: string, since: number, max = 100): number |
  */
 function eachIndexEntry(gitDir: string, maxFiles: number, fn: (path: string, blob: string) => void): boolean {
   const idx = readRegularFile(join(gitDir, "index"), MAX_BINARY);
-  if (!idx || idx.toString("latin1", 0, 4) !== "DIRC") return false;
+  if (idx?.toString("latin1", 0, 4) !== "DIRC") return false;
   const version = idx.readUInt32BE(4);
   const count = idx.readUInt32BE(8);
   if ((version !== 2 && version !== 3) || count > maxFiles) return false;

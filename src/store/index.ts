@@ -8,9 +8,10 @@
  * - the files, the index and scopes: store.ts (open, refresh, heal), db.ts (schema), scope.ts,
  *   entry.ts (the file format), entries.ts (writes), indexer.ts, freshness.ts, bulk.ts, trash.ts,
  *   promote.ts, team.ts, rules.ts, handoff.ts, sync-conflicts.ts, tidy.ts, status.ts, browse.ts
- *   (the web UI's listings), vectors.ts (entry vectors), candidates.ts (what retrieval reads);
- * - delivery/: the hooks' delivered sets and session cache (sessions.ts), and what was injected
- *   and used (usage.ts);
+ *   (the web UI's entry listings), overview.ts (every scope, handoffs), edits.ts (moves, retags),
+ *   git-files.ts, session-project.ts, vectors.ts (entry vectors), candidates.ts (what retrieval reads);
+ * - delivery/: the hooks' delivered sets and session cache (sessions.ts), their records as a person
+ *   reads them (records.ts), and what was injected and used (usage.ts);
  * - stale/: what an entry depends on in its project (anchors.ts) and whether it still holds (stale.ts);
  * - foreign/: read-only readers of other tools' databases (claude-mem, Kilo, Goose).
  *
@@ -19,25 +20,7 @@
  * from here loads that function's files, not the whole store (test/hooks/loaded.test.ts checks the
  * hook's).
  */
-export {
-  type BrowseFilter,
-  type BrowseRow,
-  browsableScopes,
-  browsePage,
-  browseWhere,
-  deliveriesOf,
-  deliveryRecords,
-  entryTitles,
-  facets,
-  knownCwds,
-  listHandoffs,
-  moveEntry,
-  retagEntry,
-  type SessionRecord,
-  scopeOverview,
-  toBrowseRow,
-  uncommittedInTeam,
-} from "./browse";
+export { type BrowseFilter, type BrowseRow, browsePage, browseWhere, facets, toBrowseRow } from "./browse";
 export { type BulkWriter, type PutEntry, putEntries, refreshScopes, withBulk } from "./bulk";
 export {
   appliesToRows,
@@ -61,6 +44,7 @@ export {
   writtenNext,
 } from "./candidates";
 export { inspectIndexFile, SCHEMA_VERSION } from "./db";
+export { deliveriesOf, deliveryRecords, knownCwds, type SessionRecord } from "./delivery/records";
 export {
   type DeliveryWhy,
   inOneWrite,
@@ -113,6 +97,7 @@ export {
   usageSince,
   useTotals,
 } from "./delivery/usage";
+export { entryTitles, moveEntry, retagEntry } from "./edits";
 export {
   entryMeta,
   findEntry,
@@ -150,6 +135,7 @@ export type { IndexedFile } from "./freshness";
 export { commonGitDir } from "./git-files";
 export { clearHandoff, getHandoff, handoffFreshness, setHandoff } from "./handoff";
 export { entriesDir, entryPath, nonRegularInMemory, readMemoryFile, scopeDir, scopesOnDisk } from "./indexer";
+export { browsableScopes, listHandoffs, scopeOverview, uncommittedInTeam } from "./overview";
 export { type PromoteResult, promote } from "./promote";
 export { addRule, readRules, ruleScopes, rulesPath, scrubRules, shownRules, writeRules } from "./rules";
 export {

@@ -14,7 +14,7 @@
  * read only live vectors), which happens when dead codes outnumber live ones.
  */
 import type { Database } from "bun:sqlite";
-import { DIMS, embed, MODEL_ID, readsText } from "../retrieval/embed/embed";
+import { DIMS, embed, MODEL_ID } from "../retrieval/embed/embed";
 import { dbOf } from "./db";
 import type { ScopeKey } from "./scope";
 

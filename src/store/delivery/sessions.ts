@@ -11,7 +11,6 @@ import { sha256 } from "../../lib/hash";
 import type { Host } from "../../lib/hosts";
 import { dbOf } from "../db";
 import type { ScopeKey } from "../scope";
-import { staleMark } from "../stale/anchors";
 import type { Store } from "../store";
 
 // ---------------------------------------------------------------------------------------------
