@@ -6,7 +6,7 @@
  * project-links.test.ts, omp.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, sandbox, writeFile } from "../kit";
 
@@ -88,6 +88,18 @@ describe("oh-my-pi", () => {
     expect(sb.run(["link", "pi"], { env: { PI_CODING_AGENT_DIR: dir } }).code).toBe(0);
     expect(existsSync(join(dir, "extensions", "coffer.ts"))).toBe(true);
     expect(existsSync(omp())).toBe(false);
+  });
+
+  test("--project in a repository with .omp: the extension and the MCP entry in .omp too; unlink leaves .omp as it was", () => {
+    const repo = sb.repo("app");
+    mkdirSync(join(repo, ".omp"), { recursive: true });
+    expect(sb.run(["link", "pi", "--project"], { cwd: repo }).code).toBe(0);
+    expect(existsSync(join(repo, ".pi", "extensions", "coffer.ts"))).toBe(true);
+    expect(existsSync(join(repo, ".omp", "extensions", "coffer.ts"))).toBe(true);
+    expect(JSON.parse(readFileSync(join(repo, ".omp", "mcp.json"), "utf8")).mcpServers.coffer.command).toBe("coffer");
+    expect(sb.run(["unlink", "pi", "--project"], { cwd: repo }).code).toBe(0);
+    expect(readdirSync(join(repo, ".omp"))).toEqual([]);
+    expect(existsSync(join(repo, ".pi"))).toBe(false);
   });
 
   test("omp installed after the link: doctor asks for a re-link, which adds omp's copy", () => {
