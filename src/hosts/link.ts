@@ -152,9 +152,9 @@ export type HostLink = {
   /**
    * How `link --all` tells the host is installed: any of these folders under home, or a binary on
    * PATH. `env`: the variable that moves the host's folder (`COPILOT_HOME`); when set, its folder
-   * counts too.
+   * counts too (`envTilde`: the host expands a leading `~` in it, see `envDir`).
    */
-  installed: { dirs: string[]; bins: string[]; env?: string };
+  installed: { dirs: string[]; bins: string[]; env?: string; envTilde?: boolean };
   /** What the user must do for the link to work (Codex's /hooks trust step): printed after a link and by doctor. */
   reminders?: string[];
   /** Printed after a link. */
@@ -200,12 +200,14 @@ export function commandOf(entry: unknown): string | undefined {
 
 /**
  * The folder an environment variable moves a host's config to (`COPILOT_HOME`, `CLINE_DIR`,
- * `QWEN_HOME`, `PI_CODING_AGENT_DIR`), resolved as those CLIs do: `~` and `~/…` from home, a
- * relative path from the working directory. undefined when unset or blank.
+ * `QWEN_HOME`, `PI_CODING_AGENT_DIR`), resolved as that CLI does: a relative path from the working
+ * directory, and with `tilde` (Qwen, Pi) `~` and `~/…` from home; Copilot 1.0.102 and Cline take a
+ * literal `~/x` as a folder named `~` in the working directory. undefined when unset or blank.
  */
-export function envDir(name: string, home: string): string | undefined {
+export function envDir(name: string, home: string, tilde: boolean): string | undefined {
   const value = process.env[name]?.trim();
   if (!value) return undefined;
+  if (!tilde) return resolve(value);
   if (value === "~") return home;
   if (value.startsWith("~/") || value.startsWith("~\\")) return join(home, value.slice(2));
   return resolve(value);
@@ -217,7 +219,7 @@ export function installedEvidence(
   home: string,
   which: (bin: string) => string | null = Bun.which,
 ): string | undefined {
-  const moved = h.installed.env ? envDir(h.installed.env, home) : undefined;
+  const moved = h.installed.env ? envDir(h.installed.env, home, h.installed.envTilde ?? false) : undefined;
   if (moved) {
     try {
       if (statSync(moved).isDirectory()) return `$${h.installed.env}`;

@@ -20,24 +20,28 @@ const doctorHost = (host: string, scope: string, opts: { cwd?: string; env?: Rec
   JSON.parse(sb.run(["doctor", "--json"], opts).stdout).hosts.find((h: any) => h.host === host && h.scope === scope);
 
 describe("folder variables", () => {
-  test("a leading ~/ is the home, as Copilot, Cline, Qwen and Pi read it", () => {
+  test("a leading ~/ is the home for Qwen and Pi, a folder named ~ in the working directory for Copilot and Cline", () => {
     const env = {
       COPILOT_HOME: "~/cp",
       CLINE_DIR: "~/cl",
       QWEN_HOME: "~/qw",
       PI_CODING_AGENT_DIR: "~/pi-agent",
     };
-    for (const host of ["copilot", "cline", "qwen", "pi"]) expect(sb.run(["link", host], { env }).code).toBe(0);
-    expect(existsSync(join(sb.home, "cp", "hooks", "coffer.json"))).toBe(true);
-    expect(existsSync(join(sb.home, "cp", "mcp-config.json"))).toBe(true);
-    expect(existsSync(join(sb.home, "cl", "hooks", "UserPromptSubmit.sh"))).toBe(true);
-    expect(existsSync(join(sb.home, "cl", "data", "settings", "cline_mcp_settings.json"))).toBe(true);
+    const cwd = join(sb.root, "w");
+    mkdirSync(cwd, { recursive: true });
+    for (const host of ["copilot", "cline", "qwen", "pi"]) expect(sb.run(["link", host], { env, cwd }).code).toBe(0);
+    // Observed with Copilot CLI 1.0.102 (COPILOT_HOME=~/cp made ./~/cp); Cline's resolveClineDir joins the value as is.
+    expect(existsSync(join(cwd, "~", "cp", "hooks", "coffer.json"))).toBe(true);
+    expect(existsSync(join(cwd, "~", "cp", "mcp-config.json"))).toBe(true);
+    expect(existsSync(join(cwd, "~", "cl", "hooks", "UserPromptSubmit.sh"))).toBe(true);
+    expect(existsSync(join(cwd, "~", "cl", "data", "settings", "cline_mcp_settings.json"))).toBe(true);
+    // Qwen's resolveQwenHome and Pi's getAgentDir expand ~/.
     expect(existsSync(join(sb.home, "qw", "settings.json"))).toBe(true);
     expect(existsSync(join(sb.home, "pi-agent", "extensions", "coffer.ts"))).toBe(true);
     for (const d of [".copilot", ".cline", ".qwen", ".pi"]) expect(existsSync(join(sb.home, d))).toBe(false);
-    expect(doctorHost("copilot", "user", { env }).status).toBe("linked");
-    for (const host of ["copilot", "cline", "qwen", "pi"]) expect(sb.run(["unlink", host], { env }).code).toBe(0);
-    expect(existsSync(join(sb.home, "cp", "hooks", "coffer.json"))).toBe(false);
+    expect(doctorHost("copilot", "user", { env, cwd }).status).toBe("linked");
+    for (const host of ["copilot", "cline", "qwen", "pi"]) expect(sb.run(["unlink", host], { env, cwd }).code).toBe(0);
+    expect(existsSync(join(cwd, "~", "cp", "hooks", "coffer.json"))).toBe(false);
     expect(existsSync(join(sb.home, "pi-agent", "extensions", "coffer.ts"))).toBe(false);
   });
 

@@ -13,14 +13,14 @@ import { envDir, type HostLink, SERVE_ARGS, type Target } from "../link";
 const MARKER = "# coffer: written by `coffer link cline`; `coffer unlink cline` removes it. Do not edit.";
 
 /** Cline's own folder: `$CLINE_DIR`, else `~/.cline` (as `@cline/shared` resolves it). */
-const clineDir = (t: Target) => envDir("CLINE_DIR", t.home) ?? join(t.home, ".cline");
+const clineDir = (t: Target) => envDir("CLINE_DIR", t.home, false) ?? join(t.home, ".cline");
 
 const hooksDir = (t: Target) => (t.root ? join(t.root, ".cline", "hooks") : join(clineDir(t), "hooks"));
 
 /** `$CLINE_MCP_SETTINGS_PATH`, else `settings/cline_mcp_settings.json` under `$CLINE_DATA_DIR` or the folder's `data/`. */
 const mcpFile = (t: Target) =>
-  envDir("CLINE_MCP_SETTINGS_PATH", t.home) ??
-  join(envDir("CLINE_DATA_DIR", t.home) ?? join(clineDir(t), "data"), "settings", "cline_mcp_settings.json");
+  envDir("CLINE_MCP_SETTINGS_PATH", t.home, false) ??
+  join(envDir("CLINE_DATA_DIR", t.home, false) ?? join(clineDir(t), "data"), "settings", "cline_mcp_settings.json");
 
 /** Single quotes for sh. */
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -13,7 +13,7 @@ import { readJsonValue } from "../../lib/jsonc";
 import { commandOf, envDir, type HostLink, type Problem, stdioServer, type Target } from "../link";
 
 /** Copilot's own folder: `$COPILOT_HOME`, else `~/.copilot` (its hooks, MCP and settings all move with it). */
-const copilotHome = (t: Target) => envDir("COPILOT_HOME", t.home) ?? join(t.home, ".copilot");
+const copilotHome = (t: Target) => envDir("COPILOT_HOME", t.home, false) ?? join(t.home, ".copilot");
 
 const hooksFile = (t: Target) => ({
   path: t.root ? join(t.root, ".github", "hooks", "coffer.json") : join(copilotHome(t), "hooks", "coffer.json"),

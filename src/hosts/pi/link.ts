@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { commandOf, envDir, type HostLink, stdioServer, type Target } from "../link";
 import { pluginBinaryOf, pluginHookRunner, pluginMarkerLine } from "../opencode/link";
 
-const agentDir = (t: Target) => envDir("PI_CODING_AGENT_DIR", t.home) ?? join(t.home, ".pi", "agent");
+const agentDir = (t: Target) => envDir("PI_CODING_AGENT_DIR", t.home, true) ?? join(t.home, ".pi", "agent");
 
 /**
  * oh-my-pi (npm `@oh-my-pi/pi-coding-agent`, `omp`), a Pi fork that loads Pi extensions from its
@@ -30,7 +30,7 @@ function ompExtension(t: Target): string | undefined {
     const dir = join(t.root, ".omp");
     return existsSync(dir) ? join(dir, "extensions", "coffer.ts") : undefined;
   }
-  if (envDir("PI_CODING_AGENT_DIR", t.home)) return undefined;
+  if (envDir("PI_CODING_AGENT_DIR", t.home, true)) return undefined;
   const dir = join(t.home, ".omp");
   return existsSync(dir) ? join(dir, "agent", "extensions", "coffer.ts") : undefined;
 }
@@ -46,7 +46,7 @@ function ompMcp(t: Target): string | undefined {
     return existsSync(dir) ? join(dir, "mcp.json") : undefined;
   }
   if (!existsSync(join(t.home, ".omp"))) return undefined;
-  return join(envDir("PI_CODING_AGENT_DIR", t.home) ?? join(t.home, ".omp", "agent"), "mcp.json");
+  return join(envDir("PI_CODING_AGENT_DIR", t.home, true) ?? join(t.home, ".omp", "agent"), "mcp.json");
 }
 
 /** The generated extension: plain JavaScript in a .ts file (jiti loads it; no types, no dependencies). */
@@ -142,5 +142,5 @@ export const link: HostLink = {
     summariser: "pi",
     harvest: false,
   },
-  installed: { dirs: [".pi/agent", ".omp"], bins: ["pi", "omp"], env: "PI_CODING_AGENT_DIR" },
+  installed: { dirs: [".pi/agent", ".omp"], bins: ["pi", "omp"], env: "PI_CODING_AGENT_DIR", envTilde: true },
 };

@@ -15,7 +15,7 @@ import { commandOf, envDir, type HostLink, type Problem, stdioServer, type Targe
 
 /** Qwen's user folder: `$QWEN_HOME` (`~` expanded, as Qwen does), else `~/.qwen`; a project's `.qwen`. */
 const qwenDir = (t: Target) =>
-  t.root ? join(t.root, ".qwen") : (envDir("QWEN_HOME", t.home) ?? join(t.home, ".qwen"));
+  t.root ? join(t.root, ".qwen") : (envDir("QWEN_HOME", t.home, true) ?? join(t.home, ".qwen"));
 
 const settings = (t: Target) => ({
   path: join(qwenDir(t), "settings.json"),
@@ -54,7 +54,7 @@ export const link: HostLink = {
     summariser: "qwen-code",
     harvest: true,
   },
-  installed: { dirs: [".qwen"], bins: ["qwen"], env: "QWEN_HOME" },
+  installed: { dirs: [".qwen"], bins: ["qwen"], env: "QWEN_HOME", envTilde: true },
   // A repository's MCP servers wait for the user's approval (bound to the entry's hash in
   // mcpApprovals.json): Coffer leaves that decision to them. The hooks run without it.
   linkNotes: (t) =>
