@@ -69,7 +69,8 @@ export function hostConfigDirs(
     cursor: p.join(h, ".cursor"),
     windsurf: p.join(h, ".codeium", "windsurf"),
     opencode: p.join(xdgConfigDir(platform, env, h), "opencode"),
-    qwen: env.QWEN_HOME || p.join(h, ".qwen"),
+    // Qwen expands a leading `~/` in QWEN_HOME itself (its resolveQwenHome).
+    qwen: env.QWEN_HOME?.startsWith("~/") ? p.join(h, env.QWEN_HOME.slice(2)) : env.QWEN_HOME || p.join(h, ".qwen"),
   };
 }
 

@@ -11,18 +11,22 @@
  * moves both), with one more record first: `{type: "title", v, title}`. They are read as Pi's.
  */
 import { isAbsolute, join } from "node:path";
+import { envDir } from "../hosts/link";
 import { homeDir } from "../lib/paths";
 import { cleanText } from "./clean";
 import { entries, filesIn, jsonObject, readHeadLines, type SessionFile, type SessionHead } from "./files";
 import { type Act, actText, atMs, isoOrUndefined, type ParsedTranscript, sessionTitle, widen } from "./types";
 
+/** `$PI_CODING_AGENT_DIR` as Pi and omp resolve it (a leading `~/` is home). */
+const movedAgentDir = () => envDir("PI_CODING_AGENT_DIR", homeDir(), true);
+
 export function piRoot(): string {
-  return join(process.env.PI_CODING_AGENT_DIR || join(homeDir(), ".pi", "agent"), "sessions");
+  return join(movedAgentDir() ?? join(homeDir(), ".pi", "agent"), "sessions");
 }
 
 /** oh-my-pi's sessions folder (the same as Pi's when `$PI_CODING_AGENT_DIR` is set). */
 function ompRoot(): string | undefined {
-  return process.env.PI_CODING_AGENT_DIR ? undefined : join(homeDir(), ".omp", "agent", "sessions");
+  return movedAgentDir() ? undefined : join(homeDir(), ".omp", "agent", "sessions");
 }
 
 export function listPiSessions(): SessionFile[] {

@@ -62,6 +62,7 @@ describe("home and config directories", () => {
     expect(mac.gemini).toBe("/Users/ada/.gemini");
     expect(mac.cursor).toBe("/Users/ada/.cursor");
     expect(mac.opencode).toBe("/Users/ada/.config/opencode");
+    expect(hostConfigDirs("linux", { QWEN_HOME: "~/qw" }, "/h").qwen).toBe("/h/qw");
     expect(hostConfigDirs("linux", { CODEX_HOME: "/c", CLAUDE_CONFIG_DIR: "/k" }, "/h")).toMatchObject({
       codex: "/c",
       claude: "/k",

@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectHost } from "../../src/transcripts/discovery";
-import { parsePi, piActivity, piHead } from "../../src/transcripts/pi";
+import { parsePi, piActivity, piHead, piRoot } from "../../src/transcripts/pi";
 
 const FILE = join(import.meta.dir, "..", "fixtures", "transcripts", "pi", "observed-0.73.1.jsonl");
 const text = readFileSync(FILE, "utf8");
@@ -106,4 +106,16 @@ test("oh-my-pi's session file (omp 18.2.3: a title record before the header) rea
   ]);
   expect(piHead(file)).toEqual({ session_id: id, cwd: "/home/u/proj", first_activity: "2026-12-03T22:06:27.439Z" });
   expect(detectHost(file)).toBe("pi");
+});
+
+test("PI_CODING_AGENT_DIR=~/… is under home, as Pi and omp read it", () => {
+  const saved = { HOME: process.env.HOME, PI_CODING_AGENT_DIR: process.env.PI_CODING_AGENT_DIR };
+  Object.assign(process.env, { HOME: "/h", PI_CODING_AGENT_DIR: "~/pa" });
+  try {
+    expect(piRoot()).toBe("/h/pa/sessions");
+  } finally {
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  }
 });
