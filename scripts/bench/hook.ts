@@ -7,18 +7,25 @@
  * same run, interleaved so machine noise hits them alike. Peak RSS comes from a separate pass under
  * /usr/bin/time.
  *
- *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50] [--team 0]
+ *   COFFER_BIN=dist/hooks/coffer bun scripts/bench/hook.ts [--entries 10000] [--rules 100] [--runs 50] [--team 0] [--agent claude]
+ *   (--agent <host>: that host's hooks with its own payloads (scripts/bench/_host-payloads.ts) beside
+ *   Claude's, as one table with each row's median as a ratio to Claude's same event; --agent all:
+ *   every host whose adapter injects at session start or on prompts, 15 runs unless --runs says)
  *   (--team N: a monorepo whose committed `.coffer/` holds N team entries and 20 team rules, besides
  *   the personal store; a fifth of the prompts name a team entry's words)
  *   (KEEP=1 keeps the generated store and prints its path)
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, benchSandbox, entryDirs, fakeRepo, floorBinary, numArg, stats, textGen } from "./_common";
+import { HOSTS, type Host, isHost } from "../../src/lib/hosts";
+import { argOf, BIN, benchSandbox, entryDirs, fakeRepo, floorBinary, numArg, stats, textGen } from "./_common";
+import { type BenchEvent, hostPayloads } from "./_host-payloads";
 
+const AGENT = argOf("agent", "claude");
+if (AGENT !== "all" && !isHost(AGENT)) throw new Error(`--agent ${AGENT}: one of ${HOSTS.join(", ")}, or all`);
 const N = numArg("entries", 10_000);
 const RULES = numArg("rules", 100);
-const RUNS = numArg("runs", 50);
+const RUNS = numArg("runs", AGENT === "all" ? 15 : 50);
 const TEAM = numArg("team", 0);
 
 const { root, env } = benchSandbox("hook");
@@ -121,45 +128,18 @@ const prompts = Array.from({ length: RUNS }, (_, i) => {
 
 // Warm the page cache and the index once.
 run(["--version"]);
-run(
+const warm = run(
   ["hook", "session-start", "--agent", "claude"],
   JSON.stringify({ session_id: "warm", cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
 );
+const payloads = hostPayloads(repo, env.HOME, JSON.parse(warm.out).hookSpecificOutput?.additionalContext ?? "");
+const claudeStdin = payloads.claude!.stdin;
 
 const FLOOR = floorBinary();
 function floorRun(): Sample {
   const s = performance.now();
   Bun.spawnSync([FLOOR], { stdout: "pipe", stderr: "pipe" });
   return { ms: performance.now() - s, out: "" };
-}
-const samples = { floor: [] as Sample[], version: [] as Sample[], start: [] as Sample[], prompt: [] as Sample[] };
-for (let i = 0; i < RUNS; i++) {
-  samples.floor.push(floorRun());
-  samples.version.push(run(["--version"]));
-  samples.start.push(
-    run(
-      ["hook", "session-start", "--agent", "claude"],
-      JSON.stringify({
-        session_id: `bs-${i}`,
-        transcript_path: "/tmp/x.jsonl",
-        cwd: repo,
-        hook_event_name: "SessionStart",
-        source: "startup",
-      }),
-    ),
-  );
-  samples.prompt.push(
-    run(
-      ["hook", "prompt", "--agent", "claude"],
-      JSON.stringify({
-        session_id: `bp-${i}`,
-        transcript_path: "/tmp/x.jsonl",
-        cwd: repo,
-        hook_event_name: "UserPromptSubmit",
-        prompt: prompts[i],
-      }),
-    ),
-  );
 }
 
 // Peak RSS in a separate pass through /usr/bin/time (the kernel's own count per process).
@@ -187,47 +167,199 @@ function peakRss(args: string[], stdin: (i: number) => string | undefined, n = 1
   }
   return peak;
 }
-const rss = {
-  floor: peakRss([], () => undefined, 10, FLOOR),
-  version: peakRss(["--version"], () => undefined),
-  start: peakRss(["hook", "session-start", "--agent", "claude"], (i) =>
-    JSON.stringify({ session_id: `rs-${i}`, cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
-  ),
-  prompt: peakRss(["hook", "prompt", "--agent", "claude"], (i) =>
-    JSON.stringify({
-      session_id: `rp-${i}`,
-      cwd: repo,
-      hook_event_name: "UserPromptSubmit",
-      prompt: prompts[i % prompts.length],
-    }),
-  ),
-};
 
-const ctxLen = (o: string) => (JSON.parse(o).hookSpecificOutput?.additionalContext ?? "").length;
-const routedBodies = samples.prompt.map(
-  (s) => (JSON.parse(s.out).hookSpecificOutput?.additionalContext ?? "").match(/^## \[/gm)?.length ?? 0,
-);
-const base = stats(samples.version.map((s) => s.ms)).median;
-const floor = stats(samples.floor.map((s) => s.ms)).median;
-/** One process's line: times, ratios to the floor (the target, issue 38) and to --version, peak RSS. */
-const line = (name: string, xs: Sample[], peak: number, target?: number) => {
-  const t = stats(xs.map((s) => s.ms));
-  const rss = peak / 1024 / 1024;
-  const ratio = t.median / floor;
-  const verdict = target === undefined ? "" : ratio <= target && rss <= 60 ? "  OK" : "  MISS";
-  return `${name.padEnd(22)} median ${t.median.toFixed(1).padStart(5)} ms  p95 ${t.p95.toFixed(1).padStart(5)} ms  max ${t.max.toFixed(1).padStart(5)} ms  peak RSS ${rss.toFixed(1)} MB  ${ratio.toFixed(2)}x floor  (${(t.median / base).toFixed(2)}x --version)${target ? `  target <= ${target}x floor, <= 60 MB${verdict}` : ""}`;
-};
+/** Issue 38's targets at 10,000 entries (the default size), as ratios to the floor. */
+const TARGET = { version: 1.3, "session-start": 2.0, prompt: 2.5 } as const;
+/** Routed entries in a context: the `## [` headings of its memory part. */
+const bodies = (context: string) => context.match(/^## \[/gm)?.length ?? 0;
 
-console.log(
-  `coffer hook bench: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries and 20 team rules in .coffer/` : ""}, ${RUNS} runs each, binary ${BIN}`,
-);
-console.log(line("floor (trivial binary)", samples.floor, rss.floor));
-console.log(line("coffer --version", samples.version, rss.version, 1.3));
-// Issue 38's targets at 10,000 entries (the default size).
-console.log(line("hook session-start", samples.start, rss.start, 2.0));
-console.log(line("hook prompt", samples.prompt, rss.prompt, 2.5));
-console.log(
-  `session-start context: ${ctxLen(samples.start[0]!.out)} chars; prompt: ${samples.prompt.filter((s) => ctxLen(s.out) > 0).length}/${RUNS} injected, ${routedBodies.reduce((a, b) => a + b, 0) / RUNS} bodies on average${TEAM ? `, ${samples.prompt.filter((s) => s.out.includes("(team)")).length}/${RUNS} with a team body` : ""}`,
-);
+function claudeBench() {
+  const samples = { floor: [] as Sample[], version: [] as Sample[], start: [] as Sample[], prompt: [] as Sample[] };
+  for (let i = 0; i < RUNS; i++) {
+    samples.floor.push(floorRun());
+    samples.version.push(run(["--version"]));
+    samples.start.push(
+      run(["hook", "session-start", "--agent", "claude"], JSON.stringify(claudeStdin["session-start"]!(`bs-${i}`, ""))),
+    );
+    samples.prompt.push(
+      run(["hook", "prompt", "--agent", "claude"], JSON.stringify(claudeStdin.prompt!(`bp-${i}`, prompts[i]!))),
+    );
+  }
+
+  const rss = {
+    floor: peakRss([], () => undefined, 10, FLOOR),
+    version: peakRss(["--version"], () => undefined),
+    start: peakRss(["hook", "session-start", "--agent", "claude"], (i) =>
+      JSON.stringify({ session_id: `rs-${i}`, cwd: repo, hook_event_name: "SessionStart", source: "startup" }),
+    ),
+    prompt: peakRss(["hook", "prompt", "--agent", "claude"], (i) =>
+      JSON.stringify({
+        session_id: `rp-${i}`,
+        cwd: repo,
+        hook_event_name: "UserPromptSubmit",
+        prompt: prompts[i % prompts.length],
+      }),
+    ),
+  };
+
+  const ctxLen = (o: string) => (JSON.parse(o).hookSpecificOutput?.additionalContext ?? "").length;
+  const routedBodies = samples.prompt.map((s) => bodies(JSON.parse(s.out).hookSpecificOutput?.additionalContext ?? ""));
+  const base = stats(samples.version.map((s) => s.ms)).median;
+  const floor = stats(samples.floor.map((s) => s.ms)).median;
+  /** One process's line: times, ratios to the floor (the target, issue 38) and to --version, peak RSS. */
+  const line = (name: string, xs: Sample[], peak: number, target?: number) => {
+    const t = stats(xs.map((s) => s.ms));
+    const rss = peak / 1024 / 1024;
+    const ratio = t.median / floor;
+    const verdict = target === undefined ? "" : ratio <= target && rss <= 60 ? "  OK" : "  MISS";
+    return `${name.padEnd(22)} median ${t.median.toFixed(1).padStart(5)} ms  p95 ${t.p95.toFixed(1).padStart(5)} ms  max ${t.max.toFixed(1).padStart(5)} ms  peak RSS ${rss.toFixed(1)} MB  ${ratio.toFixed(2)}x floor  (${(t.median / base).toFixed(2)}x --version)${target ? `  target <= ${target}x floor, <= 60 MB${verdict}` : ""}`;
+  };
+
+  console.log(
+    `coffer hook bench: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries and 20 team rules in .coffer/` : ""}, ${RUNS} runs each, binary ${BIN}`,
+  );
+  console.log(line("floor (trivial binary)", samples.floor, rss.floor));
+  console.log(line("coffer --version", samples.version, rss.version, TARGET.version));
+  console.log(line("hook session-start", samples.start, rss.start, TARGET["session-start"]));
+  console.log(line("hook prompt", samples.prompt, rss.prompt, TARGET.prompt));
+  console.log(
+    `session-start context: ${ctxLen(samples.start[0]!.out)} chars; prompt: ${samples.prompt.filter((s) => ctxLen(s.out) > 0).length}/${RUNS} injected, ${routedBodies.reduce((a, b) => a + b, 0) / RUNS} bodies on average${TEAM ? `, ${samples.prompt.filter((s) => s.out.includes("(team)")).length}/${RUNS} with a team body` : ""}`,
+  );
+}
+
+/**
+ * Every selected host's hooks with its own payloads, interleaved with the floor and `--version`
+ * (and rotated, so no row always follows the same one), and each answer checked: in the host's
+ * exact shape (its adapter's render), the bundle at session start, a routed entry on every prompt
+ * that routed one for Claude. One table; "vs Claude" is the row's median over Claude's same event.
+ */
+async function hostsBench() {
+  const { loadHookAdapter } = await import("../../src/hosts");
+  const hosts: Host[] = AGENT === "all" ? [...HOSTS] : ["claude", AGENT as Host];
+  type Row = { host: Host; event: BenchEvent; args: string[]; stdin: (session: string, prompt: string) => string };
+  const rows: Row[] = [];
+  const adapters = new Map(await Promise.all(hosts.map(async (h) => [h, await loadHookAdapter(h)] as const)));
+  for (const host of hosts) {
+    const adapter = adapters.get(host)!;
+    const events = (["session-start", "prompt"] as const).filter((e) => adapter.injects.includes(e));
+    if (!events.length) {
+      if (AGENT === host) throw new Error(`${host}'s hooks inject nothing: no hook to time`);
+      continue;
+    }
+    for (const event of events) {
+      const build = payloads[host]?.stdin[event];
+      if (!build) throw new Error(`${host} injects on ${event} but _host-payloads.ts has no payload for it`);
+      rows.push({
+        host,
+        event,
+        args: ["hook", event, "--agent", host],
+        stdin: (session, prompt) => JSON.stringify(build(session, prompt)),
+      });
+    }
+  }
+  const tag = (r: Row) => `${r.host}-${r.event === "prompt" ? "p" : "s"}`;
+
+  // The answer's context, checked to be exactly the host's own output for it.
+  const contextOf = (r: Row, out: string) => {
+    const adapter = adapters.get(r.host)!;
+    const context = payloads[r.host]!.context(out);
+    const expected = context ? adapter.render(r.event, context) : adapter.empty(r.event);
+    if (out.trimEnd() !== expected.trimEnd())
+      throw new Error(`${r.host} ${r.event}: the answer is not ${r.host}'s shape: ${out.slice(0, 200)}`);
+    return context;
+  };
+
+  for (const r of rows) run(r.args, r.stdin(`${tag(r)}-warm`, prompts[0]!));
+  const samples = new Map<Row, Sample[]>(rows.map((r) => [r, []]));
+  const floorSamples: Sample[] = [];
+  const versionSamples: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    floorSamples.push(floorRun());
+    versionSamples.push(run(["--version"]));
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[(i + k) % rows.length]!;
+      const stdin = r.stdin(`${tag(r)}-${i}`, prompts[i]!);
+      samples.get(r)!.push(run(r.args, stdin));
+    }
+  }
+
+  // What each row delivered: the bundle at session start, routed entries on prompts.
+  const claudePrompt = rows.find((r) => r.host === "claude" && r.event === "prompt")!;
+  const claudeRouted = samples.get(claudePrompt)!.map((s) => bodies(contextOf(claudePrompt, s.out)));
+  const delivered = new Map<Row, string>();
+  for (const r of rows) {
+    const contexts = samples.get(r)!.map((s) => contextOf(r, s.out));
+    if (r.event === "session-start") {
+      const missing = contexts.findIndex((c) => !c.includes("# Project rules (via Coffer)"));
+      if (missing >= 0) throw new Error(`${r.host} session-start run ${missing}: no rules bundle in the answer`);
+      delivered.set(r, `bundle ${contexts[0]!.length} chars`);
+    } else {
+      const routed = contexts.map(bodies);
+      const missing = routed.findIndex((n, i) => claudeRouted[i]! > 0 && n === 0);
+      if (missing >= 0)
+        throw new Error(`${r.host} prompt run ${missing}: Claude's answer routed an entry, ${r.host}'s none`);
+      const chars = Math.round(contexts.reduce((a, c) => a + c.length, 0) / RUNS);
+      delivered.set(r, `${routed.filter((n) => n > 0).length}/${RUNS} routed, ${chars} chars on average`);
+    }
+  }
+
+  const rss = new Map<Row | "floor" | "version", number>([
+    ["floor", peakRss([], () => undefined, 10, FLOOR)],
+    ["version", peakRss(["--version"], () => undefined)],
+  ]);
+  for (const r of rows)
+    rss.set(
+      r,
+      peakRss(r.args, (i) => r.stdin(`${tag(r)}-rss-${i}`, prompts[i % prompts.length]!)),
+    );
+
+  const floor = stats(floorSamples.map((s) => s.ms)).median;
+  const base = stats(versionSamples.map((s) => s.ms)).median;
+  const claudeMedian = (event: BenchEvent) =>
+    stats(samples.get(rows.find((r) => r.host === "claude" && r.event === event)!)!.map((s) => s.ms)).median;
+  const cells = (xs: Sample[], peak: number, target?: number, event?: BenchEvent) => {
+    const t = stats(xs.map((s) => s.ms));
+    const mb = peak / 1024 / 1024;
+    const ratio = t.median / floor;
+    return [
+      t.median.toFixed(1),
+      t.p95.toFixed(1),
+      mb.toFixed(1),
+      `${ratio.toFixed(2)}x`,
+      `${(t.median / base).toFixed(2)}x`,
+      event ? `${(t.median / claudeMedian(event)).toFixed(2)}x` : "",
+      target === undefined ? "" : `<= ${target}x ${ratio <= target && mb <= 60 ? "OK" : "MISS"}`,
+    ];
+  };
+  const table = [
+    [
+      "host",
+      "event",
+      "median ms",
+      "p95 ms",
+      "peak RSS MB",
+      "vs floor",
+      "vs --version",
+      "vs Claude",
+      "target",
+      "answer",
+    ],
+    ["floor (trivial binary)", "", ...cells(floorSamples, rss.get("floor")!), ""],
+    ["coffer --version", "", ...cells(versionSamples, rss.get("version")!, TARGET.version), ""],
+    ...rows.map((r) => [
+      r.host,
+      r.event,
+      ...cells(samples.get(r)!, rss.get(r)!, TARGET[r.event], r.event),
+      delivered.get(r)!,
+    ]),
+  ];
+  console.log(
+    `coffer hook bench, per host: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries` : ""}, ${RUNS} runs each (a fresh session each), binary ${BIN}`,
+  );
+  for (const t of table) console.log(`| ${t.join(" | ")} |`);
+}
+
+if (AGENT === "claude") claudeBench();
+else await hostsBench();
 if (process.env.KEEP) console.log("kept", root, repo);
 else rmSync(root, { recursive: true, force: true });
