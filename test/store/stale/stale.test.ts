@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { sandbox } from "../kit";
+import { sandbox } from "../../kit";
 
 const sb = sandbox();
 afterAll(() => sb.cleanup());

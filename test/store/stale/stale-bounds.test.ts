@@ -8,9 +8,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { checkStale, treeIndex } from "../../src/store/stale/stale";
-import { closeStore, openStore } from "../../src/store/store";
-import { sandbox, startServe } from "../kit";
+import { checkStale, treeIndex } from "../../../src/store/stale/stale";
+import { closeStore, openStore } from "../../../src/store/store";
+import { sandbox, startServe } from "../../kit";
 
 const sb = sandbox("coffer-stale-bounds-");
 afterAll(() => sb.cleanup());
