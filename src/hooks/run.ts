@@ -312,8 +312,8 @@ function startCards(handoff: string | undefined, global: Card[], project: Card[]
 }
 
 /** Rules only, in at most half the cap: the self-contained prefix of subagent and slot outputs. */
-function rulesPrefix(ctx: HookContext): string {
-  return planBundle(readBundle(ctx.store, ctx), NO_EXTRAS, Math.floor(ctx.cap.limit / 2), ctx.cap.measure)?.text ?? "";
+function rulesPrefix(ctx: HookContext, bundle = readBundle(ctx.store, ctx)): string {
+  return planBundle(bundle, NO_EXTRAS, Math.floor(ctx.cap.limit / 2), ctx.cap.measure)?.text ?? "";
 }
 
 const NO_EXTRAS: StartExtras = { global: [], project: [] };
@@ -439,17 +439,27 @@ function prompt(ctx: HookContext): HookResult {
   return { context: plan?.text };
 }
 
-function tool(ctx: HookContext): HookResult {
-  const { store, config, input } = ctx;
-  const mode = readMode(config);
-  if (mode !== "auto" && mode !== "always") return {};
+/** The entries a tool event's touched paths route to (none when it touched no path under cwd). */
+function pathRouted(ctx: HookContext): Routed[] {
+  const { store, input } = ctx;
   const abs = (input.filePaths ?? []).flatMap((p) => {
     const a = touchedInside(input.cwd, p);
     return a ? [a] : [];
   });
   const rel = globPaths(store, abs);
-  if (!rel.length) return {};
-  const matched = freshRoute(store, () => routeByPaths(store, rel));
+  if (!rel.length) return [];
+  return freshRoute(store, () => routeByPaths(store, rel));
+}
+
+function tool(ctx: HookContext): HookResult {
+  const { store, config, input } = ctx;
+  const mode = readMode(config);
+  if (mode !== "auto" && mode !== "always") return {};
+  // A host whose SubagentStart context never reaches the subagent (Qwen): the subagent's first
+  // tool result carries what SubagentStart would have, with this tool's path-triggered entries.
+  if (ctx.adapter.subagentsVia === "tool" && input.agentId && readSession(store, keyOf(ctx))?.bundleSig == null)
+    return subagentStart(ctx, pathRouted(ctx).slice(0, TOOL_MAX_BODIES));
+  const matched = pathRouted(ctx);
   if (!matched.length) return {};
   const key = keyOf(ctx);
   const delivered = readSession(store, key)?.delivered;
@@ -474,25 +484,30 @@ function compact(ctx: HookContext): HookResult {
   return {};
 }
 
-function subagentStart(ctx: HookContext): HookResult {
+/**
+ * A subagent's start: the rules, the parent's routed memory (newest first) and whatever its task
+ * text routes, under its own key; the parent's set is untouched. `first`: entries that go before
+ * the rest (a tool event's path-triggered ones, when the bundle rides on the subagent's first
+ * tool result, which then records the bundle's signature so it goes once).
+ */
+function subagentStart(ctx: HookContext, first?: Routed[]): HookResult {
   const { store, config, input } = ctx;
   const mode = readMode(config);
   if (mode !== "auto" && mode !== "always") return {};
   if (!input.agentId) return {};
-  // The subagent starts with an empty context: the parent's routed memory (newest first),
-  // plus whatever its task text routes, under its own key; the parent's set is untouched.
   const parent = readSession(store, parentKeyOf(ctx));
   const inherited = freshRoute(store, () => routedByIds(store, [...(parent?.delivered.keys() ?? [])]));
   const task = input.prompt?.trim()
     ? freshRoute(store, () => routePrompt(store, input.prompt!, promptPaths(input.prompt!, input.cwd)))
     : [];
   const seen = new Set<string>();
-  const routed = [...task, ...inherited].filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));
+  const routed = [...(first ?? []), ...task, ...inherited].filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)));
   const key = keyOf(ctx);
   const delivered = readSession(store, key)?.delivered;
   const fresh = routed.filter((r) => delivered?.get(r.id) !== r.hash);
   const already = routed.filter((r) => delivered?.get(r.id) === r.hash).map((r) => r.id);
-  const prefix = rulesPrefix(ctx);
+  const bundle = readBundle(store, ctx);
+  const prefix = rulesPrefix(ctx, bundle);
   const plan = planMemory({
     prefix,
     candidates: memoryItems(store, fresh),
@@ -503,7 +518,8 @@ function subagentStart(ctx: HookContext): HookResult {
       : undefined,
     cap: ctx.cap,
   });
-  save(ctx, key, { delivered: plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [] });
+  const sent = plan?.sent.map((s) => ({ id: s.id, hash: s.hash })) ?? [];
+  save(ctx, key, first ? { delivered: sent, bundleSig: bundle.sig } : { delivered: sent });
   if (plan && (plan.sent.length || plan.cards.length || already.length || proofOn(config)))
     return { context: plan.text };
   return { context: prefix || undefined };

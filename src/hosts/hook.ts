@@ -181,6 +181,12 @@ export type HostAdapter = {
    * again and the delivered set is kept.
    */
   resumeRebuildsStart?: boolean;
+  /**
+   * `tool`: the host runs SubagentStart but its context never reaches the subagent, while the
+   * subagent's tool calls fire the tool event with its agent id (Qwen Code): the subagent's first
+   * tool result carries what SubagentStart would have (the rules and the parent's routed memory).
+   */
+  subagentsVia?: "tool";
   parse: (event: HookEvent, raw: unknown, processCwd: string) => ParseResult;
   /** The output JSON carrying `context` (non-empty) for `event`. */
   render: (event: HookEvent, context: string) => string;

@@ -1,8 +1,9 @@
 /**
  * Qwen Code's hooks through the compiled binary, with stdin as Qwen Code 0.24.4 sends it (captured
  * from the real CLI: docs/hosts-observed.md): each event answers Claude's `hookSpecificOutput`
- * shape, path triggers come from PostToolUse on read_file|write_file|edit, and a resumed session is
- * a fresh start (the bundle lives in a system prompt Qwen rebuilds without it).
+ * shape, path triggers come from PostToolUse on read_file|write_file|edit, a subagent's first
+ * PostToolUse of any tool carries its bundle, and a resumed session sends the bundle again (it
+ * lives in a system prompt Qwen rebuilds without it).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -100,6 +101,37 @@ describe("qwen hooks", () => {
     expect(ctx(j)).toContain("make release, never git push --tags");
     expect(run("tool", { ...t, session_id: "q-4", tool_name: "run_shell_command" })).toEqual({});
     expect(run("tool", { ...t, session_id: "q-5", tool_input: {} })).toEqual({});
+  });
+
+  test("a subagent's first PostToolUse of any tool (agent_id set) answers its bundle and the parent's entries, once", () => {
+    const start = { ...base("q-7", "SessionStart"), source: "startup", model: "qwen3-coder-plus" };
+    run("session-start", start);
+    const p = { ...base("q-7", "UserPromptSubmit"), prompt_id: "q-7########0", prompt: "how do we cut a release?" };
+    expect(ctx(run("prompt", p))).toContain("never git push --tags");
+    const grep = {
+      ...base("q-7", "PostToolUse"),
+      agent_id: "general-purpose-call_mx84y3m40002",
+      tool_name: "grep_search",
+      tool_input: { pattern: "release" },
+      tool_response: { llmContent: "" },
+      tool_use_id: "call_2",
+    };
+    // The main agent's non-path tool: nothing, as before.
+    const { agent_id: _, ...mainGrep } = grep;
+    expect(run("tool", mainGrep)).toEqual({});
+    const j = run("tool", grep);
+    expect(j.hookSpecificOutput.hookEventName).toBe("PostToolUse");
+    expect(ctx(j)).toStartWith("# Project rules (via Coffer)\n");
+    expect(ctx(j)).toContain("Run bun test before committing");
+    expect(ctx(j)).toContain("make release, never git push --tags"); // inherited from the parent
+    // Once per subagent: its next tool, and a path trigger already delivered, answer nothing.
+    expect(run("tool", { ...grep, tool_use_id: "call_3" })).toEqual({});
+    const read = { ...grep, tool_name: "read_file", tool_input: { file_path: join(repo, "src", "deploy", "run.sh") } };
+    expect(run("tool", read)).toEqual({});
+    // Another subagent of the same session gets its own bundle, with the path-triggered entry.
+    const other = run("tool", { ...read, agent_id: "general-purpose-call_other" });
+    expect(ctx(other)).toStartWith("# Project rules (via Coffer)\n");
+    expect(ctx(other).split("never git push --tags").length - 1).toBe(1);
   });
 
   test("a payload of another event, or not JSON, answers the empty shape", () => {

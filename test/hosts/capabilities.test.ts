@@ -39,8 +39,10 @@ describe("what each host gets", () => {
       expect(gets.bundle === "mcp").toBe(mcpArgs.includes("--rules"));
       expect(gets.promptDelta).toBe(adapter.injects.includes("prompt"));
       expect(gets.pathTriggers.length > 0).toBe(adapter.injects.includes("tool"));
-      // A subagent event may be parsed without reaching the subagent (Qwen's): declared only when it does.
-      if (gets.subagents) expect(adapter.injects).toContain("subagent-start");
+      // A subagent event may be parsed without reaching the subagent (Qwen's): declared only when
+      // it does, or when the subagent's tool events carry its bundle instead (`subagentsVia`).
+      if (gets.subagents) expect(adapter.injects).toContain(adapter.subagentsVia ?? "subagent-start");
+      if (adapter.subagentsVia) expect(gets.subagents).toBe(true);
       const providers = CLI_PROVIDERS.filter((p) => CLI_PROVIDER_HOST[p] === host);
       expect(providers).toEqual(gets.summariser ? [gets.summariser] : []);
       expect((NATIVE_HOSTS as readonly string[]).includes(host)).toBe(gets.harvest);

@@ -82,7 +82,7 @@ const CASES: HostCase[] = [
     events: {
       SessionStart: ["session-start", undefined, 10],
       UserPromptSubmit: ["prompt", undefined, 10],
-      PostToolUse: ["tool", "read_file|write_file|edit", 10],
+      PostToolUse: ["tool", undefined, 10],
       PreCompact: ["compact", undefined, 10],
     },
     mcp: { rel: ".qwen/settings.json", path: ["mcpServers", "coffer"] },

@@ -1,9 +1,10 @@
 /**
  * Qwen Code hooks (a Gemini CLI fork whose hooks follow Claude Code's contract): SessionStart ->
- * session-start, UserPromptSubmit -> prompt, PostToolUse on read_file|write_file|edit
- * (`tool_input.file_path`) -> tool, PreCompact -> compact, SubagentStart -> subagent-start (parsed,
- * but `coffer link` installs none: its context did not reach the subagent), SessionEnd ->
- * session-end. Answers are Claude's `hookSpecificOutput.additionalContext`.
+ * session-start, UserPromptSubmit -> prompt, PostToolUse -> tool (path triggers: read_file,
+ * write_file, edit with `tool_input.file_path`; any tool of a subagent, `agent_id` set), PreCompact
+ * -> compact, SubagentStart -> subagent-start (parsed, but `coffer link` installs none: its context
+ * did not reach the subagent), SessionEnd -> session-end. Answers are Claude's
+ * `hookSpecificOutput.additionalContext`.
  *
  * Observed with Qwen Code 0.24.4 (docs/hosts-observed.md):
  * - SessionStart context is appended to the system prompt inside `<qwen:session-start-context>`;
@@ -11,6 +12,9 @@
  *   `<qwen:user-prompt-submit-context>`, and the hook's `prompt` is the user's text alone.
  * - PreToolUse's additionalContext is read but never sent to the model; PostToolUse's is appended
  *   to the tool result, so path triggers answer after the tool ran.
+ * - A subagent's tool calls fire PostToolUse with its `agent_id` (and the parent's `session_id`),
+ *   and their context reaches the subagent: its first tool result carries the subagent's bundle
+ *   (`subagentsVia: "tool"`), which its SubagentStart context never would.
  * - Neither context is cut: 140,000 characters arrived whole, so the cap is `load.max_tokens`.
  * - The session-start block lives in the system prompt, which a resumed session rebuilds without
  *   it, while the replayed history keeps what prompts delivered: on `resume` the bundle goes again
@@ -26,6 +30,7 @@ import {
   type HookEvent,
   type HostAdapter,
   maxTokensCapacity,
+  type ParseResult,
   START_SOURCES,
   specificOutput,
 } from "../hook";
@@ -41,7 +46,7 @@ const Stdin = v.object({
   agent_id: v.optional(v.string()),
 });
 
-const parse = familyParse({
+const familyOf = familyParse({
   host: "qwen",
   name: "Qwen",
   native: NATIVE,
@@ -55,9 +60,34 @@ const parse = familyParse({
   },
 });
 
+/**
+ * The family's parse, plus a subagent's tool call of any tool (`agent_id` set): it is a tool event
+ * with no path, whose answer carries the subagent's bundle the first time (`subagentsVia`).
+ */
+function parse(event: HookEvent, raw: unknown, processCwd: string): ParseResult {
+  const r = familyOf(event, raw, processCwd);
+  if (r.ok || !r.ignored || event !== "tool") return r;
+  const s = v.safeParse(Stdin, raw);
+  if (!s.success || !s.output.agent_id) return r;
+  const { session_id, cwd, agent_id, transcript_path } = s.output;
+  return {
+    ok: true,
+    input: {
+      host: "qwen",
+      event,
+      sessionId: session_id,
+      cwd,
+      agentId: agent_id,
+      transcriptPath: transcript_path,
+      filePaths: [],
+    },
+  };
+}
+
 export const adapter: HostAdapter = {
   host: "qwen",
   resumeRebuildsStart: true,
+  subagentsVia: "tool",
   ...CLAUDE_CONTRACT,
   parse,
   render: (event, context) => specificOutput(NATIVE[event], context),

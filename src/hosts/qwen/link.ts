@@ -5,7 +5,9 @@
  * 1,000 or more is read as legacy milliseconds). Qwen fires no SessionEnd hook in a headless run, so
  * `--session-end` turns on the transcript sweep, as for Gemini CLI. No SubagentStart hook: 0.24.4
  * runs it, but keeps its context as the template variable `${hook_context}`, which the built-in
- * agents' prompts never use (test/agents/qwen-subagents.test.ts); path triggers do reach subagents.
+ * agents' prompts never use (test/agents/qwen-subagents.test.ts). A subagent's tool calls fire
+ * PostToolUse, whose context reaches it: PostToolUse has no matcher, so the subagent's first tool
+ * result of any tool carries its bundle, and path triggers reach it too.
  * `"disableAllHooks": true` switches every hook off; `memory.enableManagedAutoMemory` is its auto
  * memory (`--native-memory off` sets it false).
  */
@@ -32,7 +34,9 @@ export const link: HostLink = {
     events: [
       { native: "SessionStart", event: "session-start", timeout: 10 },
       { native: "UserPromptSubmit", event: "prompt", timeout: 10 },
-      { native: "PostToolUse", event: "tool", matcher: "read_file|write_file|edit", timeout: 10 },
+      // Every tool: a subagent's first tool result, whatever the tool, carries its bundle (the
+      // main agent's other tools are answered empty before the store is opened).
+      { native: "PostToolUse", event: "tool", timeout: 10 },
       { native: "PreCompact", event: "compact", timeout: 10 },
     ],
     entry: (command, spec) => ({ type: "command", command, timeout: spec.timeout }),
@@ -50,7 +54,7 @@ export const link: HostLink = {
     bundle: "hook",
     promptDelta: true,
     pathTriggers: ["read_file", "write_file", "edit"],
-    subagents: false,
+    subagents: true,
     summariser: "qwen-code",
     harvest: true,
   },
