@@ -16,15 +16,16 @@ import {
   coffer,
   cofferAsync,
   count,
+  DEPLOY_BODY,
   expectNoCoffer,
   GLOBAL_RULE,
   PROJECT_RULE,
+  rememberDeployGotcha,
   seedStore,
   textOf,
 } from "./coffer";
 import { type AgentSandbox, agentSandbox, cleanupSandboxes, ensureAgent, TEST_TIMEOUT_MS } from "./harness";
 
-const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
 const INSIGHT = { kind: "decision", title: "Deploy scripts stay POSIX sh", body: "CI runs deploy scripts under dash." };
 const DISTILL_MARK = "You read the transcript of one coding-agent session";
 
@@ -97,18 +98,7 @@ describe("Cline CLI + coffer link cline", () => {
     async () => {
       const sb = await clineSandbox();
       seedStore(sb);
-      await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
-      const id = coffer(sb, [
-        "remember",
-        DEPLOY_BODY,
-        "--title",
-        "Deploy scripts are POSIX sh",
-        "--kind",
-        "gotcha",
-        "--applies-to",
-        "deploy/**",
-        "--json",
-      ]).json().id;
+      const id = await rememberDeployGotcha(sb);
       const mcpFile = join(sb.home, ".cline", "data", "settings", "cline_mcp_settings.json");
       coffer(sb, ["link", "cline"]);
       expect(existsSync(join(sb.home, ".cline", "hooks", "PostToolUse.sh"))).toBe(true);

@@ -5,7 +5,8 @@
 import { expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, conversationTexts, type RecordedRequest } from "../kit";
+import { SYSTEM_PROMPT } from "../../src/distill/prompt";
+import { BIN, conversationTexts, type ModelServer, type RecordedRequest } from "../kit";
 import type { AgentName, AgentRun, AgentSandbox } from "./harness";
 
 export const GLOBAL_RULE = "Always run the linter before committing";
@@ -18,6 +19,50 @@ export const PROMPT_2 = "Remind me about the release process again";
 export const BUNDLE_HEADING = "# Project rules (via Coffer)";
 /** Coffer's built-in rules: always in the bundle, even with empty lanes. */
 export const SEEDED_RULES = ["call `coffer__resume()` first", "Prefer `coffer__remember` / `coffer__recall`"];
+
+/** A conversation worth distilling (it also routes the seeded release entry), the agent's answer, and the insight the fake model distils from it. */
+export const DISTILL_PROMPT =
+  "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";
+export const AGENT_REPLY = "Understood: releases now publish every workspace package with pnpm -r publish.";
+export const INSIGHT = {
+  kind: "decision",
+  title: "Releases publish with pnpm -r publish",
+  body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
+};
+/** The start of distillation's system prompt: how the fake model tells a distillation request from an agent's turn. */
+export const DISTILL_MARKER = SYSTEM_PROMPT.slice(0, SYSTEM_PROMPT.indexOf(" and extract"));
+
+/** Coffer distils through the fake model server (an OpenAI-compatible API) instead of an agent's CLI. */
+export function useFakeDistillModel(sb: AgentSandbox, server: ModelServer): void {
+  // model before provider: config set validates the [model] table after each key
+  for (const [k, v] of [
+    ["model.model", "fake-distill"],
+    ["model.base_url", `${server.url}/v1`],
+    ["model.api_key_env", "FAKE_MODEL_API_KEY"],
+    ["model.provider", "openai"],
+  ])
+    coffer(sb, ["config", "set", k!, v!]);
+  sb.env.FAKE_MODEL_API_KEY = sb.agentEnv.FAKE_MODEL_API_KEY!;
+}
+
+/** The path-trigger entry: a gotcha whose applies_to is deploy/**. */
+export const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
+
+/** Remember the deploy gotcha (and write deploy/release.sh for the agent to read); its id. */
+export async function rememberDeployGotcha(sb: AgentSandbox): Promise<string> {
+  await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
+  return coffer(sb, [
+    "remember",
+    DEPLOY_BODY,
+    "--title",
+    "Deploy scripts are POSIX sh",
+    "--kind",
+    "gotcha",
+    "--applies-to",
+    "deploy/**",
+    "--json",
+  ]).json().id;
+}
 
 export type Seeded = { entryId: string };
 

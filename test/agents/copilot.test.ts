@@ -26,6 +26,7 @@ import {
   coffer,
   cofferAsync,
   count,
+  DEPLOY_BODY,
   ENTRY_BODY,
   expectBundle,
   expectNoCoffer,
@@ -33,6 +34,7 @@ import {
   PROJECT_RULE,
   PROMPT_1,
   PROMPT_2,
+  rememberDeployGotcha,
   seedStore,
   textOf,
 } from "./coffer";
@@ -201,19 +203,8 @@ describe("Copilot CLI + coffer link copilot", () => {
     async () => {
       const sb = copilotSandbox();
       seedStore(sb);
-      const body = "Deploy scripts must stay POSIX sh: CI runs them under dash";
-      await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
-      const id = coffer(sb, [
-        "remember",
-        body,
-        "--title",
-        "Deploy scripts are POSIX sh",
-        "--kind",
-        "gotcha",
-        "--applies-to",
-        "deploy/**",
-        "--json",
-      ]).json().id;
+      const body = DEPLOY_BODY;
+      const id = await rememberDeployGotcha(sb);
       coffer(sb, ["link", "copilot"]);
       script = [
         { text: "Let me look.", toolCall: { name: "view", input: { path: join(sb.project, "deploy", "release.sh") } } },

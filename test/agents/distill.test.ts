@@ -18,6 +18,7 @@ import {
   hookErrors,
   PROJECT_RULE,
   seedStore,
+  useFakeDistillModel,
 } from "./coffer";
 import {
   type AgentName,
@@ -55,16 +56,7 @@ function setup(): AgentSandbox {
   seedStore(sb);
   // Proof lines are Coffer context too: they must be dropped with the rest.
   coffer(sb, ["set-proof", "compact"]);
-  for (const [k, v] of [
-    // (model before provider: config set validates the [model] table after each key)
-    ["model.model", "fake-distill"],
-    ["model.base_url", `${server.url}/v1`],
-    ["model.api_key_env", "FAKE_MODEL_API_KEY"],
-    ["model.provider", "openai"],
-  ]) {
-    coffer(sb, ["config", "set", k!, v!]);
-  }
-  sb.env.FAKE_MODEL_API_KEY = sb.agentEnv.FAKE_MODEL_API_KEY!;
+  useFakeDistillModel(sb, server);
   return sb;
 }
 

@@ -25,13 +25,19 @@ import {
   coffer,
   cofferAsync,
   count,
+  DEPLOY_BODY,
+  DISTILL_MARKER,
+  DISTILL_PROMPT,
   ENTRY_BODY,
   expectBundle,
+  INSIGHT,
   PROJECT_RULE,
   PROMPT_1,
   PROMPT_2,
+  rememberDeployGotcha,
   seedStore,
   textOf,
+  useFakeDistillModel,
 } from "./coffer";
 import {
   type AgentSandbox,
@@ -42,22 +48,13 @@ import {
   TEST_TIMEOUT_MS,
 } from "./harness";
 
-const MARKER = "You read the transcript of one coding-agent session";
-const INSIGHT = {
-  kind: "decision",
-  title: "Releases publish with pnpm -r publish",
-  body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
-};
-const DISTILL_PROMPT =
-  "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";
-
 let server: ModelServer;
 /** Replies for the agent's next model calls (then plain text). */
 let script: Reply[] = [];
 beforeAll(() => {
   server = startModelServer({
     respond: (req) =>
-      req.raw.includes(MARKER)
+      req.raw.includes(DISTILL_MARKER)
         ? { text: JSON.stringify([INSIGHT]) }
         : req.body?.tools?.length
           ? script.shift()
@@ -176,19 +173,7 @@ describe("Kilo Code + coffer link kilo", () => {
       const sb = agentSandbox(server);
       seedStore(sb);
       writeKiloConfig(sb);
-      await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
-      const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
-      const id = coffer(sb, [
-        "remember",
-        DEPLOY_BODY,
-        "--title",
-        "Deploy scripts are POSIX sh",
-        "--kind",
-        "gotcha",
-        "--applies-to",
-        "deploy/**",
-        "--json",
-      ]).json().id;
+      const id = await rememberDeployGotcha(sb);
       coffer(sb, ["link", "kilo"]);
       script = [
         {
@@ -285,14 +270,7 @@ describe("Kilo Code + coffer link kilo", () => {
       const sb = agentSandbox(server);
       seedStore(sb);
       writeKiloConfig(sb);
-      for (const [k, v] of [
-        ["model.model", "fake-distill"],
-        ["model.base_url", `${server.url}/v1`],
-        ["model.api_key_env", "FAKE_MODEL_API_KEY"],
-        ["model.provider", "openai"],
-      ])
-        coffer(sb, ["config", "set", k!, v!]);
-      sb.env.FAKE_MODEL_API_KEY = sb.agentEnv.FAKE_MODEL_API_KEY!;
+      useFakeDistillModel(sb, server);
       coffer(sb, ["link", "kilo"]);
       const run = await exec(sb, ["run", "--format", "json", DISTILL_PROMPT]);
       const db = join(sb.home, ".local", "share", "kilo", "kilo.db");
@@ -312,7 +290,7 @@ describe("Kilo Code + coffer link kilo", () => {
       server.clear();
       const out = (await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"])).json();
       expect(out.results[0].outcome).toBe("distilled");
-      const calls = server.requests.filter((q) => q.raw.includes(MARKER));
+      const calls = server.requests.filter((q) => q.raw.includes(DISTILL_MARKER));
       expect(calls.length).toBe(1);
       const text = conversationText(calls[0]);
       const transcript = text.slice(0, text.indexOf("\nExisting entries of this project") >>> 0);
@@ -358,7 +336,7 @@ describe("Kilo Code + coffer link kilo", () => {
       expect(turns.length).toBe(1);
       const req = turns[0]!;
       const system = conversationTexts(req).find((t) => t.role === "system")!;
-      expect(system.text).toContain(MARKER); // Coffer's prompt, after Kilo's own persona
+      expect(system.text).toContain(DISTILL_MARKER); // Coffer's prompt, after Kilo's own persona
       expect(conversationText(req)).toContain("pnpm workspaces");
       for (const injected of [BUNDLE_HEADING, "via Coffer", PROJECT_RULE]) expect(textOf(req)).not.toContain(injected);
       expect(offeredTools(req)).toEqual([]);

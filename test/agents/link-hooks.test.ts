@@ -20,12 +20,14 @@ import {
   BUNDLE_HEADING,
   coffer,
   count,
+  DEPLOY_BODY,
   ENTRY_BODY,
   expectBundle,
   expectNoCoffer,
   hookErrors,
   PROMPT_1,
   PROMPT_2,
+  rememberDeployGotcha,
   seedStore,
   textOf,
 } from "./coffer";
@@ -203,7 +205,6 @@ describe("Gemini CLI + coffer link gemini", () => {
 });
 
 describe("path trigger: a file the agent touches delivers the entries that apply to it", () => {
-  const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
   // Where each host puts a tool hook's context (docs/hosts-observed.md).
   const cases: { agent: AgentName; tool: (project: string) => Reply["toolCall"]; role: string; prefix: string }[] = [
     {
@@ -236,19 +237,7 @@ describe("path trigger: a file the agent touches delivers the entries that apply
       async () => {
         const sb = agentSandbox(server);
         seedStore(sb);
-        await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
-        const r = coffer(sb, [
-          "remember",
-          DEPLOY_BODY,
-          "--title",
-          "Deploy scripts are POSIX sh",
-          "--kind",
-          "gotcha",
-          "--applies-to",
-          "deploy/**",
-          "--json",
-        ]);
-        const id = r.json().id;
+        const id = await rememberDeployGotcha(sb);
         coffer(sb, ["link", c.agent]);
         script = [{ text: "Let me look.", toolCall: c.tool(sb.project) }, { text: "Done." }];
         // A prompt that routes nothing: the body can only come from the tool hook.

@@ -9,7 +9,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { conversationText, type ModelServer, startModelServer } from "../kit";
-import { BUNDLE_HEADING, coffer, cofferAsync, ENTRY_BODY, PROJECT_RULE, seedStore } from "./coffer";
+import {
+  BUNDLE_HEADING,
+  coffer,
+  cofferAsync,
+  DISTILL_MARKER,
+  DISTILL_PROMPT,
+  ENTRY_BODY,
+  INSIGHT,
+  PROJECT_RULE,
+  seedStore,
+  useFakeDistillModel,
+} from "./coffer";
 import {
   type AgentSandbox,
   agentSandbox,
@@ -19,19 +30,10 @@ import {
   TEST_TIMEOUT_MS,
 } from "./harness";
 
-const MARKER = "You read the transcript of one coding-agent session";
-const INSIGHT = {
-  kind: "decision",
-  title: "Releases publish with pnpm -r publish",
-  body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
-};
-const DISTILL_PROMPT =
-  "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";
-
 let server: ModelServer;
 beforeAll(() => {
   server = startModelServer({
-    respond: (req) => (req.raw.includes(MARKER) ? { text: JSON.stringify([INSIGHT]) } : undefined),
+    respond: (req) => (req.raw.includes(DISTILL_MARKER) ? { text: JSON.stringify([INSIGHT]) } : undefined),
   });
 });
 afterAll(() => {
@@ -87,14 +89,7 @@ describe("OpenCode sessions (opencode.db)", () => {
       const sb = agentSandbox(server);
       seedStore(sb);
       writeOpencodeConfig(sb);
-      for (const [k, v] of [
-        ["model.model", "fake-distill"],
-        ["model.base_url", `${server.url}/v1`],
-        ["model.api_key_env", "FAKE_MODEL_API_KEY"],
-        ["model.provider", "openai"],
-      ])
-        coffer(sb, ["config", "set", k!, v!]);
-      sb.env.FAKE_MODEL_API_KEY = sb.agentEnv.FAKE_MODEL_API_KEY!;
+      useFakeDistillModel(sb, server);
       coffer(sb, ["link", "opencode"]);
       const id = await opencode(sb, DISTILL_PROMPT);
       expect(id).toBeDefined();
@@ -107,7 +102,7 @@ describe("OpenCode sessions (opencode.db)", () => {
       server.clear();
       const out = (await cofferAsync(sb, ["distill", "run", id!, "--json"])).json();
       expect(out.results[0].outcome).toBe("distilled");
-      const calls = server.requests.filter((q) => q.raw.includes(MARKER));
+      const calls = server.requests.filter((q) => q.raw.includes(DISTILL_MARKER));
       expect(calls.length).toBe(1);
       const text = conversationText(calls[0]);
       const transcript = text.slice(0, text.indexOf("\nExisting entries of this project") >>> 0);

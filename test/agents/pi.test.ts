@@ -20,18 +20,25 @@ import {
   startModelServer,
 } from "../kit";
 import {
+  AGENT_REPLY,
   BUNDLE_HEADING,
   coffer,
   cofferAsync,
   count,
+  DEPLOY_BODY,
+  DISTILL_MARKER,
+  DISTILL_PROMPT,
   ENTRY_BODY,
   expectBundle,
   expectNoCoffer,
+  INSIGHT,
   PROJECT_RULE,
   PROMPT_1,
   PROMPT_2,
+  rememberDeployGotcha,
   seedStore,
   textOf,
+  useFakeDistillModel,
 } from "./coffer";
 import {
   type AgentSandbox,
@@ -43,23 +50,15 @@ import {
   TEST_TIMEOUT_MS,
 } from "./harness";
 
-const MARKER = "You read the transcript of one coding-agent session";
-const INSIGHT = {
-  kind: "decision",
-  title: "Releases publish with pnpm -r publish",
-  body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
-};
-const DISTILL_PROMPT =
-  "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";
-const AGENT_REPLY = "Understood: releases now publish every workspace package with pnpm -r publish.";
-
 let server: ModelServer;
 /** Replies for the agent's next model calls (then the distill answer or AGENT_REPLY). */
 let script: Reply[] = [];
 beforeAll(() => {
   server = startModelServer({
     respond: (req) =>
-      req.raw.includes(MARKER) ? { text: JSON.stringify([INSIGHT]) } : (script.shift() ?? { text: AGENT_REPLY }),
+      req.raw.includes(DISTILL_MARKER)
+        ? { text: JSON.stringify([INSIGHT]) }
+        : (script.shift() ?? { text: AGENT_REPLY }),
   });
 });
 afterAll(() => {
@@ -168,19 +167,7 @@ describe("Pi + coffer link pi", () => {
       const sb = agentSandbox(server);
       seedStore(sb);
       writePiConfig(sb);
-      await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
-      const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
-      const id = coffer(sb, [
-        "remember",
-        DEPLOY_BODY,
-        "--title",
-        "Deploy scripts are POSIX sh",
-        "--kind",
-        "gotcha",
-        "--applies-to",
-        "deploy/**",
-        "--json",
-      ]).json().id;
+      const id = await rememberDeployGotcha(sb);
       coffer(sb, ["link", "pi"]);
       script = [
         { text: "Let me look.", toolCall: { name: "read", input: { path: "deploy/release.sh" } } },
@@ -206,14 +193,7 @@ describe("Pi + coffer link pi", () => {
       const sb = agentSandbox(server);
       seedStore(sb);
       writePiConfig(sb);
-      for (const [k, v] of [
-        ["model.model", "fake-distill"],
-        ["model.base_url", `${server.url}/v1`],
-        ["model.api_key_env", "FAKE_MODEL_API_KEY"],
-        ["model.provider", "openai"],
-      ])
-        coffer(sb, ["config", "set", k!, v!]);
-      sb.env.FAKE_MODEL_API_KEY = sb.agentEnv.FAKE_MODEL_API_KEY!;
+      useFakeDistillModel(sb, server);
       coffer(sb, ["link", "pi"]);
       const run = await pi(sb, DISTILL_PROMPT);
       const file = listFiles(join(piDir(sb), "sessions")).find((f) => f.endsWith(`_${run.sessionId}.jsonl`));
@@ -221,7 +201,7 @@ describe("Pi + coffer link pi", () => {
       server.clear();
       const out = (await cofferAsync(sb, ["distill", "run", run.sessionId, "--json"])).json();
       expect(out.results[0].outcome).toBe("distilled");
-      const calls = server.requests.filter((q) => q.raw.includes(MARKER));
+      const calls = server.requests.filter((q) => q.raw.includes(DISTILL_MARKER));
       expect(calls.length).toBe(1);
       const text = conversationText(calls[0]);
       const transcript = text.slice(0, text.indexOf("\nExisting entries of this project") >>> 0);
@@ -245,7 +225,7 @@ describe("Pi + coffer link pi", () => {
       symlinkSync(await ensureAgent("pi"), join(sb.home, ".local", "bin", "pi"));
       const link = coffer(sb, ["link", "pi"]);
       expect(link.stdout).toContain("Distillation will use `pi -p` (your Pi provider)");
-      writeFileSync(join(sb.project, "AGENTS.md"), "AGENTS-MD-MARKER: answer in French\n");
+      writeFileSync(join(sb.project, "AGENTS.md"), "AGENTS-MD-DISTILL_MARKER: answer in French\n");
       const run = await pi(sb, DISTILL_PROMPT);
       const events = (await cofferAsync(sb, ["stats", "--json"])).json().hooks.events;
       const sessions = listFiles(join(piDir(sb), "sessions")).length;
@@ -257,9 +237,9 @@ describe("Pi + coffer link pi", () => {
       expect(turns.length).toBe(1);
       const req = turns[0]!;
       expect(conversationTexts(req)[0]!.role).toBe("system");
-      expect(conversationTexts(req)[0]!.text.startsWith(MARKER)).toBe(true); // Coffer's prompt, not Pi's
+      expect(conversationTexts(req)[0]!.text.startsWith(DISTILL_MARKER)).toBe(true); // Coffer's prompt, not Pi's
       expect(conversationText(req)).toContain("pnpm workspaces");
-      for (const injected of [BUNDLE_HEADING, "via Coffer", PROJECT_RULE, "AGENTS-MD-MARKER"])
+      for (const injected of [BUNDLE_HEADING, "via Coffer", PROJECT_RULE, "AGENTS-MD-DISTILL_MARKER"])
         expect(conversationText(req)).not.toContain(injected);
       expect(offeredTools(req)).toEqual([]);
       expect((await cofferAsync(sb, ["stats", "--json"])).json().hooks.events).toBe(events);

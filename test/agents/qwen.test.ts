@@ -21,20 +21,27 @@ import {
   startModelServer,
 } from "../kit";
 import {
+  AGENT_REPLY,
   BUNDLE_HEADING,
   coffer,
   cofferAsync,
   count,
+  DEPLOY_BODY,
+  DISTILL_MARKER,
+  DISTILL_PROMPT,
   ENTRY_BODY,
   expectBundle,
   expectNoCoffer,
   GLOBAL_RULE,
   hookErrors,
+  INSIGHT,
   PROJECT_RULE,
   PROMPT_1,
   PROMPT_2,
+  rememberDeployGotcha,
   seedStore,
   textOf,
+  useFakeDistillModel,
 } from "./coffer";
 import {
   type AgentSandbox,
@@ -50,23 +57,13 @@ import {
   writeJson,
 } from "./harness";
 
-const MARKER = "You read the transcript of one coding-agent session";
-const INSIGHT = {
-  kind: "decision",
-  title: "Releases publish with pnpm -r publish",
-  body: "The release process moved to pnpm workspaces; deploy with pnpm -r publish.",
-};
-const DISTILL_PROMPT =
-  "We decided to move the release process to pnpm workspaces: deploy with pnpm -r publish from now on.";
-const AGENT_REPLY = "Understood: releases now publish every workspace package with pnpm -r publish.";
-
 let server: ModelServer;
 /** Replies for the agent's successive model calls; then the distill answer or plain text. */
 let script: Reply[] = [];
 beforeAll(() => {
   server = startModelServer({
     respond: (req) => {
-      if (req.raw.includes(MARKER)) return { text: JSON.stringify([INSIGHT]) };
+      if (req.raw.includes(DISTILL_MARKER)) return { text: JSON.stringify([INSIGHT]) };
       if (endsWithToolResult(req) && !script.length) return { text: "Done with the tool." };
       return script.shift() ?? { text: AGENT_REPLY };
     },
@@ -158,19 +155,7 @@ describe("Qwen Code + coffer link qwen", () => {
     async () => {
       const sb = agentSandbox(server);
       seedStore(sb);
-      await Bun.write(join(sb.project, "deploy", "release.sh"), "#!/bin/sh\necho release\n");
-      const DEPLOY_BODY = "Deploy scripts must stay POSIX sh: CI runs them under dash";
-      const id = coffer(sb, [
-        "remember",
-        DEPLOY_BODY,
-        "--title",
-        "Deploy scripts are POSIX sh",
-        "--kind",
-        "gotcha",
-        "--applies-to",
-        "deploy/**",
-        "--json",
-      ]).json().id;
+      const id = await rememberDeployGotcha(sb);
       coffer(sb, ["link", "qwen"]);
       script = [
         {
@@ -272,14 +257,7 @@ describe("Qwen Code + coffer link qwen", () => {
       const sb = agentSandbox(server);
       seedStore(sb);
       coffer(sb, ["set-proof", "compact"]);
-      for (const [k, v] of [
-        ["model.model", "fake-distill"],
-        ["model.base_url", `${server.url}/v1`],
-        ["model.api_key_env", "FAKE_MODEL_API_KEY"],
-        ["model.provider", "openai"],
-      ])
-        coffer(sb, ["config", "set", k!, v!]);
-      sb.env.FAKE_MODEL_API_KEY = sb.agentEnv.FAKE_MODEL_API_KEY!;
+      useFakeDistillModel(sb, server);
       coffer(sb, ["link", "qwen"]);
       const run = (await turnsOf(sb, DISTILL_PROMPT)).run;
       const chat = listFiles(join(sb.home, ".qwen", "projects")).find((f) => f.endsWith(`${run.sessionId}.jsonl`))!;
@@ -287,7 +265,7 @@ describe("Qwen Code + coffer link qwen", () => {
       server.clear();
       const out = (await cofferAsync(sb, ["distill", "run", run.sessionId!, "--json"])).json();
       expect(out.results[0].outcome).toBe("distilled");
-      const calls = server.requests.filter((q) => q.raw.includes(MARKER));
+      const calls = server.requests.filter((q) => q.raw.includes(DISTILL_MARKER));
       expect(calls.length).toBe(1);
       const text = conversationText(calls[0]);
       const transcript = text.slice(0, text.indexOf("\nExisting entries of this project") >>> 0);
@@ -336,7 +314,7 @@ describe("Qwen Code + coffer link qwen", () => {
         hooks: [{ type: "command", command: `echo run >> '${spyLog}'; echo '{}'`, timeout: 10 }],
       });
       writeJson(settingsPath(sb), doc);
-      writeFileSync(join(sb.home, ".qwen", "QWEN.md"), "USER-QWEN-MD-MARKER: answer in French\n");
+      writeFileSync(join(sb.home, ".qwen", "QWEN.md"), "USER-QWEN-MD-DISTILL_MARKER: answer in French\n");
       const spy = () => (existsSync(spyLog) ? readFileSync(spyLog, "utf8").trim().split("\n").length : 0);
 
       const run = (await turnsOf(sb, DISTILL_PROMPT)).run;
@@ -349,11 +327,11 @@ describe("Qwen Code + coffer link qwen", () => {
       const turns = agentTurns(server.requests);
       expect(turns.length).toBe(1);
       const req = turns[0]!;
-      expect(req.raw).toContain(MARKER); // Coffer's system prompt (QWEN_SYSTEM_MD)
+      expect(req.raw).toContain(DISTILL_MARKER); // Coffer's system prompt (QWEN_SYSTEM_MD)
       expect(conversationTexts(req)[0]).toMatchObject({ role: "system" });
-      expect(conversationTexts(req)[0]!.text.startsWith(MARKER)).toBe(true);
+      expect(conversationTexts(req)[0]!.text.startsWith(DISTILL_MARKER)).toBe(true);
       expect(conversationText(req)).toContain("pnpm workspaces");
-      for (const injected of [BUNDLE_HEADING, "via Coffer", PROJECT_RULE, "coffer__", "USER-QWEN-MD-MARKER"])
+      for (const injected of [BUNDLE_HEADING, "via Coffer", PROJECT_RULE, "coffer__", "USER-QWEN-MD-DISTILL_MARKER"])
         expect(conversationText(req)).not.toContain(injected);
       expect(offeredTools(req)).toEqual([]);
       expect(spy()).toBe(1);
@@ -372,7 +350,7 @@ describe("Qwen Code + coffer link qwen", () => {
       expect(rec.output_tokens).toBe(5);
       // The run kept no chat (--chat-recording false): a sweep finds nothing of its own to distil.
       expect(
-        listFiles(join(sb.home, ".qwen", "projects")).filter((f) => readFileSync(f, "utf8").includes(MARKER)),
+        listFiles(join(sb.home, ".qwen", "projects")).filter((f) => readFileSync(f, "utf8").includes(DISTILL_MARKER)),
       ).toEqual([]);
     },
     TEST_TIMEOUT_MS,
