@@ -15,7 +15,7 @@ import {
   cacheRoot,
   cleanupSandboxes,
   ensureAgent,
-  RUN_TIMEOUT_MS,
+  runCli,
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
@@ -51,18 +51,15 @@ function copilotSandbox(): AgentSandbox {
 
 /** One `copilot -p`; the hooks it ran (command and output) from its own events.jsonl. */
 async function copilot(sb: AgentSandbox, prompt: string) {
-  const p = Bun.spawn(
-    [await ensureAgent("copilot"), "-p", prompt, "--output-format", "json", "--allow-all-tools", "--no-ask-user"],
-    { cwd: sb.project, env: sb.agentEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-  );
-  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
+  const { stdout } = await runCli(sb, [
+    await ensureAgent("copilot"),
+    "-p",
+    prompt,
+    "--output-format",
+    "json",
+    "--allow-all-tools",
+    "--no-ask-user",
   ]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`copilot exited ${code}\n${stdout.slice(-2000)}\n${stderr}`);
   const sessionId = stdout
     .split("\n")
     .filter((l) => l.startsWith("{"))

@@ -372,6 +372,36 @@ export function assertRunOk(run: AgentRun): AgentRun {
 
 // ---------------------------------------------------------------- small file helpers for tests
 
+/**
+ * One run of a CLI in the project (or `cwd`) with the agents' environment plus `env`: its output,
+ * or an error with the tail of both streams unless it exits 0 within RUN_TIMEOUT_MS.
+ */
+export async function runCli(
+  sb: AgentSandbox,
+  argv: string[],
+  opts: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  const p = Bun.spawn(argv, {
+    cwd: opts.cwd ?? sb.project,
+    env: { ...sb.agentEnv, ...opts.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
+  clearTimeout(timer);
+  if (code !== 0)
+    throw new Error(
+      `${argv.slice(0, 3).join(" ")} exited ${code}\nstdout:\n${stdout.slice(-3000)}\nstderr:\n${stderr.slice(-3000)}`,
+    );
+  return { stdout, stderr };
+}
+
 export function readJson(path: string): any {
   return JSON.parse(readFileSync(path, "utf8"));
 }

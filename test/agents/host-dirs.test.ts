@@ -17,7 +17,7 @@ import {
   cleanupSandboxes,
   ensureAgent,
   listFiles,
-  RUN_TIMEOUT_MS,
+  runCli,
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
@@ -33,23 +33,8 @@ afterAll(() => {
 });
 
 /** Run a CLI in the project with extra environment; fails with its output unless it exits 0. */
-async function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, string>) {
-  const p = Bun.spawn([exe, ...args], {
-    cwd: sb.project,
-    env: { ...sb.agentEnv, ...env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`${exe} exited ${code}\nstdout:\n${stdout.slice(-3000)}\nstderr:\n${stderr}`);
-  return { stdout, stderr };
+function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, string>) {
+  return runCli(sb, [exe, ...args], { env });
 }
 
 /** The one request the agent's last turn sent, with no hook failure logged by Coffer. */

@@ -45,6 +45,7 @@ import {
   cleanupSandboxes,
   ensureAgent,
   RUN_TIMEOUT_MS,
+  runCli,
   TEST_TIMEOUT_MS,
 } from "./harness";
 
@@ -99,22 +100,7 @@ const kiloEnv = (sb: AgentSandbox) => ({
 });
 
 async function exec(sb: AgentSandbox, args: string[]) {
-  const p = Bun.spawn([await ensureAgent("kilo"), ...args], {
-    cwd: sb.project,
-    env: kiloEnv(sb),
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  clearTimeout(timer);
-  if (code !== 0)
-    throw new Error(`kilo ${args.join(" ")} exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+  const { stdout, stderr } = await runCli(sb, [await ensureAgent("kilo"), ...args], { env: kiloEnv(sb) });
   const events = stdout
     .split("\n")
     .filter((l) => l.startsWith("{"))

@@ -12,14 +12,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { agentTurns, type ModelServer, type Reply, startModelServer } from "../kit";
 import { BUNDLE_HEADING, coffer, count, ENTRY_BODY, expectBundle, PROMPT_1, seedStore, textOf } from "./coffer";
-import {
-  agentSandbox,
-  cacheRoot,
-  cleanupSandboxes,
-  INSTALL_TIMEOUT_MS,
-  RUN_TIMEOUT_MS,
-  TEST_TIMEOUT_MS,
-} from "./harness";
+import { agentSandbox, cacheRoot, cleanupSandboxes, INSTALL_TIMEOUT_MS, runCli, TEST_TIMEOUT_MS } from "./harness";
 
 const OMP = { pkg: "@oh-my-pi/pi-coding-agent", version: "18.2.3" };
 
@@ -82,21 +75,7 @@ function ompSandbox() {
 
 /** `omp -p <prompt>` in the project. */
 async function omp(sb: ReturnType<typeof agentSandbox>, prompt: string) {
-  const p = Bun.spawn([process.execPath, await ensureOmp(), "-p", "--model", "fake/fake-model", prompt], {
-    cwd: sb.project,
-    env: sb.agentEnv,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`omp exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+  await runCli(sb, [process.execPath, await ensureOmp(), "-p", "--model", "fake/fake-model", prompt]);
 }
 
 describe("oh-my-pi (omp) + coffer link pi", () => {

@@ -21,14 +21,7 @@ import {
   seedStore,
   useFakeDistillModel,
 } from "./coffer";
-import {
-  type AgentSandbox,
-  agentSandbox,
-  cleanupSandboxes,
-  ensureAgent,
-  RUN_TIMEOUT_MS,
-  TEST_TIMEOUT_MS,
-} from "./harness";
+import { type AgentSandbox, agentSandbox, cleanupSandboxes, ensureAgent, runCli, TEST_TIMEOUT_MS } from "./harness";
 
 let server: ModelServer;
 beforeAll(() => {
@@ -59,26 +52,13 @@ function writeOpencodeConfig(sb: AgentSandbox): void {
 
 /** `opencode run --format json <message>` in the project; the session id from its events. */
 async function opencode(sb: AgentSandbox, message: string) {
-  const p = Bun.spawn([await ensureAgent("opencode"), "run", "--format", "json", message], {
-    cwd: sb.project,
+  const { stdout } = await runCli(sb, [await ensureAgent("opencode"), "run", "--format", "json", message], {
     env: {
-      ...sb.agentEnv,
       OPENCODE_DISABLE_AUTOUPDATE: "1",
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_SHARE: "1",
     },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`opencode run exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
   return /"sessionID":"([^"]+)"/.exec(stdout)?.[1];
 }
 

@@ -46,7 +46,7 @@ import {
   cleanupSandboxes,
   ensureAgent,
   listFiles,
-  RUN_TIMEOUT_MS,
+  runCli,
   TEST_TIMEOUT_MS,
 } from "./harness";
 
@@ -85,22 +85,7 @@ function writePiConfig(sb: AgentSandbox): void {
 /** `pi -p --mode json <prompt>` in the project; the session id from its header event. */
 async function pi(sb: AgentSandbox, prompt: string, session?: string) {
   const args = ["--offline", "-p", "--mode", "json", ...(session ? ["--session", session] : []), prompt];
-  const p = Bun.spawn([await ensureAgent("pi"), ...args], {
-    cwd: sb.project,
-    env: sb.agentEnv,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  clearTimeout(timer);
-  if (code !== 0)
-    throw new Error(`pi ${args.join(" ")} exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+  const { stdout, stderr } = await runCli(sb, [await ensureAgent("pi"), ...args]);
   const header = JSON.parse(stdout.split("\n")[0]!);
   expect(header.type).toBe("session");
   return { sessionId: header.id as string, stderr };

@@ -17,7 +17,7 @@ import {
   cacheRoot,
   cleanupSandboxes,
   ensureAgent,
-  RUN_TIMEOUT_MS,
+  runCli,
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
@@ -32,23 +32,8 @@ afterAll(() => {
   cleanupSandboxes();
 });
 
-async function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawn([exe, ...args], {
-    cwd: sb.project,
-    env: { ...sb.agentEnv, ...env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => p.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`${exe} exited ${code}\nstdout:\n${stdout.slice(-3000)}\nstderr:\n${stderr}`);
-  return { stdout, stderr };
+function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, string> = {}) {
+  return runCli(sb, [exe, ...args], { env });
 }
 
 /** A project's hooks run `coffer` from PATH, as a teammate's machine would. */
