@@ -1,9 +1,7 @@
 import { defineCommand } from "citty";
-import { usePass } from "../capture/use-pass";
-import { UNUSED_MIN } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { writeOut } from "../lib/output";
-import { listEntries, type Store, scopeName, unusedEntries } from "../store";
+import { listEntries, type Store, scopeName, UNUSED_MIN, unusedEntries } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, kindArg, notice, parseLimit, printJson, scopeArg } from "./_shared";
 
@@ -74,7 +72,9 @@ export default withExamples(
 );
 
 /** Entries delivered at least `min` times (judged from finished sessions) and never used: review them, nothing goes by itself. */
-function listUnused(store: Store, min: number, limit: number, json: boolean | undefined): void {
+async function listUnused(store: Store, min: number, limit: number, json: boolean | undefined): Promise<void> {
+  // Judging finished sessions reads transcripts: loaded only by `list --unused`, not by every list.
+  const { usePass } = await import("../capture/use-pass");
   usePass(store, store.config); // finished sessions not judged yet (cheap: no model)
   const rows = unusedEntries(store, min, limit);
   if (json) {

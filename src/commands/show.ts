@@ -1,8 +1,6 @@
 import { defineCommand } from "citty";
-import { usePass } from "../capture/use-pass";
 import { handle } from "../lib/handle";
 import { isTerminal, writeOut } from "../lib/output";
-import { relatedTo } from "../retrieval/similarity";
 import { activeScopes, describeUse, entryUses, readMemoryFile, requireEntry, scopeName } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, printJson } from "./_shared";
@@ -22,13 +20,18 @@ export default withExamples(
       },
       ...jsonArg,
     },
-    run({ args }) {
+    async run({ args }) {
       // The file is read as it is, so only added and removed files matter here (the folders' mtimes):
       // --json prints the index's fields, which the full check keeps current.
       const store = cliStore(args.json ? {} : { freshness: "shallow" });
       const hit = requireEntry(store, args.id);
       const terminal = isTerminal(1);
       if (!args.json && !terminal && !args.use) return writeOut(readMemoryFile(hit.file).text); // piped: the file as it is
+      // Loaded only past that line: a piped `show` (scripts, agents) prints the file and needs neither.
+      const [{ relatedTo }, { usePass }] = await Promise.all([
+        import("../retrieval/similarity"),
+        import("../capture/use-pass"),
+      ]);
       // Entries near it in meaning (entry vectors), in its own scope and those of this directory.
       const related =
         args.json || terminal

@@ -1,10 +1,10 @@
 import { defineCommand } from "citty";
 import { usePass } from "../capture/use-pass";
 import { loadConfig } from "../config/config";
-import { collectStats, STATS_DEFAULT_DAYS, type Stats, UNUSED_MIN } from "../distill/stats";
+import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { isTerminal, writeOut } from "../lib/output";
-import { closeStore, isTeamKey } from "../store";
+import { closeStore, isTeamKey, UNUSED_MIN } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, parseSince, plural, printJson, short } from "./_shared";
 

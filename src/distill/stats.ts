@@ -19,6 +19,7 @@ import {
   nativeEntryCounts,
   projectForSession,
   type Store,
+  UNUSED_MIN,
   type UndeliveredEntry,
   type UnusedEntry,
   type UseCount,
@@ -34,9 +35,6 @@ import { describeSettings, estimateTokens, type ModelChoice, resolveModel } from
 
 /** The window `coffer stats` and the web UI's Stats page show unless asked for another. */
 export const STATS_DEFAULT_DAYS = 7;
-
-/** Entries delivered (and judged) this many times and never used are listed by `coffer stats` and `list --unused`. */
-export const UNUSED_MIN = 5;
 
 /** Entries not delivered for this many days are candidates to prune. */
 export const STALE_DAYS = 90;

@@ -87,6 +87,7 @@ export {
   recordInjection,
   recordUse,
   sessionVerdicts,
+  UNUSED_MIN,
   type UndeliveredEntry,
   type UnusedEntry,
   type UseCount,

@@ -94,3 +94,16 @@ test("a command that prints a list loads neither the MCP SDK nor the web UI", ()
     loaded.filter((m) => /@modelcontextprotocol|node_modules\/(ajv|zod)\/|^src\/(web|serve|mcp)\//.test(m)),
   ).toEqual([]);
 });
+
+test("list, show, status and remember load no transcript reader, distiller, importer or regex engine", () => {
+  // Judging finished sessions (`list --unused`, `show` on a terminal) and related entries load on
+  // demand: a piped `show` or a plain `list` pays for neither (issue 38).
+  for (const command of ["list", "show", "status", "remember"]) {
+    const loaded = loadedBy(["src/cli.ts", "src/commands/_run.ts", `src/commands/${command}.ts`]);
+    expect(loaded).toContain(`src/commands/${command}.ts`);
+    expect([
+      command,
+      ...loaded.filter((m) => /^src\/(transcripts|distill|import|capture)\/|node_modules\/re2js\//.test(m)),
+    ]).toEqual([command]);
+  }
+});

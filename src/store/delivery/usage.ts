@@ -354,6 +354,9 @@ export function describeUse(u: EntryUse): string {
   return `delivered ${times(delivered)}, ${used}${of}`;
 }
 
+/** Entries delivered (and judged) this many times and never used are listed by `coffer stats` and `list --unused`. */
+export const UNUSED_MIN = 5;
+
 export type UnusedEntry = { id: string; scope: ScopeKey; kind: string; title: string; judged: number; used: number };
 
 /** Entries whose deliveries were judged (told apart: not unknown) at least `min` times and never used, most first. */
