@@ -8,6 +8,7 @@ import { CofferError, usageError } from "../lib/errors";
 import { HOSTS, type Host } from "../lib/hosts";
 import { isTerminal, writeErr, writeOut } from "../lib/output";
 import { homeDir } from "../lib/paths";
+import { thousands } from "../lib/time";
 import { applyPlan, currentBinary, type Plan, planLink, resolveTarget } from "../link/engine";
 import { planJson, planText } from "../link/report";
 import { setConfigValue } from "./_config";
@@ -32,7 +33,7 @@ function distillationNote(host: Host): string | undefined {
   ) {
     const cli = cliFacts(choice.settings);
     const budget = config["distill.daily_token_budget"];
-    const within = budget ? `within ${budget.toLocaleString("en-US")} tokens a day` : "with no daily token limit";
+    const within = budget ? `within ${thousands(budget)} tokens a day` : "with no daily token limit";
     return `Distillation will use \`${cli.command}\` (${cli.plan}), ${within}; \`coffer config set model.provider none\` turns it off`;
   }
   if (linked && !linked.path)

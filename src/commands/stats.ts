@@ -4,6 +4,7 @@ import { loadConfig } from "../config/config";
 import { collectStats, STATS_DEFAULT_DAYS, type Stats } from "../distill/stats";
 import { handle } from "../lib/handle";
 import { isTerminal, writeOut } from "../lib/output";
+import { thousands as n } from "../lib/time";
 import { closeStore, isTeamKey, UNUSED_MIN } from "../store";
 import { withExamples } from "./_run";
 import { cliStore, jsonArg, parseSince, plural, printJson, short } from "./_shared";
@@ -19,8 +20,6 @@ export function sparkline(values: number[]): string {
     )
     .join("");
 }
-
-const n = (x: number) => x.toLocaleString("en-US");
 
 function render(s: Stats, tty: boolean): string {
   const out: string[] = [];

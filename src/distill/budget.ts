@@ -3,7 +3,7 @@ import type { Config } from "../config/config";
 import { writeFileAtomic } from "../lib/atomic";
 import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
-import { isoNow, localDay, nextLocalMidnight, nowMs } from "../lib/time";
+import { thousands as fmt, isoNow, type LocalDay, localDayOf, nowMs } from "../lib/time";
 import { ledgerRecords, readLedger, recordTokens } from "./ledger";
 import { estimateTokens, modelLabel, modelSettings } from "./model";
 import { SYSTEM_PROMPT } from "./prompt";
@@ -46,13 +46,13 @@ function readStop(): StopNote | undefined {
   }
 }
 
-/** Tokens the ledger records for the local day of `now` (total, and the estimated part). */
-export function spentOn(day: string): { spent: number; estimated: number } {
+/** Tokens the ledger records for a local day (total, and the estimated part). */
+function spentOn(day: LocalDay): { spent: number; estimated: number } {
   let spent = 0;
   let estimated = 0;
   for (const r of ledgerRecords(readLedger())) {
     const t = Date.parse(r.at);
-    if (Number.isNaN(t) || localDay(t) !== day) continue;
+    if (Number.isNaN(t) || t < day.start || t >= day.end) continue;
     const n = recordTokens(r);
     spent += n;
     if (r.tokens_estimated) estimated += n;
@@ -60,16 +60,15 @@ export function spentOn(day: string): { spent: number; estimated: number } {
   return { spent, estimated };
 }
 
-const fmt = (n: number) => n.toLocaleString("en-US");
-
 /** Today's budget, spend and whether the sweep is paused (what `coffer status` and the web UI show). */
 export function budgetStatus(config: Config, now = nowMs()): BudgetStatus {
-  const day = localDay(now);
+  const today = localDayOf(now);
+  const day = today.day;
   const budget = config["distill.daily_token_budget"];
-  const { spent, estimated } = spentOn(day);
+  const { spent, estimated } = spentOn(today);
   const stop = readStop();
   const paused = budget > 0 && stop?.day === day && spent + stop.needed > budget;
-  const resumes = paused ? isoNow(new Date(nextLocalMidnight(now))) : null;
+  const resumes = paused ? isoNow(new Date(today.end)) : null;
   const est = estimated ? ` (${fmt(estimated)} estimated)` : "";
   const summary =
     budget === 0
@@ -105,8 +104,9 @@ export type BudgetCheck = { ok: true } | { ok: false; spent: number; budget: num
 export function checkBudget(config: Config, needed: number, now = nowMs()): BudgetCheck {
   const budget = config["distill.daily_token_budget"];
   if (budget === 0) return { ok: true };
-  const day = localDay(now);
-  const { spent } = spentOn(day);
+  const today = localDayOf(now);
+  const day = today.day;
+  const { spent } = spentOn(today);
   if (spent + needed <= budget) return { ok: true };
   const prev = readStop();
   if (prev?.day !== day || prev.needed !== needed || prev.spent !== spent) {

@@ -162,12 +162,6 @@ CREATE TABLE IF NOT EXISTS hook_last(
   cwd TEXT NOT NULL,
   project TEXT
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS usage_clock(
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  hour INTEGER NOT NULL,
-  tz TEXT NOT NULL,
-  offset_min INTEGER NOT NULL
-);
 `;
 
 /** What an open did to the schema: nothing, created it in an empty file, or replaced an older or unreadable one. */

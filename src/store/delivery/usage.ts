@@ -6,6 +6,7 @@
  * (a schema upgrade of index.db starts the counts afresh, like every other cached table).
  */
 import type { Database } from "bun:sqlite";
+import { localDay } from "../../lib/time";
 import { dbOf } from "../db";
 import type { ScopeKey } from "../scope";
 import type { Store } from "../store";
@@ -18,29 +19,6 @@ const usageDb = (store: Store): Database => dbOf(store);
 /** The tables exist only once a hook counted something; reads before that see nothing. */
 function hasUsage(db: Database): boolean {
   return !!db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_usage'").get();
-}
-
-/**
- * The local day `now` falls in, without paying for the time-zone database on every hook: the first
- * local-time call of a process costs ~4 ms (ICU), a third of a hook's budget. The UTC offset is kept
- * in index.db for the current UTC hour (offsets change on the hour), so at most one hook an hour
- * computes it; the others shift UTC by it.
- */
-function localDayCached(db: Database, now: number): string {
-  const hour = Math.floor(now / 3_600_000);
-  const tz = process.env.TZ ?? "";
-  const row = db.query("SELECT hour, tz, offset_min FROM usage_clock WHERE id = 1").get() as {
-    hour: number;
-    tz: string;
-    offset_min: number;
-  } | null;
-  let offset: number;
-  if (row && row.hour === hour && row.tz === tz) offset = row.offset_min;
-  else {
-    offset = -new Date(now).getTimezoneOffset();
-    db.query("INSERT OR REPLACE INTO usage_clock(id, hour, tz, offset_min) VALUES(1, ?, ?, ?)").run(hour, tz, offset);
-  }
-  return new Date(now + offset * 60_000).toISOString().slice(0, 10);
 }
 
 export type Injection = {
@@ -69,7 +47,7 @@ export function recordInjection(store: Store, inj: Injection, now = Date.now()):
      ON CONFLICT(host) DO UPDATE SET event = excluded.event, at_ms = excluded.at_ms, cwd = excluded.cwd, project = excluded.project`,
   ).run(inj.host, inj.event, now, inj.cwd, inj.project);
   if (inj.chars <= 0) return;
-  const day = localDayCached(db, now);
+  const day = localDay(now);
   const delivered = (
     db.query("SELECT entry_id FROM hook_delivered WHERE skey = ? AND at_ms = ?").all(inj.skey, now) as {
       entry_id: string;
