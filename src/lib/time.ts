@@ -45,8 +45,10 @@ export function localDayOf(ms: number): LocalDay {
   const zone = zoneKey();
   try {
     const c = JSON.parse(readFileSync(clockFile(), "utf8")) as LocalDay & { zone: string };
-    if (c.zone === zone && typeof c.day === "string" && ms >= c.start && ms < c.end)
-      return (today = { day: c.day, start: c.start, end: c.end });
+    if (c.zone === zone && typeof c.day === "string" && ms >= c.start && ms < c.end) {
+      today = { day: c.day, start: c.start, end: c.end };
+      return today;
+    }
   } catch {}
   const d = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, "0");
