@@ -42,7 +42,25 @@ export type { Found, ScrubResult } from "./types";
 
 export const REDACTED = "[redacted]";
 
-type Compiled = { family: string; res: { re: RegExp; exact: boolean }[]; check: (t: string) => boolean };
+type Compiled = {
+  family: string;
+  source: (typeof PROVIDERS)[number];
+  /** Built by `expressions` the first time a text holds one of the rule's keywords. */
+  res?: { re: RegExp; exact: boolean }[];
+  check: (t: string) => boolean;
+};
+
+/**
+ * A rule's expressions, built on first use: a text turns on a few rules by their keywords, and
+ * building every rule's up front cost each scrubbing process about a millisecond (issue 38).
+ */
+function expressions(rule: Compiled): { re: RegExp; exact: boolean }[] {
+  rule.res ??= rule.source.patterns.map((p) => ({
+    re: new RegExp(typeof p === "string" ? p : p.exact, rule.source.ci ? "gi" : "g"),
+    exact: typeof p !== "string",
+  }));
+  return rule.res;
+}
 type Keywords = {
   /** Every keyword once, and the rules each one turns on. */
   list: string[];
@@ -62,14 +80,7 @@ function compile() {
   const rules: Compiled[] = [];
   const byKeyword = new Map<string, number[]>();
   PROVIDERS.forEach((r, i) => {
-    rules.push({
-      family: r.family,
-      check: r.check ?? plausibleToken,
-      res: r.patterns.map((p) => ({
-        re: new RegExp(typeof p === "string" ? p : p.exact, r.ci ? "gi" : "g"),
-        exact: typeof p !== "string",
-      })),
-    });
+    rules.push({ family: r.family, source: r, check: r.check ?? plausibleToken });
     for (const k of r.keywords) {
       const list = byKeyword.get(k) ?? [];
       list.push(i);
@@ -143,7 +154,7 @@ function providerSpans(text: string, spans: Span[]): void {
   const c = compile();
   for (const i of activeRules(text)) {
     const rule = c.rules[i]!;
-    for (const { re, exact } of rule.res) {
+    for (const { re, exact } of expressions(rule)) {
       re.lastIndex = 0;
       let m: RegExpExecArray | null;
       // biome-ignore lint/suspicious/noAssignInExpressions: exec loop
@@ -198,7 +209,7 @@ export function malformedProviderToken(value: string, anyLong = false): boolean 
   for (const { kw, rules, strict } of strictPrefixes) {
     if (!(strict || anyLong) || !value.startsWith(kw)) continue;
     for (const i of rules)
-      for (const { re } of c.rules[i]!.res) {
+      for (const { re } of expressions(c.rules[i]!)) {
         re.lastIndex = 0;
         const m = re.exec(value);
         if (m && m.index === 0) return false;
