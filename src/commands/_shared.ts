@@ -48,12 +48,17 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** Whether fd 1 and 2 are terminals, asked once per process (each paint asks: 250 fstats for a list). */
+const terminal: Partial<Record<1 | 2, boolean>> = {};
+
 /** Colour on stdout only for a terminal, never with NO_COLOR or TERM=dumb; FORCE_COLOR=1 forces it. */
 export function useColor(fd: 1 | 2 = 1): boolean {
   const env = process.env;
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
-  return env.TERM !== "dumb" && isTerminal(fd);
+  if (env.TERM === "dumb") return false;
+  terminal[fd] ??= isTerminal(fd);
+  return terminal[fd];
 }
 
 const sgr = (open: number, close: number) => (text: string) =>
