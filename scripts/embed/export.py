@@ -120,7 +120,7 @@ def fixture_strings(count: int) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
-    ap.add_argument("--out", default=str(ROOT / "src" / "embed" / "model.bin"))
+    ap.add_argument("--out", default=str(ROOT / "src" / "retrieval" / "embed" / "model.bin"))
     ap.add_argument("--fixtures", default=str(ROOT / "test" / "fixtures" / "embed"))
     ap.add_argument("--count", type=int, default=1000)
     args = ap.parse_args()
