@@ -6,7 +6,21 @@
  * its own inside the one executable, with its own bytecode, loaded only by the process that
  * reaches it: without it the whole bundle is loaded by every process, whatever it runs (issue 38).
  */
-export const COMPILE_FLAGS = ["--compile", "--splitting", "--minify", "--bytecode", "--format=esm", "--sourcemap=none"];
+export const COMPILE_FLAGS = [
+  "--compile",
+  "--splitting",
+  "--minify",
+  "--bytecode",
+  "--format=esm",
+  "--sourcemap=none",
+  // A compiled Bun binary reads the working directory's .env and bunfig.toml by default: a hook
+  // runs in the user's repository, whose .env would set COFFER_HOME (or any variable) and whose
+  // bunfig.toml `preload` would run that repository's code inside every Coffer process.
+  "--no-compile-autoload-dotenv",
+  "--no-compile-autoload-bunfig",
+  "--no-compile-autoload-tsconfig",
+  "--no-compile-autoload-package-json",
+];
 
 export type ReleaseTarget = {
   /** `<os>-<arch>[-musl]`, what `coffer --version` prints and install.sh picks. */
