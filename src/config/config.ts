@@ -7,21 +7,22 @@ import { paths } from "../lib/paths";
 import { readOwnText } from "../lib/small-file";
 
 type KeySpec = {
-  schema: v.GenericSchema<unknown, unknown>;
+  /** Built when a value is checked: building ~50 schemas when the module loads cost every process ~0.7 ms. */
+  schema: () => v.GenericSchema<unknown, unknown>;
   default?: string | number | boolean;
   /** Human description of the allowed values, used in error messages. */
   allowed: string;
 };
 
-// Schemas are built when a value is checked (v.lazy), not when the module loads: every hook
-// loads this module and most never see a config.toml.
-const int = (min: number, max: number) =>
-  v.lazy(() => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max)));
+// Schemas are built when a value is checked, not when the module loads: every hook loads this
+// module and most never see a config.toml.
+const int = (min: number, max: number) => () => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const pick = <T extends string>(...values: T[]) => ({
-  schema: v.lazy(() => v.picklist(values)),
+  schema: () => v.picklist(values),
   allowed: values.join(", "),
 });
-const str = (allowed: string) => ({ schema: v.lazy(() => v.pipe(v.string(), v.minLength(1))), allowed });
+const str = (allowed: string) => ({ schema: () => v.pipe(v.string(), v.minLength(1)), allowed });
+const bool = () => v.boolean();
 
 export const READ_MODES = ["startup", "auto", "always", "manual", "off"] as const;
 export const PROOF_MODES = ["off", "compact"] as const;
@@ -61,7 +62,7 @@ export const CONFIG_KEYS = {
   "team.author": { ...pick("off", "git"), default: "off" },
   ...nativeMemoryKeys(),
   /** Import what the agents remember natively (auto memory, GEMINI.md, Codex memories) at session start and in the sweep. */
-  "native_memory.harvest": { schema: v.boolean(), default: true, allowed: "true or false" },
+  "native_memory.harvest": { schema: bool, default: true, allowed: "true or false" },
   /** An API, an agent's own CLI run headless, or "none" (distillation off). Unset: the first linked agent's CLI. */
   "model.provider": pick("openai", "anthropic", ...CLI_PROVIDERS, "none"),
   "model.base_url": str("an http(s) URL, e.g. http://127.0.0.1:11434/v1"),
@@ -88,11 +89,11 @@ export const CONFIG_KEYS = {
    * The sweep in the background (a session-start hook starts it, `coffer serve` runs it), whenever
    * a model is available; false turns it off (`coffer distill sweep` by hand still runs).
    */
-  "distill.sweep": { schema: v.boolean(), default: true, allowed: "true or false" },
+  "distill.sweep": { schema: bool, default: true, allowed: "true or false" },
   /** A session-start hook starts a background sweep when the last sweep started longer ago than this. */
   "distill.sweep_interval_minutes": { schema: int(1, 1440), default: 30, allowed: "an integer 1..1440" },
   "inbox.max_files": { schema: int(1, 100000), default: 100, allowed: "an integer 1..100000" },
-  "sync.auto": { schema: v.boolean(), default: false, allowed: "true or false" },
+  "sync.auto": { schema: bool, default: false, allowed: "true or false" },
   "sync.interval_minutes": { schema: int(1, 1440), default: 15, allowed: "an integer 1..1440" },
   "serve.port": { schema: int(1, 65535), default: 26333, allowed: "a port 1..65535" },
   "serve.worker_interval_seconds": { schema: int(5, 86400), default: 300, allowed: "an integer 5..86400" },
@@ -101,7 +102,7 @@ export const CONFIG_KEYS = {
 export type ConfigKey = keyof typeof CONFIG_KEYS;
 type Specs = typeof CONFIG_KEYS;
 /** A key's value as its schema outputs it (`hook.deadline_ms` -> number, `hook.read` -> the read modes). */
-type ConfigValue<K extends ConfigKey> = v.InferOutput<Specs[K]["schema"]>;
+type ConfigValue<K extends ConfigKey> = v.InferOutput<ReturnType<Specs[K]["schema"]>>;
 /**
  * The effective configuration: file values over defaults, flattened by `section.key`. A key
  * with a default always has a value; one without (the model keys) may be undefined.
@@ -150,7 +151,7 @@ export function unknownKeyError(key: string, file = "config.toml"): CofferError 
 export function validateValue(key: string, value: unknown, file = "config.toml"): string | number | boolean {
   if (!isConfigKey(key)) throw unknownKeyError(key, file);
   const spec = SPECS[key]!;
-  const result = v.safeParse(spec.schema, value);
+  const result = v.safeParse(spec.schema(), value);
   if (!result.success) {
     throw new CofferError(`${file}: bad value for "${key}": ${JSON.stringify(value)} (allowed: ${spec.allowed})`);
   }
