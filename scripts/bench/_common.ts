@@ -2,7 +2,7 @@
  * Set-up shared by the benchmarks: command-line options, the binary under test, a throwaway
  * HOME/COFFER_HOME, and deterministic Zipf-like text over the synthetic vocabulary.
  */
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { COMPILE_FLAGS } from "../targets";
@@ -104,4 +104,65 @@ export function floorBinary(): string {
   });
   if (r.exitCode !== 0) throw new Error(`floor binary: ${r.stderr}`);
   return out;
+}
+
+/**
+ * A store of `n` entries in one project (plus 200 global ones, a quarter of them conventions) and
+ * 100 rules, written straight to memory/ and indexed by one `coffer reindex` of the binary under
+ * test, for a fake repository (`src/api/handler.ts`; every 400th entry applies to `src/api/**`).
+ * `gen` draws the text, so a caller's later draws continue its sequence. `keptRoot` keeps the store
+ * there (SCALE_STORE) and reuses what an earlier run wrote, reindexed again.
+ */
+export async function syntheticStore(name: string, n: number, gen: ReturnType<typeof textGen>, keptRoot?: string) {
+  const { rand, word, sentence } = gen;
+  const reuse = keptRoot !== undefined && existsSync(join(keptRoot, "built"));
+  const { root, env } = benchSandbox(name, keptRoot);
+  // Imported after benchSandbox points HOME at the sandbox.
+  const { projectIdFor } = await import("../../src/store/scope");
+  const { serializeEntry } = await import("../../src/store/entry");
+  const projectId = projectIdFor("remote:github.com/bench/scale");
+  const repo = join(root, "work", "scale");
+  fakeRepo(repo, "https://github.com/bench/scale.git");
+  mkdirSync(join(repo, "src", "api"), { recursive: true });
+  writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
+  const dirs = entryDirs(env.COFFER_HOME, projectId);
+  const { mem } = dirs;
+  const titles: string[] = [];
+  const ids: string[] = [];
+  const globals = 200;
+  for (let i = 0; i < n + globals; i++) {
+    const id = `01SCALE${String(i).padStart(19, "0")}`;
+    const title = sentence(3 + Math.floor(rand() * 4));
+    const global = i >= n;
+    if (!global) {
+      titles.push(title);
+      ids.push(id);
+    }
+    const entry = {
+      id,
+      kind: global && i % 4 === 0 ? ("convention" as const) : ("note" as const),
+      title,
+      tags: [word(), word()],
+      applies_to: i % 400 === 0 ? ["src/api/**"] : [],
+      actor: "user",
+      source: "import" as const,
+      created: "2026-01-01T00:00:00Z",
+      updated: `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
+      body: `${sentence(25 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 25))}.`,
+    };
+    if (!reuse) writeFileSync(join(global ? dirs.global : dirs.project, `${id}.md`), serializeEntry(entry));
+  }
+  const rules = (k: number) =>
+    `${Array.from({ length: k }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n")}\n`;
+  const projectRules = rules(60);
+  const globalRules = rules(40);
+  if (!reuse) {
+    writeFileSync(join(mem, "projects", projectId, "rules.md"), projectRules);
+    writeFileSync(join(mem, "global", "rules.md"), globalRules);
+  }
+  const t = performance.now();
+  const r = Bun.spawnSync([BIN, "reindex"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`reindex failed: ${r.stderr}`);
+  if (keptRoot) writeFileSync(join(keptRoot, "built"), "");
+  return { root, env, repo, titles, ids, reindexMs: performance.now() - t, kept: keptRoot };
 }

@@ -14,74 +14,22 @@
  * prompt <= 2.5x at 10,000 entries, <= 2.5x and <= 3.0x at 100,000; list, show, status, remember
  * <= 3.5x and recall <= 5x; hook RSS <= 60 MB.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { argOf, BIN, benchSandbox, entryDirs, fakeRepo, floorBinary, median, numArg, textGen } from "./_common";
+import { argOf, BIN, floorBinary, median, numArg, syntheticStore, textGen } from "./_common";
 
 const SIZES = argOf("sizes", "10000,100000").split(",").map(Number);
 const RUNS = numArg("runs", 15);
 
-const { projectIdFor } = await import("../../src/store/scope");
-const { serializeEntry } = await import("../../src/store/entry");
-
-const { rand, word, sentence } = textGen(11, 8000);
+const gen = textGen(11, 8000);
+const { rand, sentence } = gen;
 
 type Sample = { ms: number; rss: number };
 const TIME = ["/usr/bin/time", "/bin/time"].find((p) => Bun.file(p).size > 0);
 
-function build(n: number) {
+async function bench(n: number) {
   const kept = process.env.SCALE_STORE ? join(process.env.SCALE_STORE, String(n)) : undefined;
-  const reuse = kept !== undefined && existsSync(join(kept, "built"));
-  const { root, env } = benchSandbox(`scale-${n}`, kept);
-  const projectId = projectIdFor("remote:github.com/bench/scale");
-  const repo = join(root, "work", "scale");
-  fakeRepo(repo, "https://github.com/bench/scale.git");
-  mkdirSync(join(repo, "src", "api"), { recursive: true });
-  writeFileSync(join(repo, "src", "api", "handler.ts"), "export {};\n");
-  const dirs = entryDirs(env.COFFER_HOME, projectId);
-  const { mem } = dirs;
-  const titles: string[] = [];
-  const ids: string[] = [];
-  const globals = 200;
-  for (let i = 0; i < n + globals; i++) {
-    const id = `01SCALE${String(i).padStart(19, "0")}`;
-    const title = sentence(3 + Math.floor(rand() * 4));
-    const global = i >= n;
-    if (!global) {
-      titles.push(title);
-      ids.push(id);
-    }
-    const entry = {
-      id,
-      kind: global && i % 4 === 0 ? ("convention" as const) : ("note" as const),
-      title,
-      tags: [word(), word()],
-      applies_to: i % 400 === 0 ? ["src/api/**"] : [],
-      actor: "user",
-      source: "import" as const,
-      created: "2026-01-01T00:00:00Z",
-      updated: `2026-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
-      body: `${sentence(25 + Math.floor(rand() * 40))}.\n\n${sentence(10 + Math.floor(rand() * 25))}.`,
-    };
-    if (!reuse) writeFileSync(join(global ? dirs.global : dirs.project, `${id}.md`), serializeEntry(entry));
-  }
-  const rules = (k: number) =>
-    `${Array.from({ length: k }, () => `- ${sentence(8 + Math.floor(rand() * 8))}`).join("\n")}\n`;
-  const projectRules = rules(60);
-  const globalRules = rules(40);
-  if (!reuse) {
-    writeFileSync(join(mem, "projects", projectId, "rules.md"), projectRules);
-    writeFileSync(join(mem, "global", "rules.md"), globalRules);
-  }
-  const t = performance.now();
-  const r = Bun.spawnSync([BIN, "reindex"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`reindex failed: ${r.stderr}`);
-  if (kept) writeFileSync(join(kept, "built"), "");
-  return { root, env, repo, titles, ids, reindexMs: performance.now() - t, kept };
-}
-
-function bench(n: number) {
-  const store = build(n);
+  const store = await syntheticStore(`scale-${n}`, n, gen, kept);
   const { env, repo, titles, ids } = store;
   // Peak RSS through /usr/bin/time (the kernel's count for that one process; Bun's resourceUsage
   // reports the largest child so far, which would include the reindex).
@@ -183,4 +131,4 @@ function bench(n: number) {
 
 const FLOOR = floorBinary();
 console.log(`coffer scale bench, binary ${BIN}; floor: a trivial binary compiled with the same flags`);
-for (const n of SIZES) bench(n);
+for (const n of SIZES) await bench(n);
