@@ -466,13 +466,25 @@ export function findEntry(store: Store, idOrPrefix: string, opts: FindOptions = 
   const scopeSql = opts.scopes ? ` AND scope IN (${opts.scopes.map(() => "?").join(",")})` : "";
   const where = `(id = ? OR id = ? OR (? IS NOT NULL AND (id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')))${scopeSql}`;
   const params = [raw, id, part, prefix, suffix, ...(opts.scopes ?? [])];
-  const rows = withHealing(
+  type Row = { rowid: number; id: string; scope: string; title: string };
+  // The id as given first, along the id index: the prefix and suffix match below reads all of it
+  // (a suffix has no index), 8 ms at 100,000 entries, and an exact id never needs it.
+  const byId = withHealing(
     store,
     () =>
       dbOf(store)
-        .query(`SELECT rowid, id, scope, title FROM entries WHERE ${where} ORDER BY id LIMIT 5`)
-        .all(...params) as { rowid: number; id: string; scope: string; title: string }[],
+        .query(`SELECT rowid, id, scope, title FROM entries WHERE (id = ? OR id = ?)${scopeSql} ORDER BY id LIMIT 5`)
+        .all(raw, id, ...(opts.scopes ?? [])) as Row[],
   );
+  const rows = byId.length
+    ? byId
+    : withHealing(
+        store,
+        () =>
+          dbOf(store)
+            .query(`SELECT rowid, id, scope, title FROM entries WHERE ${where} ORDER BY id LIMIT 5`)
+            .all(...params) as Row[],
+      );
   // The same id in several scopes (a restored copy of a promoted entry, a file copied by hand):
   // the user's own first (this project's, then global), then the team lane's (issue 36: a team file
   // never shadows a personal entry of the same id).
