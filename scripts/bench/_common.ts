@@ -2,7 +2,7 @@
  * Set-up shared by the benchmarks: command-line options, the binary under test, a throwaway
  * HOME/COFFER_HOME, and deterministic Zipf-like text over the synthetic vocabulary.
  */
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { COMPILE_FLAGS } from "../targets";
@@ -103,6 +103,7 @@ export function floorBinary(): string {
     stderr: "pipe",
   });
   if (r.exitCode !== 0) throw new Error(`floor binary: ${r.stderr}`);
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true })); // one per bench run, not left in /tmp
   return out;
 }
 
