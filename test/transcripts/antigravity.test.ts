@@ -19,7 +19,8 @@ const FILE = join(BRAIN, ID, ".system_generated", "logs", "transcript.jsonl");
 const text = readFileSync(FILE, "utf8");
 
 let sb: Sandbox | undefined;
-let home: string | undefined;
+/** HOME as this file found it: put back after each test (the other test files share the process). */
+const home = process.env.HOME;
 afterEach(() => {
   sb?.cleanup();
   sb = undefined;
@@ -69,7 +70,6 @@ test("head: the conversation id from the path, the cwd and the first time from t
 
 test("found under ~/.gemini/antigravity-cli and ~/.gemini/antigravity, told apart from Gemini CLI's chats", () => {
   sb = sandbox("coffer-agy-transcripts-");
-  home = process.env.HOME;
   process.env.HOME = sb.home;
   for (const app of ["antigravity-cli", "antigravity"])
     cpSync(join(BRAIN, ID), join(sb.home, ".gemini", app, "brain", app === "antigravity" ? "old-conv" : ID), {
