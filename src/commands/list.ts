@@ -21,7 +21,9 @@ export default withExamples(
       ...jsonArg,
     },
     run({ args }) {
-      const store = cliStore();
+      // Folders only (added, removed, renamed files): every row shown is checked against its file
+      // anyway, and the search's deeper check (recall, MCP) is for what a search can find.
+      const store = cliStore({ freshness: "shallow" });
       if (args.unused)
         return listUnused(store, parseLimit(args.min, UNUSED_MIN, 100000), parseLimit(args.limit, 50, 1000), args.json);
       const res = listEntries(store, {

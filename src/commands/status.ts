@@ -61,7 +61,9 @@ export default withExamples(
     meta: { name: "status", description: "Counts, sizes and last activity per scope" },
     args: { ...jsonArg },
     async run({ args }) {
-      const store = cliStore();
+      // Folders only: counts move with added and removed files, which the folders' mtimes show; an
+      // edit in place reaches the sizes with the next search or walk.
+      const store = cliStore({ freshness: "shallow" });
       const status = storeStatus(store);
       const current = store.project
         ? {
