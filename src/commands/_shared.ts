@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ArgDef } from "citty";
-import { type ConsolaOptions, createConsola } from "consola/core";
+import { type ConsolaInstance, type ConsolaOptions, createConsola } from "consola/core";
 import type { WrittenEntry } from "../distill/session";
 import { CofferError, usageError } from "../lib/errors";
 import { handle } from "../lib/handle";
@@ -12,25 +12,38 @@ import { KINDS, type OpenOptions, openStore, type Store } from "../store";
  * a command's data (`coffer list | wc -l`, `--json`). A success line ("Remembered <id>") is the
  * result of a write and stays on stdout. One plain style, no badges: warnings and errors read
  * `coffer <command>: message`, as usage errors do (`_run.ts`); notices are plain lines.
+ * Made on first use: most runs of `list` or `status` print no message and need none.
  */
-export const consola = createConsola({
-  throttle: 0,
-  // consola/core, not "consola": the full entry reads process.stdout at import (building Node's
-  // stream) and loads node:util's inspect, about 9 ms on every command. Its prompts load it on
-  // the first question instead.
-  prompt: ((message, opts) =>
-    import("consola").then((m) => m.consola.prompt(message, opts))) as ConsolaOptions["prompt"],
-  reporters: [
-    {
-      log(msg) {
-        const text = msg.args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ");
-        if (msg.type === "success" || msg.type === "ready") writeOut(`${text}\n`);
-        else if (msg.level <= 1) writeErr(`${commandPrefix()}: ${text}\n`);
-        else writeErr(`${text}\n`);
+let instance: ConsolaInstance | undefined;
+const made = (): ConsolaInstance =>
+  (instance ??= createConsola({
+    throttle: 0,
+    // consola/core, not "consola": the full entry reads process.stdout at import (building Node's
+    // stream) and loads node:util's inspect, about 9 ms on every command. Its prompts load it on
+    // the first question instead.
+    prompt: ((message, opts) =>
+      import("consola").then((m) => m.consola.prompt(message, opts))) as ConsolaOptions["prompt"],
+    reporters: [
+      {
+        log(msg) {
+          const text = msg.args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ");
+          if (msg.type === "success" || msg.type === "ready") writeOut(`${text}\n`);
+          else if (msg.level <= 1) writeErr(`${commandPrefix()}: ${text}\n`);
+          else writeErr(`${text}\n`);
+        },
       },
-    },
-  ],
-});
+    ],
+  }));
+
+type Say = (message: unknown, ...args: unknown[]) => void;
+export const consola = {
+  info: ((m, ...a) => made().info(m, ...a)) as Say,
+  success: ((m, ...a) => made().success(m, ...a)) as Say,
+  warn: ((m, ...a) => made().warn(m, ...a)) as Say,
+  error: ((m, ...a) => made().error(m, ...a)) as Say,
+  log: ((m, ...a) => made().log(m, ...a)) as Say,
+  prompt: ((...a: Parameters<ConsolaInstance["prompt"]>) => made().prompt(...a)) as ConsolaInstance["prompt"],
+};
 
 /** `coffer <command>`: how warnings and errors start, one style for every command. */
 export function commandPrefix(): string {
@@ -38,9 +51,9 @@ export function commandPrefix(): string {
   return name && !name.startsWith("-") ? `coffer ${name}` : "coffer";
 }
 
-/** A notice (stderr): "3 of 301 shown", "Nothing found." */
+/** A notice (stderr): "3 of 301 shown", "Nothing found." (what consola's info prints, without making it) */
 export function notice(message: string): void {
-  consola.info(message);
+  writeErr(`${message}\n`);
 }
 
 /** "1 entry", "2 entries". */
