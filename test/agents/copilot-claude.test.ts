@@ -4,41 +4,33 @@
  * Code and Copilot CLI has Coffer's hooks twice in a Copilot session: the pinned real Copilot,
  * offline, shows what each one does and that the model gets Coffer's context once.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { agentTurns, BIN, type ModelServer, offeredTools, type Reply, startModelServer } from "../kit";
+import { agentTurns, BIN, offeredTools } from "../kit";
 import { BUNDLE_HEADING, coffer, count, ENTRY_BODY, expectBundle, PROMPT_1, seedStore, textOf } from "./coffer";
 import {
   type AgentSandbox,
   agentSandbox,
   cacheRoot,
-  cleanupSandboxes,
   ensureAgent,
   runCli,
+  scriptedModel,
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
 
-let server: ModelServer;
-const script: Reply[] = [];
-beforeAll(() => {
-  server = startModelServer({ respond: () => script.shift() ?? { text: "OK." } });
-});
-afterAll(() => {
-  server.stop();
-  cleanupSandboxes();
-});
+const model = scriptedModel();
 
 function copilotSandbox(): AgentSandbox {
-  const sb = agentSandbox(server, { prefix: "coffer-copilot-claude-" });
+  const sb = agentSandbox(model.server, { prefix: "coffer-copilot-claude-" });
   const bin = join(sb.root, "bin");
   mkdirSync(bin, { recursive: true });
   symlinkSync(BIN, join(bin, "coffer"));
   Object.assign(sb.agentEnv, {
     PATH: `${bin}:${sb.agentEnv.PATH ?? ""}`,
     COPILOT_OFFLINE: "true",
-    COPILOT_PROVIDER_BASE_URL: server.url,
+    COPILOT_PROVIDER_BASE_URL: model.server.url,
     COPILOT_PROVIDER_TYPE: "anthropic",
     COPILOT_PROVIDER_API_KEY: "test-not-a-real-key",
     COPILOT_MODEL: "claude-sonnet-4.6",
@@ -90,10 +82,10 @@ describe("Copilot CLI with Claude Code linked too", () => {
       doc.hooks.UserPromptSubmit.push({ hooks: [{ type: "command", command: `echo "$COPILOT_CLI" >> '${spyLog}'` }] });
       writeJson(settings, doc);
 
-      server.clear();
+      model.server.clear();
       await copilot(sb, PROMPT_1);
       expect(readFileSync(spyLog, "utf8")).toBe("1\n");
-      const last = agentTurns(server.requests).at(-1);
+      const last = agentTurns(model.server.requests).at(-1);
       expectBundle(last);
       expect(count(textOf(last), BUNDLE_HEADING)).toBe(1);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);

@@ -7,6 +7,8 @@
  * with `npm install --prefix` under a lock file, so parallel test files never race. A pinned CLI that
  * cannot be installed throws an Error that says so: the test fails, it never skips.
  */
+
+import { afterAll, beforeAll, expect } from "bun:test";
 import {
   closeSync,
   existsSync,
@@ -22,7 +24,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { type ModelServer, type Sandbox, sandbox } from "../kit";
+import { agentTurns, type ModelServer, type Reply, type Sandbox, sandbox, startModelServer } from "../kit";
 
 export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo" | "opencode" | "pi";
 
@@ -193,6 +195,31 @@ export type AgentSandbox = Sandbox & {
 };
 
 const made: AgentSandbox[] = [];
+
+/**
+ * This file's loopback model server, answering from `script` (then "OK."; assign a new script for
+ * the next run): started before the file's tests, stopped after them with the file's sandboxes.
+ */
+export function scriptedModel(): { server: ModelServer; script: Reply[] } {
+  const model = { server: undefined as unknown as ModelServer, script: [] as Reply[] };
+  beforeAll(() => {
+    model.server = startModelServer({ respond: () => model.script.shift() ?? { text: "OK." } });
+  });
+  afterAll(() => {
+    model.server.stop();
+    cleanupSandboxes();
+  });
+  return model;
+}
+
+/** The request of the agent's last turn, with no hook failure logged by Coffer. */
+export function lastTurn(sb: AgentSandbox, server: ModelServer) {
+  const log = join(sb.cofferHome, "state", "hook.log");
+  expect(existsSync(log) ? Bun.file(log).size : 0).toBe(0);
+  const turns = agentTurns(server.requests);
+  expect(turns.length).toBeGreaterThan(0);
+  return turns[turns.length - 1];
+}
 
 /** Remove every sandbox this file made (also those a failed test left), unless COFFER_AGENTS_KEEP is set. */
 export function cleanupSandboxes(): void {

@@ -5,45 +5,28 @@
  * reaches the model, the CLI keeps its session in the moved folder where `coffer distill list`
  * finds it, and `coffer unlink` leaves nothing there. Nothing is written to the folder the variable replaces.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { agentTurns, type ModelServer, type Reply, startModelServer } from "../kit";
 import { BUNDLE_HEADING, coffer, count, ENTRY_BODY, expectBundle, PROMPT_1, seedStore, textOf } from "./coffer";
 import {
   type AgentSandbox,
   agentSandbox,
   cacheRoot,
-  cleanupSandboxes,
   ensureAgent,
+  lastTurn,
   listFiles,
   runCli,
+  scriptedModel,
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
 
-let server: ModelServer;
-let script: Reply[] = [];
-beforeAll(() => {
-  server = startModelServer({ respond: () => script.shift() ?? { text: "OK." } });
-});
-afterAll(() => {
-  server.stop();
-  cleanupSandboxes();
-});
+const model = scriptedModel();
 
 /** Run a CLI in the project with extra environment; fails with its output unless it exits 0. */
 function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, string>) {
   return runCli(sb, [exe, ...args], { env });
-}
-
-/** The one request the agent's last turn sent, with no hook failure logged by Coffer. */
-function lastTurn(sb: AgentSandbox) {
-  const log = join(sb.cofferHome, "state", "hook.log");
-  expect(existsSync(log) ? Bun.file(log).size : 0).toBe(0);
-  const turns = agentTurns(server.requests);
-  expect(turns.length).toBeGreaterThan(0);
-  return turns[turns.length - 1];
 }
 
 /** The session ids `coffer distill list` finds for the host (with the variable set). */
@@ -62,14 +45,14 @@ describe("config folders moved by an environment variable", () => {
   test(
     "Copilot CLI: COPILOT_HOME",
     async () => {
-      const sb = agentSandbox(server, { prefix: "coffer-dirs-copilot-" });
+      const sb = agentSandbox(model.server, { prefix: "coffer-dirs-copilot-" });
       seedStore(sb);
       const dir = join(sb.root, "copilot-home");
       mkdirSync(dir, { recursive: true });
       const env = {
         COPILOT_HOME: dir,
         COPILOT_OFFLINE: "true",
-        COPILOT_PROVIDER_BASE_URL: server.url,
+        COPILOT_PROVIDER_BASE_URL: model.server.url,
         COPILOT_PROVIDER_TYPE: "anthropic",
         COPILOT_PROVIDER_API_KEY: "test-not-a-real-key",
         COPILOT_MODEL: "claude-sonnet-4.6",
@@ -83,10 +66,10 @@ describe("config folders moved by an environment variable", () => {
       expect(existsSync(join(sb.home, ".copilot"))).toBe(false);
       expect(coffer(sb, ["doctor", "--json"], { env }).stdout).toContain(join(dir, "hooks", "coffer.json"));
 
-      server.clear();
+      model.server.clear();
       const exe = await ensureAgent("copilot");
       const out = await run(sb, exe, ["-p", PROMPT_1, "--output-format", "json", "--allow-all-tools"], env);
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
       const sessionId = out.stdout
@@ -107,7 +90,7 @@ describe("config folders moved by an environment variable", () => {
   test(
     "Qwen Code: QWEN_HOME",
     async () => {
-      const sb = agentSandbox(server, { prefix: "coffer-dirs-qwen-" });
+      const sb = agentSandbox(model.server, { prefix: "coffer-dirs-qwen-" });
       seedStore(sb);
       const dir = join(sb.root, "qwen-home");
       writeJson(join(dir, "settings.json"), {
@@ -124,10 +107,10 @@ describe("config folders moved by an environment variable", () => {
       expect(await Bun.file(join(dir, "settings.json")).text()).toContain("hook session-start --agent qwen");
       expect(existsSync(join(sb.home, ".qwen"))).toBe(false);
 
-      server.clear();
+      model.server.clear();
       const out = await run(sb, await ensureAgent("qwen"), ["-p", PROMPT_1, "-o", "json"], env);
       const sessionId = (JSON.parse(out.stdout) as any[]).find((e) => e?.session_id)?.session_id;
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
       expect(listFiles(join(dir, "projects")).some((f) => f.endsWith(`${sessionId}.jsonl`))).toBe(true);
@@ -143,12 +126,12 @@ describe("config folders moved by an environment variable", () => {
   test(
     "Pi: PI_CODING_AGENT_DIR",
     async () => {
-      const sb = agentSandbox(server, { prefix: "coffer-dirs-pi-" });
+      const sb = agentSandbox(model.server, { prefix: "coffer-dirs-pi-" });
       seedStore(sb);
       const dir = join(sb.root, "pi-agent");
       mkdirSync(dir, { recursive: true });
       const provider = {
-        baseUrl: `${server.url}/v1`,
+        baseUrl: `${model.server.url}/v1`,
         api: "openai-completions",
         apiKey: "test-not-a-real-key",
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
@@ -163,10 +146,10 @@ describe("config folders moved by an environment variable", () => {
       expect(existsSync(join(sb.home, ".pi"))).toBe(false);
       expect(coffer(sb, ["doctor", "--json"], { env }).stdout).toContain(join(dir, "extensions", "coffer.ts"));
 
-      server.clear();
+      model.server.clear();
       const out = await run(sb, await ensureAgent("pi"), ["--offline", "-p", "--mode", "json", PROMPT_1], env);
       const sessionId = JSON.parse(out.stdout.split("\n")[0]!).id as string;
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
       expect(listFiles(join(dir, "sessions")).some((f) => f.endsWith(`${sessionId}.jsonl`))).toBe(true);
@@ -181,12 +164,12 @@ describe("config folders moved by an environment variable", () => {
   test(
     "Cline: CLINE_DIR",
     async () => {
-      const sb = agentSandbox(server, { prefix: "coffer-dirs-cline-" });
+      const sb = agentSandbox(model.server, { prefix: "coffer-dirs-cline-" });
       seedStore(sb);
       const dir = join(sb.root, "cline-home");
       const env = { CLINE_DIR: dir };
       const exe = await ensureAgent("cline");
-      const key = ["-k", "test-not-a-real-key", "-m", "gpt-5.5", "-b", `${server.url}/v1`];
+      const key = ["-k", "test-not-a-real-key", "-m", "gpt-5.5", "-b", `${model.server.url}/v1`];
       await run(sb, exe, ["auth", "-p", "openai", ...key], env);
       expect(existsSync(join(dir, "data", "settings", "providers.json"))).toBe(true);
       expect(detected(sb, "cline", env)).toBe("$CLINE_DIR");
@@ -197,13 +180,13 @@ describe("config folders moved by an environment variable", () => {
 
       // Cline injects nothing before the first tool result: one tool call brings the bundle.
       await Bun.write(join(sb.project, "notes.txt"), "notes\n");
-      script = [
+      model.script = [
         { toolCall: { name: "read_files", input: { files: [{ path: join(sb.project, "notes.txt") }] } } },
         { text: "Done." },
       ];
-      server.clear();
+      model.server.clear();
       await run(sb, exe, ["Read the notes file, please.", "--json"], env);
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expect(count(textOf(last), BUNDLE_HEADING)).toBe(1);
       expectBundle(last);
       const sessions = readdirSync(join(dir, "data", "sessions"));

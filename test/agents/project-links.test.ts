@@ -6,31 +6,24 @@
  * repository's files run `coffer` from PATH (they are shared with teammates): the binary is put there.
  * What these pin down is in docs/hosts-observed.md.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { agentTurns, BIN, type ModelServer, offeredTools, type Reply, startModelServer } from "../kit";
+import { BIN, offeredTools } from "../kit";
 import { BUNDLE_HEADING, coffer, count, ENTRY_BODY, expectBundle, PROMPT_1, seedStore, textOf } from "./coffer";
 import {
   type AgentSandbox,
   agentSandbox,
   cacheRoot,
-  cleanupSandboxes,
   ensureAgent,
+  lastTurn,
   runCli,
+  scriptedModel,
   TEST_TIMEOUT_MS,
   writeJson,
 } from "./harness";
 
-let server: ModelServer;
-let script: Reply[] = [];
-beforeAll(() => {
-  server = startModelServer({ respond: () => script.shift() ?? { text: "OK." } });
-});
-afterAll(() => {
-  server.stop();
-  cleanupSandboxes();
-});
+const model = scriptedModel();
 
 function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, string> = {}) {
   return runCli(sb, [exe, ...args], { env });
@@ -38,7 +31,7 @@ function run(sb: AgentSandbox, exe: string, args: string[], env: Record<string, 
 
 /** A project's hooks run `coffer` from PATH, as a teammate's machine would. */
 function projectSandbox(prefix: string): AgentSandbox {
-  const sb = agentSandbox(server, { prefix });
+  const sb = agentSandbox(model.server, { prefix });
   const bin = join(sb.root, "bin");
   mkdirSync(bin, { recursive: true });
   symlinkSync(BIN, join(bin, "coffer"));
@@ -46,17 +39,9 @@ function projectSandbox(prefix: string): AgentSandbox {
   return sb;
 }
 
-function lastTurn(sb: AgentSandbox) {
-  const log = join(sb.cofferHome, "state", "hook.log");
-  expect(existsSync(log) ? Bun.file(log).size : 0).toBe(0);
-  const turns = agentTurns(server.requests);
-  expect(turns.length).toBeGreaterThan(0);
-  return turns[turns.length - 1];
-}
-
 const COPILOT_ENV = () => ({
   COPILOT_OFFLINE: "true",
-  COPILOT_PROVIDER_BASE_URL: server.url,
+  COPILOT_PROVIDER_BASE_URL: model.server.url,
   COPILOT_PROVIDER_TYPE: "anthropic",
   COPILOT_PROVIDER_API_KEY: "test-not-a-real-key",
   COPILOT_MODEL: "claude-sonnet-4.6",
@@ -84,9 +69,9 @@ describe("coffer link <host> --project alone", () => {
       // Copilot keeps the folders a user trusted in its own config.json ("remember" on its trust prompt).
       writeJson(join(sb.home, ".copilot", "config.json"), { trustedFolders: [sb.project] });
       expect(trustProblem()).toEqual([]);
-      server.clear();
+      model.server.clear();
       await run(sb, await ensureAgent("copilot"), ["-p", PROMPT_1, "--output-format", "json"], COPILOT_ENV());
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
       // The project's .github/mcp.json started Coffer's server too.
@@ -106,9 +91,9 @@ describe("coffer link <host> --project alone", () => {
       expect(await Bun.file(join(sb.home, ".qwen", "settings.json")).text()).not.toContain("coffer");
       // Qwen gates a repository's MCP servers until the user approves them; the hooks run regardless.
       await run(sb, await ensureAgent("qwen"), ["mcp", "approve", "coffer"]);
-      server.clear();
+      model.server.clear();
       await run(sb, await ensureAgent("qwen"), ["-p", PROMPT_1, "-o", "json"]);
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
       expect(textOf(last)).toContain('"mcp__coffer__coffer__recall"');
@@ -125,7 +110,7 @@ describe("coffer link <host> --project alone", () => {
       writeJson(join(dir, "models.json"), {
         providers: {
           fake: {
-            baseUrl: `${server.url}/v1`,
+            baseUrl: `${model.server.url}/v1`,
             api: "openai-completions",
             apiKey: "test-not-a-real-key",
             compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
@@ -137,9 +122,9 @@ describe("coffer link <host> --project alone", () => {
       coffer(sb, ["link", "pi", "--project"]);
       expect(existsSync(join(sb.project, ".pi", "extensions", "coffer.ts"))).toBe(true);
       expect(existsSync(join(dir, "extensions"))).toBe(false);
-      server.clear();
+      model.server.clear();
       await run(sb, await ensureAgent("pi"), ["--offline", "-p", "--mode", "json", PROMPT_1]);
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expectBundle(last);
       expect(count(textOf(last), ENTRY_BODY)).toBe(1);
     },
@@ -152,19 +137,19 @@ describe("coffer link <host> --project alone", () => {
       const sb = projectSandbox("coffer-proj-cline-");
       seedStore(sb);
       const exe = await ensureAgent("cline");
-      const key = ["-k", "test-not-a-real-key", "-m", "gpt-5.5", "-b", `${server.url}/v1`];
+      const key = ["-k", "test-not-a-real-key", "-m", "gpt-5.5", "-b", `${model.server.url}/v1`];
       await run(sb, exe, ["auth", "-p", "openai", ...key]);
       coffer(sb, ["link", "cline", "--project"]);
       expect(existsSync(join(sb.project, ".cline", "hooks", "PostToolUse.sh"))).toBe(true);
       expect(existsSync(join(sb.home, ".cline", "hooks"))).toBe(false);
       await Bun.write(join(sb.project, "notes.txt"), "notes\n");
-      script = [
+      model.script = [
         { toolCall: { name: "read_files", input: { files: [{ path: join(sb.project, "notes.txt") }] } } },
         { text: "Done." },
       ];
-      server.clear();
+      model.server.clear();
       await run(sb, exe, ["Read the notes file, please.", "--json"]);
-      const last = lastTurn(sb);
+      const last = lastTurn(sb, model.server);
       expectBundle(last);
       expect(count(textOf(last), BUNDLE_HEADING)).toBe(1);
     },
