@@ -8,7 +8,7 @@
 import type { Config } from "../config/config";
 import { readNativeState } from "../import/harvest";
 import { NATIVE_HOSTS } from "../import/native-sources";
-import { localDay, nowMs } from "../lib/time";
+import { localDay, localDayOf, nowMs } from "../lib/time";
 import {
   createdTimes,
   type DeliveredCount,
@@ -125,11 +125,6 @@ export type Stats = {
 
 const DAY_MS = 86_400_000;
 
-function startOfLocalDay(ms: number): number {
-  const d = new Date(ms);
-  return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
-}
-
 /** The local days from the one `fromMs` falls on to the one `toMs` falls on, inclusive. */
 export function daysBetween(fromMs: number, toMs: number): string[] {
   const out: string[] = [];
@@ -170,7 +165,7 @@ export function collectStats(opts: StatsOptions): Stats {
   const now = opts.now ?? nowMs();
   const top = opts.top ?? 10;
   // Whole days ("7d") mean today and the days before it, from local midnight; hours are exact.
-  const fromMs = opts.windowMs % DAY_MS === 0 ? startOfLocalDay(now - opts.windowMs + DAY_MS) : now - opts.windowMs;
+  const fromMs = opts.windowMs % DAY_MS === 0 ? localDayOf(now - opts.windowMs + DAY_MS).start : now - opts.windowMs;
   const days = daysBetween(fromMs, now);
   const since = days[0]!;
   const inWindow = (at: string) => {
