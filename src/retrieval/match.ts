@@ -91,6 +91,24 @@ export function postings(
   opts: PostingsOptions,
 ): GroupPostings[] {
   const m = ftsMatcher(store, scopes);
+  // A form is read once per query, though several terms share it as an alternative. Its rowids
+  // come first (cheap); only a form rare enough is read again with its BM25: scoring thousands of
+  // rows to find a form too common costs more than the rest of a recall.
+  const read = new Map<string, Omit<Form, "text" | "source" | "weight">>();
+  const lookup = (text: string, prefix: boolean) => {
+    const key = `${prefix ? "*" : " "}${text}`;
+    const known = read.get(key);
+    if (known) return known;
+    const hits = m.hits(text, prefix, opts.cap + 1);
+    const scored = opts.bm25Max && hits.length && hits.length <= opts.bm25Max ? m.scored(text, prefix, opts.bm25Max) : undefined;
+    const form = scored
+      ? { df: scored.hits.length, ...scored }
+      : hits.length > opts.cap || !hits.length
+        ? { df: hits.length, hits: [], field: new Map(), keywordsOnly: new Set<number>() }
+        : { df: hits.length, hits, ...m.fields(text, prefix, hits) };
+    read.set(key, form);
+    return form;
+  };
   let altBudget = opts.altTotal ?? Number.POSITIVE_INFINITY;
   return groups.map((group) => {
     const prefix = group.prefix === true;
@@ -101,20 +119,9 @@ export function postings(
     const forms: Form[] = [];
     for (const [i, c] of candidates.entries()) {
       if (i > 0 && altBudget-- <= 0) break;
-      const pre = prefix && i === 0;
-      // A form rare enough is read once with its BM25 and fields; a common one by rowid, then fields.
-      const scored = opts.bm25Max ? m.scored(c.text, pre, opts.bm25Max) : undefined;
-      if (scored) {
-        forms.push({ ...c, df: scored.hits.length, ...scored });
-        continue;
-      }
-      const hits = m.hits(c.text, pre, opts.cap + 1);
-      const form: Form = { ...c, df: hits.length, hits, field: new Map(), keywordsOnly: new Set() };
+      const form = { ...c, ...lookup(c.text, prefix && i === 0) };
       forms.push(form);
-      if (hits.length > opts.cap) {
-        form.hits = [];
-        if (i === 0 && opts.skipCommon) break;
-      } else if (hits.length) Object.assign(form, m.fields(c.text, pre, hits));
+      if (form.df > opts.cap && i === 0 && opts.skipCommon) break;
     }
     return { group, forms };
   });
