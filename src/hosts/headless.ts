@@ -98,8 +98,8 @@ export function usualPlaces(home: string, bin: string): string[] {
     join(home, ".npm-global", "bin", exe),
     join(home, ".bun", "bin", exe),
     join(home, ".volta", "bin", exe),
-    "/opt/homebrew/bin/" + exe,
-    "/usr/local/bin/" + exe,
+    `/opt/homebrew/bin/${exe}`,
+    `/usr/local/bin/${exe}`,
   ];
 }
 

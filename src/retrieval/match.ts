@@ -100,7 +100,8 @@ export function postings(
     const known = read.get(key);
     if (known) return known;
     const hits = m.hits(text, prefix, opts.cap + 1);
-    const scored = opts.bm25Max && hits.length && hits.length <= opts.bm25Max ? m.scored(text, prefix, opts.bm25Max) : undefined;
+    const scored =
+      opts.bm25Max && hits.length && hits.length <= opts.bm25Max ? m.scored(text, prefix, opts.bm25Max) : undefined;
     const form = scored
       ? { df: scored.hits.length, ...scored }
       : hits.length > opts.cap || !hits.length
