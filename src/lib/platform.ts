@@ -3,9 +3,9 @@
  * flavour to use, how a hook command must be quoted for the shell a host runs it with, the
  * executable suffix, and how the hook watchdog ends the process. Every function takes the
  * platform and environment as arguments (defaulting to this process), so the Windows and macOS
- * branches are unit-tested on Linux. Imported by the hook path: node:path and node:os only.
+ * branches are unit-tested on Linux. Imported by the hook path: node:path only (node:os, 0.3 ms to
+ * load, only when no variable names the home directory).
  */
-import { homedir } from "node:os";
 import path from "node:path";
 
 export type Platform = "linux" | "darwin" | "win32";
@@ -25,7 +25,11 @@ export function pathFor(platform: Platform = currentPlatform()): typeof path.pos
  * The user's home directory. `HOME` wins everywhere (tests and sandboxes move it; Git Bash
  * sets it on Windows too); on Windows then `USERPROFILE`, then `HOMEDRIVE` + `HOMEPATH`.
  */
-export function homeDirFor(platform: Platform = currentPlatform(), env: Env = process.env, fallback = homedir): string {
+export function homeDirFor(
+  platform: Platform = currentPlatform(),
+  env: Env = process.env,
+  fallback = (): string => (require("node:os") as typeof import("node:os")).homedir(),
+): string {
   if (env.HOME) return env.HOME;
   if (platform === "win32") {
     if (env.USERPROFILE) return env.USERPROFILE;

@@ -6,7 +6,7 @@
  * the CLI framework, the web UI) showing up there costs every agent turn its load.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HOSTS } from "../../src/lib/hosts";
@@ -51,6 +51,21 @@ function loadedBy(sources: string[]): string[] {
   return [...seen].flatMap((c) => Object.keys(meta.outputs[c]!.inputs));
 }
 
+/** The runtime's own modules ("fs", "os", ...) those chunks import statically (read from the chunks: the metafile leaves them out). */
+function builtinsLoadedBy(sources: string[]): string[] {
+  const chunks = new Set<string>();
+  const walk = (chunk: string) => {
+    if (chunks.has(chunk)) return;
+    chunks.add(chunk);
+    for (const i of meta.outputs[chunk]!.imports) if (i.kind === "import-statement" && !i.external) walk(i.path);
+  };
+  for (const s of sources) walk(chunkOf(s));
+  const found = new Set<string>();
+  for (const c of chunks)
+    for (const m of readFileSync(join(out, c), "utf8").matchAll(/\bfrom\s*"(?:node:)?([a-z_/]+)"/g)) found.add(m[1]!);
+  return [...found].sort();
+}
+
 const FORBIDDEN_IN_HOOK = [
   /node_modules\/citty\//,
   /node_modules\/consola\//,
@@ -85,6 +100,11 @@ test("a hook process loads no CLI framework, MCP SDK, web UI or command code, fo
   const loaded = loadedBy(hookPath);
   expect(loaded).toContain("src/store/store.ts");
   expect(loaded.filter((m) => FORBIDDEN_IN_HOOK.some((re) => re.test(m)))).toEqual([]);
+  // Each of the runtime's modules costs a process its load too (node:os 0.3 ms, node:util 0.65 ms):
+  // the home directory comes from HOME, node:os only when nothing names it.
+  const builtins = builtinsLoadedBy(hookPath);
+  expect(builtins).toContain("fs");
+  expect(builtins.filter((b) => ["os", "util", "child_process", "http", "net", "crypto"].includes(b))).toEqual([]);
 });
 
 test("a command that prints a list loads neither the MCP SDK nor the web UI", () => {
