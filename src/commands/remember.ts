@@ -71,7 +71,9 @@ export default withExamples(
             2,
             'Give comma-separated phrases, e.g. --keywords "database,orm"',
           );
-        const store = cliStore();
+        // Folders only: remember writes one file, and a known text is checked against its file
+        // (store/entries.ts), so stat'ing a slice of old entries buys it nothing.
+        const store = cliStore({ freshness: "shallow" });
         const res = remember(store, {
           text,
           title: args.title,

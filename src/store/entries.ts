@@ -208,9 +208,12 @@ export function remember(store: Store, input: RememberInput): RememberResult {
           if (!existing) throw notFoundError(`no entry with id "${input.id}"`, "List ids with `coffer list`.");
           status = "updated";
         } else {
-          const dup = dbOf(store)
-            .query("SELECT id FROM entries WHERE scope = ? AND norm_hash = ? LIMIT 1")
-            .get(scope, normHash(body)) as { id: string } | null;
+          const same = dbOf(store).query("SELECT rowid, id FROM entries WHERE scope = ? AND norm_hash = ? LIMIT 1");
+          let dup = same.get(scope, normHash(body)) as { rowid: number; id: string } | null;
+          // The index may be older than that entry's file (edited in place, not yet noticed): the
+          // file decides, so a text an entry no longer holds is written, not taken as known.
+          for (let i = 0; dup && i < 3 && verifyShown(store, [dup.rowid]).changed; i++)
+            dup = same.get(scope, normHash(body)) as { rowid: number; id: string } | null;
           existing = dup ? readEntryRow(store, dup.id, scope) : undefined;
           if (existing) status = "duplicate";
         }

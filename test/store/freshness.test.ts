@@ -132,6 +132,24 @@ describe("a large store stays in step with hand edits", () => {
     expect(card).not.toContain(`Fresh note ${N + 50}`);
   });
 
+  test("remember takes a text as known only when the entry's file still holds it", () => {
+    // Old entries edited in place, further apart than one quick check's slice: the index still
+    // holds their old text, which remember is then given again. It is new: written, and the
+    // edited files are left as they are.
+    for (const i of [46, 1246, 2446]) {
+      const edited = readFileSync(fileOf(i), "utf8").replace(`word${i}x service`, `word${i}x daemon`);
+      writeFileSync(fileOf(i), edited);
+      const r = sb.run(["remember", `The word${i}x service keeps note number ${i}.`, "--scope", "global", "--json"]);
+      expect(r.code).toBe(0);
+      expect(r.json().status).toBe("created");
+      expect(r.json().id).not.toBe(idOf(i));
+      expect(readFileSync(fileOf(i), "utf8")).toBe(edited);
+    }
+    // A text an entry's file does hold is still known.
+    const known = sb.run(["remember", "The word47x service keeps note number 47.", "--scope", "global", "--json"]);
+    expect(known.json()).toMatchObject({ id: idOf(47), status: "duplicate" });
+  });
+
   test("show reads the file itself, so it shows an in-place edit of any entry", () => {
     const i = 42;
     writeFileSync(fileOf(i), readFileSync(fileOf(i), "utf8").replace(`word${i}x`, `shown${i}y`));
