@@ -16,6 +16,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -227,8 +228,49 @@ export function cleanupSandboxes(): void {
     for (const sb of made) console.error(`[agents] kept ${sb.root}`);
     return;
   }
-  for (const sb of made.splice(0)) sb.cleanup();
+  for (const sb of made.splice(0)) {
+    stopLeftovers(sb.root);
+    sb.cleanup();
+  }
 }
+
+/**
+ * Stop what an agent left running in a sandbox (Cline's hub daemon outlives the CLI that started
+ * it, and writes its folder again after the sandbox is removed): every process whose command line
+ * or working directory is inside `root`. Linux only (/proc); elsewhere nothing is stopped.
+ */
+function stopLeftovers(root: string): void {
+  if (process.platform !== "linux") return;
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
+      let cwd = "";
+      try {
+        cwd = readlinkSync(`/proc/${name}/cwd`);
+      } catch {}
+      if (cmdline.includes(root) || cwd === root || cwd.startsWith(`${root}/`)) pids.push(Number(name));
+    } catch {}
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+  // Gone before the files are removed (a dying process writes nothing more once killed).
+  const until = Date.now() + 2000;
+  while (pids.some((pid) => existsSync(`/proc/${pid}/cmdline`) && !zombie(pid)) && Date.now() < until)
+    Bun.sleepSync(20);
+}
+
+const zombie = (pid: number) => {
+  try {
+    return /^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+};
 
 export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}): AgentSandbox {
   const sb = sandbox(opts.prefix ?? "coffer-agent-");
