@@ -1,6 +1,6 @@
 /** The unified diff --dry-run prints: same format as `diff -u`, so `patch` could apply it. */
 import { expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unifiedDiff } from "../../src/link/diff";
@@ -39,8 +39,12 @@ test("patch(1) applies it", () => {
   const b = a.replace("x3\n", "x3\ninserted\n").replace("x20\n", "").replace("x39\n", "x39 changed\n");
   writeFileSync(join(dir, "f"), a);
   writeFileSync(join(dir, "p.diff"), unifiedDiff(a, b, "f"));
-  const p = Bun.spawnSync(["patch", "-s", "f", "p.diff"], { cwd: dir });
-  if (p.exitCode === null || (p.exitCode !== 0 && p.stderr.toString().includes("not found"))) return; // no patch(1) here
-  expect(p.exitCode).toBe(0);
-  expect(readFileSync(join(dir, "f"), "utf8")).toBe(b);
+  try {
+    const p = Bun.spawnSync(["patch", "-s", "f", "p.diff"], { cwd: dir });
+    if (p.exitCode === null || (p.exitCode !== 0 && p.stderr.toString().includes("not found"))) return; // no patch(1) here
+    expect(p.exitCode).toBe(0);
+    expect(readFileSync(join(dir, "f"), "utf8")).toBe(b);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -181,6 +181,7 @@ afterAll(() => {
   for (const [k, v] of Object.entries(saved))
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
+  sb.cleanup();
 });
 
 test("where Goose keeps sessions.db: its data folder, or $GOOSE_PATH_ROOT/data", () => {

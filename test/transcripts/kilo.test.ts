@@ -58,6 +58,7 @@ afterAll(() => {
   writer.close();
   process.env.HOME = saved.HOME;
   if (saved.XDG_DATA_HOME !== undefined) process.env.XDG_DATA_HOME = saved.XDG_DATA_HOME;
+  sb.cleanup();
 });
 
 test("sessions are listed from kilo.db as <db>#<id>, with rows and the last update as size and time", () => {

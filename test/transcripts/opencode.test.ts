@@ -48,6 +48,7 @@ beforeAll(() => {
 afterAll(() => {
   process.env.HOME = saved.HOME;
   if (saved.XDG_DATA_HOME !== undefined) process.env.XDG_DATA_HOME = saved.XDG_DATA_HOME;
+  sb.cleanup();
 });
 
 test("OpenCode's sessions are read with Kilo's reader, under their own host", () => {
