@@ -39,8 +39,8 @@ function chunkOf(source: string): string {
   return found[0];
 }
 
-/** Source modules (and packages) loaded when these modules are imported: their chunks and their static imports. */
-function loadedBy(sources: string[]): string[] {
+/** The chunks a process loads when it imports these modules: theirs and their static imports. */
+function chunksLoadedBy(sources: string[]): Set<string> {
   const seen = new Set<string>();
   const walk = (chunk: string) => {
     if (seen.has(chunk)) return;
@@ -48,20 +48,18 @@ function loadedBy(sources: string[]): string[] {
     for (const i of meta.outputs[chunk]!.imports) if (i.kind === "import-statement" && !i.external) walk(i.path);
   };
   for (const s of sources) walk(chunkOf(s));
-  return [...seen].flatMap((c) => Object.keys(meta.outputs[c]!.inputs));
+  return seen;
+}
+
+/** Source modules (and packages) loaded when these modules are imported. */
+function loadedBy(sources: string[]): string[] {
+  return [...chunksLoadedBy(sources)].flatMap((c) => Object.keys(meta.outputs[c]!.inputs));
 }
 
 /** The runtime's own modules ("fs", "os", ...) those chunks import statically (read from the chunks: the metafile leaves them out). */
 function builtinsLoadedBy(sources: string[]): string[] {
-  const chunks = new Set<string>();
-  const walk = (chunk: string) => {
-    if (chunks.has(chunk)) return;
-    chunks.add(chunk);
-    for (const i of meta.outputs[chunk]!.imports) if (i.kind === "import-statement" && !i.external) walk(i.path);
-  };
-  for (const s of sources) walk(chunkOf(s));
   const found = new Set<string>();
-  for (const c of chunks)
+  for (const c of chunksLoadedBy(sources))
     for (const m of readFileSync(join(out, c), "utf8").matchAll(/\bfrom\s*"(?:node:)?([a-z_/]+)"/g)) found.add(m[1]!);
   return [...found].sort();
 }
