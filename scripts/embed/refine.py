@@ -59,21 +59,27 @@ def passages(corpus: Path, count: int) -> list[str]:
 
 
 def featurize(texts: list[str], out: Path) -> np.ndarray:
+    """The teacher's targets, reusing those of an earlier run for the passages it shares as a prefix
+    (a larger --passages keeps the smaller run's passages first)."""
     path = out / "targets.npy"
-    if path.exists():
-        v = np.load(path)
-        if len(v) == len(texts):
-            return v
-    teacher = SentenceTransformer(TEACHER, device="cpu")
+    done = out / "targets-texts.txt"
     vecs = []
+    if path.exists() and done.exists():
+        old = done.read_text(encoding="utf-8").split("\n")
+        same = next((i for i, (a, b) in enumerate(zip(old, texts)) if a != b), min(len(old), len(texts)))
+        vecs = list(np.load(path)[:same])
+        if same == len(texts):
+            return np.stack(vecs).astype(np.float32)
+    teacher = SentenceTransformer(TEACHER, device="cpu")
     started = time.time()
-    for i in range(0, len(texts), 256):
+    for i in range(len(vecs), len(texts), 256):
         batch = teacher.encode(texts[i : i + 256], output_value="token_embeddings", batch_size=64)
         vecs.extend(e[1:-1].float().mean(axis=0).cpu().numpy() for e in batch)
         if i % 10240 == 0:
             print(f"  {i}/{len(texts)} passages, {time.time() - started:.0f} s", file=sys.stderr)
     v = np.stack(vecs).astype(np.float32)
     np.save(path, v)
+    done.write_text("\n".join(texts), encoding="utf-8")
     return v
 
 
