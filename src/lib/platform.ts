@@ -4,12 +4,20 @@
  * executable suffix, and how the hook watchdog ends the process. Every function takes the
  * platform and environment as arguments (defaulting to this process), so the Windows and macOS
  * branches are unit-tested on Linux. Imported by the hook path: node:path only (node:os, 0.3 ms to
- * load, only when no variable names the home directory).
+ * load, only when no variable names the home directory, or for the machine's name).
  */
 import path from "node:path";
 
 export type Platform = "linux" | "darwin" | "win32";
 export type Env = Record<string, string | undefined>;
+
+/**
+ * This machine's name, "localhost" when the OS gives none (sync's commit identity and messages).
+ * node:os is loaded here, on first use: `coffer status` reads sync's state without it.
+ */
+export function machineName(): string {
+  return (require("node:os") as typeof import("node:os")).hostname() || "localhost";
+}
 
 /** The platform Coffer treats this process as (other Unixes behave like Linux). */
 export function currentPlatform(p: string = process.platform): Platform {

@@ -4,11 +4,11 @@
  * and the few settings whose user-level values would change what Coffer's automation does.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { paths } from "../lib/paths";
+import { machineName } from "../lib/platform";
 
 export type GitResult = { code: number; stdout: string; stderr: string };
 export type GitOptions = {
@@ -248,7 +248,7 @@ export function remoteProblem(r: GitResult): "missing" | "unreachable" | "auth" 
 export async function fallbackIdentity(git: Git): Promise<Record<string, string>> {
   const name = (await git.run(["config", "--get", "user.name"], { check: false })).stdout.trim();
   const email = (await git.run(["config", "--get", "user.email"], { check: false })).stdout.trim();
-  const host = hostname() || "localhost";
+  const host = machineName();
   const out: Record<string, string> = {};
   if (!name) {
     if (!process.env.GIT_AUTHOR_NAME) out.GIT_AUTHOR_NAME = `Coffer on ${host}`;

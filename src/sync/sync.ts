@@ -4,11 +4,11 @@
  * Coffer's layout allows, reindex the scopes that changed, push.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { handle } from "../lib/handle";
+import { machineName } from "../lib/platform";
 import { isoNow } from "../lib/time";
 import { describeFound } from "../scrub/index";
 import { filesWithSecrets } from "../scrub/scan";
@@ -88,7 +88,7 @@ export type SyncReport = {
   removed: string[];
 };
 
-const HOST = () => hostname() || "localhost";
+const HOST = machineName;
 
 /** A local path given to --init is stored absolute, so it works from memory/ too. */
 export function normalizeRemoteArg(url: string): string {

@@ -125,3 +125,10 @@ test("list, show, status and remember load no transcript reader, distiller, impo
     ]).toEqual([command]);
   }
 });
+
+test("status reads sync's state without loading node:os (the machine's name is for commits)", () => {
+  // `coffer status` imports sync/status.ts on every run; node:os costs a process about 0.5 ms to load.
+  const path = ["src/cli.ts", "src/commands/_run.ts", "src/commands/status.ts", "src/sync/status.ts"];
+  expect(loadedBy(path)).toContain("src/sync/git.ts");
+  expect(builtinsLoadedBy(path)).not.toContain("os");
+});
