@@ -113,7 +113,7 @@ type Candidate = {
   groups: Map<number, Matched>;
   /** Cosine similarity to the query (similarity.ts), when compared. */
   sim?: number;
-  /** The order key: the share of the query's weight matched, plus what similarity adds. */
+  /** The order key: the share of the query's weight matched, plus what similarity adds (rounded to 1e-9). */
   fused: number;
 };
 
@@ -204,11 +204,13 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
     for (const [rowid, sim] of similarities(store, unscored, scopes, q)) cands.get(rowid)!.sim = sim;
   }
   // A path the query names is what it asks about: its entries stay first, whatever is near in meaning.
+  // Rounded once here (float noise must not order two equal matches): the sort compares it thousands of times.
   for (const c of cands.values())
-    c.fused =
+    c.fused = round(
       c.mass / whole +
-      (c.groups.has(posts.length) ? RECALL_PATH : 0) +
-      (c.sim === undefined ? 0 : RECALL_SIM * Math.max(0, c.sim - RECALL_SIM_BASE) * Math.max(0, 1 - c.mass / whole));
+        (c.groups.has(posts.length) ? RECALL_PATH : 0) +
+        (c.sim === undefined ? 0 : RECALL_SIM * Math.max(0, c.sim - RECALL_SIM_BASE) * Math.max(0, 1 - c.mass / whole)),
+    );
   return { posts, paths, cands: [...cands.values()] };
 }
 
@@ -335,11 +337,11 @@ function best(
   query: string,
   order: Map<ScopeKey, number>,
 ) {
-  cands.sort((a, b) => round(b.fused) - round(a.fused) || Number(b.titleAll) - Number(a.titleAll) || b.bm25 - a.bm25);
+  cands.sort((a, b) => b.fused - a.fused || Number(b.titleAll) - Number(a.titleAll) || b.bm25 - a.bm25);
   let end = Math.min(cands.length, offset + limit);
   // Ties on the first key at the edge come along: the title, BM25, recency and scope decide among them.
   const cutoff = end + WINDOW_MAX;
-  while (end < cands.length && end < cutoff && round(cands[end]!.fused) === round(cands[end - 1]!.fused)) end++;
+  while (end < cands.length && end < cutoff && cands[end]!.fused === cands[end - 1]!.fused) end++;
   const window = cands.slice(0, end);
   const rows = new Map(
     entryRowsByRowid(
@@ -361,7 +363,7 @@ function best(
     })
     .sort(
       (a, b) =>
-        round(b.cand.fused) - round(a.cand.fused) ||
+        b.cand.fused - a.cand.fused ||
         b.tier - a.tier ||
         b.cand.bm25 - a.cand.bm25 ||
         (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : 0) ||
