@@ -149,16 +149,27 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
   const pathWeight = paths.length ? idf(total, paths.length) : 0;
   const cands = new Map<number, Candidate>();
   const cand = (rowid: number) => {
-    const c: Candidate = cands.get(rowid) ?? { rowid, mass: 0, bm25: 0, titleAll: false, groups: new Map(), fused: 0 };
-    cands.set(rowid, c);
+    let c = cands.get(rowid);
+    if (!c) {
+      c = { rowid, mass: 0, bm25: 0, titleAll: false, groups: new Map(), fused: 0 };
+      cands.set(rowid, c);
+    }
     return c;
   };
+  // A word in thousands of entries is thousands of turns of these loops: each does only what it must.
   for (const [gi, p] of posts.entries()) {
     for (const form of p.forms) {
       const credit = form.source === "query" || form.source === "inflection" ? 1 : RECALL_ALT * form.weight;
+      // A hit FTS5 did not score counts BM25's estimate for its field: one value per field, not per hit.
+      const estimate: Partial<Record<Field, number>> = {};
+      const estimated = (field: Field) => {
+        estimate[field] ??= credit * bm25Estimate(total, form.df, field);
+        return estimate[field];
+      };
       for (const rowid of form.hits) {
         const field = form.field.get(rowid) ?? "body";
-        const bm25 = credit * (form.bm25?.get(rowid) ?? bm25Estimate(total, form.df, field));
+        const scored = form.bm25?.get(rowid);
+        const bm25 = scored === undefined ? estimated(field) : credit * scored;
         const c = cand(rowid);
         const prev = c.groups.get(gi);
         if (!prev || credit > prev.credit || (credit === prev.credit && bm25 > prev.bm25))
@@ -171,12 +182,13 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
   // Terms too common to read cannot be checked in a title: they neither make nor break "every term".
   const titled = posts.flatMap((p, gi) => (p.forms[0]!.df > cap ? [] : [gi]));
   for (const c of cands.values()) {
-    for (const [gi, m] of c.groups) {
+    c.groups.forEach((m, gi) => {
       c.mass += (gi === posts.length ? pathWeight : weights[gi]!) * m.credit;
       c.bm25 += m.bm25;
-    }
+    });
     c.titleAll =
       titled.length > 0 &&
+      c.groups.size >= titled.length &&
       titled.every((gi) => {
         const m = c.groups.get(gi);
         return m?.field === "title" && m.form?.source === "query";
