@@ -37,7 +37,7 @@ export type Form = {
   df: number;
   /** Rowids holding it (empty when too common). */
   hits: number[];
-  /** The best field each hit holds it in. */
+  /** The best field each hit holds it in; a hit missing here holds it in its body. */
   field: Map<number, Field>;
   /** Hits that hold it in their keywords only, not in their own title, tags or body. */
   keywordsOnly: Set<number>;
@@ -106,7 +106,7 @@ export function postings(
       ? { df: scored.hits.length, ...scored }
       : hits.length > opts.cap || !hits.length
         ? { df: hits.length, hits: [], field: new Map(), keywordsOnly: new Set<number>() }
-        : { df: hits.length, hits, ...m.fields(text, prefix, hits) };
+        : { df: hits.length, hits, ...m.fields(text, prefix) };
     read.set(key, form);
     return form;
   };

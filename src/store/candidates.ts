@@ -76,14 +76,18 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
         (r) => r.rowid,
       );
     },
-    /** The best field of each hit, and the hits holding the form in their keywords alone. */
-    fields(text: string, prefix: boolean, hits: number[]): { field: Map<number, Field>; keywordsOnly: Set<number> } {
+    /**
+     * The best field of each hit that holds the form in its title, tags or keywords (a hit it
+     * leaves out is a body hit: for a common word, thousands), and the hits holding the form in
+     * their keywords alone.
+     */
+    fields(text: string, prefix: boolean): { field: Map<number, Field>; keywordsOnly: Set<number> } {
       const field = new Map<number, Field>();
       const q = (c: string) => filter + phrase(text, c, prefix);
       const best = new Map<number, number>();
       for (const r of heading.all(q("title"), q("tags"), q("keywords")) as { rowid: number; f: number }[])
         best.set(r.rowid, Math.min(best.get(r.rowid) ?? 9, r.f));
-      for (const h of hits) field.set(h, HEADING[best.get(h) ?? 0]!);
+      for (const [rowid, f] of best) field.set(rowid, HEADING[f]!);
       const keywordsOnly = new Set<number>();
       // Only a form found in some keywords costs the look at the entries' own text.
       if ([...best.values()].includes(3)) {
