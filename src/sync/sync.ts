@@ -88,8 +88,6 @@ export type SyncReport = {
   removed: string[];
 };
 
-const HOST = machineName;
-
 /** A local path given to --init is stored absolute, so it works from memory/ too. */
 export function normalizeRemoteArg(url: string): string {
   const u = url.trim();
@@ -301,7 +299,7 @@ async function commitPending(
       "Run `coffer scan --fix` to replace them with [redacted], then sync again.",
     );
   }
-  await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(staged, HOST()) });
+  await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(staged, machineName()) });
   return { committed: { commit: (await headSha(git))!, scopes: countByScope(staged) }, untracked };
 }
 
@@ -367,7 +365,7 @@ async function integrateRemote(run: SyncRun, upstream: string, ex: Exchange, rem
   }
   if (changes.length) {
     removed.push(...dropped);
-    await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(changes, HOST()) });
+    await git.run(["commit", "-q", "--no-edit", "-F", "-"], { input: commitMessage(changes, machineName()) });
   }
   const after = await headSha(git);
   if (after && after !== before) {
@@ -388,7 +386,7 @@ async function untrackArrivedStrays(git: Git): Promise<string[]> {
     await git.run(["commit", "-q", "--no-edit", "-F", "-"], {
       input: commitMessage(
         arrived.map((path): Change => ({ status: "D", path })),
-        HOST(),
+        machineName(),
       ),
     });
   }
