@@ -18,10 +18,10 @@ mkdir -p "$data"
 venv=$data/venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install -q -r "$here/requirements.txt"
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 CUDA_VISIBLE_DEVICES=
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 CUDA_VISIBLE_DEVICES= EMBED_DATA=$data
 cd "$root"
 bun scripts/vectors/corpus.ts --data "$data/docs" --fetched-only --sources-out "$data/docs/SOURCES.md"
-nice -n 10 "$venv/bin/python" "$here/distill.py" "$data/base"
-nice -n 10 "$venv/bin/python" "$here/refine.py" "$data/docs/corpus.txt" "$data/refined" --passages 40000
+nice -n 10 "$venv/bin/python" "$here/distill.py" "$data/base" --teacher minilm
+nice -n 10 "$venv/bin/python" "$here/refine.py" "$data/docs/corpus.txt" "$data/refined" --teacher minilm --passages 40000
 "$venv/bin/python" "$here/export.py" "$data/refined/model"
 "$venv/bin/python" "$here/evaluate.py" "$data/refined/model"

@@ -123,18 +123,20 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "src" / "retrieval" / "embed" / "model.bin"))
     ap.add_argument("--fixtures", default=str(ROOT / "test" / "fixtures" / "embed"))
     ap.add_argument("--count", type=int, default=1000)
+    ap.add_argument("--name", default="minilm-l6-static", help="the model id's prefix (model.json keeps the whole id; the table's header its first 32 characters)")
     args = ap.parse_args()
     model = StaticModel.from_pretrained(args.model)
     st = Path(args.model) / "model.safetensors"
     model_id = hashlib.sha256(st.read_bytes() + model.tokenizer.to_str().encode()).hexdigest()[:16]
-    data = table(model, f"minilm-l6-static-{model_id}")
+    model_id = f"{args.name}-{model_id}"
+    data = table(model, model_id)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_bytes(data)
     dims = int(np.asarray(model.embedding).shape[1])
-    info = {"id": f"minilm-l6-static-{model_id}", "dims": dims, "tokens": len(model.tokens), "bytes": len(data),
+    info = {"id": model_id, "dims": dims, "tokens": len(model.tokens), "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest()}
     Path(args.out).with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n")
-    print(f"wrote {args.out}: {len(data)} bytes, model id minilm-l6-static-{model_id}", file=sys.stderr)
+    print(f"wrote {args.out}: {len(data)} bytes, model id {model_id}", file=sys.stderr)
     fx = Path(args.fixtures)
     fx.mkdir(parents=True, exist_ok=True)
     strings = fixture_strings(args.count)

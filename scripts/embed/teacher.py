@@ -103,7 +103,9 @@ def bge() -> Path:
             continue
         module = node.name.strip("/").removesuffix("/MatMul").replace("/", ".")
         state[f"{module}.weight"] = torch.from_numpy(inits[weights[0]].T.copy())
-    model = BertModel(BertConfig(**BGE_CONFIG), add_pooling_layer=False)
+    # Built without drawing from torch's generator: refine.py's training shuffles with it.
+    with torch.random.fork_rng():
+        model = BertModel(BertConfig(**BGE_CONFIG), add_pooling_layer=False)
     missing, unexpected = model.load_state_dict(state, strict=False)
     missing = [m for m in missing if not m.endswith("position_ids")]
     if missing or unexpected:
