@@ -6,7 +6,6 @@ Writes OUT_DIR/model (model2vec's safetensors + tokenizer.json). Deterministic: 
 """
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -24,15 +23,7 @@ np.random.seed(0)
 torch.set_num_threads(int(os.environ.get("EMBED_THREADS", "2")))
 
 from model2vec.distill import distill
-from teacher import teacher_dir
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+from teacher import sha256, teacher_dir
 
 
 def main() -> None:

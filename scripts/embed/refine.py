@@ -32,6 +32,7 @@ from sentence_transformers import SentenceTransformer
 from tokenlearn.train import train_model
 from tokenlearn.utils import create_vocab
 
+
 def passages(corpus: Path, count: int) -> list[str]:
     rng = random.Random(7)
     lines = [l.split() for l in corpus.read_text(encoding="utf-8").splitlines()]

@@ -150,6 +150,8 @@ TEACHERS = {"minilm": minilm, "bge": bge}
 
 
 def teacher_dir(name: str = "minilm") -> Path:
+    if name not in TEACHERS:
+        raise SystemExit(f"unknown teacher {name!r} (one of: {', '.join(TEACHERS)})")
     return TEACHERS[name]()
 
 
