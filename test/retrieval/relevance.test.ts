@@ -194,6 +194,12 @@ describe("prompt injection", () => {
     expect(bodyIds(ask("the invoice list is not sortable"))).toEqual(["I01INVOICE"]);
   });
 
+  test("asking to explain, rewrite or tweak the code at hand is an instruction too", () => {
+    expect(ask("explain why the invoice list is not sortable")).toBe("");
+    expect(ask("rewrite the invoice list so it is sortable")).toBe("");
+    expect(ask("tweak the invoice list, it is not sortable")).toBe("");
+  });
+
   test("a question in other words reaches its entry; the same topic in an instruction does not", () => {
     // "sits", "behind", "app" are unknown to this store: only the vocabulary ties the prompt to
     // the entry, which a question may lean on and an instruction about code at hand may not.

@@ -62,6 +62,12 @@ test("an edit instruction starts with an instruction word and is not a question"
   expect(isInstruction("add rate limiting?")).toBe(false);
   expect(isInstruction("the refund in JPY came out 100x too large")).toBe(false);
   expect(isInstruction("how do I add a migration")).toBe(false);
+  // Explaining, rewriting or adjusting the code in front of the user; fixing is not (an error
+  // pasted with "fix it" is where a gotcha helps most).
+  expect(isInstruction("explain what the lag() window function in this query does")).toBe(true);
+  expect(isInstruction("rewrite count_newlines with an iterator")).toBe(true);
+  expect(isInstruction("the spacing is off, tweak it")).toBe(true);
+  expect(isInstruction("getting UnoptimizedQueryError on the marinas index, fix it")).toBe(false);
 });
 
 test("a prompt points at code at hand with this/these and a word that is not the project", () => {
