@@ -69,6 +69,12 @@ export const ROUTE_MAX = 40;
  * not one about code at hand ("why is this effect running twice?"), which is read like an instruction.
  */
 const asksAboutProject = (prompt: string) => isQuestion(prompt) && !pointsAtCode(prompt);
+/**
+ * An edit instruction, or a question about the code in front of the user ("why does this bit
+ * shift give a negative number"): its words mostly name the code at hand, so a word match must
+ * explain more of it.
+ */
+const aboutCodeAtHand = (prompt: string) => isInstruction(prompt) || (isQuestion(prompt) && pointsAtCode(prompt));
 
 export type Routed = {
   rowid: number;
@@ -387,7 +393,7 @@ export function routePrompt(store: Store, prompt: string, namedPaths: string[], 
     r.score = Number((scores.get(r.rowid)?.score ?? 0).toFixed(9));
     byId.set(r.id, r);
   }
-  const instructed = isInstruction(prompt);
+  const instructed = aboutCodeAtHand(prompt);
   // A prompt's one term found only in an entry's body is weak evidence ("explain what this
   // extension does", "nice, ship it"): enough for a question about the project, a prompt that
   // speaks of it or names an identifier, or a bare search of two words at most ("what are the

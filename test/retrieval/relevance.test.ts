@@ -200,6 +200,11 @@ describe("prompt injection", () => {
     expect(ask("tweak the invoice list, it is not sortable")).toBe("");
   });
 
+  test("a question about the code at hand (this <thing>) must explain as much as an instruction", () => {
+    expect(ask("why is this invoice list not sortable?")).toBe("");
+    expect(bodyIds(ask("why is the invoice list not sortable?"))).toEqual(["I01INVOICE"]);
+  });
+
   test("a question in other words reaches its entry; the same topic in an instruction does not", () => {
     // "sits", "behind", "app" are unknown to this store: only the vocabulary ties the prompt to
     // the entry, which a question may lean on and an instruction about code at hand may not.
