@@ -23,14 +23,14 @@ np.random.seed(0)
 torch.set_num_threads(int(os.environ.get("EMBED_THREADS", "2")))
 
 from model2vec.distill import distill
-from teacher import sha256, teacher_dir
+from teacher import TEACHERS, sha256, teacher_dir
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--pca", type=int, default=256)
-    ap.add_argument("--teacher", default="minilm", choices=["minilm", "bge"])
+    ap.add_argument("--teacher", default="minilm", choices=sorted(TEACHERS))
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,7 @@ random.seed(0)
 torch.set_num_threads(int(os.environ.get("EMBED_THREADS", "2")))
 
 from model2vec.distill import distill
-from teacher import teacher_dir
+from teacher import TEACHERS, teacher_dir
 from sentence_transformers import SentenceTransformer
 from tokenlearn.train import train_model
 from tokenlearn.utils import create_vocab
@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--passages", type=int, default=120_000)
     ap.add_argument("--vocab", type=int, default=0, help="whole words added to the vocabulary (0: none)")
     ap.add_argument("--pca", type=int, default=256)
-    ap.add_argument("--teacher", default="minilm", choices=["minilm", "bge"])
+    ap.add_argument("--teacher", default="minilm", choices=sorted(TEACHERS))
     args = ap.parse_args()
     teacher = str(teacher_dir(args.teacher))
     out = Path(args.out)
