@@ -124,28 +124,32 @@ export function loadTable(file?: string): Table | null {
 
 const encoder = new TextEncoder();
 
-function fnv1a(bytes: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193) >>> 0;
-  return h;
-}
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const HASH = 0x23; // "#"
+/** fnv1a32 of "##", where a continuation piece's hash starts. */
+const CONTINUED = Math.imul(Math.imul(FNV_OFFSET ^ HASH, FNV_PRIME) ^ HASH, FNV_PRIME) >>> 0;
 
-/** The id of a vocabulary token, or -1. */
-function lookup(t: Table, piece: string): number {
-  const key = encoder.encode(piece);
+/**
+ * The id of the vocabulary token `bytes[from, to)` (UTF-8), after "##" when `continued`, or -1.
+ * It hashes and compares the word's bytes where they are: a word of n characters can take n
+ * probes, and none of them allocates.
+ */
+function lookup(t: Table, bytes: Uint8Array, from: number, to: number, continued: boolean): number {
+  let h = continued ? CONTINUED : FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, FNV_PRIME);
+  const prefix = continued ? 2 : 0;
+  const length = prefix + to - from;
   const mask = t.slots.length - 1;
-  for (let s = fnv1a(key) & mask; ; s = (s + 1) & mask) {
+  for (let s = (h >>> 0) & mask; ; s = (s + 1) & mask) {
     const id = t.slots[s]!;
     if (id < 0) return -1;
     const start = t.offsets[id]!;
-    if (t.offsets[id + 1]! - start !== key.length) continue;
-    let same = true;
-    for (let i = 0; i < key.length; i++)
-      if (t.strings[start + i] !== key[i]) {
-        same = false;
-        break;
-      }
-    if (same) return id;
+    if (t.offsets[id + 1]! - start !== length) continue;
+    if (continued && (t.strings[start] !== HASH || t.strings[start + 1] !== HASH)) continue;
+    let i = 0;
+    while (i < to - from && t.strings[start + prefix + i] === bytes[from + i]) i++;
+    if (i === to - from) return id;
   }
 }
 
@@ -205,16 +209,27 @@ export function basicWords(text: string): string[] {
 
 /** WordPiece ids of one word ([] for an unknown word), without the unknown token. */
 function wordPieces(t: Table, word: string): number[] {
-  const chars = Array.from(word);
-  if (chars.length > MAX_WORD) return []; // [UNK]
+  // Pieces end on character boundaries: `ends[k]` is where character k ends in the UTF-8 bytes.
+  const bytes = encoder.encode(word);
+  let ends: number[] | undefined;
+  if (bytes.length !== word.length) {
+    ends = [];
+    let at = 0;
+    for (const ch of word) {
+      at += encoder.encode(ch).length;
+      ends.push(at);
+    }
+    if (ends.length > MAX_WORD) return []; // [UNK]
+  } else if (word.length > MAX_WORD) return [];
+  const chars = ends?.length ?? bytes.length;
+  const byteAt = (k: number) => (k === 0 ? 0 : ends ? ends[k - 1]! : k);
   const pieces: number[] = [];
   let start = 0;
-  while (start < chars.length) {
-    let end = chars.length;
+  while (start < chars) {
+    let end = chars;
     let found = -1;
     while (start < end) {
-      const sub = chars.slice(start, end).join("");
-      const id = lookup(t, start > 0 ? `##${sub}` : sub);
+      const id = lookup(t, bytes, byteAt(start), byteAt(end), start > 0);
       if (id >= 0) {
         found = id;
         break;
