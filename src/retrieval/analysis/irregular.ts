@@ -19,19 +19,21 @@ steal stole stolen|sweep swept|swim swam swum|take took taken|teach taught|tell 
 throw threw thrown|understand understood|undo undid undone|wake woke woken|win won|withdraw withdrew withdrawn
 write wrote written`;
 
-let table: Map<string, string[]> | undefined;
+/**
+ * The verbs as one string, "| arise arose arisen | awake awoke awoken | ... |": each form between
+ * spaces. A lookup searches it (native, microseconds); building a map of every form cost a cold
+ * prompt hook a millisecond.
+ */
+const LIST = `| ${VERBS.trim().split("\n").join("|").split("|").join(" | ")} |`;
 
 /** The other forms of an irregular verb form ("went" -> go, gone), or undefined. */
 export function irregularForms(word: string): string[] | undefined {
-  if (!table) {
-    table = new Map();
-    for (const verb of VERBS.trim().split(/\s*[|\n]\s*/)) {
-      const forms = [...new Set(verb.split(/\s+/))];
-      for (const f of forms) {
-        const others = forms.filter((o) => o !== f);
-        if (others.length) table.set(f, [...new Set([...(table.get(f) ?? []), ...others])]);
-      }
-    }
+  if (!word || word.includes(" ") || word.includes("|")) return undefined;
+  const key = ` ${word} `;
+  const out: string[] = [];
+  for (let at = LIST.indexOf(key); at >= 0; at = LIST.indexOf(key, at + 1)) {
+    const verb = LIST.slice(LIST.lastIndexOf("|", at) + 1, LIST.indexOf("|", at + 1));
+    for (const form of verb.trim().split(" ")) if (form !== word && !out.includes(form)) out.push(form);
   }
-  return table.get(word);
+  return out.length ? out : undefined;
 }
