@@ -95,6 +95,9 @@ type Vocabulary = {
   /** Expansions of a one-word trigger, and of a phrase (words joined by one space). */
   single: (key: string) => string[] | undefined;
   phrases: (key: string) => string[] | undefined;
+  /** Whether a phrase is this run of words, or starts with it (a run of two words or more). */
+  isPhrase: (key: string) => boolean;
+  startsPhrase: (key: string) => boolean;
   longest: number;
 };
 let vocabulary: Vocabulary | undefined;
@@ -106,20 +109,24 @@ let tables: ReturnType<typeof vocabularyTables> | undefined;
 
 /**
  * A trigger's expansions, from the macro's tables: `table` holds "<trigger>\t<groups>" lines in
- * buckets by the trigger's hash, `groups` one line of tab-separated expansions per group.
- * Several groups merge, the earlier first.
+ * buckets by the trigger's hash (each bucket between line breaks), `groups` one line of
+ * tab-separated expansions per group. Several groups merge, the earlier first.
  */
 function lookup(groups: string[], table: string[], key: string): string[] | undefined {
   const bucket = table[Bun.hash.crc32(key) % table.length];
-  if (!bucket) return undefined;
-  const line = bucket.split("\n").find((l) => l.length > key.length && l[key.length] === "\t" && l.startsWith(key));
-  if (!line) return undefined;
-  const lists = line
-    .slice(key.length + 1)
+  const at = bucket ? bucket.indexOf(`\n${key}\t`) : -1;
+  if (at < 0) return undefined;
+  const from = at + key.length + 2;
+  const lists = bucket!
+    .slice(from, bucket!.indexOf("\n", from))
     .split(",")
     .map((i) => groups[Number(i)]?.split("\t") ?? []);
   return lists.length === 1 ? lists[0] : [...new Set(lists.flat())];
 }
+
+/** Whether a table of the macro's holds `key`. */
+const holds = (table: string[], key: string) =>
+  table[Bun.hash.crc32(key) % table.length]?.includes(`\n${key}\t`) ?? false;
 
 /**
  * The vocabulary, parsed once per process on first use from the tables vocabulary-index.ts built
@@ -145,6 +152,8 @@ function vocab(): Vocabulary {
     instruction: new Set(data.instruction),
     single: (key) => lookup(groups, data.single, key),
     phrases: (key) => lookup(groups, data.phrases, key),
+    isPhrase: (key) => holds(data.phrases, key),
+    startsPhrase: (key) => holds(data.starts, key),
     longest: data.longest,
   };
   return vocabulary;
@@ -261,6 +270,12 @@ export type AlternativeSource = {
   phrase(words: string, stems: string): Alternative[] | undefined;
   /** The longest phrase it knows, in words. */
   longest(): number;
+  /**
+   * How many of `words` (a prompt's words from one on, as written, with their light stems) a
+   * phrase it knows may span from the first: longer runs from there are not looked up. Without
+   * it, any run may be a phrase.
+   */
+  reach?(words: string[], stems: string[]): number;
 };
 
 const asAlternatives = (list: string[] | undefined, source: string): Alternative[] | undefined =>
@@ -272,6 +287,20 @@ const VOCABULARY_SOURCE: AlternativeSource = {
   word: (w, s) => asAlternatives(vocab().single(w) ?? vocab().single(s), "vocabulary"),
   phrase: (w, s) => asAlternatives(vocab().phrases(w) ?? vocab().phrases(s), "vocabulary"),
   longest: () => vocab().longest,
+  reach: (words, stems) => {
+    const v = vocab();
+    let n = 1;
+    while (n < words.length) {
+      const w = words.slice(0, n + 1).join(" ");
+      const s = stems.slice(0, n + 1).join(" ");
+      if (v.startsPhrase(w) || v.startsPhrase(s)) n++;
+      else {
+        if (v.isPhrase(w) || v.isPhrase(s)) n++;
+        break;
+      }
+    }
+    return n;
+  },
 };
 
 /** An irregular verb's other forms (irregular.ts): what a stemmer would join if it could. */
@@ -286,6 +315,7 @@ const INFLECTION_SOURCE: AlternativeSource = {
     ),
   phrase: () => undefined,
   longest: () => 1,
+  reach: () => 1,
 };
 
 const SOURCES: AlternativeSource[] = [INFLECTION_SOURCE, VOCABULARY_SOURCE];
@@ -366,9 +396,18 @@ export function analyzeQuery(
   const used = new Array<boolean>(toks.length).fill(false);
   const stems = toks.map((t) => (t.cjk ? "" : stem(t.word)));
   const longest = Math.max(1, ...sources.map((s) => s.longest()));
+  // Looking up every run of two to `longest` words costs a cold hook milliseconds: from each
+  // word, only runs some source's phrase may span are looked up.
+  const reach = toks.map((_, i) => {
+    let end = i;
+    while (end < toks.length && end - i < longest && !toks[end]!.cjk) end++;
+    const words = toks.slice(i, end).map((t) => t.word);
+    const run = stems.slice(i, end);
+    return words.length < 2 ? 1 : Math.max(...sources.map((s) => s.reach?.(words, run) ?? words.length));
+  });
   for (let n = longest; n >= 2; n--) {
     for (let i = 0; i + n <= toks.length; i++) {
-      if (used.slice(i, i + n).some(Boolean) || toks.slice(i, i + n).some((t) => t.cjk)) continue;
+      if (n > reach[i]! || used.slice(i, i + n).some(Boolean) || toks.slice(i, i + n).some((t) => t.cjk)) continue;
       const words = toks
         .slice(i, i + n)
         .map((t) => t.word)

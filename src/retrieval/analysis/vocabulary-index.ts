@@ -24,15 +24,24 @@ export function vocabularyTables() {
     }
   });
   // Lookup tables as text: "<trigger>\t<group>,<group>" lines in VOCABULARY_BUCKETS buckets by
-  // the trigger's hash (a handful of lines each, so a lookup reads a few dozen bytes), and one
-  // line of tab-separated expansions per group (a trigger in two groups lists both, the earlier
-  // first). Building maps of every trigger, or parsing them from JSON, costs milliseconds on
-  // every cold start.
+  // the trigger's hash (a handful of lines each, so a lookup reads a few dozen bytes; each bucket
+  // starts and ends with a line break, so a lookup finds "\n<trigger>\t" without splitting it),
+  // and one line of tab-separated expansions per group (a trigger in two groups lists both, the
+  // earlier first). Building maps of every trigger, or parsing them from JSON, costs milliseconds
+  // on every cold start.
   const table = (map: Map<string, number[]>) => {
     const buckets: string[][] = Array.from({ length: VOCABULARY_BUCKETS }, () => []);
     for (const [k, gs] of map) buckets[Bun.hash.crc32(k) % VOCABULARY_BUCKETS]!.push(`${k}\t${gs.join(",")}`);
-    return buckets.map((lines) => lines.join("\n"));
+    return buckets.map((lines) => (lines.length ? `\n${lines.join("\n")}\n` : ""));
   };
+  // The runs of two or more words a longer phrase starts with ("how do" of "how do we deploy"),
+  // with no groups: a run of prompt words that is neither a phrase nor one of these is not
+  // looked up with more words after it.
+  const starts = new Map<string, number[]>();
+  for (const key of phrases.keys()) {
+    const words = key.split(" ");
+    for (let n = 2; n < words.length; n++) starts.set(words.slice(0, n).join(" "), []);
+  }
   return {
     generic: data.generic,
     short: data.short,
@@ -45,6 +54,7 @@ export function vocabularyTables() {
     buckets: VOCABULARY_BUCKETS,
     single: table(single),
     phrases: table(phrases),
+    starts: table(starts),
     longest,
   };
 }
