@@ -24,7 +24,7 @@ export function ftsText(text: string): string {
   return text.replace(CJK_RUN, (run) => ` ${bigrams(run).join(" ")} `);
 }
 
-const STOPWORDS = new Set(
+const STOPWORDS = wordList(
   (
     "a an and are as at be been but by can could did do does doing for from had has have how i if in into is it its " +
     "just me my no not of on or our please should so than that the their them then there these they this those to " +
@@ -35,6 +35,15 @@ const STOPWORDS = new Set(
     "whom am being having each few own such very both once further during until"
   ).split(" "),
 );
+
+/** A set of words that is one string ("\n<word>\n<word>\n"): no set to build on a cold start. */
+type WordSet = { has(word: string): boolean };
+function wordSet(list: string): WordSet {
+  return { has: (word) => word !== "" && !word.includes("\n") && list.includes(`\n${word}\n`) };
+}
+function wordList(words: string[]): WordSet {
+  return wordSet(`\n${words.join("\n")}\n`);
+}
 
 /** The single token a row carries in the FTS `scope` column: "sglobal" or "s<project id>". */
 export function scopeToken(scope: string): string {
@@ -80,18 +89,18 @@ export function stem(word: string): string {
 }
 
 type Vocabulary = {
-  stop: Set<string>;
-  generic: Set<string>;
+  stop: WordSet;
+  generic: WordSet;
   /** Two-letter words that are still topics (ci, db, ui). */
-  short: Set<string>;
+  short: WordSet;
   /** Stems of everyday English words: weaker evidence of a topic than their rarity suggests. */
-  common: Set<string>;
+  common: WordSet;
   /** Openings of a general-knowledge question, and words that tie a prompt to the project (as word sequences). */
   general: string[][];
   project: string[][];
   /** Words a question starts with, and words an edit instruction starts with. */
-  question: Set<string>;
-  instruction: Set<string>;
+  question: WordSet;
+  instruction: WordSet;
   /** Expansions of a one-word trigger, and of a phrase (words joined by one space). */
   single: (key: string) => string[] | undefined;
   phrases: (key: string) => string[] | undefined;
@@ -107,26 +116,36 @@ let vocabulary: Vocabulary | undefined;
  */
 let tables: ReturnType<typeof vocabularyTables> | undefined;
 
+type Parts = { text: string; offsets: number[] };
+
+/** Part `i` of a table of the macro's. */
+const part = (t: Parts, i: number) => t.text.slice(t.offsets[i], t.offsets[i + 1]);
+
+/** The bucket of a lookup table of the macro's that `key` falls in ("" when empty). */
+const bucketOf = (t: Parts, key: string) => part(t, Bun.hash.crc32(key) % (t.offsets.length - 1));
+
 /**
  * A trigger's expansions, from the macro's tables: `table` holds "<trigger>\t<groups>" lines in
  * buckets by the trigger's hash (each bucket between line breaks), `groups` one line of
  * tab-separated expansions per group. Several groups merge, the earlier first.
  */
-function lookup(groups: string[], table: string[], key: string): string[] | undefined {
-  const bucket = table[Bun.hash.crc32(key) % table.length];
-  const at = bucket ? bucket.indexOf(`\n${key}\t`) : -1;
+function lookup(groups: Parts, table: Parts, key: string): string[] | undefined {
+  const bucket = bucketOf(table, key);
+  const at = bucket.indexOf(`\n${key}\t`);
   if (at < 0) return undefined;
   const from = at + key.length + 2;
-  const lists = bucket!
-    .slice(from, bucket!.indexOf("\n", from))
+  const lists = bucket
+    .slice(from, bucket.indexOf("\n", from))
     .split(",")
-    .map((i) => groups[Number(i)]?.split("\t") ?? []);
+    .map((i) => {
+      const g = Number(i);
+      return g >= 0 && g < groups.offsets.length - 1 ? part(groups, g).split("\t") : [];
+    });
   return lists.length === 1 ? lists[0] : [...new Set(lists.flat())];
 }
 
 /** Whether a table of the macro's holds `key`. */
-const holds = (table: string[], key: string) =>
-  table[Bun.hash.crc32(key) % table.length]?.includes(`\n${key}\t`) ?? false;
+const holds = (table: Parts, key: string) => bucketOf(table, key).includes(`\n${key}\t`);
 
 /**
  * The vocabulary, parsed once per process on first use from the tables vocabulary-index.ts built
@@ -140,16 +159,16 @@ function vocab(): Vocabulary {
   // Word sequences, split like prompts are ("what's a" -> what, s, a); no regular expression to
   // compile (a case-insensitive Unicode alternation costs milliseconds on a cold start).
   const sequences = (list: string[]) => list.map((p) => p.split(/[^a-z0-9]+/).filter(Boolean));
-  const groups = data.groups.split("\n");
+  const groups = data.groups;
   vocabulary = {
     stop: STOPWORDS,
-    generic: new Set(data.generic),
-    short: new Set(data.short),
-    common: new Set(data.common),
+    generic: wordSet(data.generic),
+    short: wordSet(data.short),
+    common: wordSet(data.common),
     general: sequences(data.general),
     project: sequences(data.project),
-    question: new Set(data.question),
-    instruction: new Set(data.instruction),
+    question: wordSet(data.question),
+    instruction: wordSet(data.instruction),
     single: (key) => lookup(groups, data.single, key),
     phrases: (key) => lookup(groups, data.phrases, key),
     isPhrase: (key) => holds(data.phrases, key),
@@ -433,7 +452,7 @@ export function analyzeQuery(
     }
     const w = t.word;
     const s = stems[i]!;
-    const known = (set: Set<string>) => set.has(w) || set.has(s);
+    const known = (set: WordSet) => set.has(w) || set.has(s);
     if (recall) {
       if (w.length < 2 && !/\d/.test(w)) return;
       if (known(v.stop) && !RECALL_KEEP.has(w)) return;
