@@ -274,10 +274,24 @@ export function embed(text: string, maxTokens = MAX_TOKENS, t: Table | null = lo
   const ids = tokenize(text, t, maxTokens);
   if (!ids.length) return out;
   const d = t.dims;
+  // Eight components a turn: a fresh process runs this loop in the interpreter, where the loop's
+  // own steps cost as much as the sums (0.47 -> 0.33 ms for 25 tokens). The same sums in the same order.
+  const whole = d - (d % 8);
   for (const id of ids) {
     const s = t.scales[id]!;
     const r = t.row(id);
-    for (let i = 0; i < d; i++) out[i]! += r[i]! * s;
+    let i = 0;
+    for (; i < whole; i += 8) {
+      out[i]! += r[i]! * s;
+      out[i + 1]! += r[i + 1]! * s;
+      out[i + 2]! += r[i + 2]! * s;
+      out[i + 3]! += r[i + 3]! * s;
+      out[i + 4]! += r[i + 4]! * s;
+      out[i + 5]! += r[i + 5]! * s;
+      out[i + 6]! += r[i + 6]! * s;
+      out[i + 7]! += r[i + 7]! * s;
+    }
+    for (; i < d; i++) out[i]! += r[i]! * s;
   }
   let norm = 0;
   for (let i = 0; i < d; i++) norm += out[i]! * out[i]!;
