@@ -40,6 +40,21 @@ test("prompt terms: generic words go, vocabulary phrases expand, two-letter topi
   expect(promptGroups("what runs in CI?").map((g) => g.text)).toEqual(["ci"]);
 });
 
+test("phrases of several words are found as written or inflected, after words that start other phrases", () => {
+  // analyzeQuery looks up only the runs of words some phrase may span (the macro lists the runs
+  // longer phrases start with): a phrase must still be found wherever it starts.
+  const phrases = (prompt: string) =>
+    promptGroups(prompt)
+      .filter((g) => g.phrase)
+      .map((g) => g.text);
+  expect(phrases("how do the services talk to each other?")).toEqual(["talk to each other"]);
+  expect(phrases("the workers talked to each other over redis")).toEqual(["talked to each other"]);
+  expect(phrases("we should add an index on bookings.marina_id")).toEqual(["add an index on"]);
+  expect(phrases("can I roll back earlier steps if the third one fails")).toEqual(["roll back earlier steps"]);
+  expect(phrases("which crate talks to the db here")).toEqual(["talks to the db"]);
+  expect(phrases("the workers talked to the other team")).toEqual([]);
+});
+
 test("a question asks (question word or question mark); an instruction does not", () => {
   expect(isQuestion("which database do we use")).toBe(true);
   expect(isQuestion("What's the deploy process?")).toBe(true);
