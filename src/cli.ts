@@ -4,6 +4,7 @@
  * another's modules. `coffer hook` skips the CLI framework entirely — it is on every agent turn.
  */
 import pkg from "../package.json" with { type: "json" };
+import { fullJit } from "./lib/jit";
 import { privateUmask } from "./lib/umask";
 
 /** The target this binary was built for (scripts/build.ts defines it), e.g. `linux-x64-musl`; `source` under `bun src/cli.ts`. */
@@ -12,8 +13,11 @@ const BUILD_TARGET = typeof COFFER_BUILD_TARGET === "string" ? COFFER_BUILD_TARG
 
 type Loader = () => Promise<{ default: import("citty").CommandDef<any> }>;
 
-/** name -> one-line description + lazy loader. The description is what `coffer --help` lists. */
-export const COMMANDS: Record<string, { description: string; load: Loader; hidden?: boolean }> = {
+/**
+ * name -> one-line description + lazy loader. The description is what `coffer --help` lists.
+ * `long`: a server or a batch job, which compiles its hot code as usual (lib/jit.ts).
+ */
+export const COMMANDS: Record<string, { description: string; load: Loader; hidden?: boolean; long?: boolean }> = {
   remember: {
     description: "Write a memory entry (project scope inside a repo, else global)",
     load: () => import("./commands/remember"),
@@ -38,6 +42,7 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   stale: {
     description: "Entries whose files, scripts, targets or dependencies are gone",
     load: () => import("./commands/stale"),
+    long: true,
   },
   rules: {
     description: "Show, add or edit rules (delivered at every session start)",
@@ -63,12 +68,18 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   serve: {
     description: "Web UI + HTTP API + MCP + background worker; --stdio for MCP over stdio",
     load: () => import("./commands/serve"),
+    long: true,
   },
   distill: {
     description: "Turn finished agent sessions into project knowledge",
     load: () => import("./commands/distill"),
+    long: true,
   },
-  observe: { description: "Drain the session-end queue into the inbox", load: () => import("./commands/observe") },
+  observe: {
+    description: "Drain the session-end queue into the inbox",
+    load: () => import("./commands/observe"),
+    long: true,
+  },
   inbox: {
     description: "Review traces, contradictions, team proposals (list, show, approve, reject)",
     load: () => import("./commands/inbox"),
@@ -88,19 +99,27 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   doctor: {
     description: "Check links, binary paths, that the hooks fire, index health; print fixes",
     load: () => import("./commands/doctor"),
+    long: true,
   },
   sync: {
     description: "Sync memory/ across machines with git (commit, pull --rebase, push)",
     load: () => import("./commands/sync"),
+    long: true,
   },
-  reindex: { description: "Rebuild the search index from memory/", load: () => import("./commands/reindex") },
+  reindex: {
+    description: "Rebuild the search index from memory/",
+    load: () => import("./commands/reindex"),
+    long: true,
+  },
   enrich: {
     description: "Give entries without keywords a keywords: list from the configured model",
     load: () => import("./commands/enrich"),
+    long: true,
   },
   scan: {
     description: "Find secrets already in memory/ (exit 1 when some remain); --fix redacts them",
     load: () => import("./commands/scan"),
+    long: true,
   },
   status: { description: "Counts, sizes and last activity per scope", load: () => import("./commands/status") },
   stats: {
@@ -110,10 +129,12 @@ export const COMMANDS: Record<string, { description: string; load: Loader; hidde
   import: {
     description: "Bring memories in from claude-mem, engram, the agents' own files, or a Coffer export",
     load: () => import("./commands/import"),
+    long: true,
   },
   export: {
     description: "Write every entry, rule and handoff to JSONL (lossless) or Markdown",
     load: () => import("./commands/export"),
+    long: true,
   },
 };
 
@@ -133,6 +154,7 @@ async function main(argv: string[]): Promise<void> {
     await runHookCli(argv.slice(1));
     return;
   }
+  if (COMMANDS[argv[0] ?? ""]?.long) fullJit();
   const { runCli } = await import("./commands/_run");
   await runCli(argv, COMMANDS, `${pkg.version} (${BUILD_TARGET})`);
 }

@@ -4,6 +4,7 @@ import { dirname, join, sep } from "node:path";
 import { isAtomicTemp } from "../lib/atomic";
 import { CofferError } from "../lib/errors";
 import { sha256 } from "../lib/hash";
+import { countRow } from "../lib/jit";
 import { paths } from "../lib/paths";
 import { assertRealDirs, isRealDir, RefusedFileError, readFileNoFollow } from "../lib/small-file";
 import { ftsText, scopeToken } from "../retrieval/analysis/text";
@@ -109,6 +110,7 @@ export function upsertEntryRow(
   entry: Entry,
   file: { name: string; size: number; mtimeMs: number; hash: string },
 ): void {
+  countRow();
   // a hand-edited file may hold a secret: the index keeps only the scrubbed text (`coffer scan --fix` fixes the file)
   entry = {
     ...entry,

@@ -79,8 +79,8 @@ test("the build succeeds with --splitting", () => {
   expect(built.success).toBe(true);
 });
 
-test("`coffer --version` loads cli.ts, package.json and the umask: no framework, no node:fs user", () => {
-  expect(loadedBy(["src/cli.ts"]).sort()).toEqual(["package.json", "src/cli.ts", "src/lib/umask.ts"]);
+test("`coffer --version` loads cli.ts, package.json, the umask and the JIT switch: no framework, no node:fs user", () => {
+  expect(loadedBy(["src/cli.ts"]).sort()).toEqual(["package.json", "src/cli.ts", "src/lib/jit.ts", "src/lib/umask.ts"]);
 });
 
 test("a hook process loads no CLI framework, MCP SDK, web UI or command code, for any host and event", () => {
