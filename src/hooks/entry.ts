@@ -141,6 +141,12 @@ export async function runHookCli(argv: string[]): Promise<void> {
     const log = noHome ? () => {} : hookLog;
     const config = loadConfigOrDefaults((err) => log(`config: ${err.message}`, where));
     armDeadline(started + config["hook.deadline_ms"], empty, paths.hookLog());
+    // A prompt is compared by meaning in a WebAssembly module: compiled on another thread while
+    // this one reads stdin and opens the store (awaited below, before routing).
+    const kernels =
+      (event === "prompt" || event === "subagent-start") && config["routing.similarity"] !== "off"
+        ? import("../retrieval/similarity").then((m) => m.compileKernels()).catch(() => {})
+        : undefined;
 
     const raw = await readStdin(STDIN_MAX);
     if (raw === undefined) {
@@ -215,6 +221,7 @@ export async function runHookCli(argv: string[]): Promise<void> {
       // half the time left, so routing still answers; the next hook goes on from there.
       refreshUntil: Date.now() + left / 2,
     });
+    await kernels;
     const result = withHealing(store, () =>
       runEvent({ store, config, adapter, input, cap: adapter.capacity(config), now: Date.now() }),
     );
