@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { handle } from "../lib/handle";
 import { writeOut } from "../lib/output";
 import { type Explain, grep, recall } from "../retrieval/search";
+import { compileKernels } from "../retrieval/similarity";
 import { takesWords } from "./_args";
 import { withExamples } from "./_run";
 import { cliStore, entryLines, jsonArg, notice, paint, parseLimit, printJson, scopeArg, short } from "./_shared";
@@ -35,9 +36,12 @@ export default withExamples(
         },
         ...jsonArg,
       },
-      run({ args }) {
+      async run({ args }) {
         const query = args._.length ? args._.join(" ") : args.query;
         const mode = args.mode ?? "keyword";
+        // The search compares by meaning in a WebAssembly module: compiled on another thread while
+        // this one opens the store (similarity.ts compileKernels).
+        const kernels = mode === "grep" ? undefined : compileKernels().catch(() => {});
         const store = cliStore();
         if (mode === "grep") {
           const hits = grep(store, query, { scope: args.scope, limit: parseLimit(args.limit, 50, 1000) });
@@ -46,6 +50,7 @@ export default withExamples(
           for (const h of hits) writeOut(`${paint.id(handle(h.id))}:${h.line}  ${h.text}\n`);
           return;
         }
+        await kernels;
         const hits = recall(store, query, {
           scope: args.scope,
           limit: parseLimit(args.limit, 5, 100),
