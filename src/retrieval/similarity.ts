@@ -67,10 +67,10 @@ type Hamming = {
 };
 let hammingModule: Hamming | undefined;
 let compiledModule: WebAssembly.Module | undefined;
+const wasmBytes = () => Buffer.from(HAMMING_WASM, "base64");
 const hammingWasm = (): Hamming =>
-  (hammingModule ??= new WebAssembly.Instance(
-    compiledModule ?? new WebAssembly.Module(Buffer.from(HAMMING_WASM, "base64")),
-  ).exports as unknown as Hamming);
+  (hammingModule ??= new WebAssembly.Instance(compiledModule ?? new WebAssembly.Module(wasmBytes()))
+    .exports as unknown as Hamming);
 
 /**
  * Compile the module on another thread, ahead of its first use: the prompt hook starts it before
@@ -79,7 +79,7 @@ const hammingWasm = (): Hamming =>
  * compiles as before.
  */
 export function compileKernels(): Promise<void> {
-  return WebAssembly.compile(Buffer.from(HAMMING_WASM, "base64")).then((m) => {
+  return WebAssembly.compile(wasmBytes()).then((m) => {
     compiledModule ??= m;
   });
 }
