@@ -24,7 +24,7 @@ write wrote written`;
  * spaces. A lookup searches it (native, microseconds); building a map of every form cost a cold
  * prompt hook a millisecond.
  */
-const LIST = `| ${VERBS.trim().split("\n").join("|").split("|").join(" | ")} |`;
+const LIST = `| ${VERBS.trim().replaceAll("\n", "|").replaceAll("|", " | ")} |`;
 
 /** The other forms of an irregular verb form ("went" -> go, gone), or undefined. */
 export function irregularForms(word: string): string[] | undefined {
