@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { verifyCodeSignature } from "../../scripts/macho";
 import { TARGETS } from "../../scripts/targets";
 import { type Sandbox, sandbox } from "../kit";
-import { ensureRelease, type Manifest, RELEASE_DIR } from "./_release";
+import { ensureRelease, formatOf, type Manifest, RELEASE_DIR } from "./_release";
 
 let manifest: Manifest;
 beforeAll(() => {
@@ -25,27 +25,6 @@ function head(file: string, bytes = 4096): Buffer {
   } finally {
     closeSync(fd);
   }
-}
-
-/** The executable format by magic bytes: ELF e_machine, Mach-O cputype, PE machine + PE32+ magic. */
-export function formatOf(buf: Buffer): string {
-  if (buf.readUInt32BE(0) === 0x7f454c46) {
-    if (buf[4] !== 2) return "elf-32";
-    const machine = buf.readUInt16LE(18);
-    return machine === 0x3e ? "elf-x86-64" : machine === 0xb7 ? "elf-aarch64" : `elf-${machine}`;
-  }
-  if (buf.readUInt32LE(0) === 0xfeedfacf) {
-    const cpu = buf.readUInt32LE(4);
-    return cpu === 0x01000007 ? "macho-x86-64" : cpu === 0x0100000c ? "macho-arm64" : `macho-${cpu}`;
-  }
-  if (buf.toString("latin1", 0, 2) === "MZ") {
-    const pe = buf.readUInt32LE(0x3c);
-    if (buf.toString("latin1", pe, pe + 4) !== "PE\0\0") return "mz";
-    const machine = buf.readUInt16LE(pe + 4);
-    const magic = buf.readUInt16LE(pe + 24);
-    return magic === 0x20b && machine === 0x8664 ? "pe32+-x86-64" : `pe-${machine}-${magic}`;
-  }
-  return "unknown";
 }
 
 describe("release artifacts", () => {
