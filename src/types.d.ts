@@ -9,3 +9,17 @@ declare module "*.txt" {
   const path: string;
   export default path;
 }
+
+/** Native libraries embedded in the binary (src/hooks/watchdog/): their path. */
+declare module "*.so" {
+  const path: string;
+  export default path;
+}
+declare module "*.dylib" {
+  const path: string;
+  export default path;
+}
+declare module "*.dll" {
+  const path: string;
+  export default path;
+}
