@@ -1,15 +1,24 @@
 /**
  * Exactly one answer on stdout, and an answer by the deadline no matter what the main thread
  * is doing. SQLite calls and file I/O are synchronous, so a timer on the main thread cannot
- * fire while one of them hangs (a locked index, a huge catch-up): a watchdog worker holds the
- * empty output and, at the deadline, writes it and ends the process with status 0 (the C
- * library's exit through bun:ffi, per OS: see `watchdogExit`). A shared flag decides who
- * answers first; the loser stays silent — and when the watchdog won, the main thread does not
- * end the process until the watchdog's answer is completely written (else the host would see
- * an empty stdout).
+ * fire while one of them hangs (a locked index, a huge catch-up): a watchdog thread holds the
+ * empty output and, at the deadline, writes it and ends the process with status 0. A shared
+ * flag decides who answers first; the loser stays silent — and when the watchdog won, the main
+ * thread does not end the process until the watchdog's answer is completely written (else the
+ * host would see an empty stdout).
+ *
+ * The watchdog is a native thread (watchdog/watchdog.c, loaded through bun:ffi): about 1 ms of a
+ * hook's start. Where its library cannot be loaded (a platform without one, a store on a
+ * `noexec` mount), a worker does the same (a second JavaScript VM: 2-3 ms of every hook on two
+ * cores), ending the process through the C library (see `watchdogExit`).
  */
+import { dlopen, FFIType, ptr } from "bun:ffi";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { writeFileAtomic } from "../lib/atomic";
 import { writeAll } from "../lib/output";
-import { watchdogExit } from "../lib/platform";
+import { type ExitStrategy, isEmbedded, watchdogExit } from "../lib/platform";
+import { watchdogLibraries } from "./watchdog/libraries";
 
 /** 0: nobody answered yet; 1: the main thread answers; 2: the watchdog is writing; 3: the watchdog has written. */
 const flag = new Int32Array(new SharedArrayBuffer(4));
@@ -31,6 +40,66 @@ function awaitWatchdogAnswer(): void {
   } catch {
     const until = Date.now() + 2000;
     while (Atomics.load(flag, 0) === WATCHDOG_WRITING && Date.now() < until) Bun.sleepSync(1);
+  }
+}
+
+/** What the native thread reads until the process ends: never collected. */
+const kept: Buffer[] = [];
+
+/** Start the native watchdog thread from the first library that loads; false when none does. */
+function armNative(at: number, out: string, log: string, libraries: string[]): boolean {
+  for (const library of libraries) {
+    const start = openWatchdog(library, dirname(log));
+    if (!start) continue;
+    const line = `${JSON.stringify({ at: new Date(at).toISOString(), msg: "deadline reached; answered the empty output" })}\n`;
+    const bufs = [Buffer.from(out), Buffer.from(`${log}\0`), Buffer.from(line)] as const;
+    kept.push(...bufs);
+    const [o, l, n] = bufs;
+    return start(ptr(flag), ptr(o), o.length, ptr(l), ptr(n), n.length, Math.max(0, at - Date.now())) === 0;
+  }
+  return false;
+}
+
+const SYMBOLS = {
+  coffer_watchdog: {
+    args: [FFIType.ptr, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.i32, FFIType.i32],
+    returns: FFIType.i32,
+  },
+} as const;
+
+/**
+ * The library's start function. One embedded in the binary is loaded from a copy in `dir` (the
+ * store's state/, private to this user), written on first use and named by the embedded file's
+ * content hash, so a new binary never loads an old copy. A hook creates no folder for it (before
+ * the store exists, the worker watches).
+ */
+function openWatchdog(library: string, dir: string) {
+  const embedded = isEmbedded(library);
+  const path = embedded ? join(dir, basename(library)) : library;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return dlopen(path, SYMBOLS).symbols.coffer_watchdog;
+    } catch {}
+    if (!embedded || attempt > 0 || !existsSync(dir)) return undefined;
+    try {
+      writeFileAtomic(path, readFileSync(library));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The watchdog as a worker, for a platform whose library cannot be loaded. */
+function armWorker(at: number, out: string, log: string, exit: ExitStrategy): void {
+  try {
+    const url = URL.createObjectURL(new Blob([WATCHDOG], { type: "application/javascript" }));
+    // The small heap (and no copy of the environment): the watchdog holds one timer and one string,
+    // and starting a worker with the default large heap costs the hook about 2 ms more.
+    const worker = new Worker(url, { smol: true, env: {} });
+    worker.postMessage({ flag, at, out, log, exit });
+    worker.unref();
+  } catch {
+    // No worker: the main-thread timer still covers every asynchronous wait (stdin).
   }
 }
 
@@ -83,21 +152,20 @@ export function exitNow(): never {
   process.exit(0);
 }
 
+/** How the watchdog runs: the native libraries to try in order, then a worker that exits this way. */
+export type Watchdog = { native: string[]; exit: ExitStrategy };
+
 /**
  * Arm the deadline: at `at` (epoch ms) the host gets `emptyJson` and the process ends.
  * `log` is the hook.log path for the one-line record.
  */
-export function armDeadline(at: number, emptyJson: string, log: string, exit = watchdogExit()): void {
-  try {
-    const url = URL.createObjectURL(new Blob([WATCHDOG], { type: "application/javascript" }));
-    // The small heap (and no copy of the environment): the watchdog holds one timer and one string,
-    // and starting a worker with the default large heap costs the hook about 2 ms more.
-    const worker = new Worker(url, { smol: true, env: {} });
-    worker.postMessage({ flag, at, out: `${emptyJson}\n`, log, exit });
-    worker.unref();
-  } catch {
-    // No worker: the main-thread timer still covers every asynchronous wait (stdin).
-  }
+export function armDeadline(
+  at: number,
+  emptyJson: string,
+  log: string,
+  watchdog: Watchdog = { native: watchdogLibraries(), exit: watchdogExit() },
+): void {
+  if (!armNative(at, `${emptyJson}\n`, log, watchdog.native)) armWorker(at, `${emptyJson}\n`, log, watchdog.exit);
   const timer = setTimeout(
     () => {
       if (answer(emptyJson)) exitNow();

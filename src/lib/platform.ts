@@ -254,5 +254,10 @@ export function watchdogExit(platform: Platform = currentPlatform()): ExitStrate
  * it, `/$bunfs/...`, `B:/~BUN/...` on Windows), or Bun with the entry script when run from source.
  */
 export function selfCommand(main: string = Bun.main, execPath: string = process.execPath): string[] {
-  return main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main) ? [execPath] : [execPath, main];
+  return isEmbedded(main) ? [execPath] : [execPath, main];
+}
+
+/** A path inside the compiled binary (`/$bunfs/...`, `B:/~BUN/...` on Windows), not on disk. */
+export function isEmbedded(path: string): boolean {
+  return path.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(path);
 }

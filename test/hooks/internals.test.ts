@@ -95,7 +95,7 @@ describe("the hook path's imports", () => {
         if (FORBIDDEN.some((re) => re.test(spec))) bad.push(`${file.slice(src.length)} imports ${spec}`);
         if (spec.startsWith(".")) {
           const target = resolve(dirname(file), spec);
-          if (/\.(json|bin|txt)$/.test(target)) continue; // data, not code
+          if (/\.(json|bin|txt|so|dylib|dll)$/.test(target)) continue; // data (or native code read as a file), not modules
           // A folder import ("../scrub") loads its index.ts.
           walk(
             target.endsWith(".ts") ? target : existsSync(`${target}.ts`) ? `${target}.ts` : `${target}/index.ts`,

@@ -2,7 +2,7 @@
 
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   bodyIds,
@@ -71,6 +71,32 @@ describe("deadline", () => {
     expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("after", repo, "kestrel port?"))))).toEqual([
       "K1KESTREL",
     ]);
+  });
+});
+
+describe("native watchdog (compiled binary)", () => {
+  const copies = () =>
+    readdirSync(join(sb.cofferHome, "state")).filter((f) => /^(linux|darwin|windows)-.*\.(so|dylib|dll)$/.test(f));
+  const embedded = (copy: string) =>
+    readFileSync(
+      join(import.meta.dir, "..", "..", "src", "hooks", "watchdog", copy.replace(/-[a-z0-9]+(\.\w+)$/, "$1")),
+    );
+
+  test("its library is copied into state/ once, named by its content, and a damaged copy is replaced", () => {
+    mkdirSync(join(sb.cofferHome, "state"), { recursive: true });
+    expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("w1", repo, "kestrel port?"))))).toEqual([
+      "K1KESTREL",
+    ]);
+    const [copy, ...more] = copies();
+    expect(more).toEqual([]);
+    const file = join(sb.cofferHome, "state", copy!);
+    expect(readFileSync(file)).toEqual(embedded(copy!));
+    writeFileSync(file, "not a library");
+    expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("w2", repo, "kestrel port?"))))).toEqual([
+      "K1KESTREL",
+    ]);
+    expect(readFileSync(file)).toEqual(embedded(copy!));
+    expect(copies()).toEqual([copy!]);
   });
 });
 

@@ -215,7 +215,7 @@ describe.skipIf(!canRun)("windows-x64 under Wine", () => {
     `bun-windows-x64-v${Bun.version}`,
   );
   test.skipIf(!existsSync(runtime))(
-    "a stuck main thread: the watchdog answers and TerminateProcess exits 0",
+    "a stuck main thread: the native watchdog thread answers and TerminateProcess exits 0",
     async () => {
       const bunExe = join(profile.unix, "bun.exe");
       copyFileSync(runtime, bunExe);
@@ -223,8 +223,11 @@ describe.skipIf(!canRun)("windows-x64 under Wine", () => {
       const script = join(sb.root, "stuck.ts");
       writeFileSync(
         script,
+        // The native thread (windows-x64.dll) must answer: the worker, given no library to end the
+        // process with, would fall back to a kill and a non-zero status.
         `import { armDeadline } from ${JSON.stringify(`Z:${join(ROOT, "src", "hooks", "deadline.ts")}`)};
-armDeadline(Date.now() + 300, "{}", ${JSON.stringify(`Z:${log}`)});
+import { watchdogLibraries } from ${JSON.stringify(`Z:${join(ROOT, "src", "hooks", "watchdog", "libraries.ts")}`)};
+armDeadline(Date.now() + 300, "{}", ${JSON.stringify(`Z:${log}`)}, { native: watchdogLibraries(), exit: { kind: "TerminateProcess", library: "coffer-no-such.dll" } });
 const t = Date.now();
 while (Date.now() - t < 20_000) {}
 console.log("main thread finished: the watchdog did not end the process");
