@@ -82,7 +82,11 @@ function openWatchdog(library: string, dir: string) {
     } catch {}
     if (!embedded || attempt > 0 || !existsSync(dir)) return undefined;
     try {
-      writeFileAtomic(path, readFileSync(library));
+      const bytes = readFileSync(library);
+      // The right bytes that do not load: this system refuses them (a `noexec` mount), not a
+      // damaged copy. Written again they would cost every hook a write and an fsync.
+      if (existsSync(path) && readFileSync(path).equals(bytes)) return undefined;
+      writeFileAtomic(path, bytes);
     } catch {
       return undefined;
     }

@@ -3,6 +3,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   bodyIds,
@@ -98,6 +99,64 @@ describe("native watchdog (compiled binary)", () => {
     expect(readFileSync(file)).toEqual(embedded(copy!));
     expect(copies()).toEqual([copy!]);
   });
+
+  // A store on a `noexec` mount (here a tmpfs as state/, where mounting is allowed: root with
+  // CAP_SYS_ADMIN) cannot load the library: the worker watches, and the copy is not written again.
+  const mountable = (() => {
+    if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+    const probe = join(tmpdir(), `coffer-noexec-probe-${process.pid}`);
+    mkdirSync(probe, { recursive: true });
+    const ok =
+      Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "noexec", "tmpfs", probe], { stderr: "pipe" }).exitCode === 0;
+    if (ok) Bun.spawnSync(["umount", probe]);
+    rmSync(probe, { recursive: true, force: true });
+    return ok;
+  })();
+
+  test.skipIf(!mountable)(
+    "state/ on a noexec mount: the worker answers a stuck hook; the copy is written once",
+    async () => {
+      const state = join(sb.cofferHome, "state");
+      mkdirSync(state, { recursive: true });
+      expect(Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "noexec,mode=0700", "tmpfs", state]).exitCode).toBe(0);
+      try {
+        expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("x1", repo, "kestrel port?"))))).toEqual([
+          "K1KESTREL",
+        ]);
+        const [copy] = copies();
+        const first = statSync(join(state, copy!), { bigint: true });
+        expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("x2", repo, "kestrel port?"))))).toEqual([
+          "K1KESTREL",
+        ]);
+        const again = statSync(join(state, copy!), { bigint: true });
+        expect([again.ino, again.mtimeNs]).toEqual([first.ino, first.mtimeNs]);
+
+        writeFileSync(join(sb.cofferHome, "config.toml"), "[hook]\ndeadline_ms = 400\n");
+        for (const f of ["index.db", "index.db-wal", "index.db-shm"]) rmSync(join(state, f), { force: true });
+        const db = new Database(join(state, "index.db"), { create: true });
+        db.run("PRAGMA journal_mode = DELETE");
+        db.run("PRAGMA user_version = 1");
+        db.run("BEGIN EXCLUSIVE");
+        db.run("CREATE TABLE hold(x)");
+        try {
+          const started = Date.now();
+          const p = sb.spawn(["hook", "prompt", "--agent", "claude"], { cwd: repo, stdin: "" });
+          p.stdin!.write(JSON.stringify(claudePrompt("x3", repo, "kestrel port?")));
+          p.stdin!.end();
+          const [code, out] = await Promise.all([p.exited, new Response(p.stdout).text()]);
+          expect(code).toBe(0);
+          expect(JSON.parse(out)).toEqual({});
+          expect(Date.now() - started).toBeLessThan(2000);
+          expect(readFileSync(join(state, "hook.log"), "utf8")).toContain("deadline reached");
+        } finally {
+          db.run("ROLLBACK");
+          db.close();
+        }
+      } finally {
+        Bun.spawnSync(["umount", state]);
+      }
+    },
+  );
 });
 
 describe("broken or missing store", () => {
