@@ -32,6 +32,35 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
+/**
+ * A prompt hook whose main thread blocks past a 400 ms deadline must still answer `{}` with exit 0:
+ * state/index.db is an old-schema index in rollback-journal mode, exclusively locked, so the
+ * hook's schema check blocks inside SQLite's busy handler (5 s).
+ */
+async function expectStuckHookAnswered(session: string): Promise<void> {
+  writeFileSync(join(sb.cofferHome, "config.toml"), "[hook]\ndeadline_ms = 400\n");
+  const state = join(sb.cofferHome, "state");
+  const db = new Database(join(state, "index.db"), { create: true });
+  db.run("PRAGMA journal_mode = DELETE");
+  db.run("PRAGMA user_version = 1");
+  db.run("BEGIN EXCLUSIVE");
+  db.run("CREATE TABLE hold(x)");
+  try {
+    const started = Date.now();
+    const p = sb.spawn(["hook", "prompt", "--agent", "claude"], { cwd: repo, stdin: "" });
+    p.stdin!.write(JSON.stringify(claudePrompt(session, repo, "kestrel port?")));
+    p.stdin!.end();
+    const [code, out] = await Promise.all([p.exited, new Response(p.stdout).text()]);
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({});
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(readFileSync(join(state, "hook.log"), "utf8")).toContain("deadline reached");
+  } finally {
+    db.run("ROLLBACK");
+    db.close();
+  }
+}
+
 describe("deadline", () => {
   test("stdin that never ends: the empty output at the deadline, exit 0", async () => {
     writeFileSync(join(sb.cofferHome, "config.toml"), "[hook]\ndeadline_ms = 300\n");
@@ -45,29 +74,8 @@ describe("deadline", () => {
   });
 
   test("a main thread stuck in a synchronous SQLite wait: the watchdog answers at the deadline, exit 0", async () => {
-    writeFileSync(join(sb.cofferHome, "config.toml"), "[hook]\ndeadline_ms = 400\n");
-    // An old-schema index in rollback-journal mode, exclusively locked: the hook's schema check
-    // blocks inside SQLite's busy handler (5 s), far past the deadline.
     mkdirSync(join(sb.cofferHome, "state"), { recursive: true });
-    const db = new Database(join(sb.cofferHome, "state", "index.db"), { create: true });
-    db.run("PRAGMA journal_mode = DELETE");
-    db.run("PRAGMA user_version = 1");
-    db.run("BEGIN EXCLUSIVE");
-    db.run("CREATE TABLE hold(x)");
-    try {
-      const started = Date.now();
-      const p = sb.spawn(["hook", "prompt", "--agent", "claude"], { cwd: repo, stdin: "" });
-      p.stdin!.write(JSON.stringify(claudePrompt("locked", repo, "kestrel port?")));
-      p.stdin!.end();
-      const [code, out] = await Promise.all([p.exited, new Response(p.stdout).text()]);
-      expect(code).toBe(0);
-      expect(JSON.parse(out)).toEqual({});
-      expect(Date.now() - started).toBeLessThan(2000);
-      expect(readFileSync(join(sb.cofferHome, "state", "hook.log"), "utf8")).toContain("deadline reached");
-    } finally {
-      db.run("ROLLBACK");
-      db.close();
-    }
+    await expectStuckHookAnswered("locked");
     // Once the lock is gone the next hook heals the index and works.
     expect(bodyIds(contextOf(hook(sb, "claude", "prompt", claudePrompt("after", repo, "kestrel port?"))))).toEqual([
       "K1KESTREL",
@@ -131,27 +139,8 @@ describe("native watchdog (compiled binary)", () => {
         const again = statSync(join(state, copy!), { bigint: true });
         expect([again.ino, again.mtimeNs]).toEqual([first.ino, first.mtimeNs]);
 
-        writeFileSync(join(sb.cofferHome, "config.toml"), "[hook]\ndeadline_ms = 400\n");
         for (const f of ["index.db", "index.db-wal", "index.db-shm"]) rmSync(join(state, f), { force: true });
-        const db = new Database(join(state, "index.db"), { create: true });
-        db.run("PRAGMA journal_mode = DELETE");
-        db.run("PRAGMA user_version = 1");
-        db.run("BEGIN EXCLUSIVE");
-        db.run("CREATE TABLE hold(x)");
-        try {
-          const started = Date.now();
-          const p = sb.spawn(["hook", "prompt", "--agent", "claude"], { cwd: repo, stdin: "" });
-          p.stdin!.write(JSON.stringify(claudePrompt("x3", repo, "kestrel port?")));
-          p.stdin!.end();
-          const [code, out] = await Promise.all([p.exited, new Response(p.stdout).text()]);
-          expect(code).toBe(0);
-          expect(JSON.parse(out)).toEqual({});
-          expect(Date.now() - started).toBeLessThan(2000);
-          expect(readFileSync(join(state, "hook.log"), "utf8")).toContain("deadline reached");
-        } finally {
-          db.run("ROLLBACK");
-          db.close();
-        }
+        await expectStuckHookAnswered("x3");
       } finally {
         Bun.spawnSync(["umount", state]);
       }
