@@ -15,9 +15,9 @@
 import { dlopen, FFIType, ptr } from "bun:ffi";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { writeFileAtomic } from "../lib/atomic";
+import { diskCopy, isEmbedded } from "../lib/embedded";
 import { writeAll } from "../lib/output";
-import { type ExitStrategy, isEmbedded, watchdogExit } from "../lib/platform";
+import { type ExitStrategy, watchdogExit } from "../lib/platform";
 import { watchdogLibraries } from "./watchdog/libraries";
 
 /** 0: nobody answered yet; 1: the main thread answers; 2: the watchdog is writing; 3: the watchdog has written. */
@@ -74,22 +74,19 @@ const SYMBOLS = {
  * the store exists, the worker watches).
  */
 function openWatchdog(library: string, dir: string) {
-  const embedded = isEmbedded(library);
-  const path = embedded ? join(dir, basename(library)) : library;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return dlopen(path, SYMBOLS).symbols.coffer_watchdog;
-    } catch {}
-    if (!embedded || attempt > 0 || !existsSync(dir)) return undefined;
-    try {
-      const bytes = readFileSync(library);
-      // The right bytes that do not load: this system refuses them (a `noexec` mount), not a
-      // damaged copy. Written again they would cost every hook a write and an fsync.
-      if (existsSync(path) && readFileSync(path).equals(bytes)) return undefined;
-      writeFileAtomic(path, bytes);
-    } catch {
-      return undefined;
-    }
+  const path = isEmbedded(library) ? join(dir, basename(library)) : library;
+  const open = () => dlopen(path, SYMBOLS).symbols.coffer_watchdog;
+  try {
+    return open();
+  } catch {}
+  if (path === library || !existsSync(dir)) return undefined;
+  try {
+    // Missing or damaged: written again. The right bytes that do not load are refused by this
+    // system (a `noexec` mount): written again they would cost every hook a write and an fsync.
+    const bytes = readFileSync(library);
+    return diskCopy(library, path, (copy) => readFileSync(copy).equals(bytes)).written ? open() : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -7,6 +7,7 @@
  * load, only when no variable names the home directory, or for the machine's name).
  */
 import path from "node:path";
+import { isEmbedded } from "./embedded";
 
 export type Platform = "linux" | "darwin" | "win32";
 export type Env = Record<string, string | undefined>;
@@ -255,9 +256,4 @@ export function watchdogExit(platform: Platform = currentPlatform()): ExitStrate
  */
 export function selfCommand(main: string = Bun.main, execPath: string = process.execPath): string[] {
   return isEmbedded(main) ? [execPath] : [execPath, main];
-}
-
-/** A path inside the compiled binary (`/$bunfs/...`, `B:/~BUN/...` on Windows), not on disk. */
-export function isEmbedded(path: string): boolean {
-  return path.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(path);
 }

@@ -16,9 +16,9 @@
  * model2vec drops it). test/retrieval/embed.test.ts pins ids and vectors to the Python
  * tokenizer's and model's on 1,000 strings.
  */
-import { mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
-import { writeFileAtomic } from "../../lib/atomic";
+import { openSync, readdirSync, readSync, statSync, unlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { diskCopy } from "../../lib/embedded";
 import { paths } from "../../lib/paths";
 import tablePath from "./model.bin" with { type: "file" };
 import meta from "./model.json";
@@ -48,21 +48,19 @@ let table: Table | null | undefined;
 
 /** Where the table is read from: the source file, or its copy under state/ for a compiled binary. */
 function tableFile(): string {
-  if (!tablePath.startsWith("/$bunfs/") && !/^[A-Z]:[\\/]~BUN[\\/]/i.test(tablePath)) return tablePath;
-  const dir = join(paths.state(), "model");
-  const file = join(dir, `${MODEL_ID}.bin`);
-  try {
-    if (statSync(file).size === meta.bytes) return file;
-  } catch {}
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileAtomic(file, readFileSync(tablePath), 0o600);
+  const { path, written } = diskCopy(
+    tablePath,
+    join(paths.state(), "model", `${MODEL_ID}.bin`),
+    (copy) => statSync(copy).size === meta.bytes,
+  );
   // Another binary's model (an older version) is not needed any more: one copy is kept, this one.
-  for (const name of readdirSync(dir))
-    if (name.endsWith(".bin") && name !== `${MODEL_ID}.bin`)
-      try {
-        unlinkSync(join(dir, name));
-      } catch {}
-  return file;
+  if (written)
+    for (const name of readdirSync(dirname(path)))
+      if (name.endsWith(".bin") && name !== basename(path))
+        try {
+          unlinkSync(join(dirname(path), name));
+        } catch {}
+  return path;
 }
 
 /** Read `length` bytes of `fd` at `position` into a new buffer (all of them, however the reads come). */
