@@ -216,7 +216,6 @@ export async function runHookCli(argv: string[]): Promise<void> {
       notice: (m) => hookLog(m, where),
       busyTimeoutMs: Math.max(50, left - 200),
       readWhenBusy: false, // a held lock would also stall the delivered-set write: answer empty now
-      syncIndex: false, // the hook's writes are a cache: no fsync on its path (store.ts)
       // A refresh of thousands of changed files (a checkout of the team lane) stops reading at
       // half the time left, so routing still answers; the next hook goes on from there.
       refreshUntil: Date.now() + left / 2,

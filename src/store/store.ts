@@ -71,13 +71,6 @@ export type OpenOptions = {
    * are still checked against their files) and the next hook goes on.
    */
   refreshUntil?: number;
-  /**
-   * false: this process's commits and the checkpoint when it closes skip fsync (SQLite
-   * synchronous = OFF). For hooks, whose own writes are the delivered-set cache and counters:
-   * a process that dies loses nothing (the OS has the pages); only an OS crash or power cut can
-   * damage index.db, which is then rebuilt from memory/. Saves 2-4 fsyncs on every hook exit.
-   */
-  syncIndex?: boolean;
 };
 
 const defaultNotice = (m: string) => writeErr(`coffer: ${m}\n`);
@@ -104,11 +97,6 @@ export function openStore(opts: OpenOptions = {}): Store {
   try {
     registerKnownTeams(dbOf(store));
   } catch {}
-  if (opts.syncIndex === false) {
-    try {
-      dbOf(store).run("PRAGMA synchronous = OFF");
-    } catch {}
-  }
   try {
     if (opts.freshness !== "none") refresh(store, opts.freshness ?? "deep");
   } catch (err) {
