@@ -5,9 +5,9 @@
  * table) within 1e-3 cosine.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DIMS, embed, loadTable, tokenize } from "../../src/retrieval/embed/embed";
+import { DIMS, embed, loadTable, tokenize, vocabOf } from "../../src/retrieval/embed/embed";
 
 type Fixture = { text: string; ids: number[]; vec: number[] };
 const fixtures: Fixture[] = readFileSync(join(import.meta.dir, "../fixtures/embed/strings.jsonl"), "utf8")
@@ -50,6 +50,22 @@ describe("static embedding", () => {
       worst = Math.min(worst, cosine(v, f.vec));
     }
     expect(1 - worst).toBeLessThan(1e-3);
+  });
+
+  test("the vocabulary is mapped, or read where mapping fails: the same bytes", () => {
+    const file = join(import.meta.dir, "../../src/retrieval/embed/model.bin");
+    const fd = openSync(file, "r");
+    try {
+      const bytes = 700_000;
+      const mapped = vocabOf(file, fd, bytes);
+      expect(mapped.start).toBe(64); // the mapping holds the header too
+      const read = vocabOf(join(import.meta.dir, "no-such-table.bin"), fd, bytes); // cannot be mapped
+      expect(read.start).toBe(0);
+      expect(Buffer.compare(mapped.vocab.subarray(64), read.vocab)).toBe(0);
+      expect(Buffer.compare(read.vocab, readFileSync(file).subarray(64, 64 + bytes))).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
   });
 
   test("a paraphrase is nearer its meaning than an unrelated sentence", () => {

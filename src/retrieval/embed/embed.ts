@@ -5,10 +5,11 @@
  *
  * The table (model.bin, layout in scripts/embed/export.py) is embedded in the binary. A compiled
  * binary's embedded files can only be copied out whole, so the first use copies it once into
- * `state/model/<id>.bin`. A process reads the vocabulary's part of that file (hash slots, strings,
- * scales: half a megabyte) and each token's row when it first meets the token: a prompt hook reads
- * a few dozen rows. (Mapped instead, a prompt's WordPiece probes and rows faulted in 64 KB around
- * each page they touched: 8 MB more resident memory for one sentence.)
+ * `state/model/<id>.bin`. A process maps the vocabulary's part of that file (hash slots, strings,
+ * scales: 0.7 MB, of which a sentence's WordPiece probes touch a few pages) and reads each token's
+ * row when it first meets the token: a prompt hook reads a few dozen rows. (Reading the vocabulary
+ * instead cost a prompt hook 0.4 ms; mapping the rows too faulted in 64 KB around each row it
+ * touched, 8 MB more resident memory for one sentence.)
  *
  * The tokenizer is BERT's (uncased): clean control characters, space out CJK ideographs, strip
  * accents, lowercase; split on whitespace and punctuation; WordPiece, greedy longest match with
@@ -74,12 +75,25 @@ function readAt(fd: number, length: number, position: number): Uint8Array {
   return out;
 }
 
+/**
+ * The table's first `HEADER + bytes` bytes mapped (the file is never truncated: a new copy replaces
+ * it by rename), and where the vocabulary starts in them; read into memory where mapping fails.
+ */
+export function vocabOf(path: string, fd: number, bytes: number): { vocab: Uint8Array; start: number } {
+  try {
+    const vocab = Bun.mmap(path, { size: HEADER + bytes });
+    if (vocab.length === HEADER + bytes) return { vocab, start: HEADER };
+  } catch {}
+  return { vocab: readAt(fd, bytes, HEADER), start: 0 };
+}
+
 /** The table, opened on first use; null when it cannot be read (similarity is then off). */
 export function loadTable(file?: string): Table | null {
   if (table !== undefined && !file) return table;
   try {
     // The descriptor stays open for the process: rows are read from it as tokens are met.
-    const fd = openSync(file ?? tableFile(), "r");
+    const path = file ?? tableFile();
+    const fd = openSync(path, "r");
     const head = readAt(fd, HEADER, 0);
     const view = new DataView(head.buffer);
     if (view.getUint32(0, true) !== 0x314d4543) throw new Error("not a model table"); // "CEM1"
@@ -89,10 +103,10 @@ export function loadTable(file?: string): Table | null {
     const strBytes = view.getUint32(16, true);
     const unk = view.getUint32(20, true);
     const pad = (4 - (strBytes % 4)) % 4;
-    // Everything before the rows in one read: slots, offsets, strings, scales.
+    // Everything before the rows, mapped (read where mapping fails): slots, offsets, strings, scales.
     const vocabBytes = 4 * nslots + 4 * (tokens + 1) + strBytes + pad + 4 * tokens;
-    const vocab = readAt(fd, vocabBytes, HEADER);
-    let at = 0;
+    const { vocab, start } = vocabOf(path, fd, vocabBytes);
+    let at = start;
     const slots = new Int32Array(vocab.buffer, at, nslots);
     at += 4 * nslots;
     const offsets = new Uint32Array(vocab.buffer, at, tokens + 1);
