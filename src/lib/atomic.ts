@@ -25,9 +25,10 @@ export function renameOver(
 
 /**
  * Write a file so that readers see either the old or the new content, never a mix:
- * write a temp file in the same directory, fsync it, rename it over the target.
+ * write a temp file in the same directory, fsync it, rename it over the target. A cache that
+ * checks what it reads passes `sync: false` (no fsync).
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600, sync = true): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${Date.now().toString(36)}${(counter++).toString(36)}.tmp`);
@@ -36,7 +37,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     const buf = typeof data === "string" ? Buffer.from(data) : data;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     try {

@@ -14,7 +14,7 @@ import { type Entry, normHash, parseEntry } from "./entry";
 import { GLOBAL, isTeamKey, knownTeams, registerTeam, type ScopeKey, TEAM_FOLDER, teamWorktree } from "./scope";
 import { extractAnchors } from "./stale/anchors";
 import { TEAM_FILE_MAX, teamEntryProblem } from "./team";
-import { packScope, putVector } from "./vectors";
+import { dropBlocks, packScope, putVector } from "./vectors";
 
 /** `memory/global`, `memory/projects/<id>`, or a team lane's `<worktree>/.coffer`. */
 export function scopeDir(scope: ScopeKey): string {
@@ -513,7 +513,7 @@ export function rebuildIndex(
     db.run("DELETE FROM entries");
     db.run("DELETE FROM entries_fts");
     db.run("DELETE FROM scan_dirs");
-    db.run("DELETE FROM vector_blocks");
+    dropBlocks(db);
     db.query("INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)").run(MODEL_ID);
   }).immediate();
   // Listed after the rows are gone: a write that lands before the delete has its file listed (and

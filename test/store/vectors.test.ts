@@ -4,7 +4,7 @@
  * again when the model changes (lazily on a CLI open, or by reindex).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { embed, MODEL_ID } from "../../src/retrieval/embed/embed";
@@ -13,7 +13,7 @@ import { dbOf } from "../../src/store/db";
 import { forget, remember } from "../../src/store/entries";
 import { rebuildIndex } from "../../src/store/indexer";
 import { activeScopes, closeStore, openStore } from "../../src/store/store";
-import { refreshVectors, unpackVector, vectorsCurrent } from "../../src/store/vectors";
+import { refreshVectors, unpackVector, vectorBlocks, vectorsCurrent } from "../../src/store/vectors";
 
 const root = mkdtempSync(join(tmpdir(), "coffer-vectors-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -138,6 +138,67 @@ describe("entry vectors", () => {
     expect(count(`SELECT count(*) AS n FROM entry_vectors WHERE model = '${MODEL_ID}'`)).toBe(texts.length);
     const v = embed("payments rule");
     expect(nearest(store, activeScopes(store), v, 3)).toHaveLength(3);
+    closeStore(store);
+  });
+});
+
+describe("the blocks' copy beside the index", () => {
+  test("a whole scan reads the blocks from their copy while it is current", () => {
+    const store = open();
+    const scopes = activeScopes(store);
+    const fromDb = () =>
+      (
+        dbOf(store).query("SELECT rowids, codes FROM vector_blocks ORDER BY scope, block").all() as {
+          rowids: Uint8Array;
+          codes: Uint8Array;
+        }[]
+      ).map((r) => [...new Uint32Array(r.rowids.buffer, r.rowids.byteOffset, r.rowids.byteLength / 4)]);
+    const dir = join(root, "coffer", "state", "vectors");
+    rmSync(dir, { recursive: true, force: true });
+    const first = vectorBlocks(store, scopes);
+    expect(first.map((b) => [...b.rowids])).toEqual(fromDb());
+    const [name] = readdirSync(dir);
+    const file = join(dir, name!);
+    // The copy is what the next scan reads: a code changed in it (same token, same size) shows.
+    const bytes = new Uint8Array(readFileSync(file));
+    const words = new Uint32Array(bytes.buffer);
+    const lastCode = words.length - 1;
+    words[lastCode] = ~words[lastCode]! >>> 0;
+    writeFileSync(file, bytes);
+    const second = vectorBlocks(store, scopes);
+    expect(second.at(-1)!.codes.at(-1)).toBe(words[lastCode]!);
+    // A copy cut short is not used, and is made again.
+    writeFileSync(file, bytes.subarray(0, bytes.length - 4));
+    expect(vectorBlocks(store, scopes).at(-1)!.codes.at(-1)).toBe(first.at(-1)!.codes.at(-1)!);
+    expect(readFileSync(file).length).toBe(bytes.length);
+    // A pack changes the blocks and their token: the old copy is stale, the scan reads SQLite.
+    writeFileSync(file, bytes); // the doctored copy, under the old token
+    for (let i = 0; i < 300; i++)
+      remember(store, { text: `search note ${i}: the index ${i * 7} of shard ${i % 5}`, actor: "test", source: "cli" });
+    const after = vectorBlocks(store, scopes);
+    expect(after.map((b) => [...b.rowids])).toEqual(fromDb());
+    expect(after.reduce((n, b) => n + b.rowids.length, 0)).toBeGreaterThan(
+      first.reduce((n, b) => n + b.rowids.length, 0),
+    );
+    expect(after.some((b) => b.codes.includes(words[lastCode]!) && b.codes.at(-1) === words[lastCode])).toBe(false);
+    // A rebuilt index packs every scope anew, under new tokens: the copy is made again.
+    const tokens = () =>
+      dbOf(store).query("SELECT key, value FROM meta WHERE key LIKE 'vector_blocks:%' ORDER BY key").all();
+    const before = tokens();
+    expect(before.length).toBeGreaterThan(0);
+    rebuildIndex(dbOf(store));
+    const rebuilt = tokens();
+    expect(rebuilt.length).toBe(before.length);
+    expect(rebuilt).not.toEqual(before);
+    expect(vectorBlocks(store, scopes).map((b) => [...b.rowids])).toEqual(fromDb());
+    expect(readFileSync(file).includes(Buffer.from((rebuilt[0] as { value: string }).value))).toBe(true);
+    // An index an older binary packed holds no token: the first whole scan gives it one.
+    dbOf(store).run("DELETE FROM meta WHERE key LIKE 'vector_blocks:%'");
+    rmSync(dir, { recursive: true, force: true });
+    expect(vectorBlocks(store, scopes).map((b) => [...b.rowids])).toEqual(fromDb());
+    const given = tokens();
+    expect(given.length).toBe(1); // the one scope with blocks
+    expect(readFileSync(file).includes(Buffer.from((given[0] as { value: string }).value))).toBe(true);
     closeStore(store);
   });
 });
