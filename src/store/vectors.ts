@@ -17,8 +17,9 @@
  * `state/vectors/<scope>.codes`, mapped: SQLite reads a 128 KB block row through 32 overflow
  * pages, 3.7 ms for 100,000 codes, where the mapped copy costs 0.1 ms. Every change of a scope's
  * blocks gives it a new random token in `meta` (inside the writer's transaction); a copy holds the
- * token of the blocks it was made from and is used only while that token is current, else made
- * again by the next whole scan. The prompt hook scans only the newest blocks, from SQLite.
+ * token of the blocks it was made from, and their rows' rowids and counts (which an older binary's
+ * pack changes too), and is used only while both are current, else made again by the next whole
+ * scan. The prompt hook scans only the newest blocks, from SQLite.
  */
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
@@ -187,13 +188,21 @@ export function dropBlocks(db: Database): void {
 }
 
 type Block = { rowids: Uint32Array; codes: Uint32Array };
+/** A block row as SQLite has it: its rowid (a rewritten row gets a new one) and its count of codes. */
+type BlockRow = { rowid: number; n: number };
 
-/** Copy layout, u32 little-endian: magic, token bytes, the token (padded to 4), block count, each block's n, then per block its rowids and codes. */
-const MAGIC = 0x31425643; // "CVB1"
+/**
+ * Copy layout, u32 little-endian: magic, token bytes, the token (padded to 4), block count, each
+ * block row's rowid and n, then per block its rowids and codes.
+ */
+const MAGIC = 0x32425643; // "CVB2"
 const copyFile = (scope: ScopeKey) => join(paths.state(), "vectors", `${sha256(scope).slice(0, 24)}.codes`);
 
-/** A scope's blocks from its copy, when the copy holds `token`'s blocks whole; else undefined. */
-function readCopy(file: string, token: string): Block[] | undefined {
+/**
+ * A scope's blocks from its copy, when the copy holds the blocks of `token` and of these rows
+ * whole; else undefined. (The rows catch a pack by a binary older than the tokens.)
+ */
+function readCopy(file: string, token: string, rows: BlockRow[]): Block[] | undefined {
   let buf: Uint8Array;
   try {
     // Mapped: a copy is replaced by rename, never truncated in place.
@@ -207,17 +216,17 @@ function readCopy(file: string, token: string): Block[] | undefined {
   }
   const tokenBytes = Buffer.from(token);
   const head = 2 + Math.ceil(tokenBytes.length / 4);
-  if (buf.byteLength % 4 || buf.byteLength < 4 * (head + 1)) return undefined;
+  let at = head + 1 + 2 * rows.length;
+  if (buf.byteLength % 4 || buf.byteLength < 4 * at) return undefined;
   const w = new Uint32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
   if (w[0] !== MAGIC || w[1] !== tokenBytes.length || !tokenBytes.equals(buf.subarray(8, 8 + tokenBytes.length)))
     return undefined;
-  const count = w[head]!;
-  let at = head + 1 + count;
-  if (at > w.length) return undefined;
-  const ns = w.subarray(head + 1, at);
-  if (at + ns.reduce((s, n) => s + n * (1 + CODE_WORDS), 0) !== w.length) return undefined;
+  if (w[head] !== rows.length) return undefined;
+  for (const [i, r] of rows.entries())
+    if (w[head + 1 + 2 * i] !== r.rowid || w[head + 2 + 2 * i] !== r.n) return undefined;
+  if (at + rows.reduce((s, r) => s + r.n * (1 + CODE_WORDS), 0) !== w.length) return undefined;
   const out: Block[] = [];
-  for (const n of ns) {
+  for (const { n } of rows) {
     out.push({ rowids: w.subarray(at, at + n), codes: w.subarray(at + n, at + n + n * CODE_WORDS) });
     at += n * (1 + CODE_WORDS);
   }
@@ -225,20 +234,21 @@ function readCopy(file: string, token: string): Block[] | undefined {
 }
 
 /** Write a scope's copy (best effort: an unwritable state/ leaves the scan reading SQLite). */
-function writeCopy(file: string, token: string, blocks: Block[]): void {
+function writeCopy(file: string, token: string, rows: BlockRow[], blocks: Block[]): void {
   const tokenBytes = Buffer.from(token);
   const head = 2 + Math.ceil(tokenBytes.length / 4);
-  const size = head + 1 + blocks.length + blocks.reduce((s, b) => s + b.rowids.length * (1 + CODE_WORDS), 0);
+  const size = head + 1 + 2 * rows.length + rows.reduce((s, r) => s + r.n * (1 + CODE_WORDS), 0);
   const w = new Uint32Array(size);
   w[0] = MAGIC;
   w[1] = tokenBytes.length;
   new Uint8Array(w.buffer, 8, tokenBytes.length).set(tokenBytes);
-  w[head] = blocks.length;
-  let at = head + 1 + blocks.length;
+  w[head] = rows.length;
+  let at = head + 1 + 2 * rows.length;
   for (const [i, b] of blocks.entries()) {
-    const n = b.rowids.length;
-    w[head + 1 + i] = n;
-    w.set(b.rowids, at);
+    const { rowid, n } = rows[i]!;
+    w[head + 1 + 2 * i] = rowid;
+    w[head + 2 + 2 * i] = n;
+    w.set(b.rowids.subarray(0, n), at);
     w.set(b.codes.subarray(0, n * CODE_WORDS), at + n);
     at += n * (1 + CODE_WORDS);
   }
@@ -252,19 +262,22 @@ function scopeBlocks(db: Database, scope: ScopeKey): Block[] {
   const file = copyFile(scope);
   const tokenNow = () =>
     (db.query("SELECT value FROM meta WHERE key = ?").get(`${TOKEN}${scope}`) as { value: string } | null)?.value;
-  const current = tokenNow();
-  const copied = current ? readCopy(file, current) : undefined;
+  const rowsNow = () =>
+    db.query("SELECT rowid, n FROM vector_blocks WHERE scope = ? ORDER BY block").all(scope) as BlockRow[];
+  // Each time the token, the rows and what is read of them are of one moment (one read transaction).
+  const seen = db.transaction(() => ({ token: tokenNow(), rows: rowsNow() }))();
+  const copied = seen.token ? readCopy(file, seen.token, seen.rows) : undefined;
   if (copied) return copied;
-  // The token and the blocks of one moment (one read transaction), for the copy made of them.
-  const { now, blocks } = db.transaction(() => ({
-    now: tokenNow(),
-    blocks: (
-      db.query("SELECT rowids, codes FROM vector_blocks WHERE scope = ? ORDER BY block").all(scope) as {
-        rowids: Uint8Array;
-        codes: Uint8Array;
-      }[]
-    ).map((r) => ({ rowids: u32(r.rowids), codes: u32(r.codes) })),
-  }))();
+  const { now, rows, blocks } = db.transaction(() => {
+    const read = db
+      .query("SELECT rowid, n, rowids, codes FROM vector_blocks WHERE scope = ? ORDER BY block")
+      .all(scope) as (BlockRow & { rowids: Uint8Array; codes: Uint8Array })[];
+    return {
+      now: tokenNow(),
+      rows: read.map((r) => ({ rowid: r.rowid, n: r.n })),
+      blocks: read.map((r) => ({ rowids: u32(r.rowids), codes: u32(r.codes) })),
+    };
+  })();
   let token = now;
   if (!token && blocks.length) {
     // Blocks packed before tokens existed (an older binary's index) get one, unless a writer gave
@@ -279,7 +292,7 @@ function scopeBlocks(db: Database, scope: ScopeKey): Block[] {
         .immediate();
     } catch {} // a store that cannot be written: no copy
   }
-  if (token && blocks.length) writeCopy(file, token, blocks);
+  if (token && blocks.length) writeCopy(file, token, rows, blocks);
   return blocks;
 }
 

@@ -171,6 +171,22 @@ describe("the blocks' copy beside the index", () => {
     writeFileSync(file, bytes.subarray(0, bytes.length - 4));
     expect(vectorBlocks(store, scopes).at(-1)!.codes.at(-1)).toBe(first.at(-1)!.codes.at(-1)!);
     expect(readFileSync(file).length).toBe(bytes.length);
+    // A binary older than the tokens packs without changing the token: the block's row changed.
+    const db = dbOf(store);
+    const last = db
+      .query("SELECT scope, block, n, rowids, codes FROM vector_blocks ORDER BY scope, block DESC LIMIT 1")
+      .get() as { scope: string; block: number; n: number; rowids: Uint8Array; codes: Uint8Array };
+    const tokensBefore = db.query("SELECT value FROM meta WHERE key LIKE 'vector_blocks:%'").all();
+    db.query("INSERT OR REPLACE INTO vector_blocks(scope, block, n, rowids, codes) VALUES(?, ?, ?, ?, ?)").run(
+      last.scope,
+      last.block,
+      last.n - 1,
+      last.rowids.subarray(0, 4 * (last.n - 1)),
+      last.codes.subarray(0, 32 * (last.n - 1)),
+    );
+    expect(db.query("SELECT value FROM meta WHERE key LIKE 'vector_blocks:%'").all()).toEqual(tokensBefore);
+    expect(vectorBlocks(store, scopes).map((b) => [...b.rowids])).toEqual(fromDb());
+    expect(vectorBlocks(store, scopes).at(-1)!.rowids.length).toBe(last.n - 1);
     // A pack changes the blocks and their token: the old copy is stale, the scan reads SQLite.
     writeFileSync(file, bytes); // the doctored copy, under the old token
     for (let i = 0; i < 300; i++)
