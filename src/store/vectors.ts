@@ -22,7 +22,7 @@
  * scan. The prompt hook scans only the newest blocks, from SQLite.
  */
 import type { Database } from "bun:sqlite";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../lib/atomic";
 import { sha256 } from "../lib/hash";
@@ -180,8 +180,14 @@ function blocksChanged(db: Database, scope: ScopeKey): void {
 }
 const TOKEN = "vector_blocks:";
 
-/** Every scope's blocks gone (a rebuild, a new model): no copy is current any more. */
+/**
+ * Every scope's blocks gone (a rebuild, a new model): no copy is current any more, and they are
+ * removed (so a scope that is gone leaves none behind; a copy in use elsewhere stays readable).
+ */
 export function dropBlocks(db: Database): void {
+  try {
+    rmSync(copiesDir(), { recursive: true, force: true });
+  } catch {}
   db.run("DELETE FROM vector_blocks");
   // Every `vector_blocks:<scope>` key (";" sorts right after ":").
   db.query("DELETE FROM meta WHERE key >= ? AND key < ?").run(TOKEN, `${TOKEN.slice(0, -1)};`);
@@ -196,7 +202,8 @@ type BlockRow = { rowid: number; n: number };
  * block row's rowid and n, then per block its rowids and codes.
  */
 const MAGIC = 0x32425643; // "CVB2"
-const copyFile = (scope: ScopeKey) => join(paths.state(), "vectors", `${sha256(scope).slice(0, 24)}.codes`);
+const copiesDir = () => join(paths.state(), "vectors");
+const copyFile = (scope: ScopeKey) => join(copiesDir(), `${sha256(scope).slice(0, 24)}.codes`);
 
 /**
  * A scope's blocks from its copy, when the copy holds the blocks of `token` and of these rows

@@ -4,7 +4,7 @@
  * again when the model changes (lazily on a CLI open, or by reindex).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { embed, MODEL_ID } from "../../src/retrieval/embed/embed";
@@ -202,7 +202,10 @@ describe("the blocks' copy beside the index", () => {
       dbOf(store).query("SELECT key, value FROM meta WHERE key LIKE 'vector_blocks:%' ORDER BY key").all();
     const before = tokens();
     expect(before.length).toBeGreaterThan(0);
+    const orphan = join(dir, "0123456789abcdef01234567.codes"); // a scope that is gone
+    writeFileSync(orphan, bytes);
     rebuildIndex(dbOf(store));
+    expect(existsSync(orphan)).toBe(false);
     const rebuilt = tokens();
     expect(rebuilt.length).toBe(before.length);
     expect(rebuilt).not.toEqual(before);
