@@ -202,6 +202,12 @@ type BlockRow = { rowid: number; n: number };
  * block row's rowid and n, then per block its rowids and codes.
  */
 const MAGIC = 0x32425643; // "CVB2"
+/** Where a copy's blocks start (in words) and its whole length, for this token and these rows. */
+function copyLayout(token: Buffer, rows: BlockRow[]): { head: number; data: number; words: number } {
+  const head = 2 + Math.ceil(token.length / 4);
+  const data = head + 1 + 2 * rows.length;
+  return { head, data, words: data + rows.reduce((s, r) => s + r.n * (1 + CODE_WORDS), 0) };
+}
 const copiesDir = () => join(paths.state(), "vectors");
 const copyFile = (scope: ScopeKey) => join(copiesDir(), `${sha256(scope).slice(0, 24)}.codes`);
 
@@ -222,16 +228,15 @@ function readCopy(file: string, token: string, rows: BlockRow[]): Block[] | unde
     }
   }
   const tokenBytes = Buffer.from(token);
-  const head = 2 + Math.ceil(tokenBytes.length / 4);
-  let at = head + 1 + 2 * rows.length;
-  if (buf.byteLength % 4 || buf.byteLength < 4 * at) return undefined;
-  const w = new Uint32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+  const { head, data, words } = copyLayout(tokenBytes, rows);
+  if (buf.byteLength !== 4 * words) return undefined;
+  const w = new Uint32Array(buf.buffer, buf.byteOffset, words);
   if (w[0] !== MAGIC || w[1] !== tokenBytes.length || !tokenBytes.equals(buf.subarray(8, 8 + tokenBytes.length)))
     return undefined;
   if (w[head] !== rows.length) return undefined;
   for (const [i, r] of rows.entries())
     if (w[head + 1 + 2 * i] !== r.rowid || w[head + 2 + 2 * i] !== r.n) return undefined;
-  if (at + rows.reduce((s, r) => s + r.n * (1 + CODE_WORDS), 0) !== w.length) return undefined;
+  let at = data;
   const out: Block[] = [];
   for (const { n } of rows) {
     out.push({ rowids: w.subarray(at, at + n), codes: w.subarray(at + n, at + n + n * CODE_WORDS) });
@@ -243,14 +248,13 @@ function readCopy(file: string, token: string, rows: BlockRow[]): Block[] | unde
 /** Write a scope's copy (best effort: an unwritable state/ leaves the scan reading SQLite). */
 function writeCopy(file: string, token: string, rows: BlockRow[], blocks: Block[]): void {
   const tokenBytes = Buffer.from(token);
-  const head = 2 + Math.ceil(tokenBytes.length / 4);
-  const size = head + 1 + 2 * rows.length + rows.reduce((s, r) => s + r.n * (1 + CODE_WORDS), 0);
-  const w = new Uint32Array(size);
+  const { head, data, words } = copyLayout(tokenBytes, rows);
+  const w = new Uint32Array(words);
   w[0] = MAGIC;
   w[1] = tokenBytes.length;
   new Uint8Array(w.buffer, 8, tokenBytes.length).set(tokenBytes);
   w[head] = rows.length;
-  let at = head + 1 + 2 * rows.length;
+  let at = data;
   for (const [i, b] of blocks.entries()) {
     const { rowid, n } = rows[i]!;
     w[head + 1 + 2 * i] = rowid;
