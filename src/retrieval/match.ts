@@ -64,6 +64,8 @@ export type PostingsOptions = {
   bm25Max?: number;
   /** A group whose own words are too common says nothing: skip its alternatives (the hook). */
   skipCommon?: boolean;
+  /** A form in more than `cap` entries keeps the newest `newest` of them instead of none. */
+  newest?: number;
 };
 
 /** IDF as BM25 computes it (never negative): a form in `df` of `total` entries. */
@@ -82,7 +84,8 @@ export function bm25Estimate(total: number, df: number, field: Field): number {
 
 /**
  * Postings of each group's forms (own words first, then alternatives in order) in `scopes`.
- * A form found in more than `cap` entries keeps only its count (`df = cap + 1`, no hits).
+ * A form found in more than `cap` entries keeps only its count (`df = cap + 1`, no hits; or,
+ * with `newest`, the most recently indexed of them).
  */
 export function postings(
   store: Store,
@@ -104,9 +107,11 @@ export function postings(
       opts.bm25Max && hits.length && hits.length <= opts.bm25Max ? m.scored(text, prefix, opts.bm25Max) : undefined;
     const form = scored
       ? { df: scored.hits.length, ...scored }
-      : hits.length > opts.cap || !hits.length
-        ? { df: hits.length, hits: [], field: new Map(), keywordsOnly: new Set<number>() }
-        : { df: hits.length, hits, ...m.fields(text, prefix) };
+      : hits.length > opts.cap && opts.newest
+        ? { df: hits.length, hits: m.newest(text, prefix, opts.newest), ...m.fields(text, prefix) }
+        : hits.length > opts.cap || !hits.length
+          ? { df: hits.length, hits: [], field: new Map(), keywordsOnly: new Set<number>() }
+          : { df: hits.length, hits, ...m.fields(text, prefix) };
     read.set(key, form);
     return form;
   };

@@ -130,11 +130,12 @@ function rank(store: Store, query: string, scopes: ScopeKey[]) {
   });
   const paths = pathHits(store, globPaths(store, promptPaths(query, store.cwd)), scopes);
   if (!paths.length && posts.every((p) => p.forms.every((f) => !f.hits.length))) {
-    // Every term too common to read (or absent): the rarest one, read further, newest first.
+    // Every term too common to read (or absent): the rarest one, read further; in more entries
+    // still (a word in half of 100,000), its most recently indexed ones.
     const common = posts.filter((p) => p.forms[0]!.df > cap).sort((a, b) => a.forms[0]!.df - b.forms[0]!.df)[0];
     if (common)
       posts = posts.map((p) =>
-        p === common ? postings(store, [p.group], scopes, { cap: 4 * cap, altMax: 0 })[0]! : p,
+        p === common ? postings(store, [p.group], scopes, { cap: 4 * cap, altMax: 0, newest: cap })[0]! : p,
       );
   }
   // A term's weight: the IDF of its own words, or of its best alternative when the store lacks

@@ -70,9 +70,16 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
   );
   const HEADING: Field[] = ["body", "title", "tags", "keywords"];
   const ownText = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
+  const last = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
   return {
     hits(text: string, prefix: boolean, limit: number): number[] {
       return (any.all(filter + phrase(text, "title tags keywords body", prefix), limit) as { rowid: number }[]).map(
+        (r) => r.rowid,
+      );
+    },
+    /** The most recently indexed rowids holding a form (the highest rowids), up to a limit. */
+    newest(text: string, prefix: boolean, limit: number): number[] {
+      return (last.all(filter + phrase(text, "title tags keywords body", prefix), limit) as { rowid: number }[]).map(
         (r) => r.rowid,
       );
     },

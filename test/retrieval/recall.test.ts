@@ -50,6 +50,17 @@ describe("ranking", () => {
     expect(titles).toHaveLength(5);
   });
 
+  test("entries tied on every match come newest first, page after page (201 tied on 'quokka enclosure')", () => {
+    expect(recallTitles("quokka enclosure")).toEqual([200, 199, 198, 197, 196].map((i) => `Quokka observation ${i}`));
+    expect(recallTitles("quokka enclosure", ["--limit", "12"]).slice(10)).toEqual([
+      "Quokka observation 190",
+      "Quokka observation 189",
+    ]);
+    // With the full text of each hit, not only the title the order read.
+    const hit = sb.run(["recall", "quokka enclosure", "--json", "--limit", "1"], { cwd: repo }).json().hits[0];
+    expect(hit.text).toBe("Quokka observation 200: seen near the enclosure, behaviour logged.");
+  });
+
   test("make release: the entry matching both words ranks above one matching one", () => {
     // The partial match is the better BM25 hit for "release" alone (short, the word thrice).
     expect(
