@@ -105,10 +105,11 @@ export function postings(
     const hits = m.hits(text, prefix, opts.cap + 1);
     const scored =
       opts.bm25Max && hits.length && hits.length <= opts.bm25Max ? m.scored(text, prefix, opts.bm25Max) : undefined;
+    const newest = hits.length > opts.cap && opts.newest ? m.newest(text, prefix, opts.newest) : undefined;
     const form = scored
       ? { df: scored.hits.length, ...scored }
-      : hits.length > opts.cap && opts.newest
-        ? { df: hits.length, hits: m.newest(text, prefix, opts.newest), ...m.fields(text, prefix) }
+      : newest
+        ? { df: hits.length, hits: newest, ...m.fields(text, prefix, newest[newest.length - 1]) }
         : hits.length > opts.cap || !hits.length
           ? { df: hits.length, hits: [], field: new Map(), keywordsOnly: new Set<number>() }
           : { df: hits.length, hits, ...m.fields(text, prefix) };

@@ -63,13 +63,14 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
      FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?`,
   );
   // Title, tags and keywords in one statement; a hit in none of them is a body hit.
+  // From rowid ?4 on: the fields of a form's newest hits only (`newest`).
   const heading = db.query(
-    `SELECT rowid, 1 AS f FROM entries_fts WHERE entries_fts MATCH ?1
-     UNION ALL SELECT rowid, 2 FROM entries_fts WHERE entries_fts MATCH ?2
-     UNION ALL SELECT rowid, 3 FROM entries_fts WHERE entries_fts MATCH ?3`,
+    `SELECT rowid, 1 AS f FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid >= ?4
+     UNION ALL SELECT rowid, 2 FROM entries_fts WHERE entries_fts MATCH ?2 AND rowid >= ?4
+     UNION ALL SELECT rowid, 3 FROM entries_fts WHERE entries_fts MATCH ?3 AND rowid >= ?4`,
   );
   const HEADING: Field[] = ["body", "title", "tags", "keywords"];
-  const ownText = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?");
+  const ownText = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? AND rowid >= ?");
   const last = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
   return {
     hits(text: string, prefix: boolean, limit: number): number[] {
@@ -88,17 +89,17 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
      * leaves out is a body hit: for a common word, thousands), and the hits holding the form in
      * their keywords alone.
      */
-    fields(text: string, prefix: boolean): { field: Map<number, Field>; keywordsOnly: Set<number> } {
+    fields(text: string, prefix: boolean, from = 0): { field: Map<number, Field>; keywordsOnly: Set<number> } {
       const field = new Map<number, Field>();
       const q = (c: string) => filter + phrase(text, c, prefix);
       const best = new Map<number, number>();
-      for (const r of heading.all(q("title"), q("tags"), q("keywords")) as { rowid: number; f: number }[])
+      for (const r of heading.all(q("title"), q("tags"), q("keywords"), from) as { rowid: number; f: number }[])
         best.set(r.rowid, Math.min(best.get(r.rowid) ?? 9, r.f));
       for (const [rowid, f] of best) field.set(rowid, HEADING[f]!);
       const keywordsOnly = new Set<number>();
       // Only a form found in some keywords costs the look at the entries' own text.
       if ([...best.values()].includes(3)) {
-        const own = new Set((ownText.all(q("title tags body")) as { rowid: number }[]).map((r) => r.rowid));
+        const own = new Set((ownText.all(q("title tags body"), from) as { rowid: number }[]).map((r) => r.rowid));
         for (const [rowid, f] of best) if (f === 3 && !own.has(rowid)) keywordsOnly.add(rowid);
       }
       return { field, keywordsOnly };

@@ -47,6 +47,10 @@ test("a form too common to read keeps nothing, or its newest entries when asked"
     const newest = postings(store, groups, scopes, { cap: 2, newest: 2 })[0]!.forms[0]!;
     expect(newest.df).toBe(3);
     expect(newest.hits).toEqual(rowids.slice(0, 2));
+    // Their fields are read for them alone (the form is in every title here).
+    expect([...newest.field.keys()].sort((a, b) => b - a)).toEqual(rowids.slice(0, 2));
+    expect([...newest.field.values()]).toEqual(["title", "title"]);
+    expect([...all.field.keys()]).toHaveLength(4);
   } finally {
     closeStore(store);
   }
