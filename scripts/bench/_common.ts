@@ -90,21 +90,35 @@ export function entryDirs(cofferHome: string, projectId: string) {
 }
 
 /**
+ * Programs compiled with Coffer's own flags into one temporary folder (removed when this process
+ * exits): `name` -> its source. Returns each program's path.
+ */
+export function compiledPrograms(sources: Record<string, string>): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), "coffer-floor-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true })); // one per bench run, not left in /tmp
+  const out: Record<string, string> = {};
+  for (const [name, source] of Object.entries(sources)) {
+    writeFileSync(join(dir, `${name}.ts`), source);
+    out[name] = join(dir, name);
+    const r = Bun.spawnSync(["bun", "build", ...COMPILE_FLAGS, join(dir, `${name}.ts`), "--outfile", out[name]!], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    if (r.exitCode !== 0) throw new Error(`${name} binary: ${r.stderr}`);
+  }
+  return out;
+}
+
+/** The floor's program. */
+export const FLOOR_SOURCE = "console.log(1);\n";
+
+/**
  * The runtime's floor: a trivial program (`console.log(1)`) compiled with Coffer's own flags, built
  * once per run into the temp folder. Benchmarks report each process as a ratio to it, since
  * `coffer --version` carries the whole bundle's load too.
  */
 export function floorBinary(): string {
-  const dir = mkdtempSync(join(tmpdir(), "coffer-floor-"));
-  writeFileSync(join(dir, "floor.ts"), "console.log(1);\n");
-  const out = join(dir, "floor");
-  const r = Bun.spawnSync(["bun", "build", ...COMPILE_FLAGS, join(dir, "floor.ts"), "--outfile", out], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (r.exitCode !== 0) throw new Error(`floor binary: ${r.stderr}`);
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true })); // one per bench run, not left in /tmp
-  return out;
+  return compiledPrograms({ floor: FLOOR_SOURCE }).floor!;
 }
 
 /**
