@@ -4,22 +4,15 @@
  * the") found nothing before (search.ts rank reads its rarest term so). Checked here with a cap
  * of 2 on a small store: the real cap is 10,000 and past 40,000 entries.
  */
-import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { analyzeQuery } from "../../src/retrieval/analysis/text";
 import { postings } from "../../src/retrieval/match";
 import { dbOf } from "../../src/store/db";
 import { remember } from "../../src/store/entries";
 import { activeScopes, closeStore, openStore } from "../../src/store/store";
+import { inProcessHome } from "../kit/in-process";
 
-const root = mkdtempSync(join(tmpdir(), "coffer-postings-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-process.env.COFFER_HOME = join(root, "coffer");
-process.env.HOME = join(root, "home");
-const repo = join(root, "work", "shop");
-mkdirSync(join(repo, ".git"), { recursive: true });
+const { repo } = inProcessHome("coffer-postings-");
 
 test("a form too common to read keeps nothing, or its newest entries when asked", () => {
   const store = openStore({ cwd: repo, notice: () => {} });

@@ -2,20 +2,15 @@
  * index.db is a cache of memory/: no process fsyncs it (store/db.ts `noSync`). The kill -9 suite
  * (test/reliability/fault-crash.test.ts) shows a process that dies mid-write still loses nothing.
  */
-import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { dbOf } from "../../src/store/db";
 import { remember } from "../../src/store/entries";
 import { closeStore, openStore } from "../../src/store/store";
+import { inProcessHome } from "../kit/in-process";
 
-const root = mkdtempSync(join(tmpdir(), "coffer-index-sync-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-process.env.COFFER_HOME = join(root, "coffer");
-process.env.HOME = join(root, "home");
-const repo = join(root, "work", "shop");
-mkdirSync(join(repo, ".git"), { recursive: true });
+const { root, repo } = inProcessHome("coffer-index-sync-");
 
 const pragma = (store: ReturnType<typeof openStore>, name: string) =>
   Object.values(dbOf(store).query(`PRAGMA ${name}`).get() as Record<string, unknown>)[0];

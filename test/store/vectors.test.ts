@@ -3,9 +3,8 @@
  * codes, found again by `nearest` as the exact scan would, dropped with their entry, and made
  * again when the model changes (lazily on a CLI open, or by reindex).
  */
-import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { embed, MODEL_ID } from "../../src/retrieval/embed/embed";
 import { hammingNearest, nearest, queryVector } from "../../src/retrieval/similarity";
@@ -14,13 +13,9 @@ import { forget, remember } from "../../src/store/entries";
 import { rebuildIndex } from "../../src/store/indexer";
 import { activeScopes, closeStore, openStore } from "../../src/store/store";
 import { refreshVectors, unpackVector, vectorBlocks, vectorsCurrent } from "../../src/store/vectors";
+import { inProcessHome } from "../kit/in-process";
 
-const root = mkdtempSync(join(tmpdir(), "coffer-vectors-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-process.env.COFFER_HOME = join(root, "coffer");
-process.env.HOME = join(root, "home");
-const repo = join(root, "work", "shop");
-mkdirSync(join(repo, ".git"), { recursive: true });
+const { root, repo } = inProcessHome("coffer-vectors-");
 
 const TOPICS = ["deploy", "payments", "database", "tests", "mobile", "auth", "search", "billing", "email", "logging"];
 const texts = Array.from(
