@@ -63,18 +63,17 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
      FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?`,
   );
   // Title, tags and keywords in one statement; a hit in none of them is a body hit.
-  // `from`: the fields of a form's newest hits only (rowids from there on; `newest`), in statements
-  // of their own: the range costs the usual look-ups a little (0.1-0.3 ms of a prompt).
-  const range = (from: number, n: number) => (from ? ` AND rowid >= ?${n}` : "");
-  const heading = (from: number) =>
-    db.query(
-      [1, 2, 3]
-        .map((f) => `SELECT rowid, ${f} AS f FROM entries_fts WHERE entries_fts MATCH ?${f}${range(from, 4)}`)
-        .join(" UNION ALL "),
-    );
+  const headingSql = (range: string) =>
+    [1, 2, 3]
+      .map((f) => `SELECT rowid, ${f} AS f FROM entries_fts WHERE entries_fts MATCH ?${f}${range}`)
+      .join(" UNION ALL ");
+  const heading = db.query(headingSql(""));
   const HEADING: Field[] = ["body", "title", "tags", "keywords"];
-  const ownText = (from: number) =>
-    db.query(`SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1${range(from, 2)}`);
+  const ownText = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1");
+  // `from`: the fields of a form's newest hits only (rowids from there on; `newest`), in statements
+  // of their own: a range on every look-up costs a prompt's a little (0.1-0.3 ms).
+  const headingFrom = () => db.query(headingSql(" AND rowid >= ?4"));
+  const ownTextFrom = () => db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid >= ?2");
   const last = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
   return {
     hits(text: string, prefix: boolean, limit: number): number[] {
@@ -98,14 +97,19 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
       const q = (c: string) => filter + phrase(text, c, prefix);
       const best = new Map<number, number>();
       const at = from ? [from] : [];
-      for (const r of heading(from).all(q("title"), q("tags"), q("keywords"), ...at) as { rowid: number; f: number }[])
+      for (const r of (from ? headingFrom() : heading).all(q("title"), q("tags"), q("keywords"), ...at) as {
+        rowid: number;
+        f: number;
+      }[])
         best.set(r.rowid, Math.min(best.get(r.rowid) ?? 9, r.f));
       for (const [rowid, f] of best) field.set(rowid, HEADING[f]!);
       const keywordsOnly = new Set<number>();
       // Only a form found in some keywords costs the look at the entries' own text.
       if ([...best.values()].includes(3)) {
         const own = new Set(
-          (ownText(from).all(q("title tags body"), ...at) as { rowid: number }[]).map((r) => r.rowid),
+          ((from ? ownTextFrom() : ownText).all(q("title tags body"), ...at) as { rowid: number }[]).map(
+            (r) => r.rowid,
+          ),
         );
         for (const [rowid, f] of best) if (f === 3 && !own.has(rowid)) keywordsOnly.add(rowid);
       }
