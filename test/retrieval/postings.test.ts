@@ -10,7 +10,7 @@ import { postings } from "../../src/retrieval/match";
 import { dbOf } from "../../src/store/db";
 import { remember } from "../../src/store/entries";
 import { activeScopes, closeStore, openStore } from "../../src/store/store";
-import { inProcessHome } from "../kit/in-process";
+import { inProcessHome } from "../kit";
 
 const { repo } = inProcessHome("coffer-postings-");
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { dbOf } from "../../src/store/db";
 import { remember } from "../../src/store/entries";
 import { closeStore, openStore } from "../../src/store/store";
-import { inProcessHome } from "../kit/in-process";
+import { inProcessHome } from "../kit";
 
 const { root, repo } = inProcessHome("coffer-index-sync-");
 

@@ -13,7 +13,7 @@ import { forget, remember } from "../../src/store/entries";
 import { rebuildIndex } from "../../src/store/indexer";
 import { activeScopes, closeStore, openStore } from "../../src/store/store";
 import { refreshVectors, unpackVector, vectorBlocks, vectorsCurrent } from "../../src/store/vectors";
-import { inProcessHome } from "../kit/in-process";
+import { inProcessHome } from "../kit";
 
 const { root, repo } = inProcessHome("coffer-vectors-");
 
