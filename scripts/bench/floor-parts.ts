@@ -68,13 +68,13 @@ for (let i = 0; i < RUNS; i++)
 const floor = stats(times.get("floor")!).median;
 const rows = PARTS.map(([name, label]) => {
   const median = stats(times.get(name)!).median;
-  return { part: label, median: Number(median.toFixed(2)), added: Number((median - floor).toFixed(2)) };
+  return { name, part: label, median: Number(median.toFixed(2)), added: Number((median - floor).toFixed(2)) };
 });
 if (JSON_OUT) console.log(JSON.stringify({ runs: RUNS, floor, rows }, null, 2));
 else {
   console.log(`floor-parts: ${RUNS} runs each, interleaved; medians`);
   for (const r of rows)
     console.log(
-      `  ${r.part.padEnd(48)} ${r.median.toFixed(2).padStart(6)} ms${r.part.startsWith("the floor") ? "" : `  ${r.added >= 0 ? "+" : ""}${r.added.toFixed(2)}`}`,
+      `  ${r.part.padEnd(48)} ${r.median.toFixed(2).padStart(6)} ms${r.name === "floor" ? "" : `  ${r.added >= 0 ? "+" : ""}${r.added.toFixed(2)}`}`,
     );
 }
