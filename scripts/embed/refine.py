@@ -2,9 +2,11 @@
 embedding of each passage is the target the static vectors are fitted to.
 
     python scripts/embed/refine.py CORPUS.txt OUT_DIR [--teacher minilm|bge] [--passages 120000] [--vocab 0]
+                                   [--extra LINES.txt --extra-passages N]
 
 CORPUS.txt is scripts/vectors/corpus.ts's output (one paragraph a line). Passages are 8 to 48
-words cut from its lines, sampled with a fixed seed. OUT_DIR/features holds the teacher's
+words cut from its lines, sampled with a fixed seed. --extra adds N whole lines of another file (glosses.py's definitions),
+sampled with the same seed, after those passages. OUT_DIR/features holds the teacher's
 targets (reused on a rerun), OUT_DIR/model the refined model.
 """
 
@@ -56,6 +58,12 @@ def passages(corpus: Path, count: int) -> list[str]:
     return uniq
 
 
+def extra_lines(path: Path, count: int) -> list[str]:
+    lines = [l for l in path.read_text(encoding="utf-8").splitlines() if l.strip()]
+    random.Random(7).shuffle(lines)
+    return lines[:count] if count else lines
+
+
 def featurize(teacher_path: str, texts: list[str], out: Path) -> np.ndarray:
     """The teacher's targets, reusing those of an earlier run for the passages it shares as a prefix
     (a larger --passages keeps the smaller run's passages first)."""
@@ -88,15 +96,23 @@ def main() -> None:
     ap.add_argument("--passages", type=int, default=120_000)
     ap.add_argument("--vocab", type=int, default=0, help="whole words added to the vocabulary (0: none)")
     ap.add_argument("--pca", type=int, default=256)
+    ap.add_argument("--extra", default=None, help="a file of whole passages, one a line")
+    ap.add_argument("--extra-passages", type=int, default=0, help="how many of them (0: all)")
     ap.add_argument("--teacher", default="minilm", choices=sorted(TEACHERS))
     args = ap.parse_args()
     teacher = str(teacher_dir(args.teacher))
     out = Path(args.out)
     (out / "features").mkdir(parents=True, exist_ok=True)
     texts = passages(Path(args.corpus), args.passages)
+    if args.extra:
+        texts += extra_lines(Path(args.extra), args.extra_passages)
     (out / "features" / "texts.txt").write_text("\n".join(texts), encoding="utf-8")
     print(f"{len(texts)} passages", file=sys.stderr)
     targets = featurize(teacher, texts, out / "features")
+    if args.extra:
+        # tokenlearn validates on the last tenth: mix the two sources so both are trained and checked.
+        order = np.random.default_rng(7).permutation(len(texts))
+        texts, targets = [texts[i] for i in order], targets[order]
     vocab = create_vocab(texts, vocab_size=args.vocab) if args.vocab else None
     model = distill(model_name=teacher, vocabulary=vocab, pca_dims=args.pca, device="cpu", quantize_to="float32")
     model = train_model(model, texts, targets, device="cpu", pca_dims=args.pca)
