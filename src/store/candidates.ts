@@ -74,7 +74,8 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
   // of their own: a range on every look-up costs a prompt's a little (0.1-0.3 ms).
   const headingFrom = () => db.query(headingSql(" AND rowid >= ?4"));
   const ownTextFrom = () => db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid >= ?2");
-  const last = db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
+  // Only recall's fallback for words found everywhere asks for the newest hits: prepared on use.
+  const last = () => db.query("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
   return {
     hits(text: string, prefix: boolean, limit: number): number[] {
       return (any.all(filter + phrase(text, "title tags keywords body", prefix), limit) as { rowid: number }[]).map(
@@ -83,7 +84,7 @@ export function ftsMatcher(store: Store, scopes: ScopeKey[]) {
     },
     /** The most recently indexed rowids holding a form (the highest rowids), up to a limit. */
     newest(text: string, prefix: boolean, limit: number): number[] {
-      return (last.all(filter + phrase(text, "title tags keywords body", prefix), limit) as { rowid: number }[]).map(
+      return (last().all(filter + phrase(text, "title tags keywords body", prefix), limit) as { rowid: number }[]).map(
         (r) => r.rowid,
       );
     },
