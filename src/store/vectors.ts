@@ -387,12 +387,12 @@ export function vectorBlocks(
   scopes: ScopeKey[],
   newest?: number,
 ): { rowids: Uint32Array; codes: Uint32Array }[] {
-  const query = newest
-    ? dbOf(store).query("SELECT rowids, codes FROM vector_blocks WHERE scope = ? ORDER BY block DESC LIMIT ?")
-    : undefined;
-  if (!query) return scopes.flatMap((scope) => scopeBlocks(dbOf(store), scope));
+  if (!newest) return scopes.flatMap((scope) => scopeBlocks(dbOf(store), scope));
+  const query = dbOf(store).query(
+    "SELECT rowids, codes FROM vector_blocks WHERE scope = ? ORDER BY block DESC LIMIT ?",
+  );
   const rows = scopes.flatMap(
-    (scope) => query.all(scope, Math.ceil(newest! / BLOCK)) as { rowids: Uint8Array; codes: Uint8Array }[],
+    (scope) => query.all(scope, Math.ceil(newest / BLOCK)) as { rowids: Uint8Array; codes: Uint8Array }[],
   );
   return rows.map((r) => ({ rowids: u32(r.rowids), codes: u32(r.codes) }));
 }
