@@ -2,13 +2,16 @@ import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utime
 import { dirname } from "node:path";
 import { readOwnText } from "./small-file";
 
+/** What a lock file holds: its owner, when it was taken, and whatever the owner noted (`noteInLock`). */
+export type LockRecord = { pid?: unknown; at?: unknown; [field: string]: unknown };
+
 export type LockOptions = {
   /** Give up after this long (ms). */
   timeoutMs?: number;
   /** A lock older than this whose owner is gone is broken. */
   staleMs?: number;
-  /** Called when a stale lock was broken (its owner may have left other debris). */
-  onBreak?: () => void;
+  /** Called with the broken lock's record when a stale lock was broken (its owner may have left other debris). */
+  onBreak?: (record: LockRecord) => void;
 };
 
 function alive(pid: number): boolean {
@@ -32,30 +35,31 @@ function tryAcquire(file: string): boolean {
   }
 }
 
-/** Remove the lock when its owner is dead or it is older than `staleMs`. */
-function breakIfStale(file: string, staleMs: number): boolean {
+/** Remove the lock when its owner is dead or it is older than `staleMs`; returns the record it held. */
+function breakIfStale(file: string, staleMs: number): LockRecord | undefined {
   let raw: string;
   let age: number;
   try {
     raw = readOwnText(file, 64 * 1024);
     age = Date.now() - statSync(file).mtimeMs;
   } catch {
-    return false; // released meanwhile
+    return undefined; // released meanwhile
   }
-  let pid = 0;
+  let record: LockRecord = {};
   try {
-    pid = Number(JSON.parse(raw).pid) || 0;
+    record = JSON.parse(raw) ?? {};
   } catch {}
+  const pid = Number(record.pid) || 0;
   const ownerGone = pid > 0 ? !alive(pid) : age > 1000; // an empty lock is a writer killed mid-create
-  if (!ownerGone && age < staleMs) return false;
+  if (!ownerGone && age < staleMs) return undefined;
   try {
     // Only remove the lock we judged: if it changed hands meanwhile, leave it.
     if (readOwnText(file, 64 * 1024) === raw) {
       unlinkSync(file);
-      return true;
+      return record;
     }
   } catch {}
-  return false;
+  return undefined;
 }
 
 export class LockBusyError extends Error {
@@ -92,11 +96,25 @@ export function handOverLock(file: string, from: number, to: number): boolean {
   const pid = holder(file);
   if (pid === to) return true;
   if (pid !== from) return false;
+  return rewriteLock(file, { pid: to, at: Date.now() });
+}
+
+/**
+ * Note something in a lock this process holds (`{pid, at}` plus `fields`), for whoever breaks it
+ * should this process die holding it. False when the lock is not this process's.
+ */
+export function noteInLock(file: string, fields: Record<string, unknown>): boolean {
+  if (holder(file) !== process.pid) return false;
+  return rewriteLock(file, { pid: process.pid, at: Date.now(), ...fields });
+}
+
+/** Replace a lock's record atomically (temp + rename): the lock stays held throughout. */
+function rewriteLock(file: string, record: LockRecord): boolean {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     const fd = openSync(tmp, "w", 0o600);
     try {
-      writeSync(fd, JSON.stringify({ pid: to, at: Date.now() }));
+      writeSync(fd, JSON.stringify(record));
     } finally {
       closeSync(fd);
     }
@@ -130,7 +148,8 @@ export function acquireLock(file: string, opts: LockOptions = {}): () => void {
   const deadline = Date.now() + timeout;
   let wait = 2;
   while (!tryAcquire(file)) {
-    if (breakIfStale(file, staleMs)) opts.onBreak?.();
+    const broken = breakIfStale(file, staleMs);
+    if (broken) opts.onBreak?.(broken);
     if (tryAcquire(file)) break;
     if (Date.now() >= deadline) throw new LockBusyError(file, holder(file), timeout);
     Bun.sleepSync(wait + Math.random() * wait);

@@ -155,7 +155,14 @@ export type Git = {
   extendEnv: (vars: Record<string, string>) => void;
 };
 
-export function gitAt(dir: string, opts: { interactive?: boolean } = {}): Git {
+export function gitAt(
+  dir: string,
+  opts: {
+    interactive?: boolean;
+    /** Told each async child's pid as it starts and undefined once it exited (the sync lock records it). */
+    onChild?: (pid: number | undefined) => void;
+  } = {},
+): Git {
   const bin = findGit();
   const env = baseEnv(dir, opts.interactive ?? false);
   const pinned = [...PINNED, `core.hooksPath=${emptyHooksDir()}`];
@@ -175,8 +182,10 @@ export function gitAt(dir: string, opts: { interactive?: boolean } = {}): Git {
         stderr: "pipe",
         timeout: o.timeoutMs,
       });
+      opts.onChild?.(proc.pid);
       const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
       await proc.exited;
+      opts.onChild?.(undefined);
       const timedOut = proc.signalCode !== null && o.timeoutMs !== undefined;
       const result: GitResult = {
         code: proc.exitCode ?? 128,

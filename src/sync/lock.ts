@@ -1,20 +1,38 @@
-/** One sync at a time per COFFER_HOME (a CLI sync and serve's auto sync must not interleave). */
+/**
+ * One sync at a time per COFFER_HOME (a CLI sync and serve's auto sync must not interleave).
+ * The lock also names the git child the sync is waiting on: a `kill -9` of coffer leaves that
+ * git running (orphans outlive their parent), so the next sync stops it before it touches
+ * memory/.git — two gits in one repository step on each other's index.lock and rebase state.
+ */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CofferError } from "../lib/errors";
-import { acquireLock, LockBusyError } from "../lib/lock";
+import { acquireLock, LockBusyError, type LockRecord, noteInLock } from "../lib/lock";
 import { paths } from "../lib/paths";
 
+export type SyncLock = {
+  release: () => void;
+  /** The lock was left by a sync that died: its debris (git's index.lock, a half rebase) may remain. */
+  brokeStale: boolean;
+  /** Note the git child now running (undefined once it exited). */
+  child: (pid: number | undefined) => void;
+};
+
+/** An orphan older than this is not the dead sync's git any more (its pid may be someone else's). */
+const ORPHAN_MAX_AGE_MS = 15 * 60_000;
+
 /** Take the sync lock or fail at once naming the holder; a lock whose process is gone is broken. */
-export function acquireSyncLock(): { release: () => void; brokeStale: boolean } {
-  let brokeStale = false;
+export function acquireSyncLock(): SyncLock {
+  const file = join(paths.state(), "sync.lock");
+  let broken: LockRecord | undefined;
+  let release: () => void;
   try {
     // A sync can run for minutes: only a dead owner makes its lock stale.
-    const release = acquireLock(join(paths.state(), "sync.lock"), {
+    release = acquireLock(file, {
       timeoutMs: 0,
       staleMs: Number.MAX_SAFE_INTEGER,
-      onBreak: () => (brokeStale = true),
+      onBreak: (record) => (broken = record),
     });
-    return { release, brokeStale };
   } catch (err) {
     if (!(err instanceof LockBusyError)) throw err;
     throw new CofferError(
@@ -23,4 +41,60 @@ export function acquireSyncLock(): { release: () => void; brokeStale: boolean } 
       "Wait for it to finish and run the command again.",
     );
   }
+  if (broken) stopOrphan(broken);
+  return {
+    release,
+    brokeStale: broken !== undefined,
+    child: (pid) => noteInLock(file, pid === undefined ? {} : { git: pid }),
+  };
+}
+
+/** The dead sync's git, when it still runs: a moment to finish on its own, then SIGTERM (git removes its lock files), then SIGKILL. */
+function stopOrphan(record: LockRecord): void {
+  const pid = Number(record.git) || 0;
+  if (pid <= 0 || !(Date.now() - Number(record.at) < ORPHAN_MAX_AGE_MS) || !isGit(pid)) return;
+  if (exits(pid, 1000)) return;
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return; // gone
+    }
+    if (exits(pid, 3000)) return;
+  }
+}
+
+/** Whether `pid` runs git (Linux names it in /proc; elsewhere the age check above is the guard). */
+function isGit(pid: number): boolean {
+  if (!running(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("git");
+  } catch {
+    return process.platform !== "linux";
+  }
+}
+
+/** Alive and not a zombie (an exited orphan whose reaper has not come by yet). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return process.platform !== "linux";
+  }
+}
+
+/** Wait up to `ms` for `pid` to exit; true when it did. */
+function exits(pid: number, ms: number): boolean {
+  const deadline = Date.now() + ms;
+  while (running(pid)) {
+    if (Date.now() >= deadline) return false;
+    Bun.sleepSync(20);
+  }
+  return true;
 }

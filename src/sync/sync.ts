@@ -127,17 +127,18 @@ function remoteError(
 /** Run one sync under the sync lock. Throws a CofferError a user can act on; records the outcome in state/. */
 export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
   const dir = memoryDir();
-  const git = gitAt(dir, { interactive: opts.interactive });
   mkdirSync(dir, { recursive: true });
   const lock = acquireSyncLock();
-  // A sync killed mid-commit leaves git's own lock behind; only ours could have held it.
-  const gitLock = join(dir, ".git", "index.lock");
-  if (lock.brokeStale && existsSync(gitLock)) {
-    rmSync(gitLock, { force: true });
-    opts.notice?.("removed memory/.git/index.lock left by an interrupted sync");
-  }
   const attempt = isoNow();
   try {
+    const git = gitAt(dir, { interactive: opts.interactive, onChild: lock.child });
+    // A sync killed mid-commit leaves git's own lock behind; only ours could have held it (its
+    // git, still running after the kill, was stopped when the lock was broken).
+    const gitLock = join(dir, ".git", "index.lock");
+    if (lock.brokeStale && existsSync(gitLock)) {
+      rmSync(gitLock, { force: true });
+      opts.notice?.("removed memory/.git/index.lock left by an interrupted sync");
+    }
     const report = await syncLocked(git, opts);
     const summary = summarize(report);
     writeSyncState({ last_attempt: attempt, last_sync: isoNow(), last_error: null, last_summary: summary });

@@ -1,7 +1,19 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, claudePrompt, contextOf, git, hook, type Machine, mustGit, SYNCED_PATH, type World, world } from "../kit";
+import {
+  BIN,
+  claudePrompt,
+  contextOf,
+  git,
+  hook,
+  type Machine,
+  mustGit,
+  SYNCED_PATH,
+  until,
+  type World,
+  world,
+} from "../kit";
 
 let w: World | undefined;
 afterEach(() => {
@@ -490,6 +502,48 @@ describe("coffer sync across two machines", () => {
     expect(again.stdout + again.stderr).toContain("index.lock");
     a.ok(["sync"]);
     expect(recallIds(a, "crashed sync")).toEqual([id]);
+  });
+
+  test("a sync killed while its git still runs: the next sync stops that git before touching memory/", async () => {
+    const { w } = setUp();
+    const { a, b } = w;
+    const id = remember(a, "Written just before the sync that was killed");
+    // A git that stalls in `commit` (a slow disk, a big index) and notes its pid.
+    const slow = join(w.root, "slow-git");
+    mkdirSync(slow);
+    const pidFile = join(w.root, "commit.pid");
+    writeFileSync(
+      join(slow, "git"),
+      `#!/bin/sh
+case " $* " in *" commit "*) echo $$ > "${pidFile}"; while :; do sleep 0.1; done;; esac
+exec "${Bun.which("git")}" "$@"
+`,
+      { mode: 0o755 },
+    );
+    const killed = a.sb.spawn(["sync"], { cwd: a.project, env: { PATH: `${slow}:${a.sb.env.PATH}` } });
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), { what: "the commit" });
+    killed.kill("SIGKILL");
+    await killed.exited;
+    const orphan = Number(readFileSync(pidFile, "utf8"));
+    const alive = () => {
+      try {
+        process.kill(orphan, 0);
+      } catch {
+        return false;
+      }
+      try {
+        return !readFileSync(`/proc/${orphan}/stat`, "latin1").includes(") Z "); // a zombie has exited
+      } catch {
+        return true;
+      }
+    };
+    expect(alive()).toBe(true); // kill -9 reaches coffer only: its git runs on
+
+    const r = a.run(["sync"]);
+    expect(r.code).toBe(0);
+    expect(alive()).toBe(false);
+    b.ok(["sync"]);
+    expect(recallIds(b, "killed")).toEqual([id]);
   });
 
   test("two syncs at once on one machine: one waits its turn or says so, nothing is lost", async () => {
