@@ -2,9 +2,9 @@
  * Set-up shared by the benchmarks: command-line options, the binary under test, a throwaway
  * HOME/COFFER_HOME, and deterministic Zipf-like text over the synthetic vocabulary.
  */
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { COMPILE_FLAGS } from "../targets";
 import { syntheticVocab } from "./_corpus";
 
@@ -113,12 +113,19 @@ export function compiledPrograms(sources: Record<string, string>): Record<string
 export const FLOOR_SOURCE = "console.log(1);\n";
 
 /**
- * The runtime's floor: a trivial program (`console.log(1)`) compiled with Coffer's own flags, built
- * once per run into the temp folder. Benchmarks report each process as a ratio to it, since
- * `coffer --version` carries the whole bundle's load too.
+ * The runtime's floor, a trivial program (`console.log(1)`) compiled with Coffer's own flags, and
+ * the binary under test copied beside it: benchmarks report each process as a ratio to the floor,
+ * since `coffer --version` carries the whole bundle's load too. Both are written in this run
+ * because how a binary's pages came into the page cache changes its start: on Linux 6.18 (ext4)
+ * the same bytes start 2-3 ms faster once written (a build, a copy) than after earlier runs faulted
+ * them in, and the floor 0.7 ms faster; a binary built an hour ago against a floor built now read
+ * about 0.5x too high.
  */
-export function floorBinary(): string {
-  return compiledPrograms({ floor: FLOOR_SOURCE }).floor!;
+export function floorAndBinary(): { floor: string; bin: string } {
+  const floor = compiledPrograms({ floor: FLOOR_SOURCE }).floor!;
+  const bin = join(dirname(floor), "coffer");
+  copyFileSync(BIN, bin);
+  return { floor, bin };
 }
 
 /**

@@ -27,7 +27,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { BIN, floorBinary, median, numArg, syntheticStore, textGen } from "./_common";
+import { BIN as BUILT, floorAndBinary, median, numArg, syntheticStore, textGen } from "./_common";
 
 const RUNS = numArg("runs", 20);
 const N = numArg("entries", 10_000);
@@ -36,7 +36,7 @@ const PER_SESSION = 20;
 /** Issue 38's target: claude-mem's session start at least this many times slower than Coffer's. */
 const TARGET = 20;
 
-const FLOOR = floorBinary();
+const { floor: FLOOR, bin: BIN } = floorAndBinary();
 const gen = textGen(23, 8000);
 const { rand, sentence } = gen;
 const { root, env, repo } = await syntheticStore("claude-mem", N, gen);
@@ -280,7 +280,7 @@ try {
   const line = (name: string, ms: number) =>
     `  ${name.padEnd(44)} median ${ms.toFixed(1).padStart(7)} ms  ${(ms / floor).toFixed(2).padStart(7)}x floor`;
   console.log(
-    `claude-mem ${version} vs coffer, SessionStart (source startup), ${RUNS} runs each, interleaved; binary ${BIN}`,
+    `claude-mem ${version} vs coffer, SessionStart (source startup), ${RUNS} runs each, interleaved; binary ${BUILT} (a fresh copy)`,
   );
   console.log(
     `  coffer: ${N.toLocaleString("en")} entries (+200 global, 100 rules), context ${cofferChars} chars; claude-mem: worker on 127.0.0.1:${port}, Chroma off, ${observations.length} observations in ${SESSIONS} sessions with summaries, context ${cmChars} chars`,

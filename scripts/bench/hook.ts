@@ -18,7 +18,17 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOSTS, type Host, isHost } from "../../src/lib/hosts";
-import { argOf, BIN, benchSandbox, entryDirs, fakeRepo, floorBinary, numArg, stats, textGen } from "./_common";
+import {
+  argOf,
+  BIN as BUILT,
+  benchSandbox,
+  entryDirs,
+  fakeRepo,
+  floorAndBinary,
+  numArg,
+  stats,
+  textGen,
+} from "./_common";
 import { type BenchEvent, hostPayloads } from "./_host-payloads";
 
 const AGENT = argOf("agent", "claude");
@@ -100,6 +110,7 @@ writeFileSync(join(mem, "projects", projectId, "rules.md"), rules(Math.ceil(RULE
 writeFileSync(join(mem, "global", "rules.md"), rules(Math.floor(RULES * 0.4)));
 if (TEAM) writeFileSync(join(repo, ".coffer", "rules.md"), rules(20));
 
+const { floor: FLOOR, bin: BIN } = floorAndBinary();
 const reindex = Bun.spawnSync([BIN, "reindex"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
 if (reindex.exitCode !== 0) throw new Error(`reindex failed: ${reindex.stderr}`);
 
@@ -135,7 +146,6 @@ const warm = run(
 const payloads = hostPayloads(repo, env.HOME, JSON.parse(warm.out).hookSpecificOutput?.additionalContext ?? "");
 const claudeStdin = payloads.claude!.stdin;
 
-const FLOOR = floorBinary();
 function floorRun(): Sample {
   const s = performance.now();
   Bun.spawnSync([FLOOR], { stdout: "pipe", stderr: "pipe" });
@@ -216,7 +226,7 @@ function claudeBench() {
   };
 
   console.log(
-    `coffer hook bench: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries and 20 team rules in .coffer/` : ""}, ${RUNS} runs each, binary ${BIN}`,
+    `coffer hook bench: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries and 20 team rules in .coffer/` : ""}, ${RUNS} runs each, binary ${BUILT} (a fresh copy)`,
   );
   console.log(line("floor (trivial binary)", samples.floor, rss.floor));
   console.log(line("coffer --version", samples.version, rss.version, TARGET.version));
@@ -354,7 +364,7 @@ async function hostsBench() {
     ]),
   ];
   console.log(
-    `coffer hook bench, per host: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries` : ""}, ${RUNS} runs each (a fresh session each), binary ${BIN}`,
+    `coffer hook bench, per host: ${N} entries, ${RULES} rules${TEAM ? `, ${TEAM} team entries` : ""}, ${RUNS} runs each (a fresh session each), binary ${BUILT} (a fresh copy)`,
   );
   for (const t of table) console.log(`| ${t.join(" | ")} |`);
 }

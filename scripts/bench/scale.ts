@@ -16,7 +16,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { argOf, BIN, floorBinary, median, numArg, syntheticStore, textGen } from "./_common";
+import { argOf, BIN as BUILT, floorAndBinary, median, numArg, syntheticStore, textGen } from "./_common";
 
 const SIZES = argOf("sizes", "10000,100000").split(",").map(Number);
 const RUNS = numArg("runs", 15);
@@ -129,6 +129,6 @@ async function bench(n: number) {
   else rmSync(store.root, { recursive: true, force: true });
 }
 
-const FLOOR = floorBinary();
-console.log(`coffer scale bench, binary ${BIN}; floor: a trivial binary compiled with the same flags`);
+const { floor: FLOOR, bin: BIN } = floorAndBinary();
+console.log(`coffer scale bench, binary ${BUILT} (a fresh copy); floor: a trivial binary compiled with the same flags`);
 for (const n of SIZES) await bench(n);
