@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { writeFileAtomic } from "./atomic";
 import { readOwnText } from "./small-file";
 
 /** What a lock file holds: its owner, when it was taken, and whatever the owner noted (`noteInLock`). */
@@ -110,20 +111,11 @@ export function noteInLock(file: string, fields: Record<string, unknown>): boole
 
 /** Replace a lock's record atomically (temp + rename): the lock stays held throughout. */
 function rewriteLock(file: string, record: LockRecord): boolean {
-  const tmp = `${file}.${process.pid}.tmp`;
   try {
-    const fd = openSync(tmp, "w", 0o600);
-    try {
-      writeSync(fd, JSON.stringify(record));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
+    // No fsync: a lock's record lives as long as its owner.
+    writeFileAtomic(file, JSON.stringify(record), 0o600, false);
     return true;
   } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {}
     return false;
   }
 }
