@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { CofferError } from "../lib/errors";
 import { acquireLock, LockBusyError, type LockRecord, noteInLock } from "../lib/lock";
 import { paths } from "../lib/paths";
+import { findGit } from "./git";
 
 export type SyncLock = {
   release: () => void;
@@ -45,14 +46,14 @@ export function acquireSyncLock(): SyncLock {
   return {
     release,
     brokeStale: broken !== undefined,
-    child: (pid) => noteInLock(file, pid === undefined ? {} : { git: pid }),
+    child: (pid) => noteInLock(file, pid === undefined ? {} : { git: pid, exe: findGit() }),
   };
 }
 
 /** The dead sync's git, when it still runs: a moment to finish on its own, then SIGTERM (git removes its lock files), then SIGKILL. */
 function stopOrphan(record: LockRecord): void {
   const pid = Number(record.git) || 0;
-  if (pid <= 0 || !(Date.now() - Number(record.at) < ORPHAN_MAX_AGE_MS) || !isGit(pid)) return;
+  if (pid <= 0 || !(Date.now() - Number(record.at) < ORPHAN_MAX_AGE_MS) || !runs(pid, String(record.exe))) return;
   if (exits(pid, 1000)) return;
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     try {
@@ -64,11 +65,12 @@ function stopOrphan(record: LockRecord): void {
   }
 }
 
-/** Whether `pid` runs git (Linux names it in /proc; elsewhere the age check above is the guard). */
-function isGit(pid: number): boolean {
+/** Whether `pid` runs `exe` (Linux names its arguments in /proc; elsewhere the age check above is the guard). */
+function runs(pid: number, exe: string): boolean {
   if (!running(pid)) return false;
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("git");
+    // argv[0], or argv[1] when `exe` is a script its interpreter runs
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").slice(0, 2).includes(exe);
   } catch {
     return process.platform !== "linux";
   }
