@@ -15,6 +15,8 @@ export type SyncLock = {
   release: () => void;
   /** The lock was left by a sync that died: its debris (git's index.lock, a half rebase) may remain. */
   brokeStale: boolean;
+  /** The pid of that sync's git, still running, which was waited for or stopped. */
+  orphan?: number;
   /** Note the git child now running (undefined once it exited). */
   child: (pid: number | undefined) => void;
 };
@@ -42,27 +44,33 @@ export function acquireSyncLock(): SyncLock {
       "Wait for it to finish and run the command again.",
     );
   }
-  if (broken) stopOrphan(broken);
+  const orphan = broken ? stopOrphan(broken) : undefined;
   return {
     release,
     brokeStale: broken !== undefined,
+    orphan,
     child: (pid) => noteInLock(file, pid === undefined ? {} : { git: pid, exe: findGit() }),
   };
 }
 
-/** The dead sync's git, when it still runs: a moment to finish on its own, then SIGTERM (git removes its lock files), then SIGKILL. */
-function stopOrphan(record: LockRecord): void {
+/**
+ * The dead sync's git, when it still runs: a moment to finish on its own, then SIGTERM (git removes
+ * its lock files), then SIGKILL. Returns its pid when there was one.
+ */
+function stopOrphan(record: LockRecord): number | undefined {
   const pid = Number(record.git) || 0;
-  if (pid <= 0 || !(Date.now() - Number(record.at) < ORPHAN_MAX_AGE_MS) || !runs(pid, String(record.exe))) return;
-  if (exits(pid, 1000)) return;
+  if (pid <= 0 || !(Date.now() - Number(record.at) < ORPHAN_MAX_AGE_MS) || !runs(pid, String(record.exe)))
+    return undefined;
+  if (exits(pid, 1000)) return pid;
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     try {
       process.kill(pid, signal);
     } catch {
-      return; // gone
+      return pid; // gone
     }
-    if (exits(pid, 3000)) return;
+    if (exits(pid, 3000)) return pid;
   }
+  return pid;
 }
 
 /** Whether `pid` runs `exe` (Linux names its arguments in /proc; elsewhere the age check above is the guard). */

@@ -134,6 +134,10 @@ export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
     const git = gitAt(dir, { interactive: opts.interactive, onChild: lock.child });
     // A sync killed mid-commit leaves git's own lock behind; only ours could have held it (its
     // git, still running after the kill, was stopped when the lock was broken).
+    if (lock.orphan)
+      opts.notice?.(
+        `an interrupted sync had left git running (pid ${lock.orphan}); it ended (or was stopped) before this sync went on`,
+      );
     const gitLock = join(dir, ".git", "index.lock");
     if (lock.brokeStale && existsSync(gitLock)) {
       rmSync(gitLock, { force: true });

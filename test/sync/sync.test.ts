@@ -542,6 +542,7 @@ exec "${Bun.which("git")}" "$@"
     const r = a.run(["sync"]);
     expect(r.code).toBe(0);
     expect(alive()).toBe(false);
+    expect(r.stdout + r.stderr).toContain(`left git running (pid ${orphan})`);
     b.ok(["sync"]);
     expect(recallIds(b, "killed")).toEqual([id]);
   });
