@@ -183,9 +183,14 @@ export function gitAt(
         timeout: o.timeoutMs,
       });
       opts.onChild?.(proc.pid);
-      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-      await proc.exited;
-      opts.onChild?.(undefined);
+      let stdout: string;
+      let stderr: string;
+      try {
+        [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+        await proc.exited;
+      } finally {
+        opts.onChild?.(undefined);
+      }
       const timedOut = proc.signalCode !== null && o.timeoutMs !== undefined;
       const result: GitResult = {
         code: proc.exitCode ?? 128,

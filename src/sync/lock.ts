@@ -24,8 +24,11 @@ export type SyncLock = {
 /** An orphan older than this is not the dead sync's git any more (its pid may be someone else's). */
 const ORPHAN_MAX_AGE_MS = 15 * 60_000;
 
-/** Take the sync lock or fail at once naming the holder; a lock whose process is gone is broken. */
-export function acquireSyncLock(): SyncLock {
+/**
+ * Take the sync lock or fail at once naming the holder; a lock whose process is gone is broken
+ * (after its git, if that still runs, has ended: `coffer serve` goes on serving meanwhile).
+ */
+export async function acquireSyncLock(): Promise<SyncLock> {
   const file = join(paths.state(), "sync.lock");
   let broken: LockRecord | undefined;
   let release: () => void;
@@ -44,7 +47,7 @@ export function acquireSyncLock(): SyncLock {
       "Wait for it to finish and run the command again.",
     );
   }
-  const orphan = broken ? stopOrphan(broken) : undefined;
+  const orphan = broken ? await stopOrphan(broken) : undefined;
   return {
     release,
     brokeStale: broken !== undefined,
@@ -57,18 +60,18 @@ export function acquireSyncLock(): SyncLock {
  * The dead sync's git, when it still runs: a moment to finish on its own, then SIGTERM (git removes
  * its lock files), then SIGKILL. Returns its pid when there was one.
  */
-function stopOrphan(record: LockRecord): number | undefined {
+async function stopOrphan(record: LockRecord): Promise<number | undefined> {
   const pid = Number(record.git) || 0;
   if (pid <= 0 || !(Date.now() - Number(record.at) < ORPHAN_MAX_AGE_MS) || !runs(pid, String(record.exe)))
     return undefined;
-  if (exits(pid, 1000)) return pid;
+  if (await exits(pid, 1000)) return pid;
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     try {
       process.kill(pid, signal);
     } catch {
       return pid; // gone
     }
-    if (exits(pid, 3000)) return pid;
+    if (await exits(pid, 3000)) return pid;
   }
   return pid;
 }
@@ -100,11 +103,11 @@ function running(pid: number): boolean {
 }
 
 /** Wait up to `ms` for `pid` to exit; true when it did. */
-function exits(pid: number, ms: number): boolean {
+async function exits(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (running(pid)) {
     if (Date.now() >= deadline) return false;
-    Bun.sleepSync(20);
+    await Bun.sleep(20);
   }
   return true;
 }

@@ -128,7 +128,7 @@ function remoteError(
 export async function runSync(opts: SyncOptions = {}): Promise<SyncReport> {
   const dir = memoryDir();
   mkdirSync(dir, { recursive: true });
-  const lock = acquireSyncLock();
+  const lock = await acquireSyncLock();
   const attempt = isoNow();
   try {
     const git = gitAt(dir, { interactive: opts.interactive, onChild: lock.child });
