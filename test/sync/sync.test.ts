@@ -521,7 +521,10 @@ exec "${Bun.which("git")}" "$@"
       { mode: 0o755 },
     );
     const killed = a.sb.spawn(["sync"], { cwd: a.project, env: { PATH: `${slow}:${a.sb.env.PATH}` } });
-    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), { what: "the commit" });
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), {
+      what: "the commit",
+      ms: 30_000,
+    });
     killed.kill("SIGKILL");
     await killed.exited;
     const orphan = Number(readFileSync(pidFile, "utf8"));
