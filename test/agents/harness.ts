@@ -25,7 +25,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { agentTurns, type ModelServer, type Reply, type Sandbox, sandbox, startModelServer } from "../kit";
+import { agentTurns, type ModelServer, type Reply, running, type Sandbox, sandbox, startModelServer } from "../kit";
 
 export type AgentName = "claude" | "codex" | "gemini" | "copilot" | "cline" | "qwen" | "kilo" | "opencode" | "pi";
 
@@ -260,17 +260,8 @@ function stopLeftovers(root: string): void {
   }
   // Gone before the files are removed (a dying process writes nothing more once killed).
   const until = Date.now() + 2000;
-  while (pids.some((pid) => existsSync(`/proc/${pid}/cmdline`) && !zombie(pid)) && Date.now() < until)
-    Bun.sleepSync(20);
+  while (pids.some(running) && Date.now() < until) Bun.sleepSync(20);
 }
-
-const zombie = (pid: number) => {
-  try {
-    return /^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-};
 
 export function agentSandbox(server: ModelServer, opts: { prefix?: string } = {}): AgentSandbox {
   const sb = sandbox(opts.prefix ?? "coffer-agent-");

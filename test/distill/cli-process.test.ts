@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { headless as claude } from "../../src/hosts/claude/headless";
 import { headless as gemini } from "../../src/hosts/gemini/headless";
 import { jsonObjectIn } from "../../src/hosts/headless";
-import { claudeOk, entryFiles, FIXTURES, placeClaude, runAsync, type Sandbox, sandbox } from "../kit";
+import { claudeOk, entryFiles, FIXTURES, placeClaude, runAsync, running, type Sandbox, sandbox } from "../kit";
 
 const SESSION = "7c1f9a2e-4b1d-4e8a-9f3c-2d6b8e0a1c55";
 const INSIGHT = {
@@ -64,21 +64,6 @@ describe("the CLI's output is parsed in one pass (issue 36 item 7)", () => {
   });
 });
 
-/** Whether a process is running: a zombie (killed, not reaped yet by init) is not. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return true;
-  }
-}
-
 describe.skipIf(process.platform === "win32")("how a CLI run ends (issue 36 item 13)", () => {
   let sb: Sandbox;
   let repo: string;
@@ -129,8 +114,8 @@ describe.skipIf(process.platform === "win32")("how a CLI run ends (issue 36 item
     expect(r.stderr).toContain("did not answer within 1000 ms (model.timeout_ms)");
     const pid = childPid();
     // Reaped by whoever inherits it: give that a moment.
-    for (let i = 0; i < 20 && alive(pid); i++) await Bun.sleep(100);
-    expect(alive(pid)).toBe(false);
+    for (let i = 0; i < 20 && running(pid); i++) await Bun.sleep(100);
+    expect(running(pid)).toBe(false);
     expect(entryFiles(sb)).toEqual([]);
   }, 60_000);
 

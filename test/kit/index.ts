@@ -4,7 +4,8 @@
  * hooks.ts = hook runs and payloads; memory.ts = memory/ written and read as files;
  * transcripts.ts = agents' transcripts placed; in-process.ts = a store for tests that import src/; distill.ts = model config, queue, ledger, sweep;
  * mcp.ts = MCP clients (stdio, HTTP) and `coffer serve`; machines.ts = two machines syncing
- * through one remote; random.ts = a seeded generator; until.ts = waiting on a condition.
+ * through one remote; random.ts = a seeded generator; until.ts = waiting on a condition;
+ * processes.ts = whether a process still runs.
  */
 export * from "./distill";
 export * from "./hooks";
@@ -13,6 +14,7 @@ export * from "./machines";
 export * from "./mcp";
 export * from "./memory";
 export * from "./model-server";
+export * from "./processes";
 export * from "./random";
 export * from "./sandbox";
 export * from "./transcripts";

@@ -9,6 +9,7 @@ import {
   hook,
   type Machine,
   mustGit,
+  running,
   SYNCED_PATH,
   until,
   type World,
@@ -528,18 +529,7 @@ exec "${Bun.which("git")}" "$@"
     killed.kill("SIGKILL");
     await killed.exited;
     const orphan = Number(readFileSync(pidFile, "utf8"));
-    const alive = () => {
-      try {
-        process.kill(orphan, 0);
-      } catch {
-        return false;
-      }
-      try {
-        return !readFileSync(`/proc/${orphan}/stat`, "latin1").includes(") Z "); // a zombie has exited
-      } catch {
-        return true;
-      }
-    };
+    const alive = () => running(orphan);
     expect(alive()).toBe(true); // kill -9 reaches coffer only: its git runs on
 
     const r = a.run(["sync"]);
